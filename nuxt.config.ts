@@ -1,0 +1,76 @@
+import or3Config from './config.or3'
+
+const { features } = or3Config
+
+/** Where job and workflow state lives: embedded SQLite (default), memory (tests), or Convex. */
+type StorageProvider = 'sqlite' | 'memory' | 'convex'
+
+// https://nuxt.com/docs/api/nuxt-config
+export default defineNuxtConfig({
+  compatibilityDate: '2026-11-01',
+  devtools: { enabled: false },
+  telemetry: false,
+
+  css: ['~/assets/css/main.css'],
+  app: {
+    head: {
+      htmlAttrs: { lang: 'en' },
+      link: [{ rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }],
+    },
+  },
+
+  // Every tunable of the design, with its default, in one place. Each is overridable at run time
+  // by its NUXT_* environment variable (see README "Configuration"); server/plugins/00.config.ts
+  // validates the merged result at start-up.
+  runtimeConfig: {
+    openrouter: {
+      /** Server-wide key; when empty, users bring their own or use the offline demo model. */
+      apiKey: '',
+      /** Any OpenRouter-compatible endpoint (Ollama, vLLM, LM Studio…). */
+      baseUrl: 'https://openrouter.ai/api/v1',
+    },
+    backgroundJobs: {
+      enabled: features.backgroundJobs.enabled,
+      storageProvider: 'sqlite' as StorageProvider,
+      maxConcurrentJobs: 20,
+      maxJobsPerUser: 5,
+      jobTimeoutMs: 300_000,
+      completedJobRetentionMs: 300_000,
+      toolExecution: {
+        enabled: features.backgroundToolExecution.enabled,
+        maxRounds: 10,
+        maxToolsPerRound: 20,
+        defaultTimeoutMs: 10_000,
+        roundTimeoutMs: 120_000,
+      },
+      sseBatching: {
+        enabled: features.sseBatching.enabled,
+        intervalMs: 100,
+        batchSize: 10,
+      },
+      flush: {
+        intervalMs: 120,
+        chunkInterval: 3,
+        sizeThreshold: 1024,
+      },
+    },
+    tools: {
+      /** Register the files under server/tools/** at start-up. */
+      discovery: features.toolDiscovery.enabled,
+    },
+    workflows: {
+      enabled: features.workflows.enabled,
+    },
+    demoModel: {
+      enabled: features.offlineDemoModel.enabled,
+    },
+    convex: {
+      /** Deployment URL, required when storageProvider is 'convex'. */
+      url: '',
+    },
+  },
+
+  typescript: {
+    strict: true,
+  },
+})

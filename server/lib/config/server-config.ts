@@ -1,0 +1,70 @@
+import { z } from 'zod'
+
+const positiveInt = z.number().int().positive()
+const milliseconds = z.number().int().positive().max(2_147_483_647)
+
+/** The server's runtime configuration as the code may rely on it, after validation. */
+export const serverConfigSchema = z.object({
+  openrouter: z.object({
+    apiKey: z.string(),
+    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://openrouter.ai/api/v1' }),
+  }),
+  backgroundJobs: z.object({
+    enabled: z.boolean(),
+    storageProvider: z.enum(['sqlite', 'memory', 'convex']),
+    maxConcurrentJobs: positiveInt,
+    maxJobsPerUser: positiveInt,
+    jobTimeoutMs: milliseconds,
+    completedJobRetentionMs: milliseconds,
+    toolExecution: z.object({
+      enabled: z.boolean(),
+      maxRounds: positiveInt,
+      maxToolsPerRound: positiveInt,
+      defaultTimeoutMs: milliseconds,
+      roundTimeoutMs: milliseconds,
+    }),
+    sseBatching: z.object({
+      enabled: z.boolean(),
+      intervalMs: milliseconds,
+      batchSize: positiveInt,
+    }),
+    flush: z.object({
+      intervalMs: milliseconds,
+      chunkInterval: positiveInt,
+      sizeThreshold: positiveInt,
+    }),
+  }),
+  tools: z.object({ discovery: z.boolean() }),
+  workflows: z.object({ enabled: z.boolean() }),
+  demoModel: z.object({ enabled: z.boolean() }),
+  convex: z.object({ url: z.string() }),
+})
+
+export type ServerConfig = z.infer<typeof serverConfigSchema>
+
+/** Turns a dotted config path into the NUXT_* variable that overrides it. */
+export function envVariableFor(path: readonly PropertyKey[]): string {
+  const snake = path.map(part => String(part).replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase())
+  return `NUXT_${snake.join('_')}`
+}
+
+/** Raised when the configuration cannot work; its message lists every problem and the variable to fix. */
+export class ServerConfigError extends Error {
+  override name = 'ServerConfigError'
+}
+
+/**
+ * Validates the merged runtime config (defaults + NUXT_* overrides). Throws a `ServerConfigError`
+ * whose message names each bad setting and its environment variable.
+ */
+export function parseServerConfig(raw: unknown): ServerConfig {
+  const parsed = serverConfigSchema.safeParse(raw)
+  const problems = parsed.success ? [] : parsed.error.issues.map(issue => `- ${envVariableFor(issue.path)} (${issue.path.join('.')}): ${issue.message}`)
+  if (parsed.success && parsed.data.backgroundJobs.storageProvider === 'convex' && !parsed.data.convex.url) {
+    problems.push(`- ${envVariableFor(['convex', 'url'])}: required when NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER=convex; set it to your deployment URL (https://<name>.convex.cloud)`)
+  }
+  if (problems.length > 0 || !parsed.success) {
+    throw new ServerConfigError(`Invalid server configuration:\n${problems.join('\n')}`)
+  }
+  return parsed.data
+}

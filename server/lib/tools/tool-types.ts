@@ -1,0 +1,106 @@
+import type { z } from 'zod'
+
+/** Where a tool may run: only in the browser, only on the server, or on either. */
+export type ToolRuntime = 'client' | 'server' | 'hybrid'
+
+export const TOOL_RUNTIMES: readonly ToolRuntime[] = ['client', 'server', 'hybrid']
+
+/** A JSON Schema object as OpenRouter's `tools[].function.parameters` takes it. */
+export type JsonSchemaObject = {
+  type: 'object'
+  properties?: Record<string, unknown>
+  required?: string[]
+  [keyword: string]: unknown
+}
+
+/** Arguments schema in either form a tool author may write it. */
+export type ToolParameters = JsonSchemaObject | z.ZodObject
+
+/**
+ * A tool definition in OpenAI's function shape. `parameters` may be a JSON Schema
+ * or a zod object schema (converted with `z.toJSONSchema` at registration).
+ */
+export interface ServerToolDefinition {
+  type: 'function'
+  function: {
+    name: string
+    description?: string
+    parameters?: ToolParameters
+  }
+  /** Where this tool may run; `registerServerTool`'s `options.runtime` wins over it. */
+  runtime?: ToolRuntime
+  /** Disabled tools are neither offered to models nor executed. Default true. */
+  enabled?: boolean
+}
+
+/** Exactly the shape OpenRouter's chat-completions `tools: [...]` takes. */
+export interface OpenRouterToolDefinition {
+  type: 'function'
+  function: {
+    name: string
+    description: string
+    parameters: JsonSchemaObject
+  }
+}
+
+/** What a handler knows about the call it serves. */
+export interface ToolExecutionContext {
+  userId: string
+  threadId: string
+  jobId: string
+  /** Aborted when the call times out or the job is aborted; pass it to fetch() and friends. */
+  signal?: AbortSignal
+}
+
+/**
+ * A server tool handler. Return a string, or any JSON-serialisable value
+ * (it is `JSON.stringify`'d); throw to report an error to the model.
+ */
+export type ServerToolHandler<TArgs = Record<string, unknown>> = (
+  args: TArgs,
+  context: ToolExecutionContext,
+) => unknown
+
+/** Options of `registerServerTool`. */
+export interface RegisterServerToolOptions {
+  runtime?: ToolRuntime
+  /** Per-call time limit; defaults to the registry default (10000 ms unless configured). */
+  timeoutMs?: number
+  /** Replace a tool already registered under the same name instead of throwing. */
+  override?: boolean
+}
+
+/** Why a tool call produced no result. Lets callers show "timed out" apart from "failed". */
+export type ToolErrorCode =
+  | 'not_registered'
+  | 'disabled'
+  | 'client_only'
+  | 'invalid_arguments'
+  | 'timeout'
+  | 'aborted'
+  | 'execution_failed'
+  | 'invalid_result'
+
+/** The outcome of `executeServerTool`; it never throws. */
+export interface ToolExecutionResult {
+  result: string | null
+  toolName: string
+  timedOut: boolean
+  error?: string
+  errorCode?: ToolErrorCode
+  runtime?: ToolRuntime
+  executionTimeMs: number
+}
+
+/** A tool as the registry holds it: normalised definition, compiled validator, handler. */
+export interface RegisteredServerTool {
+  name: string
+  description: string
+  /** Plain JSON Schema, whatever form the author used. */
+  parameters: JsonSchemaObject
+  runtime: ToolRuntime
+  enabled: boolean
+  /** Explicit per-tool limit; `undefined` means the registry default at call time. */
+  timeoutMs?: number
+  handler: ServerToolHandler<any>
+}

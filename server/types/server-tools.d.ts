@@ -1,0 +1,6 @@
+declare module '#or3/server-tools' {
+  import type { ToolModuleSource } from '../lib/tools/tool-discovery'
+
+  /** Every tool file under server/tools/**, listed at build time by modules/server-tools.ts. */
+  export const serverToolModules: ToolModuleSource[]
+}
