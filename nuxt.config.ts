@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import or3Config from './config.or3'
 
 const { features } = or3Config
@@ -11,7 +12,8 @@ export default defineNuxtConfig({
   devtools: { enabled: false },
   telemetry: false,
 
-  css: ['~/assets/css/main.css'],
+  // Resolved from this file so apps that extend this one as a layer find it too.
+  css: [fileURLToPath(new URL('./app/assets/css/main.css', import.meta.url))],
   app: {
     head: {
       htmlAttrs: { lang: 'en' },

@@ -5,30 +5,38 @@ import { displayPath, findToolFiles } from '../server/lib/tools/tool-files'
 export const SERVER_TOOLS_VIRTUAL_MODULE = '#or3/server-tools'
 
 /**
- * Build-time half of tool discovery: lists every tool file under server/tools/** into the virtual
- * module `#or3/server-tools` as lazy imports, so server/plugins/20.tool-discovery.ts can register
- * them at start-up and report a broken file without losing the others. In development, adding or
- * removing a tool file restarts the server so the list stays true.
+ * Build-time half of tool discovery: lists every tool file under server/tools/** (of the app and of
+ * each layer it extends) into the virtual module `#or3/server-tools` as lazy imports, so
+ * server/plugins/20.tool-discovery.ts can register them at start-up and report a broken file
+ * without losing the others. In development, adding or removing a tool file restarts the server.
  */
 export default defineNuxtModule({
   meta: { name: 'or3-server-tools' },
   setup(_options, nuxt) {
-    const toolsDir = resolve(nuxt.options.serverDir, 'tools')
+    const toolDirs = nuxt.options._layers.map(layer => ({
+      rootDir: layer.config.rootDir,
+      toolsDir: resolve(layer.config.serverDir ?? resolve(layer.config.rootDir, 'server'), 'tools'),
+    }))
 
     nuxt.hook('nitro:config', (config) => {
       config.virtual ??= {}
       config.virtual[SERVER_TOOLS_VIRTUAL_MODULE] = () => {
-        const entries = findToolFiles(toolsDir).map(file =>
-          `  { path: ${JSON.stringify(displayPath(nuxt.options.rootDir, file))}, load: () => import(${JSON.stringify(file)}) },`)
+        const entries = toolDirs.flatMap(({ rootDir, toolsDir }) => findToolFiles(toolsDir).map(file =>
+          `  { path: ${JSON.stringify(displayPath(rootDir, file))}, load: () => import(${JSON.stringify(file)}) },`))
         return `export const serverToolModules = [\n${entries.join('\n')}\n]\n`
       }
     })
 
+    // Folders outside srcDir (app/) are only watched when listed here.
+    if (nuxt.options.dev) nuxt.options.watch.push(...toolDirs.map(({ toolsDir }) => toolsDir))
     nuxt.hook('builder:watch', async (event, path) => {
       if (!['add', 'unlink', 'addDir', 'unlinkDir'].includes(event)) return
-      const absolute = isAbsolute(path) ? path : resolve(nuxt.options.rootDir, path)
-      const inside = relative(toolsDir, absolute)
-      if (!inside.startsWith('..') && !isAbsolute(inside)) await nuxt.callHook('restart')
+      const absolute = resolve(nuxt.options.srcDir, path)
+      const inToolsDir = toolDirs.some(({ toolsDir }) => {
+        const inside = relative(toolsDir, absolute)
+        return !inside.startsWith('..') && !isAbsolute(inside)
+      })
+      if (inToolsDir) await nuxt.callHook('restart')
     })
   },
 })

@@ -12,6 +12,7 @@ import {
   registerServerTool,
   unregisterServerTool,
   type ServerToolDefinition,
+  type ToolExecutionContext,
 } from '../../server/utils/chat/tool-registry'
 
 function weatherDefinition(overrides: Partial<ServerToolDefinition> = {}): ServerToolDefinition {
@@ -154,7 +155,7 @@ describe('getEnabledDefinitions', () => {
 
 describe('executeServerTool', () => {
   it('runs the handler with parsed arguments and context, and reports timing', async () => {
-    const handler = vi.fn((args: Record<string, unknown>) => `weather in ${String(args.city)}`)
+    const handler = vi.fn((args: Record<string, unknown>, _context: ToolExecutionContext) => `weather in ${String(args.city)}`)
     registerServerTool(weatherDefinition(), handler, { runtime: 'server' })
     const outcome = await executeServerTool('get_weather', '{"city":"Tokyo","days":2}', { userId: 'u1', threadId: 't1', jobId: 'j1' })
 
@@ -169,7 +170,7 @@ describe('executeServerTool', () => {
     const [args, context] = handler.mock.calls[0]!
     expect(args).toEqual({ city: 'Tokyo', days: 2 })
     expect(context).toMatchObject({ userId: 'u1', threadId: 't1', jobId: 'j1' })
-    expect(context.signal).toBeInstanceOf(AbortSignal)
+    expect(context!.signal).toBeInstanceOf(AbortSignal)
   })
 
   it('reports an unknown tool with the exact message', async () => {
@@ -244,7 +245,7 @@ describe('executeServerTool', () => {
     })
 
     it('treats empty, whitespace and missing arguments as {} for tools without required fields', async () => {
-      const handler = vi.fn(() => 'ok')
+      const handler = vi.fn((_args: Record<string, unknown>) => 'ok')
       registerServerTool(namedTool('no_args'), handler)
       for (const argsJson of ['', '   ', undefined, null]) {
         expect((await executeServerTool('no_args', argsJson)).result).toBe('ok')
@@ -432,7 +433,7 @@ describe('executeServerTool', () => {
     }).refine(args => args.city.toLowerCase() !== 'atlantis', { message: 'Atlantis has no weather service', path: ['city'] })
 
     it('applies defaults and transforms before calling the handler', async () => {
-      const handler = vi.fn(() => 'ok')
+      const handler = vi.fn((_args: Record<string, unknown>) => 'ok')
       registerServerTool({ type: 'function', function: { name: 'zw', parameters: schema as unknown as z.ZodObject } }, handler)
       await executeServerTool('zw', '{"city":"  Lima  "}')
       expect(handler.mock.calls[0]![0]).toEqual({ city: 'Lima', unit: 'c' })

@@ -1,0 +1,113 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join, resolve } from 'node:path'
+
+const projectRoot = resolve(import.meta.dirname, '../../..')
+const nuxtBin = join(projectRoot, 'node_modules/nuxt/bin/nuxt.mjs')
+
+/** Runs `nuxt build` for an app (the project, or a fixture that extends it) and returns its server entry. */
+export async function buildApp(rootDir: string = projectRoot): Promise<string> {
+  const output: string[] = []
+  const child = spawn(process.execPath, [nuxtBin, 'build', rootDir], {
+    cwd: rootDir,
+    env: productionEnv({}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout.on('data', chunk => output.push(String(chunk)))
+  child.stderr.on('data', chunk => output.push(String(chunk)))
+  const code = await new Promise<number | null>(done => child.on('close', done))
+  const entry = join(rootDir, '.output/server/index.mjs')
+  if (code !== 0 || !existsSync(entry)) {
+    throw new Error(`nuxt build of ${rootDir} failed (exit ${code}):\n${output.join('').slice(-4000)}`)
+  }
+  return entry
+}
+
+/** The test runner's environment minus what makes libraries behave as under test (e.g. consola's quiet level). */
+function productionEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const key of Object.keys(env)) {
+    if (key === 'TEST' || key.startsWith('VITEST')) delete env[key]
+  }
+  return { ...env, NODE_ENV: 'production', NUXT_TELEMETRY_DISABLED: '1', ...extra }
+}
+
+/** A free TCP port on the loopback interface. */
+export async function freePort(): Promise<number> {
+  return await new Promise((done, fail) => {
+    const server = createServer()
+    server.once('error', fail)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => done(port))
+    })
+  })
+}
+
+export interface RunningApp {
+  url: string
+  process: ChildProcess
+  /** Everything the server printed so far, stdout and stderr interleaved. */
+  logs: () => string
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>
+  stop: (signal?: NodeJS.Signals) => Promise<void>
+}
+
+/**
+ * Starts a built server on a free port and waits until it answers HTTP. Rejects with the server's
+ * output if the process exits first.
+ */
+export async function startApp(entry: string, env: Record<string, string> = {}): Promise<RunningApp> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  let output = ''
+  const child = spawn(process.execPath, [entry], {
+    env: productionEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout!.on('data', (chunk) => { output += String(chunk) })
+  child.stderr!.on('data', (chunk) => { output += String(chunk) })
+  const exited = new Promise<number | null>(done => child.on('exit', code => done(code)))
+
+  const app: RunningApp = {
+    url,
+    process: child,
+    logs: () => output,
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      await exited
+    },
+  }
+
+  let processEnded = false
+  void exited.then(() => { processEnded = true })
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (processEnded) throw new Error(`server exited before listening:\n${output}`)
+    try {
+      await fetch(`${url}/api/tools`)
+      return app
+    } catch {
+      await new Promise(done => setTimeout(done, 100))
+    }
+  }
+  await app.stop('SIGKILL')
+  throw new Error(`server did not answer within 30 s:\n${output}`)
+}
+
+/** Starts a built server that is expected to refuse to start; resolves with its exit code and output. */
+export async function startAppExpectingFailure(entry: string, env: Record<string, string>): Promise<{ code: number | null, output: string }> {
+  let output = ''
+  const child = spawn(process.execPath, [entry], {
+    env: productionEnv({ HOST: '127.0.0.1', PORT: String(await freePort()), ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout.on('data', (chunk) => { output += String(chunk) })
+  child.stderr.on('data', (chunk) => { output += String(chunk) })
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  const code = await new Promise<number | null>(done => child.on('exit', code => done(code)))
+  clearTimeout(timer)
+  return { code, output }
+}

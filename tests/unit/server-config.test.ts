@@ -1,0 +1,73 @@
+import { describe, expect, it, vi } from 'vitest'
+import { envVariableFor, parseServerConfig, ServerConfigError } from '../../server/lib/config/server-config'
+import or3Config from '../../config.or3'
+
+// nuxt.config.ts calls Nuxt's global defineNuxtConfig, an identity function outside Nuxt.
+vi.stubGlobal('defineNuxtConfig', (config: unknown) => config)
+const { default: nuxtConfig } = await import('../../nuxt.config')
+
+function defaults() {
+  return structuredClone(nuxtConfig.runtimeConfig) as Record<string, any>
+}
+
+describe('runtime config', () => {
+  it('has every tunable of the design with its default', () => {
+    const config = parseServerConfig(defaults())
+    expect(config.openrouter).toEqual({ apiKey: '', baseUrl: 'https://openrouter.ai/api/v1' })
+    expect(config.backgroundJobs).toEqual({
+      enabled: true,
+      storageProvider: 'sqlite',
+      maxConcurrentJobs: 20,
+      maxJobsPerUser: 5,
+      jobTimeoutMs: 300_000,
+      completedJobRetentionMs: 300_000,
+      toolExecution: { enabled: true, maxRounds: 10, maxToolsPerRound: 20, defaultTimeoutMs: 10_000, roundTimeoutMs: 120_000 },
+      sseBatching: { enabled: true, intervalMs: 100, batchSize: 10 },
+      flush: { intervalMs: 120, chunkInterval: 3, sizeThreshold: 1024 },
+    })
+    expect(config.convex).toEqual({ url: '' })
+  })
+
+  it('takes the default of each switch from the feature flags', () => {
+    for (const flag of Object.values(or3Config.features)) {
+      expect(typeof flag.enabled).toBe('boolean')
+      expect(flag.description.length).toBeGreaterThan(10)
+    }
+    const config = parseServerConfig(defaults())
+    expect(config.backgroundJobs.toolExecution.enabled).toBe(or3Config.features.backgroundToolExecution.enabled)
+    expect(config.tools.discovery).toBe(or3Config.features.toolDiscovery.enabled)
+  })
+
+  it('names the NUXT_* variable that overrides a setting', () => {
+    expect(envVariableFor(['backgroundJobs', 'toolExecution', 'maxRounds'])).toBe('NUXT_BACKGROUND_JOBS_TOOL_EXECUTION_MAX_ROUNDS')
+    expect(envVariableFor(['openrouter', 'apiKey'])).toBe('NUXT_OPENROUTER_API_KEY')
+    expect(envVariableFor(['convex', 'url'])).toBe('NUXT_CONVEX_URL')
+  })
+
+  it('refuses bad values with a message naming each variable to fix', () => {
+    const raw = defaults()
+    raw.backgroundJobs.storageProvider = 'postgres'
+    raw.backgroundJobs.toolExecution.maxRounds = 'ten'
+    raw.openrouter.baseUrl = 'ftp://example.com'
+    let error: unknown
+    try {
+      parseServerConfig(raw)
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(ServerConfigError)
+    const message = (error as Error).message
+    expect(message).toMatch(/NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER/)
+    expect(message).toMatch(/"sqlite"\|"memory"\|"convex"|sqlite.*memory.*convex/)
+    expect(message).toMatch(/NUXT_BACKGROUND_JOBS_TOOL_EXECUTION_MAX_ROUNDS/)
+    expect(message).toMatch(/NUXT_OPENROUTER_BASE_URL.*http\(s\) URL/)
+  })
+
+  it('requires NUXT_CONVEX_URL when the Convex store is chosen', () => {
+    const raw = defaults()
+    raw.backgroundJobs.storageProvider = 'convex'
+    expect(() => parseServerConfig(raw)).toThrow(/NUXT_CONVEX_URL: required when NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER=convex/)
+    raw.convex.url = 'https://happy-otter-123.convex.cloud'
+    expect(parseServerConfig(raw).backgroundJobs.storageProvider).toBe('convex')
+  })
+})
