@@ -19,6 +19,7 @@ export default defineConfig({
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',
           fileParallelism: false,
+          benchmark: { include: [] },
           testTimeout: 120_000,
           hookTimeout: 240_000,
         },
