@@ -55,13 +55,15 @@ export interface RunningApp {
   stop: (signal?: NodeJS.Signals) => Promise<void>
 }
 
-/**
- * Starts a built server on a free port and waits until it answers HTTP. Rejects with the server's
- * output if the process exits first.
- */
-export async function startApp(entry: string, env: Record<string, string> = {}): Promise<RunningApp> {
+interface SpawnedServer {
+  url: string
+  child: ChildProcess
+  output: () => string
+  exited: Promise<number | null>
+}
+
+async function spawnServer(entry: string, env: Record<string, string>): Promise<SpawnedServer> {
   const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
   let output = ''
   const child = spawn(process.execPath, [entry], {
     env: productionEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),
@@ -70,11 +72,19 @@ export async function startApp(entry: string, env: Record<string, string> = {}):
   child.stdout!.on('data', (chunk) => { output += String(chunk) })
   child.stderr!.on('data', (chunk) => { output += String(chunk) })
   const exited = new Promise<number | null>(done => child.on('exit', code => done(code)))
+  return { url: `http://127.0.0.1:${port}`, child, output: () => output, exited }
+}
 
+/**
+ * Starts a built server on a free port and waits until it answers HTTP. Rejects with the server's
+ * output if the process exits first.
+ */
+export async function startApp(entry: string, env: Record<string, string> = {}): Promise<RunningApp> {
+  const { url, child, output, exited } = await spawnServer(entry, env)
   const app: RunningApp = {
     url,
     process: child,
-    logs: () => output,
+    logs: output,
     exited,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
@@ -85,7 +95,7 @@ export async function startApp(entry: string, env: Record<string, string> = {}):
   let processEnded = false
   void exited.then(() => { processEnded = true })
   for (let attempt = 0; attempt < 300; attempt++) {
-    if (processEnded) throw new Error(`server exited before listening:\n${output}`)
+    if (processEnded) throw new Error(`server exited before listening:\n${output()}`)
     try {
       await fetch(`${url}/api/tools`)
       return app
@@ -94,20 +104,14 @@ export async function startApp(entry: string, env: Record<string, string> = {}):
     }
   }
   await app.stop('SIGKILL')
-  throw new Error(`server did not answer within 30 s:\n${output}`)
+  throw new Error(`server did not answer within 30 s:\n${output()}`)
 }
 
 /** Starts a built server that is expected to refuse to start; resolves with its exit code and output. */
 export async function startAppExpectingFailure(entry: string, env: Record<string, string>): Promise<{ code: number | null, output: string }> {
-  let output = ''
-  const child = spawn(process.execPath, [entry], {
-    env: productionEnv({ HOST: '127.0.0.1', PORT: String(await freePort()), ...env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  child.stdout.on('data', (chunk) => { output += String(chunk) })
-  child.stderr.on('data', (chunk) => { output += String(chunk) })
+  const { child, output, exited } = await spawnServer(entry, env)
   const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
-  const code = await new Promise<number | null>(done => child.on('exit', code => done(code)))
+  const code = await exited
   clearTimeout(timer)
-  return { code, output }
+  return { code, output: output() }
 }
