@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
+import { freePort } from '../../support/free-port'
 
 const projectRoot = resolve(import.meta.dirname, '../../..')
 const nuxtBin = join(projectRoot, 'node_modules/nuxt/bin/nuxt.mjs')
@@ -31,18 +31,6 @@ function productionEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     if (key === 'TEST' || key.startsWith('VITEST')) delete env[key]
   }
   return { ...env, NODE_ENV: 'production', NUXT_TELEMETRY_DISABLED: '1', ...extra }
-}
-
-/** A free TCP port on the loopback interface. */
-export async function freePort(): Promise<number> {
-  return await new Promise((done, fail) => {
-    const server = createServer()
-    server.once('error', fail)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => done(port))
-    })
-  })
 }
 
 export interface RunningApp {

@@ -1,0 +1,252 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import {
+  errorChunk,
+  finishChunk,
+  roleChunk,
+  SSE_DONE,
+  SSE_KEEP_ALIVE,
+  sseData,
+  textChunk,
+  toolCallArgumentsChunk,
+  toolCallOpenChunk,
+  usageChunk,
+  type ChunkMeta,
+} from '../../server/lib/openrouter-wire/chunks'
+import type { ChatCompletionChunk, ChatCompletionRequest, FinishReason } from '../../server/utils/openrouter/types'
+
+/**
+ * A fake OpenRouter: a real HTTP server on a loopback port that answers `POST /chat/completions`
+ * and `GET /models` in the exact wire format, from scripted replies. It records every request and
+ * notices when a client goes away (and then stops writing).
+ */
+
+/** One step of a streamed reply. */
+export type StreamStep =
+  | { chunk: ChatCompletionChunk | Record<string, unknown> }
+  | { comment: string }
+  | { raw: string }
+  | { delayMs: number }
+  | { done: true }
+  /** Stop writing but keep the connection open, until the client gives up. */
+  | { stall: true }
+  /** Destroy the socket mid-stream (no [DONE], no clean end). */
+  | { destroy: true }
+
+export type FakeReply =
+  | { type: 'stream', steps: StreamStep[], headers?: Record<string, string> }
+  | { type: 'http-error', status: number, body?: unknown, headers?: Record<string, string> }
+  | { type: 'json', status?: number, body: unknown }
+  /** Accept the request and never send headers. */
+  | { type: 'stall-headers' }
+  /** Destroy the socket before any response. */
+  | { type: 'drop-connection' }
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  headers: IncomingHttpHeaders
+  body: ChatCompletionRequest
+  /** Set when the client closed the connection before the reply finished. */
+  clientDisconnected: boolean
+  /** Stream steps written before the reply ended or the client left. */
+  stepsWritten: number
+}
+
+export type ReplyScript = FakeReply[] | ((request: RecordedRequest, index: number) => FakeReply)
+
+export interface FakeOpenRouter {
+  /** Base URL to configure as `openrouter.baseUrl`, e.g. http://127.0.0.1:PORT/api/v1. */
+  url: string
+  requests: RecordedRequest[]
+  /** Replace the script for the following requests. */
+  script: (replies: ReplyScript) => void
+  /** Resolves when request N (0-based) has ended on the server side. */
+  settled: (index: number) => Promise<RecordedRequest>
+  close: () => Promise<void>
+}
+
+export const FAKE_MODELS = [
+  { id: 'openai/gpt-4o-mini', name: 'OpenAI: GPT-4o-mini', context_length: 128000, pricing: { prompt: '0.00000015', completion: '0.0000006' }, supported_parameters: ['tools', 'tool_choice', 'max_tokens'] },
+  { id: 'anthropic/claude-sonnet-4', name: 'Anthropic: Claude Sonnet 4', context_length: 200000, pricing: { prompt: '0.000003', completion: '0.000015' }, supported_parameters: ['tools', 'tool_choice', 'reasoning'] },
+  { id: 'meta-llama/llama-3-8b-instruct', name: 'Meta: Llama 3 8B', context_length: 8192, pricing: { prompt: '0.00000003', completion: '0.00000006' }, supported_parameters: ['max_tokens'] },
+]
+
+const meta: ChunkMeta = { id: 'gen-fake-1', model: 'fake/model', created: 1_763_800_000, provider: 'Fake' }
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = []
+  for await (const part of request) parts.push(part as Buffer)
+  return Buffer.concat(parts).toString('utf8')
+}
+
+const wait = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+
+async function writeStream(reply: Extract<FakeReply, { type: 'stream' }>, response: ServerResponse, record: RecordedRequest): Promise<void> {
+  response.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Generation-Id': 'gen-fake-1', ...reply.headers })
+  response.flushHeaders()
+  for (const step of reply.steps) {
+    if (record.clientDisconnected) return
+    if ('delayMs' in step) await wait(step.delayMs)
+    else if ('stall' in step) return await new Promise<void>(resolve => response.once('close', () => resolve()))
+    else if ('destroy' in step) return void response.socket?.destroy()
+    else if ('chunk' in step) response.write(sseData(step.chunk))
+    else if ('comment' in step) response.write(`: ${step.comment}\n\n`)
+    else if ('raw' in step) response.write(step.raw)
+    else if ('done' in step) response.write(SSE_DONE)
+    record.stepsWritten++
+  }
+  response.end()
+}
+
+/** Starts the fake on a free loopback port. */
+export async function startFakeOpenRouter(initial: ReplyScript = []): Promise<FakeOpenRouter> {
+  let script: ReplyScript = initial
+  let scriptOffset = 0
+  const requests: RecordedRequest[] = []
+  const settledWaiters = new Map<number, Array<(record: RecordedRequest) => void>>()
+  const settledRecords = new Map<number, RecordedRequest>()
+
+  const nextReply = (record: RecordedRequest, index: number): FakeReply => {
+    if (typeof script === 'function') return script(record, index)
+    const reply = script[index - scriptOffset]
+    if (!reply) return { type: 'http-error', status: 500, body: { error: { code: 500, message: `fake: no reply scripted for request ${index}` } } }
+    return reply
+  }
+
+  const markSettled = (index: number, record: RecordedRequest) => {
+    settledRecords.set(index, record)
+    for (const waiter of settledWaiters.get(index) ?? []) waiter(record)
+    settledWaiters.delete(index)
+  }
+
+  const server: Server = createServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://fake')
+    const path = url.pathname.replace(/^\/api\/v1/, '')
+    if (request.method === 'GET' && path === '/models') {
+      const onlyTools = url.searchParams.get('supported_parameters') === 'tools'
+      const data = onlyTools ? FAKE_MODELS.filter(model => model.supported_parameters.includes('tools')) : FAKE_MODELS
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ data }))
+      return
+    }
+    if (request.method !== 'POST' || path !== '/chat/completions') {
+      response.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { code: 404, message: 'Not found' } }))
+      return
+    }
+
+    const rawBody = await readBody(request)
+    const record: RecordedRequest = { method: request.method, path, headers: request.headers, body: JSON.parse(rawBody || '{}'), clientDisconnected: false, stepsWritten: 0 }
+    const index = requests.push(record) - 1
+    response.once('close', () => {
+      if (!response.writableFinished) record.clientDisconnected = true
+      markSettled(index, record)
+    })
+
+    const reply = nextReply(record, index)
+    switch (reply.type) {
+      case 'stream':
+        await writeStream(reply, response, record)
+        break
+      case 'http-error':
+        response.writeHead(reply.status, { 'Content-Type': 'application/json', ...reply.headers })
+        response.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? { error: { code: reply.status, message: `fake error ${reply.status}` } }))
+        break
+      case 'json':
+        response.writeHead(reply.status ?? 200, { 'Content-Type': 'application/json' }).end(JSON.stringify(reply.body))
+        break
+      case 'stall-headers':
+        break // the client's deadline (or abort) closes the socket
+      case 'drop-connection':
+        request.socket.destroy()
+        break
+    }
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+
+  return {
+    url: `http://127.0.0.1:${port}/api/v1`,
+    requests,
+    script: (replies) => {
+      script = replies
+      scriptOffset = requests.length
+    },
+    settled: index => new Promise((resolve) => {
+      const done = settledRecords.get(index)
+      if (done) return resolve(done)
+      settledWaiters.set(index, [...(settledWaiters.get(index) ?? []), resolve])
+    }),
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    }),
+  }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Reply builders for common scenarios
+
+/** Splits text into pieces of about `size` characters. */
+export function splitText(text: string, size: number): string[] {
+  const pieces: string[] = []
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size))
+  return pieces
+}
+
+/** A plain text answer in many small chunks, with keep-alives, role chunk, finish, usage and [DONE]. */
+export function textReply(text: string, options: { pieceSize?: number, finishReason?: FinishReason, usage?: { prompt: number, completion: number, cost?: number } } = {}): FakeReply {
+  return {
+    type: 'stream',
+    steps: [
+      { comment: 'OPENROUTER PROCESSING' },
+      { chunk: roleChunk(meta) },
+      ...splitText(text, options.pieceSize ?? 3).map(piece => ({ chunk: textChunk(meta, piece) })),
+      { chunk: finishChunk(meta, options.finishReason ?? 'stop') },
+      { chunk: usageChunk(meta, options.usage ?? { prompt: 10, completion: 5 }) },
+      { done: true },
+    ],
+  }
+}
+
+export interface ScriptedToolCall {
+  id: string
+  name: string
+  arguments: string
+}
+
+/**
+ * Tool calls the way real traffic fragments them: each call opens with id and name and empty
+ * arguments, then argument pieces follow; with `interleave`, pieces of parallel calls alternate.
+ */
+export function toolCallReply(calls: ScriptedToolCall[], options: { text?: string, pieceSize?: number, interleave?: boolean, finishReason?: FinishReason | null } = {}): FakeReply {
+  const steps: StreamStep[] = [{ chunk: roleChunk(meta) }]
+  if (options.text) steps.push(...splitText(options.text, 4).map(piece => ({ chunk: textChunk(meta, piece) })))
+  const pieces = calls.map(call => splitText(call.arguments, options.pieceSize ?? 5))
+  if (options.interleave) {
+    calls.forEach((call, index) => steps.push({ chunk: toolCallOpenChunk(meta, index, call.id, call.name) }))
+    for (let round = 0; round < Math.max(...pieces.map(list => list.length)); round++) {
+      calls.forEach((_call, index) => {
+        const piece = pieces[index]![round]
+        if (piece !== undefined) steps.push({ chunk: toolCallArgumentsChunk(meta, index, piece) })
+      })
+    }
+  } else {
+    calls.forEach((call, index) => {
+      steps.push({ chunk: toolCallOpenChunk(meta, index, call.id, call.name) })
+      for (const piece of pieces[index]!) steps.push({ chunk: toolCallArgumentsChunk(meta, index, piece) })
+    })
+  }
+  if (options.finishReason !== null) steps.push({ chunk: finishChunk(meta, options.finishReason ?? 'tool_calls') })
+  steps.push({ chunk: usageChunk(meta, { prompt: 20, completion: 8 }) }, { done: true })
+  return { type: 'stream', steps }
+}
+
+/** Text, then a mid-stream error chunk (HTTP 200), then the end of the stream. */
+export function midStreamErrorReply(text: string, code: number | string, message: string): FakeReply {
+  return {
+    type: 'stream',
+    steps: [{ chunk: roleChunk(meta) }, ...splitText(text, 4).map(piece => ({ chunk: textChunk(meta, piece) })), { chunk: errorChunk(meta, code, message) }, { done: true }],
+  }
+}
+
+export { meta as fakeChunkMeta, SSE_KEEP_ALIVE }
