@@ -53,6 +53,7 @@ export interface RecordedRequest {
   stepsWritten: number
 }
 
+/** Replies in order, or a function of the request and its position since the script was set. */
 export type ReplyScript = FakeReply[] | ((request: RecordedRequest, index: number) => FakeReply)
 
 export interface FakeOpenRouter {
@@ -108,7 +109,7 @@ export async function startFakeOpenRouter(initial: ReplyScript = []): Promise<Fa
   const settledRecords = new Map<number, RecordedRequest>()
 
   const nextReply = (record: RecordedRequest, index: number): FakeReply => {
-    if (typeof script === 'function') return script(record, index)
+    if (typeof script === 'function') return script(record, index - scriptOffset)
     const reply = script[index - scriptOffset]
     if (!reply) return { type: 'http-error', status: 500, body: { error: { code: 500, message: `fake: no reply scripted for request ${index}` } } }
     return reply
