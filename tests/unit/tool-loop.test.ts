@@ -11,6 +11,7 @@ import {
   textReply,
   toolCallReply,
   type FakeOpenRouter,
+  type FakeReply,
   type RecordedRequest,
 } from '../support/fake-openrouter'
 
@@ -242,7 +243,7 @@ describe('executeToolLoop', () => {
         type: 'stream',
         steps: [
           { chunk: { choices: [{ index: 0, delta: { reasoning: 'Need math.', reasoning_details: [{ type: 'reasoning.encrypted', data: 'opaque', index: 0 }] } }] } },
-          ...(toolCallReply([{ id: 'c1', name: 'calculate', arguments: '{"expression":"3*3"}' }]) as { steps: never[] }).steps,
+          ...(toolCallReply([{ id: 'c1', name: 'calculate', arguments: '{"expression":"3*3"}' }]) as Extract<FakeReply, { type: 'stream' }>).steps,
         ],
       },
       textReply('9'),
