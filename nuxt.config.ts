@@ -30,6 +30,20 @@ export default defineNuxtConfig({
       apiKey: '',
       /** Any OpenRouter-compatible endpoint (Ollama, vLLM, LM Studio…). */
       baseUrl: 'https://openrouter.ai/api/v1',
+      /** Sent as HTTP-Referer so OpenRouter can attribute requests to this app. */
+      appUrl: '',
+      /** Sent as X-OpenRouter-Title. */
+      appTitle: 'OR3 Chat',
+      /** Longest wait for the upstream's response headers. */
+      headersTimeoutMs: 30_000,
+      /** Longest silence between streamed chunks (keep-alive comments count as life). */
+      idleTimeoutMs: 60_000,
+      /** First retry delay for network errors and 5xx; doubles per retry. */
+      retryBaseDelayMs: 1_000,
+      /** Longest Retry-After (429/503) worth waiting for; longer fails at once. */
+      maxRetryAfterMs: 15_000,
+      /** How long the model list is cached. */
+      modelsCacheTtlMs: 600_000,
     },
     backgroundJobs: {
       enabled: features.backgroundJobs.enabled,
@@ -65,6 +79,8 @@ export default defineNuxtConfig({
     },
     demoModel: {
       enabled: features.offlineDemoModel.enabled,
+      /** Pause between the demo model's streamed tokens, for a realistic pace. */
+      tokenDelayMs: 25,
     },
     convex: {
       /** Deployment URL, required when storageProvider is 'convex'. */

@@ -60,6 +60,8 @@ export interface FakeOpenRouter {
   /** Base URL to configure as `openrouter.baseUrl`, e.g. http://127.0.0.1:PORT/api/v1. */
   url: string
   requests: RecordedRequest[]
+  /** Headers of every GET /models request. */
+  modelRequests: IncomingHttpHeaders[]
   /** Replace the script for the following requests. */
   script: (replies: ReplyScript) => void
   /** Resolves when request N (0-based) has ended on the server side. */
@@ -105,6 +107,7 @@ export async function startFakeOpenRouter(initial: ReplyScript = []): Promise<Fa
   let script: ReplyScript = initial
   let scriptOffset = 0
   const requests: RecordedRequest[] = []
+  const modelRequests: IncomingHttpHeaders[] = []
   const settledWaiters = new Map<number, Array<(record: RecordedRequest) => void>>()
   const settledRecords = new Map<number, RecordedRequest>()
 
@@ -125,6 +128,7 @@ export async function startFakeOpenRouter(initial: ReplyScript = []): Promise<Fa
     const url = new URL(request.url ?? '/', 'http://fake')
     const path = url.pathname.replace(/^\/api\/v1/, '')
     if (request.method === 'GET' && path === '/models') {
+      modelRequests.push(request.headers)
       const onlyTools = url.searchParams.get('supported_parameters') === 'tools'
       const data = onlyTools ? FAKE_MODELS.filter(model => model.supported_parameters.includes('tools')) : FAKE_MODELS
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ data }))
@@ -168,6 +172,7 @@ export async function startFakeOpenRouter(initial: ReplyScript = []): Promise<Fa
   return {
     url: `http://127.0.0.1:${port}/api/v1`,
     requests,
+    modelRequests,
     script: (replies) => {
       script = replies
       scriptOffset = requests.length

@@ -13,7 +13,18 @@ function defaults() {
 describe('runtime config', () => {
   it('has every tunable of the design with its default', () => {
     const config = parseServerConfig(defaults())
-    expect(config.openrouter).toEqual({ apiKey: '', baseUrl: 'https://openrouter.ai/api/v1' })
+    expect(config.openrouter).toEqual({
+      apiKey: '',
+      baseUrl: 'https://openrouter.ai/api/v1',
+      appUrl: '',
+      appTitle: 'OR3 Chat',
+      headersTimeoutMs: 30_000,
+      idleTimeoutMs: 60_000,
+      retryBaseDelayMs: 1_000,
+      maxRetryAfterMs: 15_000,
+      modelsCacheTtlMs: 600_000,
+    })
+    expect(config.demoModel).toEqual({ enabled: true, tokenDelayMs: 25 })
     expect(config.backgroundJobs).toEqual({
       enabled: true,
       storageProvider: 'sqlite',

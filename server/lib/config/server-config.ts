@@ -8,6 +8,13 @@ export const serverConfigSchema = z.object({
   openrouter: z.object({
     apiKey: z.string(),
     baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://openrouter.ai/api/v1' }),
+    appUrl: z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be empty or an http(s) URL' })]),
+    appTitle: z.string(),
+    headersTimeoutMs: milliseconds,
+    idleTimeoutMs: milliseconds,
+    retryBaseDelayMs: z.number().int().nonnegative(),
+    maxRetryAfterMs: z.number().int().nonnegative(),
+    modelsCacheTtlMs: z.number().int().nonnegative(),
   }),
   backgroundJobs: z.object({
     enabled: z.boolean(),
@@ -36,7 +43,7 @@ export const serverConfigSchema = z.object({
   }),
   tools: z.object({ discovery: z.boolean() }),
   workflows: z.object({ enabled: z.boolean() }),
-  demoModel: z.object({ enabled: z.boolean() }),
+  demoModel: z.object({ enabled: z.boolean(), tokenDelayMs: z.number().int().nonnegative().max(5_000) }),
   convex: z.object({ url: z.string() }),
 })
 

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto'
+import type { ServerConfig } from '../config/server-config'
+import { demoModelList } from '../demo-model/demo-stream'
+import { buildRequestHeaders, endpointUrl, labelForBaseUrl } from '../../utils/openrouter/chat-client'
+import { fetchWithRetry } from '../../utils/openrouter/fetch-with-retry'
+import { requiresApiKey } from '../../utils/chat/chat-endpoint'
+
+/** A model as the picker shows it. */
+export interface ModelSummary {
+  id: string
+  name: string
+  description?: string
+  contextLength: number | null
+  pricing: { prompt: string, completion: string } | null
+  supportsTools: boolean
+  /** True for the in-process demo model: no key, no network, not a real language model. */
+  offline: boolean
+}
+
+export interface ModelCatalog {
+  models: ModelSummary[]
+  /** Where the real models came from; `demo` when only the demo model is on offer. */
+  source: 'upstream' | 'demo'
+  /** Why the upstream list is missing, in words a person can act on. */
+  error?: string
+}
+
+interface UpstreamModel {
+  id: string
+  name?: string
+  description?: string
+  context_length?: number
+  pricing?: { prompt?: string, completion?: string }
+  supported_parameters?: string[]
+}
+
+function toSummary(model: UpstreamModel, offline: boolean): ModelSummary {
+  return {
+    id: model.id,
+    name: model.name ?? model.id,
+    description: model.description,
+    contextLength: model.context_length ?? null,
+    pricing: model.pricing ? { prompt: model.pricing.prompt ?? '0', completion: model.pricing.completion ?? '0' } : null,
+    supportsTools: model.supported_parameters?.includes('tools') ?? true,
+    offline,
+  }
+}
+
+// Cached per endpoint and key; the key is only kept as a hash.
+const cache = new Map<string, { expiresAt: number, models: ModelSummary[] }>()
+
+/** Forgets cached lists (tests; a changed key). */
+export function clearModelCatalogCache(): void {
+  cache.clear()
+}
+
+async function fetchUpstreamModels(config: ServerConfig, apiKey: string | undefined): Promise<ModelSummary[]> {
+  const { baseUrl } = config.openrouter
+  const cacheKey = `${baseUrl}|${createHash('sha256').update(apiKey ?? '').digest('hex').slice(0, 16)}`
+  const cached = cache.get(cacheKey)
+  if (cached && cached.expiresAt > Date.now()) return cached.models
+
+  const label = labelForBaseUrl(baseUrl)
+  const response = await fetchWithRetry(endpointUrl(baseUrl, 'models?supported_parameters=tools'), {
+    headers: { ...buildRequestHeaders({ baseUrl, apiKey, label }, { appTitle: config.openrouter.appTitle }), Accept: 'application/json' },
+  }, {
+    label,
+    policy: { maxRetries: 1, baseDelayMs: config.openrouter.retryBaseDelayMs, maxRetryAfterMs: config.openrouter.maxRetryAfterMs, headersTimeoutMs: config.openrouter.headersTimeoutMs },
+  })
+  const body = await response.json() as { data?: UpstreamModel[] }
+  const models = (body.data ?? [])
+    .filter(model => typeof model.id === 'string')
+    .map(model => toSummary(model, false))
+    .filter(model => model.supportsTools)
+    .sort((a, b) => a.name.localeCompare(b.name))
+  cache.set(cacheKey, { expiresAt: Date.now() + config.openrouter.modelsCacheTtlMs, models })
+  return models
+}
+
+/**
+ * The models a user can pick: the upstream's tool-capable models when a key is configured (or the
+ * endpoint needs none), cached; plus the offline demo model when it is enabled, always last.
+ * An unreachable upstream is reported in `error`, never thrown.
+ */
+export async function listModels(config: ServerConfig, userApiKey?: string): Promise<ModelCatalog> {
+  const demo = config.demoModel.enabled ? demoModelList().data.map(model => toSummary(model, true)) : []
+  const apiKey = userApiKey || config.openrouter.apiKey || undefined
+  if (!apiKey && requiresApiKey(config.openrouter.baseUrl)) return { models: demo, source: 'demo' }
+  try {
+    return { models: [...await fetchUpstreamModels(config, apiKey), ...demo], source: 'upstream' }
+  } catch (error) {
+    return { models: demo, source: 'demo', error: `Could not load models: ${(error as Error).message}` }
+  }
+}

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { clearModelCatalogCache, listModels } from '../../server/lib/models/model-catalog'
+import { freePort } from '../support/free-port'
+import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter'
+import { testServerConfig } from '../support/server-config'
+
+let fake: FakeOpenRouter
+
+beforeAll(async () => {
+  fake = await startFakeOpenRouter()
+})
+
+afterAll(async () => {
+  await fake.close()
+})
+
+beforeEach(() => {
+  clearModelCatalogCache()
+})
+
+describe('listModels', () => {
+  it('offers only the demo model when no key is configured for OpenRouter', async () => {
+    const catalog = await listModels(testServerConfig())
+    expect(catalog.source).toBe('demo')
+    expect(catalog.models).toEqual([expect.objectContaining({ id: 'or3/offline-demo', name: 'Offline demo model', offline: true, supportsTools: true })])
+  })
+
+  it("lists the upstream's tool-capable models with the key, sorted, demo model last", async () => {
+    const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server' } })
+    const catalog = await listModels(config)
+    expect(catalog.source).toBe('upstream')
+    expect(catalog.models.map(model => model.id)).toEqual(['anthropic/claude-sonnet-4', 'openai/gpt-4o-mini', 'or3/offline-demo'])
+    expect(catalog.models[0]).toMatchObject({ name: 'Anthropic: Claude Sonnet 4', contextLength: 200000, offline: false, pricing: { prompt: '0.000003', completion: '0.000015' } })
+    expect(fake.modelRequests.at(-1)!.authorization).toBe('Bearer sk-server')
+  })
+
+  it('caches the list per key, and a user key gets its own list', async () => {
+    const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server' } })
+    const before = fake.modelRequests.length
+    await listModels(config)
+    await listModels(config)
+    expect(fake.modelRequests.length - before).toBe(1)
+    await listModels(config, 'sk-user')
+    expect(fake.modelRequests.length - before).toBe(2)
+    expect(fake.modelRequests.at(-1)!.authorization).toBe('Bearer sk-user')
+  })
+
+  it('keeps the demo model and explains the problem when the upstream is unreachable', async () => {
+    const port = await freePort()
+    const config = testServerConfig({ openrouter: { baseUrl: `http://127.0.0.1:${port}/v1`, retryBaseDelayMs: 1 } })
+    const catalog = await listModels(config)
+    expect(catalog.source).toBe('demo')
+    expect(catalog.models.map(model => model.id)).toEqual(['or3/offline-demo'])
+    expect(catalog.error).toMatch(/^Could not load models: 127\.0\.0\.1:\d+: could not connect/)
+  })
+
+  it('lists nothing when the demo model is off and there is no key', async () => {
+    const catalog = await listModels(testServerConfig({ demoModel: { enabled: false } }))
+    expect(catalog.models).toEqual([])
+  })
+})
