@@ -34,6 +34,53 @@ describe('the built app', async () => {
     }
   })
 
+  it('GET /api/models offers the offline demo model when no key is configured', async () => {
+    const catalog = await $fetch<{ models: Array<{ id: string, offline: boolean }>, source: string }>('/api/models')
+    expect(catalog.source).toBe('demo')
+    expect(catalog.models).toEqual([expect.objectContaining({ id: 'or3/offline-demo', offline: true })])
+  })
+
+  it('streams a demo answer to "What time is it in Tokyo?" with the tool call and an answer that uses it', async () => {
+    const response = await fetch('/api/openrouter/stream', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'or3/offline-demo', messages: [{ role: 'user', content: 'What time is it in Tokyo?' }] }),
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    const events = (await response.text()).split('\n\n').filter(Boolean).map((block) => {
+      const name = /^event: (.+)$/m.exec(block)?.[1]
+      const data = /^data: (.+)$/m.exec(block)?.[1]
+      return { name, data: data ? JSON.parse(data) : null }
+    })
+    const toolEvents = events.filter(event => event.name === 'tool-call').map(event => [event.data.name, event.data.status])
+    expect(toolEvents).toEqual([['get_current_time', 'running'], ['get_current_time', 'completed']])
+    const completed = events.find(event => event.name === 'tool-call' && event.data.status === 'completed')!.data
+    const text = events.filter(event => event.name === 'text-delta').map(event => event.data.text).join('')
+    expect(text).toContain(`In **Asia/Tokyo** it is **${JSON.parse(completed.result).local}**`)
+    expect(events.at(-1)).toMatchObject({ name: 'done', data: { finishReason: 'stop', totalRounds: 2, totalToolCalls: 1 } })
+  })
+
+  it.each([
+    ['no messages', { model: 'or3/offline-demo', messages: [] }, /send at least one message/],
+    ['a message without a role', { model: 'or3/offline-demo', messages: [{ content: 'hi' }] }, /messages/],
+    ['a bad temperature', { model: 'or3/offline-demo', messages: [{ role: 'user', content: 'hi' }], temperature: 9 }, /temperature/],
+  ])('answers 400 with what to fix for %s', async (_label, body, message) => {
+    const response = await fetch('/api/openrouter/stream', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+    expect(response.status).toBe(400)
+    expect((await response.json()).message).toMatch(message)
+  })
+
+  it('answers 400 saying how to get a key when an OpenRouter model is asked for without one', async () => {
+    const response = await fetch('/api/openrouter/stream', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(response.status).toBe(400)
+    expect((await response.json()).message).toMatch(/needs an OpenRouter API key: add yours in Settings/)
+  })
+
   it('answers an unknown API route with 404, not a page', async () => {
     const response = await fetch('/api/does-not-exist')
     expect(response.status).toBe(404)
