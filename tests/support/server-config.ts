@@ -1,8 +1,14 @@
 import { vi } from 'vitest'
 import { parseServerConfig, type ServerConfig } from '../../server/lib/config/server-config'
 
+// nuxt.config.ts calls Nuxt's global defineNuxtConfig, an identity function outside Nuxt.
 vi.stubGlobal('defineNuxtConfig', (config: unknown) => config)
 const { default: nuxtConfig } = await import('../../nuxt.config')
+
+/** The runtimeConfig defaults exactly as nuxt.config.ts declares them (a fresh copy). */
+export function runtimeConfigDefaults(): Record<string, any> {
+  return structuredClone(nuxtConfig.runtimeConfig) as Record<string, any>
+}
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] }
 
@@ -18,5 +24,5 @@ function merge(base: Record<string, unknown>, patch: Record<string, unknown>): R
 
 /** The defaults of nuxt.config.ts with `overrides`, validated like the server does at start-up. */
 export function testServerConfig(overrides: DeepPartial<ServerConfig> = {}): ServerConfig {
-  return parseServerConfig(merge(structuredClone(nuxtConfig.runtimeConfig) as Record<string, unknown>, overrides as Record<string, unknown>))
+  return parseServerConfig(merge(runtimeConfigDefaults(), overrides as Record<string, unknown>))
 }

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { envVariableFor } from '../../server/lib/config/server-config'
+import { runtimeConfigDefaults } from '../support/server-config'
 
-vi.stubGlobal('defineNuxtConfig', (config: unknown) => config)
-const { default: nuxtConfig } = await import('../../nuxt.config')
+const runtimeConfig = runtimeConfigDefaults()
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
 const ciScript = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8')
@@ -15,13 +15,13 @@ function leafPaths(value: unknown, path: string[] = []): string[][] {
 
 describe('README', () => {
   it('documents the environment variable of every runtime setting, with its default', () => {
-    const settings = leafPaths(nuxtConfig.runtimeConfig)
+    const settings = leafPaths(runtimeConfig)
     expect(settings.length).toBeGreaterThan(20)
     for (const path of settings) {
       const variable = envVariableFor(path)
       const row = readme.split('\n').find(line => line.startsWith(`| \`${variable}\``))
       expect(row, `README lacks a row for ${variable}`).toBeDefined()
-      const value = path.reduce<any>((node, key) => node[key], nuxtConfig.runtimeConfig)
+      const value = path.reduce<any>((node, key) => node[key], runtimeConfig)
       if (value !== '') expect(row).toContain(`\`${String(value)}\``)
     }
   })

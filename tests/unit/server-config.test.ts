@@ -1,14 +1,7 @@
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { envVariableFor, parseServerConfig, ServerConfigError } from '../../server/lib/config/server-config'
 import or3Config from '../../config.or3'
-
-// nuxt.config.ts calls Nuxt's global defineNuxtConfig, an identity function outside Nuxt.
-vi.stubGlobal('defineNuxtConfig', (config: unknown) => config)
-const { default: nuxtConfig } = await import('../../nuxt.config')
-
-function defaults() {
-  return structuredClone(nuxtConfig.runtimeConfig) as Record<string, any>
-}
+import { runtimeConfigDefaults as defaults } from '../support/server-config'
 
 describe('runtime config', () => {
   it('has every tunable of the design with its default', () => {
