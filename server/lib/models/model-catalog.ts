@@ -3,7 +3,7 @@ import type { ServerConfig } from '../config/server-config'
 import { demoModelList } from '../demo-model/demo-stream'
 import { buildRequestHeaders, endpointUrl, labelForBaseUrl } from '../../utils/openrouter/chat-client'
 import { fetchWithRetry } from '../../utils/openrouter/fetch-with-retry'
-import { requiresApiKey } from '../../utils/chat/chat-endpoint'
+import { chatClientOptions, requiresApiKey } from '../../utils/chat/chat-endpoint'
 
 /** A model as the picker shows it. */
 export interface ModelSummary {
@@ -65,7 +65,7 @@ async function fetchUpstreamModels(config: ServerConfig, apiKey: string | undefi
     headers: { ...buildRequestHeaders({ baseUrl, apiKey, label }, { appTitle: config.openrouter.appTitle }), Accept: 'application/json' },
   }, {
     label,
-    policy: { maxRetries: 1, baseDelayMs: config.openrouter.retryBaseDelayMs, maxRetryAfterMs: config.openrouter.maxRetryAfterMs, headersTimeoutMs: config.openrouter.headersTimeoutMs },
+    policy: chatClientOptions(config).retry,
   })
   const body = await response.json() as { data?: UpstreamModel[] }
   const models = (body.data ?? [])

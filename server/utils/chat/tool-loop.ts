@@ -84,6 +84,10 @@ function toWireToolCall(call: StreamedToolCall): ChatToolCall {
   return { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }
 }
 
+function roundTimeoutError(round: number, roundTimeoutMs: number): OpenRouterError {
+  return new OpenRouterError({ kind: 'timeout', message: `Round ${round} took longer than ${formatDuration(roundTimeoutMs)} and was stopped.` })
+}
+
 /** A signal that aborts with the caller's signal or when the round's time is up. */
 function roundSignal(parent: AbortSignal | undefined, timeoutMs: number): { signal: AbortSignal, timedOut: () => boolean, dispose: () => void } {
   const controller = new AbortController()
@@ -188,7 +192,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
 
       if (params.signal?.aborted) return finish('aborted')
       if (deadline.timedOut()) {
-        return finish('error', new OpenRouterError({ kind: 'timeout', message: `Round ${round} took longer than ${formatDuration(roundTimeoutMs)} and was stopped.` }))
+        return finish('error', roundTimeoutError(round, roundTimeoutMs))
       }
       if (roundError) return finish('error', roundError)
 
@@ -221,7 +225,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
 
       if (params.signal?.aborted) return finish('aborted')
       if (deadline.timedOut()) {
-        return finish('error', new OpenRouterError({ kind: 'timeout', message: `Round ${round} took longer than ${formatDuration(roundTimeoutMs)} and was stopped.` }))
+        return finish('error', roundTimeoutError(round, roundTimeoutMs))
       }
     } finally {
       deadline.dispose()

@@ -21,9 +21,6 @@ export interface FetchWithRetryOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
 }
 
-/** The statuses worth one more try (network failures and 5xx are, too). */
-const NEVER_RETRY = new Set([400, 401, 402, 403, 404, 413, 422])
-
 /** Waits `ms`, or rejects when `signal` aborts. The timer is cleared either way. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -103,7 +100,8 @@ export async function fetchWithRetry(url: string, init: RequestInit, options: Fe
       if (response.ok) return response
       const body = await response.text().catch(() => '')
       failure = errorForStatus(label, response.status, readUpstreamMessage(body))
-      if (NEVER_RETRY.has(response.status) || (response.status < 500 && response.status !== 429)) throw failure
+      // Client errors (400, 401, 402, 403, 404, 413, 422…) would fail the same way again; only 429 and 5xx retry.
+      if (response.status < 500 && response.status !== 429) throw failure
       const askedMs = retryAfterMs(response.headers, body)
       if (response.status === 429 || (response.status === 503 && askedMs !== null)) {
         // Rate limits are only retried when the upstream says when; too long a wait fails now.
