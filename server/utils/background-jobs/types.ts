@@ -1,0 +1,226 @@
+/**
+ * The background job record and everything stored with it. Providers (memory, sqlite, Convex)
+ * persist exactly these shapes; the HTTP API returns `PublicJob`, which leaves out the checkpoint.
+ */
+import type { ChatMessage, Usage } from '../openrouter/types'
+
+/** What a job runs. */
+export type JobType = 'chat' | 'workflow'
+
+/** A job is `streaming` until it reaches one of the three terminal states. */
+export type JobStatus = 'streaming' | 'complete' | 'error' | 'aborted'
+
+/** The states a job ends in. */
+export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['complete', 'error', 'aborted']
+
+/** Whether `status` is final. */
+export function isTerminalStatus(status: JobStatus): boolean {
+  return status !== 'streaming'
+}
+
+/** A tool call of the round in progress, as viewers see it. */
+export interface ActiveToolCall {
+  id: string
+  name: string
+  arguments: string
+  round: number
+  status: 'pending' | 'running' | 'completed' | 'error'
+  /** Set when the call ran out of time (status is then `error`). */
+  timedOut?: boolean
+  startedAt?: number
+  finishedAt?: number
+  executionTimeMs?: number
+  /** The text the model got back (capped for display). */
+  result?: string
+  error?: string
+}
+
+/** One executed tool call, kept for observability and for resuming after a restart. */
+export interface ToolExecutionRecord {
+  id: string
+  name: string
+  arguments: string
+  result: string
+  error?: string
+  executionTimeMs: number
+}
+
+/** A round that ran tools. */
+export interface ToolRoundRecord {
+  round: number
+  toolCalls: ToolExecutionRecord[]
+}
+
+/** How a job went wrong, in words a person can act on. */
+export interface JobError {
+  message: string
+  /** `timeout`, `interrupted`, or an OpenRouter error kind (`auth`, `rate_limit`, …). */
+  kind?: string
+  status?: number
+  hint?: string
+}
+
+/** One workflow node's progress (filled in by workflow runs). */
+export interface WorkflowNodeState {
+  status: 'pending' | 'running' | 'completed' | 'error' | 'skipped'
+  startedAt?: number
+  finishedAt?: number
+  output?: string
+  error?: string
+  toolCalls?: ActiveToolCall[]
+}
+
+/** Progress of a workflow job. */
+export interface WorkflowState {
+  workflowId: string
+  workflowName: string
+  nodeStates: Record<string, WorkflowNodeState>
+  executionOrder: string[]
+  currentNodeId: string | null
+  failedNodeId?: string | null
+}
+
+/** What a chat job asked for, enough to start it again after a restart. */
+export interface ChatJobRequest {
+  model: string
+  messages: ChatMessage[]
+  /** Pass-through request fields (temperature, reasoning, tool_choice…). */
+  fields: Record<string, unknown>
+  /** Server tools offered; undefined means every enabled tool. */
+  toolNames?: string[]
+}
+
+/** A tool round whose calls had started when the last checkpoint was written. */
+export interface PendingToolRound {
+  round: number
+  /** The assistant turn that asked for the calls (its text, tool_calls, reasoning details). */
+  assistant: Extract<ChatMessage, { role: 'assistant' }>
+  contentLength: number
+  reasoningLength: number
+}
+
+/** Where a chat job resumes: the conversation after its last completed tool round. */
+export interface JobCheckpoint {
+  messages: ChatMessage[]
+  /** Model requests already made. */
+  rounds: number
+  /** Tool rounds completed. */
+  toolRounds: number
+  contentLength: number
+  reasoningLength: number
+  pendingToolRound?: PendingToolRound
+}
+
+/** The seed's background job record. */
+export interface BackgroundJob {
+  id: string
+  userId: string
+  threadId: string
+  messageId: string
+  type: JobType
+  model: string
+  status: JobStatus
+  content: string
+  reasoning: string
+  chunksReceived: number
+  activeToolCalls: ActiveToolCall[]
+  toolRounds: ToolRoundRecord[]
+  workflowState?: WorkflowState
+  usage?: Usage
+  error?: JobError
+  /** Why the model stopped (`stop`, `length`, `tool_limit`…), once finished. */
+  finishReason?: string
+  startedAt: number
+  updatedAt: number
+  completedAt?: number
+  /** Times the job was resumed after a restart. */
+  resumeCount: number
+  request?: ChatJobRequest
+  checkpoint?: JobCheckpoint
+  /** The user's own API key, encrypted with the server secret; absent when the server's key is used. */
+  apiKeyCiphertext?: string
+}
+
+/** A job as the HTTP API shows it: no request, checkpoint or key. */
+export type PublicJob = Omit<BackgroundJob, 'request' | 'checkpoint' | 'apiKeyCiphertext'>
+
+/** A job in a list: without the large fields. */
+export type JobSummary = Omit<PublicJob, 'content' | 'reasoning' | 'toolRounds' | 'workflowState'> & {
+  contentLength: number
+  toolRoundCount: number
+}
+
+/** Fields a new job starts with. */
+export interface CreateJobInput {
+  id?: string
+  userId: string
+  threadId: string
+  messageId: string
+  type: JobType
+  model: string
+  request?: ChatJobRequest
+  apiKeyCiphertext?: string
+  now?: number
+}
+
+/** A throttled progress write: text to append and the latest counters. */
+export interface JobProgressUpdate {
+  contentChunk?: string
+  reasoningChunk?: string
+  chunksReceived?: number
+  activeToolCalls?: ActiveToolCall[]
+  now?: number
+}
+
+/** Less frequent changes: rounds, checkpoint, usage, content rewinds on resume. */
+export interface JobMetadataUpdate {
+  toolRounds?: ToolRoundRecord[]
+  checkpoint?: JobCheckpoint | null
+  usage?: Usage
+  /** Replace the text (used when a resumed job rewinds to its checkpoint). */
+  content?: string
+  reasoning?: string
+  resumeCount?: number
+  now?: number
+}
+
+/** How a job finished successfully. */
+export interface CompleteJobInput {
+  content: string
+  reasoning: string
+  usage?: Usage
+  finishReason: string
+  chunksReceived: number
+  now?: number
+}
+
+/** A note that a job ended while nobody watched it. */
+export interface JobNotification {
+  id: string
+  userId: string
+  jobId: string
+  threadId: string
+  kind: 'job-complete' | 'job-error' | 'job-aborted'
+  title: string
+  body: string
+  createdAt: number
+  readAt?: number
+}
+
+/** Options of a user's job list. */
+export interface ListJobsOptions {
+  limit?: number
+  status?: JobStatus
+}
+
+/** Picks the fields the API may show. */
+export function toPublicJob(job: BackgroundJob): PublicJob {
+  const { request: _request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...rest } = job
+  return rest
+}
+
+/** A short form of a job for lists. */
+export function toJobSummary(job: BackgroundJob): JobSummary {
+  const { content, reasoning: _reasoning, toolRounds, workflowState: _workflow, ...rest } = toPublicJob(job)
+  return { ...rest, contentLength: content.length, toolRoundCount: toolRounds.length }
+}
