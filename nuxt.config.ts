@@ -86,6 +86,12 @@ export default defineNuxtConfig({
       /** Deployment URL, required when storageProvider is 'convex'. */
       url: '',
     },
+    session: {
+      /** Seals session cookies and encrypts stored API keys (32+ chars); generated under dataDir when empty. */
+      password: '',
+    },
+    /** Where the embedded SQLite database and the generated session secret live. */
+    dataDir: '.data',
   },
 
   typescript: {

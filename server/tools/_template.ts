@@ -8,6 +8,8 @@ import { defineServerTool } from '../utils/chat/tool-registry'
  * - The name is what the model calls: letters, digits, "_" or "-".
  * - The description and parameter descriptions are what the model reads to decide when to call it.
  * - Return a string or any JSON value; throw an Error to tell the model what went wrong.
+ * - Set `idempotent: true` only when running it twice does no harm: after a crash such a call is
+ *   re-run, any other is reported to the model as "outcome unknown".
  * - Pass `context.signal` to fetch() and other I/O so timeouts and aborts stop your work.
  */
 export default defineServerTool({

@@ -68,6 +68,7 @@ export default defineServerTool({
     to: z.string().min(1).describe('Unit to convert to, e.g. "mi".'),
   }),
   runtime: 'hybrid',
+  idempotent: true,
   timeoutMs: 1000,
   handler: ({ value, from, to }) => ({ value, from, to, result: convertUnits(value, from, to) }),
 })

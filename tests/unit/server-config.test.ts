@@ -30,6 +30,14 @@ describe('runtime config', () => {
       flush: { intervalMs: 120, chunkInterval: 3, sizeThreshold: 1024 },
     })
     expect(config.convex).toEqual({ url: '' })
+    expect(config.session).toEqual({ password: '' })
+    expect(config.dataDir).toBe('.data')
+  })
+
+  it('refuses a session password shorter than 32 characters', () => {
+    const raw = defaults()
+    raw.session.password = 'too-short'
+    expect(() => parseServerConfig(raw)).toThrow(/NUXT_SESSION_PASSWORD \(session.password\): must be at least 32 characters/)
   })
 
   it('takes the default of each switch from the feature flags', () => {

@@ -45,6 +45,10 @@ export const serverConfigSchema = z.object({
   workflows: z.object({ enabled: z.boolean() }),
   demoModel: z.object({ enabled: z.boolean(), tokenDelayMs: z.number().int().nonnegative().max(5_000) }),
   convex: z.object({ url: z.string() }),
+  session: z.object({
+    password: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty to generate one under the data directory)')]),
+  }),
+  dataDir: z.string().trim().min(1, 'must name a directory, such as .data'),
 })
 
 export type ServerConfig = z.infer<typeof serverConfigSchema>

@@ -31,6 +31,12 @@ export interface ServerToolDefinition {
   runtime?: ToolRuntime
   /** Disabled tools are neither offered to models nor executed. Default true. */
   enabled?: boolean
+  /**
+   * Calling it twice with the same arguments has no extra effect (a lookup, a calculation).
+   * After a crash, a call that may have been running is re-run only when this is true; otherwise
+   * the model is told its outcome is unknown. Default false.
+   */
+  idempotent?: boolean
 }
 
 /** Exactly the shape OpenRouter's chat-completions `tools: [...]` takes. */
@@ -68,6 +74,8 @@ export interface RegisterServerToolOptions {
   timeoutMs?: number
   /** Replace a tool already registered under the same name instead of throwing. */
   override?: boolean
+  /** Overrides `definition.idempotent`. */
+  idempotent?: boolean
 }
 
 /** Why a tool call produced no result. Lets callers show "timed out" apart from "failed". */
@@ -102,5 +110,7 @@ export interface RegisteredServerTool {
   enabled: boolean
   /** Explicit per-tool limit; `undefined` means the registry default at call time. */
   timeoutMs?: number
+  /** Safe to re-run after a crash interrupted it. */
+  idempotent: boolean
   handler: ServerToolHandler<any>
 }

@@ -25,9 +25,12 @@ export type ToolLoopFinishReason = 'stop' | 'length' | 'content_filter' | 'tool_
 export interface ToolLoopCallbacks {
   onTextDelta?: (text: string, info: { round: number }) => void
   onReasoningDelta?: (text: string, info: { round: number }) => void
+  /** The model asked for tools; `assistant` is its turn (text, tool_calls, reasoning details). Called before any runs. */
+  onToolRoundStart?: (event: { round: number, assistant: AssistantMessage, calls: StreamedToolCall[] }) => void
   onToolCallStart?: (event: { round: number, id: string, name: string, arguments: string, startedAt: number }) => void
   onToolCallFinish?: (event: ToolCallRecord & { round: number }) => void
-  onRoundFinish?: (event: { round: number, finishReason: FinishReason, toolCalls: ToolCallRecord[] }) => void
+  /** A round ended; `messages` is the conversation so far (a checkpoint to resume from). */
+  onRoundFinish?: (event: { round: number, finishReason: FinishReason, toolCalls: ToolCallRecord[], messages: readonly ChatMessage[] }) => void
 }
 
 /** The seed's ToolExecutionLoopParams, with the endpoint and limits made explicit. */
@@ -55,7 +58,22 @@ export interface ToolExecutionLoopParams {
   toolConcurrency?: number
   signal?: AbortSignal
   callbacks?: ToolLoopCallbacks
+  /** Resuming a job: what earlier runs already did, so round numbers, limits and text carry on. */
+  resume?: ToolLoopResumeState
 }
+
+/** Progress of an interrupted run that this run continues. */
+export interface ToolLoopResumeState {
+  /** Model requests already made. */
+  rounds: number
+  /** Tool rounds already completed (they count towards `maxRounds`). */
+  toolRounds: number
+  /** Text already streamed; the result's `finalContent` continues it. */
+  content: string
+  reasoning: string
+}
+
+type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>
 
 /** The seed's ToolExecutionLoopResult, plus usage, the error and the whole conversation. */
 export interface ToolExecutionLoopResult {
@@ -128,9 +146,10 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
   const messages: ChatMessage[] = [...params.initialMessages]
   const toolRounds: ToolRoundResult[] = []
   const usage = emptyUsage()
-  let finalContent = ''
-  let reasoning = ''
-  let totalRounds = 0
+  const toolRoundsBefore = params.resume?.toolRounds ?? 0
+  let finalContent = params.resume?.content ?? ''
+  let reasoning = params.resume?.reasoning ?? ''
+  let totalRounds = params.resume?.rounds ?? 0
   let totalToolCalls = 0
 
   const finish = (finishReason: ToolLoopFinishReason, error?: OpenRouterError): ToolExecutionLoopResult =>
@@ -138,7 +157,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
 
   while (true) {
     const round = ++totalRounds
-    const forceAnswer = toolRounds.length >= maxRounds
+    const forceAnswer = toolRoundsBefore + toolRounds.length >= maxRounds
     const request: ChatCompletionRequest = {
       ...params.request,
       model: params.model,
@@ -196,16 +215,18 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
       }
       if (roundError) return finish('error', roundError)
 
-      const assistantTurn: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: roundText || null }
+      const assistantTurn: AssistantMessage = { role: 'assistant', content: roundText || null }
       if (reasoningDetails) assistantTurn.reasoning_details = reasoningDetails
 
       if (roundFinish !== 'tool_calls' || calls.length === 0 || forceAnswer) {
         messages.push(assistantTurn)
-        callbacks.onRoundFinish?.({ round, finishReason: roundFinish, toolCalls: [] })
+        callbacks.onRoundFinish?.({ round, finishReason: roundFinish, toolCalls: [], messages })
         if (forceAnswer) return finish('tool_limit')
         return finish(roundFinish === 'length' || roundFinish === 'content_filter' ? roundFinish : 'stop')
       }
 
+      assistantTurn.tool_calls = calls.map(toWireToolCall)
+      callbacks.onToolRoundStart?.({ round, assistant: assistantTurn, calls })
       const startedAt = Date.now()
       const records = await runToolCalls(calls, {
         offered,
@@ -216,12 +237,11 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
         onStart: (call, callStartedAt) => callbacks.onToolCallStart?.({ round, id: call.id, name: call.name, arguments: call.arguments, startedAt: callStartedAt }),
         onFinish: record => callbacks.onToolCallFinish?.({ ...record, round }),
       })
-      assistantTurn.tool_calls = calls.map(toWireToolCall)
       messages.push(assistantTurn)
       for (const record of records) messages.push({ role: 'tool', tool_call_id: record.id, content: record.result })
       toolRounds.push({ round, toolCalls: records, totalExecutionMs: Date.now() - startedAt })
       totalToolCalls += records.length
-      callbacks.onRoundFinish?.({ round, finishReason: roundFinish, toolCalls: records })
+      callbacks.onRoundFinish?.({ round, finishReason: roundFinish, toolCalls: records, messages })
 
       if (params.signal?.aborted) return finish('aborted')
       if (deadline.timedOut()) {

@@ -132,6 +132,7 @@ export function registerServerTool<TArgs = Record<string, unknown>>(
     runtime,
     enabled: definition.enabled ?? true,
     timeoutMs: options.timeoutMs,
+    idempotent: options.idempotent ?? definition.idempotent ?? false,
     handler: handler as ServerToolHandler<any>,
   })
   const isZod = typeof rawParameters === 'object' && rawParameters !== null && '_zod' in rawParameters
@@ -312,6 +313,8 @@ export interface DefineServerToolInput<P extends ToolParameters | undefined> {
   parameters?: P
   runtime?: ToolRuntime
   timeoutMs?: number
+  /** Safe to re-run after a crash interrupted it (lookups, calculations). Default false. */
+  idempotent?: boolean
   enabled?: boolean
   handler: ServerToolHandler<InferToolArgs<P>>
 }
@@ -346,6 +349,7 @@ export function defineServerTool<P extends ToolParameters | undefined = undefine
       function: { name: input.name, description: input.description, parameters: input.parameters },
       runtime: input.runtime,
       enabled: input.enabled,
+      idempotent: input.idempotent,
     },
     handler: input.handler as ServerToolHandler<any>,
     options: { runtime: input.runtime, timeoutMs: input.timeoutMs },

@@ -12,5 +12,6 @@ export default defineServerTool({
       .describe('The expression, e.g. "sqrt(2) * (3 + 4)^2" or "round(1234.5678 / 3, 2)".'),
   }),
   runtime: 'hybrid',
+  idempotent: true,
   handler: ({ expression }) => ({ expression, result: evaluateExpression(expression) }),
 })

@@ -46,5 +46,6 @@ export default defineServerTool({
       .describe('IANA time zone, e.g. "Asia/Tokyo" or "America/New_York". Defaults to UTC.'),
   }),
   runtime: 'hybrid',
+  idempotent: true,
   handler: ({ timezone }) => describeTimeInZone(new Date(), resolveTimeZone(timezone ?? 'UTC')),
 })

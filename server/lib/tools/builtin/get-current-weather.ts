@@ -33,5 +33,6 @@ export default defineServerTool({
     unit: z.enum(['fahrenheit', 'celsius']).default('fahrenheit').describe('Temperature unit.'),
   }),
   runtime: 'hybrid',
+  idempotent: true,
   handler: ({ location, unit }) => sunnyWeather(location, unit),
 })

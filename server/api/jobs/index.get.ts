@@ -1,0 +1,16 @@
+import { z } from 'zod'
+import { toJobSummary } from '../../utils/background-jobs/types'
+
+const querySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  status: z.enum(['streaming', 'complete', 'error', 'aborted']).optional(),
+})
+
+/** The session user's recent jobs, running ones first (`?limit=`, `?status=`). */
+export default defineEventHandler(async (event) => {
+  const user = await requireSessionUser(event)
+  const query = await getValidatedQuery(event, raw => querySchema.safeParse(raw))
+  if (!query.success) throw createError({ statusCode: 400, statusMessage: `Invalid query: ${z.prettifyError(query.error).replaceAll('\n', ' ')}` })
+  const jobs = await useBackgroundJobs().provider.listJobsByUser(user.id, query.data)
+  return { jobs: jobs.map(toJobSummary) }
+})

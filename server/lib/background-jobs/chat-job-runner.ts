@@ -1,0 +1,249 @@
+/**
+ * Runs one chat job to its end: the tool loop streams into the live hub (viewers) and, throttled,
+ * into the provider (durable state), with a checkpoint after every tool round so a restart can
+ * resume it. Never throws; the job always ends in a terminal state unless the server is shutting
+ * down, in which case it is left `streaming` at its checkpoint for the next start.
+ */
+import { executeToolLoop, type ToolCallRecord } from '../../utils/chat/tool-loop'
+import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../../utils/chat/tool-registry'
+import { runToolCalls, toolErrorMessage } from '../chat/run-tool-calls'
+import { chatClientOptions } from '../../utils/chat/chat-endpoint'
+import type { ChatEndpoint } from '../../utils/openrouter/chat-client'
+import type { ChatMessage } from '../../utils/openrouter/types'
+import type { ServerConfig } from '../config/server-config'
+import type { BackgroundJobProvider } from '../../utils/background-jobs/providers/provider'
+import { toPublicJob, type ActiveToolCall, type BackgroundJob, type JobCheckpoint, type JobError } from '../../utils/background-jobs/types'
+import type { JobLiveHub, JobTerminal } from './live-hub'
+import { ThrottledJobWriter } from './job-writer'
+import { UNKNOWN_OUTCOME_ERROR, type ResumePlan } from './resume-plan'
+import { notifyUnwatchedJob } from './job-notifications'
+
+/** Why a job's signal was aborted. */
+export type JobStopReason = 'user' | 'timeout' | 'shutdown'
+
+/** How a run ended. `interrupted`: stopped by shutdown, left to resume on the next start. */
+export type ChatJobOutcome = 'complete' | 'error' | 'aborted' | 'interrupted'
+
+/** Where log lines go (consola in the server, silent in tests). */
+export interface JobLogger {
+  warn: (message: string, ...details: unknown[]) => void
+}
+
+/** Everything one run needs. */
+export interface ChatJobRunOptions {
+  job: BackgroundJob
+  provider: BackgroundJobProvider
+  hub: JobLiveHub
+  config: ServerConfig
+  endpoint: ChatEndpoint
+  signal: AbortSignal
+  resume?: ResumePlan
+  /** Called on every sign of life (text, tool start and finish), for the inactivity timeout. */
+  onActivity?: (toolsRunning: number) => void
+  logger?: JobLogger
+}
+
+/** Tool results are shown to viewers up to this length (the model gets them whole). */
+const DISPLAY_RESULT_CHARS = 4_000
+
+function displayResult(result: string): string {
+  return result.length > DISPLAY_RESULT_CHARS ? `${result.slice(0, DISPLAY_RESULT_CHARS)}…` : result
+}
+
+function toActiveCall(record: ToolCallRecord, round: number): ActiveToolCall {
+  const call: ActiveToolCall = {
+    id: record.id,
+    name: record.name,
+    arguments: record.arguments,
+    round,
+    status: record.status === 'completed' ? 'completed' : 'error',
+    startedAt: record.startedAt,
+    finishedAt: record.finishedAt,
+    executionTimeMs: record.executionTimeMs,
+    result: displayResult(record.result),
+  }
+  if (record.timedOut) call.timedOut = true
+  if (record.error !== undefined) call.error = record.error
+  return call
+}
+
+/** Runs `options.job` to its end (or to its checkpoint on shutdown). */
+export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOutcome> {
+  const { job, provider, hub, config, signal, resume } = options
+  const request = job.request!
+  const logger = options.logger ?? { warn: () => {} }
+  const writer = new ThrottledJobWriter(provider, job.id, config.backgroundJobs.flush, error => logger.warn(`Job ${job.id}: a progress write failed`, error), job.chunksReceived)
+
+  let content = resume?.content ?? ''
+  let reasoning = resume?.reasoning ?? ''
+  let chunksReceived = job.chunksReceived
+  let toolsRunning = 0
+  let activeCalls: ActiveToolCall[] = []
+  const activity = () => options.onActivity?.(toolsRunning)
+
+  const setActiveCall = (call: ActiveToolCall) => {
+    const index = activeCalls.findIndex(item => item.id === call.id)
+    activeCalls = index >= 0 ? activeCalls.with(index, call) : [...activeCalls, call]
+    hub.updateToolCall(job.id, call)
+    void writer.setActiveToolCalls(activeCalls)
+  }
+  const saveCheckpoint = (checkpoint: JobCheckpoint) => {
+    void writer.flush()
+    void writer.enqueue(() => provider.updateJobMetadata(job.id, { checkpoint }))
+  }
+  const recordExecution = (round: number, record: ToolCallRecord) => {
+    const execution = { id: record.id, name: record.name, arguments: record.arguments, result: record.result, executionTimeMs: record.executionTimeMs, ...(record.error === undefined ? {} : { error: record.error }) }
+    void writer.enqueue(() => provider.appendToolExecution(job.id, round, execution))
+  }
+  const onToolStart = (round: number, id: string, name: string, args: string, startedAt: number) => {
+    toolsRunning++
+    activity()
+    setActiveCall({ id, name, arguments: args, round, status: 'running', startedAt })
+  }
+  const onToolFinish = (round: number, record: ToolCallRecord) => {
+    toolsRunning = Math.max(0, toolsRunning - 1)
+    activity()
+    setActiveCall(toActiveCall(record, round))
+    recordExecution(round, record)
+  }
+
+  // On resume, rewind to the checkpoint so viewers and the store agree on the text.
+  const startState: BackgroundJob = { ...job, content, reasoning, activeToolCalls: [] }
+  if (resume) {
+    startState.resumeCount = job.resumeCount + 1
+    await provider.updateJobMetadata(job.id, { content, reasoning, resumeCount: startState.resumeCount })
+    await provider.updateJob(job.id, { activeToolCalls: [] })
+  }
+  hub.open(toPublicJob(startState))
+
+  await whenServerToolsReady()
+  const { toolExecution } = config.backgroundJobs
+  const offered = new Set(toolExecution.enabled ? getEnabledDefinitions(request.toolNames).map(tool => tool.function.name) : [])
+  let messages: ChatMessage[] = resume?.messages ?? request.messages
+  let rounds = resume?.rounds ?? 0
+  let toolRounds = resume?.toolRounds ?? 0
+
+  if (resume?.interruptedRound) {
+    const { round, assistant, calls } = resume.interruptedRound
+    activeCalls = calls.map(call => ({ id: call.id, name: call.name, arguments: call.arguments, round, status: 'pending' }))
+    for (const call of activeCalls) hub.updateToolCall(job.id, call)
+    const records: ToolCallRecord[] = []
+    const rerun = calls.filter(call => !call.recorded && getServerTool(call.name)?.idempotent && offered.has(call.name))
+    const rerunRecords = await runToolCalls(rerun.map(call => ({ index: 0, id: call.id, name: call.name, arguments: call.arguments })), {
+      offered,
+      maxToolsPerRound: toolExecution.maxToolsPerRound,
+      concurrency: 5,
+      context: { userId: job.userId, threadId: job.threadId, jobId: job.id },
+      signal,
+      onStart: (call, startedAt) => onToolStart(round, call.id, call.name, call.arguments, startedAt),
+      onFinish: record => onToolFinish(round, record),
+    })
+    for (const call of calls) {
+      const now = Date.now()
+      let record = rerunRecords.find(item => item.id === call.id)
+      if (!record && call.recorded) {
+        const failed = call.recorded.error !== undefined
+        record = { id: call.id, name: call.name, arguments: call.arguments, status: failed ? 'error' : 'completed', result: call.recorded.result, error: call.recorded.error, timedOut: false, startedAt: now, finishedAt: now, executionTimeMs: call.recorded.executionTimeMs }
+        setActiveCall(toActiveCall(record, round))
+      }
+      if (!record) {
+        record = { id: call.id, name: call.name, arguments: call.arguments, status: 'error', result: toolErrorMessage(call.name, UNKNOWN_OUTCOME_ERROR), error: UNKNOWN_OUTCOME_ERROR, timedOut: false, startedAt: now, finishedAt: now, executionTimeMs: 0 }
+        setActiveCall(toActiveCall(record, round))
+        recordExecution(round, record)
+      }
+      records.push(record)
+    }
+    messages = [...messages, assistant, ...records.map(record => ({ role: 'tool' as const, tool_call_id: record.id, content: record.result }))]
+    rounds = round
+    toolRounds++
+    saveCheckpoint({ messages, rounds, toolRounds, contentLength: content.length, reasoningLength: reasoning.length })
+  }
+
+  const result = signal.aborted
+    ? undefined
+    : await executeToolLoop({
+        jobId: job.id,
+        userId: job.userId,
+        threadId: job.threadId,
+        model: request.model,
+        initialMessages: messages,
+        endpoint: options.endpoint,
+        client: chatClientOptions(config),
+        request: request.fields,
+        toolNames: request.toolNames,
+        toolsEnabled: toolExecution.enabled,
+        maxRounds: toolExecution.maxRounds,
+        maxToolsPerRound: toolExecution.maxToolsPerRound,
+        roundTimeoutMs: toolExecution.roundTimeoutMs,
+        signal,
+        resume: { rounds, toolRounds, content, reasoning },
+        callbacks: {
+          onTextDelta: (text) => {
+            content += text
+            chunksReceived++
+            hub.appendText(job.id, { content: text }, chunksReceived)
+            writer.addText({ content: text }, chunksReceived)
+            activity()
+          },
+          onReasoningDelta: (text) => {
+            reasoning += text
+            chunksReceived++
+            hub.appendText(job.id, { reasoning: text }, chunksReceived)
+            writer.addText({ reasoning: text }, chunksReceived)
+            activity()
+          },
+          onToolRoundStart: ({ round, assistant, calls }) => {
+            hub.resetToolCalls(job.id)
+            activeCalls = []
+            saveCheckpoint({ messages: [...messages], rounds, toolRounds, contentLength: content.length, reasoningLength: reasoning.length, pendingToolRound: { round, assistant: structuredClone(assistant), contentLength: content.length, reasoningLength: reasoning.length } })
+            for (const call of calls) setActiveCall({ id: call.id, name: call.name, arguments: call.arguments, round, status: 'pending' })
+          },
+          onToolCallStart: call => onToolStart(call.round, call.id, call.name, call.arguments, call.startedAt),
+          onToolCallFinish: record => onToolFinish(record.round, record),
+          onRoundFinish: (round) => {
+            rounds = round.round
+            if (round.toolCalls.length === 0) return
+            toolRounds++
+            messages = [...round.messages]
+            saveCheckpoint({ messages, rounds, toolRounds, contentLength: content.length, reasoningLength: reasoning.length })
+          },
+        },
+      })
+
+  const reason = signal.aborted ? (signal.reason as JobStopReason | undefined) : undefined
+  if (reason === 'shutdown') {
+    // Keep what streamed; the checkpoint already says where the next start resumes.
+    await writer.flush()
+    writer.dispose()
+    hub.drop(job.id)
+    return 'interrupted'
+  }
+
+  await writer.flush()
+  writer.dispose()
+  const finalContent = result?.finalContent ?? content
+  const finalReasoning = result?.reasoning ?? reasoning
+  const final = { content: finalContent, reasoning: finalReasoning, chunksReceived, usage: result?.usage, now: Date.now() }
+  let terminal: JobTerminal
+  if (reason === 'timeout') {
+    const seconds = Math.round(config.backgroundJobs.jobTimeoutMs / 1000)
+    const error: JobError = { kind: 'timeout', message: `The job stopped after ${seconds} s with no progress.`, hint: 'The model or a tool stopped responding; try again, or raise NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS.' }
+    await provider.failJob(job.id, error, { ...final, finishReason: 'timeout' })
+    terminal = { status: 'error', error, finishReason: 'timeout', usage: result?.usage, completedAt: final.now }
+  } else if (reason === 'user' || result?.finishReason === 'aborted') {
+    await provider.abortJob(job.id, final)
+    terminal = { status: 'aborted', finishReason: 'aborted', usage: result?.usage, completedAt: final.now }
+  } else if (result?.finishReason === 'error') {
+    const { message, kind, status, hint } = result.error!.toJSON()
+    const error: JobError = { message, kind, ...(typeof status === 'number' ? { status } : {}), ...(hint ? { hint } : {}) }
+    await provider.failJob(job.id, error, { ...final, finishReason: 'error' })
+    terminal = { status: 'error', error, finishReason: 'error', usage: result.usage, completedAt: final.now }
+  } else {
+    const finishReason = result!.finishReason
+    await provider.completeJob(job.id, { ...final, finishReason })
+    terminal = { status: 'complete', finishReason, usage: result!.usage, completedAt: final.now }
+  }
+  const watchers = hub.finish(job.id, terminal)
+  if (watchers === 0 && reason !== 'user') await notifyUnwatchedJob(provider, job, terminal, finalContent).catch(error => logger.warn(`Job ${job.id}: could not record its notification`, error))
+  return terminal.status === 'complete' ? 'complete' : terminal.status
+}

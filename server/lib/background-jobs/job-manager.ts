@@ -1,0 +1,248 @@
+/**
+ * Owns the jobs this server process runs: starts them within the concurrency caps, aborts them,
+ * fails the ones that stop making progress, deletes expired ones, resumes the ones a restart
+ * interrupted, and on shutdown stops every run at its checkpoint.
+ */
+import { resolveChatEndpoint } from '../../utils/chat/chat-endpoint'
+import type { ServerConfig } from '../config/server-config'
+import type { SecretBox } from '../security/secret-box'
+import type { BackgroundJobProvider } from '../../utils/background-jobs/providers/provider'
+import type { BackgroundJob, ChatJobRequest } from '../../utils/background-jobs/types'
+import { runChatJob, type JobLogger, type JobStopReason } from './chat-job-runner'
+import type { JobLiveHub } from './live-hub'
+import { planResume, type ResumePlan } from './resume-plan'
+
+/** Raised when a new job would exceed a cap; the route answers 503 (server) or 429 (user). */
+export class JobCapacityError extends Error {
+  override name = 'JobCapacityError'
+  constructor(readonly scope: 'server' | 'user', readonly limit: number, readonly retryAfterSeconds: number) {
+    super(scope === 'server'
+      ? `The server is already running its maximum of ${limit} jobs. Try again in a few seconds.`
+      : `You already have ${limit} answers running, the most allowed at once. Wait for one to finish or stop one, then try again.`)
+  }
+
+  static isInstance(error: unknown): error is JobCapacityError {
+    return error instanceof Error && error.name === 'JobCapacityError'
+  }
+}
+
+/** A new chat job. */
+export interface StartChatJobInput {
+  userId: string
+  threadId?: string
+  messageId?: string
+  request: ChatJobRequest
+  /** The user's own OpenRouter key; stored only encrypted, and only while the job runs. */
+  userApiKey?: string
+}
+
+interface RunningJob {
+  userId: string
+  controller: AbortController
+  done: Promise<unknown>
+  lastActivityAt: number
+  toolsRunning: number
+}
+
+/** What the manager needs. */
+export interface JobManagerOptions {
+  provider: BackgroundJobProvider
+  hub: JobLiveHub
+  config: ServerConfig
+  secretBox: SecretBox
+  logger?: JobLogger & { info?: (message: string) => void }
+}
+
+/** Seconds a refused client is asked to wait. */
+const RETRY_AFTER_SECONDS = 5
+/** Longest a graceful shutdown waits for runs to reach their checkpoint. */
+const SHUTDOWN_WAIT_MS = 10_000
+
+/** The job runtime of one server process. */
+export class BackgroundJobManager {
+  private readonly running = new Map<string, RunningJob>()
+  private sweeper: ReturnType<typeof setInterval> | undefined
+  private lastCleanupAt = 0
+  private closing = false
+
+  constructor(private readonly options: JobManagerOptions) {}
+
+  get provider(): BackgroundJobProvider {
+    return this.options.provider
+  }
+
+  get hub(): JobLiveHub {
+    return this.options.hub
+  }
+
+  /** Jobs running in this process. */
+  get runningCount(): number {
+    return this.running.size
+  }
+
+  /** Whether `jobId` runs in this process. */
+  isRunning(jobId: string): boolean {
+    return this.running.has(jobId)
+  }
+
+  /** Resolves when the run of `jobId` (if any) has ended. */
+  async settled(jobId: string): Promise<void> {
+    await this.running.get(jobId)?.done
+  }
+
+  /**
+   * Creates a chat job and starts it. Throws `JobCapacityError` over a cap and
+   * `MissingApiKeyError` when the model needs a key nobody gave.
+   */
+  async startChatJob(input: StartChatJobInput): Promise<BackgroundJob> {
+    if (this.closing) throw new JobCapacityError('server', this.options.config.backgroundJobs.maxConcurrentJobs, RETRY_AFTER_SECONDS)
+    this.checkCapacity(input.userId)
+    const endpoint = resolveChatEndpoint(input.request.model, this.options.config, input.userApiKey)
+    // Reserve the slot before the first await so concurrent starts cannot overshoot the caps.
+    const controller = new AbortController()
+    const reservation = `pending:${crypto.randomUUID()}`
+    let release!: () => void
+    const placeholder: RunningJob = { userId: input.userId, controller, done: new Promise<void>(resolve => (release = resolve)), lastActivityAt: Date.now(), toolsRunning: 0 }
+    this.running.set(reservation, placeholder)
+    let job: BackgroundJob
+    try {
+      job = await this.provider.createJob({
+        userId: input.userId,
+        threadId: input.threadId ?? crypto.randomUUID(),
+        messageId: input.messageId ?? crypto.randomUUID(),
+        type: 'chat',
+        model: input.request.model,
+        request: input.request,
+        apiKeyCiphertext: input.userApiKey ? this.options.secretBox.seal(input.userApiKey) : undefined,
+      })
+    } finally {
+      this.running.delete(reservation)
+      release()
+    }
+    this.launch(job, endpoint, controller)
+    return job
+  }
+
+  /**
+   * Stops a job: its upstream request and running tools end, and it is stored as `aborted`.
+   * Idempotent; false when the job had already finished.
+   */
+  async abortJob(jobId: string): Promise<boolean> {
+    const run = this.running.get(jobId)
+    if (run) {
+      const alreadyStopping = run.controller.signal.aborted
+      run.controller.abort('user' satisfies JobStopReason)
+      await run.done
+      return !alreadyStopping
+    }
+    return this.provider.abortJob(jobId)
+  }
+
+  /** Resumes every job a previous process left `streaming`; returns how many were picked up. */
+  async recoverInterruptedJobs(): Promise<number> {
+    const interrupted = await this.provider.listStreamingJobs()
+    let resumed = 0
+    for (const job of interrupted) {
+      if (this.running.has(job.id)) continue
+      const plan = planResume(job)
+      if ('error' in plan) {
+        await this.provider.failJob(job.id, { kind: 'interrupted', message: `The answer could not continue: ${plan.error}.`, hint: 'Send the message again.' })
+        continue
+      }
+      let userKey: string | undefined
+      if (job.apiKeyCiphertext) {
+        userKey = this.options.secretBox.open(job.apiKeyCiphertext)
+        if (userKey === undefined) {
+          await this.provider.failJob(job.id, { kind: 'interrupted', message: 'The answer was interrupted by a server restart and its API key could not be recovered (the server secret changed).', hint: 'Send the message again.' })
+          continue
+        }
+      }
+      let endpoint
+      try {
+        endpoint = resolveChatEndpoint(job.request!.model, this.options.config, userKey)
+      } catch (error) {
+        await this.provider.failJob(job.id, { kind: 'interrupted', message: `The answer was interrupted by a server restart and cannot continue: ${(error as Error).message}` })
+        continue
+      }
+      this.options.logger?.info?.(`Resuming job ${job.id} after a restart (from tool round ${plan.toolRounds}).`)
+      this.launch(job, endpoint, new AbortController(), plan)
+      resumed++
+    }
+    return resumed
+  }
+
+  /** Fails runs idle for `jobTimeoutMs` and deletes jobs past their retention. */
+  async sweep(now = Date.now()): Promise<void> {
+    const { jobTimeoutMs, completedJobRetentionMs } = this.options.config.backgroundJobs
+    for (const run of this.running.values()) {
+      if (run.toolsRunning === 0 && now - run.lastActivityAt >= jobTimeoutMs) run.controller.abort('timeout' satisfies JobStopReason)
+    }
+    if (now - this.lastCleanupAt >= Math.min(completedJobRetentionMs, 60_000)) {
+      this.lastCleanupAt = now
+      await this.provider.cleanupExpired(now - completedJobRetentionMs)
+    }
+  }
+
+  /** Starts the periodic sweep (timer `unref`'d, stopped by `shutdown`). */
+  startSweeper(): void {
+    if (this.sweeper) return
+    const { jobTimeoutMs } = this.options.config.backgroundJobs
+    const everyMs = Math.max(250, Math.min(Math.floor(jobTimeoutMs / 4), 15_000))
+    this.sweeper = setInterval(() => {
+      this.sweep().catch(error => this.options.logger?.warn('Job sweep failed', error))
+    }, everyMs)
+    this.sweeper.unref?.()
+  }
+
+  /**
+   * Stops accepting jobs, stops every run at its checkpoint (left `streaming`, resumed by the next
+   * start) and stops the sweeper. Safe to call more than once.
+   */
+  async shutdown(): Promise<void> {
+    this.closing = true
+    if (this.sweeper) clearInterval(this.sweeper)
+    this.sweeper = undefined
+    const runs = [...this.running.values()]
+    for (const run of runs) run.controller.abort('shutdown' satisfies JobStopReason)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([
+      Promise.allSettled(runs.map(run => run.done)),
+      new Promise<void>(resolve => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS))),
+    ])
+    clearTimeout(timer)
+  }
+
+  private checkCapacity(userId: string): void {
+    const { maxConcurrentJobs, maxJobsPerUser } = this.options.config.backgroundJobs
+    if (this.running.size >= maxConcurrentJobs) throw new JobCapacityError('server', maxConcurrentJobs, RETRY_AFTER_SECONDS)
+    let mine = 0
+    for (const run of this.running.values()) if (run.userId === userId) mine++
+    if (mine >= maxJobsPerUser) throw new JobCapacityError('user', maxJobsPerUser, RETRY_AFTER_SECONDS)
+  }
+
+  private launch(job: BackgroundJob, endpoint: ReturnType<typeof resolveChatEndpoint>, controller: AbortController, resume?: ResumePlan): void {
+    const run: RunningJob = { userId: job.userId, controller, done: Promise.resolve(), lastActivityAt: Date.now(), toolsRunning: 0 }
+    this.running.set(job.id, run)
+    run.done = runChatJob({
+      job,
+      provider: this.provider,
+      hub: this.hub,
+      config: this.options.config,
+      endpoint,
+      signal: controller.signal,
+      resume,
+      logger: this.options.logger,
+      onActivity: (toolsRunning) => {
+        run.lastActivityAt = Date.now()
+        run.toolsRunning = toolsRunning
+      },
+    }).catch(async (error) => {
+      // runChatJob is written not to throw; if it does, the job still must not stay `streaming`.
+      this.options.logger?.warn(`Job ${job.id} crashed`, error)
+      await this.provider.failJob(job.id, { kind: 'internal', message: 'The job failed unexpectedly on the server.' }).catch(() => {})
+      this.hub.finish(job.id, { status: 'error', error: { kind: 'internal', message: 'The job failed unexpectedly on the server.' }, completedAt: Date.now() })
+    }).finally(() => {
+      this.running.delete(job.id)
+    })
+  }
+}
