@@ -1,6 +1,9 @@
 import { fileURLToPath } from 'node:url'
 import { $fetch, fetch, setup } from '@nuxt/test-utils/e2e'
-import { describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
 
 interface ToolSummary {
   name: string
@@ -10,7 +13,9 @@ interface ToolSummary {
 }
 
 describe('the built app', async () => {
-  await setup({ rootDir: fileURLToPath(new URL('../..', import.meta.url)), server: true, browser: false })
+  const dataDir = mkdtempSync(join(tmpdir(), 'or3-app-e2e-'))
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+  await setup({ rootDir: fileURLToPath(new URL('../..', import.meta.url)), server: true, browser: false, env: { NUXT_DATA_DIR: dataDir } })
 
   it('GET /api/tools lists the enabled tools with name, description, parameters and runtime', async () => {
     const { tools } = await $fetch<{ tools: ToolSummary[] }>('/api/tools')
@@ -51,14 +56,17 @@ describe('the built app', async () => {
     const events = (await response.text()).split('\n\n').filter(Boolean).map((block) => {
       const name = /^event: (.+)$/m.exec(block)?.[1]
       const data = /^data: (.+)$/m.exec(block)?.[1]
-      return { name, data: data ? JSON.parse(data) : null }
+      return { name, id: /^id: (.+)$/m.exec(block)?.[1], data: data ? JSON.parse(data) : null }
     })
-    const toolEvents = events.filter(event => event.name === 'tool-call').map(event => [event.data.name, event.data.status])
-    expect(toolEvents).toEqual([['get_current_time', 'running'], ['get_current_time', 'completed']])
-    const completed = events.find(event => event.name === 'tool-call' && event.data.status === 'completed')!.data
-    const text = events.filter(event => event.name === 'text-delta').map(event => event.data.text).join('')
+    expect(events[0]).toMatchObject({ name: 'snapshot', data: { job: { status: 'streaming', model: 'or3/offline-demo', content: '' } } })
+    expect(events.every(event => /^[a-z0-9]+-\d+$/.test(event.id ?? ''))).toBe(true)
+    const toolEvents = events.filter(event => event.name === 'tool-call').map(event => [event.data.toolCall.name, event.data.toolCall.status])
+    expect(toolEvents).toEqual([['get_current_time', 'pending'], ['get_current_time', 'running'], ['get_current_time', 'completed']])
+    const completed = events.findLast(event => event.name === 'tool-call')!.data.toolCall
+    expect(completed.executionTimeMs).toBeTypeOf('number')
+    const text = events.filter(event => event.name === 'delta').map(event => event.data.content ?? '').join('')
     expect(text).toContain(`In **Asia/Tokyo** it is **${JSON.parse(completed.result).local}**`)
-    expect(events.at(-1)).toMatchObject({ name: 'done', data: { finishReason: 'stop', totalRounds: 2, totalToolCalls: 1 } })
+    expect(events.at(-1)).toMatchObject({ name: 'status', data: { status: 'complete', finishReason: 'stop', contentLength: text.length } })
   })
 
   it.each([

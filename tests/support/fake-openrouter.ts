@@ -199,14 +199,15 @@ export function splitText(text: string, size: number): string[] {
   return pieces
 }
 
-/** A plain text answer in many small chunks, with keep-alives, role chunk, finish, usage and [DONE]. */
-export function textReply(text: string, options: { pieceSize?: number, finishReason?: FinishReason, usage?: { prompt: number, completion: number, cost?: number } } = {}): FakeReply {
+/** A plain text answer in many small chunks (`delayMs` apart, if given), with keep-alives, role chunk, finish, usage and [DONE]. */
+export function textReply(text: string, options: { pieceSize?: number, delayMs?: number, finishReason?: FinishReason, usage?: { prompt: number, completion: number, cost?: number } } = {}): FakeReply {
+  const delay: StreamStep[] = options.delayMs ? [{ delayMs: options.delayMs }] : []
   return {
     type: 'stream',
     steps: [
       { comment: 'OPENROUTER PROCESSING' },
       { chunk: roleChunk(meta) },
-      ...splitText(text, options.pieceSize ?? 3).map(piece => ({ chunk: textChunk(meta, piece) })),
+      ...splitText(text, options.pieceSize ?? 3).flatMap(piece => [...delay, { chunk: textChunk(meta, piece) }]),
       { chunk: finishChunk(meta, options.finishReason ?? 'stop') },
       { chunk: usageChunk(meta, options.usage ?? { prompt: 10, completion: 5 }) },
       { done: true },

@@ -192,9 +192,10 @@ export class JobLiveHub {
     live.toolCalls = live.toolCalls.map(call => call.status === 'pending' || call.status === 'running'
       ? { ...call, status: 'error', error: 'stopped before it finished', finishedAt: terminal.completedAt }
       : call)
-    live.statusEvent = this.broadcast(live, { type: 'status', ...terminal, contentLength: live.content.length })
+    // Count before broadcasting: viewers close their streams when the status arrives.
     const watchers = live.listeners.size
-    if (watchers === 0) this.scheduleCleanup(jobId, live)
+    live.statusEvent = this.broadcast(live, { type: 'status', ...terminal, contentLength: live.content.length })
+    if (live.listeners.size === 0) this.scheduleCleanup(jobId, live)
     return watchers
   }
 
