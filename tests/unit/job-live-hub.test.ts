@@ -1,0 +1,207 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { JobLiveHub } from '../../server/lib/background-jobs/live-hub'
+import { parseEventId, type SequencedJobEvent } from '../../server/lib/background-jobs/job-stream-events'
+import type { PublicJob } from '../../server/utils/background-jobs/types'
+
+function job(id = 'job-1'): PublicJob {
+  return { id, userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x', status: 'streaming', content: '', reasoning: '', chunksReceived: 0, activeToolCalls: [], toolRounds: [], startedAt: 1, updatedAt: 1, resumeCount: 0 }
+}
+
+/** Rebuilds the text a viewer sees, failing on any gap or duplicate. */
+class Viewer {
+  content = ''
+  events: SequencedJobEvent[] = []
+  listener = (event: SequencedJobEvent) => this.apply(event)
+  apply(event: SequencedJobEvent) {
+    this.events.push(event)
+    if (event.event.type === 'snapshot') this.content = event.event.job.content
+    if (event.event.type === 'delta') {
+      expect(event.event.contentOffset).toBe(this.content.length)
+      this.content += event.event.content ?? ''
+    }
+  }
+
+  get lastId() {
+    return parseEventId(this.events.at(-1)!.id)
+  }
+}
+
+const terminal = { status: 'complete' as const, finishReason: 'stop', completedAt: 99 }
+
+describe('JobLiveHub', () => {
+  beforeEach(() => {
+    vi.useFakeTimers()
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('batches deltas: by count, and by time for a trickle', () => {
+    const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: 10 })
+    hub.open(job())
+    const viewer = new Viewer()
+    const subscription = hub.subscribe('job-1', viewer.listener)!
+    viewer.apply(subscription.snapshot!)
+
+    for (let index = 0; index < 25; index++) hub.appendText('job-1', { content: `${index},` }, index + 1)
+    const deltas = () => viewer.events.filter(event => event.event.type === 'delta')
+    // The first chunk goes out at once (nothing sent for a while), then every 10 chunks.
+    expect(deltas()).toHaveLength(3)
+    vi.advanceTimersByTime(99)
+    expect(deltas()).toHaveLength(3)
+    vi.advanceTimersByTime(1)
+    expect(deltas()).toHaveLength(4)
+    expect(viewer.content).toBe(Array.from({ length: 25 }, (_, index) => `${index},`).join(''))
+    expect(deltas().at(-1)!.event).toMatchObject({ chunksReceived: 25 })
+  })
+
+  it('sends every chunk on its own when batching is off', () => {
+    const hub = new JobLiveHub({ batchingEnabled: false })
+    hub.open(job())
+    const viewer = new Viewer()
+    hub.subscribe('job-1', viewer.listener)
+    for (let index = 0; index < 5; index++) hub.appendText('job-1', { content: 'x' }, index + 1)
+    expect(viewer.events.filter(event => event.event.type === 'delta')).toHaveLength(5)
+  })
+
+  it('flushes pending text before a tool call and before the status, so order is kept', () => {
+    const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: 50 })
+    hub.open(job())
+    const viewer = new Viewer()
+    hub.subscribe('job-1', viewer.listener)
+    hub.appendText('job-1', { content: 'first ' }, 1)
+    hub.appendText('job-1', { content: 'pending ' }, 2)
+    hub.updateToolCall('job-1', { id: 'c1', name: 'calculate', arguments: '{}', round: 1, status: 'running' })
+    hub.appendText('job-1', { content: 'after', reasoning: 'hmm' }, 3)
+    hub.appendText('job-1', { content: '!' }, 4)
+    expect(hub.finish('job-1', terminal)).toBe(1)
+    expect(viewer.events.map(event => event.event.type)).toEqual(['delta', 'delta', 'tool-call', 'delta', 'status'])
+    expect(viewer.content).toBe('first pending after!')
+    expect(viewer.events.at(-1)!.event).toMatchObject({ type: 'status', status: 'complete', contentLength: 20 })
+    expect(hub.snapshot('job-1')).toMatchObject({ status: 'complete', content: 'first pending after!', reasoning: 'hmm', finishReason: 'stop', completedAt: 99 })
+    // Tool calls still running when the job ended are shown as stopped.
+    expect(hub.snapshot('job-1')!.activeToolCalls[0]).toMatchObject({ status: 'error', error: 'stopped before it finished' })
+  })
+
+  it('gives a new viewer a snapshot without text that is still waiting in the batch, then continues exactly', () => {
+    const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: 10 })
+    hub.open(job())
+    hub.appendText('job-1', { content: 'sent ' }, 1)
+    hub.appendText('job-1', { content: 'waiting' }, 2)
+    const viewer = new Viewer()
+    const subscription = hub.subscribe('job-1', viewer.listener)!
+    expect(subscription.snapshot!.event).toMatchObject({ type: 'snapshot', job: { content: 'sent ' } })
+    viewer.apply(subscription.snapshot!)
+    vi.advanceTimersByTime(100)
+    expect(viewer.content).toBe('sent waiting')
+  })
+
+  it('replays exactly the missed events to a viewer that reconnects with its last event id', () => {
+    const hub = new JobLiveHub({ batchingEnabled: false })
+    hub.open(job())
+    const viewer = new Viewer()
+    const first = hub.subscribe('job-1', viewer.listener)!
+    viewer.apply(first.snapshot!)
+    hub.appendText('job-1', { content: 'one ' }, 1)
+    first.dispose()
+    hub.appendText('job-1', { content: 'two ' }, 2)
+    hub.updateToolCall('job-1', { id: 'c', name: 'calculate', arguments: '{}', round: 1, status: 'pending' })
+    hub.appendText('job-1', { content: 'three' }, 3)
+
+    const second = hub.subscribe('job-1', viewer.listener, viewer.lastId)!
+    expect(second.snapshot).toBeUndefined()
+    expect(second.replay!.map(event => event.event.type)).toEqual(['delta', 'tool-call', 'delta'])
+    for (const event of second.replay!) viewer.apply(event)
+    hub.appendText('job-1', { content: '!' }, 4)
+    expect(viewer.content).toBe('one two three!')
+
+    // Up to date already: nothing to replay.
+    expect(hub.subscribe('job-1', () => {}, viewer.lastId)!.replay).toEqual([])
+  })
+
+  it('answers with a snapshot when the missed events are no longer in the bounded replay log, or the run is another one', () => {
+    const hub = new JobLiveHub({ batchingEnabled: false, replayBytes: 600 })
+    hub.open(job())
+    const viewer = new Viewer()
+    const subscription = hub.subscribe('job-1', viewer.listener)!
+    viewer.apply(subscription.snapshot!)
+    hub.appendText('job-1', { content: 'a' }, 1)
+    const early = viewer.lastId!
+    subscription.dispose()
+    for (let index = 0; index < 50; index++) hub.appendText('job-1', { content: 'b'.repeat(20) }, index + 2)
+    const late = hub.subscribe('job-1', () => {}, early)!
+    expect(late.replay).toBeUndefined()
+    expect(late.snapshot!.event).toMatchObject({ type: 'snapshot', job: { content: `a${'b'.repeat(1000)}` } })
+
+    expect(hub.subscribe('job-1', () => {}, { epoch: 'otherrun0000', seq: 1 })!.snapshot).toBeDefined()
+    expect(hub.subscribe('job-1', () => {}, { epoch: early.epoch, seq: 10_000 })!.snapshot).toBeDefined()
+  })
+
+  it('starts a new run (new epoch) on resume and sends attached viewers a snapshot of it', () => {
+    const hub = new JobLiveHub({ batchingEnabled: false })
+    hub.open(job())
+    const viewer = new Viewer()
+    hub.subscribe('job-1', viewer.listener)
+    hub.appendText('job-1', { content: 'text that the resumed run rewinds' }, 1)
+    const before = viewer.lastId!.epoch
+    hub.open({ ...job(), content: 'text' })
+    expect(viewer.events.at(-1)!.event).toMatchObject({ type: 'snapshot', job: { content: 'text' } })
+    expect(viewer.lastId!.epoch).not.toBe(before)
+  })
+
+  it('drops a finished job once its last viewer has gone, after the grace period; disposers are idempotent', () => {
+    const hub = new JobLiveHub({ graceMs: 1000 })
+    hub.open(job('watched'))
+    hub.open(job('unwatched'))
+    const a = hub.subscribe('watched', () => {})!
+    const b = hub.subscribe('watched', () => {})!
+    expect(hub.viewerCount('watched')).toBe(2)
+    expect(hub.finish('watched', terminal)).toBe(2)
+    expect(hub.finish('unwatched', terminal)).toBe(0)
+    vi.advanceTimersByTime(1000)
+    expect(hub.has('unwatched')).toBe(false)
+    expect(hub.has('watched')).toBe(true)
+    a.dispose()
+    a.dispose()
+    expect(hub.viewerCount('watched')).toBe(1)
+    b.dispose()
+    vi.advanceTimersByTime(999)
+    // A late reconnect within the grace period keeps it.
+    const late = hub.subscribe('watched', () => {})!
+    expect(late.finished).toBe(true)
+    vi.advanceTimersByTime(5000)
+    expect(hub.has('watched')).toBe(true)
+    late.dispose()
+    vi.advanceTimersByTime(1000)
+    expect(hub.size).toBe(0)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('tells attached viewers when their job is dropped (shutdown), and keeps serving the others when one throws', () => {
+    const hub = new JobLiveHub({ batchingEnabled: false })
+    hub.open(job())
+    const detached = vi.fn()
+    const healthy = new Viewer()
+    hub.subscribe('job-1', () => { throw new Error('broken viewer') })
+    hub.subscribe('job-1', healthy.listener, undefined, detached)
+    hub.appendText('job-1', { content: 'still here' }, 1)
+    expect(healthy.content).toBe('still here')
+    hub.close()
+    expect(detached).toHaveBeenCalledOnce()
+    expect(hub.size).toBe(0)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('ignores events for jobs it does not hold and after the end', () => {
+    const hub = new JobLiveHub()
+    hub.appendText('missing', { content: 'x' }, 1)
+    expect(hub.subscribe('missing', () => {})).toBeUndefined()
+    hub.open(job())
+    hub.finish('job-1', terminal)
+    const viewer = new Viewer()
+    hub.subscribe('job-1', viewer.listener)
+    hub.appendText('job-1', { content: 'late' }, 2)
+    expect(hub.finish('job-1', { ...terminal, status: 'error' })).toBe(0)
+    expect(viewer.events).toEqual([])
+  })
+})

@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { ThrottledJobWriter } from '../../server/lib/background-jobs/job-writer'
+import { createMemoryJobProvider } from '../../server/utils/background-jobs/providers/memory'
+import type { BackgroundJobProvider } from '../../server/utils/background-jobs/providers/provider'
+
+const policy = { intervalMs: 120, chunkInterval: 3, sizeThreshold: 1024 }
+
+async function setup() {
+  const provider = createMemoryJobProvider()
+  const job = await provider.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x' })
+  const updates: unknown[] = []
+  const counting: BackgroundJobProvider = {
+    ...provider,
+    updateJob: (id, update) => {
+      updates.push(update)
+      return provider.updateJob(id, update)
+    },
+  }
+  return { provider, counting, jobId: job.id, updates }
+}
+
+describe('ThrottledJobWriter', () => {
+  beforeEach(() => {
+    vi.useFakeTimers()
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('writes a 2,000-chunk answer at most once per flush window, 20x fewer writes than chunks', async () => {
+    const { provider, counting, jobId, updates } = await setup()
+    const writer = new ThrottledJobWriter(counting, jobId, policy)
+    let expected = ''
+    for (let chunk = 1; chunk <= 2000; chunk++) {
+      writer.addText({ content: `t${chunk} ` }, chunk)
+      expected += `t${chunk} `
+      await vi.advanceTimersByTimeAsync(2)
+    }
+    await writer.flush()
+    const windows = Math.ceil((2000 * 2) / policy.intervalMs)
+    expect(updates.length).toBeLessThanOrEqual(windows + 1)
+    expect(updates.length).toBeLessThanOrEqual(2000 / 20)
+    expect(writer.writes).toBe(updates.length)
+    expect(await provider.getJob(jobId)).toMatchObject({ content: expected, chunksReceived: 2000 })
+  })
+
+  it('waits for chunkInterval chunks, but writes a trickle after a second window at the latest', async () => {
+    const { counting, jobId, updates } = await setup()
+    const writer = new ThrottledJobWriter(counting, jobId, policy)
+    writer.addText({ content: 'a' }, 1)
+    await vi.advanceTimersByTimeAsync(policy.intervalMs)
+    expect(updates).toHaveLength(0)
+    await vi.advanceTimersByTimeAsync(policy.intervalMs)
+    expect(updates).toEqual([expect.objectContaining({ contentChunk: 'a', chunksReceived: 1 })])
+
+    for (let chunk = 2; chunk <= 4; chunk++) writer.addText({ content: 'b' }, chunk)
+    await vi.advanceTimersByTimeAsync(policy.intervalMs)
+    expect(updates).toHaveLength(2)
+  })
+
+  it('writes at once when sizeThreshold bytes are waiting, or tool calls change', async () => {
+    const { provider, counting, jobId, updates } = await setup()
+    const writer = new ThrottledJobWriter(counting, jobId, policy)
+    writer.addText({ content: 'x'.repeat(1024) }, 1)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(updates).toHaveLength(1)
+
+    writer.addText({ reasoning: 'thinking' }, 2)
+    await writer.setActiveToolCalls([{ id: 'c', name: 'calculate', arguments: '{}', round: 1, status: 'running' }])
+    expect(updates).toHaveLength(2)
+    expect(await provider.getJob(jobId)).toMatchObject({ reasoning: 'thinking', activeToolCalls: [expect.objectContaining({ id: 'c', status: 'running' })] })
+  })
+
+  it('lands writes in the order they were made and reports a failing write without throwing', async () => {
+    const { provider, jobId } = await setup()
+    const order: string[] = []
+    const errors: unknown[] = []
+    let fail = true
+    const flaky: BackgroundJobProvider = {
+      ...provider,
+      updateJob: async (id, update) => {
+        await new Promise(resolve => setTimeout(resolve, 50))
+        order.push(`text:${update.contentChunk}`)
+        if (fail) {
+          fail = false
+          throw new Error('disk full')
+        }
+        return provider.updateJob(id, update)
+      },
+    }
+    const writer = new ThrottledJobWriter(flaky, jobId, policy, error => errors.push(error))
+    writer.addText({ content: 'one' }, 1)
+    void writer.flush()
+    void writer.enqueue(async () => order.push('checkpoint'))
+    writer.addText({ content: 'two' }, 2)
+    const done = writer.flush()
+    await vi.advanceTimersByTimeAsync(200)
+    await done
+    expect(order).toEqual(['text:one', 'checkpoint', 'text:two'])
+    expect(errors).toEqual([expect.objectContaining({ message: 'disk full' })])
+    expect((await provider.getJob(jobId))!.content).toBe('two')
+    writer.dispose()
+    expect(vi.getTimerCount()).toBe(0)
+  })
+})
