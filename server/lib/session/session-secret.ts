@@ -14,17 +14,19 @@ export const MIN_SESSION_SECRET_LENGTH = 32
 export function resolveSessionSecret(configured: string, dataDir: string): { secret: string, source: 'config' | 'file' | 'generated' } {
   if (configured) return { secret: configured, source: 'config' }
   const path = join(dataDir, 'session-secret')
+  let exists = false
   try {
     const stored = readFileSync(path, 'utf8').trim()
     if (stored.length >= MIN_SESSION_SECRET_LENGTH) return { secret: stored, source: 'file' }
+    exists = true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
   const secret = randomBytes(36).toString('base64url')
   mkdirSync(dataDir, { recursive: true })
-  // `wx` fails if another process created it first; then read theirs.
+  // `wx` fails if another process created it first; then read theirs. A too-short one is replaced.
   try {
-    writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' })
+    writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: exists ? 'w' : 'wx' })
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { secret: readFileSync(path, 'utf8').trim(), source: 'file' }
     throw error

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { runChatJob } from '../../server/lib/background-jobs/chat-job-runner'
+import { JobLiveHub } from '../../server/lib/background-jobs/live-hub'
+import { planResume, UNKNOWN_OUTCOME_ERROR, type ResumePlan } from '../../server/lib/background-jobs/resume-plan'
+import { builtinServerTools } from '../../server/lib/tools/builtin'
+import { clearServerTools, registerServerTool } from '../../server/utils/chat/tool-registry'
+import { createMemoryJobProvider } from '../../server/utils/background-jobs/providers/memory'
+import type { BackgroundJobProvider } from '../../server/utils/background-jobs/providers/provider'
+import type { BackgroundJob, JobCheckpoint } from '../../server/utils/background-jobs/types'
+import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../support/fake-openrouter'
+import { testServerConfig } from '../support/server-config'
+
+let fake: FakeOpenRouter
+let provider: BackgroundJobProvider
+let hub: JobLiveHub
+const config = testServerConfig({ openrouter: { retryBaseDelayMs: 5 } })
+const sendEmail = vi.fn(async () => 'sent')
+
+beforeAll(async () => {
+  fake = await startFakeOpenRouter()
+})
+afterAll(async () => {
+  await fake.close()
+})
+beforeEach(() => {
+  clearServerTools()
+  for (const tool of builtinServerTools) registerServerTool(tool.definition, tool.handler, tool.options)
+  registerServerTool({ type: 'function', function: { name: 'send_email', parameters: { type: 'object', properties: { to: { type: 'string' } } } }, runtime: 'server' }, sendEmail)
+  sendEmail.mockClear()
+  provider = createMemoryJobProvider()
+  hub = new JobLiveHub({ batchingEnabled: false, graceMs: 10 })
+})
+
+async function createJob(): Promise<BackgroundJob> {
+  return provider.createJob({
+    userId: 'user-1',
+    threadId: 'thread-1',
+    messageId: 'message-1',
+    type: 'chat',
+    model: 'openai/gpt-4o-mini',
+    request: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Do three things' }], fields: {} },
+  })
+}
+
+function run(job: BackgroundJob, signal = new AbortController().signal, resume?: ResumePlan) {
+  return runChatJob({ job, provider, hub, config, signal, resume, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
+}
+
+describe('runChatJob', () => {
+  it('runs the tool loop into the store: text, tool rounds, usage, and a checkpoint after each tool round', async () => {
+    fake.script([
+      toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"2+3"}' }], { text: 'Let me check.' }),
+      textReply('It is 5.'),
+    ])
+    const job = await createJob()
+    const checkpoints: JobCheckpoint[] = []
+    const update = provider.updateJobMetadata.bind(provider)
+    provider.updateJobMetadata = async (id, change) => {
+      if (change.checkpoint) checkpoints.push(structuredClone(change.checkpoint))
+      return update(id, change)
+    }
+    expect(await run(job)).toBe('complete')
+    const stored = (await provider.getJob(job.id))!
+    expect(stored).toMatchObject({ status: 'complete', content: 'Let me check.\n\nIt is 5.', finishReason: 'stop' })
+    expect(stored.toolRounds).toEqual([{ round: 1, toolCalls: [expect.objectContaining({ id: 'call_1', result: '{"expression":"2+3","result":5}' })] }])
+    expect(stored.usage?.promptTokens).toBeGreaterThan(0)
+    expect(stored.checkpoint).toBeUndefined()
+    // Before the tools ran: the pending round; after: the conversation with the results.
+    expect(checkpoints[0]).toMatchObject({ rounds: 0, toolRounds: 0, pendingToolRound: { round: 1, contentLength: 13 } })
+    expect(checkpoints.at(-1)).toMatchObject({ rounds: 1, toolRounds: 1, contentLength: 13 })
+    expect(checkpoints.at(-1)!.pendingToolRound).toBeUndefined()
+    expect(checkpoints.at(-1)!.messages.map(message => message.role)).toEqual(['user', 'assistant', 'tool'])
+    // Nobody watched: a notification.
+    expect(await provider.listNotifications('user-1')).toEqual([expect.objectContaining({ jobId: job.id, kind: 'job-complete' })])
+  })
+
+  it('stores an upstream error in words, with its status and hint', async () => {
+    fake.script([{ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }])
+    const job = await createJob()
+    expect(await run(job)).toBe('error')
+    expect(await provider.getJob(job.id)).toMatchObject({ status: 'error', error: { status: 402, kind: expect.any(String), message: expect.stringMatching(/402/), hint: expect.any(String) } })
+  })
+
+  it('on shutdown keeps the job streaming, with what streamed so far saved', async () => {
+    fake.script([textReply('A long answer that is cut short by a shutdown.', { pieceSize: 2, delayMs: 10 })])
+    const job = await createJob()
+    const controller = new AbortController()
+    const outcome = run(job, controller.signal)
+    await vi.waitFor(() => expect(hub.snapshot(job.id)!.content.length).toBeGreaterThan(6))
+    controller.abort('shutdown')
+    expect(await outcome).toBe('interrupted')
+    const stored = (await provider.getJob(job.id))!
+    expect(stored.status).toBe('streaming')
+    expect(stored.content.length).toBeGreaterThan(6)
+    expect(hub.has(job.id)).toBe(false)
+  })
+
+  it('resumes an interrupted tool round: finished calls are reused, idempotent ones re-run, others reported as unknown', async () => {
+    const job = await createJob()
+    const assistant = {
+      role: 'assistant' as const,
+      content: 'Working on it.',
+      tool_calls: [
+        { id: 'done_before', type: 'function' as const, function: { name: 'get_current_weather', arguments: '{"location":"Paris"}' } },
+        { id: 'rerun_me', type: 'function' as const, function: { name: 'calculate', arguments: '{"expression":"6*7"}' } },
+        { id: 'unknown', type: 'function' as const, function: { name: 'send_email', arguments: '{"to":"a@example.com"}' } },
+      ],
+    }
+    await provider.updateJob(job.id, { contentChunk: 'Working on it. (and text of a round the crash cut off)' })
+    await provider.appendToolExecution(job.id, 1, { id: 'done_before', name: 'get_current_weather', arguments: '{"location":"Paris"}', result: 'sunny from before the crash', executionTimeMs: 4 })
+    await provider.updateJobMetadata(job.id, {
+      checkpoint: { messages: [{ role: 'user', content: 'Do three things' }], rounds: 0, toolRounds: 0, contentLength: 0, reasoningLength: 0, pendingToolRound: { round: 1, assistant, contentLength: 14, reasoningLength: 0 } },
+    })
+    const interrupted = (await provider.getJob(job.id))!
+    const plan = planResume(interrupted)
+    expect(plan).toMatchObject({ rounds: 1, toolRounds: 0, content: 'Working on it.' })
+
+    fake.script([textReply('All three done.')])
+    const before = fake.requests.length
+    expect(await run(interrupted, undefined, plan as ResumePlan)).toBe('complete')
+
+    expect(sendEmail).not.toHaveBeenCalled()
+    const sent = fake.requests[before]!.body.messages
+    expect(sent.map(message => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool'])
+    expect(sent.slice(2)).toEqual([
+      { role: 'tool', tool_call_id: 'done_before', content: 'sunny from before the crash' },
+      { role: 'tool', tool_call_id: 'rerun_me', content: '{"expression":"6*7","result":42}' },
+      { role: 'tool', tool_call_id: 'unknown', content: `Error executing tool "send_email": ${UNKNOWN_OUTCOME_ERROR}` },
+    ])
+    const stored = (await provider.getJob(job.id))!
+    expect(stored).toMatchObject({ status: 'complete', content: 'Working on it.\n\nAll three done.', resumeCount: 1 })
+    expect(stored.toolRounds[0]!.toolCalls.map(call => call.id).sort()).toEqual(['done_before', 'rerun_me', 'unknown'])
+  })
+})
+
+describe('planResume', () => {
+  it('starts over from the request when no tool round completed, and refuses jobs it cannot resume', async () => {
+    const job = await createJob()
+    await provider.updateJob(job.id, { contentChunk: 'half an answer' })
+    expect(planResume((await provider.getJob(job.id))!)).toEqual({ messages: [{ role: 'user', content: 'Do three things' }], rounds: 0, toolRounds: 0, content: '', reasoning: '' })
+    const workflow = await provider.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'workflow', model: 'workflow' })
+    expect(planResume(workflow)).toHaveProperty('error')
+  })
+})
