@@ -14,6 +14,20 @@ const SESSION_MAX_AGE_SECONDS = 60 * 60 * 24 * 365
 let secret: string | undefined
 let secretBox: SecretBox | undefined
 
+/**
+ * Sealed cookie → user id, for cookies this process has already unsealed. A sealed cookie cannot
+ * be forged, so a hit is as good as unsealing it again (which costs ~0.5 ms of crypto); entries
+ * expire after a few minutes and the map is bounded. It matters when many tabs reconnect at once.
+ */
+const verifiedSessions = new Map<string, { userId: string, expiresAt: number }>()
+const VERIFIED_SESSION_TTL_MS = 5 * 60_000
+const MAX_VERIFIED_SESSIONS = 10_000
+
+function rememberSession(cookie: string, userId: string): void {
+  if (verifiedSessions.size >= MAX_VERIFIED_SESSIONS) verifiedSessions.delete(verifiedSessions.keys().next().value!)
+  verifiedSessions.set(cookie, { userId, expiresAt: Date.now() + VERIFIED_SESSION_TTL_MS })
+}
+
 /** The server secret (NUXT_SESSION_PASSWORD, or generated and kept under the data directory). */
 export function useSessionSecret(): string {
   if (!secret) {
@@ -36,6 +50,9 @@ export function useApiKeyBox(): SecretBox {
  * id in a sealed, HTTP-only cookie), so every visitor owns their own jobs from the first request.
  */
 export async function requireSessionUser(event: H3Event): Promise<SessionUser> {
+  const cookie = getCookie(event, SESSION_COOKIE)
+  const known = cookie ? verifiedSessions.get(cookie) : undefined
+  if (known && known.expiresAt > Date.now()) return { id: known.userId }
   const session = await useSession<{ userId?: string }>(event, {
     name: SESSION_COOKIE,
     password: useSessionSecret(),
@@ -43,5 +60,6 @@ export async function requireSessionUser(event: H3Event): Promise<SessionUser> {
     cookie: { httpOnly: true, sameSite: 'lax', path: '/', secure: getRequestProtocol(event) === 'https' },
   })
   if (!session.data.userId) await session.update({ userId: randomUUID() })
+  else if (cookie) rememberSession(cookie, session.data.userId)
   return { id: session.data.userId! }
 }

@@ -302,7 +302,7 @@ describe('restart recovery', () => {
       const second = await startApp(entry, env)
       try {
         const resumed = new SessionClient(second.url)
-        Object.assign(resumed, { cookie: (client as any).cookie })
+        resumed.cookie = client.cookie
         const job = await waitForJobEnd(resumed, jobId)
         expect(job).toMatchObject({ status: 'complete', content: TOOL_ANSWER, resumeCount: 1 })
         expect(job.toolRounds).toEqual([{ round: 1, toolCalls: [expect.objectContaining({ id: 'call_calc_1', name: 'calculate', result: CALC_RESULT })] }])

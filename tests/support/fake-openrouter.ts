@@ -24,6 +24,8 @@ import type { ChatCompletionChunk, ChatCompletionRequest, FinishReason } from '.
 /** One step of a streamed reply. */
 export type StreamStep =
   | { chunk: ChatCompletionChunk | Record<string, unknown> }
+  /** A chunk built at the moment it is written (e.g. carrying a timestamp). */
+  | { chunkAt: () => ChatCompletionChunk | Record<string, unknown> }
   | { comment: string }
   | { raw: string }
   | { delayMs: number }
@@ -94,6 +96,7 @@ async function writeStream(reply: Extract<FakeReply, { type: 'stream' }>, respon
     else if ('stall' in step) return await new Promise<void>(resolve => response.once('close', () => resolve()))
     else if ('destroy' in step) return void response.socket?.destroy()
     else if ('chunk' in step) response.write(sseData(step.chunk))
+    else if ('chunkAt' in step) response.write(sseData(step.chunkAt()))
     else if ('comment' in step) response.write(`: ${step.comment}\n\n`)
     else if ('raw' in step) response.write(step.raw)
     else if ('done' in step) response.write(SSE_DONE)
@@ -102,10 +105,12 @@ async function writeStream(reply: Extract<FakeReply, { type: 'stream' }>, respon
   response.end()
 }
 
-/** Starts the fake on a free loopback port. */
-export async function startFakeOpenRouter(initial: ReplyScript = []): Promise<FakeOpenRouter> {
+/** Starts the fake on a free loopback port. `keepRequests: false` records nothing (long benchmarks). */
+export async function startFakeOpenRouter(initial: ReplyScript = [], options: { keepRequests?: boolean } = {}): Promise<FakeOpenRouter> {
+  const keep = options.keepRequests !== false
   let script: ReplyScript = initial
   let scriptOffset = 0
+  let requestCount = 0
   const requests: RecordedRequest[] = []
   const modelRequests: IncomingHttpHeaders[] = []
   const settledWaiters = new Map<number, Array<(record: RecordedRequest) => void>>()
@@ -119,7 +124,7 @@ export async function startFakeOpenRouter(initial: ReplyScript = []): Promise<Fa
   }
 
   const markSettled = (index: number, record: RecordedRequest) => {
-    settledRecords.set(index, record)
+    if (keep) settledRecords.set(index, record)
     for (const waiter of settledWaiters.get(index) ?? []) waiter(record)
     settledWaiters.delete(index)
   }
@@ -141,7 +146,8 @@ export async function startFakeOpenRouter(initial: ReplyScript = []): Promise<Fa
 
     const rawBody = await readBody(request)
     const record: RecordedRequest = { method: request.method, path, headers: request.headers, body: JSON.parse(rawBody || '{}'), clientDisconnected: false, stepsWritten: 0 }
-    const index = requests.push(record) - 1
+    const index = requestCount++
+    if (keep) requests.push(record)
     response.once('close', () => {
       if (!response.writableFinished) record.clientDisconnected = true
       markSettled(index, record)
@@ -175,7 +181,7 @@ export async function startFakeOpenRouter(initial: ReplyScript = []): Promise<Fa
     modelRequests,
     script: (replies) => {
       script = replies
-      scriptOffset = requests.length
+      scriptOffset = requestCount
     },
     settled: index => new Promise((resolve) => {
       const done = settledRecords.get(index)

@@ -15,7 +15,8 @@ export interface ReceivedEvent {
 
 /** A browser-like client with its own session (cookie jar of one cookie). */
 export class SessionClient {
-  private cookie = ''
+  /** The `cookie` header this client sends (its session); copy it to act as the same user elsewhere. */
+  cookie = ''
 
   constructor(readonly baseUrl: string) {}
 

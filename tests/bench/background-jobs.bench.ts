@@ -1,0 +1,271 @@
+/**
+ * The background-job benchmarks of `npm run bench`: fan-out to 1,000 SSE viewers against the
+ * built server, the no-job-layer baseline, provider writes per job, and heap after 5,000 jobs.
+ * Each runs once and prints its figures in one table at the end (numbers, not assertions).
+ */
+import { fork } from 'node:child_process'
+import { request as httpRequest, Agent } from 'node:http'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { bench, describe } from 'vitest'
+import { BackgroundJobManager } from '../../server/lib/background-jobs/job-manager'
+import { runChatJob } from '../../server/lib/background-jobs/chat-job-runner'
+import { JobLiveHub } from '../../server/lib/background-jobs/live-hub'
+import { createSecretBox } from '../../server/lib/security/secret-box'
+import { finishChunk, roleChunk, textChunk, usageChunk } from '../../server/lib/openrouter-wire/chunks'
+import { clearServerTools } from '../../server/utils/chat/tool-registry'
+import { createSqliteJobProvider } from '../../server/utils/background-jobs/providers/sqlite'
+import type { BackgroundJobProvider } from '../../server/utils/background-jobs/providers/provider'
+import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
+import { fakeChunkMeta as meta, startFakeOpenRouter, textReply, type FakeOpenRouter, type FakeReply, type StreamStep } from '../support/fake-openrouter'
+import { freePort } from '../support/free-port'
+import { SessionClient } from '../support/job-stream-client'
+import { testServerConfig } from '../support/server-config'
+import { percentile, processCpuMs, processRssMb } from './support/process-stats'
+
+const JOBS = 50
+const VIEWERS_PER_JOB = 20
+const CHUNKS_PER_JOB = 500
+const CHUNK_DELAY_MS = 20
+const BATCH_INTERVAL_MS = 100
+const once = { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 }
+
+const rows: Array<{ measure: string, value: string, target: string }> = []
+const directories: string[] = []
+
+const now = () => performance.timeOrigin + performance.now()
+
+/** ~50 chunks/s, each carrying the time it was written upstream. */
+function timestampedReply(): FakeReply {
+  const steps: StreamStep[] = [{ chunk: roleChunk(meta) }]
+  for (let index = 0; index < CHUNKS_PER_JOB; index++) {
+    steps.push({ delayMs: CHUNK_DELAY_MS }, { chunkAt: () => textChunk(meta, ` t${now().toFixed(1)}`) })
+  }
+  steps.push({ chunk: finishChunk(meta, 'stop') }, { chunk: usageChunk(meta, { prompt: 10, completion: CHUNKS_PER_JOB }) }, { done: true })
+  return { type: 'stream', steps }
+}
+
+/** Reads an SSE response, calling `onData` with each frame's event name, data line and arrival time; resolves at the end. */
+function readStream(url: string, headers: Record<string, string>, agent: Agent, onData: (event: string, data: string, receivedAt: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { headers, agent }, (response) => {
+      response.setEncoding('utf8')
+      let buffer = ''
+      response.on('data', (chunk: string) => {
+        const receivedAt = now()
+        buffer += chunk
+        let end = buffer.indexOf('\n\n')
+        while (end >= 0) {
+          const frame = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const dataAt = frame.indexOf('data: ')
+          const eventAt = frame.indexOf('event: ')
+          const event = eventAt >= 0 ? frame.slice(eventAt + 7, frame.indexOf('\n', eventAt)) : 'message'
+          if (dataAt >= 0) onData(event, frame.slice(dataAt + 6), receivedAt)
+          end = buffer.indexOf('\n\n')
+        }
+      })
+      response.on('end', () => resolve())
+      response.on('error', reject)
+    })
+    request.on('error', reject)
+    request.end()
+  })
+}
+
+const MARKER = /t(\d{13}\.\d)/g
+
+/**
+ * Counts the chunks a frame delivers and records their latency. Chunks inside a snapshot (a viewer
+ * joining mid-answer) count as delivered but not towards latency: they were written before the
+ * viewer connected.
+ */
+function collectLatencies(event: string, data: string, receivedAt: number, into: number[]): number {
+  let count = 0
+  for (const match of data.matchAll(MARKER)) {
+    if (event !== 'snapshot') into.push(receivedAt - Number(match[1]))
+    count++
+  }
+  return count
+}
+
+async function measureCpu<T>(pid: number, work: (sampleRss: () => void) => Promise<T>): Promise<{ result: T, cpuMs: number, peakRssMb: number, seconds: number }> {
+  let peakRssMb = processRssMb(pid)
+  const sample = () => { peakRssMb = Math.max(peakRssMb, processRssMb(pid)) }
+  const timer = setInterval(sample, 250)
+  const cpuBefore = processCpuMs(pid)
+  const started = now()
+  try {
+    const result = await work(sample)
+    return { result, cpuMs: processCpuMs(pid) - cpuBefore, peakRssMb, seconds: (now() - started) / 1000 }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+let ourCpuPerChunkMs = 0
+
+// Benchmarks do not run hooks around `bench`, so set-up happens at load and the report at the end.
+const fake: FakeOpenRouter = await startFakeOpenRouter()
+const entry = await buildApp()
+
+function report(): void {
+  void fake.close()
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true })
+  console.log('\nBackground jobs benchmark')
+  console.table(rows)
+}
+
+describe('background jobs', () => {
+  bench(`fan-out: ${JOBS} jobs × ${VIEWERS_PER_JOB} SSE viewers`, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'or3-bench-'))
+    directories.push(dataDir)
+    const app: RunningApp = await startApp(entry, {
+      NUXT_OPENROUTER_BASE_URL: fake.url,
+      NUXT_OPENROUTER_API_KEY: 'sk-or-bench',
+      NUXT_DATA_DIR: dataDir,
+      NUXT_SESSION_PASSWORD: 'a-benchmark-session-password-long-enough',
+      NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: String(JOBS * 2),
+      NUXT_BACKGROUND_JOBS_MAX_JOBS_PER_USER: String(JOBS * 2),
+      NUXT_BACKGROUND_JOBS_SSE_BATCHING_INTERVAL_MS: String(BATCH_INTERVAL_MS),
+    })
+    const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
+    try {
+      fake.script(() => timestampedReply())
+      const client = new SessionClient(app.url)
+      await client.json('/api/jobs')
+      const latencies: number[] = []
+      let delivered = 0
+      const { cpuMs, peakRssMb, seconds } = await measureCpu(app.process.pid!, async () => {
+        const viewers: Array<Promise<void>> = []
+        for (let job = 0; job < JOBS; job++) {
+          const jobId = await client.startJob({ model: 'bench/model', messages: [{ role: 'user', content: `job ${job}` }] })
+          for (let viewer = 0; viewer < VIEWERS_PER_JOB; viewer++) {
+            viewers.push(readStream(`${app.url}/api/jobs/${jobId}/stream`, { cookie: client.cookie, accept: 'text/event-stream' }, agent, (event, data, receivedAt) => {
+              delivered += collectLatencies(event, data, receivedAt, latencies)
+            }))
+          }
+        }
+        await Promise.all(viewers)
+      })
+      const sorted = Float64Array.from(latencies).sort()
+      ourCpuPerChunkMs = cpuMs / delivered
+      rows.push(
+        { measure: 'fan-out: SSE connections', value: String(JOBS * VIEWERS_PER_JOB), target: '1,000' },
+        { measure: 'fan-out: delivered deltas/s', value: Math.round(delivered / seconds).toLocaleString('en'), target: `${(JOBS * VIEWERS_PER_JOB * 1000 / CHUNK_DELAY_MS).toLocaleString('en')} offered` },
+        { measure: 'fan-out: deltas delivered / expected', value: `${delivered.toLocaleString('en')} / ${(JOBS * VIEWERS_PER_JOB * CHUNKS_PER_JOB).toLocaleString('en')}`, target: 'all' },
+        { measure: 'fan-out: latency p50 (upstream write → viewer)', value: `${percentile(sorted, 0.5).toFixed(1)} ms`, target: '' },
+        { measure: 'fan-out: latency p99', value: `${percentile(sorted, 0.99).toFixed(1)} ms`, target: `≤ ${BATCH_INTERVAL_MS + 25} ms` },
+        { measure: 'fan-out: server peak RSS', value: `${peakRssMb.toFixed(0)} MB`, target: '≤ 400 MB' },
+        { measure: 'fan-out: server CPU per delivered delta', value: `${(ourCpuPerChunkMs * 1000).toFixed(2)} µs`, target: '' },
+      )
+    } finally {
+      agent.destroy()
+      await app.stop()
+    }
+  }, once)
+
+  bench(`baseline: ${JOBS} upstream streams piped to one client each, no job layer`, async () => {
+    const port = await freePort()
+    const proxy = fork(join(import.meta.dirname, 'support/passthrough-proxy.mjs'), { env: { ...process.env, PORT: String(port), UPSTREAM_URL: fake.url }, stdio: 'ignore' })
+    await new Promise(resolve => proxy.once('message', resolve))
+    const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
+    try {
+      fake.script(() => timestampedReply())
+      let delivered = 0
+      const latencies: number[] = []
+      const { cpuMs } = await measureCpu(proxy.pid!, async () => {
+        await Promise.all(Array.from({ length: JOBS }, () => readStream(`http://127.0.0.1:${port}/`, {}, agent, (event, data, receivedAt) => {
+          delivered += collectLatencies(event, data, receivedAt, latencies)
+        })))
+      })
+      const baselinePerChunkMs = cpuMs / delivered
+      rows.push(
+        { measure: 'baseline: CPU per delivered chunk', value: `${(baselinePerChunkMs * 1000).toFixed(2)} µs`, target: '' },
+        { measure: 'job layer CPU per delivered chunk ÷ baseline', value: `${(ourCpuPerChunkMs / baselinePerChunkMs).toFixed(2)}×`, target: '≤ 3×' },
+      )
+    } finally {
+      agent.destroy()
+      proxy.kill()
+    }
+  }, once)
+
+  bench('provider writes for a 2,000-chunk answer (sqlite)', async () => {
+    clearServerTools()
+    const dataDir = mkdtempSync(join(tmpdir(), 'or3-bench-writes-'))
+    directories.push(dataDir)
+    const sqlite = createSqliteJobProvider({ path: join(dataDir, 'writes.sqlite') })
+    let writes = 0
+    const counted = (name: keyof BackgroundJobProvider) => async (...args: unknown[]) => {
+      writes++
+      return (sqlite[name] as (...inner: unknown[]) => unknown)(...args)
+    }
+    const provider: BackgroundJobProvider = { ...sqlite, updateJob: counted('updateJob'), updateJobMetadata: counted('updateJobMetadata'), appendToolExecution: counted('appendToolExecution'), completeJob: counted('completeJob') } as BackgroundJobProvider
+    const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-bench' } })
+    fake.script(() => textReply('x'.repeat(2000), { pieceSize: 1, delayMs: 1 }))
+    const job = await sqlite.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'bench/model', request: { model: 'bench/model', messages: [{ role: 'user', content: 'go' }], fields: {} } })
+    const started = now()
+    await runChatJob({ job, provider, hub: new JobLiveHub(), config, endpoint: { baseUrl: fake.url, apiKey: 'sk-bench', label: 'OpenRouter' }, signal: new AbortController().signal })
+    const windows = Math.ceil((now() - started) / config.backgroundJobs.flush.intervalMs)
+    const stored = await sqlite.getJob(job.id)
+    await sqlite.close()
+    rows.push(
+      { measure: 'writes: provider writes for 2,000 chunks', value: `${writes} (${stored!.content.length} chars stored)`, target: `≤ ${windows + 1} (flush windows + final)` },
+      { measure: 'writes: fewer than one per chunk by', value: `${(2000 / writes).toFixed(0)}×`, target: '≥ 20×' },
+    )
+  }, once)
+
+  bench('heap after 5,000 completed jobs with viewers', async () => {
+    clearServerTools()
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const dataDir = mkdtempSync(join(tmpdir(), 'or3-bench-heap-'))
+    directories.push(dataDir)
+    const provider = createSqliteJobProvider({ path: join(dataDir, 'heap.sqlite') })
+    const hub = new JobLiveHub({ graceMs: 20 })
+    const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-bench' }, backgroundJobs: { maxConcurrentJobs: 100, maxJobsPerUser: 100 } })
+    const manager = new BackgroundJobManager({ provider, hub, config, secretBox: createSecretBox('a benchmark secret that is long enough') })
+    // An upstream of its own that keeps no request log, so the heap measured is the job layer's.
+    const upstream = await startFakeOpenRouter([], { keepRequests: false })
+    config.openrouter.baseUrl = upstream.url
+    upstream.script(() => textReply('A short answer for the heap benchmark, in a few chunks.', { pieceSize: 6 }))
+    const runJobs = async (count: number) => {
+      for (let offset = 0; offset < count; offset += 50) {
+        await Promise.all(Array.from({ length: Math.min(50, count - offset) }, async (_, index) => {
+          const job = await manager.startChatJob({ userId: `user-${index % 10}`, request: { model: 'bench/model', messages: [{ role: 'user', content: 'hi' }], fields: {} } })
+          let disposeAll = () => {}
+          const ended = new Promise<void>((resolve) => {
+            const viewers = [0, 1].map(() => hub.subscribe(job.id, (event) => {
+              if (event.event.type === 'status') {
+                disposeAll()
+                resolve()
+              }
+            })!)
+            disposeAll = () => viewers.forEach(viewer => viewer.dispose())
+          })
+          await ended
+        }))
+      }
+    }
+    const settle = async () => {
+      await new Promise(resolve => setTimeout(resolve, 100))
+      for (let round = 0; round < 3; round++) gc()
+      return process.memoryUsage().heapUsed / 1024 / 1024
+    }
+    await runJobs(200)
+    const baseline = await settle()
+    await runJobs(5000)
+    const after = await settle()
+    await manager.shutdown()
+    await provider.close()
+    await upstream.close()
+    rows.push(
+      { measure: 'heap: after 5,000 jobs vs baseline', value: `${(after - baseline).toFixed(1)} MB (${baseline.toFixed(0)} → ${after.toFixed(0)} MB)`, target: '≤ 10 MB' },
+      { measure: 'heap: live job states left', value: String(hub.size), target: '0' },
+    )
+    report()
+  }, once)
+})
