@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort } from '../../support/free-port'
 
@@ -52,6 +53,8 @@ interface SpawnedServer {
 
 async function spawnServer(entry: string, env: Record<string, string>): Promise<SpawnedServer> {
   const port = await freePort()
+  // Each server gets its own data directory (database, session secret) unless the test shares one.
+  env = { NUXT_DATA_DIR: mkdtempSync(join(tmpdir(), 'or3-app-data-')), ...env }
   let output = ''
   const child = spawn(process.execPath, [entry], {
     env: productionEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),
