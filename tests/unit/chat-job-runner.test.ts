@@ -50,6 +50,7 @@ describe('runChatJob', () => {
   it('runs the tool loop into the store: text, tool rounds, usage, and a checkpoint after each tool round', async () => {
     fake.script([
       toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"2+3"}' }], { text: 'Let me check.' }),
+      toolCallReply([{ id: 'call_2', name: 'calculate', arguments: '{"expression":"5*2"}' }]),
       textReply('It is 5.'),
     ])
     const job = await createJob()
@@ -62,14 +63,23 @@ describe('runChatJob', () => {
     expect(await run(job)).toBe('complete')
     const stored = (await provider.getJob(job.id))!
     expect(stored).toMatchObject({ status: 'complete', content: 'Let me check.\n\nIt is 5.', finishReason: 'stop' })
-    expect(stored.toolRounds).toEqual([{ round: 1, toolCalls: [expect.objectContaining({ id: 'call_1', result: '{"expression":"2+3","result":5}' })] }])
+    expect(stored.toolRounds).toEqual([
+      { round: 1, toolCalls: [expect.objectContaining({ id: 'call_1', result: '{"expression":"2+3","result":5}' })] },
+      { round: 2, toolCalls: [expect.objectContaining({ id: 'call_2', result: '{"expression":"5*2","result":10}' })] },
+    ])
+    // Viewers see every call of the job, in order, with its status and timing; a late viewer's snapshot too.
+    expect(stored.activeToolCalls.map(call => [call.id, call.round, call.status])).toEqual([['call_1', 1, 'completed'], ['call_2', 2, 'completed']])
+    expect(stored.activeToolCalls[0]!.executionTimeMs).toBeTypeOf('number')
+    expect(hub.snapshot(job.id)).toMatchObject({ toolRounds: stored.toolRounds, activeToolCalls: stored.activeToolCalls })
     expect(stored.usage?.promptTokens).toBeGreaterThan(0)
     expect(stored.checkpoint).toBeUndefined()
     // Before the tools ran: the pending round; after: the conversation with the results.
     expect(checkpoints[0]).toMatchObject({ rounds: 0, toolRounds: 0, pendingToolRound: { round: 1, contentLength: 13 } })
-    expect(checkpoints.at(-1)).toMatchObject({ rounds: 1, toolRounds: 1, contentLength: 13 })
-    expect(checkpoints.at(-1)!.pendingToolRound).toBeUndefined()
-    expect(checkpoints.at(-1)!.messages.map(message => message.role)).toEqual(['user', 'assistant', 'tool'])
+    expect(checkpoints[1]).toMatchObject({ rounds: 1, toolRounds: 1, contentLength: 13 })
+    expect(checkpoints[1]!.pendingToolRound).toBeUndefined()
+    expect(checkpoints[1]!.messages.map(message => message.role)).toEqual(['user', 'assistant', 'tool'])
+    expect(checkpoints.at(-1)).toMatchObject({ rounds: 2, toolRounds: 2 })
+    expect(checkpoints.at(-1)!.messages.map(message => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool'])
     // Nobody watched: a notification.
     expect(await provider.listNotifications('user-1')).toEqual([expect.objectContaining({ jobId: job.id, kind: 'job-complete' })])
   })

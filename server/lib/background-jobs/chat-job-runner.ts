@@ -17,6 +17,7 @@ import type { JobLiveHub, JobTerminal } from './live-hub'
 import { ThrottledJobWriter } from './job-writer'
 import { UNKNOWN_OUTCOME_ERROR, type ResumePlan } from './resume-plan'
 import { notifyUnwatchedJob } from './job-notifications'
+import { withToolExecution } from './job-record'
 
 /** Why a job's signal was aborted. */
 export type JobStopReason = 'user' | 'timeout' | 'shutdown'
@@ -44,7 +45,7 @@ export interface ChatJobRunOptions {
 }
 
 /** Tool results are shown to viewers up to this length (the model gets them whole). */
-const DISPLAY_RESULT_CHARS = 4_000
+const DISPLAY_RESULT_CHARS = 2_000
 
 function displayResult(result: string): string {
   return result.length > DISPLAY_RESULT_CHARS ? `${result.slice(0, DISPLAY_RESULT_CHARS)}…` : result
@@ -78,11 +79,13 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   let reasoning = resume?.reasoning ?? ''
   let chunksReceived = job.chunksReceived
   let toolsRunning = 0
-  let activeCalls: ActiveToolCall[] = []
+  // Every tool call of the job, in call order (a resumed job keeps the ones that had finished).
+  let activeCalls: ActiveToolCall[] = resume ? job.activeToolCalls.filter(call => call.status === 'completed' || call.status === 'error') : []
+  let toolRounds = job.toolRounds
   const activity = () => options.onActivity?.(toolsRunning)
 
   const setActiveCall = (call: ActiveToolCall) => {
-    const index = activeCalls.findIndex(item => item.id === call.id)
+    const index = activeCalls.findIndex(item => item.id === call.id && item.round === call.round)
     activeCalls = index >= 0 ? activeCalls.with(index, call) : [...activeCalls, call]
     hub.updateToolCall(job.id, call)
     void writer.setActiveToolCalls(activeCalls)
@@ -93,6 +96,8 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   }
   const recordExecution = (round: number, record: ToolCallRecord) => {
     const execution = { id: record.id, name: record.name, arguments: record.arguments, result: record.result, executionTimeMs: record.executionTimeMs, ...(record.error === undefined ? {} : { error: record.error }) }
+    toolRounds = withToolExecution(toolRounds, round, execution)
+    hub.setToolRounds(job.id, toolRounds)
     void writer.enqueue(() => provider.appendToolExecution(job.id, round, execution))
   }
   const onToolStart = (round: number, id: string, name: string, args: string, startedAt: number) => {
@@ -108,11 +113,11 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   }
 
   // On resume, rewind to the checkpoint so viewers and the store agree on the text.
-  const startState: BackgroundJob = { ...job, content, reasoning, activeToolCalls: [] }
+  const startState: BackgroundJob = { ...job, content, reasoning, activeToolCalls: activeCalls }
   if (resume) {
     startState.resumeCount = job.resumeCount + 1
     await provider.updateJobMetadata(job.id, { content, reasoning, resumeCount: startState.resumeCount })
-    await provider.updateJob(job.id, { activeToolCalls: [] })
+    await provider.updateJob(job.id, { activeToolCalls: activeCalls })
   }
   hub.open(toPublicJob(startState))
 
@@ -121,12 +126,11 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   const offered = new Set(toolExecution.enabled ? getEnabledDefinitions(request.toolNames).map(tool => tool.function.name) : [])
   let messages: ChatMessage[] = resume?.messages ?? request.messages
   let rounds = resume?.rounds ?? 0
-  let toolRounds = resume?.toolRounds ?? 0
+  let completedToolRounds = resume?.toolRounds ?? 0
 
   if (resume?.interruptedRound) {
     const { round, assistant, calls } = resume.interruptedRound
-    activeCalls = calls.map(call => ({ id: call.id, name: call.name, arguments: call.arguments, round, status: 'pending' }))
-    for (const call of activeCalls) hub.updateToolCall(job.id, call)
+    for (const call of calls) setActiveCall({ id: call.id, name: call.name, arguments: call.arguments, round, status: 'pending' })
     const records: ToolCallRecord[] = []
     const rerun = calls.filter(call => !call.recorded && getServerTool(call.name)?.idempotent && offered.has(call.name))
     const rerunRecords = await runToolCalls(rerun.map(call => ({ index: 0, id: call.id, name: call.name, arguments: call.arguments })), {
@@ -155,8 +159,8 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
     }
     messages = [...messages, assistant, ...records.map(record => ({ role: 'tool' as const, tool_call_id: record.id, content: record.result }))]
     rounds = round
-    toolRounds++
-    saveCheckpoint({ messages, rounds, toolRounds, contentLength: content.length, reasoningLength: reasoning.length })
+    completedToolRounds++
+    saveCheckpoint({ messages, rounds, toolRounds: completedToolRounds, contentLength: content.length, reasoningLength: reasoning.length })
   }
 
   const result = signal.aborted
@@ -176,7 +180,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         maxToolsPerRound: toolExecution.maxToolsPerRound,
         roundTimeoutMs: toolExecution.roundTimeoutMs,
         signal,
-        resume: { rounds, toolRounds, content, reasoning },
+        resume: { rounds, toolRounds: completedToolRounds, content, reasoning },
         callbacks: {
           onTextDelta: (text) => {
             content += text
@@ -193,9 +197,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
             activity()
           },
           onToolRoundStart: ({ round, assistant, calls }) => {
-            hub.resetToolCalls(job.id)
-            activeCalls = []
-            saveCheckpoint({ messages: [...messages], rounds, toolRounds, contentLength: content.length, reasoningLength: reasoning.length, pendingToolRound: { round, assistant: structuredClone(assistant), contentLength: content.length, reasoningLength: reasoning.length } })
+            saveCheckpoint({ messages: [...messages], rounds, toolRounds: completedToolRounds, contentLength: content.length, reasoningLength: reasoning.length, pendingToolRound: { round, assistant: structuredClone(assistant), contentLength: content.length, reasoningLength: reasoning.length } })
             for (const call of calls) setActiveCall({ id: call.id, name: call.name, arguments: call.arguments, round, status: 'pending' })
           },
           onToolCallStart: call => onToolStart(call.round, call.id, call.name, call.arguments, call.startedAt),
@@ -203,9 +205,9 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
           onRoundFinish: (round) => {
             rounds = round.round
             if (round.toolCalls.length === 0) return
-            toolRounds++
+            completedToolRounds++
             messages = [...round.messages]
-            saveCheckpoint({ messages, rounds, toolRounds, contentLength: content.length, reasoningLength: reasoning.length })
+            saveCheckpoint({ messages, rounds, toolRounds: completedToolRounds, contentLength: content.length, reasoningLength: reasoning.length })
           },
         },
       })

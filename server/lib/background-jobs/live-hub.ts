@@ -6,7 +6,7 @@
  * State of a finished job is dropped once its last viewer has left (after `graceMs`).
  */
 import { randomBytes } from 'node:crypto'
-import type { ActiveToolCall, JobError, JobStatus, PublicJob, WorkflowState } from '../../utils/background-jobs/types'
+import type { ActiveToolCall, JobError, JobStatus, PublicJob, ToolRoundRecord, WorkflowState } from '../../utils/background-jobs/types'
 import type { Usage } from '../../utils/openrouter/types'
 import { formatEventId, formatSseFrame, type JobStreamEvent, type SequencedJobEvent } from './job-stream-events'
 
@@ -165,10 +165,10 @@ export class JobLiveHub {
     this.broadcast(live, { type: 'tool-call', toolCall })
   }
 
-  /** Clears the tool calls of earlier rounds (a new round starts). */
-  resetToolCalls(jobId: string): void {
+  /** Keeps the snapshot's completed tool rounds current (no event: `tool-call` events carry the news). */
+  setToolRounds(jobId: string, toolRounds: ToolRoundRecord[]): void {
     const live = this.jobs.get(jobId)
-    if (live) live.toolCalls = []
+    if (live) live.base = { ...live.base, toolRounds }
   }
 
   /** A workflow moved on. */

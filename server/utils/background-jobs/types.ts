@@ -18,7 +18,7 @@ export function isTerminalStatus(status: JobStatus): boolean {
   return status !== 'streaming'
 }
 
-/** A tool call of the round in progress, as viewers see it. */
+/** One tool call of a job (any round), as viewers see it: status, timing and result. */
 export interface ActiveToolCall {
   id: string
   name: string
@@ -123,7 +123,9 @@ export interface BackgroundJob {
   content: string
   reasoning: string
   chunksReceived: number
+  /** Every tool call so far, in call order, with its live status (the seed's name). */
   activeToolCalls: ActiveToolCall[]
+  /** Executed calls with the full text the model got, by round. */
   toolRounds: ToolRoundRecord[]
   workflowState?: WorkflowState
   usage?: Usage
