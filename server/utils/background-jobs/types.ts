@@ -10,14 +10,6 @@ export type JobType = 'chat' | 'workflow'
 /** A job is `streaming` until it reaches one of the three terminal states. */
 export type JobStatus = 'streaming' | 'complete' | 'error' | 'aborted'
 
-/** The states a job ends in. */
-export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['complete', 'error', 'aborted']
-
-/** Whether `status` is final. */
-export function isTerminalStatus(status: JobStatus): boolean {
-  return status !== 'streaming'
-}
-
 /** One tool call of a job (any round), as viewers see it: status, timing and result. */
 export interface ActiveToolCall {
   id: string
