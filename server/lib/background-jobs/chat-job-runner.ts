@@ -100,6 +100,14 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
     hub.setToolRounds(job.id, toolRounds)
     void writer.enqueue(() => provider.appendToolExecution(job.id, round, execution))
   }
+  const onStreamed = (kind: 'content' | 'reasoning', text: string) => {
+    if (kind === 'content') content += text
+    else reasoning += text
+    chunksReceived++
+    hub.appendText(job.id, { [kind]: text }, chunksReceived)
+    writer.addText({ [kind]: text }, chunksReceived)
+    activity()
+  }
   const onToolStart = (round: number, id: string, name: string, args: string, startedAt: number) => {
     toolsRunning++
     activity()
@@ -182,20 +190,8 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         signal,
         resume: { rounds, toolRounds: completedToolRounds, content, reasoning },
         callbacks: {
-          onTextDelta: (text) => {
-            content += text
-            chunksReceived++
-            hub.appendText(job.id, { content: text }, chunksReceived)
-            writer.addText({ content: text }, chunksReceived)
-            activity()
-          },
-          onReasoningDelta: (text) => {
-            reasoning += text
-            chunksReceived++
-            hub.appendText(job.id, { reasoning: text }, chunksReceived)
-            writer.addText({ reasoning: text }, chunksReceived)
-            activity()
-          },
+          onTextDelta: text => onStreamed('content', text),
+          onReasoningDelta: text => onStreamed('reasoning', text),
           onToolRoundStart: ({ round, assistant, calls }) => {
             saveCheckpoint({ messages: [...messages], rounds, toolRounds: completedToolRounds, contentLength: content.length, reasoningLength: reasoning.length, pendingToolRound: { round, assistant: structuredClone(assistant), contentLength: content.length, reasoningLength: reasoning.length } })
             for (const call of calls) setActiveCall({ id: call.id, name: call.name, arguments: call.arguments, round, status: 'pending' })
