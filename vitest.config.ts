@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config'
 
 // Projects by environment: `unit` runs domain modules in plain Node (no Nuxt, no Nitro);
+// `convex` runs the convex/ functions under convex-test (the edge runtime Convex uses);
 // `e2e` builds the real app once per file and talks to it over HTTP.
 export default defineConfig({
   test: {
@@ -11,6 +12,15 @@ export default defineConfig({
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           benchmark: { include: ['tests/bench/**/*.bench.ts'] },
+        },
+      },
+      {
+        test: {
+          name: 'convex',
+          include: ['convex/**/*.test.ts'],
+          environment: 'edge-runtime',
+          server: { deps: { inline: ['convex-test'] } },
+          benchmark: { include: [] },
         },
       },
       {

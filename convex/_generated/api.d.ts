@@ -1,0 +1,35 @@
+/* eslint-disable */
+  /**
+   * Generated `api` utility.
+   *
+   * THIS CODE IS AUTOMATICALLY GENERATED.
+   *
+   * To regenerate, run `npx convex dev`.
+   * @module
+   */
+  
+  import type { ApiFromModules, FilterApi, FunctionReference } from "convex/server";
+  import type * as jobs from "../jobs.js";
+import type * as leases from "../leases.js";
+import type * as lib_jobRecords from "../lib/jobRecords.js";
+import type * as lib_serverGuard from "../lib/serverGuard.js";
+import type * as notifications from "../notifications.js";
+
+  /**
+   * A utility for referencing Convex functions in your app's API.
+   *
+   * Usage:
+   * ```js
+   * const myFunctionReference = api.myModule.myFunction;
+   * ```
+   */
+  declare const fullApi: ApiFromModules<{
+    "jobs": typeof jobs,
+"leases": typeof leases,
+"lib/jobRecords": typeof lib_jobRecords,
+"lib/serverGuard": typeof lib_serverGuard,
+"notifications": typeof notifications,
+  }>;
+  export declare const api: FilterApi<typeof fullApi, FunctionReference<any, "public">>;
+  export declare const internal: FilterApi<typeof fullApi, FunctionReference<any, "internal">>;
+  

@@ -1,0 +1,175 @@
+/**
+ * Reading and writing a job's rows: the job document plus its tool calls and checkpoint,
+ * assembled into the record shape the Nitro server uses (camelCase, like BackgroundJob).
+ */
+import type { Doc } from '../_generated/dataModel'
+import type { MutationCtx, QueryCtx } from '../_generated/server'
+import { v, type Infer } from 'convex/values'
+
+export const activeToolCall = v.object({
+  id: v.string(),
+  name: v.string(),
+  arguments: v.string(),
+  round: v.number(),
+  status: v.union(v.literal('pending'), v.literal('running'), v.literal('completed'), v.literal('error')),
+  timedOut: v.optional(v.boolean()),
+  startedAt: v.optional(v.number()),
+  finishedAt: v.optional(v.number()),
+  executionTimeMs: v.optional(v.number()),
+  result: v.optional(v.string()),
+  error: v.optional(v.string()),
+})
+
+export const toolExecution = v.object({
+  id: v.string(),
+  name: v.string(),
+  arguments: v.string(),
+  result: v.string(),
+  error: v.optional(v.string()),
+  executionTimeMs: v.number(),
+})
+
+export type ActiveToolCallArg = Infer<typeof activeToolCall>
+
+/** The job document of `jobId`, if any. */
+export async function findJob(ctx: QueryCtx, jobId: string): Promise<Doc<'background_jobs'> | null> {
+  return ctx.db.query('background_jobs').withIndex('by_job_id', q => q.eq('job_id', jobId)).unique()
+}
+
+/**
+ * The job if it may still be written by `owner`: it exists, is streaming, and no other instance
+ * holds its lease. A stale instance's late writes are refused this way.
+ */
+export async function writableJob(ctx: QueryCtx, jobId: string, owner: string | undefined): Promise<Doc<'background_jobs'> | null> {
+  const job = await findJob(ctx, jobId)
+  if (!job || job.status !== 'streaming') return null
+  if (owner !== undefined && job.lease_owner !== undefined && job.lease_owner !== owner) return null
+  return job
+}
+
+export async function toolCallRows(ctx: QueryCtx, jobId: string): Promise<Array<Doc<'job_tool_calls'>>> {
+  return ctx.db.query('job_tool_calls').withIndex('by_job_and_position', q => q.eq('job_id', jobId)).collect()
+}
+
+function toActiveToolCall(row: Doc<'job_tool_calls'>): ActiveToolCallArg {
+  const call: ActiveToolCallArg = { id: row.call_id, name: row.name, arguments: row.arguments, round: row.round, status: row.status }
+  if (row.timed_out !== undefined) call.timedOut = row.timed_out
+  if (row.started_at !== undefined) call.startedAt = row.started_at
+  if (row.finished_at !== undefined) call.finishedAt = row.finished_at
+  if (row.execution_time_ms !== undefined) call.executionTimeMs = row.execution_time_ms
+  if (row.display_result !== undefined) call.result = row.display_result
+  if (row.error !== undefined) call.error = row.error
+  return call
+}
+
+/** Replaces the job's active tool call list, keeping executed calls for its tool rounds. */
+export async function replaceActiveToolCalls(ctx: MutationCtx, jobId: string, calls: ActiveToolCallArg[]): Promise<void> {
+  const rows = await toolCallRows(ctx, jobId)
+  const listed = new Set<string>()
+  for (const [position, call] of calls.entries()) {
+    listed.add(`${call.round}:${call.id}`)
+    const fields = {
+      position,
+      active: true,
+      name: call.name,
+      arguments: call.arguments,
+      status: call.status,
+      timed_out: call.timedOut,
+      started_at: call.startedAt,
+      finished_at: call.finishedAt,
+      execution_time_ms: call.executionTimeMs,
+      display_result: call.result,
+      error: call.error,
+    }
+    const existing = rows.find(row => row.round === call.round && row.call_id === call.id)
+    if (existing) await ctx.db.patch(existing._id, fields)
+    else await ctx.db.insert('job_tool_calls', { job_id: jobId, round: call.round, call_id: call.id, ...fields })
+  }
+  for (const row of rows) {
+    if (listed.has(`${row.round}:${row.call_id}`)) continue
+    if (row.executed) {
+      if (row.active) await ctx.db.patch(row._id, { active: false })
+    } else {
+      await ctx.db.delete(row._id)
+    }
+  }
+}
+
+/** Records an executed call (its full result) in its round. */
+export async function recordToolExecution(ctx: MutationCtx, jobId: string, round: number, execution: Infer<typeof toolExecution>): Promise<void> {
+  const existing = await ctx.db.query('job_tool_calls').withIndex('by_job_and_call', q => q.eq('job_id', jobId).eq('round', round).eq('call_id', execution.id)).unique()
+  const rows = await toolCallRows(ctx, jobId)
+  const sequence = existing?.executed?.sequence ?? rows.filter(row => row.executed).length
+  const executed = { result: execution.result, error: execution.error, execution_time_ms: execution.executionTimeMs, sequence }
+  if (existing) {
+    await ctx.db.patch(existing._id, { executed, name: execution.name, arguments: execution.arguments })
+  } else {
+    await ctx.db.insert('job_tool_calls', {
+      job_id: jobId, round, call_id: execution.id, position: rows.length + 1_000_000, active: false,
+      name: execution.name, arguments: execution.arguments, status: execution.error === undefined ? 'completed' : 'error', executed,
+    })
+  }
+}
+
+/** Deletes a job's tool calls, checkpoint and notifications (the job document stays). */
+export async function deleteJobRows(ctx: MutationCtx, jobId: string): Promise<void> {
+  for (const row of await toolCallRows(ctx, jobId)) await ctx.db.delete(row._id)
+  const checkpoint = await ctx.db.query('job_checkpoints').withIndex('by_job_id', q => q.eq('job_id', jobId)).unique()
+  if (checkpoint) await ctx.db.delete(checkpoint._id)
+  for (const notification of await ctx.db.query('job_notifications').withIndex('by_job_id', q => q.eq('job_id', jobId)).collect()) {
+    await ctx.db.delete(notification._id)
+  }
+}
+
+/** Stores, replaces or (with null) removes the job's checkpoint. */
+export async function writeCheckpoint(ctx: MutationCtx, jobId: string, checkpoint: string | null): Promise<void> {
+  const existing = await ctx.db.query('job_checkpoints').withIndex('by_job_id', q => q.eq('job_id', jobId)).unique()
+  if (checkpoint === null) {
+    if (existing) await ctx.db.delete(existing._id)
+  } else if (existing) {
+    await ctx.db.patch(existing._id, { checkpoint })
+  } else {
+    await ctx.db.insert('job_checkpoints', { job_id: jobId, checkpoint })
+  }
+}
+
+/** The job as the server's BackgroundJob record (JSON fields parsed). */
+export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, options: { withToolCalls?: boolean } = {}) {
+  const rows = options.withToolCalls === false ? [] : await toolCallRows(ctx, job.job_id)
+  const rounds = new Map<number, Array<{ sequence: number, call: Infer<typeof toolExecution> }>>()
+  for (const row of rows) {
+    if (!row.executed) continue
+    const call: Infer<typeof toolExecution> = { id: row.call_id, name: row.name, arguments: row.arguments, result: row.executed.result, executionTimeMs: row.executed.execution_time_ms }
+    if (row.executed.error !== undefined) call.error = row.executed.error
+    rounds.set(row.round, [...(rounds.get(row.round) ?? []), { sequence: row.executed.sequence, call }])
+  }
+  const checkpoint = await ctx.db.query('job_checkpoints').withIndex('by_job_id', q => q.eq('job_id', job.job_id)).unique()
+  return {
+    id: job.job_id,
+    userId: job.user_id,
+    threadId: job.thread_id,
+    messageId: job.message_id,
+    type: job.type,
+    model: job.model,
+    status: job.status,
+    content: job.content,
+    reasoning: job.reasoning,
+    chunksReceived: job.chunks_received,
+    activeToolCalls: rows.filter(row => row.active).sort((a, b) => a.position - b.position).map(toActiveToolCall),
+    toolRounds: [...rounds.entries()].sort(([a], [b]) => a - b).map(([round, calls]) => ({ round, toolCalls: calls.sort((a, b) => a.sequence - b.sequence).map(item => item.call) })),
+    workflowState: job.workflow_state ? JSON.parse(job.workflow_state) : undefined,
+    usage: job.usage,
+    error: job.error,
+    finishReason: job.finish_reason,
+    startedAt: job.started_at,
+    updatedAt: job.updated_at,
+    completedAt: job.completed_at,
+    resumeCount: job.resume_count,
+    request: job.request ? JSON.parse(job.request) : undefined,
+    checkpoint: checkpoint ? JSON.parse(checkpoint.checkpoint) : undefined,
+    apiKeyCiphertext: job.api_key_ciphertext,
+    leaseOwner: job.lease_owner,
+    leaseExpiresAt: job.lease_expires_at,
+    abortRequested: job.abort_requested_at !== undefined,
+  }
+}

@@ -1,0 +1,19 @@
+import { convexTest } from 'convex-test'
+import { beforeEach } from 'vitest'
+import { createConvexJobProvider, type ConvexFunctionClient } from '../server/utils/background-jobs/providers/convex'
+import { describeJobProviderContract } from '../tests/support/job-provider-contract'
+import schema from './schema'
+
+const modules = import.meta.glob('./**/*.ts')
+const secret = 'a-convex-test-server-secret-of-enough-length'
+
+beforeEach(() => {
+  process.env.OR3_SERVER_SECRET = secret
+})
+
+/** A convex-test backend as the provider's client (same calls; its generic signatures differ in TS only). */
+function testClient(): ConvexFunctionClient {
+  return convexTest(schema, modules) as unknown as ConvexFunctionClient
+}
+
+describeJobProviderContract('convex (convex-test)', () => createConvexJobProvider({ client: testClient(), secret }))

@@ -1,0 +1,112 @@
+/**
+ * Convex tables for jobs shared by several Nitro instances. High-churn and growing data lives in
+ * its own tables (tool calls, checkpoints, notifications), never in unbounded arrays on the job.
+ */
+import { defineSchema, defineTable } from 'convex/server'
+import { v } from 'convex/values'
+
+export const jobStatus = v.union(v.literal('streaming'), v.literal('complete'), v.literal('error'), v.literal('aborted'))
+
+export const jobError = v.object({
+  message: v.string(),
+  kind: v.optional(v.string()),
+  status: v.optional(v.number()),
+  hint: v.optional(v.string()),
+})
+
+export const usage = v.object({
+  promptTokens: v.number(),
+  completionTokens: v.number(),
+  totalTokens: v.number(),
+  cachedTokens: v.number(),
+  reasoningTokens: v.number(),
+  cost: v.number(),
+})
+
+export default defineSchema({
+  background_jobs: defineTable({
+    /** The job's id as the app knows it (a UUID chosen by the server). */
+    job_id: v.string(),
+    user_id: v.string(),
+    thread_id: v.string(),
+    message_id: v.string(),
+    model: v.string(),
+    status: jobStatus,
+    type: v.union(v.literal('chat'), v.literal('workflow')),
+    content: v.string(),
+    reasoning: v.string(),
+    chunks_received: v.number(),
+    started_at: v.number(),
+    updated_at: v.number(),
+    completed_at: v.optional(v.number()),
+    error: v.optional(jobError),
+    finish_reason: v.optional(v.string()),
+    usage: v.optional(usage),
+    resume_count: v.number(),
+    /** The chat request (JSON), kept while the job may need to resume. */
+    request: v.optional(v.string()),
+    /** The user's API key, encrypted by the Nitro server; removed when the job ends. */
+    api_key_ciphertext: v.optional(v.string()),
+    /** Workflow progress (JSON: nodeStates, executionOrder, currentNodeId, failedNodeId). */
+    workflow_state: v.optional(v.string()),
+    /** The instance running the job and until when its lease holds. */
+    lease_owner: v.optional(v.string()),
+    lease_expires_at: v.optional(v.number()),
+    /** Set by any instance to ask the running one to stop. */
+    abort_requested_at: v.optional(v.number()),
+  })
+    .index('by_job_id', ['job_id'])
+    .index('by_thread_message', ['thread_id', 'message_id'])
+    .index('by_user_status', ['user_id', 'status'])
+    .index('by_user_and_started', ['user_id', 'started_at'])
+    .index('by_status_and_completed', ['status', 'completed_at'])
+    .index('by_status_and_lease', ['status', 'lease_expires_at']),
+
+  /** One row per tool call of a job: its live state and, once executed, its full result. */
+  job_tool_calls: defineTable({
+    job_id: v.string(),
+    round: v.number(),
+    call_id: v.string(),
+    /** Position in the job's activeToolCalls (call order). */
+    position: v.number(),
+    /** Part of the job's current activeToolCalls list. */
+    active: v.boolean(),
+    name: v.string(),
+    arguments: v.string(),
+    status: v.union(v.literal('pending'), v.literal('running'), v.literal('completed'), v.literal('error')),
+    timed_out: v.optional(v.boolean()),
+    started_at: v.optional(v.number()),
+    finished_at: v.optional(v.number()),
+    execution_time_ms: v.optional(v.number()),
+    display_result: v.optional(v.string()),
+    error: v.optional(v.string()),
+    /** Set once executed: the full text the model got (toolRounds). */
+    executed: v.optional(v.object({
+      result: v.string(),
+      error: v.optional(v.string()),
+      execution_time_ms: v.number(),
+      sequence: v.number(),
+    })),
+  })
+    .index('by_job_and_position', ['job_id', 'position'])
+    .index('by_job_and_call', ['job_id', 'round', 'call_id']),
+
+  /** Where a job resumes (JSON), one row per job, replaced after every tool round. */
+  job_checkpoints: defineTable({
+    job_id: v.string(),
+    checkpoint: v.string(),
+  }).index('by_job_id', ['job_id']),
+
+  job_notifications: defineTable({
+    user_id: v.string(),
+    job_id: v.string(),
+    thread_id: v.string(),
+    kind: v.union(v.literal('job-complete'), v.literal('job-error'), v.literal('job-aborted')),
+    title: v.string(),
+    body: v.string(),
+    created_at: v.number(),
+    read_at: v.optional(v.number()),
+  })
+    .index('by_user_and_created', ['user_id', 'created_at'])
+    .index('by_job_id', ['job_id']),
+})
