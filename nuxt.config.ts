@@ -85,6 +85,10 @@ export default defineNuxtConfig({
     convex: {
       /** Deployment URL, required when storageProvider is 'convex'. */
       url: '',
+      /** Shared with the deployment's OR3_SERVER_SECRET; only holders may call its functions. */
+      serverSecret: '',
+      /** How long an instance's claim on a running job lasts without renewal. */
+      leaseMs: 30_000,
     },
     session: {
       /** Seals session cookies and encrypts stored API keys (32+ chars); generated under dataDir when empty. */

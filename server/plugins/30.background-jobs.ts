@@ -4,6 +4,8 @@ import { BackgroundJobManager } from '../lib/background-jobs/job-manager'
 import { JobLiveHub } from '../lib/background-jobs/live-hub'
 import { createMemoryJobProvider } from '../utils/background-jobs/providers/memory'
 import { createSqliteJobProvider } from '../utils/background-jobs/providers/sqlite'
+import { createConvexJobProvider } from '../utils/background-jobs/providers/convex'
+import { ConvexHttpClient } from 'convex/browser'
 import type { BackgroundJobProvider } from '../utils/background-jobs/providers/provider'
 import type { ServerConfig } from '../lib/config/server-config'
 
@@ -16,7 +18,7 @@ function createProvider(config: ServerConfig): BackgroundJobProvider {
     case 'memory':
       return createMemoryJobProvider()
     case 'convex':
-      throw new Error('The Convex job store is not available in this build yet; set NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER=sqlite.')
+      return createConvexJobProvider({ client: new ConvexHttpClient(config.convex.url), secret: config.convex.serverSecret, leaseMs: config.convex.leaseMs })
   }
 }
 

@@ -29,7 +29,7 @@ describe('runtime config', () => {
       sseBatching: { enabled: true, intervalMs: 100, batchSize: 10 },
       flush: { intervalMs: 120, chunkInterval: 3, sizeThreshold: 1024 },
     })
-    expect(config.convex).toEqual({ url: '' })
+    expect(config.convex).toEqual({ url: '', serverSecret: '', leaseMs: 30_000 })
     expect(config.session).toEqual({ password: '' })
     expect(config.dataDir).toBe('.data')
   })
@@ -80,6 +80,8 @@ describe('runtime config', () => {
     raw.backgroundJobs.storageProvider = 'convex'
     expect(() => parseServerConfig(raw)).toThrow(/NUXT_CONVEX_URL: required when NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER=convex/)
     raw.convex.url = 'https://happy-otter-123.convex.cloud'
+    expect(() => parseServerConfig(raw)).toThrow(/NUXT_CONVEX_SERVER_SECRET: required \(32\+ characters\)/)
+    raw.convex.serverSecret = 'a-shared-secret-that-is-long-enough-to-use'
     expect(parseServerConfig(raw).backgroundJobs.storageProvider).toBe('convex')
   })
 })

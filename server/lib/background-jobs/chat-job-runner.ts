@@ -19,8 +19,11 @@ import { UNKNOWN_OUTCOME_ERROR, type ResumePlan } from './resume-plan'
 import { notifyUnwatchedJob } from './job-notifications'
 import { withToolExecution } from './job-record'
 
-/** Why a job's signal was aborted. */
-export type JobStopReason = 'user' | 'timeout' | 'shutdown'
+/**
+ * Why a job's signal was aborted. `lease-lost`: another instance took the job over (its lease
+ * expired); this run stops without writing anything more.
+ */
+export type JobStopReason = 'user' | 'timeout' | 'shutdown' | 'lease-lost'
 
 /** How a run ended. `interrupted`: stopped by shutdown, left to resume on the next start. */
 export type ChatJobOutcome = 'complete' | 'error' | 'aborted' | 'interrupted'
@@ -41,6 +44,8 @@ export interface ChatJobRunOptions {
   resume?: ResumePlan
   /** Called on every sign of life (text, tool start and finish), for the inactivity timeout. */
   onActivity?: (toolsRunning: number) => void
+  /** Called when the store refuses a progress write: the job is no longer this run's to write. */
+  onWriteRefused?: () => void
   logger?: JobLogger
 }
 
@@ -73,7 +78,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   const { job, provider, hub, config, signal, resume } = options
   const request = job.request!
   const logger = options.logger ?? { warn: () => {} }
-  const writer = new ThrottledJobWriter(provider, job.id, config.backgroundJobs.flush, error => logger.warn(`Job ${job.id}: a progress write failed`, error), job.chunksReceived)
+  const writer = new ThrottledJobWriter(provider, job.id, config.backgroundJobs.flush, error => logger.warn(`Job ${job.id}: a progress write failed`, error), job.chunksReceived, () => options.onWriteRefused?.())
 
   let content = resume?.content ?? ''
   let reasoning = resume?.reasoning ?? ''
@@ -209,9 +214,10 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
       })
 
   const reason = signal.aborted ? (signal.reason as JobStopReason | undefined) : undefined
-  if (reason === 'shutdown') {
-    // Keep what streamed; the checkpoint already says where the next start resumes.
-    await writer.flush()
+  if (reason === 'shutdown' || reason === 'lease-lost') {
+    // Shutdown keeps what streamed (the checkpoint says where to resume); a lost lease writes
+    // nothing, the new owner's writes win.
+    if (reason === 'shutdown') await writer.flush()
     writer.dispose()
     hub.drop(job.id)
     return 'interrupted'

@@ -8,8 +8,10 @@ import type { ServerConfig } from '../config/server-config'
 import type { SecretBox } from '../security/secret-box'
 import type { BackgroundJobProvider } from '../../utils/background-jobs/providers/provider'
 import type { BackgroundJob, ChatJobRequest } from '../../utils/background-jobs/types'
+import type { JobLeaseStore } from '../../utils/background-jobs/providers/convex'
 import { runChatJob, type JobLogger, type JobStopReason } from './chat-job-runner'
 import type { JobLiveHub } from './live-hub'
+import { startRemoteJobRelay } from './remote-job-relay'
 import { planResume, type ResumePlan } from './resume-plan'
 
 /** Raised when a new job would exceed a cap; the route answers 503 (server) or 429 (user). */
@@ -42,6 +44,12 @@ interface RunningJob {
   done: Promise<unknown>
   lastActivityAt: number
   toolsRunning: number
+  leaseTimer?: ReturnType<typeof setInterval>
+}
+
+/** Whether the store is shared by several instances (it leases jobs). */
+function isLeaseStore(provider: BackgroundJobProvider): provider is BackgroundJobProvider & JobLeaseStore {
+  return typeof (provider as Partial<JobLeaseStore>).claimJob === 'function'
 }
 
 /** What the manager needs. */
@@ -61,11 +69,16 @@ const SHUTDOWN_WAIT_MS = 10_000
 /** The job runtime of one server process. */
 export class BackgroundJobManager {
   private readonly running = new Map<string, RunningJob>()
+  private readonly relays = new Map<string, Promise<{ stop: () => void }>>()
+  private readonly leases: (BackgroundJobProvider & JobLeaseStore) | undefined
   private sweeper: ReturnType<typeof setInterval> | undefined
   private lastCleanupAt = 0
+  private lastOrphanScanAt = 0
   private closing = false
 
-  constructor(private readonly options: JobManagerOptions) {}
+  constructor(private readonly options: JobManagerOptions) {
+    this.leases = isLeaseStore(options.provider) ? options.provider : undefined
+  }
 
   get provider(): BackgroundJobProvider {
     return this.options.provider
@@ -135,15 +148,43 @@ export class BackgroundJobManager {
       await run.done
       return !alreadyStopping
     }
+    if (this.leases && await this.leases.requestAbort(jobId)) {
+      // Another instance runs it: it sees the request at its next lease renewal. If it does not
+      // stop in time (it died), end the job here; its late writes will be refused.
+      const deadline = Date.now() + this.leaseRenewEveryMs() * 2 + 500
+      while (Date.now() < deadline) {
+        const job = await this.provider.getJob(jobId)
+        if (!job || job.status !== 'streaming') return true
+        await new Promise(resolve => setTimeout(resolve, 50))
+      }
+    }
     return this.provider.abortJob(jobId)
+  }
+
+  /**
+   * Makes sure a job another instance runs is live in this instance's hub (fed by polling the
+   * shared store), so viewers here see it like a local one. No-op for local or finished jobs.
+   */
+  async followRemoteJob(job: BackgroundJob): Promise<void> {
+    if (!this.leases || job.status !== 'streaming' || this.running.has(job.id) || this.hub.has(job.id)) return
+    let relay = this.relays.get(job.id)
+    if (!relay) {
+      const leases = this.leases
+      relay = startRemoteJobRelay({ jobId: job.id, hub: this.hub, watch: id => leases.watchJob(id), onError: error => this.options.logger?.warn(`Following job ${job.id} failed`, error) })
+      this.relays.set(job.id, relay)
+      void relay.finally(() => setTimeout(() => this.relays.delete(job.id), 0))
+    }
+    await relay
   }
 
   /** Resumes every job a previous process left `streaming`; returns how many were picked up. */
   async recoverInterruptedJobs(): Promise<number> {
-    const interrupted = await this.provider.listStreamingJobs()
+    // Alone, every streaming job was ours; shared, only jobs whose owner's lease expired, once claimed.
+    const interrupted = this.leases ? await this.leases.listOrphanedJobs() : await this.provider.listStreamingJobs()
     let resumed = 0
     for (const job of interrupted) {
       if (this.running.has(job.id)) continue
+      if (this.leases && !(await this.leases.claimJob(job.id))) continue
       const plan = planResume(job)
       if ('error' in plan) {
         await this.provider.failJob(job.id, { kind: 'interrupted', message: `The answer could not continue: ${plan.error}.`, hint: 'Send the message again.' })
@@ -181,13 +222,18 @@ export class BackgroundJobManager {
       this.lastCleanupAt = now
       await this.provider.cleanupExpired(now - completedJobRetentionMs)
     }
+    if (this.leases && !this.closing && now - this.lastOrphanScanAt >= this.leases.leaseMs / 2) {
+      this.lastOrphanScanAt = now
+      await this.recoverInterruptedJobs()
+    }
   }
 
   /** Starts the periodic sweep (timer `unref`'d, stopped by `shutdown`). */
   startSweeper(): void {
     if (this.sweeper) return
     const { jobTimeoutMs } = this.options.config.backgroundJobs
-    const everyMs = Math.max(250, Math.min(Math.floor(jobTimeoutMs / 4), 15_000))
+    let everyMs = Math.max(250, Math.min(Math.floor(jobTimeoutMs / 4), 15_000))
+    if (this.leases) everyMs = Math.min(everyMs, Math.max(250, this.leases.leaseMs / 2))
     this.sweeper = setInterval(() => {
       this.sweep().catch(error => this.options.logger?.warn('Job sweep failed', error))
     }, everyMs)
@@ -202,14 +248,22 @@ export class BackgroundJobManager {
     this.closing = true
     if (this.sweeper) clearInterval(this.sweeper)
     this.sweeper = undefined
-    const runs = [...this.running.values()]
-    for (const run of runs) run.controller.abort('shutdown' satisfies JobStopReason)
+    for (const relay of this.relays.values()) void relay.then(handle => handle.stop())
+    const runs = [...this.running.entries()]
+    for (const [, run] of runs) run.controller.abort('shutdown' satisfies JobStopReason)
     let timer: ReturnType<typeof setTimeout> | undefined
     await Promise.race([
-      Promise.allSettled(runs.map(run => run.done)),
+      Promise.allSettled(runs.map(([, run]) => run.done)),
       new Promise<void>(resolve => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS))),
     ])
     clearTimeout(timer)
+    // Hand the stopped jobs over at once instead of making other instances wait for the lease.
+    if (this.leases) await Promise.allSettled(runs.map(([jobId]) => this.leases!.releaseLease(jobId)))
+  }
+
+  /** How often a running job's lease is renewed (and abort requests noticed). */
+  private leaseRenewEveryMs(): number {
+    return Math.max(100, Math.floor((this.leases?.leaseMs ?? 30_000) / 3))
   }
 
   private checkCapacity(userId: string): void {
@@ -223,6 +277,16 @@ export class BackgroundJobManager {
   private launch(job: BackgroundJob, endpoint: ReturnType<typeof resolveChatEndpoint>, controller: AbortController, resume?: ResumePlan): void {
     const run: RunningJob = { userId: job.userId, controller, done: Promise.resolve(), lastActivityAt: Date.now(), toolsRunning: 0 }
     this.running.set(job.id, run)
+    if (this.leases) {
+      const leases = this.leases
+      run.leaseTimer = setInterval(() => {
+        leases.renewLease(job.id).then(({ owned, abortRequested }) => {
+          if (!owned) controller.abort('lease-lost' satisfies JobStopReason)
+          else if (abortRequested) controller.abort('user' satisfies JobStopReason)
+        }).catch(error => this.options.logger?.warn(`Renewing the lease of job ${job.id} failed`, error))
+      }, this.leaseRenewEveryMs())
+      run.leaseTimer.unref?.()
+    }
     run.done = runChatJob({
       job,
       provider: this.provider,
@@ -236,12 +300,17 @@ export class BackgroundJobManager {
         run.lastActivityAt = Date.now()
         run.toolsRunning = toolsRunning
       },
+      // On a shared store a refused write means another instance took the job over: stop here.
+      onWriteRefused: () => {
+        if (this.leases && !controller.signal.aborted) controller.abort('lease-lost' satisfies JobStopReason)
+      },
     }).catch(async (error) => {
       // runChatJob is written not to throw; if it does, the job still must not stay `streaming`.
       this.options.logger?.warn(`Job ${job.id} crashed`, error)
       await this.provider.failJob(job.id, { kind: 'internal', message: 'The job failed unexpectedly on the server.' }).catch(() => {})
       this.hub.finish(job.id, { status: 'error', error: { kind: 'internal', message: 'The job failed unexpectedly on the server.' }, completedAt: Date.now() })
     }).finally(() => {
+      if (run.leaseTimer) clearInterval(run.leaseTimer)
       this.running.delete(job.id)
     })
   }

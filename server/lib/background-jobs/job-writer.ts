@@ -35,6 +35,8 @@ export class ThrottledJobWriter {
     private readonly policy: FlushPolicy,
     private readonly onWriteError: (error: unknown) => void = () => {},
     initialChunks = 0,
+    /** Called when the store refuses a write (the job ended, or another instance owns it now). */
+    private readonly onRefused: () => void = () => {},
   ) {
     this.chunksReceived = initialChunks
   }
@@ -80,7 +82,7 @@ export class ThrottledJobWriter {
     this.queue = this.queue.then(async () => {
       this.writes++
       try {
-        await write()
+        if (await write() === false) this.onRefused()
       } catch (error) {
         this.failures++
         if (this.failures === 1 || this.failures % 100 === 0) this.onWriteError(error)

@@ -44,7 +44,7 @@ export const serverConfigSchema = z.object({
   tools: z.object({ discovery: z.boolean() }),
   workflows: z.object({ enabled: z.boolean() }),
   demoModel: z.object({ enabled: z.boolean(), tokenDelayMs: z.number().int().nonnegative().max(5_000) }),
-  convex: z.object({ url: z.string() }),
+  convex: z.object({ url: z.string(), serverSecret: z.string(), leaseMs: z.number().int().min(1_000).max(600_000) }),
   session: z.object({
     password: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty to generate one under the data directory)')]),
   }),
@@ -73,6 +73,9 @@ export function parseServerConfig(raw: unknown): ServerConfig {
   const problems = parsed.success ? [] : parsed.error.issues.map(issue => `- ${envVariableFor(issue.path)} (${issue.path.join('.')}): ${issue.message}`)
   if (parsed.success && parsed.data.backgroundJobs.storageProvider === 'convex' && !parsed.data.convex.url) {
     problems.push(`- ${envVariableFor(['convex', 'url'])}: required when NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER=convex; set it to your deployment URL (https://<name>.convex.cloud)`)
+  }
+  if (parsed.success && parsed.data.backgroundJobs.storageProvider === 'convex' && parsed.data.convex.serverSecret.length < 32) {
+    problems.push(`- ${envVariableFor(['convex', 'serverSecret'])}: required (32+ characters) when NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER=convex; use the same value as OR3_SERVER_SECRET on the deployment`)
   }
   if (problems.length > 0 || !parsed.success) {
     throw new ServerConfigError(`Invalid server configuration:\n${problems.join('\n')}`)

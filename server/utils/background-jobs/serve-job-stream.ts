@@ -16,6 +16,8 @@ export async function serveJobStream(event: H3Event, job: BackgroundJob, options
   const jobs = useBackgroundJobs()
   const connection = new SseConnection(event, { maxQueuedBytes: MAX_QUEUED_BYTES, keepAliveMs: KEEP_ALIVE_MS })
   const lastEventId = parseEventId(getHeader(event, 'last-event-id') ?? getQuery(event).lastEventId?.toString())
+  // On a shared store, a job another instance runs is relayed into this instance's hub.
+  await jobs.followRemoteJob(job)
 
   const subscription = jobs.hub.subscribe(job.id, (sequenced) => {
     connection.write(sequenced.frame)

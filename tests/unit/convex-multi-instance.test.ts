@@ -1,0 +1,139 @@
+import { getFunctionName } from 'convex/server'
+import { convexTest } from 'convex-test'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import schema from '../../convex/schema'
+import { BackgroundJobManager } from '../../server/lib/background-jobs/job-manager'
+import { JobLiveHub } from '../../server/lib/background-jobs/live-hub'
+import type { SequencedJobEvent } from '../../server/lib/background-jobs/job-stream-events'
+import { createSecretBox } from '../../server/lib/security/secret-box'
+import { builtinServerTools } from '../../server/lib/tools/builtin'
+import { clearServerTools, registerServerTool } from '../../server/utils/chat/tool-registry'
+import { createConvexJobProvider, type ConvexFunctionClient } from '../../server/utils/background-jobs/providers/convex'
+import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../support/fake-openrouter'
+import { testServerConfig } from '../support/server-config'
+
+// Two job layers ("instances") sharing one convex-test backend, as two Nitro servers share one
+// Convex deployment: a job started on one is watched, aborted and, once its lease expires,
+// resumed from the other.
+
+const secret = 'a-convex-test-server-secret-of-enough-length'
+const LEASE_MS = 600
+const ANSWER = 'Resumed on the other instance, from the checkpoint after the tool round. '.repeat(4).trim()
+const request = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user' as const, content: 'What is 6*7?' }], fields: {} }
+
+let fake: FakeOpenRouter
+
+beforeAll(async () => {
+  fake = await startFakeOpenRouter()
+})
+afterAll(async () => {
+  await fake.close()
+})
+beforeEach(() => {
+  process.env.OR3_SERVER_SECRET = secret
+  clearServerTools()
+  for (const tool of builtinServerTools) registerServerTool(tool.definition, tool.handler, tool.options)
+})
+
+function instances() {
+  const backend = convexTest(schema, import.meta.glob('../../convex/**/*.ts')) as unknown as ConvexFunctionClient
+  const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-shared', retryBaseDelayMs: 5 } })
+  const make = (instanceId: string, client: ConvexFunctionClient = backend) => {
+    const provider = createConvexJobProvider({ client, secret, instanceId, leaseMs: LEASE_MS })
+    const hub = new JobLiveHub({ graceMs: 50, batchIntervalMs: 20 })
+    return { provider, hub, manager: new BackgroundJobManager({ provider, hub, config, secretBox: createSecretBox('a shared secret box key long enough!!') }) }
+  }
+  return { backend, make }
+}
+
+/** Collects what a viewer attached to `hub` sees. */
+function viewer(hub: JobLiveHub, jobId: string) {
+  const seen = { content: '', status: undefined as string | undefined, timeline: [] as Array<{ length: number, at: number }> }
+  const listener = (event: SequencedJobEvent) => {
+    if (event.event.type === 'snapshot') seen.content = event.event.job.content
+    if (event.event.type === 'delta') seen.content += event.event.content ?? ''
+    if (event.event.type === 'status') seen.status = event.event.status
+    seen.timeline.push({ length: seen.content.length, at: performance.now() })
+  }
+  const subscription = hub.subscribe(jobId, listener)!
+  if (subscription.snapshot) listener(subscription.snapshot)
+  return { seen, dispose: subscription.dispose }
+}
+
+describe('two instances on one Convex backend', () => {
+  it('streams a job started on A to a viewer on B, and a stop on B ends it on A', async () => {
+    const { make } = instances()
+    const a = make('instance-a')
+    const b = make('instance-b')
+    fake.script(() => textReply(ANSWER, { pieceSize: 2, delayMs: 15 }))
+    const upstreamRequest = fake.requests.length
+    const job = await a.manager.startChatJob({ userId: 'user-1', request })
+    const onA = viewer(a.hub, job.id)
+
+    await b.manager.followRemoteJob((await b.provider.getJob(job.id))!)
+    const onB = viewer(b.hub, job.id)
+    await vi.waitFor(() => expect(onB.seen.content.length).toBeGreaterThan(120), { timeout: 5_000 })
+    expect(onA.seen.content.startsWith(onB.seen.content) || onB.seen.content.startsWith(onA.seen.content)).toBe(true)
+
+    // How far behind B's viewer runs: when each length was first seen on A vs on B.
+    const lags = onB.seen.timeline.flatMap(({ length, at }) => {
+      const onAAt = onA.seen.timeline.find(entry => entry.length >= length)?.at
+      return length > 0 && onAAt !== undefined ? [at - onAAt] : []
+    }).sort((x, y) => x - y)
+    console.info(`cross-instance viewer lag (polling with backoff): median ${lags[Math.floor(lags.length / 2)]?.toFixed(0)} ms over ${lags.length} updates`)
+
+    const stopAsked = performance.now()
+    expect(await b.manager.abortJob(job.id)).toBe(true)
+    await a.manager.settled(job.id)
+    console.info(`abort from the other instance took effect after ${(performance.now() - stopAsked).toFixed(0)} ms (lease renewal every ${LEASE_MS / 3} ms)`)
+    expect(a.manager.isRunning(job.id)).toBe(false)
+    expect(await a.provider.getJob(job.id)).toMatchObject({ status: 'aborted' })
+    expect(await fake.settled(upstreamRequest)).toMatchObject({ clientDisconnected: true })
+    expect(onA.seen.status).toBe('aborted')
+    await vi.waitFor(() => expect(onB.seen.status).toBe('aborted'), { timeout: 5_000 })
+    onA.dispose()
+    onB.dispose()
+  })
+
+  it('resumes a job on B from its checkpoint once A stops renewing its lease, and refuses A\'s late writes', async () => {
+    const { backend, make } = instances()
+    // A's link to the backend: renewals can be cut, as when A hangs or is partitioned away.
+    let renewalsFail = false
+    const aClient: ConvexFunctionClient = {
+      query: (fn: any, ...args: any[]) => (backend.query as any)(fn, ...args),
+      mutation: (fn: any, ...args: any[]) => {
+        if (renewalsFail && getFunctionName(fn) === 'leases:renew') return Promise.reject(new Error('network down'))
+        return (backend.mutation as any)(fn, ...args)
+      },
+    } as ConvexFunctionClient
+    const a = make('instance-a', aClient)
+    const b = make('instance-b')
+    fake.script(request => request.body.messages.some(message => message.role === 'tool')
+      ? textReply(ANSWER, { pieceSize: 2, delayMs: 15 })
+      : toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"6*7"}' }]))
+    const before = fake.requests.length
+    const job = await a.manager.startChatJob({ userId: 'user-1', request })
+    const onA = viewer(a.hub, job.id)
+    await vi.waitFor(() => expect(onA.seen.content.length).toBeGreaterThan(10), { timeout: 5_000 })
+    expect(await b.manager.recoverInterruptedJobs()).toBe(0)
+
+    renewalsFail = true
+    await new Promise(resolve => setTimeout(resolve, LEASE_MS + 100))
+    expect(await b.manager.recoverInterruptedJobs()).toBe(1)
+    expect(b.manager.isRunning(job.id)).toBe(true)
+
+    // A's next progress write is refused; A notices and stops without writing anything more.
+    await vi.waitFor(() => expect(a.manager.isRunning(job.id)).toBe(false), { timeout: 5_000 })
+    expect(await a.provider.updateJob(job.id, { contentChunk: 'a late write from A' })).toBe(false)
+
+    await b.manager.settled(job.id)
+    const done = await b.provider.getJob(job.id)
+    expect(done).toMatchObject({ status: 'complete', content: ANSWER, resumeCount: 1 })
+    expect(done!.toolRounds).toEqual([{ round: 1, toolCalls: [expect.objectContaining({ id: 'call_1', result: '{"expression":"6*7","result":42}' })] }])
+    const requests = fake.requests.slice(before)
+    // The tool round was asked for once; both text requests carry its result.
+    expect(requests.filter(item => !item.body.messages.some(message => message.role === 'tool'))).toHaveLength(1)
+    expect(requests.at(-1)!.body.messages.map(message => message.role)).toEqual(['user', 'assistant', 'tool'])
+    onA.dispose()
+  })
+})
