@@ -1,0 +1,100 @@
+import { convexTest } from 'convex-test'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { api } from './_generated/api'
+import schema from './schema'
+
+const modules = import.meta.glob('./**/*.ts')
+const secret = 'a-convex-test-server-secret-of-enough-length'
+
+beforeEach(() => {
+  process.env.OR3_SERVER_SECRET = secret
+})
+
+async function withJob(options: { owner?: string, leaseMs?: number } = {}) {
+  const t = convexTest(schema, modules)
+  await t.mutation(api.jobs.create, { secret, jobId: 'j1', userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x', now: 1_000, ...options })
+  return t
+}
+
+describe('leases', () => {
+  it('lets only the holder renew; another instance claims the job once the lease has expired', async () => {
+    const t = await withJob({ owner: 'a', leaseMs: 1_000 })
+    expect(await t.mutation(api.leases.renew, { secret, jobId: 'j1', owner: 'a', leaseMs: 1_000, now: 1_500 })).toEqual({ owned: true, abortRequested: false })
+    expect(await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000, now: 2_000 })).toBe(false)
+    expect(await t.query(api.leases.listOrphaned, { secret, now: 2_000 })).toEqual([])
+
+    const orphaned = await t.query(api.leases.listOrphaned, { secret, now: 2_600 })
+    expect(orphaned.map(job => job.id)).toEqual(['j1'])
+    expect(await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000, now: 2_600 })).toBe(true)
+    expect(await t.mutation(api.leases.renew, { secret, jobId: 'j1', owner: 'a', leaseMs: 1_000, now: 2_700 })).toEqual({ owned: false, abortRequested: false })
+    expect(await t.query(api.jobs.get, { secret, jobId: 'j1' })).toMatchObject({ leaseOwner: 'b', leaseExpiresAt: 3_600 })
+  })
+
+  it('refuses writes from an instance that lost the lease, and accepts the holder\'s', async () => {
+    const t = await withJob({ owner: 'a', leaseMs: 1_000 })
+    await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000, now: 5_000 })
+    expect(await t.mutation(api.jobs.appendProgress, { secret, jobId: 'j1', contentChunk: 'late', now: 5_001, owner: 'a' })).toBe(false)
+    expect(await t.mutation(api.jobs.appendToolExecution, { secret, jobId: 'j1', round: 1, execution: { id: 'c', name: 'n', arguments: '{}', result: 'r', executionTimeMs: 1 }, now: 5_001, owner: 'a' })).toBe(false)
+    expect(await t.mutation(api.jobs.finish, { secret, jobId: 'j1', status: 'complete', now: 5_001, owner: 'a' })).toBe(false)
+    expect(await t.mutation(api.jobs.appendProgress, { secret, jobId: 'j1', contentChunk: 'mine', now: 5_002, owner: 'b' })).toBe(true)
+    expect(await t.query(api.jobs.get, { secret, jobId: 'j1' })).toMatchObject({ status: 'streaming', content: 'mine' })
+  })
+
+  it('passes an abort request to the holder through its next renewal', async () => {
+    const t = await withJob({ owner: 'a', leaseMs: 1_000 })
+    expect(await t.mutation(api.leases.requestAbort, { secret, jobId: 'j1', now: 1_100 })).toBe(true)
+    expect(await t.mutation(api.leases.renew, { secret, jobId: 'j1', owner: 'a', leaseMs: 1_000, now: 1_200 })).toEqual({ owned: true, abortRequested: true })
+    await t.mutation(api.jobs.finish, { secret, jobId: 'j1', status: 'aborted', now: 1_300, owner: 'a' })
+    expect(await t.mutation(api.leases.requestAbort, { secret, jobId: 'j1', now: 1_400 })).toBe(false)
+    const job = await t.query(api.jobs.get, { secret, jobId: 'j1' })
+    expect(job).toMatchObject({ status: 'aborted' })
+    expect(job).not.toHaveProperty('leaseOwner')
+  })
+
+  it('releases a lease at once on graceful shutdown, only for its holder', async () => {
+    const t = await withJob({ owner: 'a', leaseMs: 60_000 })
+    expect(await t.mutation(api.leases.release, { secret, jobId: 'j1', owner: 'b' })).toBe(false)
+    expect(await t.mutation(api.leases.release, { secret, jobId: 'j1', owner: 'a' })).toBe(true)
+    expect((await t.query(api.leases.listOrphaned, { secret, now: 1_001 })).map(job => job.id)).toEqual(['j1'])
+  })
+})
+
+describe('watch and schema', () => {
+  it('serves viewers the job without its request, checkpoint or key', async () => {
+    const t = convexTest(schema, modules)
+    await t.mutation(api.jobs.create, { secret, jobId: 'j1', userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x', now: 1, request: '{"model":"x"}', apiKeyCiphertext: 'v1.sealed' })
+    await t.mutation(api.jobs.updateMetadata, { secret, jobId: 'j1', checkpoint: '{"rounds":1}', now: 2 })
+    await t.mutation(api.jobs.appendProgress, { secret, jobId: 'j1', contentChunk: 'hi', activeToolCalls: [{ id: 'c', name: 'calculate', arguments: '{}', round: 1, status: 'running' }], now: 3 })
+    const view = await t.query(api.jobs.watch, { secret, jobId: 'j1' })
+    expect(view).toMatchObject({ id: 'j1', content: 'hi', activeToolCalls: [{ id: 'c', status: 'running' }] })
+    expect(view).not.toHaveProperty('request')
+    expect(view).not.toHaveProperty('checkpoint')
+    expect(view).not.toHaveProperty('apiKeyCiphertext')
+    expect(await t.query(api.jobs.watch, { secret, jobId: 'nope' })).toBeNull()
+  })
+
+  it('validates arguments against the schema', async () => {
+    const t = convexTest(schema, modules)
+    await expect(t.mutation(api.jobs.create, { secret, jobId: 'j1', userId: 'u', threadId: 't', messageId: 'm', type: 'poem' as 'chat', model: 'x', now: 1 })).rejects.toThrow(/Validator|validator|type/)
+    await expect(t.mutation(api.jobs.finish, { secret, jobId: 'j1', status: 'done' as 'complete', now: 1 })).rejects.toThrow()
+    await expect(t.mutation(api.notifications.add, { secret, userId: 'u', jobId: 'j', threadId: 't', kind: 'job-exploded' as 'job-complete', title: 'x', body: 'y', now: 1 })).rejects.toThrow()
+  })
+
+  it('deletes expired jobs in batches, with their tool calls, checkpoint and notifications', async () => {
+    const t = convexTest(schema, modules)
+    for (let index = 0; index < 5; index++) {
+      const jobId = `j${index}`
+      await t.mutation(api.jobs.create, { secret, jobId, userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x', now: 1 })
+      await t.mutation(api.jobs.appendToolExecution, { secret, jobId, round: 1, execution: { id: 'c', name: 'n', arguments: '{}', result: 'r', executionTimeMs: 1 }, now: 2 })
+      await t.mutation(api.notifications.add, { secret, userId: 'u', jobId, threadId: 't', kind: 'job-complete', title: 'Done', body: 'b', now: 3 })
+      await t.mutation(api.jobs.finish, { secret, jobId, status: 'complete', now: 10 })
+    }
+    expect(await t.mutation(api.jobs.cleanupExpired, { secret, finishedBefore: 100, batch: 3 })).toEqual({ deleted: 3, hasMore: true })
+    expect(await t.mutation(api.jobs.cleanupExpired, { secret, finishedBefore: 100, batch: 3 })).toEqual({ deleted: 2, hasMore: false })
+    await t.run(async (ctx) => {
+      expect(await ctx.db.query('job_tool_calls').collect()).toEqual([])
+      expect(await ctx.db.query('job_notifications').collect()).toEqual([])
+      expect(await ctx.db.query('background_jobs').collect()).toEqual([])
+    })
+  })
+})
