@@ -82,6 +82,8 @@ describe('runtime config', () => {
     raw.convex.url = 'https://happy-otter-123.convex.cloud'
     expect(() => parseServerConfig(raw)).toThrow(/NUXT_CONVEX_SERVER_SECRET: required \(32\+ characters\)/)
     raw.convex.serverSecret = 'a-shared-secret-that-is-long-enough-to-use'
+    expect(() => parseServerConfig(raw)).toThrow(/NUXT_SESSION_PASSWORD: required when NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER=convex; give every instance the same value/)
+    raw.session.password = 'the-same-session-password-on-every-instance'
     expect(parseServerConfig(raw).backgroundJobs.storageProvider).toBe('convex')
   })
 })

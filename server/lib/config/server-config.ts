@@ -74,6 +74,9 @@ export function parseServerConfig(raw: unknown): ServerConfig {
   if (parsed.success && parsed.data.backgroundJobs.storageProvider === 'convex' && !parsed.data.convex.url) {
     problems.push(`- ${envVariableFor(['convex', 'url'])}: required when NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER=convex; set it to your deployment URL (https://<name>.convex.cloud)`)
   }
+  if (parsed.success && parsed.data.backgroundJobs.storageProvider === 'convex' && !parsed.data.session.password) {
+    problems.push(`- ${envVariableFor(['session', 'password'])}: required when NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER=convex; give every instance the same value so each accepts the others' session cookies and can decrypt users' keys`)
+  }
   if (parsed.success && parsed.data.backgroundJobs.storageProvider === 'convex' && parsed.data.convex.serverSecret.length < 32) {
     problems.push(`- ${envVariableFor(['convex', 'serverSecret'])}: required (32+ characters) when NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER=convex; use the same value as OR3_SERVER_SECRET on the deployment`)
   }
