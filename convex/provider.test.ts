@@ -2,6 +2,8 @@ import { convexTest } from 'convex-test'
 import { beforeEach } from 'vitest'
 import { createConvexJobProvider, type ConvexFunctionClient } from '../server/utils/background-jobs/providers/convex'
 import { describeJobProviderContract } from '../tests/support/job-provider-contract'
+import { describeThreadStoreContract } from '../tests/support/thread-store-contract'
+import { createConvexThreadStore } from '../server/utils/threads/convex'
 import schema from './schema'
 
 const modules = import.meta.glob('./**/*.ts')
@@ -17,3 +19,5 @@ function testClient(): ConvexFunctionClient {
 }
 
 describeJobProviderContract('convex (convex-test)', () => createConvexJobProvider({ client: testClient(), secret }))
+
+describeThreadStoreContract('convex (convex-test)', () => createConvexThreadStore({ client: testClient(), secret }))

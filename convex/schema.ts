@@ -97,6 +97,34 @@ export default defineSchema({
     checkpoint: v.string(),
   }).index('by_job_id', ['job_id']),
 
+  threads: defineTable({
+    thread_id: v.string(),
+    user_id: v.string(),
+    title: v.string(),
+    created_at: v.number(),
+    updated_at: v.number(),
+  })
+    .index('by_thread_id', ['thread_id'])
+    .index('by_user_and_updated', ['user_id', 'updated_at']),
+
+  thread_messages: defineTable({
+    message_id: v.string(),
+    thread_id: v.string(),
+    role: v.union(v.literal('user'), v.literal('assistant')),
+    content: v.string(),
+    created_at: v.number(),
+    model: v.optional(v.string()),
+    job_id: v.optional(v.string()),
+    status: v.optional(jobStatus),
+    reasoning: v.optional(v.string()),
+    /** The answer's tool calls (JSON), written once when its job ends. */
+    tool_calls: v.optional(v.string()),
+    error: v.optional(jobError),
+    finish_reason: v.optional(v.string()),
+  })
+    .index('by_message_id', ['message_id'])
+    .index('by_thread_and_created', ['thread_id', 'created_at']),
+
   job_notifications: defineTable({
     user_id: v.string(),
     job_id: v.string(),

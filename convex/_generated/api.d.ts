@@ -14,6 +14,7 @@ import type * as leases from "../leases.js";
 import type * as lib_jobRecords from "../lib/jobRecords.js";
 import type * as lib_serverGuard from "../lib/serverGuard.js";
 import type * as notifications from "../notifications.js";
+import type * as threads from "../threads.js";
 
   /**
    * A utility for referencing Convex functions in your app's API.
@@ -29,6 +30,7 @@ import type * as notifications from "../notifications.js";
 "lib/jobRecords": typeof lib_jobRecords,
 "lib/serverGuard": typeof lib_serverGuard,
 "notifications": typeof notifications,
+"threads": typeof threads,
   }>;
   export declare const api: FilterApi<typeof fullApi, FunctionReference<any, "public">>;
   export declare const internal: FilterApi<typeof fullApi, FunctionReference<any, "internal">>;

@@ -8,17 +8,28 @@ import { createConvexJobProvider } from '../utils/background-jobs/providers/conv
 import { ConvexHttpClient } from 'convex/browser'
 import type { BackgroundJobProvider } from '../utils/background-jobs/providers/provider'
 import type { ServerConfig } from '../lib/config/server-config'
+import { messageUpdateFromJob } from '../lib/threads/thread-history'
+import { createMemoryThreadStore } from '../utils/threads/memory'
+import { createSqliteThreadStore } from '../utils/threads/sqlite'
+import { createConvexThreadStore } from '../utils/threads/convex'
+import type { ThreadStore } from '../utils/threads/types'
 
 const logger = consola.withTag('jobs')
 
-function createProvider(config: ServerConfig): BackgroundJobProvider {
+/** The job store and the thread store, on the same backend. */
+function createStores(config: ServerConfig): { provider: BackgroundJobProvider, threads: ThreadStore } {
   switch (config.backgroundJobs.storageProvider) {
-    case 'sqlite':
-      return createSqliteJobProvider({ path: join(config.dataDir, 'or3.sqlite') })
+    case 'sqlite': {
+      const path = join(config.dataDir, 'or3.sqlite')
+      return { provider: createSqliteJobProvider({ path }), threads: createSqliteThreadStore({ path }) }
+    }
     case 'memory':
-      return createMemoryJobProvider()
-    case 'convex':
-      return createConvexJobProvider({ client: new ConvexHttpClient(config.convex.url), secret: config.convex.serverSecret, leaseMs: config.convex.leaseMs })
+      return { provider: createMemoryJobProvider(), threads: createMemoryThreadStore() }
+    case 'convex': {
+      const client = new ConvexHttpClient(config.convex.url)
+      const secret = config.convex.serverSecret
+      return { provider: createConvexJobProvider({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }) }
+    }
   }
 }
 
@@ -28,11 +39,23 @@ function createProvider(config: ServerConfig): BackgroundJobProvider {
  */
 export default defineNitroPlugin((nitroApp) => {
   const config = useServerConfig()
-  const provider = createProvider(config)
+  const { provider, threads } = createStores(config)
   const { sseBatching } = config.backgroundJobs
   const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize })
-  const manager = new BackgroundJobManager({ provider, hub, config, secretBox: useApiKeyBox(), logger })
+  const manager = new BackgroundJobManager({
+    provider,
+    hub,
+    config,
+    secretBox: useApiKeyBox(),
+    logger,
+    // An answer that belongs to a thread is written into its assistant message when it ends.
+    onJobFinished: async (job) => {
+      const message = await threads.getMessage(job.messageId)
+      if (message && message.threadId === job.threadId) await threads.updateMessage(message.id, { ...messageUpdateFromJob(job), jobId: job.id })
+    },
+  })
   setBackgroundJobManager(manager)
+  setThreadStore(threads)
 
   manager.startSweeper()
   manager.recoverInterruptedJobs()
@@ -52,6 +75,8 @@ export default defineNitroPlugin((nitroApp) => {
     process.off('SIGINT', onSignal)
     await stop()
     await provider.close()
+    await threads.close()
     setBackgroundJobManager(undefined)
+    setThreadStore(undefined)
   })
 })

@@ -59,6 +59,8 @@ export interface JobManagerOptions {
   config: ServerConfig
   secretBox: SecretBox
   logger?: JobLogger & { info?: (message: string) => void }
+  /** Called with the stored record once a job has ended (complete, error or aborted). */
+  onJobFinished?: (job: BackgroundJob) => Promise<void> | void
 }
 
 /** Seconds a refused client is asked to wait. */
@@ -108,7 +110,6 @@ export class BackgroundJobManager {
    * `MissingApiKeyError` when the model needs a key nobody gave.
    */
   async startChatJob(input: StartChatJobInput): Promise<BackgroundJob> {
-    if (this.closing) throw new JobCapacityError('server', this.options.config.backgroundJobs.maxConcurrentJobs, RETRY_AFTER_SECONDS)
     this.checkCapacity(input.userId)
     const endpoint = resolveChatEndpoint(input.request.model, this.options.config, input.userApiKey)
     // Reserve the slot before the first await so concurrent starts cannot overshoot the caps.
@@ -158,7 +159,9 @@ export class BackgroundJobManager {
         await new Promise(resolve => setTimeout(resolve, 50))
       }
     }
-    return this.provider.abortJob(jobId)
+    const aborted = await this.provider.abortJob(jobId)
+    if (aborted) await this.reportFinished(jobId)
+    return aborted
   }
 
   /**
@@ -188,6 +191,7 @@ export class BackgroundJobManager {
       const plan = planResume(job)
       if ('error' in plan) {
         await this.provider.failJob(job.id, { kind: 'interrupted', message: `The answer could not continue: ${plan.error}.`, hint: 'Send the message again.' })
+        await this.reportFinished(job.id)
         continue
       }
       let userKey: string | undefined
@@ -195,6 +199,7 @@ export class BackgroundJobManager {
         userKey = this.options.secretBox.open(job.apiKeyCiphertext)
         if (userKey === undefined) {
           await this.provider.failJob(job.id, { kind: 'interrupted', message: 'The answer was interrupted by a server restart and its API key could not be recovered (the server secret changed).', hint: 'Send the message again.' })
+          await this.reportFinished(job.id)
           continue
         }
       }
@@ -203,6 +208,7 @@ export class BackgroundJobManager {
         endpoint = resolveChatEndpoint(job.request!.model, this.options.config, userKey)
       } catch (error) {
         await this.provider.failJob(job.id, { kind: 'interrupted', message: `The answer was interrupted by a server restart and cannot continue: ${(error as Error).message}` })
+        await this.reportFinished(job.id)
         continue
       }
       this.options.logger?.info?.(`Resuming job ${job.id} after a restart (from tool round ${plan.toolRounds}).`)
@@ -261,12 +267,25 @@ export class BackgroundJobManager {
     if (this.leases) await Promise.allSettled(runs.map(([jobId]) => this.leases!.releaseLease(jobId)))
   }
 
+  /** Hands the ended job to `onJobFinished` (errors are logged, never thrown). */
+  private async reportFinished(jobId: string): Promise<void> {
+    if (!this.options.onJobFinished) return
+    try {
+      const job = await this.provider.getJob(jobId)
+      if (job && job.status !== 'streaming') await this.options.onJobFinished(job)
+    } catch (error) {
+      this.options.logger?.warn(`After job ${jobId} ended, its follow-up failed`, error)
+    }
+  }
+
   /** How often a running job's lease is renewed (and abort requests noticed). */
   private leaseRenewEveryMs(): number {
     return Math.max(100, Math.floor((this.leases?.leaseMs ?? 30_000) / 3))
   }
 
-  private checkCapacity(userId: string): void {
+  /** Throws `JobCapacityError` when `userId` may not start another job now. */
+  checkCapacity(userId: string): void {
+    if (this.closing) throw new JobCapacityError('server', this.options.config.backgroundJobs.maxConcurrentJobs, RETRY_AFTER_SECONDS)
     const { maxConcurrentJobs, maxJobsPerUser } = this.options.config.backgroundJobs
     if (this.running.size >= maxConcurrentJobs) throw new JobCapacityError('server', maxConcurrentJobs, RETRY_AFTER_SECONDS)
     let mine = 0
@@ -309,6 +328,8 @@ export class BackgroundJobManager {
       this.options.logger?.warn(`Job ${job.id} crashed`, error)
       await this.provider.failJob(job.id, { kind: 'internal', message: 'The job failed unexpectedly on the server.' }).catch(() => {})
       this.hub.finish(job.id, { status: 'error', error: { kind: 'internal', message: 'The job failed unexpectedly on the server.' }, completedAt: Date.now() })
+    }).then(async (outcome) => {
+      if (outcome !== 'interrupted') await this.reportFinished(job.id)
     }).finally(() => {
       if (run.leaseTimer) clearInterval(run.leaseTimer)
       this.running.delete(job.id)

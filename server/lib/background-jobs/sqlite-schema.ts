@@ -50,6 +50,32 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX job_notifications_by_user_created ON job_notifications (user_id, created_at);
   CREATE INDEX job_notifications_by_job ON job_notifications (job_id);
   `,
+  `
+  CREATE TABLE threads (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX threads_by_user_updated ON threads (user_id, updated_at);
+  CREATE TABLE thread_messages (
+    id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+    sequence INTEGER NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+    content TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    model TEXT,
+    job_id TEXT,
+    status TEXT,
+    reasoning TEXT,
+    tool_calls TEXT,
+    error TEXT,
+    finish_reason TEXT
+  );
+  CREATE INDEX thread_messages_by_thread ON thread_messages (thread_id, created_at, sequence);
+  `,
 ]
 
 /** Brings `db` up to the latest schema version; returns the version it ends at. */
