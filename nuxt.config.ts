@@ -10,6 +10,8 @@ type StorageProvider = 'sqlite' | 'memory' | 'convex'
 export default defineNuxtConfig({
   compatibilityDate: '2026-11-01',
   devtools: { enabled: false },
+  // The chat is an app behind a per-browser session: render it in the browser.
+  ssr: false,
   telemetry: false,
 
   // Resolved from this file so apps that extend this one as a layer find it too.

@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config'
 
 // Projects by environment: `unit` runs domain modules in plain Node (no Nuxt, no Nitro);
 // `convex` runs the convex/ functions under convex-test (the edge runtime Convex uses);
-// `e2e` builds the real app once per file and talks to it over HTTP.
+// `e2e` builds the real app once per file and talks to it over HTTP; `browser` drives that app
+// in Debian's Chromium through playwright-core.
 export default defineConfig({
   test: {
     projects: [
@@ -27,6 +28,17 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          benchmark: { include: [] },
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['tests/browser/**/*.test.ts'],
           environment: 'node',
           fileParallelism: false,
           benchmark: { include: [] },

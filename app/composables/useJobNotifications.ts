@@ -1,0 +1,73 @@
+import { ref } from 'vue'
+import { useToasts } from './useToasts'
+
+interface JobNotification {
+  id: string
+  jobId: string
+  threadId: string
+  kind: 'job-complete' | 'job-error' | 'job-aborted'
+  title: string
+  body: string
+}
+
+const permission = ref<NotificationPermission | 'unsupported'>('default')
+const asked = ref(false)
+const ASKED_KEY = 'or3:notifications-asked'
+
+/**
+ * Telling the user about answers that finished while they were elsewhere: an in-app toast, and a
+ * browser notification when the tab is hidden and they allowed it. Permission is asked once, only
+ * after an answer has finished while they were away, never on first load.
+ */
+export function useJobNotifications() {
+  const { show } = useToasts()
+
+  function init(): void {
+    if (typeof window === 'undefined') return
+    permission.value = 'Notification' in window ? Notification.permission : 'unsupported'
+    asked.value = localStorage.getItem(ASKED_KEY) === '1'
+  }
+
+  /** Whether to offer the "notify me" prompt now. */
+  function shouldOffer(): boolean {
+    return permission.value === 'default' && !asked.value
+  }
+
+  async function requestPermission(): Promise<void> {
+    asked.value = true
+    localStorage.setItem(ASKED_KEY, '1')
+    if (permission.value === 'unsupported') return
+    permission.value = await Notification.requestPermission()
+  }
+
+  function declinePermission(): void {
+    asked.value = true
+    localStorage.setItem(ASKED_KEY, '1')
+  }
+
+  /** An answer finished; `here` says whether the user is looking at its thread right now. */
+  function answerFinished(options: { threadId: string, title: string, body: string, tone: 'success' | 'error' | 'info', here: boolean }): void {
+    const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
+    if (!options.here) show({ title: options.title, body: options.body, tone: options.tone, to: `/chat/${options.threadId}` })
+    if (hidden && permission.value === 'granted') {
+      const notification = new Notification(options.title, { body: options.body, tag: options.threadId })
+      notification.onclick = () => {
+        window.focus()
+        window.location.assign(`/chat/${options.threadId}`)
+      }
+    }
+  }
+
+  /** Shows answers that ended while no tab was open, then marks them read. */
+  async function showUnread(): Promise<void> {
+    const { notifications } = await $fetch<{ notifications: JobNotification[] }>('/api/notifications', { query: { unread: 'true', limit: 5 } })
+    if (notifications.length === 0) return
+    for (const item of notifications.slice(0, 3).reverse()) {
+      show({ title: item.title, body: item.body, tone: item.kind === 'job-error' ? 'error' : 'success', to: `/chat/${item.threadId}` }, 12_000)
+    }
+    if (notifications.length > 3) show({ title: `${notifications.length - 3} more answers finished while you were away`, tone: 'info', to: '/jobs' })
+    await $fetch('/api/notifications/read', { method: 'POST', body: { ids: notifications.map(item => item.id) } })
+  }
+
+  return { permission, init, shouldOffer, requestPermission, declinePermission, answerFinished, showUnread }
+}

@@ -1,0 +1,34 @@
+import { ref, watch } from 'vue'
+import { useApiKey } from './useApiKey'
+import type { ModelOption } from '../components/ModelPicker.vue'
+
+const MODEL_KEY = 'or3:model'
+const models = ref<ModelOption[]>([])
+const selected = ref('')
+const error = ref<string>()
+let watching = false
+
+/** The models the server offers (the offline demo model among them) and the one picked. */
+export function useModels() {
+  const apiKey = useApiKey()
+
+  async function refresh(): Promise<void> {
+    try {
+      const catalog = await $fetch<{ models: ModelOption[], error?: { message: string } }>('/api/models', { headers: apiKey.headers() })
+      models.value = catalog.models
+      error.value = catalog.error?.message
+      const remembered = typeof localStorage !== 'undefined' ? localStorage.getItem(MODEL_KEY) : null
+      if (!models.value.some(model => model.id === selected.value)) {
+        selected.value = models.value.find(model => model.id === remembered)?.id ?? models.value[0]?.id ?? ''
+      }
+    } catch (cause) {
+      error.value = cause instanceof Error ? cause.message : 'Could not load the models.'
+    }
+  }
+
+  if (!watching && typeof localStorage !== 'undefined') {
+    watching = true
+    watch(selected, value => value && localStorage.setItem(MODEL_KEY, value))
+  }
+  return { models, selected, error, refresh }
+}

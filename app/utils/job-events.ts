@@ -1,0 +1,136 @@
+/**
+ * A job's state as the UI shows it, rebuilt from the job stream's events (snapshot, delta,
+ * tool-call, status). Pure functions, shared by the stream composable and its tests.
+ */
+
+/** One tool call card's data. */
+export interface ToolCallView {
+  id: string
+  name: string
+  arguments: string
+  round: number
+  status: 'pending' | 'running' | 'completed' | 'error'
+  timedOut?: boolean
+  startedAt?: number
+  finishedAt?: number
+  executionTimeMs?: number
+  result?: string
+  error?: string
+}
+
+/** How a job failed, in the server's words. */
+export interface JobErrorView {
+  message: string
+  kind?: string
+  status?: number
+  hint?: string
+}
+
+/** What the UI knows about a job. */
+export interface JobView {
+  jobId: string
+  threadId?: string
+  model?: string
+  status: 'connecting' | 'streaming' | 'complete' | 'error' | 'aborted'
+  content: string
+  reasoning: string
+  chunksReceived: number
+  toolCalls: ToolCallView[]
+  finishReason?: string
+  error?: JobErrorView
+  startedAt?: number
+  completedAt?: number
+  lastEventId?: string
+}
+
+/** A view before any event arrived. */
+export function emptyJobView(jobId: string): JobView {
+  return { jobId, status: 'connecting', content: '', reasoning: '', chunksReceived: 0, toolCalls: [] }
+}
+
+function upsertToolCall(calls: ToolCallView[], call: ToolCallView): ToolCallView[] {
+  const index = calls.findIndex(item => item.id === call.id && item.round === call.round)
+  if (index < 0) return [...calls, call]
+  const next = [...calls]
+  next[index] = call
+  return next
+}
+
+/**
+ * Applies one event. A snapshot replaces everything; a delta must continue the text exactly
+ * (its offset equals what we have), otherwise it is ignored: the stream then resyncs with a
+ * snapshot on its next connect.
+ */
+export function applyJobEvent(view: JobView, type: string, data: any, id?: string): JobView {
+  const next: JobView = { ...view }
+  if (id) next.lastEventId = id
+  switch (type) {
+    case 'snapshot': {
+      const job = data.job
+      return {
+        ...next,
+        threadId: job.threadId,
+        model: job.model,
+        status: job.status,
+        content: job.content,
+        reasoning: job.reasoning,
+        chunksReceived: job.chunksReceived,
+        toolCalls: job.activeToolCalls ?? [],
+        finishReason: job.finishReason,
+        error: job.error,
+        startedAt: job.startedAt,
+        completedAt: job.completedAt,
+      }
+    }
+    case 'delta':
+      if (data.contentOffset !== view.content.length || data.reasoningOffset !== view.reasoning.length) return view
+      next.content = view.content + (data.content ?? '')
+      next.reasoning = view.reasoning + (data.reasoning ?? '')
+      next.chunksReceived = data.chunksReceived
+      if (next.status === 'connecting') next.status = 'streaming'
+      return next
+    case 'tool-call':
+      next.toolCalls = upsertToolCall(view.toolCalls, data.toolCall)
+      return next
+    case 'status':
+      next.status = data.status
+      next.finishReason = data.finishReason
+      next.error = data.error
+      next.completedAt = data.completedAt
+      next.toolCalls = view.toolCalls.map(call => call.status === 'pending' || call.status === 'running' ? { ...call, status: 'error', error: 'stopped before it finished' } : call)
+      return next
+    default:
+      return view
+  }
+}
+
+/** Whether the job has ended. */
+export function isFinished(view: Pick<JobView, 'status'>): boolean {
+  return view.status === 'complete' || view.status === 'error' || view.status === 'aborted'
+}
+
+/** A sentence for an ended job that did not simply complete, with what to do. */
+export function describeOutcome(view: Pick<JobView, 'status' | 'error' | 'finishReason'>): string | undefined {
+  if (view.status === 'aborted') return 'Stopped. The answer above is what arrived before you stopped it.'
+  if (view.status === 'error') {
+    const error = view.error
+    if (!error) return 'The answer failed. Try sending it again.'
+    if (error.status === 402) return `${error.message} Add credits to your OpenRouter account, or switch to the offline demo model.`
+    if (error.status === 401 || error.status === 403) return `${error.message} Check the API key in Settings.`
+    if (error.status === 429) return `${error.message} The model is rate-limited; wait a moment and send again, or pick another model.`
+    return error.hint ? `${error.message} ${error.hint}` : error.message
+  }
+  if (view.finishReason === 'tool_limit') return 'The assistant reached its limit of tool rounds for one answer and answered with what it had. Ask a narrower question to go further.'
+  if (view.finishReason === 'length') return 'The answer was cut off at the model\'s length limit. Ask it to continue.'
+  if (view.finishReason === 'content_filter') return 'The provider\'s content filter stopped this answer.'
+  return undefined
+}
+
+/** "3 ms", "0.4 s", "12 s", "2 min 5 s". */
+export function formatDuration(ms: number): string {
+  if (ms < 100) return `${Math.round(ms)} ms`
+  if (ms < 1000) return `${(ms / 1000).toFixed(1)} s`
+  const seconds = Math.round(ms / 1000)
+  if (seconds < 60) return `${seconds} s`
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`
+}

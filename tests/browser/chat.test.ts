@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
+import { launchChromium, screenshot, watchForProblems } from './helpers/browser'
+
+// The chat UI in a real browser, against the built app on the offline demo model (no keys).
+
+let app: RunningApp
+let browser: Browser
+let context: BrowserContext
+
+beforeAll(async () => {
+  const entry = await buildApp()
+  // A slower demo model keeps long answers streaming long enough to act on them mid-way.
+  app = await startApp(entry, { NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '40' })
+  browser = await launchChromium()
+}, 240_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await app?.stop()
+})
+
+/** A fresh browser profile (its own session: its own threads and jobs). */
+async function freshPage(): Promise<Page> {
+  context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+  return context.newPage()
+}
+
+async function ask(page: Page, text: string): Promise<string> {
+  await page.goto(`${app.url}/`)
+  await page.getByTestId('composer-input').fill(text)
+  await page.getByTestId('composer-input').press('Enter')
+  try {
+    await page.waitForURL(/\/chat\/[\w-]+$/)
+  } catch (error) {
+    const toasts = await page.getByTestId('toast').allInnerTexts()
+    throw new Error(`Sending "${text}" did not open the conversation. Toasts: ${JSON.stringify(toasts)}; page: ${page.url()}`, { cause: error })
+  }
+  return page.url()
+}
+
+const answer = (page: Page) => page.getByTestId('message-assistant').last()
+const answerText = (page: Page) => answer(page).getByTestId('message-content').innerText()
+
+describe('chat in the browser', () => {
+  it('asks for the time in Tokyo: a get_current_time card completes and the answer uses its result', async () => {
+    const page = await freshPage()
+    const problems = watchForProblems(page)
+    await ask(page, 'What time is it in Tokyo?')
+    const card = page.locator('[data-testid=tool-card][data-tool=get_current_time]')
+    await card.and(page.locator('[data-status=completed]')).waitFor()
+    await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+    await card.locator('summary').click()
+    const result = JSON.parse(await card.getByTestId('tool-result').innerText())
+    expect(result.timezone).toBe('Asia/Tokyo')
+    expect(await answerText(page)).toContain(result.local)
+    await screenshot(page, 'chat-tool-card')
+    expect(problems.errors).toEqual([])
+    await context.close()
+  })
+
+  it('keeps a long answer going after the page is closed, and a new page on the thread continues it live to the end', async () => {
+    const page = await freshPage()
+    const url = await ask(page, 'Write a long story about background jobs')
+    await expect.poll(async () => (await answer(page).getByTestId('message-content').innerText().catch(() => '')).length).toBeGreaterThan(40)
+    await page.close()
+
+    const again = await context.newPage()
+    await again.goto(url)
+    await answer(again).and(again.locator('[data-status=streaming]')).waitFor()
+    await screenshot(again, 'long-answer-reattached')
+    await answer(again).and(again.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })
+    const live = await answerText(again)
+
+    // What a fresh load shows (the stored answer) is exactly what streamed: nothing missing or doubled.
+    const stored = await context.newPage()
+    await stored.goto(url)
+    await answer(stored).and(stored.locator('[data-status=complete]')).waitFor()
+    expect(live).toBe(await answerText(stored))
+    expect(live).toMatch(/^Here is a longer answer/)
+    expect(live.match(/Background jobs are the heart of this app/g)).toHaveLength(1)
+    await context.close()
+  })
+
+  it('shows two pages on one thread the same live text', async () => {
+    const first = await freshPage()
+    const url = await ask(first, 'Write a long story, please')
+    const second = await context.newPage()
+    await second.goto(url)
+    await expect.poll(async () => (await answer(second).getByTestId('message-content').innerText().catch(() => '')).length).toBeGreaterThan(30)
+    expect(await answer(first).getAttribute('data-status')).toBe('streaming')
+    await Promise.all([first, second].map(page => answer(page).and(page.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })))
+    expect(await answerText(first)).toBe(await answerText(second))
+    await screenshot(second, 'two-pages')
+    await context.close()
+  })
+
+  it('stops an answer with the Stop button and says so', async () => {
+    const page = await freshPage()
+    await ask(page, 'Write a long essay about tabs')
+    await expect.poll(async () => (await answer(page).getByTestId('message-content').innerText().catch(() => '')).length).toBeGreaterThan(20)
+    await page.getByTestId('stop-button').click()
+    await answer(page).and(page.locator('[data-status=aborted]')).waitFor()
+    await expect.poll(() => answer(page).getByTestId('message-outcome').innerText()).toMatch(/Stopped/)
+    await expect.poll(() => page.getByTestId('send-button').isVisible()).toBe(true)
+    await screenshot(page, 'stopped')
+    await context.close()
+  })
+
+  it('renders an XSS payload as harmless text and runs nothing', async () => {
+    const page = await freshPage()
+    const problems = watchForProblems(page)
+    await ask(page, '<img src=x onerror=alert(1)> and [a link](javascript:alert(2))')
+    await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+    const user = page.getByTestId('message-user').last()
+    expect(await user.innerText()).toContain('<img src=x onerror=alert(1)>')
+    // The demo model echoes the text: the answer's markdown must not make it live either.
+    const content = answer(page).getByTestId('message-content')
+    expect(await content.innerText()).toContain('<img src=x onerror=alert(1)>')
+    expect(await page.locator('[data-testid=messages] img').count()).toBe(0)
+    expect(await page.locator('[data-testid=messages] a[href^="javascript:"]').count()).toBe(0)
+    await page.waitForTimeout(300)
+    expect(problems.dialogs).toEqual([])
+    await screenshot(page, 'xss-as-text')
+    await context.close()
+  })
+
+  it('lists a running job on the jobs page with its progress', async () => {
+    const page = await freshPage()
+    const url = await ask(page, 'Write a long story for the jobs page')
+    const threadId = url.split('/').pop()
+    const jobs = await context.newPage()
+    await jobs.goto(`${app.url}/jobs`)
+    const row = jobs.locator('[data-testid=job-row][data-status=streaming]').first()
+    await row.waitFor()
+    const characters = async () => Number((await row.getByTestId('job-characters').innerText()).replace(/\D/g, ''))
+    const before = await characters()
+    await expect.poll(characters).toBeGreaterThan(before)
+    expect(await row.getByRole('link').getAttribute('href')).toBe(`/chat/${threadId}`)
+    await screenshot(jobs, 'jobs-page')
+    await row.getByRole('button', { name: /Stop/ }).click()
+    await jobs.locator('[data-testid=job-row][data-status=aborted]').first().waitFor()
+    await context.close()
+  })
+})

@@ -1,0 +1,36 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+/** Debian's Chromium (installed by .ci/run); playwright never downloads a browser here. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+/** Launches headless Chromium with the flags that work in CI containers. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}; install it with "apt-get install chromium" (or set CHROMIUM_PATH).`)
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  })
+}
+
+const screenshotDir = resolve(import.meta.dirname, '../screenshots')
+
+/** Saves a screenshot of `page` under tests/browser/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(screenshotDir, { recursive: true })
+  const path = join(screenshotDir, `${name}.png`)
+  await page.screenshot({ path, fullPage: false })
+  return path
+}
+
+/** Collects uncaught page errors and dialogs (an XSS payload would open one). */
+export function watchForProblems(page: Page): { errors: string[], dialogs: string[] } {
+  const problems = { errors: [] as string[], dialogs: [] as string[] }
+  page.on('pageerror', error => problems.errors.push(error.message))
+  page.on('dialog', (dialog) => {
+    problems.dialogs.push(`${dialog.type()}: ${dialog.message()}`)
+    void dialog.dismiss()
+  })
+  return problems
+}
