@@ -1,6 +1,8 @@
+import vue from '@vitejs/plugin-vue'
 import { defineConfig } from 'vitest/config'
 
 // Projects by environment: `unit` runs domain modules in plain Node (no Nuxt, no Nitro);
+// `components` mounts the Vue components and composables in happy-dom (@vue/test-utils);
 // `convex` runs the convex/ functions under convex-test (the edge runtime Convex uses);
 // `e2e` builds the real app once per file and talks to it over HTTP; `browser` drives that app
 // in Debian's Chromium through playwright-core.
@@ -13,6 +15,15 @@ export default defineConfig({
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           benchmark: { include: ['tests/bench/**/*.bench.ts'] },
+        },
+      },
+      {
+        plugins: [vue()],
+        test: {
+          name: 'components',
+          include: ['tests/components/**/*.test.ts'],
+          environment: 'happy-dom',
+          benchmark: { include: [] },
         },
       },
       {

@@ -126,10 +126,10 @@ export function describeOutcome(view: Pick<JobView, 'status' | 'error' | 'finish
   return undefined
 }
 
-/** "3 ms", "0.4 s", "12 s", "2 min 5 s". */
+/** "3 ms", "0.4 s", "1.5 s", "12 s", "2 min 5 s". */
 export function formatDuration(ms: number): string {
   if (ms < 100) return `${Math.round(ms)} ms`
-  if (ms < 1000) return `${(ms / 1000).toFixed(1)} s`
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`
   const seconds = Math.round(ms / 1000)
   if (seconds < 60) return `${seconds} s`
   return `${Math.floor(seconds / 60)} min ${seconds % 60} s`

@@ -29,13 +29,13 @@ describe('the built app', async () => {
     expect(tools.find(tool => tool.name === 'calculate')!.parameters.properties).toHaveProperty('expression')
   })
 
-  it('serves a page at / that lists the tools', async () => {
-    const response = await fetch('/')
-    expect(response.status).toBe(200)
-    const html = await response.text()
-    expect(html).toMatch(/<html\s+lang="en"/)
-    for (const name of ['get_current_time', 'calculate', 'get_current_weather', 'convert_units']) {
-      expect(html).toContain(`>${name}<`)
+  it('serves the app shell at / and at deep links (the UI renders in the browser)', async () => {
+    for (const path of ['/', '/chat/some-thread', '/jobs', '/settings']) {
+      const response = await fetch(path)
+      expect(response.status, path).toBe(200)
+      const html = await response.text()
+      expect(html).toMatch(/<html\s+lang="en"/)
+      expect(html).toContain('id="__nuxt"')
     }
   })
 

@@ -1,0 +1,81 @@
+import { mount } from '@vue/test-utils'
+import { describe, expect, it } from 'vitest'
+import ChatMessage from '../../app/components/ChatMessage.vue'
+import MarkdownContent from '../../app/components/MarkdownContent.vue'
+import { renderMarkdown } from '../../app/utils/markdown'
+
+describe('markdown rendering', () => {
+  it('renders code blocks, lists and tables', () => {
+    const html = renderMarkdown('Intro\n\n```ts\nconst a = 1 < 2\n```\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |')
+    expect(html).toContain('<pre><code class="language-ts">const a = 1 &lt; 2\n</code></pre>')
+    expect(html).toContain('<li>one</li>')
+    expect(html).toContain('<table>')
+    expect(html).toContain('<td>2</td>')
+  })
+
+  it('shows raw HTML as text: an <img onerror> payload becomes harmless characters', () => {
+    const wrapper = mount(MarkdownContent, { props: { text: 'look <img src=x onerror=alert(1)> here <script>alert(2)</script>' } })
+    expect(wrapper.find('img').exists()).toBe(false)
+    expect(wrapper.find('script').exists()).toBe(false)
+    expect(wrapper.text()).toContain('<img src=x onerror=alert(1)>')
+    expect(wrapper.html()).toContain('&lt;img src=x onerror=alert(1)&gt;')
+  })
+
+  it('refuses javascript:, vbscript: and data: links, and opens safe links in a new tab without opener', () => {
+    const wrapper = mount(MarkdownContent, { props: { text: '[a](javascript:alert(1)) [b](JaVaScRiPt:alert(1)) [c](vbscript:x) [d](data:text/html;base64,PHNjcmlwdD4=) [ok](https://example.com)' } })
+    const links = wrapper.findAll('a')
+    expect(links.map(link => link.attributes('href'))).toEqual(['https://example.com'])
+    expect(links[0]!.attributes('target')).toBe('_blank')
+    expect(links[0]!.attributes('rel')).toBe('noopener noreferrer nofollow')
+    expect(wrapper.text()).toContain('[a](javascript:alert(1))')
+  })
+})
+
+describe('ChatMessage', () => {
+  it('shows a user message as plain text, never as markup', () => {
+    const wrapper = mount(ChatMessage, { props: { message: { id: '1', role: 'user', content: '<b>bold?</b> **no**' } } })
+    expect(wrapper.find('b').exists()).toBe(false)
+    expect(wrapper.text()).toBe('<b>bold?</b> **no**')
+  })
+
+  it('shows an answer\'s tool cards in call order, reasoning collapsed, then the markdown text', () => {
+    const wrapper = mount(ChatMessage, {
+      props: {
+        message: {
+          id: '2',
+          role: 'assistant',
+          status: 'complete',
+          content: 'It is **5**.',
+          reasoning: 'Add them up.',
+          toolCalls: [
+            { id: 'b', name: 'calculate', arguments: '{"expression":"2+3"}', round: 1, status: 'completed', result: '5', executionTimeMs: 4 },
+            { id: 'a', name: 'get_current_time', arguments: '{}', round: 2, status: 'running' },
+          ],
+        },
+      },
+    })
+    expect(wrapper.findAll('[data-testid=tool-card]').map(card => card.attributes('data-tool'))).toEqual(['calculate', 'get_current_time'])
+    const reasoning = wrapper.find('details.message__reasoning')
+    expect(reasoning.exists()).toBe(true)
+    expect(reasoning.attributes('open')).toBeUndefined()
+    expect(wrapper.find('[data-testid=message-content] strong').text()).toBe('5')
+    expect(wrapper.find('[data-testid=message-outcome]').exists()).toBe(false)
+  })
+
+  it.each([
+    [{ status: 'error', error: { message: 'OpenRouter: insufficient credits (402)', status: 402 } }, /insufficient credits.*Add credits.*offline demo model/],
+    [{ status: 'error', error: { message: 'OpenRouter: rate limited (429)', status: 429 } }, /rate-limited; wait a moment/],
+    [{ status: 'error', error: { message: 'The key was rejected (401)', status: 401 } }, /Check the API key in Settings/],
+    [{ status: 'complete', finishReason: 'tool_limit' }, /limit of tool rounds/],
+    [{ status: 'aborted' }, /Stopped/],
+  ])('says in plain words what happened and what to do: %o', (outcome, expected) => {
+    const wrapper = mount(ChatMessage, { props: { message: { id: '3', role: 'assistant', content: 'partial', ...outcome } as any } })
+    expect(wrapper.find('[data-testid=message-outcome]').text()).toMatch(expected)
+  })
+
+  it('shows "Thinking…" and marks itself busy while an answer has not produced anything yet', () => {
+    const wrapper = mount(ChatMessage, { props: { message: { id: '4', role: 'assistant', content: '', status: 'streaming' } } })
+    expect(wrapper.text()).toContain('Thinking…')
+    expect(wrapper.find('article').attributes('aria-busy')).toBe('true')
+  })
+})

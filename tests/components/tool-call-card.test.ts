@@ -1,0 +1,39 @@
+import { mount } from '@vue/test-utils'
+import { describe, expect, it } from 'vitest'
+import ToolCallCard from '../../app/components/ToolCallCard.vue'
+import type { ToolCallView } from '../../app/utils/job-events'
+
+const base: ToolCallView = { id: 'c1', name: 'get_current_weather', arguments: '{"location":"Paris"}', round: 1, status: 'pending' }
+
+describe('ToolCallCard', () => {
+  it.each([
+    [{ status: 'pending' }, 'Waiting', 'pending'],
+    [{ status: 'running', startedAt: 1 }, 'Running', 'running'],
+    [{ status: 'completed', executionTimeMs: 12, result: '{"temperature":70}' }, 'Done', 'completed'],
+    [{ status: 'error', error: 'Tool "x" failed: boom', executionTimeMs: 3 }, 'Failed', 'error'],
+    [{ status: 'error', timedOut: true, error: 'timed out after 10000 ms', executionTimeMs: 10_000 }, 'Timed out', 'timeout'],
+  ] as const)('shows the %o state', (state, label, dataStatus) => {
+    const wrapper = mount(ToolCallCard, { props: { call: { ...base, ...state } as ToolCallView } })
+    expect(wrapper.find('.tool-card__status').text()).toBe(label)
+    expect(wrapper.find('[data-testid=tool-card]').attributes('data-status')).toBe(dataStatus)
+    expect(wrapper.find('.tool-card__name').text()).toBe('get_current_weather')
+  })
+
+  it('shows the duration, the arguments pretty-printed, and the result or error, collapsed until opened', () => {
+    const wrapper = mount(ToolCallCard, { props: { call: { ...base, status: 'completed', executionTimeMs: 1500, result: '{"temperature":70,"unit":"F"}' } } })
+    expect(wrapper.find('.tool-card__duration').text()).toBe('1.5 s')
+    expect(wrapper.find('details').attributes('open')).toBeUndefined()
+    expect(wrapper.findAll('pre')[0]!.text()).toBe('{\n  "location": "Paris"\n}')
+    expect(wrapper.find('[data-testid=tool-result]').text()).toContain('"temperature": 70')
+
+    const failed = mount(ToolCallCard, { props: { call: { ...base, status: 'error', error: 'Invalid arguments: missing "location"' } } })
+    expect(failed.find('.tool-card__pre--error').text()).toBe('Invalid arguments: missing "location"')
+    expect(failed.find('[data-testid=tool-result]').exists()).toBe(false)
+  })
+
+  it('shows a result that is not JSON as it is', () => {
+    const wrapper = mount(ToolCallCard, { props: { call: { ...base, status: 'completed', result: 'plain <b>text</b>' } } })
+    expect(wrapper.find('[data-testid=tool-result]').text()).toBe('plain <b>text</b>')
+    expect(wrapper.find('b').exists()).toBe(false)
+  })
+})
