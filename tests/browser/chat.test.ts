@@ -126,6 +126,22 @@ describe('chat in the browser', () => {
     await context.close()
   })
 
+  it('works at phone width: the sidebar folds behind a labelled menu button, reachable by keyboard', async () => {
+    context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+    const page = await context.newPage()
+    await ask(page, 'What is 6*7?')
+    await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+    const sidebar = page.locator('#sidebar')
+    const menu = page.getByRole('button', { name: 'Open the sidebar' })
+    expect(await sidebar.boundingBox().then(box => (box?.x ?? 0) + (box?.width ?? 0))).toBeLessThanOrEqual(0)
+    await menu.focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(() => sidebar.boundingBox().then(box => box?.x)).toBe(0)
+    expect(await page.getByTestId('new-chat').isVisible()).toBe(true)
+    await screenshot(page, 'phone-sidebar')
+    await context.close()
+  })
+
   it('lists a running job on the jobs page with its progress', async () => {
     const page = await freshPage()
     const url = await ask(page, 'Write a long story for the jobs page')
