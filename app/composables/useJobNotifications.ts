@@ -58,16 +58,43 @@ export function useJobNotifications() {
     }
   }
 
-  /** Shows answers that ended while no tab was open, then marks them read. */
+  /**
+   * Shows answers that ended with nobody watching them (the server records those), then marks
+   * them read: on a visit, and whenever one of this session's running jobs ends elsewhere.
+   */
   async function showUnread(): Promise<void> {
     const { notifications } = await $fetch<{ notifications: JobNotification[] }>('/api/notifications', { query: { unread: 'true', limit: 5 } })
     if (notifications.length === 0) return
+    const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
     for (const item of notifications.slice(0, 3).reverse()) {
       show({ title: item.title, body: item.body, tone: item.kind === 'job-error' ? 'error' : 'success', to: `/chat/${item.threadId}` }, 12_000)
+      if (hidden && permission.value === 'granted') new Notification(item.title, { body: item.body, tag: item.jobId })
     }
     if (notifications.length > 3) show({ title: `${notifications.length - 3} more answers finished while you were away`, tone: 'info', to: '/jobs' })
     await $fetch('/api/notifications/read', { method: 'POST', body: { ids: notifications.map(item => item.id) } })
   }
 
-  return { permission, init, shouldOffer, requestPermission, declinePermission, answerFinished, showUnread }
+  /**
+   * Watches this session's running jobs (a light poll); when one ends, shows what the server
+   * recorded for it. Returns a stopper.
+   */
+  function watchRunningJobs(intervalMs = 5000): () => void {
+    let running = new Set<string>()
+    const poll = async () => {
+      try {
+        const { jobs } = await $fetch<{ jobs: Array<{ id: string }> }>('/api/jobs', { query: { status: 'streaming', limit: 50 } })
+        const now = new Set(jobs.map(job => job.id))
+        const ended = [...running].some(id => !now.has(id))
+        running = now
+        if (ended) await showUnread()
+      } catch {
+        // Offline for a moment: try again at the next tick.
+      }
+    }
+    void poll()
+    const timer = setInterval(() => void poll(), intervalMs)
+    return () => clearInterval(timer)
+  }
+
+  return { permission, init, shouldOffer, requestPermission, declinePermission, answerFinished, showUnread, watchRunningJobs }
 }

@@ -142,6 +142,25 @@ describe('chat in the browser', () => {
     await context.close()
   })
 
+  it('tells the user with a toast when an answer finishes while they are elsewhere in the app', async () => {
+    const page = await freshPage()
+    const url = await ask(page, 'Write a long story while I look at the settings')
+    await page.getByRole('link', { name: 'Settings', exact: true }).click()
+    await page.waitForURL(/\/settings$/)
+    const toast = page.getByTestId('toast').filter({ hasText: 'Your answer is ready' })
+    await toast.waitFor({ timeout: 60_000 })
+    await screenshot(page, 'toast-elsewhere')
+    await toast.getByRole('link', { name: 'Open' }).click()
+    await page.waitForURL(url)
+    await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+    // Shown once: a reload does not announce it again.
+    await page.reload()
+    await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+    await page.waitForTimeout(500)
+    expect(await page.getByTestId('toast').count()).toBe(0)
+    await context.close()
+  })
+
   it('lists a running job on the jobs page with its progress', async () => {
     const page = await freshPage()
     const url = await ask(page, 'Write a long story for the jobs page')
