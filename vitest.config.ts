@@ -6,6 +6,9 @@ import { defineConfig } from 'vitest/config'
 // `convex` runs the convex/ functions under convex-test (the edge runtime Convex uses);
 // `e2e` builds the real app once per file and talks to it over HTTP; `browser` drives that app
 // in Debian's Chromium through playwright-core.
+// One id per `vitest` run, inherited by every worker: test files that build the app share one build.
+process.env.OR3_TEST_RUN_ID ??= `${Date.now()}-${process.pid}`
+
 export default defineConfig({
   test: {
     projects: [

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort } from '../../support/free-port'
@@ -7,8 +7,37 @@ import { freePort } from '../../support/free-port'
 const projectRoot = resolve(import.meta.dirname, '../../..')
 const nuxtBin = join(projectRoot, 'node_modules/nuxt/bin/nuxt.mjs')
 
-/** Runs `nuxt build` for an app (the project, or a fixture that extends it) and returns its server entry. */
+/**
+ * Builds an app once per test run and returns its server entry. Test files of different projects
+ * (e2e, browser) run at the same time and would otherwise write the same `.output/` at once: a
+ * lock directory serialises them, and a marker with this run's id lets later files reuse the build.
+ */
 export async function buildApp(rootDir: string = projectRoot): Promise<string> {
+  const runId = process.env.OR3_TEST_RUN_ID
+  const lock = join(rootDir, '.output-build.lock')
+  const marker = join(rootDir, '.output/.test-run-id')
+  const entry = join(rootDir, '.output/server/index.mjs')
+  for (let attempt = 0; ; attempt++) {
+    try {
+      mkdirSync(lock)
+      break
+    } catch {
+      // Another file is building; a lock older than 10 minutes was left by a killed run.
+      if (attempt > 6000 || Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true })
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+  }
+  try {
+    if (runId && existsSync(entry) && existsSync(marker) && readFileSync(marker, 'utf8') === runId) return entry
+    await runNuxtBuild(rootDir)
+    if (runId) writeFileSync(marker, runId)
+    return entry
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
+
+async function runNuxtBuild(rootDir: string): Promise<string> {
   const output: string[] = []
   const child = spawn(process.execPath, [nuxtBin, 'build', rootDir], {
     cwd: rootDir,
