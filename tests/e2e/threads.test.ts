@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
+import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+
+// Conversation routes over HTTP, on the offline demo model.
+
+let app: RunningApp
+
+beforeAll(async () => {
+  app = await startApp(await buildApp(), { NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '30' })
+}, 240_000)
+afterAll(async () => {
+  await app?.stop()
+})
+
+const demo = 'or3/offline-demo'
+
+describe('threads', () => {
+  it('sends a message as a background job and writes the answer into the thread when it ends', async () => {
+    const alice = new SessionClient(app.url)
+    const created = await alice.post('/api/threads', {})
+    expect(created.status).toBe(201)
+    const thread = await created.json()
+    expect(thread.title).toBe('New chat')
+
+    const sent = await alice.post(`/api/threads/${thread.id}/messages`, { content: 'What is 6*7?', model: demo })
+    expect(sent.status).toBe(202)
+    const { userMessage, assistantMessage, jobId } = await sent.json()
+    expect(userMessage).toMatchObject({ role: 'user', content: 'What is 6*7?' })
+    expect(assistantMessage).toMatchObject({ role: 'assistant', status: 'streaming', jobId, model: demo })
+
+    const job = await waitForJobEnd(alice, jobId)
+    expect(job.status).toBe('complete')
+    const { thread: renamed, messages } = await alice.json(`/api/threads/${thread.id}`)
+    expect(renamed.title).toBe('What is 6*7?')
+    expect(messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant'])
+    expect(messages[1]).toMatchObject({ status: 'complete', content: job.content, toolCalls: [expect.objectContaining({ name: 'calculate', status: 'completed' })] })
+
+    // The next question carries the conversation so far.
+    const second = await (await alice.post(`/api/threads/${thread.id}/messages`, { content: 'hello again', model: demo })).json()
+    await waitForJobEnd(alice, second.jobId)
+    expect((await alice.json('/api/threads')).threads[0]).toMatchObject({ id: thread.id })
+  })
+
+  it('keeps conversations private: another session gets 404 on every thread route', async () => {
+    const alice = new SessionClient(app.url)
+    const bob = new SessionClient(app.url)
+    const thread = await (await alice.post('/api/threads', { title: 'Private' })).json()
+    for (const [path, init] of [
+      [`/api/threads/${thread.id}`, {}],
+      [`/api/threads/${thread.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Mine now' }) }],
+      [`/api/threads/${thread.id}`, { method: 'DELETE' }],
+      [`/api/threads/${thread.id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'hi', model: demo }) }],
+    ] as const) {
+      const response = await bob.fetch(path, init as RequestInit)
+      expect(response.status, `${(init as RequestInit).method ?? 'GET'} ${path}`).toBe(404)
+    }
+    expect((await bob.json('/api/threads')).threads).toEqual([])
+    expect((await alice.json(`/api/threads/${thread.id}`)).thread.title).toBe('Private')
+  })
+
+  it('renames, validates, and deletes a thread, stopping the answer still running in it', async () => {
+    const alice = new SessionClient(app.url)
+    const thread = await (await alice.post('/api/threads', {})).json()
+    expect((await alice.json(`/api/threads/${thread.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: '  Trip plans ' }) })).title).toBe('Trip plans')
+
+    const bad: Array<[string, RequestInit, RegExp]> = [
+      [`/api/threads/${thread.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: '' }) }, /give the conversation a name/],
+      [`/api/threads/${thread.id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: '   ', model: demo }) }, /write a message/],
+      [`/api/threads/${thread.id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'hi' }) }, /model/],
+      [`/api/threads/${thread.id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'hi', model: 'openai/gpt-4o-mini' }) }, /needs an OpenRouter API key/],
+    ]
+    for (const [path, init, message] of bad) {
+      const response = await alice.fetch(path, init)
+      expect(response.status, path).toBe(400)
+      expect((await response.json()).message).toMatch(message)
+    }
+    // A refused send stores nothing.
+    expect((await alice.json(`/api/threads/${thread.id}`)).messages).toEqual([])
+
+    const { jobId } = await (await alice.post(`/api/threads/${thread.id}/messages`, { content: 'Write a long story', model: demo })).json()
+    expect(await alice.json(`/api/threads/${thread.id}`, { method: 'DELETE' })).toEqual({ deleted: true })
+    expect((await waitForJobEnd(alice, jobId)).status).toBe('aborted')
+    expect((await alice.fetch(`/api/threads/${thread.id}`)).status).toBe(404)
+  })
+})
