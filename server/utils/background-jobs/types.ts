@@ -60,6 +60,10 @@ export interface WorkflowNodeState {
   output?: string
   error?: string
   toolCalls?: ActiveToolCall[]
+  /** A router's chosen branch. */
+  branch?: string
+  /** Failed attempts so far (nodes with retries). */
+  attempts?: number
 }
 
 /** Progress of a workflow job. */

@@ -1,0 +1,69 @@
+/** Workflows shipped with the app, installable from the workflows page. */
+import type { WorkflowDefinition } from './workflow-schema'
+
+/** Example key → definition. */
+export const WORKFLOW_EXAMPLES: Record<string, WorkflowDefinition> = {
+  'research-draft-critique': {
+    version: 1,
+    name: 'Research → draft → critique → answer',
+    description: 'Gathers facts with tools, drafts an answer, critiques it, and writes the final answer.',
+    defaultModel: 'or3/offline-demo',
+    nodes: [
+      { id: 'start', kind: 'start', label: 'Question' },
+      { id: 'research', kind: 'agent', label: 'Research', systemPrompt: 'You research the question with the tools you have and list the facts you found.', prompt: '{{input}}', tools: ['get_current_time', 'calculate', 'get_current_weather'], maxToolRounds: 3 },
+      { id: 'draft', kind: 'agent', label: 'Draft', systemPrompt: 'You write a clear first draft from the research.', prompt: 'Question: {{prompt}}\n\nResearch:\n{{input}}', tools: [], maxToolRounds: 0 },
+      { id: 'critique', kind: 'agent', label: 'Critique', systemPrompt: 'You point out what the draft gets wrong or leaves out.', prompt: '{{input}}', tools: [], maxToolRounds: 0 },
+      { id: 'final', kind: 'agent', label: 'Final answer', systemPrompt: 'You write the final answer, fixing what the critique found.', prompt: 'Draft:\n{{nodes.draft}}\n\nCritique:\n{{input}}', tools: [], maxToolRounds: 0 },
+      { id: 'output', kind: 'output', label: 'Answer' },
+    ],
+    edges: [
+      { from: 'start', to: 'research' },
+      { from: 'research', to: 'draft' },
+      { from: 'draft', to: 'critique' },
+      { from: 'critique', to: 'final' },
+      { from: 'final', to: 'output' },
+    ],
+  },
+  'parallel-perspectives': {
+    version: 1,
+    name: 'Two perspectives, merged',
+    description: 'Asks for the facts and for the time in parallel, then merges both into one answer.',
+    defaultModel: 'or3/offline-demo',
+    nodes: [
+      { id: 'start', kind: 'start', label: 'Question' },
+      { id: 'fan-out', kind: 'parallel', label: 'Fan out' },
+      { id: 'facts', kind: 'agent', label: 'Facts', systemPrompt: 'Answer with facts only.', prompt: '{{prompt}}', tools: ['calculate'], maxToolRounds: 2 },
+      { id: 'clock', kind: 'tool', label: 'Time in UTC', tool: 'get_current_time', arguments: { timezone: 'UTC' } },
+      { id: 'join', kind: 'merge', label: 'Merge' },
+      { id: 'output', kind: 'output', label: 'Answer', template: '{{input}}' },
+    ],
+    edges: [
+      { from: 'start', to: 'fan-out' },
+      { from: 'fan-out', to: 'facts' },
+      { from: 'fan-out', to: 'clock' },
+      { from: 'facts', to: 'join' },
+      { from: 'clock', to: 'join' },
+      { from: 'join', to: 'output' },
+    ],
+  },
+  'triage-router': {
+    version: 1,
+    name: 'Triage: weather or anything else',
+    description: 'Routes weather questions to the weather tool and everything else to a general agent.',
+    defaultModel: 'or3/offline-demo',
+    nodes: [
+      { id: 'start', kind: 'start', label: 'Question' },
+      { id: 'triage', kind: 'router', label: 'Triage', mode: 'condition', conditions: [{ branch: 'weather', contains: 'weather' }], defaultBranch: 'general' },
+      { id: 'weather', kind: 'agent', label: 'Weather desk', systemPrompt: 'You answer weather questions with the weather tool.', prompt: '{{input}}', tools: ['get_current_weather'], maxToolRounds: 2 },
+      { id: 'general', kind: 'agent', label: 'General desk', systemPrompt: 'You answer anything else.', prompt: '{{input}}', tools: ['calculate', 'get_current_time'], maxToolRounds: 2 },
+      { id: 'output', kind: 'output', label: 'Answer' },
+    ],
+    edges: [
+      { from: 'start', to: 'triage' },
+      { from: 'triage', to: 'weather', branch: 'weather' },
+      { from: 'triage', to: 'general', branch: 'general' },
+      { from: 'weather', to: 'output' },
+      { from: 'general', to: 'output' },
+    ],
+  },
+}

@@ -1,0 +1,171 @@
+import { describe, expect, it, vi } from 'vitest'
+import { executeWorkflow, UNKNOWN_NODE_OUTCOME, type WorkflowRunDependencies } from '../../server/lib/workflows/execute-workflow'
+import { validateWorkflow } from '../../server/lib/workflows/validate-workflow'
+import { WORKFLOW_EXAMPLES } from '../../server/lib/workflows/examples'
+import type { WorkflowDefinition } from '../../server/lib/workflows/workflow-schema'
+import type { WorkflowState } from '../../server/utils/background-jobs/types'
+
+const tools = new Set(['calculate', 'get_current_time', 'get_current_weather', 'send_email'])
+const hasTool = (name: string) => tools.has(name)
+
+function workflow(nodes: unknown[], edges: unknown[]): WorkflowDefinition {
+  const result = validateWorkflow({ version: 1, name: 'Test', nodes, edges }, hasTool)
+  if (!result.ok) throw new Error(JSON.stringify(result.problems))
+  return result.workflow
+}
+
+/** Dependencies that answer from functions and record what ran. */
+function dependencies(overrides: Partial<WorkflowRunDependencies> = {}) {
+  const calls: string[] = []
+  const deps: WorkflowRunDependencies = {
+    runAgent: async (node, request, hooks) => {
+      calls.push(`agent:${node.id}`)
+      hooks.onToken(`[${node.id}]`)
+      return { output: `${node.id}(${request.prompt})` }
+    },
+    runTool: async (name, args) => {
+      calls.push(`tool:${name}`)
+      return { output: `${name}:${JSON.stringify(args)}` }
+    },
+    askRouter: async () => ({ output: 'general' }),
+    isIdempotent: name => name !== 'send_email',
+    ...overrides,
+  }
+  return { deps, calls }
+}
+
+const threeSteps = () => workflow(
+  [{ id: 'start', kind: 'start' }, { id: 'a', kind: 'agent', prompt: 'A: {{input}}' }, { id: 'b', kind: 'agent', prompt: 'B: {{input}}' }, { id: 'c', kind: 'agent', prompt: 'C: {{input}} / {{nodes.a}}' }, { id: 'out', kind: 'output' }],
+  [{ from: 'start', to: 'a' }, { from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'out' }],
+)
+
+describe('validateWorkflow', () => {
+  it('accepts the shipped examples', () => {
+    for (const [key, example] of Object.entries(WORKFLOW_EXAMPLES)) expect(validateWorkflow(example, hasTool).ok, key).toBe(true)
+  })
+
+  it.each([
+    ['an unknown node kind', [{ id: 'start', kind: 'start' }, { id: 'x', kind: 'teleport' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'x' }, { from: 'x', to: 'out' }], /unknown node kind/, 'x'],
+    ['a dangling edge', [{ id: 'start', kind: 'start' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'out' }, { from: 'start', to: 'ghost' }], /"ghost", which is not a node/, 'ghost'],
+    ['a tool the registry lacks', [{ id: 'start', kind: 'start' }, { id: 't', kind: 'tool', tool: 'launch_rockets' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 't' }, { from: 't', to: 'out' }], /tool "launch_rockets", which this server does not have/, 't'],
+    ['a cycle', [{ id: 'start', kind: 'start' }, { id: 'a', kind: 'agent' }, { id: 'b', kind: 'agent' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'a' }, { from: 'a', to: 'b' }, { from: 'b', to: 'a' }, { from: 'b', to: 'out' }], /form a cycle/, 'a'],
+    ['a router branch with no edge', [{ id: 'start', kind: 'start' }, { id: 'r', kind: 'router', conditions: [{ branch: 'yes', contains: 'y' }], defaultBranch: 'no' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'r' }, { from: 'r', to: 'out', branch: 'yes' }], /branch "no", but no edge/, 'r'],
+    ['a node nothing leads to', [{ id: 'start', kind: 'start' }, { id: 'lost', kind: 'agent' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'out' }, { from: 'lost', to: 'out' }], /"lost" is never reached/, 'lost'],
+  ])('rejects %s, naming the node', (_label, nodes, edges, message, nodeId) => {
+    const result = validateWorkflow({ version: 1, name: 'Bad', nodes, edges }, hasTool)
+    expect(result.ok).toBe(false)
+    const problems = (result as { problems: Array<{ nodeId?: string, message: string }> }).problems
+    expect(problems).toContainEqual(expect.objectContaining({ nodeId, message: expect.stringMatching(message) }))
+  })
+})
+
+describe('executeWorkflow', () => {
+  it('runs a chain in order, templating inputs and earlier outputs, and reports every transition', async () => {
+    const { deps, calls } = dependencies()
+    const states: WorkflowState[] = []
+    const tokens: string[] = []
+    const result = await executeWorkflow({ workflow: threeSteps(), workflowId: 'w', prompt: 'hi', dependencies: deps, callbacks: { onStateChange: state => states.push(state), onToken: (node, text) => tokens.push(`${node}${text}`) } })
+    expect(result.status).toBe('complete')
+    expect(calls).toEqual(['agent:a', 'agent:b', 'agent:c'])
+    expect(result.output).toBe('c(C: b(B: a(A: hi)) / a(A: hi))')
+    expect(result.state.executionOrder).toEqual(['start', 'a', 'b', 'c', 'out'])
+    expect(tokens).toEqual(['a[a]', 'b[b]', 'c[c]'])
+    expect(states.some(state => state.currentNodeId === 'b' && state.nodeStates.b!.status === 'running')).toBe(true)
+    expect(result.state.nodeStates.a).toMatchObject({ status: 'completed', output: 'a(A: hi)' })
+  })
+
+  it('runs parallel branches at the same time and merges what they produced', async () => {
+    let inFlight = 0
+    let most = 0
+    const slow = async <T>(value: T) => {
+      inFlight++
+      most = Math.max(most, inFlight)
+      await new Promise(resolve => setTimeout(resolve, 20))
+      inFlight--
+      return value
+    }
+    const { deps } = dependencies({
+      runAgent: async node => slow({ output: `agent ${node.id}` }),
+      runTool: async (name, args) => slow({ output: `${name} ${JSON.stringify(args)}` }),
+    })
+    const result = await executeWorkflow({ workflow: WORKFLOW_EXAMPLES['parallel-perspectives']!, workflowId: 'w', prompt: 'q', dependencies: deps })
+    expect(result.status).toBe('complete')
+    expect(most).toBe(2)
+    expect(result.output).toBe('## Facts\n\nagent facts\n\n## Time in UTC\n\nget_current_time {"timezone":"UTC"}')
+  })
+
+  it('follows a router\'s branch and skips the other', async () => {
+    const { deps, calls } = dependencies()
+    const weather = await executeWorkflow({ workflow: WORKFLOW_EXAMPLES['triage-router']!, workflowId: 'w', prompt: 'What is the weather in Paris?', dependencies: deps })
+    expect(calls).toEqual(['agent:weather'])
+    expect(weather.state.nodeStates).toMatchObject({ triage: { status: 'completed', branch: 'weather' }, general: { status: 'skipped' }, output: { status: 'completed' } })
+
+    const asked = vi.fn(async () => ({ output: 'I pick: general.' }))
+    const routed = workflow(
+      [{ id: 'start', kind: 'start' }, { id: 'r', kind: 'router', mode: 'model', instruction: 'Pick a desk.', defaultBranch: 'general' }, { id: 'special', kind: 'agent' }, { id: 'general', kind: 'agent' }, { id: 'out', kind: 'output' }],
+      [{ from: 'start', to: 'r' }, { from: 'r', to: 'special', branch: 'special' }, { from: 'r', to: 'general', branch: 'general' }, { from: 'special', to: 'out' }, { from: 'general', to: 'out' }],
+    )
+    const byModel = await executeWorkflow({ workflow: routed, workflowId: 'w', prompt: 'x', dependencies: dependencies({ askRouter: asked }).deps })
+    expect(asked.mock.calls[0]![1].prompt).toMatch(/Answer with exactly one of: special, general\./)
+    expect(byModel.state.nodeStates).toMatchObject({ r: { branch: 'general' }, special: { status: 'skipped' }, general: { status: 'completed' } })
+  })
+
+  it('fails the run at a failing node with its error, unless the node has retries left', async () => {
+    let failures = 0
+    const flaky = dependencies({
+      runAgent: async (node) => {
+        if (node.id === 'b' && failures++ < 1) return { error: 'upstream 500' }
+        return { output: node.id }
+      },
+    })
+    const failed = await executeWorkflow({ workflow: threeSteps(), workflowId: 'w', prompt: 'p', dependencies: flaky.deps })
+    expect(failed).toMatchObject({ status: 'error', error: 'Step "b" failed: upstream 500', state: { failedNodeId: 'b' } })
+    expect(failed.state.nodeStates).toMatchObject({ a: { status: 'completed' }, b: { status: 'error', error: 'upstream 500' }, c: { status: 'skipped' }, out: { status: 'skipped' } })
+
+    failures = 0
+    const retried = workflow(
+      [{ id: 'start', kind: 'start' }, { id: 'a', kind: 'agent' }, { id: 'b', kind: 'agent', retries: 1 }, { id: 'c', kind: 'agent' }, { id: 'out', kind: 'output' }],
+      [{ from: 'start', to: 'a' }, { from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'out' }],
+    )
+    const recovered = await executeWorkflow({ workflow: retried, workflowId: 'w', prompt: 'p', dependencies: flaky.deps })
+    expect(recovered.status).toBe('complete')
+    expect(recovered.state.nodeStates.b).toMatchObject({ status: 'completed', attempts: 1 })
+  })
+
+  it('stops the running node on abort and marks the rest skipped', async () => {
+    const controller = new AbortController()
+    const { deps } = dependencies({
+      runAgent: (node, _request, _hooks, signal) => node.id === 'b'
+        ? new Promise(resolve => signal.aborted ? resolve({ error: 'aborted' }) : signal.addEventListener('abort', () => resolve({ error: 'aborted' })))
+        : Promise.resolve({ output: node.id }),
+    })
+    const run = executeWorkflow({ workflow: threeSteps(), workflowId: 'w', prompt: 'p', dependencies: deps, signal: controller.signal, callbacks: { onNodeStart: node => node === 'b' && controller.abort() } })
+    const result = await run
+    expect(result.status).toBe('aborted')
+    expect(result.state.nodeStates).toMatchObject({ a: { status: 'completed' }, b: { status: 'skipped' }, c: { status: 'skipped' }, out: { status: 'skipped' } })
+  })
+
+  it('resumes from completed nodes without running them again, and restarts the interrupted one', async () => {
+    const { deps, calls } = dependencies()
+    const resume: WorkflowState = {
+      workflowId: 'w', workflowName: 'Test', executionOrder: ['start', 'a'], currentNodeId: 'b', failedNodeId: null,
+      nodeStates: { start: { status: 'completed', output: 'hi' }, a: { status: 'completed', output: 'A-from-before' }, b: { status: 'running' }, c: { status: 'pending' }, out: { status: 'pending' } },
+    }
+    const result = await executeWorkflow({ workflow: threeSteps(), workflowId: 'w', prompt: 'hi', dependencies: deps, resume })
+    expect(calls).toEqual(['agent:b', 'agent:c'])
+    expect(result.output).toBe('c(C: b(B: A-from-before) / A-from-before)')
+    expect(result.state.executionOrder).toEqual(['start', 'a', 'b', 'c', 'out'])
+  })
+
+  it('does not re-run an interrupted tool step whose tool may have side effects', async () => {
+    const mail = workflow(
+      [{ id: 'start', kind: 'start' }, { id: 'send', kind: 'tool', tool: 'send_email', arguments: { to: '{{prompt}}' } }, { id: 'out', kind: 'output' }],
+      [{ from: 'start', to: 'send' }, { from: 'send', to: 'out' }],
+    )
+    const { deps, calls } = dependencies()
+    const resume: WorkflowState = { workflowId: 'w', workflowName: 'Test', executionOrder: ['start'], currentNodeId: 'send', failedNodeId: null, nodeStates: { start: { status: 'completed', output: 'a@example.com' }, send: { status: 'running' }, out: { status: 'pending' } } }
+    const result = await executeWorkflow({ workflow: mail, workflowId: 'w', prompt: 'a@example.com', dependencies: deps, resume })
+    expect(calls).toEqual([])
+    expect(result).toMatchObject({ status: 'error', state: { failedNodeId: 'send', nodeStates: { send: { error: UNKNOWN_NODE_OUTCOME } } } })
+  })
+})
