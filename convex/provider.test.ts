@@ -4,6 +4,8 @@ import { createConvexJobProvider, type ConvexFunctionClient } from '../server/ut
 import { describeJobProviderContract } from '../tests/support/job-provider-contract'
 import { describeThreadStoreContract } from '../tests/support/thread-store-contract'
 import { createConvexThreadStore } from '../server/utils/threads/convex'
+import { createConvexWorkflowStore } from '../server/utils/workflows/convex'
+import { describeWorkflowStoreContract } from '../tests/support/workflow-store-contract'
 import schema from './schema'
 
 const modules = import.meta.glob('./**/*.ts')
@@ -21,3 +23,5 @@ function testClient(): ConvexFunctionClient {
 describeJobProviderContract('convex (convex-test)', () => createConvexJobProvider({ client: testClient(), secret }))
 
 describeThreadStoreContract('convex (convex-test)', () => createConvexThreadStore({ client: testClient(), secret }))
+
+describeWorkflowStoreContract('convex (convex-test)', () => createConvexWorkflowStore({ client: testClient(), secret }))

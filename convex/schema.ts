@@ -125,6 +125,18 @@ export default defineSchema({
     .index('by_message_id', ['message_id'])
     .index('by_thread_and_created', ['thread_id', 'created_at']),
 
+  /** Saved workflow definitions (JSON), per user. */
+  workflows: defineTable({
+    workflow_id: v.string(),
+    user_id: v.string(),
+    name: v.string(),
+    definition: v.string(),
+    created_at: v.number(),
+    updated_at: v.number(),
+  })
+    .index('by_workflow_id', ['workflow_id'])
+    .index('by_user_and_updated', ['user_id', 'updated_at']),
+
   job_notifications: defineTable({
     user_id: v.string(),
     job_id: v.string(),

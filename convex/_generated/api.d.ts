@@ -15,6 +15,7 @@ import type * as lib_jobRecords from "../lib/jobRecords.js";
 import type * as lib_serverGuard from "../lib/serverGuard.js";
 import type * as notifications from "../notifications.js";
 import type * as threads from "../threads.js";
+import type * as workflows from "../workflows.js";
 
   /**
    * A utility for referencing Convex functions in your app's API.
@@ -31,6 +32,7 @@ import type * as threads from "../threads.js";
 "lib/serverGuard": typeof lib_serverGuard,
 "notifications": typeof notifications,
 "threads": typeof threads,
+"workflows": typeof workflows,
   }>;
   export declare const api: FilterApi<typeof fullApi, FunctionReference<any, "public">>;
   export declare const internal: FilterApi<typeof fullApi, FunctionReference<any, "internal">>;

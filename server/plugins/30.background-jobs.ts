@@ -13,22 +13,26 @@ import { createMemoryThreadStore } from '../utils/threads/memory'
 import { createSqliteThreadStore } from '../utils/threads/sqlite'
 import { createConvexThreadStore } from '../utils/threads/convex'
 import type { ThreadStore } from '../utils/threads/types'
+import { createMemoryWorkflowStore } from '../utils/workflows/memory'
+import { createSqliteWorkflowStore } from '../utils/workflows/sqlite'
+import { createConvexWorkflowStore } from '../utils/workflows/convex'
+import type { WorkflowStore } from '../utils/workflows/types'
 
 const logger = consola.withTag('jobs')
 
 /** The job store and the thread store, on the same backend. */
-function createStores(config: ServerConfig): { provider: BackgroundJobProvider, threads: ThreadStore } {
+function createStores(config: ServerConfig): { provider: BackgroundJobProvider, threads: ThreadStore, workflows: WorkflowStore } {
   switch (config.backgroundJobs.storageProvider) {
     case 'sqlite': {
       const path = join(config.dataDir, 'or3.sqlite')
-      return { provider: createSqliteJobProvider({ path }), threads: createSqliteThreadStore({ path }) }
+      return { provider: createSqliteJobProvider({ path }), threads: createSqliteThreadStore({ path }), workflows: createSqliteWorkflowStore({ path }) }
     }
     case 'memory':
-      return { provider: createMemoryJobProvider(), threads: createMemoryThreadStore() }
+      return { provider: createMemoryJobProvider(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore() }
     case 'convex': {
       const client = new ConvexHttpClient(config.convex.url)
       const secret = config.convex.serverSecret
-      return { provider: createConvexJobProvider({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }) }
+      return { provider: createConvexJobProvider({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }) }
     }
   }
 }
@@ -39,7 +43,7 @@ function createStores(config: ServerConfig): { provider: BackgroundJobProvider, 
  */
 export default defineNitroPlugin((nitroApp) => {
   const config = useServerConfig()
-  const { provider, threads } = createStores(config)
+  const { provider, threads, workflows } = createStores(config)
   const { sseBatching } = config.backgroundJobs
   const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize })
   const manager = new BackgroundJobManager({
@@ -56,6 +60,7 @@ export default defineNitroPlugin((nitroApp) => {
   })
   setBackgroundJobManager(manager)
   setThreadStore(threads)
+  setWorkflowStore(workflows)
 
   manager.startSweeper()
   manager.recoverInterruptedJobs()
@@ -76,7 +81,9 @@ export default defineNitroPlugin((nitroApp) => {
     await stop()
     await provider.close()
     await threads.close()
+    await workflows.close()
     setBackgroundJobManager(undefined)
     setThreadStore(undefined)
+    setWorkflowStore(undefined)
   })
 })

@@ -5,6 +5,9 @@ import { afterAll } from 'vitest'
 import { createMemoryThreadStore } from '../../server/utils/threads/memory'
 import { createSqliteThreadStore } from '../../server/utils/threads/sqlite'
 import { describeThreadStoreContract } from '../support/thread-store-contract'
+import { describeWorkflowStoreContract } from '../support/workflow-store-contract'
+import { createMemoryWorkflowStore } from '../../server/utils/workflows/memory'
+import { createSqliteWorkflowStore } from '../../server/utils/workflows/sqlite'
 
 const directory = mkdtempSync(join(tmpdir(), 'or3-threads-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
@@ -12,3 +15,6 @@ let file = 0
 
 describeThreadStoreContract('memory', () => createMemoryThreadStore())
 describeThreadStoreContract('sqlite', () => createSqliteThreadStore({ path: join(directory, `threads-${++file}.sqlite`) }))
+
+describeWorkflowStoreContract('memory', () => createMemoryWorkflowStore())
+describeWorkflowStoreContract('sqlite', () => createSqliteWorkflowStore({ path: join(directory, `workflows-${++file}.sqlite`) }))

@@ -10,6 +10,9 @@ import type { BackgroundJobProvider } from '../../utils/background-jobs/provider
 import type { BackgroundJob, ChatJobRequest } from '../../utils/background-jobs/types'
 import type { JobLeaseStore } from '../../utils/background-jobs/providers/convex'
 import { runChatJob, type JobLogger, type JobStopReason } from './chat-job-runner'
+import { runWorkflowJob } from './workflow-job-runner'
+import type { WorkflowDefinition } from '../workflows/workflow-schema'
+import type { ChatEndpoint } from '../../utils/openrouter/chat-client'
 import type { JobLiveHub } from './live-hub'
 import { startRemoteJobRelay } from './remote-job-relay'
 import { planResume, type ResumePlan } from './resume-plan'
@@ -26,6 +29,15 @@ export class JobCapacityError extends Error {
   static isInstance(error: unknown): error is JobCapacityError {
     return error instanceof Error && error.name === 'JobCapacityError'
   }
+}
+
+/** A new workflow run. */
+export interface StartWorkflowJobInput {
+  userId: string
+  workflowId: string
+  definition: WorkflowDefinition
+  prompt: string
+  userApiKey?: string
 }
 
 /** A new chat job. */
@@ -133,7 +145,38 @@ export class BackgroundJobManager {
       this.running.delete(reservation)
       release()
     }
-    this.launch(job, endpoint, controller)
+    this.launch(job, controller, { endpoint })
+    return job
+  }
+
+  /**
+   * Creates a workflow job and starts it. Throws `JobCapacityError` over a cap and
+   * `MissingApiKeyError` when one of its models needs a key nobody gave.
+   */
+  async startWorkflowJob(input: StartWorkflowJobInput): Promise<BackgroundJob> {
+    this.checkCapacity(input.userId)
+    const models = new Set(input.definition.nodes.flatMap(node => node.kind === 'agent' || (node.kind === 'router' && node.mode === 'model') ? [node.model ?? input.definition.defaultModel] : []))
+    for (const model of models) resolveChatEndpoint(model, this.options.config, input.userApiKey)
+    const controller = new AbortController()
+    const reservation = `pending:${crypto.randomUUID()}`
+    let release!: () => void
+    this.running.set(reservation, { userId: input.userId, controller, done: new Promise<void>(resolve => (release = resolve)), lastActivityAt: Date.now(), toolsRunning: 0 })
+    let job: BackgroundJob
+    try {
+      job = await this.provider.createJob({
+        userId: input.userId,
+        threadId: `workflow:${input.workflowId}`,
+        messageId: crypto.randomUUID(),
+        type: 'workflow',
+        model: 'workflow',
+        request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: {}, workflow: { workflowId: input.workflowId, prompt: input.prompt, definition: input.definition } },
+        apiKeyCiphertext: input.userApiKey ? this.options.secretBox.seal(input.userApiKey) : undefined,
+      })
+    } finally {
+      this.running.delete(reservation)
+      release()
+    }
+    this.launch(job, controller, { userKey: input.userApiKey })
     return job
   }
 
@@ -188,6 +231,13 @@ export class BackgroundJobManager {
     for (const job of interrupted) {
       if (this.running.has(job.id)) continue
       if (this.leases && !(await this.leases.claimJob(job.id))) continue
+      if (job.type === 'workflow' && job.request?.workflow) {
+        const userKey = job.apiKeyCiphertext ? this.options.secretBox.open(job.apiKeyCiphertext) : undefined
+        this.options.logger?.info?.(`Resuming workflow job ${job.id} after a restart.`)
+        this.launch(job, new AbortController(), { userKey })
+        resumed++
+        continue
+      }
       const plan = planResume(job)
       if ('error' in plan) {
         await this.provider.failJob(job.id, { kind: 'interrupted', message: `The answer could not continue: ${plan.error}.`, hint: 'Send the message again.' })
@@ -212,7 +262,7 @@ export class BackgroundJobManager {
         continue
       }
       this.options.logger?.info?.(`Resuming job ${job.id} after a restart (from tool round ${plan.toolRounds}).`)
-      this.launch(job, endpoint, new AbortController(), plan)
+      this.launch(job, new AbortController(), { endpoint, resume: plan })
       resumed++
     }
     return resumed
@@ -293,7 +343,7 @@ export class BackgroundJobManager {
     if (mine >= maxJobsPerUser) throw new JobCapacityError('user', maxJobsPerUser, RETRY_AFTER_SECONDS)
   }
 
-  private launch(job: BackgroundJob, endpoint: ReturnType<typeof resolveChatEndpoint>, controller: AbortController, resume?: ResumePlan): void {
+  private launch(job: BackgroundJob, controller: AbortController, how: { endpoint?: ChatEndpoint, resume?: ResumePlan, userKey?: string }): void {
     const run: RunningJob = { userId: job.userId, controller, done: Promise.resolve(), lastActivityAt: Date.now(), toolsRunning: 0 }
     this.running.set(job.id, run)
     if (this.leases) {
@@ -306,16 +356,14 @@ export class BackgroundJobManager {
       }, this.leaseRenewEveryMs())
       run.leaseTimer.unref?.()
     }
-    run.done = runChatJob({
+    const common = {
       job,
       provider: this.provider,
       hub: this.hub,
       config: this.options.config,
-      endpoint,
       signal: controller.signal,
-      resume,
       logger: this.options.logger,
-      onActivity: (toolsRunning) => {
+      onActivity: (toolsRunning: number) => {
         run.lastActivityAt = Date.now()
         run.toolsRunning = toolsRunning
       },
@@ -323,7 +371,11 @@ export class BackgroundJobManager {
       onWriteRefused: () => {
         if (this.leases && !controller.signal.aborted) controller.abort('lease-lost' satisfies JobStopReason)
       },
-    }).catch(async (error) => {
+    }
+    run.done = (job.type === 'workflow'
+      ? runWorkflowJob({ ...common, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey) })
+      : runChatJob({ ...common, endpoint: how.endpoint!, resume: how.resume })
+    ).catch(async (error) => {
       // runChatJob is written not to throw; if it does, the job still must not stay `streaming`.
       this.options.logger?.warn(`Job ${job.id} crashed`, error)
       await this.provider.failJob(job.id, { kind: 'internal', message: 'The job failed unexpectedly on the server.' }).catch(() => {})

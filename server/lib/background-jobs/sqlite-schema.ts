@@ -76,6 +76,17 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX thread_messages_by_thread ON thread_messages (thread_id, created_at, sequence);
   `,
+  `
+  CREATE TABLE workflows (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX workflows_by_user_updated ON workflows (user_id, updated_at);
+  `,
 ]
 
 /** Brings `db` up to the latest schema version; returns the version it ends at. */

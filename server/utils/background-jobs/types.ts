@@ -84,6 +84,8 @@ export interface ChatJobRequest {
   fields: Record<string, unknown>
   /** Server tools offered; undefined means every enabled tool. */
   toolNames?: string[]
+  /** Workflow jobs: the workflow (as it was when the run started) and its prompt. */
+  workflow?: { workflowId: string, prompt: string, definition: unknown }
 }
 
 /** A tool round whose calls had started when the last checkpoint was written. */
