@@ -1,0 +1,204 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { roleChunk } from '../../server/lib/openrouter-wire/chunks'
+import { fakeChunkMeta, startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
+import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
+import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+
+// Workflows over HTTP against the built server, with the fake OpenRouter answering each node.
+
+const MODEL = 'openai/gpt-4o-mini'
+let fake: FakeOpenRouter
+let entry: string
+const dataDirs: string[] = []
+
+function env(dataDir = mkdtempSync(join(tmpdir(), 'or3-workflows-'))): Record<string, string> {
+  dataDirs.push(dataDir)
+  return { NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_OPENROUTER_RETRY_BASE_DELAY_MS: '10', NUXT_DATA_DIR: dataDir, NUXT_SESSION_PASSWORD: 'a-workflow-test-session-password-long-enough' }
+}
+
+const system = (request: RecordedRequest) => String(request.body.messages.find(message => message.role === 'system')?.content ?? '')
+const hasToolResult = (request: RecordedRequest) => request.body.messages.some(message => message.role === 'tool')
+
+/** Answers by the node's system prompt (agents) or the router's question. */
+function byNode(replies: Record<string, (request: RecordedRequest) => FakeReply>): (request: RecordedRequest) => FakeReply {
+  return (request) => {
+    const key = Object.keys(replies).find(name => system(request).includes(name) || String(request.body.messages.at(-1)?.content ?? '').includes(name))
+    return key ? replies[key]!(request) : { type: 'http-error', status: 500, body: { error: { code: 500, message: 'unscripted' } } }
+  }
+}
+
+async function save(client: SessionClient, definition: unknown): Promise<string> {
+  const response = await client.post('/api/workflows', { definition })
+  if (response.status !== 201) throw new Error(`saving answered ${response.status}: ${await response.text()}`)
+  return (await response.json()).id
+}
+
+async function run(client: SessionClient, workflowId: string, prompt: string): Promise<string> {
+  const response = await client.post(`/api/workflows/${workflowId}/run`, { prompt })
+  expect(response.status).toBe(202)
+  return (await response.json()).jobId
+}
+
+const chain = {
+  version: 1,
+  name: 'Three steps',
+  defaultModel: MODEL,
+  nodes: [
+    { id: 'start', kind: 'start' },
+    { id: 'first', kind: 'agent', systemPrompt: 'STEP-ONE: summarise.' },
+    { id: 'second', kind: 'agent', systemPrompt: 'STEP-TWO: expand.' },
+    { id: 'third', kind: 'agent', systemPrompt: 'STEP-THREE: polish.' },
+    { id: 'out', kind: 'output' },
+  ],
+  edges: [{ from: 'start', to: 'first' }, { from: 'first', to: 'second' }, { from: 'second', to: 'third' }, { from: 'third', to: 'out' }],
+}
+
+beforeAll(async () => {
+  fake = await startFakeOpenRouter()
+  entry = await buildApp()
+}, 240_000)
+
+afterAll(async () => {
+  await fake?.close()
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
+})
+
+describe('workflows on one server', () => {
+  let app: RunningApp
+  beforeAll(async () => {
+    app = await startApp(entry, env())
+  }, 60_000)
+  afterAll(async () => {
+    await app?.stop()
+  })
+
+  it('runs every node kind: agents with tools, a tool node, a model router, parallel branches and a merge', async () => {
+    const client = new SessionClient(app.url)
+    const workflowId = await save(client, {
+      version: 1,
+      name: 'Every kind',
+      defaultModel: MODEL,
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'route', kind: 'router', mode: 'model', instruction: 'ROUTER-QUESTION: which desk?', defaultBranch: 'maths' },
+        { id: 'maths', kind: 'agent', systemPrompt: 'MATHS-DESK', tools: ['calculate'], maxToolRounds: 2 },
+        { id: 'prose', kind: 'agent', systemPrompt: 'PROSE-DESK' },
+        { id: 'split', kind: 'parallel' },
+        { id: 'clock', kind: 'tool', tool: 'get_current_time', arguments: { timezone: 'Asia/Tokyo' } },
+        { id: 'checker', kind: 'agent', systemPrompt: 'CHECKER', prompt: 'Check: {{nodes.maths}}' },
+        { id: 'join', kind: 'merge' },
+        { id: 'out', kind: 'output', template: 'Answer for "{{prompt}}":\n\n{{input}}' },
+      ],
+      edges: [
+        { from: 'start', to: 'route' },
+        { from: 'route', to: 'maths', branch: 'maths' },
+        { from: 'route', to: 'prose', branch: 'prose' },
+        { from: 'maths', to: 'split' },
+        { from: 'prose', to: 'split' },
+        { from: 'split', to: 'clock' },
+        { from: 'split', to: 'checker' },
+        { from: 'clock', to: 'join' },
+        { from: 'checker', to: 'join' },
+        { from: 'join', to: 'out' },
+      ],
+    })
+    fake.script(byNode({
+      'ROUTER-QUESTION': () => textReply('maths'),
+      'MATHS-DESK': request => hasToolResult(request) ? textReply('6 times 7 is 42.') : toolCallReply([{ id: 'calc-1', name: 'calculate', arguments: '{"expression":"6*7"}' }]),
+      'CHECKER': () => textReply('Checked: correct.'),
+    }))
+    const jobId = await run(client, workflowId, 'What is 6*7?')
+    const job = await waitForJobEnd(client, jobId)
+    expect(job.status).toBe('complete')
+    const nodes = job.workflowState!.nodeStates
+    expect(nodes).toMatchObject({
+      route: { status: 'completed', branch: 'maths' },
+      maths: { status: 'completed', output: '6 times 7 is 42.', toolCalls: [expect.objectContaining({ name: 'calculate', status: 'completed' })] },
+      prose: { status: 'skipped' },
+      clock: { status: 'completed' },
+      checker: { status: 'completed', output: 'Checked: correct.' },
+      join: { status: 'completed' },
+      out: { status: 'completed' },
+    })
+    expect(JSON.parse(nodes.clock!.output!).timezone).toBe('Asia/Tokyo')
+    expect(job.content).toMatch(/^Answer for "What is 6\*7\?":/)
+    expect(job.content).toContain('Checked: correct.')
+    expect(job.workflowState!.executionOrder.indexOf('join')).toBeGreaterThan(job.workflowState!.executionOrder.indexOf('checker'))
+  })
+
+  it('fails the run at a failing node, naming it, and skips what comes after', async () => {
+    const client = new SessionClient(app.url)
+    const workflowId = await save(client, chain)
+    fake.script(byNode({
+      'STEP-ONE': () => textReply('summary'),
+      'STEP-TWO': () => ({ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }),
+    }))
+    const job = await waitForJobEnd(client, await run(client, workflowId, 'go'))
+    expect(job).toMatchObject({ status: 'error', error: { kind: 'workflow', message: expect.stringMatching(/Step "second" failed: .*402/) } })
+    expect(job.workflowState).toMatchObject({ failedNodeId: 'second', nodeStates: { first: { status: 'completed' }, second: { status: 'error' }, third: { status: 'skipped' } } })
+  })
+
+  it('stops a run on abort and marks the remaining steps skipped', async () => {
+    const client = new SessionClient(app.url)
+    const workflowId = await save(client, chain)
+    fake.script(byNode({
+      'STEP-ONE': () => textReply('summary'),
+      'STEP-TWO': () => ({ type: 'stream', steps: [{ chunk: roleChunk(fakeChunkMeta) }, { stall: true }] }),
+    }))
+    const jobId = await run(client, workflowId, 'go')
+    await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).workflowState?.currentNodeId, { timeout: 10_000 }).toBe('second')
+    expect(await client.json(`/api/jobs/${jobId}/abort`, { method: 'POST' })).toMatchObject({ aborted: true, status: 'aborted' })
+    const job = await waitForJobEnd(client, jobId)
+    expect(job.workflowState!.nodeStates).toMatchObject({ first: { status: 'completed' }, second: { status: 'skipped' }, third: { status: 'skipped' }, out: { status: 'skipped' } })
+  })
+
+  it('rejects invalid workflows with the node named, and keeps workflows private', async () => {
+    const alice = new SessionClient(app.url)
+    const response = await alice.post('/api/workflows', { definition: { ...chain, nodes: [...chain.nodes, { id: 'extra', kind: 'tool', tool: 'launch_rockets' }] } })
+    expect(response.status).toBe(400)
+    const body = await response.json()
+    expect(body.message).toMatch(/"extra" calls the tool "launch_rockets", which this server does not have/)
+    expect(body.data.problems).toContainEqual(expect.objectContaining({ nodeId: 'extra' }))
+    const workflowId = await save(alice, chain)
+    const bob = new SessionClient(app.url)
+    for (const [path, method] of [[`/api/workflows/${workflowId}`, 'GET'], [`/api/workflows/${workflowId}`, 'DELETE'], [`/api/workflows/${workflowId}/run`, 'POST']] as const) {
+      expect((await bob.fetch(path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : JSON.stringify({ prompt: 'x' }) })).status, `${method} ${path}`).toBe(404)
+    }
+  })
+})
+
+describe('a workflow run across a server restart', () => {
+  it('completes after SIGKILL during its second node, without repeating the first node\'s model call', async () => {
+    const shared = env()
+    const first = await startApp(entry, shared)
+    const client = new SessionClient(first.url)
+    const workflowId = await save(client, chain)
+    fake.script(byNode({
+      'STEP-ONE': () => textReply('summary of the input'),
+      'STEP-TWO': () => textReply('an expanded version, streamed slowly', { pieceSize: 2, delayMs: 40 }),
+      'STEP-THREE': () => textReply('the polished answer'),
+    }))
+    const before = fake.requests.length
+    const jobId = await run(client, workflowId, 'the input')
+    await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).workflowState?.nodeStates?.second?.status, { timeout: 10_000 }).toBe('running')
+    await first.stop('SIGKILL')
+
+    const second = await startApp(entry, shared)
+    try {
+      const again = new SessionClient(second.url)
+      again.cookie = client.cookie
+      const job = await waitForJobEnd(again, jobId, 30_000)
+      expect(job).toMatchObject({ status: 'complete', content: 'the polished answer', resumeCount: 1 })
+      expect(job.workflowState!.nodeStates).toMatchObject({ first: { status: 'completed', output: 'summary of the input' }, second: { status: 'completed' }, third: { status: 'completed' } })
+      const requests = fake.requests.slice(before)
+      expect(requests.filter(request => system(request).includes('STEP-ONE'))).toHaveLength(1)
+      expect(requests.filter(request => system(request).includes('STEP-TWO'))).toHaveLength(2)
+      expect(requests.filter(request => system(request).includes('STEP-THREE'))).toHaveLength(1)
+    } finally {
+      await second.stop()
+    }
+  })
+})
