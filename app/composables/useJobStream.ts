@@ -4,7 +4,7 @@ import { applyJobEvent, emptyJobView, isFinished, type JobView } from '../utils/
 /** The EventSource constructor (injectable for tests). */
 export type EventSourceFactory = (url: string) => EventSource
 
-const EVENT_TYPES = ['snapshot', 'delta', 'tool-call', 'status'] as const
+const EVENT_TYPES = ['snapshot', 'delta', 'tool-call', 'workflow-state', 'status'] as const
 
 /**
  * Attaches to a job's event stream and keeps a live view of it. The browser's EventSource resends

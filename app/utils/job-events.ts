@@ -41,6 +41,31 @@ export interface JobView {
   startedAt?: number
   completedAt?: number
   lastEventId?: string
+  /** Workflow runs: every node's state. */
+  workflowState?: WorkflowStateView
+  /** Workflow runs: the workflow as it was when the run started. */
+  workflow?: { workflowId: string, prompt: string, definition: any }
+}
+
+/** A workflow node's state as the run view shows it. */
+export interface WorkflowNodeView {
+  status: 'pending' | 'running' | 'completed' | 'error' | 'skipped'
+  startedAt?: number
+  finishedAt?: number
+  output?: string
+  error?: string
+  toolCalls?: ToolCallView[]
+  branch?: string
+}
+
+/** A workflow run's progress. */
+export interface WorkflowStateView {
+  workflowId: string
+  workflowName: string
+  nodeStates: Record<string, WorkflowNodeView>
+  executionOrder: string[]
+  currentNodeId: string | null
+  failedNodeId?: string | null
 }
 
 /** A view before any event arrived. */
@@ -80,8 +105,14 @@ export function applyJobEvent(view: JobView, type: string, data: any, id?: strin
         error: job.error,
         startedAt: job.startedAt,
         completedAt: job.completedAt,
+        workflowState: job.workflowState,
+        workflow: job.workflow,
       }
     }
+    case 'workflow-state':
+      next.workflowState = data.workflowState
+      if (next.status === 'connecting') next.status = 'streaming'
+      return next
     case 'delta':
       if (data.contentOffset !== view.content.length || data.reasoningOffset !== view.reasoning.length) return view
       next.content = view.content + (data.content ?? '')

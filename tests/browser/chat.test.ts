@@ -161,6 +161,31 @@ describe('chat in the browser', () => {
     await context.close()
   })
 
+  it('installs a shipped workflow, runs it on the demo model, and watches every step finish', async () => {
+    const page = await freshPage()
+    const problems = watchForProblems(page)
+    await page.goto(`${app.url}/workflows`)
+    await page.getByTestId('install-research-draft-critique').click()
+    await page.getByTestId('workflow-item').filter({ hasText: 'Research' }).waitFor()
+    await page.getByTestId('run-prompt').fill('What is 6*7?')
+    await page.getByTestId('run-workflow').click()
+    await page.waitForURL(/\/workflows\/runs\/[\w-]+$/)
+    const permalink = page.url()
+    await page.locator('[data-testid=run-node][data-node=research][data-status=completed]').waitFor({ timeout: 60_000 })
+    await page.getByTestId('run-status').and(page.locator('[data-status=complete]')).waitFor({ timeout: 90_000 })
+    for (const node of ['start', 'research', 'draft', 'critique', 'final', 'output']) {
+      expect(await page.locator(`[data-testid=run-node][data-node=${node}]`).getAttribute('data-status'), node).toBe('completed')
+    }
+    expect((await page.getByTestId('run-output').innerText()).length).toBeGreaterThan(20)
+    await screenshot(page, 'workflow-run')
+    // The permalink works from another tab.
+    const other = await context.newPage()
+    await other.goto(permalink)
+    await other.getByTestId('run-status').and(other.locator('[data-status=complete]')).waitFor()
+    expect(problems.errors).toEqual([])
+    await context.close()
+  })
+
   it('lists a running job on the jobs page with its progress', async () => {
     const page = await freshPage()
     const url = await ask(page, 'Write a long story for the jobs page')

@@ -100,7 +100,7 @@ describe('executeWorkflow', () => {
     expect(calls).toEqual(['agent:weather'])
     expect(weather.state.nodeStates).toMatchObject({ triage: { status: 'completed', branch: 'weather' }, general: { status: 'skipped' }, output: { status: 'completed' } })
 
-    const asked = vi.fn(async () => ({ output: 'I pick: general.' }))
+    const asked = vi.fn<WorkflowRunDependencies['askRouter']>(async () => ({ output: 'I pick: general.' }))
     const routed = workflow(
       [{ id: 'start', kind: 'start' }, { id: 'r', kind: 'router', mode: 'model', instruction: 'Pick a desk.', defaultBranch: 'general' }, { id: 'special', kind: 'agent' }, { id: 'general', kind: 'agent' }, { id: 'out', kind: 'output' }],
       [{ from: 'start', to: 'r' }, { from: 'r', to: 'special', branch: 'special' }, { from: 'r', to: 'general', branch: 'general' }, { from: 'special', to: 'out' }, { from: 'general', to: 'out' }],

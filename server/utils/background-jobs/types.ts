@@ -141,8 +141,10 @@ export interface BackgroundJob {
   apiKeyCiphertext?: string
 }
 
-/** A job as the HTTP API shows it: no request, checkpoint or key. */
-export type PublicJob = Omit<BackgroundJob, 'request' | 'checkpoint' | 'apiKeyCiphertext'>
+/** A job as the HTTP API shows it: no request, checkpoint or key (a workflow run shows its workflow). */
+export type PublicJob = Omit<BackgroundJob, 'request' | 'checkpoint' | 'apiKeyCiphertext'> & {
+  workflow?: ChatJobRequest['workflow']
+}
 
 /** A job in a list: without the large fields. */
 export type JobSummary = Omit<PublicJob, 'content' | 'reasoning' | 'toolRounds' | 'workflowState'> & {
@@ -215,12 +217,12 @@ export interface ListJobsOptions {
 
 /** Picks the fields the API may show. */
 export function toPublicJob(job: BackgroundJob): PublicJob {
-  const { request: _request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...rest } = job
-  return rest
+  const { request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...rest } = job
+  return request?.workflow ? { ...rest, workflow: request.workflow } : rest
 }
 
 /** A short form of a job for lists. */
 export function toJobSummary(job: BackgroundJob): JobSummary {
-  const { content, reasoning: _reasoning, toolRounds, workflowState: _workflow, ...rest } = toPublicJob(job)
+  const { content, reasoning: _reasoning, toolRounds, workflowState: _workflowState, workflow: _workflow, ...rest } = toPublicJob(job)
   return { ...rest, contentLength: content.length, toolRoundCount: toolRounds.length }
 }
