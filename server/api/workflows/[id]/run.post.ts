@@ -14,7 +14,7 @@ export default defineEventHandler(async (event) => {
   // Tools may have been removed since it was saved: check again before running.
   const definition = requireValidWorkflow(workflow.definition) as WorkflowDefinition
   try {
-    const job = await useBackgroundJobs().startWorkflowJob({
+    const job = await executeWorkflowInBackground({
       userId: workflow.userId,
       workflowId: workflow.id,
       definition,
