@@ -3,28 +3,13 @@
  * tool-call, status). Pure functions, shared by the stream composable and its tests.
  */
 
-/** One tool call card's data. */
-export interface ToolCallView {
-  id: string
-  name: string
-  arguments: string
-  round: number
-  status: 'pending' | 'running' | 'completed' | 'error'
-  timedOut?: boolean
-  startedAt?: number
-  finishedAt?: number
-  executionTimeMs?: number
-  result?: string
-  error?: string
-}
+import type { ActiveToolCall, JobError } from '../../server/utils/background-jobs/types'
+
+/** One tool call card's data: the server's tool call record (type only; nothing server-side is bundled). */
+export type ToolCallView = ActiveToolCall
 
 /** How a job failed, in the server's words. */
-export interface JobErrorView {
-  message: string
-  kind?: string
-  status?: number
-  hint?: string
-}
+export type JobErrorView = JobError
 
 /** What the UI knows about a job. */
 export interface JobView {
