@@ -124,27 +124,16 @@ export class BackgroundJobManager {
   async startChatJob(input: StartChatJobInput): Promise<BackgroundJob> {
     this.checkCapacity(input.userId)
     const endpoint = resolveChatEndpoint(input.request.model, this.options.config, input.userApiKey)
-    // Reserve the slot before the first await so concurrent starts cannot overshoot the caps.
     const controller = new AbortController()
-    const reservation = `pending:${crypto.randomUUID()}`
-    let release!: () => void
-    const placeholder: RunningJob = { userId: input.userId, controller, done: new Promise<void>(resolve => (release = resolve)), lastActivityAt: Date.now(), toolsRunning: 0 }
-    this.running.set(reservation, placeholder)
-    let job: BackgroundJob
-    try {
-      job = await this.provider.createJob({
-        userId: input.userId,
-        threadId: input.threadId ?? crypto.randomUUID(),
-        messageId: input.messageId ?? crypto.randomUUID(),
-        type: 'chat',
-        model: input.request.model,
-        request: input.request,
-        apiKeyCiphertext: input.userApiKey ? this.options.secretBox.seal(input.userApiKey) : undefined,
-      })
-    } finally {
-      this.running.delete(reservation)
-      release()
-    }
+    const job = await this.createWithinCaps(input.userId, controller, () => this.provider.createJob({
+      userId: input.userId,
+      threadId: input.threadId ?? crypto.randomUUID(),
+      messageId: input.messageId ?? crypto.randomUUID(),
+      type: 'chat',
+      model: input.request.model,
+      request: input.request,
+      apiKeyCiphertext: input.userApiKey ? this.options.secretBox.seal(input.userApiKey) : undefined,
+    }))
     this.launch(job, controller, { endpoint })
     return job
   }
@@ -158,24 +147,15 @@ export class BackgroundJobManager {
     const models = new Set(input.definition.nodes.flatMap(node => node.kind === 'agent' || (node.kind === 'router' && node.mode === 'model') ? [node.model ?? input.definition.defaultModel] : []))
     for (const model of models) resolveChatEndpoint(model, this.options.config, input.userApiKey)
     const controller = new AbortController()
-    const reservation = `pending:${crypto.randomUUID()}`
-    let release!: () => void
-    this.running.set(reservation, { userId: input.userId, controller, done: new Promise<void>(resolve => (release = resolve)), lastActivityAt: Date.now(), toolsRunning: 0 })
-    let job: BackgroundJob
-    try {
-      job = await this.provider.createJob({
-        userId: input.userId,
-        threadId: `workflow:${input.workflowId}`,
-        messageId: crypto.randomUUID(),
-        type: 'workflow',
-        model: 'workflow',
-        request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: {}, workflow: { workflowId: input.workflowId, prompt: input.prompt, definition: input.definition } },
-        apiKeyCiphertext: input.userApiKey ? this.options.secretBox.seal(input.userApiKey) : undefined,
-      })
-    } finally {
-      this.running.delete(reservation)
-      release()
-    }
+    const job = await this.createWithinCaps(input.userId, controller, () => this.provider.createJob({
+      userId: input.userId,
+      threadId: `workflow:${input.workflowId}`,
+      messageId: crypto.randomUUID(),
+      type: 'workflow',
+      model: 'workflow',
+      request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: {}, workflow: { workflowId: input.workflowId, prompt: input.prompt, definition: input.definition } },
+      apiKeyCiphertext: input.userApiKey ? this.options.secretBox.seal(input.userApiKey) : undefined,
+    }))
     this.launch(job, controller, { userKey: input.userApiKey })
     return job
   }
@@ -331,6 +311,22 @@ export class BackgroundJobManager {
   /** How often a running job's lease is renewed (and abort requests noticed). */
   private leaseRenewEveryMs(): number {
     return Math.max(100, Math.floor((this.leases?.leaseMs ?? 30_000) / 3))
+  }
+
+  /**
+   * Creates a job while holding its slot: the slot is taken before the first await, so starts
+   * running at the same time cannot overshoot the caps.
+   */
+  private async createWithinCaps(userId: string, controller: AbortController, create: () => Promise<BackgroundJob>): Promise<BackgroundJob> {
+    const reservation = `pending:${crypto.randomUUID()}`
+    let release!: () => void
+    this.running.set(reservation, { userId, controller, done: new Promise<void>(resolve => (release = resolve)), lastActivityAt: Date.now(), toolsRunning: 0 })
+    try {
+      return await create()
+    } finally {
+      this.running.delete(reservation)
+      release()
+    }
   }
 
   /** Throws `JobCapacityError` when `userId` may not start another job now. */

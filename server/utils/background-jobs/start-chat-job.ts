@@ -5,9 +5,19 @@ import { MissingApiKeyError } from '../chat/chat-endpoint'
 import type { BackgroundJob } from './types'
 
 /**
- * Starts a chat job for the session user from a validated request. Caps answer 503 (server) or
- * 429 (this user) with `Retry-After`; a model that needs a key nobody gave answers 400.
+ * Turns the reasons a job cannot start into HTTP answers: over a cap → 503 (server) or 429
+ * (this user) with `Retry-After`; a model that needs a key nobody gave → 400. Rethrows the rest.
  */
+export function throwJobStartError(event: H3Event, error: unknown): never {
+  if (error instanceof MissingApiKeyError) throw createError({ statusCode: 400, statusMessage: error.message })
+  if (JobCapacityError.isInstance(error)) {
+    setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)
+    throw createError({ statusCode: error.scope === 'server' ? 503 : 429, statusMessage: error.message, data: { scope: error.scope, limit: error.limit } })
+  }
+  throw error
+}
+
+/** Starts a chat job for the session user from a validated request (4xx as `throwJobStartError`). */
 export async function startChatJobForRequest(event: H3Event, request: StreamRequest): Promise<BackgroundJob> {
   const user = await requireSessionUser(event)
   try {
@@ -19,11 +29,6 @@ export async function startChatJobForRequest(event: H3Event, request: StreamRequ
       request: { model: request.model, messages: request.messages, fields: modelRequestFields(request), toolNames: request._tools },
     })
   } catch (error) {
-    if (error instanceof MissingApiKeyError) throw createError({ statusCode: 400, statusMessage: error.message })
-    if (JobCapacityError.isInstance(error)) {
-      setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)
-      throw createError({ statusCode: error.scope === 'server' ? 503 : 429, statusMessage: error.message, data: { scope: error.scope, limit: error.limit } })
-    }
-    throw error
+    throwJobStartError(event, error)
   }
 }

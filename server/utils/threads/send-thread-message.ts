@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
-import { JobCapacityError } from '../../lib/background-jobs/job-manager'
 import { threadHistory } from '../../lib/threads/thread-history'
-import { MissingApiKeyError, resolveChatEndpoint } from '../chat/chat-endpoint'
+import { resolveChatEndpoint } from '../chat/chat-endpoint'
+import { throwJobStartError } from '../background-jobs/start-chat-job'
 import { titleFromMessage, type ChatThread, type ThreadMessage } from './types'
 
 /** What the composer sends. */
@@ -10,15 +10,6 @@ export interface SendThreadMessageInput {
   model: string
   /** Server tools to offer; default every enabled one. */
   tools?: string[]
-}
-
-function toHttpError(event: H3Event, error: unknown): never {
-  if (error instanceof MissingApiKeyError) throw createError({ statusCode: 400, statusMessage: error.message })
-  if (JobCapacityError.isInstance(error)) {
-    setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)
-    throw createError({ statusCode: error.scope === 'server' ? 503 : 429, statusMessage: error.message, data: { scope: error.scope, limit: error.limit } })
-  }
-  throw error
 }
 
 /**
@@ -34,7 +25,7 @@ export async function sendThreadMessage(event: H3Event, thread: ChatThread, inpu
     jobs.checkCapacity(thread.userId)
     resolveChatEndpoint(input.model, useServerConfig(event), userApiKey)
   } catch (error) {
-    toHttpError(event, error)
+    throwJobStartError(event, error)
   }
 
   const earlier = await store.listMessages(thread.id)
@@ -57,6 +48,6 @@ export async function sendThreadMessage(event: H3Event, thread: ChatThread, inpu
     return { userMessage, assistantMessage: { ...assistantMessage, jobId: job.id }, jobId: job.id }
   } catch (error) {
     await store.updateMessage(assistantId, { status: 'error', error: { message: error instanceof Error ? error.message : 'The answer could not start.' } })
-    toHttpError(event, error)
+    throwJobStartError(event, error)
   }
 }

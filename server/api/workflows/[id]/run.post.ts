@@ -1,7 +1,5 @@
 import { z } from 'zod'
-import { JobCapacityError } from '../../../lib/background-jobs/job-manager'
 import type { WorkflowDefinition } from '../../../lib/workflows/workflow-schema'
-import { MissingApiKeyError } from '../../../utils/chat/chat-endpoint'
 
 const bodySchema = z.object({ prompt: z.string().trim().min(1, 'give the workflow a prompt').max(100_000) }).strict()
 
@@ -24,11 +22,6 @@ export default defineEventHandler(async (event) => {
     setResponseStatus(event, 202)
     return { jobId: job.id, status: job.status }
   } catch (error) {
-    if (error instanceof MissingApiKeyError) throw createError({ statusCode: 400, statusMessage: error.message })
-    if (JobCapacityError.isInstance(error)) {
-      setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)
-      throw createError({ statusCode: error.scope === 'server' ? 503 : 429, statusMessage: error.message })
-    }
-    throw error
+    throwJobStartError(event, error)
   }
 })
