@@ -10,8 +10,9 @@ type StorageProvider = 'sqlite' | 'memory' | 'convex'
 export default defineNuxtConfig({
   compatibilityDate: '2026-11-01',
   devtools: { enabled: false },
-  // The chat is an app behind a per-browser session: render it in the browser.
-  ssr: false,
+  // The chat is an app behind a per-browser session: its pages render in the browser. (Route
+  // rules rather than `ssr: false`, which breaks `nuxt dev` in Nuxt 4.4.)
+  routeRules: { '/**': { ssr: false } },
   telemetry: false,
 
   // Resolved from this file so apps that extend this one as a layer find it too.

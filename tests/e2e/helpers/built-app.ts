@@ -14,24 +14,34 @@ const nuxtBin = join(projectRoot, 'node_modules/nuxt/bin/nuxt.mjs')
  */
 export async function buildApp(rootDir: string = projectRoot): Promise<string> {
   const runId = process.env.OR3_TEST_RUN_ID
-  const lock = join(rootDir, '.output-build.lock')
   const marker = join(rootDir, '.output/.test-run-id')
   const entry = join(rootDir, '.output/server/index.mjs')
+  return withBuildLock(rootDir, async () => {
+    if (runId && existsSync(entry) && existsSync(marker) && readFileSync(marker, 'utf8') === runId) return entry
+    await runNuxtBuild(rootDir)
+    if (runId) writeFileSync(marker, runId)
+    return entry
+  })
+}
+
+/**
+ * Runs `work` while no other test file builds (or runs the dev server of) the same app: they
+ * share `.nuxt/` and `.output/`.
+ */
+export async function withBuildLock<T>(rootDir: string, work: () => Promise<T>): Promise<T> {
+  const lock = join(rootDir, '.output-build.lock')
   for (let attempt = 0; ; attempt++) {
     try {
       mkdirSync(lock)
       break
     } catch {
-      // Another file is building; a lock older than 10 minutes was left by a killed run.
+      // Another file holds it; a lock older than 10 minutes was left by a killed run.
       if (attempt > 6000 || Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true })
       await new Promise(resolve => setTimeout(resolve, 100))
     }
   }
   try {
-    if (runId && existsSync(entry) && existsSync(marker) && readFileSync(marker, 'utf8') === runId) return entry
-    await runNuxtBuild(rootDir)
-    if (runId) writeFileSync(marker, runId)
-    return entry
+    return await work()
   } finally {
     rmSync(lock, { recursive: true, force: true })
   }
