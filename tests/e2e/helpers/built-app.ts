@@ -33,10 +33,11 @@ export async function withBuildLock<T>(rootDir: string, work: () => Promise<T>):
   for (let attempt = 0; ; attempt++) {
     try {
       mkdirSync(lock)
+      writeFileSync(join(lock, 'pid'), String(process.pid))
       break
     } catch {
-      // Another file holds it; a lock older than 10 minutes was left by a killed run.
-      if (attempt > 6000 || Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true })
+      // Another test process holds it. A lock whose process is gone was left by a killed run.
+      if (!lockHolderAlive(lock) || attempt > 6000) rmSync(lock, { recursive: true, force: true })
       await new Promise(resolve => setTimeout(resolve, 100))
     }
   }
@@ -44,6 +45,29 @@ export async function withBuildLock<T>(rootDir: string, work: () => Promise<T>):
     return await work()
   } finally {
     rmSync(lock, { recursive: true, force: true })
+  }
+}
+
+function lockHolderAlive(lock: string): boolean {
+  let pid: number
+  try {
+    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'))
+  } catch {
+    pid = 0
+  }
+  // No pid (yet): the holder has just created the lock, unless it is older than a few seconds.
+  if (!pid) {
+    try {
+      return Date.now() - statSync(lock).mtimeMs < 5_000
+    } catch {
+      return false
+    }
+  }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 
