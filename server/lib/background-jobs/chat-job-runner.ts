@@ -12,21 +12,17 @@ import type { ChatEndpoint } from '../../utils/openrouter/chat-client'
 import type { ChatMessage } from '../../utils/openrouter/types'
 import type { ServerConfig } from '../config/server-config'
 import type { BackgroundJobProvider } from '../../utils/background-jobs/providers/provider'
-import { toPublicJob, type ActiveToolCall, type BackgroundJob, type JobCheckpoint, type JobError } from '../../utils/background-jobs/types'
-import type { JobLiveHub, JobTerminal } from './live-hub'
+import { toPublicJob, type ActiveToolCall, type BackgroundJob, type JobCheckpoint } from '../../utils/background-jobs/types'
+import type { JobLiveHub } from './live-hub'
 import { ThrottledJobWriter } from './job-writer'
 import { UNKNOWN_OUTCOME_ERROR, type ResumePlan } from './resume-plan'
-import { notifyUnwatchedJob } from './job-notifications'
+import { endJobRun, type JobRunOutcome, type RunResult } from './end-job-run'
 import { withToolExecution } from './job-record'
 
-/**
- * Why a job's signal was aborted. `lease-lost`: another instance took the job over (its lease
- * expired); this run stops without writing anything more.
- */
-export type JobStopReason = 'user' | 'timeout' | 'shutdown' | 'lease-lost'
+export type { JobStopReason } from './end-job-run'
 
-/** How a run ended. `interrupted`: stopped by shutdown, left to resume on the next start. */
-export type ChatJobOutcome = 'complete' | 'error' | 'aborted' | 'interrupted'
+/** How a run ended. `interrupted`: stopped by shutdown or a lost lease, left to resume. */
+export type ChatJobOutcome = JobRunOutcome
 
 /** Where log lines go (consola in the server, silent in tests). */
 export interface JobLogger {
@@ -213,41 +209,22 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         },
       })
 
-  const reason = signal.aborted ? (signal.reason as JobStopReason | undefined) : undefined
-  if (reason === 'shutdown' || reason === 'lease-lost') {
-    // Shutdown keeps what streamed (the checkpoint says where to resume); a lost lease writes
-    // nothing, the new owner's writes win.
-    if (reason === 'shutdown') await writer.flush()
-    writer.dispose()
-    hub.drop(job.id)
-    return 'interrupted'
-  }
-
-  await writer.flush()
-  writer.dispose()
-  const finalContent = result?.finalContent ?? content
-  const finalReasoning = result?.reasoning ?? reasoning
-  const final = { content: finalContent, reasoning: finalReasoning, chunksReceived, usage: result?.usage, now: Date.now() }
-  let terminal: JobTerminal
-  if (reason === 'timeout') {
-    const seconds = Math.round(config.backgroundJobs.jobTimeoutMs / 1000)
-    const error: JobError = { kind: 'timeout', message: `The job stopped after ${seconds} s with no progress.`, hint: 'The model or a tool stopped responding; try again, or raise NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS.' }
-    await provider.failJob(job.id, error, { ...final, finishReason: 'timeout' })
-    terminal = { status: 'error', error, finishReason: 'timeout', usage: result?.usage, completedAt: final.now }
-  } else if (reason === 'user' || result?.finishReason === 'aborted') {
-    await provider.abortJob(job.id, final)
-    terminal = { status: 'aborted', finishReason: 'aborted', usage: result?.usage, completedAt: final.now }
-  } else if (result?.finishReason === 'error') {
+  let runResult: RunResult
+  if (!result || result.finishReason === 'aborted') runResult = { status: 'aborted' }
+  else if (result.finishReason === 'error') {
     const { message, kind, status, hint } = result.error!.toJSON()
-    const error: JobError = { message, kind, ...(typeof status === 'number' ? { status } : {}), ...(hint ? { hint } : {}) }
-    await provider.failJob(job.id, error, { ...final, finishReason: 'error' })
-    terminal = { status: 'error', error, finishReason: 'error', usage: result.usage, completedAt: final.now }
-  } else {
-    const finishReason = result!.finishReason
-    await provider.completeJob(job.id, { ...final, finishReason })
-    terminal = { status: 'complete', finishReason, usage: result!.usage, completedAt: final.now }
-  }
-  const watchers = hub.finish(job.id, terminal)
-  if (watchers === 0 && reason !== 'user') await notifyUnwatchedJob(provider, job, terminal, finalContent).catch(error => logger.warn(`Job ${job.id}: could not record its notification`, error))
-  return terminal.status === 'complete' ? 'complete' : terminal.status
+    runResult = { status: 'error', error: { message, kind, ...(typeof status === 'number' ? { status } : {}), ...(hint ? { hint } : {}) } }
+  } else runResult = { status: 'complete', finishReason: result.finishReason }
+  const seconds = Math.round(config.backgroundJobs.jobTimeoutMs / 1000)
+  return endJobRun({
+    job,
+    provider,
+    hub,
+    writer,
+    signal,
+    result: runResult,
+    final: { content: result?.finalContent ?? content, reasoning: result?.reasoning ?? reasoning, chunksReceived, usage: result?.usage },
+    timeoutError: { kind: 'timeout', message: `The job stopped after ${seconds} s with no progress.`, hint: 'The model or a tool stopped responding; try again, or raise NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS.' },
+    logger,
+  })
 }

@@ -10,13 +10,13 @@ import { chatClientOptions } from '../../utils/chat/chat-endpoint'
 import type { ChatEndpoint } from '../../utils/openrouter/chat-client'
 import type { ServerConfig } from '../config/server-config'
 import type { BackgroundJobProvider } from '../../utils/background-jobs/providers/provider'
-import { toPublicJob, type ActiveToolCall, type BackgroundJob, type JobError, type WorkflowState } from '../../utils/background-jobs/types'
+import { toPublicJob, type ActiveToolCall, type BackgroundJob, type WorkflowState } from '../../utils/background-jobs/types'
 import { executeWorkflow, type NodeOutcome, type WorkflowRunDependencies } from '../workflows/execute-workflow'
 import type { WorkflowDefinition } from '../workflows/workflow-schema'
-import type { ChatJobOutcome, JobLogger, JobStopReason } from './chat-job-runner'
-import type { JobLiveHub, JobTerminal } from './live-hub'
+import type { ChatJobOutcome, JobLogger } from './chat-job-runner'
+import type { JobLiveHub } from './live-hub'
 import { ThrottledJobWriter } from './job-writer'
-import { notifyUnwatchedJob } from './job-notifications'
+import { endJobRun } from './end-job-run'
 
 /** Everything one workflow run needs. */
 export interface WorkflowJobRunOptions {
@@ -165,37 +165,19 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Ch
   })
   if (liveTimer) clearTimeout(liveTimer)
 
-  const reason = signal.aborted ? (signal.reason as JobStopReason | undefined) : undefined
-  if (reason === 'shutdown' || reason === 'lease-lost') {
-    await writer.flush()
-    writer.dispose()
-    hub.drop(job.id)
-    return 'interrupted'
-  }
-  await writer.flush()
-  writer.dispose()
-
-  const now = Date.now()
-  const final = { content: result.output, reasoning: '', chunksReceived: 0, now }
-  let terminal: JobTerminal
-  if (reason === 'timeout') {
-    const error: JobError = { kind: 'timeout', message: `The workflow stopped after ${Math.round(config.backgroundJobs.jobTimeoutMs / 1000)} s with no progress.` }
-    await provider.failJob(job.id, error, { ...final, finishReason: 'timeout' })
-    terminal = { status: 'error', error, finishReason: 'timeout', completedAt: now }
-  } else if (result.status === 'aborted' || reason === 'user') {
-    await provider.abortJob(job.id, final)
-    terminal = { status: 'aborted', finishReason: 'aborted', completedAt: now }
-  } else if (result.status === 'error') {
-    const error: JobError = { kind: 'workflow', message: result.error ?? 'The workflow failed.', hint: 'Open the failed step to see what went wrong, fix the workflow or the input, and run it again.' }
-    await provider.failJob(job.id, error, { ...final, finishReason: 'error' })
-    terminal = { status: 'error', error, finishReason: 'error', completedAt: now }
-  } else {
-    await provider.completeJob(job.id, { ...final, finishReason: 'stop' })
-    terminal = { status: 'complete', finishReason: 'stop', completedAt: now }
-  }
-  // The text of the run is its output; viewers get it in the final snapshot of the state.
-  hub.appendText(job.id, { content: result.output }, 0)
-  const watchers = hub.finish(job.id, terminal)
-  if (watchers === 0 && reason !== 'user') await notifyUnwatchedJob(provider, job, terminal, result.output).catch(error => logger.warn(`Workflow job ${job.id}: could not record its notification`, error))
-  return terminal.status
+  return endJobRun({
+    job,
+    provider,
+    hub,
+    writer,
+    signal,
+    result: result.status === 'error'
+      ? { status: 'error', error: { kind: 'workflow', message: result.error ?? 'The workflow failed.', hint: 'Open the failed step to see what went wrong, fix the workflow or the input, and run it again.' } }
+      : result.status === 'aborted' ? { status: 'aborted' } : { status: 'complete', finishReason: 'stop' },
+    final: { content: result.output, reasoning: '', chunksReceived: 0 },
+    timeoutError: { kind: 'timeout', message: `The workflow stopped after ${Math.round(config.backgroundJobs.jobTimeoutMs / 1000)} s with no progress.` },
+    // The text of the run is its output; node text reaches viewers through workflow-state events.
+    streamFinalContent: true,
+    logger,
+  })
 }
