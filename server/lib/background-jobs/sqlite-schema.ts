@@ -3,7 +3,9 @@
  * applied; a start-up applies the missing ones in one transaction. Never edit a shipped migration:
  * add the next one.
  */
-import type { Database } from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import BetterSqlite3, { type Database } from 'better-sqlite3'
 
 /** Ordered migrations; index + 1 is the version. */
 export const SQLITE_MIGRATIONS: readonly string[] = [
@@ -102,4 +104,19 @@ export function migrateSqliteSchema(db: Database): number {
     }
   })()
   return SQLITE_MIGRATIONS.length
+}
+
+/**
+ * Opens the app's sqlite file (creating its directory), in WAL mode with a busy timeout and
+ * foreign keys on, migrated to the latest schema. Each store opens its own connection to it.
+ */
+export function openSqliteDatabase(path: string): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const db = new BetterSqlite3(path)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.pragma('busy_timeout = 5000')
+  db.pragma('foreign_keys = ON')
+  migrateSqliteSchema(db)
+  return db
 }

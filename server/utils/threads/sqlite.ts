@@ -2,10 +2,7 @@
  * Threads and messages in the same sqlite file as the jobs (its own connection; the schema's
  * migrations are shared, see lib/background-jobs/sqlite-schema.ts).
  */
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
-import Database from 'better-sqlite3'
-import { migrateSqliteSchema } from '../../lib/background-jobs/sqlite-schema'
+import { openSqliteDatabase } from '../../lib/background-jobs/sqlite-schema'
 import type { ChatThread, ThreadMessage, ThreadStore } from './types'
 
 interface ThreadRow { id: string, user_id: string, title: string, created_at: number, updated_at: number }
@@ -42,13 +39,7 @@ function toMessage(row: MessageRow): ThreadMessage {
 
 /** Opens (creating and migrating if needed) the thread store in the sqlite file at `path`. */
 export function createSqliteThreadStore(options: { path: string }): ThreadStore {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
-  const db = new Database(options.path)
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = NORMAL')
-  db.pragma('busy_timeout = 5000')
-  db.pragma('foreign_keys = ON')
-  migrateSqliteSchema(db)
+  const db = openSqliteDatabase(options.path)
 
   const statements = {
     insertThread: db.prepare('INSERT INTO threads (id, user_id, title, created_at, updated_at) VALUES (@id, @userId, @title, @createdAt, @updatedAt)'),

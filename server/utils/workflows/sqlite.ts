@@ -1,8 +1,5 @@
 /** Saved workflows in the app's sqlite file. */
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
-import Database from 'better-sqlite3'
-import { migrateSqliteSchema } from '../../lib/background-jobs/sqlite-schema'
+import { openSqliteDatabase } from '../../lib/background-jobs/sqlite-schema'
 import type { SavedWorkflow, WorkflowStore } from './types'
 
 interface WorkflowRow { id: string, user_id: string, name: string, definition: string, created_at: number, updated_at: number }
@@ -13,11 +10,7 @@ function toWorkflow(row: WorkflowRow): SavedWorkflow {
 
 /** Opens the workflow store in the sqlite file at `path`. */
 export function createSqliteWorkflowStore(options: { path: string }): WorkflowStore {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
-  const db = new Database(options.path)
-  db.pragma('journal_mode = WAL')
-  db.pragma('busy_timeout = 5000')
-  migrateSqliteSchema(db)
+  const db = openSqliteDatabase(options.path)
   const statements = {
     list: db.prepare<[string], WorkflowRow>('SELECT * FROM workflows WHERE user_id = ? ORDER BY updated_at DESC'),
     get: db.prepare<[string], WorkflowRow>('SELECT * FROM workflows WHERE id = ?'),

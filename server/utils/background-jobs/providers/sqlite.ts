@@ -3,13 +3,10 @@
  * first use and migrated on open. Every statement is prepared once. Writes are synchronous inside
  * the process, so each operation is atomic; a crash loses nothing that was acknowledged.
  */
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import Database from 'better-sqlite3'
 import type { BackgroundJob, JobNotification, ToolRoundRecord } from '../types'
 import { listLimit, type BackgroundJobProvider, type JobFinalState } from './provider'
-import { migrateSqliteSchema } from '../../../lib/background-jobs/sqlite-schema'
+import { openSqliteDatabase } from '../../../lib/background-jobs/sqlite-schema'
 import { withToolExecution } from '../../../lib/background-jobs/job-record'
 
 interface JobRow {
@@ -106,12 +103,7 @@ export interface SqliteJobProviderOptions {
 
 /** Opens (creating and migrating if needed) the sqlite job store at `options.path`. */
 export function createSqliteJobProvider(options: SqliteJobProviderOptions): BackgroundJobProvider {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
-  const db = new Database(options.path)
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = NORMAL')
-  db.pragma('busy_timeout = 5000')
-  migrateSqliteSchema(db)
+  const db = openSqliteDatabase(options.path)
 
   const statements = {
     insert: db.prepare(`INSERT INTO background_jobs (id, user_id, thread_id, message_id, type, model, status, started_at, updated_at, request, api_key_ciphertext)
