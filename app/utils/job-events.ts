@@ -3,7 +3,7 @@
  * tool-call, status). Pure functions, shared by the stream composable and its tests.
  */
 
-import type { ActiveToolCall, JobError } from '../../server/utils/background-jobs/types'
+import type { ActiveToolCall, JobError } from '../../shared/types/job'
 
 /** One tool call card's data: the server's tool call record (type only; nothing server-side is bundled). */
 export type ToolCallView = ActiveToolCall

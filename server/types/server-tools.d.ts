@@ -1,5 +1,5 @@
 declare module '#or3/server-tools' {
-  import type { ToolModuleSource } from '../lib/tools/tool-discovery'
+  import type { ToolModuleSource } from '../lib/tools/discovery'
 
   /** Every tool file under server/tools/**, listed at build time by modules/server-tools.ts. */
   export const serverToolModules: ToolModuleSource[]

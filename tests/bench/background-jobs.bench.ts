@@ -1,6 +1,6 @@
 /**
  * The background-job benchmarks of `npm run bench`: fan-out to 1,000 SSE viewers against the
- * built server, the no-job-layer baseline, provider writes per job, and heap after 5,000 jobs.
+ * built server, the no-job-layer baseline, store writes per job, and heap after 5,000 jobs.
  * Each runs once and prints its figures in one table at the end (numbers, not assertions).
  */
 import { fork } from 'node:child_process'
@@ -11,17 +11,17 @@ import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { bench, describe } from 'vitest'
-import { BackgroundJobManager } from '../../server/lib/background-jobs/job-manager'
-import { runChatJob } from '../../server/lib/background-jobs/chat-job-runner'
-import { JobLiveHub } from '../../server/lib/background-jobs/live-hub'
+import { BackgroundJobManager } from '../../server/lib/jobs/manager'
+import { runChatJob } from '../../server/lib/jobs/run/chat'
+import { JobLiveHub } from '../../server/lib/jobs/live-hub'
 import { createSecretBox } from '../../server/lib/security/secret-box'
-import { finishChunk, roleChunk, textChunk, usageChunk } from '../../server/lib/openrouter-wire/chunks'
-import { clearServerTools } from '../../server/utils/chat/tool-registry'
-import { createSqliteJobProvider } from '../../server/utils/background-jobs/providers/sqlite'
-import type { BackgroundJobProvider } from '../../server/utils/background-jobs/providers/provider'
+import { finishChunk, roleChunk, textChunk, usageChunk } from '../../server/lib/openrouter/chunks'
+import { clearServerTools } from '../../server/lib/tools/registry'
+import { createSqliteJobStore } from '../../server/lib/stores/jobs/sqlite'
+import type { JobStore } from '../../server/lib/stores/jobs/job-store'
 import { convexTest } from 'convex-test'
 import schema from '../../convex/schema'
-import { createConvexJobProvider, type ConvexFunctionClient } from '../../server/utils/background-jobs/providers/convex'
+import { createConvexJobStore, type ConvexFunctionClient } from '../../server/lib/stores/jobs/convex'
 import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
 import { fakeChunkMeta as meta, startFakeOpenRouter, textReply, type FakeOpenRouter, type FakeReply, type StreamStep } from '../support/fake-openrouter'
 import { freePort } from '../support/free-port'
@@ -109,20 +109,20 @@ async function measureCpu<T>(pid: number, work: (sampleRss: () => void) => Promi
   }
 }
 
-/** Streams a 2,000-chunk answer through one job into `provider` and reports the write count. */
-async function measureWrites(label: string, provider: BackgroundJobProvider, writes: () => number): Promise<void> {
+/** Streams a 2,000-chunk answer through one job into `store` and reports the write count. */
+async function measureWrites(label: string, store: JobStore, writes: () => number): Promise<void> {
   clearServerTools()
   const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-bench' } })
   fake.script(() => textReply('x'.repeat(2000), { pieceSize: 1, delayMs: 1 }))
-  const job = await provider.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'bench/model', request: { model: 'bench/model', messages: [{ role: 'user', content: 'go' }], fields: {} } })
+  const job = await store.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'bench/model', request: { model: 'bench/model', messages: [{ role: 'user', content: 'go' }], fields: {} } })
   const before = writes()
   const started = now()
-  await runChatJob({ job, provider, hub: new JobLiveHub(), config, endpoint: { baseUrl: fake.url, apiKey: 'sk-bench', label: 'OpenRouter' }, signal: new AbortController().signal })
+  await runChatJob({ job, store, hub: new JobLiveHub(), config, endpoint: { baseUrl: fake.url, apiKey: 'sk-bench', label: 'OpenRouter' }, signal: new AbortController().signal })
   const windows = Math.ceil((now() - started) / config.backgroundJobs.flush.intervalMs)
   const count = writes() - before
-  const stored = await provider.getJob(job.id)
+  const stored = await store.getJob(job.id)
   rows.push(
-    { measure: `writes (${label}): provider writes for 2,000 chunks`, value: `${count} (${stored!.content.length} chars stored)`, target: `≤ ${windows + 2} (one per flush window, + last flush + final write)` },
+    { measure: `writes (${label}): store writes for 2,000 chunks`, value: `${count} (${stored!.content.length} chars stored)`, target: `≤ ${windows + 2} (one per flush window, + last flush + final write)` },
     { measure: `writes (${label}): fewer than one per chunk by`, value: `${(2000 / count).toFixed(0)}×`, target: '≥ 20×' },
   )
 }
@@ -214,21 +214,21 @@ describe('background jobs', () => {
     }
   }, once)
 
-  bench('provider writes for a 2,000-chunk answer (sqlite)', async () => {
+  bench('store writes for a 2,000-chunk answer (sqlite)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'or3-bench-writes-'))
     directories.push(dataDir)
-    const sqlite = createSqliteJobProvider({ path: join(dataDir, 'writes.sqlite') })
+    const sqlite = createSqliteJobStore({ path: join(dataDir, 'writes.sqlite') })
     let writes = 0
-    const counted = (name: keyof BackgroundJobProvider) => async (...args: unknown[]) => {
+    const counted = (name: keyof JobStore) => async (...args: unknown[]) => {
       writes++
       return (sqlite[name] as (...inner: unknown[]) => unknown)(...args)
     }
-    const provider = { ...sqlite, updateJob: counted('updateJob'), updateJobMetadata: counted('updateJobMetadata'), appendToolExecution: counted('appendToolExecution'), completeJob: counted('completeJob') } as BackgroundJobProvider
-    await measureWrites('sqlite', provider, () => writes)
+    const store = { ...sqlite, updateJob: counted('updateJob'), updateJobMetadata: counted('updateJobMetadata'), appendToolExecution: counted('appendToolExecution'), completeJob: counted('completeJob') } as JobStore
+    await measureWrites('sqlite', store, () => writes)
     await sqlite.close()
   }, once)
 
-  bench('provider writes for a 2,000-chunk answer (Convex, mutations counted)', async () => {
+  bench('store writes for a 2,000-chunk answer (Convex, mutations counted)', async () => {
     process.env.OR3_SERVER_SECRET = 'a-benchmark-convex-secret-of-enough-length'
     const backend = convexTest(schema, import.meta.glob('../../convex/**/*.ts')) as unknown as ConvexFunctionClient
     let mutations = 0
@@ -239,8 +239,8 @@ describe('background jobs', () => {
         return (backend.mutation as any)(fn, ...args)
       },
     } as ConvexFunctionClient
-    const provider = createConvexJobProvider({ client, secret: process.env.OR3_SERVER_SECRET })
-    await measureWrites('Convex', provider, () => mutations)
+    const store = createConvexJobStore({ client, secret: process.env.OR3_SERVER_SECRET })
+    await measureWrites('Convex', store, () => mutations)
   }, once)
 
   bench('heap after 5,000 completed jobs with viewers', async () => {
@@ -249,10 +249,10 @@ describe('background jobs', () => {
     const gc = runInNewContext('gc') as () => void
     const dataDir = mkdtempSync(join(tmpdir(), 'or3-bench-heap-'))
     directories.push(dataDir)
-    const provider = createSqliteJobProvider({ path: join(dataDir, 'heap.sqlite') })
+    const store = createSqliteJobStore({ path: join(dataDir, 'heap.sqlite') })
     const hub = new JobLiveHub({ graceMs: 20 })
     const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-bench' }, backgroundJobs: { maxConcurrentJobs: 100, maxJobsPerUser: 100 } })
-    const manager = new BackgroundJobManager({ provider, hub, config, secretBox: createSecretBox('a benchmark secret that is long enough') })
+    const manager = new BackgroundJobManager({ store, hub, config, secretBox: createSecretBox('a benchmark secret that is long enough') })
     // An upstream of its own that keeps no request log, so the heap measured is the job layer's.
     const upstream = await startFakeOpenRouter([], { keepRequests: false })
     config.openrouter.baseUrl = upstream.url
@@ -285,7 +285,7 @@ describe('background jobs', () => {
     await runJobs(5000)
     const after = await settle()
     await manager.shutdown()
-    await provider.close()
+    await store.close()
     await upstream.close()
     rows.push(
       { measure: 'heap: after 5,000 jobs vs baseline', value: `${(after - baseline).toFixed(1)} MB (${baseline.toFixed(0)} → ${after.toFixed(0)} MB)`, target: '≤ 10 MB' },

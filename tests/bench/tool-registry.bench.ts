@@ -1,7 +1,8 @@
 import { bench, describe } from 'vitest'
 import { z } from 'zod'
 import { builtinServerTools } from '../../server/lib/tools/builtin'
-import { clearServerTools, executeServerTool, getEnabledDefinitions, registerServerTool } from '../../server/utils/chat/tool-registry'
+import { clearServerTools, getEnabledDefinitions, registerServerTool } from '../../server/lib/tools/registry'
+import { executeServerTool } from '../../server/lib/tools/execute-tool'
 
 // What one tool call costs the job beyond the handler itself: argument parsing, ajv validation
 // (compiled once at registration), the deadline timer, and result serialisation.

@@ -12,8 +12,8 @@ import {
   toolCallOpenChunk,
   usageChunk,
   type ChunkMeta,
-} from '../../server/lib/openrouter-wire/chunks'
-import type { ChatCompletionChunk, ChatCompletionRequest, FinishReason } from '../../server/utils/openrouter/types'
+} from '../../server/lib/openrouter/chunks'
+import type { ChatCompletionChunk, ChatCompletionRequest, FinishReason } from '../../server/lib/openrouter/types'
 
 /**
  * A fake OpenRouter: a real HTTP server on a loopback port that answers `POST /chat/completions`

@@ -4,7 +4,7 @@
  * the job that fails loudly on a gap or a duplicate.
  */
 import { createParser } from 'eventsource-parser'
-import type { PublicJob, ActiveToolCall } from '../../server/utils/background-jobs/types'
+import type { PublicJob, ActiveToolCall } from '../../shared/types/job'
 
 /** One parsed SSE event. */
 export interface ReceivedEvent {

@@ -1,6 +1,6 @@
 /** The behaviour every thread store must have (memory, sqlite, Convex). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { ThreadStore } from '../../server/utils/threads/types'
+import type { ThreadStore } from '../../server/lib/stores/threads/thread-store'
 
 /** Registers the thread store contract tests for one store. */
 export function describeThreadStoreContract(name: string, createStore: () => ThreadStore | Promise<ThreadStore>): void {

@@ -1,7 +1,7 @@
 /** The behaviour every saved-workflow store must have. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { WORKFLOW_EXAMPLES } from '../../server/lib/workflows/examples'
-import type { WorkflowStore } from '../../server/utils/workflows/types'
+import type { WorkflowStore } from '../../server/lib/stores/workflows/workflow-store'
 
 /** Registers the workflow store contract tests for one store. */
 export function describeWorkflowStoreContract(name: string, createStore: () => WorkflowStore | Promise<WorkflowStore>): void {

@@ -4,7 +4,8 @@ import { describeTimeInZone } from '../../server/lib/tools/builtin/get-current-t
 import { sunnyWeather } from '../../server/lib/tools/builtin/get-current-weather'
 import { convertUnits } from '../../server/tools/convert-units'
 import convertUnitsTool from '../../server/tools/convert-units'
-import { clearServerTools, executeServerTool, getEnabledDefinitions, registerServerTool } from '../../server/utils/chat/tool-registry'
+import { clearServerTools, getEnabledDefinitions, registerServerTool } from '../../server/lib/tools/registry'
+import { executeServerTool } from '../../server/lib/tools/execute-tool'
 
 function parsed(outcome: { result: string | null, error?: string }) {
   expect(outcome.error).toBeUndefined()

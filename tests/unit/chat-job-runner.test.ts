@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { runChatJob } from '../../server/lib/background-jobs/chat-job-runner'
-import { JobLiveHub } from '../../server/lib/background-jobs/live-hub'
-import { planResume, UNKNOWN_OUTCOME_ERROR, type ResumePlan } from '../../server/lib/background-jobs/resume-plan'
+import { runChatJob } from '../../server/lib/jobs/run/chat'
+import { JobLiveHub } from '../../server/lib/jobs/live-hub'
+import { planResume, UNKNOWN_OUTCOME_ERROR, type ResumePlan } from '../../server/lib/jobs/resume-plan'
 import { builtinServerTools } from '../../server/lib/tools/builtin'
-import { clearServerTools, registerServerTool } from '../../server/utils/chat/tool-registry'
-import { createMemoryJobProvider } from '../../server/utils/background-jobs/providers/memory'
-import type { BackgroundJobProvider } from '../../server/utils/background-jobs/providers/provider'
-import type { BackgroundJob, JobCheckpoint } from '../../server/utils/background-jobs/types'
+import { clearServerTools, registerServerTool } from '../../server/lib/tools/registry'
+import { createMemoryJobStore } from '../../server/lib/stores/jobs/memory'
+import type { JobStore } from '../../server/lib/stores/jobs/job-store'
+import type { BackgroundJob, JobCheckpoint } from '../../shared/types/job'
 import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../support/fake-openrouter'
 import { testServerConfig } from '../support/server-config'
 
 let fake: FakeOpenRouter
-let provider: BackgroundJobProvider
+let store: JobStore
 let hub: JobLiveHub
 const config = testServerConfig({ openrouter: { retryBaseDelayMs: 5 } })
 const sendEmail = vi.fn(async () => 'sent')
@@ -27,12 +27,12 @@ beforeEach(() => {
   for (const tool of builtinServerTools) registerServerTool(tool.definition, tool.handler, tool.options)
   registerServerTool({ type: 'function', function: { name: 'send_email', parameters: { type: 'object', properties: { to: { type: 'string' } } } }, runtime: 'server' }, sendEmail)
   sendEmail.mockClear()
-  provider = createMemoryJobProvider()
+  store = createMemoryJobStore()
   hub = new JobLiveHub({ batchingEnabled: false, graceMs: 10 })
 })
 
 async function createJob(): Promise<BackgroundJob> {
-  return provider.createJob({
+  return store.createJob({
     userId: 'user-1',
     threadId: 'thread-1',
     messageId: 'message-1',
@@ -43,7 +43,7 @@ async function createJob(): Promise<BackgroundJob> {
 }
 
 function run(job: BackgroundJob, signal = new AbortController().signal, resume?: ResumePlan) {
-  return runChatJob({ job, provider, hub, config, signal, resume, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
+  return runChatJob({ job, store, hub, config, signal, resume, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
 }
 
 describe('runChatJob', () => {
@@ -55,13 +55,13 @@ describe('runChatJob', () => {
     ])
     const job = await createJob()
     const checkpoints: JobCheckpoint[] = []
-    const update = provider.updateJobMetadata.bind(provider)
-    provider.updateJobMetadata = async (id, change) => {
+    const update = store.updateJobMetadata.bind(store)
+    store.updateJobMetadata = async (id, change) => {
       if (change.checkpoint) checkpoints.push(structuredClone(change.checkpoint))
       return update(id, change)
     }
     expect(await run(job)).toBe('complete')
-    const stored = (await provider.getJob(job.id))!
+    const stored = (await store.getJob(job.id))!
     expect(stored).toMatchObject({ status: 'complete', content: 'Let me check.\n\nIt is 5.', finishReason: 'stop' })
     expect(stored.toolRounds).toEqual([
       { round: 1, toolCalls: [expect.objectContaining({ id: 'call_1', result: '{"expression":"2+3","result":5}' })] },
@@ -81,14 +81,14 @@ describe('runChatJob', () => {
     expect(checkpoints.at(-1)).toMatchObject({ rounds: 2, toolRounds: 2 })
     expect(checkpoints.at(-1)!.messages.map(message => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool'])
     // Nobody watched: a notification.
-    expect(await provider.listNotifications('user-1')).toEqual([expect.objectContaining({ jobId: job.id, kind: 'job-complete' })])
+    expect(await store.listNotifications('user-1')).toEqual([expect.objectContaining({ jobId: job.id, kind: 'job-complete' })])
   })
 
   it('stores an upstream error in words, with its status and hint', async () => {
     fake.script([{ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }])
     const job = await createJob()
     expect(await run(job)).toBe('error')
-    expect(await provider.getJob(job.id)).toMatchObject({ status: 'error', error: { status: 402, kind: expect.any(String), message: expect.stringMatching(/402/), hint: expect.any(String) } })
+    expect(await store.getJob(job.id)).toMatchObject({ status: 'error', error: { status: 402, kind: expect.any(String), message: expect.stringMatching(/402/), hint: expect.any(String) } })
   })
 
   it('on shutdown keeps the job streaming, with what streamed so far saved', async () => {
@@ -99,7 +99,7 @@ describe('runChatJob', () => {
     await vi.waitFor(() => expect(hub.snapshot(job.id)!.content.length).toBeGreaterThan(6))
     controller.abort('shutdown')
     expect(await outcome).toBe('interrupted')
-    const stored = (await provider.getJob(job.id))!
+    const stored = (await store.getJob(job.id))!
     expect(stored.status).toBe('streaming')
     expect(stored.content.length).toBeGreaterThan(6)
     expect(hub.has(job.id)).toBe(false)
@@ -116,12 +116,12 @@ describe('runChatJob', () => {
         { id: 'unknown', type: 'function' as const, function: { name: 'send_email', arguments: '{"to":"a@example.com"}' } },
       ],
     }
-    await provider.updateJob(job.id, { contentChunk: 'Working on it. (and text of a round the crash cut off)' })
-    await provider.appendToolExecution(job.id, 1, { id: 'done_before', name: 'get_current_weather', arguments: '{"location":"Paris"}', result: 'sunny from before the crash', executionTimeMs: 4 })
-    await provider.updateJobMetadata(job.id, {
+    await store.updateJob(job.id, { contentChunk: 'Working on it. (and text of a round the crash cut off)' })
+    await store.appendToolExecution(job.id, 1, { id: 'done_before', name: 'get_current_weather', arguments: '{"location":"Paris"}', result: 'sunny from before the crash', executionTimeMs: 4 })
+    await store.updateJobMetadata(job.id, {
       checkpoint: { messages: [{ role: 'user', content: 'Do three things' }], rounds: 0, toolRounds: 0, contentLength: 0, reasoningLength: 0, pendingToolRound: { round: 1, assistant, contentLength: 14, reasoningLength: 0 } },
     })
-    const interrupted = (await provider.getJob(job.id))!
+    const interrupted = (await store.getJob(job.id))!
     const plan = planResume(interrupted)
     expect(plan).toMatchObject({ rounds: 1, toolRounds: 0, content: 'Working on it.' })
 
@@ -137,7 +137,7 @@ describe('runChatJob', () => {
       { role: 'tool', tool_call_id: 'rerun_me', content: '{"expression":"6*7","result":42}' },
       { role: 'tool', tool_call_id: 'unknown', content: `Error executing tool "send_email": ${UNKNOWN_OUTCOME_ERROR}` },
     ])
-    const stored = (await provider.getJob(job.id))!
+    const stored = (await store.getJob(job.id))!
     expect(stored).toMatchObject({ status: 'complete', content: 'Working on it.\n\nAll three done.', resumeCount: 1 })
     expect(stored.toolRounds[0]!.toolCalls.map(call => call.id).sort()).toEqual(['done_before', 'rerun_me', 'unknown'])
   })
@@ -146,9 +146,9 @@ describe('runChatJob', () => {
 describe('planResume', () => {
   it('starts over from the request when no tool round completed, and refuses jobs it cannot resume', async () => {
     const job = await createJob()
-    await provider.updateJob(job.id, { contentChunk: 'half an answer' })
-    expect(planResume((await provider.getJob(job.id))!)).toEqual({ messages: [{ role: 'user', content: 'Do three things' }], rounds: 0, toolRounds: 0, content: '', reasoning: '' })
-    const workflow = await provider.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'workflow', model: 'workflow' })
+    await store.updateJob(job.id, { contentChunk: 'half an answer' })
+    expect(planResume((await store.getJob(job.id))!)).toEqual({ messages: [{ role: 'user', content: 'Do three things' }], rounds: 0, toolRounds: 0, content: '', reasoning: '' })
+    const workflow = await store.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'workflow', model: 'workflow' })
     expect(planResume(workflow)).toHaveProperty('error')
   })
 })

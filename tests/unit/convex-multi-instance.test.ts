@@ -2,13 +2,13 @@ import { getFunctionName } from 'convex/server'
 import { convexTest } from 'convex-test'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import schema from '../../convex/schema'
-import { BackgroundJobManager } from '../../server/lib/background-jobs/job-manager'
-import { JobLiveHub } from '../../server/lib/background-jobs/live-hub'
-import type { SequencedJobEvent } from '../../server/lib/background-jobs/job-stream-events'
+import { BackgroundJobManager } from '../../server/lib/jobs/manager'
+import { JobLiveHub } from '../../server/lib/jobs/live-hub'
+import type { SequencedJobEvent } from '../../server/lib/jobs/stream-events'
 import { createSecretBox } from '../../server/lib/security/secret-box'
 import { builtinServerTools } from '../../server/lib/tools/builtin'
-import { clearServerTools, registerServerTool } from '../../server/utils/chat/tool-registry'
-import { createConvexJobProvider, type ConvexFunctionClient } from '../../server/utils/background-jobs/providers/convex'
+import { clearServerTools, registerServerTool } from '../../server/lib/tools/registry'
+import { createConvexJobStore, type ConvexFunctionClient } from '../../server/lib/stores/jobs/convex'
 import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../support/fake-openrouter'
 import { testServerConfig } from '../support/server-config'
 
@@ -39,9 +39,9 @@ function instances() {
   const backend = convexTest(schema, import.meta.glob('../../convex/**/*.ts')) as unknown as ConvexFunctionClient
   const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-shared', retryBaseDelayMs: 5 } })
   const make = (instanceId: string, client: ConvexFunctionClient = backend) => {
-    const provider = createConvexJobProvider({ client, secret, instanceId, leaseMs: LEASE_MS })
+    const store = createConvexJobStore({ client, secret, instanceId, leaseMs: LEASE_MS })
     const hub = new JobLiveHub({ graceMs: 50, batchIntervalMs: 20 })
-    return { provider, hub, manager: new BackgroundJobManager({ provider, hub, config, secretBox: createSecretBox('a shared secret box key long enough!!') }) }
+    return { store, hub, manager: new BackgroundJobManager({ store, hub, config, secretBox: createSecretBox('a shared secret box key long enough!!') }) }
   }
   return { backend, make }
 }
@@ -70,7 +70,7 @@ describe('two instances on one Convex backend', () => {
     const job = await a.manager.startChatJob({ userId: 'user-1', request })
     const onA = viewer(a.hub, job.id)
 
-    await b.manager.followRemoteJob((await b.provider.getJob(job.id))!)
+    await b.manager.followRemoteJob((await b.store.getJob(job.id))!)
     const onB = viewer(b.hub, job.id)
     await vi.waitFor(() => expect(onB.seen.content.length).toBeGreaterThan(120), { timeout: 5_000 })
     expect(onA.seen.content.startsWith(onB.seen.content) || onB.seen.content.startsWith(onA.seen.content)).toBe(true)
@@ -87,7 +87,7 @@ describe('two instances on one Convex backend', () => {
     await a.manager.settled(job.id)
     console.info(`abort from the other instance took effect after ${(performance.now() - stopAsked).toFixed(0)} ms (lease renewal every ${LEASE_MS / 3} ms)`)
     expect(a.manager.isRunning(job.id)).toBe(false)
-    expect(await a.provider.getJob(job.id)).toMatchObject({ status: 'aborted' })
+    expect(await a.store.getJob(job.id)).toMatchObject({ status: 'aborted' })
     expect(await fake.settled(upstreamRequest)).toMatchObject({ clientDisconnected: true })
     expect(onA.seen.status).toBe('aborted')
     await vi.waitFor(() => expect(onB.seen.status).toBe('aborted'), { timeout: 5_000 })
@@ -124,10 +124,10 @@ describe('two instances on one Convex backend', () => {
 
     // A's next progress write is refused; A notices and stops without writing anything more.
     await vi.waitFor(() => expect(a.manager.isRunning(job.id)).toBe(false), { timeout: 5_000 })
-    expect(await a.provider.updateJob(job.id, { contentChunk: 'a late write from A' })).toBe(false)
+    expect(await a.store.updateJob(job.id, { contentChunk: 'a late write from A' })).toBe(false)
 
     await b.manager.settled(job.id)
-    const done = await b.provider.getJob(job.id)
+    const done = await b.store.getJob(job.id)
     expect(done).toMatchObject({ status: 'complete', content: ANSWER, resumeCount: 1 })
     expect(done!.toolRounds).toEqual([{ round: 1, toolCalls: [expect.objectContaining({ id: 'call_1', result: '{"expression":"6*7","result":42}' })] }])
     const requests = fake.requests.slice(before)

@@ -1,25 +1,26 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { BackgroundJobManager, JobCapacityError } from '../../server/lib/background-jobs/job-manager'
-import { JobLiveHub } from '../../server/lib/background-jobs/live-hub'
+import { BackgroundJobManager } from '../../server/lib/jobs/manager'
+import { JobCapacityError } from '../../server/lib/jobs/admission'
+import { JobLiveHub } from '../../server/lib/jobs/live-hub'
 import { createSecretBox } from '../../server/lib/security/secret-box'
-import { MissingApiKeyError } from '../../server/utils/chat/chat-endpoint'
-import { clearServerTools } from '../../server/utils/chat/tool-registry'
-import { createMemoryJobProvider } from '../../server/utils/background-jobs/providers/memory'
-import type { BackgroundJobProvider } from '../../server/utils/background-jobs/providers/provider'
+import { MissingApiKeyError } from '../../server/lib/models/chat-endpoint'
+import { clearServerTools } from '../../server/lib/tools/registry'
+import { createMemoryJobStore } from '../../server/lib/stores/jobs/memory'
+import type { JobStore } from '../../server/lib/stores/jobs/job-store'
 import { fakeChunkMeta, startFakeOpenRouter, textReply, type FakeOpenRouter } from '../support/fake-openrouter'
-import { roleChunk } from '../../server/lib/openrouter-wire/chunks'
+import { roleChunk } from '../../server/lib/openrouter/chunks'
 import { testServerConfig } from '../support/server-config'
 
 let fake: FakeOpenRouter
-let provider: BackgroundJobProvider
+let store: JobStore
 let manager: BackgroundJobManager
 const secretBox = createSecretBox('a test secret that is long enough to use')
 const request = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user' as const, content: 'hi' }], fields: {} }
 
 function newManager(overrides: Parameters<typeof testServerConfig>[0] = {}) {
   const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server', retryBaseDelayMs: 5 }, backgroundJobs: { maxConcurrentJobs: 3, maxJobsPerUser: 2 }, ...overrides })
-  provider = createMemoryJobProvider()
-  manager = new BackgroundJobManager({ provider, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox })
+  store = createMemoryJobStore()
+  manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox })
   return manager
 }
 
@@ -51,7 +52,7 @@ describe('BackgroundJobManager', () => {
   it('refuses a model that needs a key nobody gave, before creating anything', async () => {
     newManager({ openrouter: { apiKey: '' } })
     await expect(manager.startChatJob({ userId: 'a', request })).rejects.toBeInstanceOf(MissingApiKeyError)
-    expect(await provider.listJobsByUser('a')).toEqual([])
+    expect(await store.listJobsByUser('a')).toEqual([])
   })
 
   it('stores a user key only encrypted, and drops it when the job ends', async () => {
@@ -59,13 +60,13 @@ describe('BackgroundJobManager', () => {
     fake.script(() => ({ type: 'stream', steps: [{ chunk: roleChunk(fakeChunkMeta) }, { stall: true }] }))
     const before = fake.requests.length
     const job = await manager.startChatJob({ userId: 'a', request, userApiKey: 'sk-or-v1-users-own-key' })
-    const stored = (await provider.getJob(job.id))!
+    const stored = (await store.getJob(job.id))!
     expect(JSON.stringify(stored)).not.toContain('sk-or-v1-users-own-key')
     expect(secretBox.open(stored.apiKeyCiphertext!)).toBe('sk-or-v1-users-own-key')
     await vi.waitFor(() => expect(fake.requests[before]?.headers.authorization).toBe('Bearer sk-or-v1-users-own-key'))
     expect(await manager.abortJob(job.id)).toBe(true)
     expect(await manager.abortJob(job.id)).toBe(false)
-    expect((await provider.getJob(job.id))!.apiKeyCiphertext).toBeUndefined()
+    expect((await store.getJob(job.id))!.apiKeyCiphertext).toBeUndefined()
   })
 
   it('fails a job that made no progress for jobTimeoutMs', async () => {
@@ -75,7 +76,7 @@ describe('BackgroundJobManager', () => {
     expect(manager.isRunning(job.id)).toBe(true)
     await manager.sweep(Date.now() + 1000)
     await manager.settled(job.id)
-    expect(await provider.getJob(job.id)).toMatchObject({ status: 'error', error: { kind: 'timeout' }, finishReason: 'timeout' })
+    expect(await store.getJob(job.id)).toMatchObject({ status: 'error', error: { kind: 'timeout' }, finishReason: 'timeout' })
   })
 
   it('deletes finished jobs after the retention time', async () => {
@@ -84,22 +85,22 @@ describe('BackgroundJobManager', () => {
     const job = await manager.startChatJob({ userId: 'a', request })
     await manager.settled(job.id)
     await manager.sweep(Date.now() + 30_000)
-    expect(await provider.getJob(job.id)).not.toBeNull()
+    expect(await store.getJob(job.id)).not.toBeNull()
     await manager.sweep(Date.now() + 120_000)
-    expect(await provider.getJob(job.id)).toBeNull()
+    expect(await store.getJob(job.id)).toBeNull()
   })
 
   it('resumes interrupted jobs on start-up, and fails the ones it cannot resume with a reason', async () => {
     newManager()
     fake.script(() => textReply('resumed answer'))
-    const resumable = await provider.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'chat', model: request.model, request })
-    const workflow = await provider.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'workflow', model: 'workflow' })
-    const lostKey = await provider.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'chat', model: request.model, request, apiKeyCiphertext: createSecretBox('a different secret that is long enough').seal('sk-x') })
+    const resumable = await store.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'chat', model: request.model, request })
+    const workflow = await store.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'workflow', model: 'workflow' })
+    const lostKey = await store.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'chat', model: request.model, request, apiKeyCiphertext: createSecretBox('a different secret that is long enough').seal('sk-x') })
     expect(await manager.recoverInterruptedJobs()).toBe(1)
     await manager.settled(resumable.id)
-    expect(await provider.getJob(resumable.id)).toMatchObject({ status: 'complete', content: 'resumed answer', resumeCount: 1 })
-    expect(await provider.getJob(workflow.id)).toMatchObject({ status: 'error', error: { kind: 'interrupted' } })
-    expect(await provider.getJob(lostKey.id)).toMatchObject({ status: 'error', error: { kind: 'interrupted', message: expect.stringMatching(/could not be recovered/) } })
+    expect(await store.getJob(resumable.id)).toMatchObject({ status: 'complete', content: 'resumed answer', resumeCount: 1 })
+    expect(await store.getJob(workflow.id)).toMatchObject({ status: 'error', error: { kind: 'interrupted' } })
+    expect(await store.getJob(lostKey.id)).toMatchObject({ status: 'error', error: { kind: 'interrupted', message: expect.stringMatching(/could not be recovered/) } })
   })
 
   it('on shutdown stops runs at their checkpoint, refuses new jobs, and clears its timers', async () => {
@@ -110,7 +111,7 @@ describe('BackgroundJobManager', () => {
       const job = await manager.startChatJob({ userId: 'a', request })
       await manager.shutdown()
       expect(manager.runningCount).toBe(0)
-      expect((await provider.getJob(job.id))!.status).toBe('streaming')
+      expect((await store.getJob(job.id))!.status).toBe('streaming')
       await expect(manager.startChatJob({ userId: 'a', request })).rejects.toMatchObject({ scope: 'server' })
       expect(vi.getTimerCount()).toBe(0)
     } finally {

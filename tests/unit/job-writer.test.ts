@@ -1,22 +1,22 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { ThrottledJobWriter } from '../../server/lib/background-jobs/job-writer'
-import { createMemoryJobProvider } from '../../server/utils/background-jobs/providers/memory'
-import type { BackgroundJobProvider } from '../../server/utils/background-jobs/providers/provider'
+import { ThrottledJobWriter } from '../../server/lib/jobs/writer'
+import { createMemoryJobStore } from '../../server/lib/stores/jobs/memory'
+import type { JobStore } from '../../server/lib/stores/jobs/job-store'
 
 const policy = { intervalMs: 120, chunkInterval: 3, sizeThreshold: 1024 }
 
 async function setup() {
-  const provider = createMemoryJobProvider()
-  const job = await provider.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x' })
+  const store = createMemoryJobStore()
+  const job = await store.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x' })
   const updates: unknown[] = []
-  const counting: BackgroundJobProvider = {
-    ...provider,
+  const counting: JobStore = {
+    ...store,
     updateJob: (id, update) => {
       updates.push(update)
-      return provider.updateJob(id, update)
+      return store.updateJob(id, update)
     },
   }
-  return { provider, counting, jobId: job.id, updates }
+  return { store, counting, jobId: job.id, updates }
 }
 
 describe('ThrottledJobWriter', () => {
@@ -28,7 +28,7 @@ describe('ThrottledJobWriter', () => {
   })
 
   it('writes a 2,000-chunk answer at most once per flush window, 20x fewer writes than chunks', async () => {
-    const { provider, counting, jobId, updates } = await setup()
+    const { store, counting, jobId, updates } = await setup()
     const writer = new ThrottledJobWriter(counting, jobId, policy)
     let expected = ''
     for (let chunk = 1; chunk <= 2000; chunk++) {
@@ -41,7 +41,7 @@ describe('ThrottledJobWriter', () => {
     expect(updates.length).toBeLessThanOrEqual(windows + 1)
     expect(updates.length).toBeLessThanOrEqual(2000 / 20)
     expect(writer.writes).toBe(updates.length)
-    expect(await provider.getJob(jobId)).toMatchObject({ content: expected, chunksReceived: 2000 })
+    expect(await store.getJob(jobId)).toMatchObject({ content: expected, chunksReceived: 2000 })
   })
 
   it('waits for chunkInterval chunks, but writes a trickle after a second window at the latest', async () => {
@@ -59,7 +59,7 @@ describe('ThrottledJobWriter', () => {
   })
 
   it('writes at once when sizeThreshold bytes are waiting, or tool calls change', async () => {
-    const { provider, counting, jobId, updates } = await setup()
+    const { store, counting, jobId, updates } = await setup()
     const writer = new ThrottledJobWriter(counting, jobId, policy)
     writer.addText({ content: 'x'.repeat(1024) }, 1)
     await vi.advanceTimersByTimeAsync(0)
@@ -68,16 +68,16 @@ describe('ThrottledJobWriter', () => {
     writer.addText({ reasoning: 'thinking' }, 2)
     await writer.setActiveToolCalls([{ id: 'c', name: 'calculate', arguments: '{}', round: 1, status: 'running' }])
     expect(updates).toHaveLength(2)
-    expect(await provider.getJob(jobId)).toMatchObject({ reasoning: 'thinking', activeToolCalls: [expect.objectContaining({ id: 'c', status: 'running' })] })
+    expect(await store.getJob(jobId)).toMatchObject({ reasoning: 'thinking', activeToolCalls: [expect.objectContaining({ id: 'c', status: 'running' })] })
   })
 
   it('lands writes in the order they were made and reports a failing write without throwing', async () => {
-    const { provider, jobId } = await setup()
+    const { store, jobId } = await setup()
     const order: string[] = []
     const errors: unknown[] = []
     let fail = true
-    const flaky: BackgroundJobProvider = {
-      ...provider,
+    const flaky: JobStore = {
+      ...store,
       updateJob: async (id, update) => {
         await new Promise(resolve => setTimeout(resolve, 50))
         order.push(`text:${update.contentChunk}`)
@@ -85,7 +85,7 @@ describe('ThrottledJobWriter', () => {
           fail = false
           throw new Error('disk full')
         }
-        return provider.updateJob(id, update)
+        return store.updateJob(id, update)
       },
     }
     const writer = new ThrottledJobWriter(flaky, jobId, policy, error => errors.push(error))
@@ -98,7 +98,7 @@ describe('ThrottledJobWriter', () => {
     await done
     expect(order).toEqual(['text:one', 'checkpoint', 'text:two'])
     expect(errors).toEqual([expect.objectContaining({ message: 'disk full' })])
-    expect((await provider.getJob(jobId))!.content).toBe('two')
+    expect((await store.getJob(jobId))!.content).toBe('two')
     writer.dispose()
     expect(vi.getTimerCount()).toBe(0)
   })

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { errorChunk, finishChunk, roleChunk, textChunk, toolCallArgumentsChunk, toolCallOpenChunk, usageChunk } from '../../server/lib/openrouter-wire/chunks'
-import { streamChatCompletion, type ChatClientOptions, type ChatEndpoint } from '../../server/utils/openrouter/chat-client'
-import type { OpenRouterError } from '../../server/utils/openrouter/errors'
-import { fetchWithRetry } from '../../server/utils/openrouter/fetch-with-retry'
-import type { ChatCompletionRequest, ChatStreamEvent, StreamedToolCall } from '../../server/utils/openrouter/types'
+import { errorChunk, finishChunk, roleChunk, textChunk, toolCallArgumentsChunk, toolCallOpenChunk, usageChunk } from '../../server/lib/openrouter/chunks'
+import { streamChatCompletion, type ChatClientOptions, type ChatEndpoint } from '../../server/lib/openrouter/chat-client'
+import type { OpenRouterError } from '../../server/lib/openrouter/errors'
+import { fetchWithRetry } from '../../server/lib/openrouter/fetch-with-retry'
+import type { ChatCompletionRequest, ChatStreamEvent, StreamedToolCall } from '../../server/lib/openrouter/types'
 import {
   fakeChunkMeta as meta,
   midStreamErrorReply,

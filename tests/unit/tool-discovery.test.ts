@@ -1,8 +1,10 @@
 import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { findToolFiles, displayPath } from '../../server/lib/tools/tool-files'
-import { registerToolModules, resolveToolExport, type ToolModuleSource } from '../../server/lib/tools/tool-discovery'
-import { clearServerTools, defineServerTool, executeServerTool, listServerTools } from '../../server/utils/chat/tool-registry'
+import { registerToolModules, resolveToolExport, type ToolModuleSource } from '../../server/lib/tools/discovery'
+import { clearServerTools, listServerTools } from '../../server/lib/tools/registry'
+import { executeServerTool } from '../../server/lib/tools/execute-tool'
+import { defineServerTool } from '../../server/lib/tools/define-tool'
 
 const fixturesDir = join(import.meta.dirname, '../fixtures/tool-files')
 

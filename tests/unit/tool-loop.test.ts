@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { finishChunk, roleChunk, textChunk } from '../../server/lib/openrouter-wire/chunks'
+import { finishChunk, roleChunk, textChunk } from '../../server/lib/openrouter/chunks'
 import { builtinServerTools } from '../../server/lib/tools/builtin'
-import { executeToolLoop, type ToolExecutionLoopParams } from '../../server/utils/chat/tool-loop'
-import { clearServerTools, registerServerTool } from '../../server/utils/chat/tool-registry'
-import type { ChatMessage } from '../../server/utils/openrouter/types'
+import { executeToolLoop, type ToolExecutionLoopParams } from '../../server/lib/agent/tool-loop'
+import { clearServerTools, registerServerTool } from '../../server/lib/tools/registry'
+import type { ChatMessage } from '../../server/lib/openrouter/types'
 import {
   fakeChunkMeta as meta,
   midStreamErrorReply,

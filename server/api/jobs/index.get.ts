@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { toJobSummary } from '../../utils/background-jobs/types'
 
 const querySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).optional(),
@@ -11,6 +10,5 @@ export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
   const query = await getValidatedQuery(event, raw => querySchema.safeParse(raw))
   if (!query.success) throw createError({ statusCode: 400, statusMessage: `Invalid query: ${z.prettifyError(query.error).replaceAll('\n', ' ')}` })
-  const jobs = await useBackgroundJobs().provider.listJobsByUser(user.id, query.data)
-  return { jobs: jobs.map(toJobSummary) }
+  return { jobs: await listJobSummaries(user.id, query.data) }
 })

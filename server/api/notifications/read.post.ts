@@ -10,6 +10,6 @@ export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
   const body = await readValidatedBody(event, raw => bodySchema.safeParse(raw ?? {}))
   if (!body.success) throw createError({ statusCode: 400, statusMessage: `Invalid request: ${z.prettifyError(body.error).replaceAll('\n', ' ')} Send { "ids": ["…"] } or {} for all.` })
-  const marked = await useBackgroundJobs().provider.markNotificationsRead(user.id, body.data.ids)
+  const marked = await useBackgroundJobs().store.markNotificationsRead(user.id, body.data.ids)
   return { marked }
 })

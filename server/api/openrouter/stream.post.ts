@@ -5,11 +5,7 @@
  * it aborts the job. A user's own key travels in `X-OpenRouter-Key`.
  */
 export default defineEventHandler(async (event) => {
-  const request = await readStreamRequest(event)
-  if (request._background && !useServerConfig(event).backgroundJobs.enabled) {
-    throw createError({ statusCode: 400, statusMessage: 'Background jobs are switched off on this server (NUXT_BACKGROUND_JOBS_ENABLED=false); send the request without _background to stream the answer.' })
-  }
-  const job = await startChatJobForRequest(event, request)
+  const { job, request } = await startChatJobForRequest(event)
   if (request._background) {
     setResponseStatus(event, 202)
     return { jobId: job.id, status: job.status }

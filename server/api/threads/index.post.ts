@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { MAX_THREAD_TITLE } from '../../utils/threads/types'
+import { MAX_THREAD_TITLE } from '../../../shared/limits'
 
 const bodySchema = z.object({ title: z.string().trim().max(MAX_THREAD_TITLE).optional() }).strict()
 

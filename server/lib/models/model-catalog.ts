@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import type { ServerConfig } from '../config/server-config'
-import { demoModelList } from '../demo-model/demo-stream'
-import { buildRequestHeaders, endpointUrl, labelForBaseUrl } from '../../utils/openrouter/chat-client'
-import { fetchWithRetry } from '../../utils/openrouter/fetch-with-retry'
-import { chatClientOptions, requiresApiKey } from '../../utils/chat/chat-endpoint'
+import { demoModelList } from './demo/demo-stream'
+import { buildRequestHeaders, endpointUrl, labelForBaseUrl } from '../openrouter/chat-client'
+import { fetchWithRetry } from '../openrouter/fetch-with-retry'
+import { chatClientOptions, requiresApiKey } from './chat-endpoint'
 
 /** A model as the picker shows it. */
 export interface ModelSummary {

@@ -1,5 +1,5 @@
 /** Workflows shipped with the app, installable from the workflows page. */
-import type { WorkflowDefinition } from './workflow-schema'
+import type { WorkflowDefinition } from '../../../shared/schemas/workflow'
 
 /** Example key → definition. */
 export const WORKFLOW_EXAMPLES: Record<string, WorkflowDefinition> = {

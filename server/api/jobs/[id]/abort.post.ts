@@ -2,6 +2,6 @@
 export default defineEventHandler(async (event) => {
   const job = await requireOwnedJob(event, getRouterParam(event, 'id'))
   const aborted = await useBackgroundJobs().abortJob(job.id)
-  const current = await useBackgroundJobs().provider.getJob(job.id)
+  const current = await useBackgroundJobs().store.getJob(job.id)
   return { jobId: job.id, aborted, status: current?.status ?? job.status }
 })

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { MAX_EXPRESSION_LENGTH, evaluateExpression } from '../../math/expression-evaluator'
-import { defineServerTool } from '../../../utils/chat/tool-registry'
+import { MAX_EXPRESSION_LENGTH, evaluateExpression } from './expression-evaluator'
+import { defineServerTool } from '../define-tool'
 
 export default defineServerTool({
   name: 'calculate',

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { defineServerTool } from '../../../utils/chat/tool-registry'
+import { defineServerTool } from '../define-tool'
 
 /** The instant described in one IANA time zone, in forms both a model and a person can use. */
 export interface TimeInZone {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { defineServerTool } from '../../../utils/chat/tool-registry'
+import { defineServerTool } from '../define-tool'
 
 /** A demo weather report: always sunny, 65-75 °F, so the tool loop can be shown without a weather API. */
 export interface DemoWeatherReport {

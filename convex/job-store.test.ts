@@ -1,0 +1,27 @@
+import { convexTest } from 'convex-test'
+import { beforeEach } from 'vitest'
+import { createConvexJobStore, type ConvexFunctionClient } from '../server/lib/stores/jobs/convex'
+import { describeJobStoreContract } from '../tests/support/job-store-contract'
+import { describeThreadStoreContract } from '../tests/support/thread-store-contract'
+import { createConvexThreadStore } from '../server/lib/stores/threads/convex'
+import { createConvexWorkflowStore } from '../server/lib/stores/workflows/convex'
+import { describeWorkflowStoreContract } from '../tests/support/workflow-store-contract'
+import schema from './schema'
+
+const modules = import.meta.glob('./**/*.ts')
+const secret = 'a-convex-test-server-secret-of-enough-length'
+
+beforeEach(() => {
+  process.env.OR3_SERVER_SECRET = secret
+})
+
+/** A convex-test backend as the store's client (same calls; its generic signatures differ in TS only). */
+function testClient(): ConvexFunctionClient {
+  return convexTest(schema, modules) as unknown as ConvexFunctionClient
+}
+
+describeJobStoreContract('convex (convex-test)', () => createConvexJobStore({ client: testClient(), secret }))
+
+describeThreadStoreContract('convex (convex-test)', () => createConvexThreadStore({ client: testClient(), secret }))
+
+describeWorkflowStoreContract('convex (convex-test)', () => createConvexWorkflowStore({ client: testClient(), secret }))

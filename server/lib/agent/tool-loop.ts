@@ -1,0 +1,291 @@
+/**
+ * The multi-round tool loop: stream a model round, run the tools it asked for through the server
+ * registry, feed the results back, and repeat until the model answers or a limit is hit.
+ * Plain Node module (explicit imports) so it can be driven against the fake upstream in tests.
+ */
+import { runToolCalls, type ToolCallRecord } from '../tools/run-tool-calls'
+import { streamChatCompletion, type ChatClientOptions, type ChatEndpoint } from '../openrouter/chat-client'
+import { formatDuration, OpenRouterError } from '../openrouter/errors'
+import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, ReasoningDetail, StreamedToolCall, Usage } from '../openrouter/types'
+import { getEnabledDefinitions, whenServerToolsReady } from '../tools/registry'
+
+export type { ToolCallRecord, ToolCallStatus } from '../tools/run-tool-calls'
+
+/** One round that ran tools. */
+export interface ToolRoundResult {
+  round: number
+  toolCalls: ToolCallRecord[]
+  totalExecutionMs: number
+}
+
+/** Why the loop ended. */
+export type ToolLoopFinishReason = 'stop' | 'length' | 'content_filter' | 'tool_limit' | 'error' | 'aborted'
+
+/** Progress as it happens, for the job layer to persist and fan out. */
+export interface ToolLoopCallbacks {
+  onTextDelta?: (text: string, info: { round: number }) => void
+  onReasoningDelta?: (text: string, info: { round: number }) => void
+  /** The model asked for tools; `assistant` is its turn (text, tool_calls, reasoning details). Called before any runs. */
+  onToolRoundStart?: (event: { round: number, assistant: AssistantMessage, calls: StreamedToolCall[] }) => void
+  onToolCallStart?: (event: { round: number, id: string, name: string, arguments: string, startedAt: number }) => void
+  onToolCallFinish?: (event: ToolCallRecord & { round: number }) => void
+  /** A round ended; `messages` is the conversation so far (a checkpoint to resume from). */
+  onRoundFinish?: (event: { round: number, finishReason: FinishReason, toolCalls: ToolCallRecord[], messages: readonly ChatMessage[] }) => void
+}
+
+/** The seed's ToolExecutionLoopParams, with the endpoint and limits made explicit. */
+export interface ToolExecutionLoopParams {
+  jobId: string
+  userId: string
+  threadId: string
+  initialMessages: ChatMessage[]
+  model: string
+  endpoint: ChatEndpoint
+  client: ChatClientOptions
+  /** Extra request fields passed through (tool_choice, parallel_tool_calls, max_tokens, reasoning, temperature…). */
+  request?: Omit<Partial<ChatCompletionRequest>, 'model' | 'messages' | 'stream' | 'tools'>
+  /** Names of server tools to offer; default every enabled one. An empty list offers none. */
+  toolNames?: readonly string[]
+  /** False offers no tools at all (tool execution switched off). */
+  toolsEnabled?: boolean
+  /** Tool rounds before one last answer is forced with tool_choice "none". Default 10. */
+  maxRounds?: number
+  /** Calls run per round; extra calls get an error result. Default 20. */
+  maxToolsPerRound?: number
+  /** Limit for one round: the model's stream plus its tools. Default 120000. */
+  roundTimeoutMs?: number
+  /** Tool calls of a round running at once. Default 5. */
+  toolConcurrency?: number
+  signal?: AbortSignal
+  callbacks?: ToolLoopCallbacks
+  /** Resuming a job: what earlier runs already did, so round numbers, limits and text carry on. */
+  resume?: ToolLoopResumeState
+}
+
+/** Progress of an interrupted run that this run continues. */
+export interface ToolLoopResumeState {
+  /** Model requests already made. */
+  rounds: number
+  /** Tool rounds already completed (they count towards `maxRounds`). */
+  toolRounds: number
+  /** Text already streamed; the result's `finalContent` continues it. */
+  content: string
+  reasoning: string
+  /**
+   * A tool round that was running when the earlier run stopped. The loop finishes it before its
+   * first model request: calls with a `settled` record keep it; the others run again.
+   */
+  interruptedRound?: InterruptedToolRound
+}
+
+/** A tool round to finish on resume (its assistant turn was checkpointed before its calls ran). */
+export interface InterruptedToolRound {
+  round: number
+  assistant: AssistantMessage
+  calls: StreamedToolCall[]
+  /** Calls whose outcome is already decided (finished before the stop, or not to be re-run). */
+  settled: ReadonlyMap<string, ToolCallRecord>
+}
+
+type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>
+
+/** The seed's ToolExecutionLoopResult, plus usage, the error and the whole conversation. */
+export interface ToolExecutionLoopResult {
+  /** Every round's text as the user saw it streamed (rounds separated by a blank line). */
+  finalContent: string
+  reasoning: string
+  totalRounds: number
+  totalToolCalls: number
+  toolRounds: ToolRoundResult[]
+  finishReason: ToolLoopFinishReason
+  usage: Usage
+  error?: OpenRouterError
+  /** The conversation including every assistant and tool message the loop added. */
+  messages: ChatMessage[]
+}
+
+function emptyUsage(): Usage {
+  return { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0, cost: 0 }
+}
+
+function addUsage(total: Usage, round: Usage): void {
+  for (const key of Object.keys(total) as Array<keyof Usage>) total[key] += round[key]
+}
+
+function toWireToolCall(call: StreamedToolCall): ChatToolCall {
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }
+}
+
+function roundTimeoutError(round: number, roundTimeoutMs: number): OpenRouterError {
+  return new OpenRouterError({ kind: 'timeout', message: `Round ${round} took longer than ${formatDuration(roundTimeoutMs)} and was stopped.` })
+}
+
+/** A signal that aborts with the caller's signal or when the round's time is up. */
+function roundSignal(parent: AbortSignal | undefined, timeoutMs: number): { signal: AbortSignal, timedOut: () => boolean, dispose: () => void } {
+  const controller = new AbortController()
+  let expired = false
+  const timer = setTimeout(() => {
+    expired = true
+    controller.abort(new DOMException('Round timed out', 'TimeoutError'))
+  }, timeoutMs)
+  const onAbort = () => controller.abort(parent?.reason)
+  if (parent?.aborted) onAbort()
+  parent?.addEventListener('abort', onAbort, { once: true })
+  return {
+    signal: controller.signal,
+    timedOut: () => expired,
+    dispose: () => {
+      clearTimeout(timer)
+      parent?.removeEventListener('abort', onAbort)
+    },
+  }
+}
+
+/**
+ * Runs the conversation to an answer. Never throws: upstream errors end the loop with
+ * `finishReason: 'error'` and `error`, keeping what was streamed; failing tools are fed back to the
+ * model as results. After `maxRounds` tool rounds, one last request with `tool_choice: 'none'` makes
+ * the model answer, and the loop reports `tool_limit`.
+ */
+export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<ToolExecutionLoopResult> {
+  const maxRounds = params.maxRounds ?? 10
+  const maxToolsPerRound = params.maxToolsPerRound ?? 20
+  const roundTimeoutMs = params.roundTimeoutMs ?? 120_000
+  const callbacks = params.callbacks ?? {}
+
+  await whenServerToolsReady()
+  const tools = params.toolsEnabled === false ? [] : getEnabledDefinitions(params.toolNames)
+  const offered = new Set(tools.map(tool => tool.function.name))
+
+  const messages: ChatMessage[] = [...params.initialMessages]
+  const toolRounds: ToolRoundResult[] = []
+  const usage = emptyUsage()
+  const toolRoundsBefore = params.resume?.toolRounds ?? 0
+  let finalContent = params.resume?.content ?? ''
+  let reasoning = params.resume?.reasoning ?? ''
+  let totalRounds = params.resume?.rounds ?? 0
+  let totalToolCalls = 0
+
+  const finish = (finishReason: ToolLoopFinishReason, error?: OpenRouterError): ToolExecutionLoopResult =>
+    ({ finalContent, reasoning, totalRounds, totalToolCalls, toolRounds, finishReason, usage, error, messages })
+
+  const interrupted = params.resume?.interruptedRound
+  if (interrupted) {
+    const { round, assistant, calls, settled } = interrupted
+    const startedAt = Date.now()
+    const rerun = await runToolCalls(calls.filter(call => !settled.has(call.id)), {
+      offered,
+      maxToolsPerRound,
+      concurrency: params.toolConcurrency ?? 5,
+      context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId },
+      signal: params.signal,
+      onStart: (call, callStartedAt) => callbacks.onToolCallStart?.({ round, id: call.id, name: call.name, arguments: call.arguments, startedAt: callStartedAt }),
+      onFinish: record => callbacks.onToolCallFinish?.({ ...record, round }),
+    })
+    const records = calls.map(call => settled.get(call.id) ?? rerun.find(record => record.id === call.id)!)
+    messages.push(assistant)
+    for (const record of records) messages.push({ role: 'tool', tool_call_id: record.id, content: record.result })
+    toolRounds.push({ round, toolCalls: records, totalExecutionMs: Date.now() - startedAt })
+    totalToolCalls += rerun.length
+    totalRounds = Math.max(totalRounds, round)
+    callbacks.onRoundFinish?.({ round, finishReason: 'tool_calls', toolCalls: records, messages })
+    if (params.signal?.aborted) return finish('aborted')
+  }
+
+  while (true) {
+    const round = ++totalRounds
+    const forceAnswer = toolRoundsBefore + toolRounds.length >= maxRounds
+    const request: ChatCompletionRequest = {
+      ...params.request,
+      model: params.model,
+      messages,
+      stream: true,
+      usage: { include: true },
+    }
+    // Tools go out again on every request that carries tool results, even when none may be called.
+    if (tools.length > 0) request.tools = tools
+    if (forceAnswer) request.tool_choice = 'none'
+
+    const deadline = roundSignal(params.signal, roundTimeoutMs)
+    try {
+      let roundText = ''
+      let roundError: OpenRouterError | undefined
+      let roundFinish: FinishReason = 'stop'
+      let reasoningDetails: ReasoningDetail[] | undefined
+      const calls: StreamedToolCall[] = []
+
+      for await (const event of streamChatCompletion(params.endpoint, request, { ...params.client, signal: deadline.signal })) {
+        switch (event.type) {
+          case 'text-delta': {
+            // A new round's text starts on its own paragraph, in the stream as in the result.
+            const text = roundText === '' && finalContent !== '' ? `\n\n${event.text}` : event.text
+            roundText += event.text
+            finalContent += text
+            callbacks.onTextDelta?.(text, { round })
+            break
+          }
+          case 'reasoning-delta':
+            reasoning += event.text
+            callbacks.onReasoningDelta?.(event.text, { round })
+            break
+          case 'reasoning-details':
+            reasoningDetails = event.details
+            break
+          case 'tool-call':
+            calls.push(event.toolCall)
+            break
+          case 'usage':
+            addUsage(usage, event.usage)
+            break
+          case 'error':
+            roundError = event.error
+            break
+          case 'finish':
+            roundFinish = event.finishReason
+            break
+        }
+      }
+
+      if (params.signal?.aborted) return finish('aborted')
+      if (deadline.timedOut()) {
+        return finish('error', roundTimeoutError(round, roundTimeoutMs))
+      }
+      if (roundError) return finish('error', roundError)
+
+      const assistantTurn: AssistantMessage = { role: 'assistant', content: roundText || null }
+      if (reasoningDetails) assistantTurn.reasoning_details = reasoningDetails
+
+      if (roundFinish !== 'tool_calls' || calls.length === 0 || forceAnswer) {
+        messages.push(assistantTurn)
+        callbacks.onRoundFinish?.({ round, finishReason: roundFinish, toolCalls: [], messages })
+        if (forceAnswer) return finish('tool_limit')
+        return finish(roundFinish === 'length' || roundFinish === 'content_filter' ? roundFinish : 'stop')
+      }
+
+      assistantTurn.tool_calls = calls.map(toWireToolCall)
+      callbacks.onToolRoundStart?.({ round, assistant: assistantTurn, calls })
+      const startedAt = Date.now()
+      const records = await runToolCalls(calls, {
+        offered,
+        maxToolsPerRound,
+        concurrency: params.toolConcurrency ?? 5,
+        context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId },
+        signal: deadline.signal,
+        onStart: (call, callStartedAt) => callbacks.onToolCallStart?.({ round, id: call.id, name: call.name, arguments: call.arguments, startedAt: callStartedAt }),
+        onFinish: record => callbacks.onToolCallFinish?.({ ...record, round }),
+      })
+      messages.push(assistantTurn)
+      for (const record of records) messages.push({ role: 'tool', tool_call_id: record.id, content: record.result })
+      toolRounds.push({ round, toolCalls: records, totalExecutionMs: Date.now() - startedAt })
+      totalToolCalls += records.length
+      callbacks.onRoundFinish?.({ round, finishReason: roundFinish, toolCalls: records, messages })
+
+      if (params.signal?.aborted) return finish('aborted')
+      if (deadline.timedOut()) {
+        return finish('error', roundTimeoutError(round, roundTimeoutMs))
+      }
+    } finally {
+      deadline.dispose()
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Several instances on one shared store (Convex): each running job is leased by the instance
+ * that runs it and renewed every third of the lease; an abort asked for on another instance
+ * arrives through the renewal; a job another instance runs is relayed into the local hub so
+ * viewers here see it live. Only used when the store leases jobs.
+ */
+import type { JobLeaseStore, JobStore } from '../stores/jobs/job-store'
+import type { JobLiveHub } from './live-hub'
+import { startRemoteJobRelay } from './remote-relay'
+import type { JobStopReason } from './run/end'
+import type { BackgroundJob } from '../../../shared/types/job'
+
+/** Where lease problems are reported. */
+type WarnLogger = { warn: (message: string, ...details: unknown[]) => void }
+
+/** The lease side of the job manager. */
+export class JobLeases {
+  private readonly relays = new Map<string, Promise<{ stop: () => void }>>()
+
+  constructor(private readonly store: JobStore & JobLeaseStore, private readonly hub: JobLiveHub, private readonly logger?: WarnLogger) {}
+
+  /** How long a claim lasts without renewal. */
+  get leaseMs(): number {
+    return this.store.leaseMs
+  }
+
+  /** How often a running job's lease is renewed (and abort requests noticed). */
+  get renewEveryMs(): number {
+    return Math.max(100, Math.floor(this.store.leaseMs / 3))
+  }
+
+  /** Streaming jobs whose instance died (their lease expired). */
+  listOrphanedJobs(): Promise<BackgroundJob[]> {
+    return this.store.listOrphanedJobs()
+  }
+
+  /** Takes over a job; false when another instance got it first. */
+  claim(jobId: string): Promise<boolean> {
+    return this.store.claimJob(jobId)
+  }
+
+  /**
+   * Renews the lease of a job this instance runs until the returned stopper is called. A lost
+   * lease aborts the run with `lease-lost`; an abort requested elsewhere aborts it with `user`.
+   */
+  keepRenewed(jobId: string, controller: AbortController): () => void {
+    const timer = setInterval(() => {
+      this.store.renewLease(jobId).then(({ owned, abortRequested }) => {
+        if (!owned) controller.abort('lease-lost' satisfies JobStopReason)
+        else if (abortRequested) controller.abort('user' satisfies JobStopReason)
+      }).catch(error => this.logger?.warn(`Renewing the lease of job ${jobId} failed`, error))
+    }, this.renewEveryMs)
+    timer.unref?.()
+    return () => clearInterval(timer)
+  }
+
+  /**
+   * Asks the instance running `jobId` to stop it and waits up to two renewals for it to end.
+   * Returns true when it ended there; false when it did not (that instance is gone), so the
+   * caller ends it in the store.
+   */
+  async abortElsewhere(jobId: string): Promise<boolean> {
+    if (!(await this.store.requestAbort(jobId))) return false
+    const deadline = Date.now() + this.renewEveryMs * 2 + 500
+    while (Date.now() < deadline) {
+      const job = await this.store.getJob(jobId)
+      if (!job || job.status !== 'streaming') return true
+      await new Promise(resolve => setTimeout(resolve, 50))
+    }
+    return false
+  }
+
+  /** Makes a job another instance runs live in this instance's hub (fed by polling the store). */
+  async follow(job: BackgroundJob): Promise<void> {
+    let relay = this.relays.get(job.id)
+    if (!relay) {
+      relay = startRemoteJobRelay({ jobId: job.id, hub: this.hub, watch: id => this.store.watchJob(id), onError: error => this.logger?.warn(`Following job ${job.id} failed`, error) })
+      this.relays.set(job.id, relay)
+      void relay.finally(() => setTimeout(() => this.relays.delete(job.id), 0))
+    }
+    await relay
+  }
+
+  /** Hands jobs stopped by a shutdown to other instances at once instead of after the lease. */
+  async release(jobIds: readonly string[]): Promise<void> {
+    await Promise.allSettled(jobIds.map(jobId => this.store.releaseLease(jobId)))
+  }
+
+  /** Stops every relay. */
+  stopRelays(): void {
+    for (const relay of this.relays.values()) void relay.then(handle => handle.stop())
+  }
+}

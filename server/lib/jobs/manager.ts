@@ -1,0 +1,296 @@
+/**
+ * Owns the jobs this server process runs: starts them within the caps (admission.ts), aborts
+ * them, and on shutdown stops every run at its checkpoint. Resuming interrupted jobs
+ * (recovery.ts), the periodic sweep (sweeper.ts) and multi-instance leases (leases.ts) are its
+ * collaborators.
+ */
+import type { ServerConfig } from '../config/server-config'
+import { resolveChatEndpoint } from '../models/chat-endpoint'
+import type { SecretBox } from '../security/secret-box'
+import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
+import { JobAdmission } from './admission'
+import { JobLeases } from './leases'
+import type { JobLiveHub } from './live-hub'
+import { recoverInterruptedJobs, type RelaunchPlan } from './recovery'
+import { runChatJob } from './run/chat'
+import type { JobStopReason } from './run/end'
+import type { JobLogger } from './run/harness'
+import { runWorkflowJob } from './run/workflow'
+import { JobSweeper } from './sweeper'
+import type { BackgroundJob, ChatJobRequest, JobError } from '../../../shared/types/job'
+import type { WorkflowDefinition } from '../../../shared/types/workflow'
+
+export { JobCapacityError } from './admission'
+
+/** A new workflow run. */
+export interface StartWorkflowJobInput {
+  userId: string
+  workflowId: string
+  definition: WorkflowDefinition
+  prompt: string
+  userApiKey?: string
+}
+
+/** A new chat job. */
+export interface StartChatJobInput {
+  userId: string
+  threadId?: string
+  messageId?: string
+  request: ChatJobRequest
+  /** The user's own OpenRouter key; stored only encrypted, and only while the job runs. */
+  userApiKey?: string
+}
+
+interface RunningJob {
+  userId: string
+  controller: AbortController
+  done: Promise<unknown>
+  lastActivityAt: number
+  toolsRunning: number
+}
+
+/** What the manager needs. */
+export interface JobManagerOptions {
+  store: JobStore
+  hub: JobLiveHub
+  config: ServerConfig
+  secretBox: SecretBox
+  logger?: JobLogger & { info?: (message: string) => void }
+  /** Called with the stored record once a job has ended (complete, error or aborted). */
+  onJobFinished?: (job: BackgroundJob) => Promise<void> | void
+}
+
+/** Longest a graceful shutdown waits for runs to reach their checkpoint. */
+const SHUTDOWN_WAIT_MS = 10_000
+
+/** The job runtime of one server process. */
+export class BackgroundJobManager {
+  private readonly running = new Map<string, RunningJob>()
+  private readonly admission: JobAdmission
+  private readonly leases: JobLeases | undefined
+  private readonly sweeper: JobSweeper
+  private closing = false
+
+  constructor(private readonly options: JobManagerOptions) {
+    this.admission = new JobAdmission(options.config.backgroundJobs)
+    this.leases = isLeaseStore(options.store) ? new JobLeases(options.store, options.hub, options.logger) : undefined
+    this.sweeper = new JobSweeper({
+      store: options.store,
+      leases: this.leases,
+      config: options.config,
+      runs: () => this.running.values(),
+      recover: () => this.recoverInterruptedJobs(),
+      isClosing: () => this.closing,
+      logger: options.logger,
+    })
+  }
+
+  get store(): JobStore {
+    return this.options.store
+  }
+
+  get hub(): JobLiveHub {
+    return this.options.hub
+  }
+
+  /** Jobs running in this process. */
+  get runningCount(): number {
+    return this.running.size
+  }
+
+  /** Whether `jobId` runs in this process. */
+  isRunning(jobId: string): boolean {
+    return this.running.has(jobId)
+  }
+
+  /** Resolves when the run of `jobId` (if any) has ended. */
+  async settled(jobId: string): Promise<void> {
+    await this.running.get(jobId)?.done
+  }
+
+  /** Throws `JobCapacityError` when `userId` may not start another job now. */
+  checkCapacity(userId: string): void {
+    this.admission.check(userId)
+  }
+
+  /**
+   * Creates a chat job and starts it. Throws `JobCapacityError` over a cap and
+   * `MissingApiKeyError` when the model needs a key nobody gave.
+   */
+  async startChatJob(input: StartChatJobInput): Promise<BackgroundJob> {
+    this.admission.check(input.userId)
+    const endpoint = resolveChatEndpoint(input.request.model, this.options.config, input.userApiKey)
+    const job = await this.createAdmitted(input.userId, () => this.store.createJob({
+      userId: input.userId,
+      threadId: input.threadId ?? crypto.randomUUID(),
+      messageId: input.messageId ?? crypto.randomUUID(),
+      type: 'chat',
+      model: input.request.model,
+      request: input.request,
+      apiKeyCiphertext: input.userApiKey ? this.options.secretBox.seal(input.userApiKey) : undefined,
+    }))
+    this.launch(job, { endpoint })
+    return job
+  }
+
+  /**
+   * Creates a workflow job and starts it. Throws `JobCapacityError` over a cap and
+   * `MissingApiKeyError` when one of its models needs a key nobody gave.
+   */
+  async startWorkflowJob(input: StartWorkflowJobInput): Promise<BackgroundJob> {
+    this.admission.check(input.userId)
+    const models = new Set(input.definition.nodes.flatMap(node => node.kind === 'agent' || (node.kind === 'router' && node.mode === 'model') ? [node.model ?? input.definition.defaultModel] : []))
+    for (const model of models) resolveChatEndpoint(model, this.options.config, input.userApiKey)
+    const job = await this.createAdmitted(input.userId, () => this.store.createJob({
+      userId: input.userId,
+      threadId: `workflow:${input.workflowId}`,
+      messageId: crypto.randomUUID(),
+      type: 'workflow',
+      model: 'workflow',
+      request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: {}, workflow: { workflowId: input.workflowId, prompt: input.prompt, definition: input.definition } },
+      apiKeyCiphertext: input.userApiKey ? this.options.secretBox.seal(input.userApiKey) : undefined,
+    }))
+    this.launch(job, { userKey: input.userApiKey })
+    return job
+  }
+
+  /**
+   * Stops a job: its upstream request and running tools end, and it is stored as `aborted`.
+   * Idempotent; false when the job had already finished.
+   */
+  async abortJob(jobId: string): Promise<boolean> {
+    const run = this.running.get(jobId)
+    if (run) {
+      const alreadyStopping = run.controller.signal.aborted
+      run.controller.abort('user' satisfies JobStopReason)
+      await run.done
+      return !alreadyStopping
+    }
+    // Another instance may run it: it sees the request at its next lease renewal. If it does not
+    // stop in time (it died), end the job here; its late writes will be refused.
+    if (this.leases && await this.leases.abortElsewhere(jobId)) return true
+    const aborted = await this.store.abortJob(jobId)
+    if (aborted) await this.reportFinished(jobId)
+    return aborted
+  }
+
+  /**
+   * Makes sure a job another instance runs is live in this instance's hub (fed by polling the
+   * shared store), so viewers here see it like a local one. No-op for local or finished jobs.
+   */
+  async followRemoteJob(job: BackgroundJob): Promise<void> {
+    if (!this.leases || job.status !== 'streaming' || this.running.has(job.id) || this.hub.has(job.id)) return
+    await this.leases.follow(job)
+  }
+
+  /** Resumes every job a previous process left `streaming`; returns how many were picked up. */
+  recoverInterruptedJobs(): Promise<number> {
+    return recoverInterruptedJobs({
+      store: this.store,
+      leases: this.leases,
+      config: this.options.config,
+      secretBox: this.options.secretBox,
+      logger: this.options.logger,
+      isRunning: jobId => this.running.has(jobId),
+      relaunch: (job, plan) => this.launch(job, plan),
+      fail: (jobId, error) => this.failAndReport(jobId, error),
+    })
+  }
+
+  /** Fails runs idle for `jobTimeoutMs` and deletes jobs past their retention. */
+  sweep(now = Date.now()): Promise<void> {
+    return this.sweeper.sweep(now)
+  }
+
+  /** Starts the periodic sweep (timer `unref`'d, stopped by `shutdown`). */
+  startSweeper(): void {
+    this.sweeper.start()
+  }
+
+  /**
+   * Stops accepting jobs, stops every run at its checkpoint (left `streaming`, resumed by the next
+   * start) and stops the sweeper. Safe to call more than once.
+   */
+  async shutdown(): Promise<void> {
+    this.closing = true
+    this.admission.close()
+    this.sweeper.stop()
+    this.leases?.stopRelays()
+    const runs = [...this.running.entries()]
+    for (const [, run] of runs) run.controller.abort('shutdown' satisfies JobStopReason)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([
+      Promise.allSettled(runs.map(([, run]) => run.done)),
+      new Promise<void>(resolve => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS))),
+    ])
+    clearTimeout(timer)
+    await this.leases?.release(runs.map(([jobId]) => jobId))
+  }
+
+  /** Hands the ended job to `onJobFinished` (errors are logged, never thrown). */
+  private async reportFinished(jobId: string): Promise<void> {
+    if (!this.options.onJobFinished) return
+    try {
+      const job = await this.store.getJob(jobId)
+      if (job && job.status !== 'streaming') await this.options.onJobFinished(job)
+    } catch (error) {
+      this.options.logger?.warn(`After job ${jobId} ended, its follow-up failed`, error)
+    }
+  }
+
+  private async failAndReport(jobId: string, error: JobError): Promise<void> {
+    await this.store.failJob(jobId, error)
+    await this.reportFinished(jobId)
+  }
+
+  /** Creates a job while holding a slot taken before the first await, so racing starts cannot overshoot the caps. */
+  private async createAdmitted(userId: string, create: () => Promise<BackgroundJob>): Promise<BackgroundJob> {
+    const reservation = `pending:${crypto.randomUUID()}`
+    this.admission.admit(reservation, userId)
+    try {
+      return await create()
+    } finally {
+      this.admission.release(reservation)
+    }
+  }
+
+  private launch(job: BackgroundJob, how: RelaunchPlan): void {
+    const controller = new AbortController()
+    const run: RunningJob = { userId: job.userId, controller, done: Promise.resolve(), lastActivityAt: Date.now(), toolsRunning: 0 }
+    this.running.set(job.id, run)
+    this.admission.occupy(job.id, job.userId)
+    const stopRenewing = this.leases?.keepRenewed(job.id, controller)
+    const common = {
+      job,
+      store: this.store,
+      hub: this.hub,
+      config: this.options.config,
+      signal: controller.signal,
+      logger: this.options.logger,
+      onActivity: (toolsRunning: number) => {
+        run.lastActivityAt = Date.now()
+        run.toolsRunning = toolsRunning
+      },
+      // On a shared store a refused write means another instance took the job over: stop here.
+      onWriteRefused: () => {
+        if (this.leases && !controller.signal.aborted) controller.abort('lease-lost' satisfies JobStopReason)
+      },
+    }
+    run.done = (job.type === 'workflow'
+      ? runWorkflowJob({ ...common, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey) })
+      : runChatJob({ ...common, endpoint: how.endpoint!, resume: how.resume })
+    ).catch(async (error) => {
+      // The runners are written not to throw; if one does, the job still must not stay `streaming`.
+      this.options.logger?.warn(`Job ${job.id} crashed`, error)
+      const failure: JobError = { kind: 'internal', message: 'The job failed unexpectedly on the server.' }
+      await this.store.failJob(job.id, failure).catch(() => {})
+      this.hub.finish(job.id, { status: 'error', error: failure, completedAt: Date.now() })
+    }).then(async (outcome) => {
+      if (outcome !== 'interrupted') await this.reportFinished(job.id)
+    }).finally(() => {
+      stopRenewing?.()
+      this.running.delete(job.id)
+      this.admission.release(job.id)
+    })
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The note left for a user when their job ends while no tab is watching it; the UI shows it as
+ * an unread notification (and a browser notification) on the next visit.
+ */
+import type { JobStore } from '../stores/jobs/job-store'
+import type { BackgroundJob, JobNotification } from '../../../shared/types/job'
+import type { JobTerminal } from './live-hub'
+
+const PREVIEW_CHARS = 140
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat
+}
+
+/** Records the notification for a job that ended unwatched. */
+export function notifyUnwatchedJob(store: JobStore, job: BackgroundJob, terminal: JobTerminal, content: string): Promise<JobNotification> {
+  const base = { userId: job.userId, jobId: job.id, threadId: job.threadId, now: terminal.completedAt }
+  if (terminal.status === 'complete') {
+    return store.addNotification({ ...base, kind: 'job-complete', title: 'Your answer is ready', body: preview(content) || 'The answer finished.' })
+  }
+  if (terminal.status === 'error') {
+    return store.addNotification({ ...base, kind: 'job-error', title: 'Your answer failed', body: preview(terminal.error?.message ?? 'The job failed.') })
+  }
+  return store.addNotification({ ...base, kind: 'job-aborted', title: 'Your answer was stopped', body: preview(content) || 'The job was stopped before it answered.' })
+}

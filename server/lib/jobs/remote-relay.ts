@@ -1,0 +1,104 @@
+/**
+ * Live view of a job that another instance runs (multi-instance deployments). Polls the store
+ * with backoff (fast while text flows, slower when idle) and replays what changed into this
+ * instance's live hub, so local viewers get the same snapshot, deltas, tool-call and status
+ * events as for a local job. Stops when the job ends or nobody here watches any more.
+ */
+import { type ActiveToolCall, type BackgroundJob } from '../../../shared/types/job'
+import { toPublicJob } from './public-job'
+import type { JobLiveHub } from './live-hub'
+
+/** Options of one relay. */
+export interface RemoteJobRelayOptions {
+  jobId: string
+  hub: JobLiveHub
+  /** Reads the job's current state from the shared store. */
+  watch: (jobId: string) => Promise<BackgroundJob | null>
+  minIntervalMs?: number
+  maxIntervalMs?: number
+  onError?: (error: unknown) => void
+}
+
+const callKey = (call: ActiveToolCall) => `${call.round}:${call.id}`
+
+/** Starts relaying `jobId`; resolves once the first snapshot is in the hub. Returns a stopper. */
+export async function startRemoteJobRelay(options: RemoteJobRelayOptions): Promise<{ stop: () => void }> {
+  const { jobId, hub } = options
+  const minIntervalMs = options.minIntervalMs ?? 100
+  const maxIntervalMs = options.maxIntervalMs ?? 1_000
+  let stopped = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const stop = () => {
+    stopped = true
+    if (timer) clearTimeout(timer)
+  }
+
+  const first = await options.watch(jobId)
+  if (!first) return { stop }
+  hub.open(toPublicJob(first))
+  let content = first.content
+  let reasoning = first.reasoning
+  let calls = new Map(first.activeToolCalls.map(call => [callKey(call), JSON.stringify(call)]))
+  let idlePolls = 0
+  let interval = minIntervalMs
+
+  const apply = (job: BackgroundJob): boolean => {
+    let changed = false
+    if (!job.content.startsWith(content) || !job.reasoning.startsWith(reasoning)) {
+      // The job was resumed from a checkpoint and rewound its text: start over from a snapshot.
+      hub.open(toPublicJob({ ...job, status: 'streaming' }))
+      changed = true
+    } else if (job.content.length > content.length || job.reasoning.length > reasoning.length) {
+      hub.appendText(jobId, { content: job.content.slice(content.length), reasoning: job.reasoning.slice(reasoning.length) }, job.chunksReceived)
+      changed = true
+    }
+    content = job.content
+    reasoning = job.reasoning
+    const next = new Map<string, string>()
+    for (const call of job.activeToolCalls) {
+      const serialized = JSON.stringify(call)
+      next.set(callKey(call), serialized)
+      if (calls.get(callKey(call)) !== serialized) {
+        hub.updateToolCall(jobId, call)
+        changed = true
+      }
+    }
+    calls = next
+    if (job.status !== 'streaming') {
+      hub.finish(jobId, { status: job.status, finishReason: job.finishReason, error: job.error, usage: job.usage, completedAt: job.completedAt ?? Date.now() })
+      stop()
+    }
+    return changed
+  }
+
+  const poll = async () => {
+    if (stopped) return
+    if (hub.viewerCount(jobId) > 0) idlePolls = 0
+    else if (++idlePolls >= 3) {
+      hub.drop(jobId)
+      return stop()
+    }
+    try {
+      const job = await options.watch(jobId)
+      if (stopped) return
+      if (!job) {
+        hub.drop(jobId)
+        return stop()
+      }
+      interval = apply(job) ? minIntervalMs : Math.min(maxIntervalMs, Math.round(interval * 1.5))
+    } catch (error) {
+      options.onError?.(error)
+      interval = maxIntervalMs
+    }
+    if (!stopped) {
+      timer = setTimeout(poll, interval)
+      timer.unref?.()
+    }
+  }
+  if (first.status !== 'streaming') apply(first)
+  else {
+    timer = setTimeout(poll, minIntervalMs)
+    timer.unref?.()
+  }
+  return { stop }
+}

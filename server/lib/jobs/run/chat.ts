@@ -1,0 +1,173 @@
+/**
+ * Runs one chat job to its end: the tool loop streams into the live hub (viewers) and, throttled,
+ * into the store (durable state), with a checkpoint before and after every tool round so a restart
+ * can resume it. Never throws; the job always ends in a terminal state unless the server is
+ * shutting down, in which case it is left `streaming` at its checkpoint for the next start.
+ */
+import { executeToolLoop, type InterruptedToolRound } from '../../agent/tool-loop'
+import { chatClientOptions } from '../../models/chat-endpoint'
+import type { ChatEndpoint } from '../../openrouter/chat-client'
+import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../../tools/registry'
+import { toolErrorMessage, type ToolCallRecord } from '../../tools/run-tool-calls'
+import { withToolExecution } from '../../stores/jobs/job-record'
+import { toPublicJob } from '../public-job'
+import { UNKNOWN_OUTCOME_ERROR, type ResumePlan } from '../resume-plan'
+import type { JobRunOutcome, RunResult } from './end'
+import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
+import type { ChatMessage } from '../../../../shared/types/chat'
+import type { ActiveToolCall, BackgroundJob, JobCheckpoint } from '../../../../shared/types/job'
+
+export type { JobStopReason } from './end'
+export type { JobLogger } from './harness'
+
+/** How a run ended. `interrupted`: stopped by shutdown or a lost lease, left to resume. */
+export type ChatJobOutcome = JobRunOutcome
+
+/** Everything one chat run needs. */
+export interface ChatJobRunOptions extends JobRunOptions {
+  endpoint: ChatEndpoint
+  resume?: ResumePlan
+}
+
+/**
+ * The interrupted round as the tool loop finishes it: calls that had finished keep their stored
+ * result; idempotent ones that had not are run again; the rest get "outcome unknown".
+ */
+function interruptedRoundOf(plan: NonNullable<ResumePlan['interruptedRound']>, offered: ReadonlySet<string>): InterruptedToolRound & { unknown: ToolCallRecord[] } {
+  const settled = new Map<string, ToolCallRecord>()
+  const unknown: ToolCallRecord[] = []
+  const now = Date.now()
+  for (const call of plan.calls) {
+    const base = { id: call.id, name: call.name, arguments: call.arguments, timedOut: false, startedAt: now, finishedAt: now }
+    if (call.recorded) {
+      const failed = call.recorded.error !== undefined
+      settled.set(call.id, { ...base, status: failed ? 'error' : 'completed', result: call.recorded.result, error: call.recorded.error, executionTimeMs: call.recorded.executionTimeMs })
+    } else if (!getServerTool(call.name)?.idempotent || !offered.has(call.name)) {
+      const record: ToolCallRecord = { ...base, status: 'error', result: toolErrorMessage(call.name, UNKNOWN_OUTCOME_ERROR), error: UNKNOWN_OUTCOME_ERROR, executionTimeMs: 0 }
+      settled.set(call.id, record)
+      unknown.push(record)
+    }
+  }
+  const calls = plan.calls.map((call, index) => ({ index, id: call.id, name: call.name, arguments: call.arguments }))
+  return { round: plan.round, assistant: plan.assistant, calls, settled, unknown }
+}
+
+/** Runs `options.job` to its end (or to its checkpoint on shutdown). */
+export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOutcome> {
+  const { job, store, hub, config, signal, resume } = options
+  const request = job.request!
+  const harness = new JobRunHarness(options)
+  const { writer } = harness
+
+  let content = resume?.content ?? ''
+  let reasoning = resume?.reasoning ?? ''
+  let chunksReceived = job.chunksReceived
+  // Every tool call of the job, in call order (a resumed job keeps the ones that had finished).
+  let activeCalls: ActiveToolCall[] = resume ? job.activeToolCalls.filter(call => call.status === 'completed' || call.status === 'error') : []
+  let toolRounds = job.toolRounds
+
+  const setActiveCall = (call: ActiveToolCall) => {
+    const index = activeCalls.findIndex(item => item.id === call.id && item.round === call.round)
+    activeCalls = index >= 0 ? activeCalls.with(index, call) : [...activeCalls, call]
+    hub.updateToolCall(job.id, call)
+    void writer.setActiveToolCalls(activeCalls)
+  }
+  const saveCheckpoint = (checkpoint: JobCheckpoint) => {
+    void writer.flush()
+    void writer.enqueue(() => store.updateJobMetadata(job.id, { checkpoint }))
+  }
+  const recordExecution = (round: number, record: ToolCallRecord) => {
+    const execution = { id: record.id, name: record.name, arguments: record.arguments, result: record.result, executionTimeMs: record.executionTimeMs, ...(record.error === undefined ? {} : { error: record.error }) }
+    toolRounds = withToolExecution(toolRounds, round, execution)
+    hub.setToolRounds(job.id, toolRounds)
+    void writer.enqueue(() => store.appendToolExecution(job.id, round, execution))
+  }
+  const onStreamed = (kind: 'content' | 'reasoning', text: string) => {
+    if (kind === 'content') content += text
+    else reasoning += text
+    chunksReceived++
+    hub.appendText(job.id, { [kind]: text }, chunksReceived)
+    writer.addText({ [kind]: text }, chunksReceived)
+    harness.activity()
+  }
+
+  // On resume, rewind to the checkpoint so viewers and the store agree on the text.
+  const startState: BackgroundJob = { ...job, content, reasoning, activeToolCalls: activeCalls }
+  if (resume) {
+    startState.resumeCount = job.resumeCount + 1
+    await store.updateJobMetadata(job.id, { content, reasoning, resumeCount: startState.resumeCount })
+    await store.updateJob(job.id, { activeToolCalls: activeCalls })
+  }
+  hub.open(toPublicJob(startState))
+
+  let messages: ChatMessage[] = resume?.messages ?? request.messages
+  let rounds = resume?.rounds ?? 0
+  let completedToolRounds = resume?.toolRounds ?? 0
+  const { toolExecution } = config.backgroundJobs
+  let interruptedRound: InterruptedToolRound | undefined
+  if (resume?.interruptedRound) {
+    await whenServerToolsReady()
+    const offered = new Set(toolExecution.enabled ? getEnabledDefinitions(request.toolNames).map(tool => tool.function.name) : [])
+    const { unknown, ...round } = interruptedRoundOf(resume.interruptedRound, offered)
+    interruptedRound = round
+    for (const call of round.calls) setActiveCall({ id: call.id, name: call.name, arguments: call.arguments, round: round.round, status: 'pending' })
+    for (const record of round.settled.values()) setActiveCall(toolCallView(record, round.round))
+    for (const record of unknown) recordExecution(round.round, record)
+  }
+
+  const result = signal.aborted
+    ? undefined
+    : await executeToolLoop({
+        jobId: job.id,
+        userId: job.userId,
+        threadId: job.threadId,
+        model: request.model,
+        initialMessages: messages,
+        endpoint: options.endpoint,
+        client: chatClientOptions(config),
+        request: request.fields,
+        toolNames: request.toolNames,
+        toolsEnabled: toolExecution.enabled,
+        maxRounds: toolExecution.maxRounds,
+        maxToolsPerRound: toolExecution.maxToolsPerRound,
+        roundTimeoutMs: toolExecution.roundTimeoutMs,
+        signal,
+        resume: { rounds, toolRounds: completedToolRounds, content, reasoning, interruptedRound },
+        callbacks: {
+          onTextDelta: text => onStreamed('content', text),
+          onReasoningDelta: text => onStreamed('reasoning', text),
+          onToolRoundStart: ({ round, assistant, calls }) => {
+            saveCheckpoint({ messages: [...messages], rounds, toolRounds: completedToolRounds, contentLength: content.length, reasoningLength: reasoning.length, pendingToolRound: { round, assistant: structuredClone(assistant), contentLength: content.length, reasoningLength: reasoning.length } })
+            for (const call of calls) setActiveCall({ id: call.id, name: call.name, arguments: call.arguments, round, status: 'pending' })
+          },
+          onToolCallStart: (call) => {
+            harness.toolStarted()
+            setActiveCall(toolCallView(call, call.round))
+          },
+          onToolCallFinish: (record) => {
+            harness.toolFinished()
+            setActiveCall(toolCallView(record, record.round))
+            recordExecution(record.round, record)
+          },
+          onRoundFinish: (round) => {
+            rounds = round.round
+            if (round.toolCalls.length === 0) return
+            completedToolRounds++
+            messages = [...round.messages]
+            saveCheckpoint({ messages, rounds, toolRounds: completedToolRounds, contentLength: content.length, reasoningLength: reasoning.length })
+          },
+        },
+      })
+
+  let runResult: RunResult
+  if (!result || result.finishReason === 'aborted') runResult = { status: 'aborted' }
+  else if (result.finishReason === 'error') {
+    const { message, kind, status, hint } = result.error!.toJSON()
+    runResult = { status: 'error', error: { message, kind, ...(typeof status === 'number' ? { status } : {}), ...(hint ? { hint } : {}) } }
+  } else runResult = { status: 'complete', finishReason: result.finishReason }
+  return harness.end({
+    result: runResult,
+    final: { content: result?.finalContent ?? content, reasoning: result?.reasoning ?? reasoning, chunksReceived, usage: result?.usage },
+    timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The job'), hint: 'The model or a tool stopped responding; try again, or raise NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS.' },
+  })
+}

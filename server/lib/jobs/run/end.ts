@@ -1,0 +1,77 @@
+/**
+ * How every job run ends, chat or workflow: stopped for shutdown or a lost lease (no terminal
+ * write, the job resumes elsewhere or later), or written as complete, error or aborted, announced
+ * to viewers, and noted for its owner when nobody watched.
+ */
+import type { JobStore } from '../../stores/jobs/job-store'
+import type { BackgroundJob, JobError } from '../../../../shared/types/job'
+import type { Usage } from '../../openrouter/types'
+import type { JobLiveHub, JobTerminal } from '../live-hub'
+import type { ThrottledJobWriter } from '../writer'
+import { notifyUnwatchedJob } from '../notifications'
+
+/** Why a job's signal was aborted. `lease-lost`: another instance took the job over. */
+export type JobStopReason = 'user' | 'timeout' | 'shutdown' | 'lease-lost'
+
+/** How a run ended. `interrupted`: stopped by shutdown or a lost lease, left to resume. */
+export type JobRunOutcome = 'complete' | 'error' | 'aborted' | 'interrupted'
+
+/** What the run itself produced, before stop reasons are taken into account. */
+export type RunResult = { status: 'complete', finishReason: string } | { status: 'error', error: JobError } | { status: 'aborted' }
+
+/** What a runner says about how its run went. */
+export interface RunEnding {
+  result: RunResult
+  final: { content: string, reasoning: string, chunksReceived: number, usage?: Usage }
+  /** The error recorded when the inactivity timeout stopped the run. */
+  timeoutError: JobError
+  /** Send the final text to viewers as a last delta (workflows stream node text elsewhere). */
+  streamFinalContent?: boolean
+}
+
+/** Ends a run: see the module comment. */
+export async function endJobRun(options: RunEnding & {
+  job: BackgroundJob
+  store: JobStore
+  hub: JobLiveHub
+  writer: ThrottledJobWriter
+  signal: AbortSignal
+  logger: { warn: (message: string, ...details: unknown[]) => void }
+}): Promise<JobRunOutcome> {
+  const { job, store, hub, writer, result } = options
+  const reason = options.signal.aborted ? (options.signal.reason as JobStopReason | undefined) : undefined
+  if (reason === 'shutdown' || reason === 'lease-lost') {
+    // Shutdown keeps what streamed (the checkpoint says where to resume); a lost lease writes
+    // nothing, the new owner's writes win.
+    if (reason === 'shutdown') await writer.flush()
+    writer.dispose()
+    hub.drop(job.id)
+    return 'interrupted'
+  }
+  await writer.flush()
+  writer.dispose()
+
+  const now = Date.now()
+  const final = { ...options.final, now }
+  const usage = options.final.usage
+  let terminal: JobTerminal
+  if (reason === 'timeout') {
+    await store.failJob(job.id, options.timeoutError, { ...final, finishReason: 'timeout' })
+    terminal = { status: 'error', error: options.timeoutError, finishReason: 'timeout', usage, completedAt: now }
+  } else if (reason === 'user' || result.status === 'aborted') {
+    await store.abortJob(job.id, final)
+    terminal = { status: 'aborted', finishReason: 'aborted', usage, completedAt: now }
+  } else if (result.status === 'error') {
+    await store.failJob(job.id, result.error, { ...final, finishReason: 'error' })
+    terminal = { status: 'error', error: result.error, finishReason: 'error', usage, completedAt: now }
+  } else {
+    await store.completeJob(job.id, { ...final, finishReason: result.finishReason })
+    terminal = { status: 'complete', finishReason: result.finishReason, usage, completedAt: now }
+  }
+  if (options.streamFinalContent) hub.appendText(job.id, { content: final.content }, final.chunksReceived)
+  const watchers = hub.finish(job.id, terminal)
+  if (watchers === 0 && reason !== 'user') {
+    await notifyUnwatchedJob(store, job, terminal, final.content).catch(error => options.logger.warn(`Job ${job.id}: could not record its notification`, error))
+  }
+  return terminal.status
+}

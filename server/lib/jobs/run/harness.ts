@@ -1,0 +1,94 @@
+/**
+ * What every job run has, chat or workflow: the throttled writer into the store, the count of
+ * running tools behind the inactivity timeout, the viewers' form of a tool call, and the ending
+ * (end.ts). The runners (chat.ts, workflow.ts) add only what differs.
+ */
+import type { ServerConfig } from '../../config/server-config'
+import type { ToolCallRecord } from '../../tools/run-tool-calls'
+import type { JobStore } from '../../stores/jobs/job-store'
+import type { JobLiveHub } from '../live-hub'
+import { ThrottledJobWriter } from '../writer'
+import { endJobRun, type JobRunOutcome, type RunEnding } from './end'
+import type { ActiveToolCall, BackgroundJob } from '../../../../shared/types/job'
+
+/** Where log lines go (consola in the server, silent in tests). */
+export interface JobLogger {
+  warn: (message: string, ...details: unknown[]) => void
+}
+
+/** What the manager gives every run. */
+export interface JobRunOptions {
+  job: BackgroundJob
+  store: JobStore
+  hub: JobLiveHub
+  config: ServerConfig
+  signal: AbortSignal
+  /** Called on every sign of life (text, tool start and finish), for the inactivity timeout. */
+  onActivity?: (toolsRunning: number) => void
+  /** Called when the store refuses a progress write: the job is no longer this run's to write. */
+  onWriteRefused?: () => void
+  logger?: JobLogger
+}
+
+/** Tool results are shown to viewers up to this length (the model gets them whole). */
+const DISPLAY_RESULT_CHARS = 2_000
+
+/** A tool call as viewers see it: running (from its start) or finished (from its record). */
+export function toolCallView(call: ToolCallRecord | { id: string, name: string, arguments: string, startedAt: number }, round: number): ActiveToolCall {
+  if (!('status' in call)) return { id: call.id, name: call.name, arguments: call.arguments, round, status: 'running', startedAt: call.startedAt }
+  const view: ActiveToolCall = {
+    id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    round,
+    status: call.status === 'completed' ? 'completed' : 'error',
+    startedAt: call.startedAt,
+    finishedAt: call.finishedAt,
+    executionTimeMs: call.executionTimeMs,
+    result: call.result.length > DISPLAY_RESULT_CHARS ? `${call.result.slice(0, DISPLAY_RESULT_CHARS)}…` : call.result,
+  }
+  if (call.timedOut) view.timedOut = true
+  if (call.error !== undefined) view.error = call.error
+  return view
+}
+
+/** The shared parts of one run. */
+export class JobRunHarness {
+  readonly writer: ThrottledJobWriter
+  readonly logger: JobLogger
+  private toolsRunning = 0
+
+  constructor(private readonly options: JobRunOptions) {
+    const { job, store, config } = options
+    this.logger = options.logger ?? { warn: () => {} }
+    this.writer = new ThrottledJobWriter(store, job.id, config.backgroundJobs.flush, error => this.logger.warn(`Job ${job.id}: a progress write failed`, error), job.chunksReceived, () => options.onWriteRefused?.())
+  }
+
+  /** A sign of life (resets the inactivity timeout). */
+  activity(): void {
+    this.options.onActivity?.(this.toolsRunning)
+  }
+
+  /** A tool started (the inactivity timeout waits while tools run). */
+  toolStarted(): void {
+    this.toolsRunning++
+    this.activity()
+  }
+
+  /** A tool ended. */
+  toolFinished(): void {
+    this.toolsRunning = Math.max(0, this.toolsRunning - 1)
+    this.activity()
+  }
+
+  /** The error recorded when the inactivity timeout stopped the run. */
+  timeoutMessage(what: string): string {
+    return `${what} stopped after ${Math.round(this.options.config.backgroundJobs.jobTimeoutMs / 1000)} s with no progress.`
+  }
+
+  /** Ends the run (see end.ts): terminal write, viewers told, owner notified when nobody watched. */
+  end(ending: RunEnding): Promise<JobRunOutcome> {
+    const { job, store, hub, signal } = this.options
+    return endJobRun({ job, store, hub, writer: this.writer, signal, logger: this.logger, ...ending })
+  }
+}

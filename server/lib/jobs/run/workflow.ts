@@ -1,0 +1,150 @@
+/**
+ * Runs a workflow job: the executor's node transitions are persisted as the job's
+ * `workflowState` (in order, through the job's write queue) and fanned out to viewers; agent
+ * nodes run the same tool loop as chat, tool nodes go through the server registry. An
+ * interrupted run resumes from its completed nodes. Never throws.
+ */
+import { executeToolLoop } from '../../agent/tool-loop'
+import { chatClientOptions } from '../../models/chat-endpoint'
+import type { ChatEndpoint } from '../../openrouter/chat-client'
+import { executeServerTool } from '../../tools/execute-tool'
+import { getServerTool, whenServerToolsReady } from '../../tools/registry'
+import { executeWorkflow, type NodeOutcome, type WorkflowRunDependencies } from '../../workflows/execute'
+import { toPublicJob } from '../public-job'
+import type { JobRunOutcome } from './end'
+import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
+import type { ActiveToolCall } from '../../../../shared/types/job'
+import type { WorkflowDefinition, WorkflowState } from '../../../../shared/types/workflow'
+
+/** Everything one workflow run needs. */
+export interface WorkflowJobRunOptions extends JobRunOptions {
+  /** The endpoint for a node's model (throws MissingApiKeyError when it needs a key). */
+  endpointFor: (model: string) => ChatEndpoint
+}
+
+/** How often live node text is pushed to viewers (it is persisted on node transitions). */
+const LIVE_OUTPUT_INTERVAL_MS = 150
+
+async function loopOutcome(run: Promise<Awaited<ReturnType<typeof executeToolLoop>>>): Promise<NodeOutcome> {
+  const result = await run
+  if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed' }
+  if (result.finishReason === 'aborted') return { error: 'stopped' }
+  return { output: result.finalContent }
+}
+
+/** Runs `options.job` (a workflow job) to its end, or to its saved state on shutdown. */
+export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<JobRunOutcome> {
+  const { job, store, hub, config, signal } = options
+  const spec = job.request!.workflow!
+  const workflow = spec.definition as WorkflowDefinition
+  const harness = new JobRunHarness(options)
+  const { writer } = harness
+  const context = { userId: job.userId, threadId: job.threadId, jobId: job.id }
+  const activity = () => harness.activity()
+
+  let state: WorkflowState | undefined = job.workflowState
+  const liveOutput = new Map<string, string>()
+  let liveTimer: ReturnType<typeof setTimeout> | undefined
+  const publish = () => {
+    if (!state) return
+    const shown = structuredClone(state)
+    for (const [nodeId, text] of liveOutput) if (shown.nodeStates[nodeId]?.status === 'running') shown.nodeStates[nodeId]!.output = text
+    hub.updateWorkflowState(job.id, shown)
+  }
+
+  hub.open(toPublicJob({ ...job, resumeCount: job.workflowState ? job.resumeCount + 1 : job.resumeCount }))
+  if (job.workflowState) await store.updateJobMetadata(job.id, { resumeCount: job.resumeCount + 1 })
+  await whenServerToolsReady()
+
+  const agentLoop = (model: string, messages: Array<{ role: 'system' | 'user', content: string }>, extra: { tools?: string[], maxRounds?: number, onToken?: (text: string) => void, onToolCall?: (call: ActiveToolCall) => void }, nodeSignal: AbortSignal) => {
+    let endpoint: ChatEndpoint
+    try {
+      endpoint = options.endpointFor(model)
+    } catch (error) {
+      return Promise.resolve<NodeOutcome>({ error: (error as Error).message })
+    }
+    return loopOutcome(executeToolLoop({
+      ...context,
+      model,
+      initialMessages: messages.filter(message => message.content !== ''),
+      endpoint,
+      client: chatClientOptions(config),
+      toolNames: extra.tools ?? [],
+      toolsEnabled: (extra.tools?.length ?? 0) > 0,
+      maxRounds: extra.maxRounds ?? 0,
+      maxToolsPerRound: config.backgroundJobs.toolExecution.maxToolsPerRound,
+      roundTimeoutMs: config.backgroundJobs.toolExecution.roundTimeoutMs,
+      signal: nodeSignal,
+      callbacks: {
+        onTextDelta: (text) => {
+          extra.onToken?.(text)
+          activity()
+        },
+        onToolCallStart: (call) => {
+          harness.toolStarted()
+          extra.onToolCall?.(toolCallView(call, call.round))
+        },
+        onToolCallFinish: (record) => {
+          harness.toolFinished()
+          extra.onToolCall?.(toolCallView(record, record.round))
+        },
+      },
+    }))
+  }
+
+  const dependencies: WorkflowRunDependencies = {
+    runAgent: (node, request, hooks, nodeSignal) => agentLoop(request.model, [{ role: 'system', content: request.system }, { role: 'user', content: request.prompt }], {
+      tools: node.tools,
+      maxRounds: node.maxToolRounds,
+      onToken: (text) => {
+        liveOutput.set(node.id, (liveOutput.get(node.id) ?? '') + text)
+        liveTimer ??= setTimeout(() => {
+          liveTimer = undefined
+          publish()
+        }, LIVE_OUTPUT_INTERVAL_MS)
+        hooks.onToken(text)
+      },
+      onToolCall: hooks.onToolCall,
+    }, nodeSignal),
+    askRouter: (_node, request, nodeSignal) => agentLoop(request.model, [{ role: 'user', content: request.prompt }], {}, nodeSignal),
+    runTool: async (name, args, nodeSignal) => {
+      harness.toolStarted()
+      const outcome = await executeServerTool(name, JSON.stringify(args), { ...context, signal: nodeSignal })
+      harness.toolFinished()
+      return outcome.error === undefined ? { output: outcome.result ?? '' } : { error: outcome.error }
+    },
+    isIdempotent: name => getServerTool(name)?.idempotent ?? false,
+  }
+
+  const result = await executeWorkflow({
+    workflow,
+    workflowId: spec.workflowId,
+    prompt: spec.prompt,
+    dependencies,
+    signal,
+    resume: job.workflowState,
+    callbacks: {
+      onNodeStart: () => activity(),
+      onNodeFinish: (nodeId) => {
+        liveOutput.delete(nodeId)
+        activity()
+      },
+      onStateChange: (next) => {
+        state = next
+        publish()
+        void writer.enqueue(() => store.updateWorkflowState(job.id, next))
+      },
+    },
+  })
+  if (liveTimer) clearTimeout(liveTimer)
+
+  return harness.end({
+    result: result.status === 'error'
+      ? { status: 'error', error: { kind: 'workflow', message: result.error ?? 'The workflow failed.', hint: 'Open the failed step to see what went wrong, fix the workflow or the input, and run it again.' } }
+      : result.status === 'aborted' ? { status: 'aborted' } : { status: 'complete', finishReason: 'stop' },
+    final: { content: result.output, reasoning: '', chunksReceived: 0 },
+    timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The workflow') },
+    // The text of the run is its output; node text reaches viewers through workflow-state events.
+    streamFinalContent: true,
+  })
+}

@@ -1,0 +1,117 @@
+/**
+ * Throttled, ordered writes of one job's progress to its store. Streamed text is written at
+ * most once per flush window (`intervalMs`), and only when a window holds `chunkInterval` chunks
+ * (a slow trickle is written after a second window at the latest), or early once
+ * `sizeThreshold` bytes are waiting. Tool-call and terminal events flush at once. All writes of a
+ * job go through one queue, so they land in the order they were made.
+ */
+import type { JobStore } from '../stores/jobs/job-store'
+import type { ActiveToolCall } from '../../../shared/types/job'
+
+/** When buffered text is written; the `backgroundJobs.flush` config. */
+export interface FlushPolicy {
+  intervalMs: number
+  chunkInterval: number
+  sizeThreshold: number
+}
+
+/** Buffers one job's progress and writes it to the store in throttled, ordered batches. */
+export class ThrottledJobWriter {
+  /** Store write calls made so far. */
+  writes = 0
+  private pendingContent = ''
+  private pendingReasoning = ''
+  private pendingChunks = 0
+  private chunksReceived: number
+  private activeToolCalls: ActiveToolCall[] | undefined
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private extended = false
+  private queue: Promise<void> = Promise.resolve()
+  private failures = 0
+
+  constructor(
+    private readonly store: JobStore,
+    private readonly jobId: string,
+    private readonly policy: FlushPolicy,
+    private readonly onWriteError: (error: unknown) => void = () => {},
+    initialChunks = 0,
+    /** Called when the store refuses a write (the job ended, or another instance owns it now). */
+    private readonly onRefused: () => void = () => {},
+  ) {
+    this.chunksReceived = initialChunks
+  }
+
+  /** Buffers streamed text. */
+  addText(text: { content?: string, reasoning?: string }, chunksReceived: number): void {
+    if (text.content) this.pendingContent += text.content
+    if (text.reasoning) this.pendingReasoning += text.reasoning
+    this.pendingChunks++
+    this.chunksReceived = chunksReceived
+    if (this.pendingContent.length + this.pendingReasoning.length >= this.policy.sizeThreshold) {
+      void this.flush()
+    } else if (!this.timer) {
+      this.startWindow()
+    }
+  }
+
+  /** Records the current round's tool calls and writes them with any buffered text, at once. */
+  setActiveToolCalls(calls: ActiveToolCall[]): Promise<void> {
+    this.activeToolCalls = calls
+    return this.flush()
+  }
+
+  /** Writes everything buffered now; resolves when it (and every earlier write) has landed. */
+  flush(): Promise<void> {
+    this.clearWindow()
+    if (this.pendingChunks === 0 && !this.activeToolCalls) return this.queue
+    const update = {
+      contentChunk: this.pendingContent || undefined,
+      reasoningChunk: this.pendingReasoning || undefined,
+      chunksReceived: this.chunksReceived,
+      activeToolCalls: this.activeToolCalls,
+    }
+    this.pendingContent = ''
+    this.pendingReasoning = ''
+    this.pendingChunks = 0
+    this.activeToolCalls = undefined
+    return this.enqueue(() => this.store.updateJob(this.jobId, update))
+  }
+
+  /** Runs `write` after every earlier write; a failing write is reported, never thrown. */
+  enqueue(write: () => Promise<unknown>): Promise<void> {
+    this.queue = this.queue.then(async () => {
+      this.writes++
+      try {
+        if (await write() === false) this.onRefused()
+      } catch (error) {
+        this.failures++
+        if (this.failures === 1 || this.failures % 100 === 0) this.onWriteError(error)
+      }
+    })
+    return this.queue
+  }
+
+  /** Stops the window timer; buffered text is dropped (call `flush` first to keep it). */
+  dispose(): void {
+    this.clearWindow()
+  }
+
+  private startWindow(): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      if (this.pendingChunks >= this.policy.chunkInterval || this.extended) {
+        void this.flush()
+      } else {
+        this.extended = true
+        this.startWindow()
+      }
+    }, this.policy.intervalMs)
+    this.timer.unref?.()
+  }
+
+  private clearWindow(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    this.extended = false
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The one place stores are chosen: jobs, threads and saved workflows on the same backend
+ * (`backgroundJobs.storageProvider`): one sqlite file, process memory (tests), or Convex.
+ */
+import { join } from 'node:path'
+import { ConvexHttpClient } from 'convex/browser'
+import type { ServerConfig } from '../config/server-config'
+import { createConvexJobStore } from './jobs/convex'
+import type { JobStore } from './jobs/job-store'
+import { createMemoryJobStore } from './jobs/memory'
+import { createSqliteJobStore } from './jobs/sqlite'
+import { createConvexThreadStore } from './threads/convex'
+import { createMemoryThreadStore } from './threads/memory'
+import { createSqliteThreadStore } from './threads/sqlite'
+import type { ThreadStore } from './threads/thread-store'
+import { createConvexWorkflowStore } from './workflows/convex'
+import { createMemoryWorkflowStore } from './workflows/memory'
+import { createSqliteWorkflowStore } from './workflows/sqlite'
+import type { WorkflowStore } from './workflows/workflow-store'
+
+/** Every store of the app. */
+export interface AppStores {
+  jobs: JobStore
+  threads: ThreadStore
+  workflows: WorkflowStore
+}
+
+/** Opens the stores the config asks for. */
+export function openStores(config: ServerConfig): AppStores {
+  switch (config.backgroundJobs.storageProvider) {
+    case 'sqlite': {
+      const path = join(config.dataDir, 'or3.sqlite')
+      return { jobs: createSqliteJobStore({ path }), threads: createSqliteThreadStore({ path }), workflows: createSqliteWorkflowStore({ path }) }
+    }
+    case 'memory':
+      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore() }
+    case 'convex': {
+      const client = new ConvexHttpClient(config.convex.url)
+      const secret = config.convex.serverSecret
+      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }) }
+    }
+  }
+}
+
+/** Closes every store. */
+export async function closeStores(stores: AppStores): Promise<void> {
+  await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close()])
+}

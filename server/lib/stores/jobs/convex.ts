@@ -1,0 +1,159 @@
+/**
+ * The job store for deployments with several Nitro instances: Convex (see convex/). Written
+ * against the `query(fn, args)` / `mutation(fn, args)` shape only, so the same code runs with
+ * `ConvexHttpClient` in production and with a `convex-test` backend in tests. Every call carries
+ * the server secret; writes carry this instance's id, so once another instance has taken a job's
+ * lease this one's late writes are refused.
+ */
+import type { FunctionReference, FunctionReturnType, OptionalRestArgs } from 'convex/server'
+import { api } from '../../../../convex/_generated/api'
+import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
+import { listLimit, type JobLeaseStore, type JobStore } from './job-store'
+
+/** What both `ConvexHttpClient` and a `convex-test` instance offer. */
+export interface ConvexFunctionClient {
+  query<Query extends FunctionReference<'query'>>(query: Query, ...args: OptionalRestArgs<Query>): Promise<FunctionReturnType<Query>>
+  mutation<Mutation extends FunctionReference<'mutation'>>(mutation: Mutation, ...args: OptionalRestArgs<Mutation>): Promise<FunctionReturnType<Mutation>>
+}
+
+/** Options of the Convex store. */
+export interface ConvexJobStoreOptions {
+  client: ConvexFunctionClient
+  /** The deployment's OR3_SERVER_SECRET. */
+  secret: string
+  /** This instance's id; its writes are refused once another instance holds a job's lease. */
+  instanceId?: string
+  /** How long a lease lasts without renewal. */
+  leaseMs?: number
+}
+
+/** A job as the Convex functions return it, with its lease. */
+type ConvexJob = NonNullable<FunctionReturnType<typeof api.jobs.get>>
+
+
+function toJob(job: ConvexJob): BackgroundJob {
+  const { leaseOwner: _owner, leaseExpiresAt: _expires, abortRequested: _abort, ...record } = job
+  return record as BackgroundJob
+}
+
+/** A Convex job store; pair with `ConvexHttpClient(NUXT_CONVEX_URL)` in production. */
+export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore & JobLeaseStore {
+  const { client, secret } = options
+  const owner = options.instanceId ?? crypto.randomUUID()
+  const leaseMs = options.leaseMs ?? 30_000
+
+  return {
+    name: 'convex',
+    instanceId: owner,
+    leaseMs,
+    async createJob(input) {
+      const jobId = input.id ?? crypto.randomUUID()
+      await client.mutation(api.jobs.create, {
+        secret,
+        jobId,
+        userId: input.userId,
+        threadId: input.threadId,
+        messageId: input.messageId,
+        type: input.type,
+        model: input.model,
+        request: input.request ? JSON.stringify(input.request) : undefined,
+        apiKeyCiphertext: input.apiKeyCiphertext,
+        now: input.now ?? Date.now(),
+        owner,
+        leaseMs,
+      })
+      return (await this.getJob(jobId))!
+    },
+    async getJob(jobId) {
+      const job = await client.query(api.jobs.get, { secret, jobId })
+      return job ? toJob(job) : null
+    },
+    async updateJob(jobId, update) {
+      return client.mutation(api.jobs.appendProgress, {
+        secret,
+        jobId,
+        contentChunk: update.contentChunk,
+        reasoningChunk: update.reasoningChunk,
+        chunksReceived: update.chunksReceived,
+        activeToolCalls: update.activeToolCalls,
+        now: update.now ?? Date.now(),
+        owner,
+      })
+    },
+    async appendToolExecution(jobId, round, execution) {
+      return client.mutation(api.jobs.appendToolExecution, { secret, jobId, round, execution, now: Date.now(), owner })
+    },
+    async updateJobMetadata(jobId, update) {
+      return client.mutation(api.jobs.updateMetadata, {
+        secret,
+        jobId,
+        toolRounds: update.toolRounds,
+        checkpoint: update.checkpoint === null ? null : update.checkpoint ? JSON.stringify(update.checkpoint) : undefined,
+        usage: update.usage,
+        content: update.content,
+        reasoning: update.reasoning,
+        resumeCount: update.resumeCount,
+        now: update.now ?? Date.now(),
+        owner,
+      })
+    },
+    async updateWorkflowState(jobId, state) {
+      return client.mutation(api.jobs.updateWorkflowState, { secret, jobId, state: JSON.stringify(state), now: Date.now(), owner })
+    },
+    async completeJob(jobId, final) {
+      return client.mutation(api.jobs.finish, { secret, jobId, status: 'complete', content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason, now: final.now ?? Date.now(), owner })
+    },
+    async failJob(jobId, error, final = {}) {
+      return client.mutation(api.jobs.finish, { secret, jobId, status: 'error', error, content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason ?? 'error', now: final.now ?? Date.now(), owner })
+    },
+    async abortJob(jobId, final = {}) {
+      // Aborting is allowed from any instance (a user's stop wins over the lease).
+      return client.mutation(api.jobs.finish, { secret, jobId, status: 'aborted', content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason ?? 'aborted', now: final.now ?? Date.now() })
+    },
+    async listJobsByUser(userId, listOptions = {}) {
+      const jobs = await client.query(api.jobs.listByUser, { secret, userId, status: listOptions.status, limit: listLimit(listOptions.limit) })
+      return jobs.map(toJob)
+    },
+    async listStreamingJobs() {
+      return (await client.query(api.jobs.listStreaming, { secret })).map(toJob)
+    },
+    async cleanupExpired(finishedBefore) {
+      let total = 0
+      while (true) {
+        const { deleted, hasMore } = await client.mutation(api.jobs.cleanupExpired, { secret, finishedBefore })
+        total += deleted
+        if (!hasMore) return total
+      }
+    },
+    async addNotification({ now, ...fields }) {
+      return await client.mutation(api.notifications.add, { secret, ...fields, now: now ?? Date.now() }) as JobNotification
+    },
+    async listNotifications(userId, listOptions = {}) {
+      return await client.query(api.notifications.list, { secret, userId, unreadOnly: listOptions.unreadOnly, limit: listLimit(listOptions.limit) }) as JobNotification[]
+    },
+    async markNotificationsRead(userId, ids, now = Date.now()) {
+      return client.mutation(api.notifications.markRead, { secret, userId, ids: ids ? [...ids] : undefined, now })
+    },
+    async close() {},
+
+    async claimJob(jobId) {
+      return client.mutation(api.leases.claim, { secret, jobId, owner, leaseMs, now: Date.now() })
+    },
+    async renewLease(jobId) {
+      return client.mutation(api.leases.renew, { secret, jobId, owner, leaseMs, now: Date.now() })
+    },
+    async releaseLease(jobId) {
+      return client.mutation(api.leases.release, { secret, jobId, owner })
+    },
+    async requestAbort(jobId) {
+      return client.mutation(api.leases.requestAbort, { secret, jobId, now: Date.now() })
+    },
+    async listOrphanedJobs() {
+      return (await client.query(api.leases.listOrphaned, { secret, now: Date.now() })).map(toJob)
+    },
+    async watchJob(jobId) {
+      const job = await client.query(api.jobs.watch, { secret, jobId })
+      return job ? toJob(job as ConvexJob) : null
+    },
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * How each store operation changes a job record, shared by the providers that hold whole
+ * records (memory) and used as the reference the sqlite and Convex providers must match.
+ */
+import { randomUUID } from 'node:crypto'
+import type { BackgroundJob, JobError, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
+import type { CompleteJobInput, CreateJobInput, JobMetadataUpdate, JobProgressUpdate } from './job-store'
+import type { JobFinalState } from './job-store'
+
+/** A fresh `streaming` record. */
+export function newJobRecord(input: CreateJobInput): BackgroundJob {
+  const now = input.now ?? Date.now()
+  const job: BackgroundJob = {
+    id: input.id ?? randomUUID(),
+    userId: input.userId,
+    threadId: input.threadId,
+    messageId: input.messageId,
+    type: input.type,
+    model: input.model,
+    status: 'streaming',
+    content: '',
+    reasoning: '',
+    chunksReceived: 0,
+    activeToolCalls: [],
+    toolRounds: [],
+    startedAt: now,
+    updatedAt: now,
+    resumeCount: 0,
+  }
+  if (input.request) job.request = input.request
+  if (input.apiKeyCiphertext) job.apiKeyCiphertext = input.apiKeyCiphertext
+  return job
+}
+
+/** Appends text and replaces counters. */
+export function applyProgress(job: BackgroundJob, update: JobProgressUpdate): void {
+  if (update.contentChunk) job.content += update.contentChunk
+  if (update.reasoningChunk) job.reasoning += update.reasoningChunk
+  if (update.chunksReceived !== undefined) job.chunksReceived = update.chunksReceived
+  if (update.activeToolCalls) job.activeToolCalls = update.activeToolCalls
+  job.updatedAt = update.now ?? Date.now()
+}
+
+/** The rounds with `execution` added to its round (replacing an earlier record of the same call). */
+export function withToolExecution(rounds: readonly ToolRoundRecord[], round: number, execution: ToolExecutionRecord): ToolRoundRecord[] {
+  const next = rounds.map(entry => ({ round: entry.round, toolCalls: [...entry.toolCalls] }))
+  let entry = next.find(item => item.round === round)
+  if (!entry) {
+    entry = { round, toolCalls: [] }
+    next.push(entry)
+    next.sort((a, b) => a.round - b.round)
+  }
+  const existing = entry.toolCalls.findIndex(call => call.id === execution.id)
+  if (existing >= 0) entry.toolCalls[existing] = execution
+  else entry.toolCalls.push(execution)
+  return next
+}
+
+/** Adds a tool call to its round. */
+export function applyToolExecution(job: BackgroundJob, round: number, execution: ToolExecutionRecord): void {
+  job.toolRounds = withToolExecution(job.toolRounds, round, execution)
+  job.updatedAt = Date.now()
+}
+
+/** Applies rounds, checkpoint, usage and text rewinds. */
+export function applyMetadata(job: BackgroundJob, update: JobMetadataUpdate): void {
+  if (update.toolRounds) job.toolRounds = update.toolRounds
+  if (update.checkpoint === null) delete job.checkpoint
+  else if (update.checkpoint) job.checkpoint = update.checkpoint
+  if (update.usage) job.usage = update.usage
+  if (update.content !== undefined) job.content = update.content
+  if (update.reasoning !== undefined) job.reasoning = update.reasoning
+  if (update.resumeCount !== undefined) job.resumeCount = update.resumeCount
+  job.updatedAt = update.now ?? Date.now()
+}
+
+function finish(job: BackgroundJob, now: number): void {
+  job.updatedAt = now
+  job.completedAt = now
+  job.activeToolCalls = job.activeToolCalls.map(call => call.status === 'pending' || call.status === 'running'
+    ? { ...call, status: 'error', error: 'stopped before it finished', finishedAt: now }
+    : call)
+  delete job.checkpoint
+  // The key is only needed while the job may still resume.
+  delete job.apiKeyCiphertext
+}
+
+/** Marks a job complete with its final text. */
+export function applyComplete(job: BackgroundJob, final: CompleteJobInput): void {
+  job.status = 'complete'
+  job.content = final.content
+  job.reasoning = final.reasoning
+  job.chunksReceived = final.chunksReceived
+  job.finishReason = final.finishReason
+  if (final.usage) job.usage = final.usage
+  finish(job, final.now ?? Date.now())
+}
+
+/** Marks a job failed or aborted, keeping the text it had. */
+export function applyFailure(job: BackgroundJob, status: 'error' | 'aborted', final: JobFinalState, error?: JobError): void {
+  job.status = status
+  if (final.content !== undefined) job.content = final.content
+  if (final.reasoning !== undefined) job.reasoning = final.reasoning
+  if (final.chunksReceived !== undefined) job.chunksReceived = final.chunksReceived
+  if (final.usage) job.usage = final.usage
+  job.finishReason = final.finishReason ?? (status === 'aborted' ? 'aborted' : 'error')
+  if (error) job.error = error
+  finish(job, final.now ?? Date.now())
+}
+
+/** Running jobs first, then newest first. */
+export function compareForList(a: BackgroundJob, b: BackgroundJob): number {
+  const running = Number(b.status === 'streaming') - Number(a.status === 'streaming')
+  return running !== 0 ? running : b.startedAt - a.startedAt
+}

@@ -1,0 +1,136 @@
+/**
+ * The one interface every job store implements (memory, sqlite, Convex). Writes to a job that is
+ * no longer `streaming` are refused (they answer `false`), so a late write from an aborted or
+ * timed-out run can never overwrite a final state. The contract suite in
+ * tests/support/job-store-contract.ts pins this down for every store.
+ */
+import type {
+  ActiveToolCall, BackgroundJob, ChatJobRequest, JobCheckpoint, JobError, JobNotification, JobStatus, JobType,
+  ToolExecutionRecord, ToolRoundRecord,
+} from '../../../../shared/types/job'
+import type { WorkflowState } from '../../../../shared/types/workflow'
+import type { Usage } from '../../../../shared/types/chat'
+
+/** Fields a new job starts with. */
+export interface CreateJobInput {
+  id?: string
+  userId: string
+  threadId: string
+  messageId: string
+  type: JobType
+  model: string
+  request?: ChatJobRequest
+  apiKeyCiphertext?: string
+  now?: number
+}
+
+/** A throttled progress write: text to append and the latest counters. */
+export interface JobProgressUpdate {
+  contentChunk?: string
+  reasoningChunk?: string
+  chunksReceived?: number
+  activeToolCalls?: ActiveToolCall[]
+  now?: number
+}
+
+/** Less frequent changes: rounds, checkpoint, usage, content rewinds on resume. */
+export interface JobMetadataUpdate {
+  toolRounds?: ToolRoundRecord[]
+  checkpoint?: JobCheckpoint | null
+  usage?: Usage
+  /** Replace the text (used when a resumed job rewinds to its checkpoint). */
+  content?: string
+  reasoning?: string
+  resumeCount?: number
+  now?: number
+}
+
+/** How a job finished successfully. */
+export interface CompleteJobInput {
+  content: string
+  reasoning: string
+  usage?: Usage
+  finishReason: string
+  chunksReceived: number
+  now?: number
+}
+
+/** Options of a user's job list. */
+export interface ListJobsOptions {
+  limit?: number
+  status?: JobStatus
+}
+
+/** The text and counters a job ends with when it fails or is aborted. */
+export interface JobFinalState {
+  content?: string
+  reasoning?: string
+  chunksReceived?: number
+  usage?: Usage
+  finishReason?: string
+  now?: number
+}
+
+/** A notification before it is stored. */
+export type NewJobNotification = Omit<JobNotification, 'id' | 'createdAt' | 'readAt'> & { now?: number }
+
+/** Durable storage of jobs and job notifications. */
+export interface JobStore {
+  /** `memory`, `sqlite` or `convex`. */
+  readonly name: string
+  createJob(input: CreateJobInput): Promise<BackgroundJob>
+  getJob(jobId: string): Promise<BackgroundJob | null>
+  /** Appends streamed text and replaces counters and the active tool calls. */
+  updateJob(jobId: string, update: JobProgressUpdate): Promise<boolean>
+  /** Adds one executed tool call to its round (creating the round if needed). */
+  appendToolExecution(jobId: string, round: number, execution: ToolExecutionRecord): Promise<boolean>
+  updateJobMetadata(jobId: string, update: JobMetadataUpdate): Promise<boolean>
+  updateWorkflowState(jobId: string, state: WorkflowState): Promise<boolean>
+  completeJob(jobId: string, final: CompleteJobInput): Promise<boolean>
+  failJob(jobId: string, error: JobError, final?: JobFinalState): Promise<boolean>
+  /** Idempotent: `false` when the job had already finished. */
+  abortJob(jobId: string, final?: JobFinalState): Promise<boolean>
+  /** A user's jobs, running ones first, then newest first. */
+  listJobsByUser(userId: string, options?: ListJobsOptions): Promise<BackgroundJob[]>
+  /** Every job still marked `streaming` (for recovery after a restart). */
+  listStreamingJobs(): Promise<BackgroundJob[]>
+  /** Deletes jobs that finished before `finishedBefore` (and their notifications); returns how many. */
+  cleanupExpired(finishedBefore: number): Promise<number>
+  addNotification(notification: NewJobNotification): Promise<JobNotification>
+  /** Newest first. */
+  listNotifications(userId: string, options?: { unreadOnly?: boolean, limit?: number }): Promise<JobNotification[]>
+  /** Marks the given notifications (or all of the user's) read; returns how many changed. */
+  markNotificationsRead(userId: string, ids?: readonly string[], now?: number): Promise<number>
+  close(): Promise<void>
+}
+
+/** Default and largest page of a job or notification list. */
+export const DEFAULT_LIST_LIMIT = 50
+export const MAX_LIST_LIMIT = 200
+
+/** Clamps a requested list size. */
+export function listLimit(limit: number | undefined): number {
+  return Math.min(Math.max(1, Math.floor(limit ?? DEFAULT_LIST_LIMIT)), MAX_LIST_LIMIT)
+}
+
+/** The lease side of a store shared by several instances (Convex), used by the job manager. */
+export interface JobLeaseStore {
+  readonly instanceId: string
+  readonly leaseMs: number
+  /** Takes the lease of a free or expired job. */
+  claimJob(jobId: string): Promise<boolean>
+  /** Extends this instance's lease; says whether it still owns the job and whether to stop it. */
+  renewLease(jobId: string): Promise<{ owned: boolean, abortRequested: boolean }>
+  releaseLease(jobId: string): Promise<boolean>
+  /** Asks whichever instance runs the job to stop it. */
+  requestAbort(jobId: string): Promise<boolean>
+  /** Streaming jobs whose lease has expired (their instance died). */
+  listOrphanedJobs(): Promise<BackgroundJob[]>
+  /** What a viewer on another instance sees (reactive on a Convex subscription, or polled). */
+  watchJob(jobId: string): Promise<BackgroundJob | null>
+}
+
+/** Whether the store is shared by several instances (it leases jobs). */
+export function isLeaseStore(store: JobStore): store is JobStore & JobLeaseStore {
+  return typeof (store as Partial<JobLeaseStore>).claimJob === 'function'
+}

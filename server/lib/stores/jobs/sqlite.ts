@@ -1,0 +1,295 @@
+/**
+ * The default job store: one sqlite file (better-sqlite3, WAL mode), created with its directory on
+ * first use and migrated on open. Every statement is prepared once. Writes are synchronous inside
+ * the process, so each operation is atomic; a crash loses nothing that was acknowledged.
+ */
+import { randomUUID } from 'node:crypto'
+import type { BackgroundJob, JobNotification, ToolRoundRecord } from '../../../../shared/types/job'
+import { listLimit, type JobStore, type JobFinalState } from './job-store'
+import { openSqliteDatabase } from '../sqlite/database'
+import { withToolExecution } from './job-record'
+
+interface JobRow {
+  id: string
+  user_id: string
+  thread_id: string
+  message_id: string
+  type: BackgroundJob['type']
+  model: string
+  status: BackgroundJob['status']
+  content: string
+  reasoning: string
+  chunks_received: number
+  active_tool_calls: string
+  tool_rounds: string
+  workflow_state: string | null
+  usage: string | null
+  error: string | null
+  finish_reason: string | null
+  started_at: number
+  updated_at: number
+  completed_at: number | null
+  resume_count: number
+  request: string | null
+  checkpoint: string | null
+  api_key_ciphertext: string | null
+}
+
+interface NotificationRow {
+  id: string
+  user_id: string
+  job_id: string
+  thread_id: string
+  kind: JobNotification['kind']
+  title: string
+  body: string
+  created_at: number
+  read_at: number | null
+}
+
+function json(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value)
+}
+
+function toJob(row: JobRow): BackgroundJob {
+  const job: BackgroundJob = {
+    id: row.id,
+    userId: row.user_id,
+    threadId: row.thread_id,
+    messageId: row.message_id,
+    type: row.type,
+    model: row.model,
+    status: row.status,
+    content: row.content,
+    reasoning: row.reasoning,
+    chunksReceived: row.chunks_received,
+    activeToolCalls: JSON.parse(row.active_tool_calls),
+    toolRounds: JSON.parse(row.tool_rounds),
+    startedAt: row.started_at,
+    updatedAt: row.updated_at,
+    resumeCount: row.resume_count,
+  }
+  if (row.workflow_state) job.workflowState = JSON.parse(row.workflow_state)
+  if (row.usage) job.usage = JSON.parse(row.usage)
+  if (row.error) job.error = JSON.parse(row.error)
+  if (row.finish_reason) job.finishReason = row.finish_reason
+  if (row.completed_at !== null) job.completedAt = row.completed_at
+  if (row.request) job.request = JSON.parse(row.request)
+  if (row.checkpoint) job.checkpoint = JSON.parse(row.checkpoint)
+  if (row.api_key_ciphertext) job.apiKeyCiphertext = row.api_key_ciphertext
+  return job
+}
+
+function toNotification(row: NotificationRow): JobNotification {
+  const notification: JobNotification = {
+    id: row.id,
+    userId: row.user_id,
+    jobId: row.job_id,
+    threadId: row.thread_id,
+    kind: row.kind,
+    title: row.title,
+    body: row.body,
+    createdAt: row.created_at,
+  }
+  if (row.read_at !== null) notification.readAt = row.read_at
+  return notification
+}
+
+/** Options of the sqlite store. */
+export interface SqliteJobStoreOptions {
+  /** Database file; `:memory:` for a private in-memory database. */
+  path: string
+}
+
+/** Opens (creating and migrating if needed) the sqlite job store at `options.path`. */
+export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
+  const db = openSqliteDatabase(options.path)
+
+  const statements = {
+    insert: db.prepare(`INSERT INTO background_jobs (id, user_id, thread_id, message_id, type, model, status, started_at, updated_at, request, api_key_ciphertext)
+      VALUES (@id, @userId, @threadId, @messageId, @type, @model, 'streaming', @now, @now, @request, @apiKeyCiphertext)`),
+    get: db.prepare<[string], JobRow>('SELECT * FROM background_jobs WHERE id = ?'),
+    progress: db.prepare(`UPDATE background_jobs SET
+        content = content || @contentChunk,
+        reasoning = reasoning || @reasoningChunk,
+        chunks_received = coalesce(@chunksReceived, chunks_received),
+        active_tool_calls = coalesce(@activeToolCalls, active_tool_calls),
+        updated_at = @now
+      WHERE id = @id AND status = 'streaming'`),
+    toolRounds: db.prepare<[string], { tool_rounds: string }>(`SELECT tool_rounds FROM background_jobs WHERE id = ? AND status = 'streaming'`),
+    setToolRounds: db.prepare(`UPDATE background_jobs SET tool_rounds = @toolRounds, updated_at = @now WHERE id = @id AND status = 'streaming'`),
+    metadata: db.prepare(`UPDATE background_jobs SET
+        tool_rounds = coalesce(@toolRounds, tool_rounds),
+        checkpoint = CASE WHEN @clearCheckpoint THEN NULL ELSE coalesce(@checkpoint, checkpoint) END,
+        usage = coalesce(@usage, usage),
+        content = coalesce(@content, content),
+        reasoning = coalesce(@reasoning, reasoning),
+        resume_count = coalesce(@resumeCount, resume_count),
+        updated_at = @now
+      WHERE id = @id AND status = 'streaming'`),
+    workflow: db.prepare(`UPDATE background_jobs SET workflow_state = @state, updated_at = @now WHERE id = @id AND status = 'streaming'`),
+    finish: db.prepare(`UPDATE background_jobs SET
+        status = @status,
+        content = coalesce(@content, content),
+        reasoning = coalesce(@reasoning, reasoning),
+        chunks_received = coalesce(@chunksReceived, chunks_received),
+        usage = coalesce(@usage, usage),
+        error = @error,
+        finish_reason = @finishReason,
+        updated_at = @now,
+        completed_at = @now,
+        checkpoint = NULL,
+        api_key_ciphertext = NULL
+      WHERE id = @id AND status = 'streaming'`),
+    activeCalls: db.prepare<[string], { active_tool_calls: string }>('SELECT active_tool_calls FROM background_jobs WHERE id = ?'),
+    setActiveCalls: db.prepare('UPDATE background_jobs SET active_tool_calls = ? WHERE id = ?'),
+    listByUser: db.prepare<[string, number], JobRow>(`SELECT * FROM background_jobs WHERE user_id = ?
+      ORDER BY (status = 'streaming') DESC, started_at DESC LIMIT ?`),
+    listByUserStatus: db.prepare<[string, string, number], JobRow>(`SELECT * FROM background_jobs WHERE user_id = ? AND status = ?
+      ORDER BY started_at DESC LIMIT ?`),
+    listStreaming: db.prepare<[], JobRow>(`SELECT * FROM background_jobs WHERE status = 'streaming' ORDER BY started_at`),
+    deleteNotificationsOfExpired: db.prepare(`DELETE FROM job_notifications WHERE job_id IN
+      (SELECT id FROM background_jobs WHERE status != 'streaming' AND completed_at < ?)`),
+    deleteExpired: db.prepare(`DELETE FROM background_jobs WHERE status != 'streaming' AND completed_at < ?`),
+    insertNotification: db.prepare(`INSERT INTO job_notifications (id, user_id, job_id, thread_id, kind, title, body, created_at)
+      VALUES (@id, @userId, @jobId, @threadId, @kind, @title, @body, @createdAt)`),
+    listNotifications: db.prepare<[string, number], NotificationRow>('SELECT * FROM job_notifications WHERE user_id = ? ORDER BY created_at DESC LIMIT ?'),
+    listUnread: db.prepare<[string, number], NotificationRow>('SELECT * FROM job_notifications WHERE user_id = ? AND read_at IS NULL ORDER BY created_at DESC LIMIT ?'),
+    markRead: db.prepare('UPDATE job_notifications SET read_at = ? WHERE user_id = ? AND id = ? AND read_at IS NULL'),
+    markAllRead: db.prepare('UPDATE job_notifications SET read_at = ? WHERE user_id = ? AND read_at IS NULL'),
+  }
+
+  const appendToolExecution = db.transaction((jobId: string, round: number, execution: Parameters<JobStore['appendToolExecution']>[2]) => {
+    const row = statements.toolRounds.get(jobId)
+    if (!row) return false
+    const rounds = withToolExecution(JSON.parse(row.tool_rounds) as ToolRoundRecord[], round, execution)
+    return statements.setToolRounds.run({ id: jobId, toolRounds: JSON.stringify(rounds), now: Date.now() }).changes > 0
+  })
+
+  const finish = db.transaction((jobId: string, status: 'complete' | 'error' | 'aborted', final: JobFinalState, error?: unknown) => {
+    const now = final.now ?? Date.now()
+    const changed = statements.finish.run({
+      id: jobId,
+      status,
+      content: final.content ?? null,
+      reasoning: final.reasoning ?? null,
+      chunksReceived: final.chunksReceived ?? null,
+      usage: json(final.usage),
+      error: json(error),
+      finishReason: final.finishReason ?? (status === 'complete' ? 'stop' : status),
+      now,
+    }).changes > 0
+    if (changed) {
+      // Calls still pending or running when the job ended did not finish.
+      const calls = JSON.parse(statements.activeCalls.get(jobId)!.active_tool_calls) as BackgroundJob['activeToolCalls']
+      if (calls.some(call => call.status === 'pending' || call.status === 'running')) {
+        const settled = calls.map(call => call.status === 'pending' || call.status === 'running'
+          ? { ...call, status: 'error' as const, error: 'stopped before it finished', finishedAt: now }
+          : call)
+        statements.setActiveCalls.run(JSON.stringify(settled), jobId)
+      }
+    }
+    return changed
+  })
+
+  const cleanup = db.transaction((finishedBefore: number) => {
+    statements.deleteNotificationsOfExpired.run(finishedBefore)
+    return statements.deleteExpired.run(finishedBefore).changes
+  })
+
+  const markRead = db.transaction((userId: string, ids: readonly string[] | undefined, now: number) => {
+    if (!ids) return statements.markAllRead.run(now, userId).changes
+    let changed = 0
+    for (const id of ids) changed += statements.markRead.run(now, userId, id).changes
+    return changed
+  })
+
+  return {
+    name: 'sqlite',
+    async createJob(input) {
+      const now = input.now ?? Date.now()
+      const id = input.id ?? randomUUID()
+      statements.insert.run({
+        id,
+        userId: input.userId,
+        threadId: input.threadId,
+        messageId: input.messageId,
+        type: input.type,
+        model: input.model,
+        now,
+        request: json(input.request),
+        apiKeyCiphertext: input.apiKeyCiphertext ?? null,
+      })
+      return toJob(statements.get.get(id)!)
+    },
+    async getJob(jobId) {
+      const row = statements.get.get(jobId)
+      return row ? toJob(row) : null
+    },
+    async updateJob(jobId, update) {
+      return statements.progress.run({
+        id: jobId,
+        contentChunk: update.contentChunk ?? '',
+        reasoningChunk: update.reasoningChunk ?? '',
+        chunksReceived: update.chunksReceived ?? null,
+        activeToolCalls: json(update.activeToolCalls),
+        now: update.now ?? Date.now(),
+      }).changes > 0
+    },
+    async appendToolExecution(jobId, round, execution) {
+      return appendToolExecution(jobId, round, execution)
+    },
+    async updateJobMetadata(jobId, update) {
+      return statements.metadata.run({
+        id: jobId,
+        toolRounds: json(update.toolRounds),
+        checkpoint: update.checkpoint ? JSON.stringify(update.checkpoint) : null,
+        clearCheckpoint: update.checkpoint === null ? 1 : 0,
+        usage: json(update.usage),
+        content: update.content ?? null,
+        reasoning: update.reasoning ?? null,
+        resumeCount: update.resumeCount ?? null,
+        now: update.now ?? Date.now(),
+      }).changes > 0
+    },
+    async updateWorkflowState(jobId, state) {
+      return statements.workflow.run({ id: jobId, state: JSON.stringify(state), now: Date.now() }).changes > 0
+    },
+    async completeJob(jobId, final) {
+      return finish(jobId, 'complete', final)
+    },
+    async failJob(jobId, error, final = {}) {
+      return finish(jobId, 'error', final, error)
+    },
+    async abortJob(jobId, final = {}) {
+      return finish(jobId, 'aborted', final)
+    },
+    async listJobsByUser(userId, options = {}) {
+      const limit = listLimit(options.limit)
+      const rows = options.status ? statements.listByUserStatus.all(userId, options.status, limit) : statements.listByUser.all(userId, limit)
+      return rows.map(toJob)
+    },
+    async listStreamingJobs() {
+      return statements.listStreaming.all().map(toJob)
+    },
+    async cleanupExpired(finishedBefore) {
+      return cleanup(finishedBefore)
+    },
+    async addNotification({ now, ...fields }) {
+      const notification: JobNotification = { ...fields, id: randomUUID(), createdAt: now ?? Date.now() }
+      statements.insertNotification.run(notification)
+      return notification
+    },
+    async listNotifications(userId, options = {}) {
+      const limit = listLimit(options.limit)
+      const rows = options.unreadOnly ? statements.listUnread.all(userId, limit) : statements.listNotifications.all(userId, limit)
+      return rows.map(toNotification)
+    },
+    async markNotificationsRead(userId, ids, now = Date.now()) {
+      return markRead(userId, ids, now)
+    },
+    async close() {
+      if (db.open) db.close()
+    },
+  }
+}

@@ -1,0 +1,50 @@
+/** Threads and messages on Convex (see convex/threads.ts), on the same client shape as the job store. */
+import { api } from '../../../../convex/_generated/api'
+import type { ConvexFunctionClient } from '../jobs/convex'
+import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
+import type { ThreadStore } from './thread-store'
+
+/** A Convex thread store. */
+export function createConvexThreadStore(options: { client: ConvexFunctionClient, secret: string }): ThreadStore {
+  const { client, secret } = options
+  return {
+    async createThread({ userId, title, id, now = Date.now() }) {
+      return await client.mutation(api.threads.create, { secret, threadId: id ?? crypto.randomUUID(), userId, title: title?.trim() || 'New chat', now }) as ChatThread
+    },
+    async getThread(threadId) {
+      return await client.query(api.threads.get, { secret, threadId }) as ChatThread | null
+    },
+    async listThreads(userId, { limit = 100 } = {}) {
+      return await client.query(api.threads.list, { secret, userId, limit }) as ChatThread[]
+    },
+    async renameThread(threadId, title, now = Date.now()) {
+      return client.mutation(api.threads.rename, { secret, threadId, title, now })
+    },
+    async deleteThread(threadId) {
+      return client.mutation(api.threads.remove, { secret, threadId })
+    },
+    async appendMessage({ id, now = Date.now(), threadId, role, content, model, jobId, status }) {
+      return await client.mutation(api.threads.appendMessage, { secret, messageId: id ?? crypto.randomUUID(), threadId, role, content, now, model, jobId, status }) as ThreadMessage
+    },
+    async updateMessage(messageId, update) {
+      return client.mutation(api.threads.updateMessage, {
+        secret,
+        messageId,
+        content: update.content,
+        status: update.status,
+        reasoning: update.reasoning,
+        toolCalls: update.toolCalls ? JSON.stringify(update.toolCalls) : undefined,
+        error: update.error,
+        finishReason: update.finishReason,
+        jobId: update.jobId,
+      })
+    },
+    async getMessage(messageId) {
+      return await client.query(api.threads.getMessage, { secret, messageId }) as ThreadMessage | null
+    },
+    async listMessages(threadId) {
+      return await client.query(api.threads.listMessages, { secret, threadId }) as ThreadMessage[]
+    },
+    async close() {},
+  }
+}

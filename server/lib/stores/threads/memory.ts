@@ -1,0 +1,67 @@
+/** In-memory thread store for tests. Records are copied in and out. */
+import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
+import type { ThreadStore } from './thread-store'
+
+/** Creates an empty in-memory thread store. */
+export function createMemoryThreadStore(): ThreadStore {
+  const threads = new Map<string, ChatThread>()
+  const messages = new Map<string, ThreadMessage>()
+  let sequence = 0
+  const order = new Map<string, number>()
+
+  return {
+    async createThread({ userId, title, id, now = Date.now() }) {
+      const thread: ChatThread = { id: id ?? crypto.randomUUID(), userId, title: title?.trim() || 'New chat', createdAt: now, updatedAt: now }
+      if (threads.has(thread.id)) throw new Error(`Thread ${thread.id} already exists.`)
+      threads.set(thread.id, thread)
+      return { ...thread }
+    },
+    async getThread(threadId) {
+      const thread = threads.get(threadId)
+      return thread ? { ...thread } : null
+    },
+    async listThreads(userId, { limit = 100 } = {}) {
+      return [...threads.values()].filter(thread => thread.userId === userId).sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit).map(thread => ({ ...thread }))
+    },
+    async renameThread(threadId, title, now = Date.now()) {
+      const thread = threads.get(threadId)
+      if (!thread) return false
+      thread.title = title
+      thread.updatedAt = now
+      return true
+    },
+    async deleteThread(threadId) {
+      if (!threads.delete(threadId)) return false
+      for (const message of messages.values()) if (message.threadId === threadId) messages.delete(message.id)
+      return true
+    },
+    async appendMessage({ id, now = Date.now(), ...fields }) {
+      const thread = threads.get(fields.threadId)
+      if (!thread) throw new Error(`Thread ${fields.threadId} does not exist.`)
+      const message: ThreadMessage = { ...structuredClone(fields), id: id ?? crypto.randomUUID(), createdAt: now }
+      messages.set(message.id, message)
+      order.set(message.id, sequence++)
+      thread.updatedAt = Math.max(thread.updatedAt, now)
+      return structuredClone(message)
+    },
+    async updateMessage(messageId, update) {
+      const message = messages.get(messageId)
+      if (!message) return false
+      Object.assign(message, structuredClone(update))
+      return true
+    },
+    async getMessage(messageId) {
+      const message = messages.get(messageId)
+      return message ? structuredClone(message) : null
+    },
+    async listMessages(threadId) {
+      return [...messages.values()].filter(message => message.threadId === threadId)
+        .sort((a, b) => a.createdAt - b.createdAt || order.get(a.id)! - order.get(b.id)!)
+        .map(message => structuredClone(message))
+    },
+    async close() {
+      threads.clear()
+      messages.clear()
+    },
+  }
+}

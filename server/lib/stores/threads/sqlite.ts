@@ -1,0 +1,135 @@
+/**
+ * Threads and messages in the same sqlite file as the jobs (its own connection; the schema's
+ * migrations are shared, see lib/background-jobs/sqlite-schema.ts).
+ */
+import { openSqliteDatabase } from '../sqlite/database'
+import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
+import type { ThreadStore } from './thread-store'
+
+interface ThreadRow { id: string, user_id: string, title: string, created_at: number, updated_at: number }
+interface MessageRow {
+  id: string
+  thread_id: string
+  role: ThreadMessage['role']
+  content: string
+  created_at: number
+  model: string | null
+  job_id: string | null
+  status: ThreadMessage['status'] | null
+  reasoning: string | null
+  tool_calls: string | null
+  error: string | null
+  finish_reason: string | null
+}
+
+function toThread(row: ThreadRow): ChatThread {
+  return { id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at }
+}
+
+function toMessage(row: MessageRow): ThreadMessage {
+  const message: ThreadMessage = { id: row.id, threadId: row.thread_id, role: row.role, content: row.content, createdAt: row.created_at }
+  if (row.model !== null) message.model = row.model
+  if (row.job_id !== null) message.jobId = row.job_id
+  if (row.status !== null) message.status = row.status
+  if (row.reasoning !== null) message.reasoning = row.reasoning
+  if (row.tool_calls !== null) message.toolCalls = JSON.parse(row.tool_calls)
+  if (row.error !== null) message.error = JSON.parse(row.error)
+  if (row.finish_reason !== null) message.finishReason = row.finish_reason
+  return message
+}
+
+/** Opens (creating and migrating if needed) the thread store in the sqlite file at `path`. */
+export function createSqliteThreadStore(options: { path: string }): ThreadStore {
+  const db = openSqliteDatabase(options.path)
+
+  const statements = {
+    insertThread: db.prepare('INSERT INTO threads (id, user_id, title, created_at, updated_at) VALUES (@id, @userId, @title, @createdAt, @updatedAt)'),
+    getThread: db.prepare<[string], ThreadRow>('SELECT * FROM threads WHERE id = ?'),
+    listThreads: db.prepare<[string, number], ThreadRow>('SELECT * FROM threads WHERE user_id = ? ORDER BY updated_at DESC LIMIT ?'),
+    rename: db.prepare('UPDATE threads SET title = ?, updated_at = ? WHERE id = ?'),
+    touch: db.prepare('UPDATE threads SET updated_at = max(updated_at, ?) WHERE id = ?'),
+    deleteThread: db.prepare('DELETE FROM threads WHERE id = ?'),
+    nextSequence: db.prepare<[string], { next: number }>('SELECT coalesce(max(sequence), 0) + 1 AS next FROM thread_messages WHERE thread_id = ?'),
+    insertMessage: db.prepare(`INSERT INTO thread_messages (id, thread_id, sequence, role, content, created_at, model, job_id, status, reasoning, tool_calls, error, finish_reason)
+      VALUES (@id, @threadId, @sequence, @role, @content, @createdAt, @model, @jobId, @status, @reasoning, @toolCalls, @error, @finishReason)`),
+    getMessage: db.prepare<[string], MessageRow>('SELECT * FROM thread_messages WHERE id = ?'),
+    listMessages: db.prepare<[string], MessageRow>('SELECT * FROM thread_messages WHERE thread_id = ? ORDER BY created_at, sequence'),
+    updateMessage: db.prepare(`UPDATE thread_messages SET
+        content = coalesce(@content, content),
+        status = coalesce(@status, status),
+        reasoning = coalesce(@reasoning, reasoning),
+        tool_calls = coalesce(@toolCalls, tool_calls),
+        error = coalesce(@error, error),
+        finish_reason = coalesce(@finishReason, finish_reason),
+        job_id = coalesce(@jobId, job_id)
+      WHERE id = @id`),
+  }
+
+  const appendMessage = db.transaction((message: ThreadMessage) => {
+    if (!statements.getThread.get(message.threadId)) throw new Error(`Thread ${message.threadId} does not exist.`)
+    statements.insertMessage.run({
+      id: message.id,
+      threadId: message.threadId,
+      sequence: statements.nextSequence.get(message.threadId)!.next,
+      role: message.role,
+      content: message.content,
+      createdAt: message.createdAt,
+      model: message.model ?? null,
+      jobId: message.jobId ?? null,
+      status: message.status ?? null,
+      reasoning: message.reasoning ?? null,
+      toolCalls: message.toolCalls ? JSON.stringify(message.toolCalls) : null,
+      error: message.error ? JSON.stringify(message.error) : null,
+      finishReason: message.finishReason ?? null,
+    })
+    statements.touch.run(message.createdAt, message.threadId)
+  })
+
+  return {
+    async createThread({ userId, title, id, now = Date.now() }) {
+      const thread: ChatThread = { id: id ?? crypto.randomUUID(), userId, title: title?.trim() || 'New chat', createdAt: now, updatedAt: now }
+      statements.insertThread.run(thread)
+      return thread
+    },
+    async getThread(threadId) {
+      const row = statements.getThread.get(threadId)
+      return row ? toThread(row) : null
+    },
+    async listThreads(userId, { limit = 100 } = {}) {
+      return statements.listThreads.all(userId, limit).map(toThread)
+    },
+    async renameThread(threadId, title, now = Date.now()) {
+      return statements.rename.run(title, now, threadId).changes > 0
+    },
+    async deleteThread(threadId) {
+      return statements.deleteThread.run(threadId).changes > 0
+    },
+    async appendMessage({ id, now = Date.now(), ...fields }) {
+      const message: ThreadMessage = { ...fields, id: id ?? crypto.randomUUID(), createdAt: now }
+      appendMessage(message)
+      return message
+    },
+    async updateMessage(messageId, update) {
+      return statements.updateMessage.run({
+        id: messageId,
+        content: update.content ?? null,
+        status: update.status ?? null,
+        reasoning: update.reasoning ?? null,
+        toolCalls: update.toolCalls ? JSON.stringify(update.toolCalls) : null,
+        error: update.error ? JSON.stringify(update.error) : null,
+        finishReason: update.finishReason ?? null,
+        jobId: update.jobId ?? null,
+      }).changes > 0
+    },
+    async getMessage(messageId) {
+      const row = statements.getMessage.get(messageId)
+      return row ? toMessage(row) : null
+    },
+    async listMessages(threadId) {
+      return statements.listMessages.all(threadId).map(toMessage)
+    },
+    async close() {
+      if (db.open) db.close()
+    },
+  }
+}

@@ -1,0 +1,26 @@
+/** The one interface every thread store implements (memory, sqlite, Convex); one contract suite pins it. */
+import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
+
+/** A message before it is stored. */
+export type NewThreadMessage = Omit<ThreadMessage, 'id' | 'createdAt'> & { id?: string, now?: number }
+
+/** What an ended job writes back into its assistant message. */
+export type ThreadMessageUpdate = Partial<Pick<ThreadMessage, 'content' | 'status' | 'reasoning' | 'toolCalls' | 'error' | 'finishReason' | 'jobId'>>
+
+/** Storage of threads and messages (memory, sqlite, Convex), the same contract for each. */
+export interface ThreadStore {
+  createThread(input: { userId: string, title?: string, id?: string, now?: number }): Promise<ChatThread>
+  getThread(threadId: string): Promise<ChatThread | null>
+  /** A user's threads, most recently active first. */
+  listThreads(userId: string, options?: { limit?: number }): Promise<ChatThread[]>
+  renameThread(threadId: string, title: string, now?: number): Promise<boolean>
+  /** Deletes the thread and its messages. */
+  deleteThread(threadId: string): Promise<boolean>
+  /** Adds a message and marks the thread active. */
+  appendMessage(message: NewThreadMessage): Promise<ThreadMessage>
+  updateMessage(messageId: string, update: ThreadMessageUpdate): Promise<boolean>
+  getMessage(messageId: string): Promise<ThreadMessage | null>
+  /** A thread's messages, oldest first. */
+  listMessages(threadId: string): Promise<ThreadMessage[]>
+  close(): Promise<void>
+}

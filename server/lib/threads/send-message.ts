@@ -1,0 +1,65 @@
+/**
+ * Sending a message in a thread: the user's turn is stored and the answer starts as a background
+ * job, recorded as an assistant message that carries the job id (its text is written back when
+ * the job ends, by the runtime's `onJobFinished`).
+ */
+import type { ServerConfig } from '../config/server-config'
+import type { BackgroundJobManager } from '../jobs/manager'
+import { resolveChatEndpoint } from '../models/chat-endpoint'
+import type { ThreadStore } from '../stores/threads/thread-store'
+import { threadHistory } from './history'
+import { titleFromMessage } from './titles'
+import type { ChatThread, ThreadMessage } from '../../../shared/types/thread'
+
+/** What the composer sends. */
+export interface SendThreadMessageInput {
+  content: string
+  model: string
+  /** Server tools to offer; default every enabled one. */
+  tools?: string[]
+}
+
+/** The stored turns and the job answering. */
+export interface SentThreadMessage {
+  userMessage: ThreadMessage
+  assistantMessage: ThreadMessage
+  jobId: string
+}
+
+/**
+ * Sends `input` in `thread`. Refuses before anything is stored when the user is over a cap or the
+ * model needs a key nobody gave (throws `JobCapacityError` / `MissingApiKeyError`); a job that then
+ * fails to start marks its assistant message as failed and rethrows.
+ */
+export async function sendThreadMessage(
+  dependencies: { jobs: BackgroundJobManager, threads: ThreadStore, config: ServerConfig },
+  thread: ChatThread,
+  input: SendThreadMessageInput & { userApiKey?: string },
+): Promise<SentThreadMessage> {
+  const { jobs, threads, config } = dependencies
+  jobs.checkCapacity(thread.userId)
+  resolveChatEndpoint(input.model, config, input.userApiKey)
+
+  const earlier = await threads.listMessages(thread.id)
+  const messages = threadHistory(earlier, input.content)
+  const now = Date.now()
+  const userMessage = await threads.appendMessage({ threadId: thread.id, role: 'user', content: input.content, now })
+  if (earlier.length === 0 && thread.title === 'New chat') await threads.renameThread(thread.id, titleFromMessage(input.content), now)
+  const assistantId = crypto.randomUUID()
+  const assistantMessage = await threads.appendMessage({ id: assistantId, threadId: thread.id, role: 'assistant', content: '', model: input.model, status: 'streaming', now: now + 1 })
+
+  try {
+    const job = await jobs.startChatJob({
+      userId: thread.userId,
+      threadId: thread.id,
+      messageId: assistantId,
+      userApiKey: input.userApiKey,
+      request: { model: input.model, messages, fields: {}, toolNames: input.tools },
+    })
+    await threads.updateMessage(assistantId, { jobId: job.id })
+    return { userMessage, assistantMessage: { ...assistantMessage, jobId: job.id }, jobId: job.id }
+  } catch (error) {
+    await threads.updateMessage(assistantId, { status: 'error', error: { message: error instanceof Error ? error.message : 'The answer could not start.' } })
+    throw error
+  }
+}

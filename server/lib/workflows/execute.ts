@@ -1,0 +1,243 @@
+/**
+ * Runs a workflow graph: nodes start as soon as everything flowing into them has resolved, so
+ * independent branches run at the same time; a router activates one branch and skips the others;
+ * a merge joins what reached it. Every transition updates the run state and calls
+ * `onStateChange`, which the job layer persists, so an interrupted run can resume from its
+ * completed nodes (their outputs are reused, never recomputed). Never throws.
+ */
+import type { ActiveToolCall } from '../../../shared/types/job'
+import type { WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
+import { renderArguments, renderTemplate } from './templates'
+import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from '../../../shared/schemas/workflow'
+
+type AgentNode = Extract<WorkflowNode, { kind: 'agent' }>
+type RouterNode = Extract<WorkflowNode, { kind: 'router' }>
+
+/** A node's work either produced text or failed with a message. */
+export type NodeOutcome = { output: string } | { error: string }
+
+/** What nodes need from the outside world (the model, the tool registry). */
+export interface WorkflowRunDependencies {
+  runAgent: (node: AgentNode, request: { model: string, system: string, prompt: string }, hooks: { onToken: (text: string) => void, onToolCall: (call: ActiveToolCall) => void }, signal: AbortSignal) => Promise<NodeOutcome>
+  runTool: (name: string, args: unknown, signal: AbortSignal) => Promise<NodeOutcome>
+  /** Asks a model to pick one of `branches`; returns its reply. */
+  askRouter: (node: RouterNode, request: { model: string, prompt: string }, signal: AbortSignal) => Promise<NodeOutcome>
+  /** Whether a tool may be re-run after a crash interrupted it. */
+  isIdempotent: (tool: string) => boolean
+}
+
+/** Progress, as it happens. */
+export interface WorkflowRunCallbacks {
+  onToken?: (nodeId: string, text: string) => void
+  onNodeStart?: (nodeId: string) => void
+  onNodeFinish?: (nodeId: string, output: string) => void
+  onToolCallEvent?: (nodeId: string, call: ActiveToolCall) => void
+  onError?: (nodeId: string, error: string) => void
+  /** The whole state after every transition (persist it). */
+  onStateChange?: (state: WorkflowState) => void
+}
+
+/** How a run ended. */
+export interface WorkflowRunResult {
+  status: 'complete' | 'error' | 'aborted'
+  output: string
+  state: WorkflowState
+  error?: string
+}
+
+/** What an interrupted node that called a non-idempotent tool reports. */
+export const UNKNOWN_NODE_OUTCOME = 'the server restarted while this step was calling a tool that may have side effects, so its outcome is unknown and it was not run again. Check the effect, then run the workflow again.'
+
+function joinInputs(parts: Array<{ label: string, output: string }>): string {
+  if (parts.length === 1) return parts[0]!.output
+  return parts.map(part => `## ${part.label}\n\n${part.output}`).join('\n\n')
+}
+
+/** Runs `workflow` for `prompt` (or continues `resume`). */
+export async function executeWorkflow(params: {
+  workflow: WorkflowDefinition
+  workflowId: string
+  prompt: string
+  dependencies: WorkflowRunDependencies
+  callbacks?: WorkflowRunCallbacks
+  signal?: AbortSignal
+  resume?: WorkflowState
+}): Promise<WorkflowRunResult> {
+  const { workflow, prompt, dependencies } = params
+  const callbacks = params.callbacks ?? {}
+  const nodes = new Map(workflow.nodes.map(node => [node.id, node]))
+  const incoming = new Map<string, WorkflowEdge[]>()
+  const outgoing = new Map<string, WorkflowEdge[]>()
+  for (const edge of workflow.edges) {
+    incoming.set(edge.to, [...(incoming.get(edge.to) ?? []), edge])
+    outgoing.set(edge.from, [...(outgoing.get(edge.from) ?? []), edge])
+  }
+
+  const previous = params.resume?.nodeStates ?? {}
+  const state: WorkflowState = {
+    workflowId: params.workflowId,
+    workflowName: workflow.name,
+    nodeStates: Object.fromEntries(workflow.nodes.map(node => [node.id, previous[node.id]?.status === 'completed' ? previous[node.id]! : { status: 'pending' as const }])),
+    executionOrder: (params.resume?.executionOrder ?? []).filter(id => previous[id]?.status === 'completed'),
+    currentNodeId: null,
+    failedNodeId: null,
+  }
+  const interrupted = new Set(Object.entries(previous).filter(([, node]) => node.status === 'running').map(([id]) => id))
+  const edgeState = new Map<WorkflowEdge, 'pending' | 'active' | 'skipped'>(workflow.edges.map(edge => [edge, 'pending']))
+  const outputs: Record<string, string | undefined> = {}
+  const changed = () => callbacks.onStateChange?.(structuredClone(state))
+  const setNode = (id: string, patch: Partial<WorkflowNodeState>) => {
+    state.nodeStates[id] = { ...state.nodeStates[id]!, ...patch }
+  }
+
+  // A run-wide controller: the caller's abort, or a failing node, stops every running node.
+  const controller = new AbortController()
+  const onAbort = () => controller.abort(params.signal?.reason)
+  if (params.signal?.aborted) onAbort()
+  params.signal?.addEventListener('abort', onAbort, { once: true })
+  let failure: { nodeId: string, error: string } | undefined
+
+  /** Marks a finished node's outgoing edges active (a router: only its branch). */
+  const release = (node: WorkflowNode, branch?: string) => {
+    for (const edge of outgoing.get(node.id) ?? []) edgeState.set(edge, node.kind === 'router' && edge.branch !== branch ? 'skipped' : 'active')
+  }
+  const skip = (node: WorkflowNode) => {
+    setNode(node.id, { status: 'skipped' })
+    for (const edge of outgoing.get(node.id) ?? []) edgeState.set(edge, 'skipped')
+  }
+
+  // Completed nodes from before a restart count as done: reuse their outputs and decisions.
+  for (const node of workflow.nodes) {
+    const done = state.nodeStates[node.id]!
+    if (done.status === 'completed') {
+      outputs[node.id] = done.output ?? ''
+      release(node, done.branch)
+    }
+  }
+
+  const inputOf = (node: WorkflowNode): string => {
+    if (node.kind === 'start') return prompt
+    const active = (incoming.get(node.id) ?? []).filter(edge => edgeState.get(edge) === 'active')
+    return joinInputs(active.map(edge => ({ label: nodes.get(edge.from)?.label ?? edge.from, output: outputs[edge.from] ?? '' })))
+  }
+
+  const runNode = async (node: WorkflowNode, input: string): Promise<NodeOutcome & { branch?: string }> => {
+    const scope = { prompt, input, nodes: outputs }
+    switch (node.kind) {
+      case 'start':
+        return { output: prompt }
+      case 'parallel':
+      case 'merge':
+        return { output: input }
+      case 'output':
+        return { output: node.template ? renderTemplate(node.template, scope) : input }
+      case 'agent':
+        return dependencies.runAgent(node, {
+          model: node.model ?? workflow.defaultModel,
+          system: renderTemplate(node.systemPrompt, scope),
+          prompt: renderTemplate(node.prompt ?? '{{input}}', scope),
+        }, {
+          onToken: text => callbacks.onToken?.(node.id, text),
+          onToolCall: (call) => {
+            const calls = state.nodeStates[node.id]!.toolCalls ?? []
+            const index = calls.findIndex(item => item.id === call.id)
+            setNode(node.id, { toolCalls: index >= 0 ? calls.with(index, call) : [...calls, call] })
+            callbacks.onToolCallEvent?.(node.id, call)
+            changed()
+          },
+        }, controller.signal)
+      case 'tool': {
+        if (interrupted.has(node.id) && !dependencies.isIdempotent(node.tool) && !node.retries) return { error: UNKNOWN_NODE_OUTCOME }
+        return dependencies.runTool(node.tool, renderArguments(node.arguments, scope), controller.signal)
+      }
+      case 'router': {
+        if (node.mode === 'condition') {
+          const match = node.conditions.find(item => (item.contains && input.toLowerCase().includes(item.contains.toLowerCase())) || (item.matches && new RegExp(item.matches, 'i').test(input)))
+          return { output: input, branch: match?.branch ?? node.defaultBranch }
+        }
+        const branches = [...new Set((outgoing.get(node.id) ?? []).map(edge => edge.branch!))]
+        const asked = await dependencies.askRouter(node, {
+          model: node.model ?? workflow.defaultModel,
+          prompt: `${renderTemplate(node.instruction ?? '', scope)}\n\nInput:\n${input}\n\nAnswer with exactly one of: ${branches.join(', ')}.`,
+        }, controller.signal)
+        if ('error' in asked) return asked
+        const reply = asked.output.toLowerCase()
+        const chosen = branches.map(branch => ({ branch, at: reply.indexOf(branch.toLowerCase()) })).filter(item => item.at >= 0).sort((a, b) => a.at - b.at)[0]
+        return { output: input, branch: chosen?.branch ?? node.defaultBranch }
+      }
+    }
+  }
+
+  const execute = async (node: WorkflowNode): Promise<void> => {
+    const input = inputOf(node)
+    const attempts = 1 + ('retries' in node ? node.retries ?? 0 : 0)
+    setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: undefined, toolCalls: undefined })
+    state.currentNodeId = node.id
+    callbacks.onNodeStart?.(node.id)
+    changed()
+    let outcome: NodeOutcome & { branch?: string } = { error: 'not run' }
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      outcome = await runNode(node, input).catch(error => ({ error: error instanceof Error ? error.message : String(error) }))
+      if (!('error' in outcome) || controller.signal.aborted) break
+      setNode(node.id, { attempts: attempt })
+    }
+    if ('error' in outcome && controller.signal.aborted) {
+      // Stopped from outside, or because another step failed: not this step's failure.
+      setNode(node.id, { status: 'skipped', finishedAt: Date.now(), error: failure ? `stopped because "${failure.nodeId}" failed` : 'stopped' })
+      changed()
+      return
+    }
+    if ('error' in outcome) {
+      setNode(node.id, { status: 'error', finishedAt: Date.now(), error: outcome.error })
+      if (!failure) {
+        failure = { nodeId: node.id, error: outcome.error }
+        state.failedNodeId = node.id
+        controller.abort('node-failed')
+      }
+      callbacks.onError?.(node.id, outcome.error)
+      changed()
+      return
+    }
+    outputs[node.id] = outcome.output
+    setNode(node.id, { status: 'completed', finishedAt: Date.now(), output: outcome.output, ...(outcome.branch ? { branch: outcome.branch } : {}) })
+    state.executionOrder.push(node.id)
+    release(node, outcome.branch)
+    callbacks.onNodeFinish?.(node.id, outcome.output)
+    changed()
+  }
+
+  const running = new Map<string, Promise<void>>()
+  try {
+    while (true) {
+      if (!controller.signal.aborted) {
+        let progressed = true
+        while (progressed) {
+          progressed = false
+          for (const node of workflow.nodes) {
+            if (state.nodeStates[node.id]!.status !== 'pending' || running.has(node.id)) continue
+            const edges = incoming.get(node.id) ?? []
+            if (edges.some(edge => edgeState.get(edge) === 'pending')) continue
+            if (node.kind !== 'start' && !edges.some(edge => edgeState.get(edge) === 'active')) {
+              skip(node)
+              progressed = true
+              continue
+            }
+            running.set(node.id, execute(node).finally(() => running.delete(node.id)))
+          }
+        }
+      }
+      if (running.size === 0) break
+      await Promise.race(running.values())
+    }
+  } finally {
+    params.signal?.removeEventListener('abort', onAbort)
+  }
+
+  state.currentNodeId = null
+  for (const [id, node] of Object.entries(state.nodeStates)) if (node.status === 'pending') setNode(id, { status: 'skipped' })
+  const output = workflow.nodes.filter(node => node.kind === 'output' && state.nodeStates[node.id]!.status === 'completed').map(node => outputs[node.id] ?? '').join('\n\n')
+  changed()
+  if (failure) return { status: 'error', output, state, error: `Step "${nodes.get(failure.nodeId)?.label ?? failure.nodeId}" failed: ${failure.error}` }
+  if (controller.signal.aborted) return { status: 'aborted', output, state }
+  return { status: 'complete', output, state }
+}

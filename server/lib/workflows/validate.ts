@@ -1,0 +1,124 @@
+/**
+ * Checks a workflow beyond its shape: one start, an output, edges between existing nodes, tools
+ * the registry has, router branches that exist, and no cycle. Every problem names its node.
+ */
+import { workflowDefinitionSchema, type WorkflowDefinition } from '../../../shared/schemas/workflow'
+import { getServerTool } from '../tools/registry'
+
+/** One problem, with the node (or edge) it is about. */
+export interface WorkflowProblem {
+  nodeId?: string
+  message: string
+}
+
+/** A valid definition, or the problems that make it invalid. */
+export type WorkflowValidation = { ok: true, workflow: WorkflowDefinition } | { ok: false, problems: WorkflowProblem[] }
+
+/** Validates `raw`; `hasTool` says whether the server registry can run a tool. */
+export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolean): WorkflowValidation {
+  const parsed = workflowDefinitionSchema.safeParse(raw)
+  if (!parsed.success) {
+    const nodes = (raw as { nodes?: Array<{ id?: unknown }> } | null)?.nodes
+    return {
+      ok: false,
+      problems: parsed.error.issues.map((issue) => {
+        const [first, index] = issue.path
+        const nodeId = first === 'nodes' && typeof index === 'number' && typeof nodes?.[index]?.id === 'string' ? nodes[index].id as string : undefined
+        const where = issue.path.length ? issue.path.join('.') : 'workflow'
+        const message = issue.code === 'invalid_union' && issue.path.at(-1) === 'kind'
+          ? `unknown node kind; use start, agent, tool, router, parallel, merge or output`
+          : issue.message
+        return { nodeId, message: `${where}: ${message}` }
+      }),
+    }
+  }
+  const workflow = parsed.data
+  const problems: WorkflowProblem[] = []
+  const byId = new Map<string, WorkflowDefinition['nodes'][number]>()
+  for (const node of workflow.nodes) {
+    if (byId.has(node.id)) problems.push({ nodeId: node.id, message: `Node "${node.id}" appears twice; node ids must be unique.` })
+    byId.set(node.id, node)
+  }
+  const starts = workflow.nodes.filter(node => node.kind === 'start')
+  if (starts.length !== 1) problems.push({ message: `A workflow needs exactly one start node (found ${starts.length}).` })
+  if (!workflow.nodes.some(node => node.kind === 'output')) problems.push({ message: 'A workflow needs an output node.' })
+
+  const outgoing = new Map<string, WorkflowDefinition['edges']>()
+  const incoming = new Map<string, WorkflowDefinition['edges']>()
+  for (const edge of workflow.edges) {
+    if (!byId.has(edge.from)) problems.push({ nodeId: edge.from, message: `An edge starts at "${edge.from}", which is not a node.` })
+    if (!byId.has(edge.to)) problems.push({ nodeId: edge.to, message: `An edge leads to "${edge.to}", which is not a node.` })
+    outgoing.set(edge.from, [...(outgoing.get(edge.from) ?? []), edge])
+    incoming.set(edge.to, [...(incoming.get(edge.to) ?? []), edge])
+  }
+
+  for (const node of workflow.nodes) {
+    const out = outgoing.get(node.id) ?? []
+    const into = incoming.get(node.id) ?? []
+    if (node.kind === 'start' && into.length > 0) problems.push({ nodeId: node.id, message: `The start node "${node.id}" cannot have incoming edges.` })
+    if (node.kind !== 'start' && into.length === 0) problems.push({ nodeId: node.id, message: `Node "${node.id}" is never reached: no edge leads to it.` })
+    if (node.kind === 'output' && out.length > 0) problems.push({ nodeId: node.id, message: `The output node "${node.id}" cannot have outgoing edges.` })
+    if (node.kind !== 'output' && out.length === 0) problems.push({ nodeId: node.id, message: `Node "${node.id}" leads nowhere: add an edge from it.` })
+    if (node.kind === 'tool' && !hasTool(node.tool)) problems.push({ nodeId: node.id, message: `Node "${node.id}" calls the tool "${node.tool}", which this server does not have.` })
+    if (node.kind === 'agent') {
+      for (const tool of node.tools) if (!hasTool(tool)) problems.push({ nodeId: node.id, message: `Node "${node.id}" may use the tool "${tool}", which this server does not have.` })
+    }
+    if (node.kind === 'router') {
+      const branches = new Set(out.map(edge => edge.branch))
+      if (out.some(edge => !edge.branch)) problems.push({ nodeId: node.id, message: `Every edge leaving the router "${node.id}" needs a branch name.` })
+      const named = new Set([node.defaultBranch, ...node.conditions.map(item => item.branch)])
+      for (const branch of named) if (!branches.has(branch)) problems.push({ nodeId: node.id, message: `The router "${node.id}" can choose the branch "${branch}", but no edge from it has that branch.` })
+      if (node.mode === 'model' && !node.instruction) problems.push({ nodeId: node.id, message: `The router "${node.id}" asks a model, so it needs an instruction.` })
+      for (const item of node.conditions) {
+        if (!item.contains && !item.matches) problems.push({ nodeId: node.id, message: `A condition of the router "${node.id}" (branch "${item.branch}") needs "contains" or "matches".` })
+        if (item.matches) {
+          try {
+            new RegExp(item.matches, 'i')
+          } catch {
+            problems.push({ nodeId: node.id, message: `The router "${node.id}" has an invalid pattern for the branch "${item.branch}".` })
+          }
+        }
+      }
+    } else if (out.some(edge => edge.branch)) {
+      problems.push({ nodeId: node.id, message: `Only router edges have branch names; remove it from the edges leaving "${node.id}".` })
+    }
+  }
+
+  const cycle = findCycle(workflow)
+  if (cycle) problems.push({ nodeId: cycle[0], message: `Nodes ${cycle.map(node => `"${node}"`).join(' → ')} form a cycle; workflows run each node once, so remove one of these edges.` })
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, workflow }
+}
+
+/** A cycle as a list of node ids, if there is one. */
+function findCycle(workflow: WorkflowDefinition): string[] | undefined {
+  const next = new Map<string, string[]>()
+  for (const edge of workflow.edges) next.set(edge.from, [...(next.get(edge.from) ?? []), edge.to])
+  const state = new Map<string, 'visiting' | 'done'>()
+  const path: string[] = []
+  const visit = (node: string): string[] | undefined => {
+    if (state.get(node) === 'done') return undefined
+    if (state.get(node) === 'visiting') return [...path.slice(path.indexOf(node)), node]
+    state.set(node, 'visiting')
+    path.push(node)
+    for (const target of next.get(node) ?? []) {
+      const found = visit(target)
+      if (found) return found
+    }
+    path.pop()
+    state.set(node, 'done')
+    return undefined
+  }
+  for (const node of workflow.nodes) {
+    const found = visit(node.id)
+    if (found) return found
+  }
+  return undefined
+}
+
+/** Validates against the tools registered on this server (enabled and runnable on the server). */
+export function validateWorkflowWithRegistry(raw: unknown): WorkflowValidation {
+  return validateWorkflow(raw, (name) => {
+    const tool = getServerTool(name)
+    return Boolean(tool && tool.enabled && tool.runtime !== 'client')
+  })
+}

@@ -1,0 +1,54 @@
+import { consola } from 'consola'
+import { BackgroundJobManager } from '../lib/jobs/manager'
+import { JobLiveHub } from '../lib/jobs/live-hub'
+import { createSecretBox } from '../lib/security/secret-box'
+import { serverSecret } from '../lib/security/session-secret'
+import { closeStores, openStores } from '../lib/stores'
+import { messageUpdateFromJob } from '../lib/threads/history'
+
+const logger = consola.withTag('jobs')
+
+/**
+ * Starts the runtime: opens the stores, resumes jobs a previous process left running, runs the
+ * sweeper, and on shutdown stops every run at its checkpoint before the stores close.
+ */
+export default defineNitroPlugin((nitroApp) => {
+  const config = useServerConfig()
+  const stores = openStores(config)
+  const { sseBatching } = config.backgroundJobs
+  const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize })
+  const jobs = new BackgroundJobManager({
+    store: stores.jobs,
+    hub,
+    config,
+    secretBox: createSecretBox(serverSecret(config), 'job-api-key'),
+    logger,
+    // An answer that belongs to a thread is written into its assistant message when it ends.
+    onJobFinished: async (job) => {
+      const message = await stores.threads.getMessage(job.messageId)
+      if (message && message.threadId === job.threadId) await stores.threads.updateMessage(message.id, { ...messageUpdateFromJob(job), jobId: job.id })
+    },
+  })
+  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows })
+
+  jobs.startSweeper()
+  jobs.recoverInterruptedJobs()
+    .then(count => count > 0 && logger.info(`Resumed ${count} job(s) interrupted by the last shutdown.`))
+    .catch(error => logger.error('Could not resume interrupted jobs', error))
+
+  // The HTTP server waits for open connections before running `close`; live job streams never
+  // end on their own, so stop the jobs (ending their streams) as soon as the signal arrives.
+  let stopping: Promise<void> | undefined
+  const stop = () => (stopping ??= jobs.shutdown().then(() => hub.close()))
+  const onSignal = () => void stop()
+  process.once('SIGTERM', onSignal)
+  process.once('SIGINT', onSignal)
+
+  nitroApp.hooks.hook('close', async () => {
+    process.off('SIGTERM', onSignal)
+    process.off('SIGINT', onSignal)
+    await stop()
+    await closeStores(stores)
+    setServerRuntime(undefined)
+  })
+})

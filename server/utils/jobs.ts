@@ -1,0 +1,48 @@
+import type { H3Event } from 'h3'
+import { modelRequestFields, type StreamRequest } from '../lib/agent/stream-request-schema'
+import { throwJobStartError } from '../lib/http/job-start-errors'
+import { userApiKeyOf } from '../lib/http/user-api-key'
+import { readStreamRequest } from '../lib/http/read-stream-request'
+import { serveJobStream as serveJobEvents } from '../lib/http/serve-job-stream'
+import { toJobSummary, toPublicJob } from '../lib/jobs/public-job'
+import type { BackgroundJob, JobStatus, JobSummary, PublicJob } from '../../shared/types/job'
+
+/**
+ * Starts a chat job for the session user from the body of `POST /api/openrouter/stream`: 413 when
+ * too large, 400 naming what to fix, 429/503 over a cap, 400 when the model needs a key nobody gave.
+ */
+export async function startChatJobForRequest(event: H3Event): Promise<{ job: BackgroundJob, request: StreamRequest }> {
+  const request = await readStreamRequest(event)
+  const user = await requireSessionUser(event)
+  if (request._background && !useServerConfig(event).backgroundJobs.enabled) {
+    throw createError({ statusCode: 400, statusMessage: 'Background jobs are switched off on this server (NUXT_BACKGROUND_JOBS_ENABLED=false); send the request without _background to stream the answer.' })
+  }
+  try {
+    const job = await useBackgroundJobs().startChatJob({
+      userId: user.id,
+      threadId: request._threadId,
+      messageId: request._messageId,
+      userApiKey: userApiKeyOf(event),
+      request: { model: request.model, messages: request.messages, fields: modelRequestFields(request), toolNames: request._tools },
+    })
+    return { job, request }
+  } catch (error) {
+    throwJobStartError(event, error)
+  }
+}
+
+/** Serves a job as server-sent events (snapshot or exact replay, live events, end); see lib/http/serve-job-stream. */
+export function serveJobStream(event: H3Event, job: BackgroundJob, options: { abortOnClose?: boolean } = {}): Promise<void> {
+  return serveJobEvents(event, useBackgroundJobs(), job, options)
+}
+
+/** One job as the API shows it: live text while it runs, otherwise the stored record without secrets. */
+export function viewJob(job: BackgroundJob): PublicJob {
+  return useBackgroundJobs().hub.snapshot(job.id) ?? toPublicJob(job)
+}
+
+/** The user's jobs in short form, running ones first. */
+export async function listJobSummaries(userId: string, options: { limit?: number, status?: JobStatus }): Promise<JobSummary[]> {
+  const jobs = await useBackgroundJobs().store.listJobsByUser(userId, options)
+  return jobs.map(toJobSummary)
+}

@@ -1,0 +1,46 @@
+import type { BackgroundJobManager } from '../lib/jobs/manager'
+import type { JobListener } from '../lib/jobs/live-hub'
+import type { ThreadStore } from '../lib/stores/threads/thread-store'
+import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
+
+/** What server/plugins/20.runtime.ts opens at start-up and closes on shutdown. */
+export interface ServerRuntime {
+  jobs: BackgroundJobManager
+  threads: ThreadStore
+  workflows: WorkflowStore
+}
+
+let runtime: ServerRuntime | undefined
+
+/** Installs (or, with undefined, removes) this process's runtime; only the runtime plugin calls it. */
+export function setServerRuntime(next: ServerRuntime | undefined): void {
+  runtime = next
+}
+
+function useServerRuntime(): ServerRuntime {
+  if (!runtime) throw createError({ statusCode: 503, statusMessage: 'The server is starting; try again in a moment.' })
+  return runtime
+}
+
+/** The job runtime of this server process (start, abort, the live hub, the job store). */
+export function useBackgroundJobs(): BackgroundJobManager {
+  return useServerRuntime().jobs
+}
+
+/** Where threads and messages are kept (the same backend as jobs). */
+export function useThreadStore(): ThreadStore {
+  return useServerRuntime().threads
+}
+
+/** Where saved workflows are kept. */
+export function useWorkflowStore(): WorkflowStore {
+  return useServerRuntime().workflows
+}
+
+/**
+ * The seed's `registerJobStream`: attaches `listener` to a job's live events (deltas, tool calls,
+ * status). Returns an idempotent disposer, or undefined when the job is not live in this process.
+ */
+export function registerJobStream(jobId: string, listener: JobListener): (() => void) | undefined {
+  return useBackgroundJobs().hub.subscribe(jobId, listener)?.dispose
+}

@@ -1,0 +1,22 @@
+import type { H3Event } from 'h3'
+import { throwJobStartError } from '../lib/http/job-start-errors'
+import { userApiKeyOf } from '../lib/http/user-api-key'
+import { sendThreadMessage as sendMessage, type SendThreadMessageInput, type SentThreadMessage } from '../lib/threads/send-message'
+import type { ChatThread } from '../../shared/types/thread'
+
+/** Stores the user's message and starts the answer as a background job (429/503 over a cap, 400 without a key). */
+export async function sendThreadMessage(event: H3Event, thread: ChatThread, input: SendThreadMessageInput): Promise<SentThreadMessage> {
+  try {
+    return await sendMessage({ jobs: useBackgroundJobs(), threads: useThreadStore(), config: useServerConfig(event) }, thread, { ...input, userApiKey: userApiKeyOf(event) })
+  } catch (error) {
+    throwJobStartError(event, error)
+  }
+}
+
+/** Deletes a conversation, stopping any answer still running in it. */
+export async function deleteThread(thread: ChatThread): Promise<void> {
+  const threads = useThreadStore()
+  const running = (await threads.listMessages(thread.id)).filter(message => message.status === 'streaming' && message.jobId)
+  await Promise.all(running.map(message => useBackgroundJobs().abortJob(message.jobId!)))
+  await threads.deleteThread(thread.id)
+}

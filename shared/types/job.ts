@@ -1,0 +1,144 @@
+/**
+ * The background job record and everything stored with it. Stores (memory, sqlite, Convex)
+ * persist exactly these shapes; the HTTP API returns `PublicJob`, which leaves out the checkpoint.
+ */
+import type { ChatMessage, Usage } from './chat'
+import type { WorkflowState } from './workflow'
+
+
+/** What a job runs. */
+export type JobType = 'chat' | 'workflow'
+
+/** A job is `streaming` until it reaches one of the three terminal states. */
+export type JobStatus = 'streaming' | 'complete' | 'error' | 'aborted'
+
+/** One tool call of a job (any round), as viewers see it: status, timing and result. */
+export interface ActiveToolCall {
+  id: string
+  name: string
+  arguments: string
+  round: number
+  status: 'pending' | 'running' | 'completed' | 'error'
+  /** Set when the call ran out of time (status is then `error`). */
+  timedOut?: boolean
+  startedAt?: number
+  finishedAt?: number
+  executionTimeMs?: number
+  /** The text the model got back (capped for display). */
+  result?: string
+  error?: string
+}
+
+/** One executed tool call, kept for observability and for resuming after a restart. */
+export interface ToolExecutionRecord {
+  id: string
+  name: string
+  arguments: string
+  result: string
+  error?: string
+  executionTimeMs: number
+}
+
+/** A round that ran tools. */
+export interface ToolRoundRecord {
+  round: number
+  toolCalls: ToolExecutionRecord[]
+}
+
+/** How a job went wrong, in words a person can act on. */
+export interface JobError {
+  message: string
+  /** `timeout`, `interrupted`, or an OpenRouter error kind (`auth`, `rate_limit`, …). */
+  kind?: string
+  status?: number
+  hint?: string
+}
+
+/** What a chat job asked for, enough to start it again after a restart. */
+export interface ChatJobRequest {
+  model: string
+  messages: ChatMessage[]
+  /** Pass-through request fields (temperature, reasoning, tool_choice…). */
+  fields: Record<string, unknown>
+  /** Server tools offered; undefined means every enabled tool. */
+  toolNames?: string[]
+  /** Workflow jobs: the workflow (as it was when the run started) and its prompt. */
+  workflow?: { workflowId: string, prompt: string, definition: unknown }
+}
+
+/** A tool round whose calls had started when the last checkpoint was written. */
+export interface PendingToolRound {
+  round: number
+  /** The assistant turn that asked for the calls (its text, tool_calls, reasoning details). */
+  assistant: Extract<ChatMessage, { role: 'assistant' }>
+  contentLength: number
+  reasoningLength: number
+}
+
+/** Where a chat job resumes: the conversation after its last completed tool round. */
+export interface JobCheckpoint {
+  messages: ChatMessage[]
+  /** Model requests already made. */
+  rounds: number
+  /** Tool rounds completed. */
+  toolRounds: number
+  contentLength: number
+  reasoningLength: number
+  pendingToolRound?: PendingToolRound
+}
+
+/** The seed's background job record. */
+export interface BackgroundJob {
+  id: string
+  userId: string
+  threadId: string
+  messageId: string
+  type: JobType
+  model: string
+  status: JobStatus
+  content: string
+  reasoning: string
+  chunksReceived: number
+  /** Every tool call so far, in call order, with its live status (the seed's name). */
+  activeToolCalls: ActiveToolCall[]
+  /** Executed calls with the full text the model got, by round. */
+  toolRounds: ToolRoundRecord[]
+  workflowState?: WorkflowState
+  usage?: Usage
+  error?: JobError
+  /** Why the model stopped (`stop`, `length`, `tool_limit`…), once finished. */
+  finishReason?: string
+  startedAt: number
+  updatedAt: number
+  completedAt?: number
+  /** Times the job was resumed after a restart. */
+  resumeCount: number
+  request?: ChatJobRequest
+  checkpoint?: JobCheckpoint
+  /** The user's own API key, encrypted with the server secret; absent when the server's key is used. */
+  apiKeyCiphertext?: string
+}
+
+/** A job as the HTTP API shows it: no request, checkpoint or key (a workflow run shows its workflow). */
+export type PublicJob = Omit<BackgroundJob, 'request' | 'checkpoint' | 'apiKeyCiphertext'> & {
+  workflow?: ChatJobRequest['workflow']
+}
+
+/** A job in a list: without the large fields. */
+export type JobSummary = Omit<PublicJob, 'content' | 'reasoning' | 'toolRounds' | 'workflowState'> & {
+  contentLength: number
+  toolRoundCount: number
+}
+
+/** A note that a job ended while nobody watched it. */
+export interface JobNotification {
+  id: string
+  userId: string
+  jobId: string
+  threadId: string
+  kind: 'job-complete' | 'job-error' | 'job-aborted'
+  title: string
+  body: string
+  createdAt: number
+  readAt?: number
+}

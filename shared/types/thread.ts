@@ -1,0 +1,35 @@
+/**
+ * Conversations as the server keeps them: threads owned by a session user, and their messages.
+ * An assistant message is produced by a background job; it carries the job's id while it runs and
+ * the final text, tool calls and outcome once it has ended.
+ */
+import type { ActiveToolCall, JobError } from './job'
+
+/** A conversation. */
+export interface ChatThread {
+  id: string
+  userId: string
+  title: string
+  createdAt: number
+  updatedAt: number
+}
+
+/** Where an assistant message stands: its job's status. */
+export type ChatMessageStatus = 'streaming' | 'complete' | 'error' | 'aborted'
+
+/** One message of a thread. */
+export interface ThreadMessage {
+  id: string
+  threadId: string
+  role: 'user' | 'assistant'
+  content: string
+  createdAt: number
+  /** Assistant messages: the model that answered and the job that produced the answer. */
+  model?: string
+  jobId?: string
+  status?: ChatMessageStatus
+  reasoning?: string
+  toolCalls?: ActiveToolCall[]
+  error?: JobError
+  finishReason?: string
+}

@@ -1,0 +1,195 @@
+/**
+ * The behaviour every job store must have. Each store's test file calls
+ * `describeJobStoreContract` with a factory for a fresh, empty store.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { JobStore } from '../../server/lib/stores/jobs/job-store'
+import type { ActiveToolCall, JobCheckpoint } from '../../shared/types/job'
+import type { CreateJobInput } from '../../server/lib/stores/jobs/job-store'
+
+const usage = { promptTokens: 10, completionTokens: 20, totalTokens: 30, cachedTokens: 0, reasoningTokens: 0, cost: 0.001 }
+
+function jobInput(overrides: Partial<CreateJobInput> = {}): CreateJobInput {
+  return { userId: 'user-a', threadId: 'thread-1', messageId: 'message-1', type: 'chat', model: 'test/model', ...overrides }
+}
+
+/** Registers the store contract tests for one store. */
+export function describeJobStoreContract(name: string, createProvider: () => JobStore | Promise<JobStore>): void {
+  describe(`job store contract: ${name}`, () => {
+    let store: JobStore
+
+    beforeEach(async () => {
+      store = await createProvider()
+    })
+    afterEach(async () => {
+      await store.close()
+    })
+
+    it('creates a streaming job with empty progress and reads it back', async () => {
+      const request = { model: 'test/model', messages: [{ role: 'user' as const, content: 'hi' }], fields: { temperature: 0.2 }, toolNames: ['calculate'] }
+      const created = await store.createJob(jobInput({ now: 1_000, request, apiKeyCiphertext: 'v1.cipher' }))
+      expect(created).toMatchObject({
+        userId: 'user-a', threadId: 'thread-1', messageId: 'message-1', type: 'chat', model: 'test/model',
+        status: 'streaming', content: '', reasoning: '', chunksReceived: 0, activeToolCalls: [], toolRounds: [],
+        startedAt: 1_000, updatedAt: 1_000, resumeCount: 0, request, apiKeyCiphertext: 'v1.cipher',
+      })
+      expect(created.id).toMatch(/\S{8,}/)
+      expect(created.completedAt).toBeUndefined()
+      expect(await store.getJob(created.id)).toEqual(created)
+      expect(await store.getJob('no-such-job')).toBeNull()
+    })
+
+    it('keeps a caller-chosen id and refuses a duplicate', async () => {
+      await store.createJob(jobInput({ id: 'fixed-id' }))
+      expect((await store.getJob('fixed-id'))?.id).toBe('fixed-id')
+      await expect(store.createJob(jobInput({ id: 'fixed-id' }))).rejects.toThrow()
+    })
+
+    it('appends streamed text and replaces counters and active tool calls', async () => {
+      const job = await store.createJob(jobInput())
+      const running: ActiveToolCall[] = [{ id: 'call-1', name: 'calculate', arguments: '{"expression":"1+1"}', round: 1, status: 'running', startedAt: 5 }]
+      expect(await store.updateJob(job.id, { contentChunk: 'Hel', reasoningChunk: 'think', chunksReceived: 2, now: 2_000 })).toBe(true)
+      expect(await store.updateJob(job.id, { contentChunk: 'lo', chunksReceived: 3, activeToolCalls: running })).toBe(true)
+      const stored = await store.getJob(job.id)
+      expect(stored).toMatchObject({ content: 'Hello', reasoning: 'think', chunksReceived: 3, activeToolCalls: running })
+      expect(stored!.updatedAt).toBeGreaterThanOrEqual(2_000)
+      expect(await store.updateJob('no-such-job', { contentChunk: 'x' })).toBe(false)
+    })
+
+    it('groups tool executions by round and replaces a repeated call', async () => {
+      const job = await store.createJob(jobInput())
+      const call = (id: string, result: string) => ({ id, name: 'calculate', arguments: '{}', result, executionTimeMs: 3 })
+      await store.appendToolExecution(job.id, 2, call('b', 'two'))
+      await store.appendToolExecution(job.id, 1, call('a', 'one'))
+      await store.appendToolExecution(job.id, 2, call('c', 'three'))
+      await store.appendToolExecution(job.id, 2, { ...call('b', 'two again'), error: 'boom' })
+      const stored = await store.getJob(job.id)
+      expect(stored!.toolRounds).toEqual([
+        { round: 1, toolCalls: [call('a', 'one')] },
+        { round: 2, toolCalls: [{ ...call('b', 'two again'), error: 'boom' }, call('c', 'three')] },
+      ])
+    })
+
+    it('stores and clears the checkpoint, usage, rewinds text and counts resumes', async () => {
+      const job = await store.createJob(jobInput())
+      await store.updateJob(job.id, { contentChunk: 'before the crash, and more' })
+      const checkpoint: JobCheckpoint = {
+        messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'calculate', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c', content: '2' }],
+        rounds: 1, toolRounds: 1, contentLength: 16, reasoningLength: 0,
+      }
+      await store.updateJobMetadata(job.id, { checkpoint, usage, content: 'before the crash', resumeCount: 1 })
+      expect(await store.getJob(job.id)).toMatchObject({ checkpoint, usage, content: 'before the crash', resumeCount: 1 })
+      await store.updateJobMetadata(job.id, { checkpoint: null })
+      expect((await store.getJob(job.id))!.checkpoint).toBeUndefined()
+    })
+
+    it('replaces the workflow state', async () => {
+      const job = await store.createJob(jobInput({ type: 'workflow', model: 'workflow' }))
+      const state = { workflowId: 'w1', workflowName: 'Draft', nodeStates: { start: { status: 'completed' as const, output: 'x' } }, executionOrder: ['start'], currentNodeId: 'draft' }
+      expect(await store.updateWorkflowState(job.id, state)).toBe(true)
+      expect((await store.getJob(job.id))!.workflowState).toEqual(state)
+    })
+
+    it('completes a job with its final text, drops the checkpoint and the key, and refuses later writes', async () => {
+      const job = await store.createJob(jobInput({ apiKeyCiphertext: 'v1.secret' }))
+      await store.updateJob(job.id, { contentChunk: 'partial' })
+      await store.updateJobMetadata(job.id, { checkpoint: { messages: [], rounds: 1, toolRounds: 0, contentLength: 0, reasoningLength: 0 } })
+      expect(await store.completeJob(job.id, { content: 'partial and the rest', reasoning: 'r', chunksReceived: 9, finishReason: 'stop', usage, now: 9_000 })).toBe(true)
+      const done = await store.getJob(job.id)
+      expect(done).toMatchObject({ status: 'complete', content: 'partial and the rest', reasoning: 'r', chunksReceived: 9, finishReason: 'stop', usage, completedAt: 9_000 })
+      expect(done!.checkpoint).toBeUndefined()
+      expect(done!.apiKeyCiphertext).toBeUndefined()
+
+      expect(await store.updateJob(job.id, { contentChunk: ' late' })).toBe(false)
+      expect(await store.appendToolExecution(job.id, 1, { id: 'x', name: 'y', arguments: '{}', result: '', executionTimeMs: 0 })).toBe(false)
+      expect(await store.updateJobMetadata(job.id, { content: 'rewritten' })).toBe(false)
+      expect(await store.completeJob(job.id, { content: 'again', reasoning: '', chunksReceived: 1, finishReason: 'stop' })).toBe(false)
+      expect(await store.failJob(job.id, { message: 'late failure' })).toBe(false)
+      expect(await store.abortJob(job.id)).toBe(false)
+      expect(await store.getJob(job.id)).toEqual(done)
+    })
+
+    it('fails a job with an error, keeping its text and settling unfinished tool calls', async () => {
+      const job = await store.createJob(jobInput())
+      await store.updateJob(job.id, {
+        contentChunk: 'so far',
+        activeToolCalls: [
+          { id: 'done', name: 'calculate', arguments: '{}', round: 1, status: 'completed', result: '2' },
+          { id: 'busy', name: 'slow', arguments: '{}', round: 1, status: 'running', startedAt: 1 },
+        ],
+      })
+      const error = { message: 'OpenRouter: insufficient credits (402)', kind: 'payment_required', status: 402, hint: 'Add credits.' }
+      expect(await store.failJob(job.id, error, { chunksReceived: 4 })).toBe(true)
+      const failed = await store.getJob(job.id)
+      expect(failed).toMatchObject({ status: 'error', error, content: 'so far', chunksReceived: 4, finishReason: 'error' })
+      expect(failed!.completedAt).toBeTypeOf('number')
+      expect(failed!.activeToolCalls.map(call => [call.id, call.status])).toEqual([['done', 'completed'], ['busy', 'error']])
+    })
+
+    it('aborts idempotently', async () => {
+      const job = await store.createJob(jobInput())
+      expect(await store.abortJob(job.id, { content: 'stopped here' })).toBe(true)
+      expect(await store.abortJob(job.id, { content: 'second abort' })).toBe(false)
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'aborted', content: 'stopped here', finishReason: 'aborted' })
+      expect(await store.abortJob('no-such-job')).toBe(false)
+    })
+
+    it('lists a user\'s jobs, running first then newest, with a limit and a status filter', async () => {
+      const old = await store.createJob(jobInput({ now: 1 }))
+      const running = await store.createJob(jobInput({ now: 2 }))
+      const newest = await store.createJob(jobInput({ now: 3 }))
+      await store.createJob(jobInput({ userId: 'user-b', now: 4 }))
+      await store.completeJob(old.id, { content: '', reasoning: '', chunksReceived: 0, finishReason: 'stop' })
+      await store.abortJob(newest.id)
+      expect((await store.listJobsByUser('user-a')).map(job => job.id)).toEqual([running.id, newest.id, old.id])
+      expect((await store.listJobsByUser('user-a', { limit: 1 })).map(job => job.id)).toEqual([running.id])
+      expect((await store.listJobsByUser('user-a', { status: 'complete' })).map(job => job.id)).toEqual([old.id])
+      expect(await store.listJobsByUser('nobody')).toEqual([])
+      expect((await store.listStreamingJobs()).map(job => job.userId).sort()).toEqual(['user-a', 'user-b'])
+    })
+
+    it('deletes finished jobs older than the cutoff, with their notifications, and keeps running ones', async () => {
+      const expired = await store.createJob(jobInput({ now: 1 }))
+      const recent = await store.createJob(jobInput({ now: 2 }))
+      const running = await store.createJob(jobInput({ now: 3 }))
+      await store.completeJob(expired.id, { content: 'a', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 100 })
+      await store.failJob(recent.id, { message: 'x' }, { now: 500 })
+      await store.addNotification({ userId: 'user-a', jobId: expired.id, threadId: 't', kind: 'job-complete', title: 'Done', body: 'a' })
+      await store.addNotification({ userId: 'user-a', jobId: recent.id, threadId: 't', kind: 'job-error', title: 'Failed', body: 'x' })
+
+      expect(await store.cleanupExpired(300)).toBe(1)
+      expect(await store.getJob(expired.id)).toBeNull()
+      expect(await store.getJob(recent.id)).not.toBeNull()
+      expect(await store.getJob(running.id)).not.toBeNull()
+      expect((await store.listNotifications('user-a')).map(item => item.jobId)).toEqual([recent.id])
+      expect(await store.cleanupExpired(300)).toBe(0)
+    })
+
+    it('records notifications per user, newest first, and marks them read', async () => {
+      const first = await store.addNotification({ userId: 'user-a', jobId: 'j1', threadId: 't1', kind: 'job-complete', title: 'Answer ready', body: 'first', now: 10 })
+      const second = await store.addNotification({ userId: 'user-a', jobId: 'j2', threadId: 't2', kind: 'job-error', title: 'Answer failed', body: 'second', now: 20 })
+      const others = await store.addNotification({ userId: 'user-b', jobId: 'j3', threadId: 't3', kind: 'job-aborted', title: 'Stopped', body: 'third', now: 30 })
+      expect(first).toMatchObject({ userId: 'user-a', jobId: 'j1', kind: 'job-complete', createdAt: 10 })
+      expect(first.readAt).toBeUndefined()
+      expect((await store.listNotifications('user-a')).map(item => item.id)).toEqual([second.id, first.id])
+
+      expect(await store.markNotificationsRead('user-b', [first.id])).toBe(0)
+      expect(await store.markNotificationsRead('user-a', [first.id], 40)).toBe(1)
+      expect(await store.markNotificationsRead('user-a', [first.id], 41)).toBe(0)
+      expect((await store.listNotifications('user-a', { unreadOnly: true })).map(item => item.id)).toEqual([second.id])
+      expect((await store.listNotifications('user-a')).find(item => item.id === first.id)?.readAt).toBe(40)
+
+      expect(await store.markNotificationsRead('user-a')).toBe(1)
+      expect(await store.listNotifications('user-a', { unreadOnly: true })).toEqual([])
+      expect((await store.listNotifications('user-b', { unreadOnly: true })).map(item => item.id)).toEqual([others.id])
+    })
+
+    it('hands out copies: changing a returned record changes nothing stored', async () => {
+      const job = await store.createJob(jobInput())
+      const copy = (await store.getJob(job.id))!
+      copy.content = 'tampered'
+      copy.toolRounds.push({ round: 1, toolCalls: [] })
+      expect(await store.getJob(job.id)).toMatchObject({ content: '', toolRounds: [] })
+    })
+  })
+}

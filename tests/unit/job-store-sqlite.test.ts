@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createSqliteJobStore } from '../../server/lib/stores/jobs/sqlite'
+import { SQLITE_MIGRATIONS } from '../../server/lib/stores/sqlite/database'
+import { describeJobStoreContract } from '../support/job-store-contract'
+
+const directory = mkdtempSync(join(tmpdir(), 'or3-sqlite-'))
+afterAll(() => rmSync(directory, { recursive: true, force: true }))
+
+let fileNumber = 0
+describeJobStoreContract('sqlite', () => createSqliteJobStore({ path: join(directory, `contract-${++fileNumber}.sqlite`) }))
+
+describe('sqlite job store', () => {
+  it('creates its directory and file on first use and keeps jobs across a reopen', async () => {
+    const path = join(directory, 'nested', 'deeper', 'jobs.sqlite')
+    const first = createSqliteJobStore({ path })
+    const job = await first.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x' })
+    await first.updateJob(job.id, { contentChunk: 'kept' })
+    await first.close()
+
+    const second = createSqliteJobStore({ path })
+    expect(await second.getJob(job.id)).toMatchObject({ status: 'streaming', content: 'kept' })
+    expect((await second.listStreamingJobs()).map(item => item.id)).toEqual([job.id])
+    await second.close()
+  })
+
+  it('records the schema version and refuses a database from a newer server', async () => {
+    const path = join(directory, 'versions.sqlite')
+    await createSqliteJobStore({ path }).close()
+    const db = new Database(path)
+    expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length)
+    db.pragma(`user_version = ${SQLITE_MIGRATIONS.length + 1}`)
+    db.close()
+    expect(() => createSqliteJobStore({ path })).toThrow(/newer than this server knows/)
+  })
+})
