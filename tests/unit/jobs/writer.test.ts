@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { ThrottledJobWriter } from '../../server/lib/jobs/writer'
-import { createMemoryJobStore } from '../../server/lib/stores/jobs/memory'
-import type { JobStore } from '../../server/lib/stores/jobs/job-store'
+import { ThrottledJobWriter } from '../../../server/lib/jobs/writer'
+import { createMemoryJobStore } from '../../../server/lib/stores/jobs/memory'
+import type { JobStore } from '../../../server/lib/stores/jobs/job-store'
 
 const policy = { intervalMs: 120, chunkInterval: 3, sizeThreshold: 1024 }
 

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createSecretBox } from '../../server/lib/security/secret-box'
-import { resolveSessionSecret } from '../../server/lib/security/session-secret'
+import { createSecretBox } from '../../../server/lib/security/secret-box'
+import { resolveSessionSecret } from '../../../server/lib/security/session-secret'
 
 const directory = mkdtempSync(join(tmpdir(), 'or3-secrets-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
-import { createMemoryThreadStore } from '../../server/lib/stores/threads/memory'
-import { createSqliteThreadStore } from '../../server/lib/stores/threads/sqlite'
-import { describeThreadStoreContract } from '../support/thread-store-contract'
-import { describeWorkflowStoreContract } from '../support/workflow-store-contract'
-import { createMemoryWorkflowStore } from '../../server/lib/stores/workflows/memory'
-import { createSqliteWorkflowStore } from '../../server/lib/stores/workflows/sqlite'
+import { createMemoryThreadStore } from '../../../server/lib/stores/threads/memory'
+import { createSqliteThreadStore } from '../../../server/lib/stores/threads/sqlite'
+import { describeThreadStoreContract } from '../../support/thread-store-contract'
+import { describeWorkflowStoreContract } from '../../support/workflow-store-contract'
+import { createMemoryWorkflowStore } from '../../../server/lib/stores/workflows/memory'
+import { createSqliteWorkflowStore } from '../../../server/lib/stores/workflows/sqlite'
 
 const directory = mkdtempSync(join(tmpdir(), 'or3-threads-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))

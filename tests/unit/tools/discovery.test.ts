@@ -1,12 +1,12 @@
 import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { findToolFiles, displayPath } from '../../server/lib/tools/tool-files'
-import { registerToolModules, resolveToolExport, type ToolModuleSource } from '../../server/lib/tools/discovery'
-import { clearServerTools, listServerTools } from '../../server/lib/tools/registry'
-import { executeServerTool } from '../../server/lib/tools/execute-tool'
-import { defineServerTool } from '../../server/lib/tools/define-tool'
+import { findToolFiles, displayPath } from '../../../server/lib/tools/tool-files'
+import { registerToolModules, resolveToolExport, type ToolModuleSource } from '../../../server/lib/tools/discovery'
+import { clearServerTools, listServerTools } from '../../../server/lib/tools/registry'
+import { executeServerTool } from '../../../server/lib/tools/execute-tool'
+import { defineServerTool } from '../../../server/lib/tools/define-tool'
 
-const fixturesDir = join(import.meta.dirname, '../fixtures/tool-files')
+const fixturesDir = join(import.meta.dirname, '../../fixtures/tool-files')
 
 /** The same list the build-time module generates, with Vite's import() as the loader. */
 function sourcesFor(dir: string): ToolModuleSource[] {

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
-import { executeWorkflow, UNKNOWN_NODE_OUTCOME, type WorkflowRunDependencies } from '../../server/lib/workflows/execute'
-import { validateWorkflow } from '../../server/lib/workflows/validate'
-import { WORKFLOW_EXAMPLES } from '../../server/lib/workflows/examples'
-import type { WorkflowDefinition } from '../../shared/schemas/workflow'
-import type { WorkflowState } from '../../shared/types/workflow'
+import { executeWorkflow, UNKNOWN_NODE_OUTCOME, type WorkflowRunDependencies } from '../../../server/lib/workflows/execute'
+import { validateWorkflow } from '../../../server/lib/workflows/validate'
+import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'
+import type { WorkflowDefinition } from '../../../shared/schemas/workflow'
+import type { WorkflowState } from '../../../shared/types/workflow'
 
 const tools = new Set(['calculate', 'get_current_time', 'get_current_weather', 'send_email'])
 const hasTool = (name: string) => tools.has(name)

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { setImmediate as nextTick } from 'node:timers/promises'
 import { createEvent } from 'h3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SseConnection } from '../../server/lib/http/sse-connection'
+import { SseConnection } from '../../../server/lib/http/sse-connection'
 
 let server: Server | undefined
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { envVariableFor, parseServerConfig, ServerConfigError } from '../../server/lib/config/server-config'
-import or3Config from '../../config.or3'
-import { runtimeConfigDefaults as defaults } from '../support/server-config'
+import { envVariableFor, parseServerConfig, ServerConfigError } from '../../../server/lib/config/server-config'
+import or3Config from '../../../config.or3'
+import { runtimeConfigDefaults as defaults } from '../../support/server-config'
 
 describe('runtime config', () => {
   it('has every tunable of the design with its default', () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { finishChunk, roleChunk, textChunk } from '../../server/lib/openrouter/chunks'
-import { builtinServerTools } from '../../server/lib/tools/builtin'
-import { executeToolLoop, type ToolExecutionLoopParams } from '../../server/lib/agent/tool-loop'
-import { clearServerTools, registerServerTool } from '../../server/lib/tools/registry'
-import type { ChatMessage } from '../../server/lib/openrouter/types'
+import { finishChunk, roleChunk, textChunk } from '../../../server/lib/openrouter/chunks'
+import { builtinServerTools } from '../../../server/lib/tools/builtin'
+import { executeToolLoop, type ToolExecutionLoopParams } from '../../../server/lib/agent/tool-loop'
+import { clearServerTools, registerServerTool } from '../../../server/lib/tools/registry'
+import type { ChatMessage } from '../../../server/lib/openrouter/types'
 import {
   fakeChunkMeta as meta,
   midStreamErrorReply,
@@ -13,7 +13,7 @@ import {
   type FakeOpenRouter,
   type FakeReply,
   type RecordedRequest,
-} from '../support/fake-openrouter'
+} from '../../support/fake-openrouter'
 
 let fake: FakeOpenRouter
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createSqliteJobStore } from '../../server/lib/stores/jobs/sqlite'
-import { SQLITE_MIGRATIONS } from '../../server/lib/stores/sqlite/database'
-import { describeJobStoreContract } from '../support/job-store-contract'
+import { createSqliteJobStore } from '../../../../server/lib/stores/jobs/sqlite'
+import { SQLITE_MIGRATIONS } from '../../../../server/lib/stores/sqlite/database'
+import { describeJobStoreContract } from '../../../support/job-store-contract'
 
 const directory = mkdtempSync(join(tmpdir(), 'or3-sqlite-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))

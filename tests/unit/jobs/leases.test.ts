@@ -1,16 +1,16 @@
 import { getFunctionName } from 'convex/server'
 import { convexTest } from 'convex-test'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import schema from '../../convex/schema'
-import { BackgroundJobManager } from '../../server/lib/jobs/manager'
-import { JobLiveHub } from '../../server/lib/jobs/live-hub'
-import type { SequencedJobEvent } from '../../server/lib/jobs/stream-events'
-import { createSecretBox } from '../../server/lib/security/secret-box'
-import { builtinServerTools } from '../../server/lib/tools/builtin'
-import { clearServerTools, registerServerTool } from '../../server/lib/tools/registry'
-import { createConvexJobStore, type ConvexFunctionClient } from '../../server/lib/stores/jobs/convex'
-import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../support/fake-openrouter'
-import { testServerConfig } from '../support/server-config'
+import schema from '../../../convex/schema'
+import { BackgroundJobManager } from '../../../server/lib/jobs/manager'
+import { JobLiveHub } from '../../../server/lib/jobs/live-hub'
+import type { SequencedJobEvent } from '../../../server/lib/jobs/stream-events'
+import { createSecretBox } from '../../../server/lib/security/secret-box'
+import { builtinServerTools } from '../../../server/lib/tools/builtin'
+import { clearServerTools, registerServerTool } from '../../../server/lib/tools/registry'
+import { createConvexJobStore, type ConvexFunctionClient } from '../../../server/lib/stores/jobs/convex'
+import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../../support/fake-openrouter'
+import { testServerConfig } from '../../support/server-config'
 
 // Two job layers ("instances") sharing one convex-test backend, as two Nitro servers share one
 // Convex deployment: a job started on one is watched, aborted and, once its lease expires,
@@ -36,7 +36,7 @@ beforeEach(() => {
 })
 
 function instances() {
-  const backend = convexTest(schema, import.meta.glob('../../convex/**/*.ts')) as unknown as ConvexFunctionClient
+  const backend = convexTest(schema, import.meta.glob('../../../convex/**/*.ts')) as unknown as ConvexFunctionClient
   const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-shared', retryBaseDelayMs: 5 } })
   const make = (instanceId: string, client: ConvexFunctionClient = backend) => {
     const store = createConvexJobStore({ client, secret, instanceId, leaseMs: LEASE_MS })

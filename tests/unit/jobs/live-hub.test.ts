@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { JobLiveHub } from '../../server/lib/jobs/live-hub'
-import { parseEventId, type SequencedJobEvent } from '../../server/lib/jobs/stream-events'
-import type { PublicJob } from '../../shared/types/job'
+import { JobLiveHub } from '../../../server/lib/jobs/live-hub'
+import { parseEventId, type SequencedJobEvent } from '../../../server/lib/jobs/stream-events'
+import type { PublicJob } from '../../../shared/types/job'
 
 function job(id = 'job-1'): PublicJob {
   return { id, userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x', status: 'streaming', content: '', reasoning: '', chunksReceived: 0, activeToolCalls: [], toolRounds: [], startedAt: 1, updatedAt: 1, resumeCount: 0 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { clearModelCatalogCache, listModels } from '../../server/lib/models/model-catalog'
-import { freePort } from '../support/free-port'
-import { startFakeOpenRouter, type FakeOpenRouter } from '../support/fake-openrouter'
-import { testServerConfig } from '../support/server-config'
+import { clearModelCatalogCache, listModels } from '../../../server/lib/models/model-catalog'
+import { freePort } from '../../support/free-port'
+import { startFakeOpenRouter, type FakeOpenRouter } from '../../support/fake-openrouter'
+import { testServerConfig } from '../../support/server-config'
 
 let fake: FakeOpenRouter
 

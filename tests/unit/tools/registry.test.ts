@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { clearServerTools, configureServerToolRegistry, DEFAULT_TOOL_TIMEOUT_MS, getEnabledDefinitions, getServerTool, listServerTools, registerServerTool, unregisterServerTool, type ServerToolDefinition, type ToolExecutionContext } from '../../server/lib/tools/registry'
-import { executeServerTool } from '../../server/lib/tools/execute-tool'
-import { defineServerTool } from '../../server/lib/tools/define-tool'
+import { clearServerTools, configureServerToolRegistry, DEFAULT_TOOL_TIMEOUT_MS, getEnabledDefinitions, getServerTool, listServerTools, registerServerTool, unregisterServerTool, type ServerToolDefinition, type ToolExecutionContext } from '../../../server/lib/tools/registry'
+import { executeServerTool } from '../../../server/lib/tools/execute-tool'
+import { defineServerTool } from '../../../server/lib/tools/define-tool'
 
 function weatherDefinition(overrides: Partial<ServerToolDefinition> = {}): ServerToolDefinition {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { evaluateExpression, ExpressionError } from '../../server/lib/tools/builtin/expression-evaluator'
+import { evaluateExpression, ExpressionError } from '../../../../server/lib/tools/builtin/expression-evaluator'
 
 describe('evaluateExpression', () => {
   it.each([

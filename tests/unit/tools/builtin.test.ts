@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { builtinServerTools } from '../../server/lib/tools/builtin'
-import { describeTimeInZone } from '../../server/lib/tools/builtin/get-current-time'
-import { sunnyWeather } from '../../server/lib/tools/builtin/get-current-weather'
-import { convertUnits } from '../../server/tools/convert-units'
-import convertUnitsTool from '../../server/tools/convert-units'
-import { clearServerTools, getEnabledDefinitions, registerServerTool } from '../../server/lib/tools/registry'
-import { executeServerTool } from '../../server/lib/tools/execute-tool'
+import { builtinServerTools } from '../../../server/lib/tools/builtin'
+import { describeTimeInZone } from '../../../server/lib/tools/builtin/get-current-time'
+import { sunnyWeather } from '../../../server/lib/tools/builtin/get-current-weather'
+import { convertUnits } from '../../../server/tools/convert-units'
+import convertUnitsTool from '../../../server/tools/convert-units'
+import { clearServerTools, getEnabledDefinitions, registerServerTool } from '../../../server/lib/tools/registry'
+import { executeServerTool } from '../../../server/lib/tools/execute-tool'
 
 function parsed(outcome: { result: string | null, error?: string }) {
   expect(outcome.error).toBeUndefined()

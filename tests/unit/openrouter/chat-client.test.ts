@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { errorChunk, finishChunk, roleChunk, textChunk, toolCallArgumentsChunk, toolCallOpenChunk, usageChunk } from '../../server/lib/openrouter/chunks'
-import { streamChatCompletion, type ChatClientOptions, type ChatEndpoint } from '../../server/lib/openrouter/chat-client'
-import type { OpenRouterError } from '../../server/lib/openrouter/errors'
-import { fetchWithRetry } from '../../server/lib/openrouter/fetch-with-retry'
-import type { ChatCompletionRequest, ChatStreamEvent, StreamedToolCall } from '../../server/lib/openrouter/types'
+import { errorChunk, finishChunk, roleChunk, textChunk, toolCallArgumentsChunk, toolCallOpenChunk, usageChunk } from '../../../server/lib/openrouter/chunks'
+import { streamChatCompletion, type ChatClientOptions, type ChatEndpoint } from '../../../server/lib/openrouter/chat-client'
+import type { OpenRouterError } from '../../../server/lib/openrouter/errors'
+import { fetchWithRetry } from '../../../server/lib/openrouter/fetch-with-retry'
+import type { ChatCompletionRequest, ChatStreamEvent, StreamedToolCall } from '../../../server/lib/openrouter/types'
 import {
   fakeChunkMeta as meta,
   midStreamErrorReply,
@@ -13,8 +13,8 @@ import {
   type FakeOpenRouter,
   type FakeReply,
   type StreamStep,
-} from '../support/fake-openrouter'
-import { freePort } from '../support/free-port'
+} from '../../support/fake-openrouter'
+import { freePort } from '../../support/free-port'
 
 let fake: FakeOpenRouter
 let endpoint: ChatEndpoint

@@ -1,0 +1,67 @@
+/**
+ * The layering rules, enforced: dependency-cruiser runs .dependency-cruiser.cjs over server/, app/
+ * and shared/ (server/lib never imports server/utils, routes go through the facade, the app and
+ * shared/ never import server code, no run-time cycles), and the facade stays small and listed.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { cruise, type IReporterOutput } from 'dependency-cruiser'
+import { describe, expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const ruleSet = createRequire(import.meta.url)(join(root, '.dependency-cruiser.cjs'))
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true, recursive: true })
+    .filter(entry => entry.isFile() && entry.name.endsWith('.ts'))
+    .map(entry => join(entry.parentPath, entry.name))
+}
+
+/** The names server/utils auto-imports into every handler (what Nitro's scanner sees). */
+function facadeNames(): string[] {
+  const names = new Set<string>()
+  for (const file of filesUnder(join(root, 'server/utils'))) {
+    const source = readFileSync(file, 'utf8')
+    for (const match of source.matchAll(/^export (?:async )?(?:function|const|class) (\w+)/gm)) names.add(match[1]!)
+    for (const match of source.matchAll(/^export \{ (\w+) \} from/gm)) names.add(match[1]!)
+  }
+  return [...names].sort()
+}
+
+describe('architecture', () => {
+  it('keeps the layers pointing one way, with no cycles', async () => {
+    const previous = process.cwd()
+    process.chdir(root)
+    let result: IReporterOutput
+    try {
+      result = await cruise(['server', 'app', 'shared'], { ruleSet, validate: true, outputType: 'json' })
+    } finally {
+      process.chdir(previous)
+    }
+    const output = typeof result.output === 'string' ? JSON.parse(result.output) : result.output
+    const violations = output.summary.violations.map((violation: { rule: { name: string }, from: string, to: string }) => `${violation.rule.name}: ${violation.from} → ${violation.to}`)
+    expect(output.summary.totalCruised, 'dependency-cruiser read the tree').toBeGreaterThan(100)
+    expect(violations).toEqual([])
+  }, 60_000)
+
+  it('auto-imports at most 30 server names, each listed in the README', () => {
+    const names = facadeNames()
+    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    expect(names.length, names.join(', ')).toBeLessThanOrEqual(30)
+    for (const name of names) expect(readme, `README does not list the facade's ${name}`).toContain(`\`${name}\``)
+  })
+
+  it('gives every server/utils export a line of JSDoc', () => {
+    for (const file of filesUnder(join(root, 'server/utils'))) {
+      const lines = readFileSync(file, 'utf8').split('\n')
+      lines.forEach((line, index) => {
+        if (!/^export (?:async )?(?:function|const|class|\{ \w+ \} from)/.test(line)) return
+        let above = index - 1
+        while (above >= 0 && lines[above]!.trim() === '') above--
+        expect(lines[above]?.trim().endsWith('*/'), `${relative(root, file)}:${index + 1} has no JSDoc`).toBe(true)
+      })
+    }
+  })
+})

@@ -1,4 +1,0 @@
-import { createMemoryJobStore } from '../../server/lib/stores/jobs/memory'
-import { describeJobStoreContract } from '../support/job-store-contract'
-
-describeJobStoreContract('memory', () => createMemoryJobStore())
