@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSqliteJobStore } from '../../../../server/lib/stores/jobs/sqlite'
-import { SQLITE_MIGRATIONS } from '../../../../server/lib/stores/sqlite/database'
+import { SQLITE_MIGRATIONS } from '../../../../server/lib/stores/sqlite/migrations'
 import { describeJobStoreContract } from '../../../support/job-store-contract'
 
 const directory = mkdtempSync(join(tmpdir(), 'or3-sqlite-'))

@@ -1,0 +1,89 @@
+/**
+ * The schema of the app's sqlite file (jobs, notifications, threads, messages, workflows) as
+ * numbered migrations. `PRAGMA user_version` records the last one applied. Never edit a shipped
+ * migration: add the next one. tests/unit/stores/shapes.test.ts checks the tables against
+ * shared/types.
+ */
+/** Ordered migrations; index + 1 is the version. */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE background_jobs (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    type TEXT NOT NULL CHECK (type IN ('chat', 'workflow')),
+    model TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('streaming', 'complete', 'error', 'aborted')),
+    content TEXT NOT NULL DEFAULT '',
+    reasoning TEXT NOT NULL DEFAULT '',
+    chunks_received INTEGER NOT NULL DEFAULT 0,
+    active_tool_calls TEXT NOT NULL DEFAULT '[]',
+    tool_rounds TEXT NOT NULL DEFAULT '[]',
+    workflow_state TEXT,
+    usage TEXT,
+    error TEXT,
+    finish_reason TEXT,
+    started_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    completed_at INTEGER,
+    resume_count INTEGER NOT NULL DEFAULT 0,
+    request TEXT,
+    checkpoint TEXT,
+    api_key_ciphertext TEXT
+  );
+  CREATE INDEX background_jobs_by_user_status ON background_jobs (user_id, status, started_at);
+  CREATE INDEX background_jobs_by_thread_message ON background_jobs (thread_id, message_id);
+  CREATE INDEX background_jobs_by_status_completed ON background_jobs (status, completed_at);
+  CREATE TABLE job_notifications (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    job_id TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    read_at INTEGER
+  );
+  CREATE INDEX job_notifications_by_user_created ON job_notifications (user_id, created_at);
+  CREATE INDEX job_notifications_by_job ON job_notifications (job_id);
+  `,
+  `
+  CREATE TABLE threads (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX threads_by_user_updated ON threads (user_id, updated_at);
+  CREATE TABLE thread_messages (
+    id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+    sequence INTEGER NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+    content TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    model TEXT,
+    job_id TEXT,
+    status TEXT,
+    reasoning TEXT,
+    tool_calls TEXT,
+    error TEXT,
+    finish_reason TEXT
+  );
+  CREATE INDEX thread_messages_by_thread ON thread_messages (thread_id, created_at, sequence);
+  `,
+  `
+  CREATE TABLE workflows (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX workflows_by_user_updated ON workflows (user_id, updated_at);
+  `,
+]

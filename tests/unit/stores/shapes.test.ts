@@ -1,0 +1,121 @@
+/**
+ * One shape, one place: the records of shared/types are what every store keeps. Each shape's
+ * fields are listed here once, checked by the compiler against the type (a field added to the type
+ * and not here fails `npm test`'s typecheck), and compared with the Convex validators and the
+ * SQLite columns (a field added to a store and not the type, or the other way round, fails here).
+ */
+import type Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import schema, { jobError, jobStatus, usage } from '../../../convex/schema'
+import { openSqliteDatabase } from '../../../server/lib/stores/sqlite/database'
+import type { Usage } from '../../../shared/types/chat'
+import type { ActiveToolCall, BackgroundJob, JobError, JobNotification, JobStatus, ToolExecutionRecord } from '../../../shared/types/job'
+import type { ChatThread, ThreadMessage } from '../../../shared/types/thread'
+import type { SavedWorkflow } from '../../../shared/types/workflow'
+
+/** Every field of `T`, each named once: the compiler refuses a missing or unknown one. */
+function fieldsOf<T>(fields: { [K in keyof Required<T>]: true }): string[] {
+  return Object.keys(fields)
+}
+
+/** Every member of a string union, each named once. */
+function membersOf<T extends string>(members: { [K in T]: true }): string[] {
+  return Object.keys(members).sort()
+}
+
+const snake = (name: string) => name.replace(/[A-Z]/g, letter => `_${letter.toLowerCase()}`)
+
+/** A record's fields as a store names them: snake_case, with some renamed, moved elsewhere or added. */
+function stored(fields: string[], options: { rename?: Record<string, string>, elsewhere?: string[], storageOnly?: string[] } = {}): string[] {
+  return [
+    ...fields.filter(field => !options.elsewhere?.includes(field)).map(field => options.rename?.[field] ?? snake(field)),
+    ...(options.storageOnly ?? []),
+  ].sort()
+}
+
+const convexFields = (table: keyof typeof schema.tables) => Object.keys(schema.tables[table].validator.fields).sort()
+const literalsOf = (validator: { members: Array<{ value: unknown }> }) => validator.members.map(member => String(member.value)).sort()
+
+const db: Database.Database = openSqliteDatabase(':memory:')
+afterAll(() => db.close())
+const sqliteColumns = (table: string) => (db.pragma(`table_info(${table})`) as Array<{ name: string }>).map(column => column.name).sort()
+/** The values a CHECK (`column` IN (…)) constraint allows. */
+function sqliteCheck(table: string, column: string): string[] {
+  const { sql } = db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(table) as { sql: string }
+  const list = sql.match(new RegExp(`CHECK \\(${column} IN \\(([^)]*)\\)\\)`))![1]!
+  return list.split(',').map(item => item.trim().replace(/^'|'$/g, '')).sort()
+}
+
+const job = fieldsOf<BackgroundJob>({
+  id: true, userId: true, threadId: true, messageId: true, type: true, model: true, status: true, content: true,
+  reasoning: true, chunksReceived: true, activeToolCalls: true, toolRounds: true, workflowState: true, usage: true,
+  error: true, finishReason: true, startedAt: true, updatedAt: true, completedAt: true, resumeCount: true,
+  request: true, checkpoint: true, apiKeyCiphertext: true,
+})
+const jobStatuses = membersOf<JobStatus>({ streaming: true, complete: true, error: true, aborted: true })
+const jobTypes = membersOf<BackgroundJob['type']>({ chat: true, workflow: true })
+const toolCall = fieldsOf<ActiveToolCall>({
+  id: true, name: true, arguments: true, round: true, status: true, timedOut: true, startedAt: true, finishedAt: true,
+  executionTimeMs: true, result: true, error: true,
+})
+const execution = fieldsOf<ToolExecutionRecord>({ id: true, name: true, arguments: true, result: true, error: true, executionTimeMs: true })
+const notification = fieldsOf<JobNotification>({ id: true, userId: true, jobId: true, threadId: true, kind: true, title: true, body: true, createdAt: true, readAt: true })
+const thread = fieldsOf<ChatThread>({ id: true, userId: true, title: true, createdAt: true, updatedAt: true })
+const message = fieldsOf<ThreadMessage>({
+  id: true, threadId: true, role: true, content: true, createdAt: true, model: true, jobId: true, status: true,
+  reasoning: true, toolCalls: true, error: true, finishReason: true,
+})
+const workflow = fieldsOf<SavedWorkflow>({ id: true, userId: true, name: true, definition: true, createdAt: true, updatedAt: true })
+
+describe('shapes in shared/types match every store', () => {
+  it('jobs', () => {
+    expect(sqliteColumns('background_jobs')).toEqual(stored(job))
+    // Convex keeps tool calls and checkpoints in their own tables, and the lease on the job.
+    expect(convexFields('background_jobs')).toEqual(stored(job, {
+      rename: { id: 'job_id' },
+      elsewhere: ['activeToolCalls', 'toolRounds', 'checkpoint'],
+      storageOnly: ['lease_owner', 'lease_expires_at', 'abort_requested_at'],
+    }))
+    expect(convexFields('job_checkpoints')).toEqual(['checkpoint', 'job_id'])
+  })
+
+  it('job statuses, types, errors and usage', () => {
+    expect(literalsOf(jobStatus)).toEqual(jobStatuses)
+    expect(sqliteCheck('background_jobs', 'status')).toEqual(jobStatuses)
+    expect(sqliteCheck('background_jobs', 'type')).toEqual(jobTypes)
+    expect(literalsOf(schema.tables.background_jobs.validator.fields.type)).toEqual(jobTypes)
+    expect(Object.keys(jobError.fields).sort()).toEqual(fieldsOf<JobError>({ message: true, kind: true, status: true, hint: true }).sort())
+    expect(Object.keys(usage.fields).sort()).toEqual(fieldsOf<Usage>({ promptTokens: true, completionTokens: true, totalTokens: true, cachedTokens: true, reasoningTokens: true, cost: true }).sort())
+  })
+
+  it('tool calls and their executions (Convex keeps both in one row per call)', () => {
+    expect(convexFields('job_tool_calls')).toEqual(stored(toolCall, {
+      rename: { id: 'call_id', result: 'display_result' },
+      storageOnly: ['job_id', 'position', 'active', 'executed'],
+    }))
+    const executed = schema.tables.job_tool_calls.validator.fields.executed.fields
+    expect(Object.keys(executed).sort()).toEqual(stored(execution, { elsewhere: ['id', 'name', 'arguments'], storageOnly: ['sequence'] }))
+    expect(literalsOf(schema.tables.job_tool_calls.validator.fields.status)).toEqual(membersOf<ActiveToolCall['status']>({ pending: true, running: true, completed: true, error: true }))
+  })
+
+  it('notifications', () => {
+    expect(sqliteColumns('job_notifications')).toEqual(stored(notification))
+    expect(convexFields('job_notifications')).toEqual(stored(notification, { elsewhere: ['id'] }))
+    expect(literalsOf(schema.tables.job_notifications.validator.fields.kind)).toEqual(membersOf<JobNotification['kind']>({ 'job-complete': true, 'job-error': true, 'job-aborted': true }))
+  })
+
+  it('threads and messages', () => {
+    expect(sqliteColumns('threads')).toEqual(stored(thread))
+    expect(convexFields('threads')).toEqual(stored(thread, { rename: { id: 'thread_id' } }))
+    expect(sqliteColumns('thread_messages')).toEqual(stored(message, { storageOnly: ['sequence'] }))
+    expect(convexFields('thread_messages')).toEqual(stored(message, { rename: { id: 'message_id' } }))
+    const roles = membersOf<ThreadMessage['role']>({ user: true, assistant: true })
+    expect(sqliteCheck('thread_messages', 'role')).toEqual(roles)
+    expect(literalsOf(schema.tables.thread_messages.validator.fields.role)).toEqual(roles)
+  })
+
+  it('saved workflows', () => {
+    expect(sqliteColumns('workflows')).toEqual(stored(workflow))
+    expect(convexFields('workflows')).toEqual(stored(workflow, { rename: { id: 'workflow_id' } }))
+  })
+})
