@@ -1,14 +1,6 @@
 import { ref } from 'vue'
+import { useJobs } from './useJobs'
 import { useToasts } from './useToasts'
-
-interface JobNotification {
-  id: string
-  jobId: string
-  threadId: string
-  kind: 'job-complete' | 'job-error' | 'job-aborted'
-  title: string
-  body: string
-}
 
 const permission = ref<NotificationPermission | 'unsupported'>('default')
 const asked = ref(false)
@@ -21,6 +13,7 @@ const ASKED_KEY = 'or3:notifications-asked'
  */
 export function useJobNotifications() {
   const { show } = useToasts()
+  const jobs = useJobs()
 
   function init(): void {
     if (typeof window === 'undefined') return
@@ -63,7 +56,7 @@ export function useJobNotifications() {
    * them read: on a visit, and whenever one of this session's running jobs ends elsewhere.
    */
   async function showUnread(): Promise<void> {
-    const { notifications } = await $fetch<{ notifications: JobNotification[] }>('/api/notifications', { query: { unread: 'true', limit: 5 } })
+    const notifications = await jobs.unreadNotifications(5)
     if (notifications.length === 0) return
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
     for (const item of notifications.slice(0, 3).reverse()) {
@@ -71,7 +64,7 @@ export function useJobNotifications() {
       if (hidden && permission.value === 'granted') new Notification(item.title, { body: item.body, tag: item.jobId })
     }
     if (notifications.length > 3) show({ title: `${notifications.length - 3} more answers finished while you were away`, tone: 'info', to: '/jobs' })
-    await $fetch('/api/notifications/read', { method: 'POST', body: { ids: notifications.map(item => item.id) } })
+    await jobs.markRead(notifications.map(item => item.id))
   }
 
   /**
@@ -82,8 +75,8 @@ export function useJobNotifications() {
     let running = new Set<string>()
     const poll = async () => {
       try {
-        const { jobs } = await $fetch<{ jobs: Array<{ id: string }> }>('/api/jobs', { query: { status: 'streaming', limit: 50 } })
-        const now = new Set(jobs.map(job => job.id))
+        const streaming = await jobs.list({ status: 'streaming', limit: 50 })
+        const now = new Set(streaming.map(job => job.id))
         const ended = [...running].some(id => !now.has(id))
         running = now
         if (ended) await showUnread()

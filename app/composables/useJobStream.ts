@@ -1,10 +1,11 @@
 import { onScopeDispose, ref, watch, type Ref } from 'vue'
 import { applyJobEvent, emptyJobView, isFinished, type JobView } from '../utils/job-events'
+import type { JobStreamEvent } from '../../shared/types/job-events'
 
 /** The EventSource constructor (injectable for tests). */
 export type EventSourceFactory = (url: string) => EventSource
 
-const EVENT_TYPES = ['snapshot', 'delta', 'tool-call', 'workflow-state', 'status'] as const
+const EVENT_TYPES = ['snapshot', 'delta', 'tool-call', 'workflow-state', 'status'] as const satisfies ReadonlyArray<JobStreamEvent['type']>
 
 /**
  * Attaches to a job's event stream and keeps a live view of it. The browser's EventSource resends
@@ -35,7 +36,9 @@ export function useJobStream(jobId: Ref<string | undefined>, options: { createEv
       current.addEventListener(type, (event) => {
         const message = event as MessageEvent<string>
         const before = view.value ?? emptyJobView(id)
-        const after = applyJobEvent(before, type, JSON.parse(message.data), message.lastEventId || undefined)
+        // The server's frames are JobStreamEvents without their `type`, which is the SSE event name.
+        const data = JSON.parse(message.data) as Omit<JobStreamEvent, 'type'>
+        const after = applyJobEvent(before, { type, ...data } as JobStreamEvent, message.lastEventId || undefined)
         view.value = after
         if (type === 'status' || (type === 'snapshot' && isFinished(after))) {
           close()

@@ -1,9 +1,9 @@
 import { ref, watch } from 'vue'
 import { useApiKey } from './useApiKey'
-import type { ModelOption } from '../components/ModelPicker.vue'
+import type { ModelCatalog, ModelSummary } from '../../shared/types/model'
 
 const MODEL_KEY = 'or3:model'
-const models = ref<ModelOption[]>([])
+const models = ref<ModelSummary[]>([])
 const selected = ref('')
 const error = ref<string>()
 let watching = false
@@ -14,9 +14,10 @@ export function useModels() {
 
   async function refresh(): Promise<void> {
     try {
-      const catalog = await $fetch<{ models: ModelOption[], error?: { message: string } }>('/api/models', { headers: apiKey.headers() })
+      const catalog = await $fetch<ModelCatalog>('/api/models', { headers: apiKey.headers() })
       models.value = catalog.models
-      error.value = catalog.error?.message
+      // The server says why the real models are missing (a bad key, no network) in words to show.
+      error.value = catalog.error
       const remembered = typeof localStorage !== 'undefined' ? localStorage.getItem(MODEL_KEY) : null
       if (!models.value.some(model => model.id === selected.value)) {
         selected.value = models.value.find(model => model.id === remembered)?.id ?? models.value[0]?.id ?? ''

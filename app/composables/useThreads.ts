@@ -1,35 +1,39 @@
 import { ref } from 'vue'
+import { useApiKey } from './useApiKey'
+import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
 
-/** A conversation in the sidebar. */
-export interface ThreadSummary {
-  id: string
-  title: string
-  createdAt: number
-  updatedAt: number
-}
-
-const threads = ref<ThreadSummary[]>([])
+const threads = ref<ChatThread[]>([])
 const loaded = ref(false)
 
-/** The session's conversations (shared by the sidebar and pages). */
+/** The session's conversations (shared by the sidebar and pages), and sending in one. */
 export function useThreads() {
+  const apiKey = useApiKey()
+
   async function refresh(): Promise<void> {
-    const result = await $fetch<{ threads: ThreadSummary[] }>('/api/threads')
+    const result = await $fetch<{ threads: ChatThread[] }>('/api/threads')
     threads.value = result.threads
     loaded.value = true
   }
-  async function create(): Promise<ThreadSummary> {
-    const thread = await $fetch<ThreadSummary>('/api/threads', { method: 'POST', body: {} })
+  async function create(): Promise<ChatThread> {
+    const thread = await $fetch<ChatThread>('/api/threads', { method: 'POST', body: {} })
     threads.value = [thread, ...threads.value]
     return thread
   }
+  /** One conversation with its messages. */
+  function open(id: string): Promise<ThreadWithMessages> {
+    return $fetch<ThreadWithMessages>(`/api/threads/${id}`)
+  }
+  /** Sends a message (with the user's own key, if any); the answer runs as a job on the server. */
+  function send(id: string, input: { content: string, model: string }): Promise<SentThreadMessage> {
+    return $fetch<SentThreadMessage>(`/api/threads/${id}/messages`, { method: 'POST', body: input, headers: apiKey.headers() })
+  }
   async function rename(id: string, title: string): Promise<void> {
-    const thread = await $fetch<ThreadSummary>(`/api/threads/${id}`, { method: 'PATCH', body: { title } })
+    const thread = await $fetch<ChatThread>(`/api/threads/${id}`, { method: 'PATCH', body: { title } })
     threads.value = threads.value.map(item => item.id === id ? thread : item)
   }
   async function remove(id: string): Promise<void> {
     await $fetch(`/api/threads/${id}`, { method: 'DELETE' })
     threads.value = threads.value.filter(item => item.id !== id)
   }
-  return { threads, loaded, refresh, create, rename, remove }
+  return { threads, loaded, refresh, create, open, send, rename, remove }
 }

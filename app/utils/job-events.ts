@@ -1,11 +1,13 @@
 /**
- * A job's state as the UI shows it, rebuilt from the job stream's events (snapshot, delta,
- * tool-call, status). Pure functions, shared by the stream composable and its tests.
+ * A job's state as the UI shows it, rebuilt from the job stream's events (shared/types/job-events:
+ * snapshot, delta, tool-call, workflow-state, status). Pure functions, shared by the stream
+ * composable and its tests.
  */
+import type { JobStreamEvent } from '../../shared/types/job-events'
+import type { ActiveToolCall, JobError, JobStatus, PublicJob } from '../../shared/types/job'
+import type { WorkflowState } from '../../shared/types/workflow'
 
-import type { ActiveToolCall, JobError } from '../../shared/types/job'
-
-/** One tool call card's data: the server's tool call record (type only; nothing server-side is bundled). */
+/** One tool call card's data: the server's tool call record. */
 export type ToolCallView = ActiveToolCall
 
 /** How a job failed, in the server's words. */
@@ -16,7 +18,7 @@ export interface JobView {
   jobId: string
   threadId?: string
   model?: string
-  status: 'connecting' | 'streaming' | 'complete' | 'error' | 'aborted'
+  status: 'connecting' | JobStatus
   content: string
   reasoning: string
   chunksReceived: number
@@ -27,30 +29,9 @@ export interface JobView {
   completedAt?: number
   lastEventId?: string
   /** Workflow runs: every node's state. */
-  workflowState?: WorkflowStateView
+  workflowState?: WorkflowState
   /** Workflow runs: the workflow as it was when the run started. */
-  workflow?: { workflowId: string, prompt: string, definition: any }
-}
-
-/** A workflow node's state as the run view shows it. */
-export interface WorkflowNodeView {
-  status: 'pending' | 'running' | 'completed' | 'error' | 'skipped'
-  startedAt?: number
-  finishedAt?: number
-  output?: string
-  error?: string
-  toolCalls?: ToolCallView[]
-  branch?: string
-}
-
-/** A workflow run's progress. */
-export interface WorkflowStateView {
-  workflowId: string
-  workflowName: string
-  nodeStates: Record<string, WorkflowNodeView>
-  executionOrder: string[]
-  currentNodeId: string | null
-  failedNodeId?: string | null
+  workflow?: PublicJob['workflow']
 }
 
 /** A view before any event arrived. */
@@ -71,12 +52,12 @@ function upsertToolCall(calls: ToolCallView[], call: ToolCallView): ToolCallView
  * (its offset equals what we have), otherwise it is ignored: the stream then resyncs with a
  * snapshot on its next connect.
  */
-export function applyJobEvent(view: JobView, type: string, data: any, id?: string): JobView {
+export function applyJobEvent(view: JobView, event: JobStreamEvent, id?: string): JobView {
   const next: JobView = { ...view }
   if (id) next.lastEventId = id
-  switch (type) {
+  switch (event.type) {
     case 'snapshot': {
-      const job = data.job
+      const { job } = event
       return {
         ...next,
         threadId: job.threadId,
@@ -95,24 +76,24 @@ export function applyJobEvent(view: JobView, type: string, data: any, id?: strin
       }
     }
     case 'workflow-state':
-      next.workflowState = data.workflowState
+      next.workflowState = event.workflowState
       if (next.status === 'connecting') next.status = 'streaming'
       return next
     case 'delta':
-      if (data.contentOffset !== view.content.length || data.reasoningOffset !== view.reasoning.length) return view
-      next.content = view.content + (data.content ?? '')
-      next.reasoning = view.reasoning + (data.reasoning ?? '')
-      next.chunksReceived = data.chunksReceived
+      if (event.contentOffset !== view.content.length || event.reasoningOffset !== view.reasoning.length) return view
+      next.content = view.content + (event.content ?? '')
+      next.reasoning = view.reasoning + (event.reasoning ?? '')
+      next.chunksReceived = event.chunksReceived
       if (next.status === 'connecting') next.status = 'streaming'
       return next
     case 'tool-call':
-      next.toolCalls = upsertToolCall(view.toolCalls, data.toolCall)
+      next.toolCalls = upsertToolCall(view.toolCalls, event.toolCall)
       return next
     case 'status':
-      next.status = data.status
-      next.finishReason = data.finishReason
-      next.error = data.error
-      next.completedAt = data.completedAt
+      next.status = event.status
+      next.finishReason = event.finishReason
+      next.error = event.error
+      next.completedAt = event.completedAt
       next.toolCalls = view.toolCalls.map(call => call.status === 'pending' || call.status === 'running' ? { ...call, status: 'error', error: 'stopped before it finished' } : call)
       return next
     default:

@@ -1,8 +1,8 @@
 import type { H3Event } from 'h3'
 import { throwJobStartError } from '../lib/http/job-start-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
-import { sendThreadMessage as sendMessage, type SendThreadMessageInput, type SentThreadMessage } from '../lib/threads/send-message'
-import type { ChatThread } from '../../shared/types/thread'
+import { sendThreadMessage as sendMessage, type SendThreadMessageInput } from '../lib/threads/send-message'
+import type { ChatThread, SentThreadMessage } from '../../shared/types/thread'
 
 /** Stores the user's message and starts the answer as a background job (429/503 over a cap, 400 without a key). */
 export async function sendThreadMessage(event: H3Event, thread: ChatThread, input: SendThreadMessageInput): Promise<SentThreadMessage> {

@@ -3,7 +3,7 @@
  * persist exactly these shapes; the HTTP API returns `PublicJob`, which leaves out the checkpoint.
  */
 import type { ChatMessage, Usage } from './chat'
-import type { WorkflowState } from './workflow'
+import type { WorkflowDefinition, WorkflowState } from './workflow'
 
 
 /** What a job runs. */
@@ -63,7 +63,7 @@ export interface ChatJobRequest {
   /** Server tools offered; undefined means every enabled tool. */
   toolNames?: string[]
   /** Workflow jobs: the workflow (as it was when the run started) and its prompt. */
-  workflow?: { workflowId: string, prompt: string, definition: unknown }
+  workflow?: { workflowId: string, prompt: string, definition: WorkflowDefinition }
 }
 
 /** A tool round whose calls had started when the last checkpoint was written. */

@@ -33,3 +33,16 @@ export interface ThreadMessage {
   error?: JobError
   finishReason?: string
 }
+
+/** A conversation with its messages (`GET /api/threads/:id`). */
+export interface ThreadWithMessages {
+  thread: ChatThread
+  messages: ThreadMessage[]
+}
+
+/** The stored turns of a sent message and the job answering it (`POST /api/threads/:id/messages`). */
+export interface SentThreadMessage {
+  userMessage: ThreadMessage
+  assistantMessage: ThreadMessage
+  jobId: string
+}

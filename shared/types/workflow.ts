@@ -37,3 +37,23 @@ export interface WorkflowState {
   currentNodeId: string | null
   failedNodeId?: string | null
 }
+
+/** One problem, with the node (or edge) it is about. */
+export interface WorkflowProblem {
+  nodeId?: string
+  message: string
+}
+
+/** The answer of `POST /api/workflows/validate`. */
+export interface WorkflowCheck {
+  ok: boolean
+  problems: WorkflowProblem[]
+}
+
+/** A workflow shipped with the app (`GET /api/workflows/examples`). */
+export interface WorkflowExample {
+  key: string
+  name: string
+  description?: string
+  definition: WorkflowDefinition
+}

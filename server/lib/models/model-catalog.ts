@@ -1,29 +1,12 @@
 import { createHash } from 'node:crypto'
 import type { ServerConfig } from '../config/server-config'
+import type { ModelCatalog, ModelSummary } from '../../../shared/types/model'
+
+export type { ModelCatalog, ModelSummary } from '../../../shared/types/model'
 import { demoModelList } from './demo/demo-stream'
 import { buildRequestHeaders, endpointUrl, labelForBaseUrl } from '../openrouter/chat-client'
 import { fetchWithRetry } from '../openrouter/fetch-with-retry'
 import { chatClientOptions, requiresApiKey } from './chat-endpoint'
-
-/** A model as the picker shows it. */
-export interface ModelSummary {
-  id: string
-  name: string
-  description?: string
-  contextLength: number | null
-  pricing: { prompt: string, completion: string } | null
-  supportsTools: boolean
-  /** True for the in-process demo model: no key, no network, not a real language model. */
-  offline: boolean
-}
-
-export interface ModelCatalog {
-  models: ModelSummary[]
-  /** Where the real models came from; `demo` when only the demo model is on offer. */
-  source: 'upstream' | 'demo'
-  /** Why the upstream list is missing, in words a person can act on. */
-  error?: string
-}
 
 interface UpstreamModel {
   id: string

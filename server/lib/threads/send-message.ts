@@ -9,7 +9,7 @@ import { resolveChatEndpoint } from '../models/chat-endpoint'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import { threadHistory } from './history'
 import { titleFromMessage } from './titles'
-import type { ChatThread, ThreadMessage } from '../../../shared/types/thread'
+import type { ChatThread, SentThreadMessage } from '../../../shared/types/thread'
 
 /** What the composer sends. */
 export interface SendThreadMessageInput {
@@ -19,12 +19,6 @@ export interface SendThreadMessageInput {
   tools?: string[]
 }
 
-/** The stored turns and the job answering. */
-export interface SentThreadMessage {
-  userMessage: ThreadMessage
-  assistantMessage: ThreadMessage
-  jobId: string
-}
 
 /**
  * Sends `input` in `thread`. Refuses before anything is stored when the user is over a cap or the

@@ -3,13 +3,11 @@
  * the registry has, router branches that exist, and no cycle. Every problem names its node.
  */
 import { workflowDefinitionSchema, type WorkflowDefinition } from '../../../shared/schemas/workflow'
+import type { WorkflowProblem } from '../../../shared/types/workflow'
+
+export type { WorkflowProblem } from '../../../shared/types/workflow'
 import { getServerTool } from '../tools/registry'
 
-/** One problem, with the node (or edge) it is about. */
-export interface WorkflowProblem {
-  nodeId?: string
-  message: string
-}
 
 /** A valid definition, or the problems that make it invalid. */
 export type WorkflowValidation = { ok: true, workflow: WorkflowDefinition } | { ok: false, problems: WorkflowProblem[] }

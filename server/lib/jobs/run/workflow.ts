@@ -14,7 +14,7 @@ import { toPublicJob } from '../public-job'
 import type { JobRunOutcome } from './end'
 import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
 import type { ActiveToolCall } from '../../../../shared/types/job'
-import type { WorkflowDefinition, WorkflowState } from '../../../../shared/types/workflow'
+import type { WorkflowState } from '../../../../shared/types/workflow'
 
 /** Everything one workflow run needs. */
 export interface WorkflowJobRunOptions extends JobRunOptions {
@@ -36,7 +36,7 @@ async function loopOutcome(run: Promise<Awaited<ReturnType<typeof executeToolLoo
 export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<JobRunOutcome> {
   const { job, store, hub, config, signal } = options
   const spec = job.request!.workflow!
-  const workflow = spec.definition as WorkflowDefinition
+  const workflow = spec.definition
   const harness = new JobRunHarness(options)
   const { writer } = harness
   const context = { userId: job.userId, threadId: job.threadId, jobId: job.id }

@@ -1,0 +1,32 @@
+import { useApiKey } from './useApiKey'
+import type { SavedWorkflow, WorkflowCheck, WorkflowExample } from '../../shared/types/workflow'
+
+/** Saved workflows, the shipped examples, validation, and runs. */
+export function useWorkflows() {
+  const apiKey = useApiKey()
+
+  async function list(): Promise<SavedWorkflow[]> {
+    return (await $fetch<{ workflows: SavedWorkflow[] }>('/api/workflows')).workflows
+  }
+  async function examples(): Promise<WorkflowExample[]> {
+    return (await $fetch<{ examples: WorkflowExample[] }>('/api/workflows/examples')).examples
+  }
+  /** The server's checks of a definition (every problem with its node). */
+  function validate(definition: unknown): Promise<WorkflowCheck> {
+    return $fetch<WorkflowCheck>('/api/workflows/validate', { method: 'POST', body: { definition } })
+  }
+  function create(definition: unknown): Promise<SavedWorkflow> {
+    return $fetch<SavedWorkflow>('/api/workflows', { method: 'POST', body: { definition } })
+  }
+  function update(id: string, definition: unknown): Promise<SavedWorkflow> {
+    return $fetch<SavedWorkflow>(`/api/workflows/${id}`, { method: 'PUT', body: { definition } })
+  }
+  async function remove(id: string): Promise<void> {
+    await $fetch(`/api/workflows/${id}`, { method: 'DELETE' })
+  }
+  /** Starts a run as a background job (with the user's own key, if any); returns its job id. */
+  async function run(id: string, prompt: string): Promise<string> {
+    return (await $fetch<{ jobId: string }>(`/api/workflows/${id}/run`, { method: 'POST', body: { prompt }, headers: apiKey.headers() })).jobId
+  }
+  return { list, examples, validate, create, update, remove, run }
+}
