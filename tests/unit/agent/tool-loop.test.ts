@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { finishChunk, roleChunk, textChunk } from '../../../server/lib/openrouter/chunks'
-import { builtinServerTools } from '../../../server/lib/tools/builtin'
 import { executeToolLoop, type ToolExecutionLoopParams } from '../../../server/lib/agent/tool-loop'
-import { clearServerTools, registerServerTool } from '../../../server/lib/tools/registry'
+import { registerServerTool } from '../../../server/lib/tools/registry'
 import type { ChatMessage } from '../../../server/lib/openrouter/types'
 import {
   fakeChunkMeta as meta,
   midStreamErrorReply,
-  startFakeOpenRouter,
   textReply,
   toolCallReply,
-  type FakeOpenRouter,
   type FakeReply,
   type RecordedRequest,
 } from '../../support/fake-openrouter'
+import { registerBuiltinToolsOnly, useFakeOpenRouter } from '../../support/upstream'
 
-let fake: FakeOpenRouter
+const fake = useFakeOpenRouter()
 
 function params(overrides: Partial<ToolExecutionLoopParams> = {}): ToolExecutionLoopParams {
   return {
@@ -33,17 +31,8 @@ function params(overrides: Partial<ToolExecutionLoopParams> = {}): ToolExecution
 const lastMessage = (request: RecordedRequest) => request.body.messages.at(-1) as ChatMessage
 const toolMessages = (request: RecordedRequest) => request.body.messages.filter(message => message.role === 'tool') as Array<Extract<ChatMessage, { role: 'tool' }>>
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter()
-})
-
-afterAll(async () => {
-  await fake.close()
-})
-
 beforeEach(() => {
-  clearServerTools()
-  for (const tool of builtinServerTools) registerServerTool(tool.definition, tool.handler, tool.options)
+  registerBuiltinToolsOnly()
 })
 
 describe('executeToolLoop', () => {

@@ -1,15 +1,14 @@
 import { getFunctionName } from 'convex/server'
 import { convexTest } from 'convex-test'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import schema from '../../../convex/schema'
 import { BackgroundJobManager } from '../../../server/lib/jobs/manager'
 import { JobLiveHub } from '../../../server/lib/jobs/live-hub'
 import type { SequencedJobEvent } from '../../../server/lib/jobs/stream-events'
 import { createSecretBox } from '../../../server/lib/security/secret-box'
-import { builtinServerTools } from '../../../server/lib/tools/builtin'
-import { clearServerTools, registerServerTool } from '../../../server/lib/tools/registry'
 import { createConvexJobStore, type ConvexFunctionClient } from '../../../server/lib/stores/jobs/convex'
-import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../../support/fake-openrouter'
+import { textReply, toolCallReply} from '../../support/fake-openrouter'
+import { registerBuiltinToolsOnly, useFakeOpenRouter } from '../../support/upstream'
 import { testServerConfig } from '../../support/server-config'
 
 // Two job layers ("instances") sharing one convex-test backend, as two Nitro servers share one
@@ -21,18 +20,11 @@ const LEASE_MS = 600
 const ANSWER = 'Resumed on the other instance, from the checkpoint after the tool round. '.repeat(4).trim()
 const request = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user' as const, content: 'What is 6*7?' }], fields: {} }
 
-let fake: FakeOpenRouter
+const fake = useFakeOpenRouter()
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter()
-})
-afterAll(async () => {
-  await fake.close()
-})
 beforeEach(() => {
   process.env.OR3_SERVER_SECRET = secret
-  clearServerTools()
-  for (const tool of builtinServerTools) registerServerTool(tool.definition, tool.handler, tool.options)
+  registerBuiltinToolsOnly()
 })
 
 function instances() {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { BackgroundJobManager } from '../../../server/lib/jobs/manager'
 import { JobCapacityError } from '../../../server/lib/jobs/admission'
 import { JobLiveHub } from '../../../server/lib/jobs/live-hub'
@@ -7,11 +7,12 @@ import { MissingApiKeyError } from '../../../server/lib/models/chat-endpoint'
 import { clearServerTools } from '../../../server/lib/tools/registry'
 import { createMemoryJobStore } from '../../../server/lib/stores/jobs/memory'
 import type { JobStore } from '../../../server/lib/stores/jobs/job-store'
-import { fakeChunkMeta, startFakeOpenRouter, textReply, type FakeOpenRouter } from '../../support/fake-openrouter'
+import { fakeChunkMeta, textReply} from '../../support/fake-openrouter'
+import { useFakeOpenRouter } from '../../support/upstream'
 import { roleChunk } from '../../../server/lib/openrouter/chunks'
 import { testServerConfig } from '../../support/server-config'
 
-let fake: FakeOpenRouter
+const fake = useFakeOpenRouter()
 let store: JobStore
 let manager: BackgroundJobManager
 const secretBox = createSecretBox('a test secret that is long enough to use')
@@ -24,12 +25,6 @@ function newManager(overrides: Parameters<typeof testServerConfig>[0] = {}) {
   return manager
 }
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter()
-})
-afterAll(async () => {
-  await fake.close()
-})
 beforeEach(() => {
   clearServerTools()
   fake.script(() => ({ type: 'stream', steps: [{ chunk: roleChunk(fakeChunkMeta) }, { stall: true }] }))

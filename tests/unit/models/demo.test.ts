@@ -1,17 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { DEMO_MODEL_ID, planDemoReply } from '../../../server/lib/models/demo/demo-planner'
-import { builtinServerTools } from '../../../server/lib/tools/builtin'
 import { parseServerConfig } from '../../../server/lib/config/server-config'
 import { chatClientOptions, MissingApiKeyError, resolveChatEndpoint } from '../../../server/lib/models/chat-endpoint'
 import { executeToolLoop } from '../../../server/lib/agent/tool-loop'
-import { clearServerTools, getEnabledDefinitions, registerServerTool } from '../../../server/lib/tools/registry'
+import { getEnabledDefinitions } from '../../../server/lib/tools/registry'
 import { streamChatCompletion } from '../../../server/lib/openrouter/chat-client'
 import type { ChatMessage, ChatStreamEvent } from '../../../server/lib/openrouter/types'
 import { testServerConfig } from '../../support/server-config'
+import { registerBuiltinToolsOnly } from '../../support/upstream'
 
 beforeEach(() => {
-  clearServerTools()
-  for (const tool of builtinServerTools) registerServerTool(tool.definition, tool.handler, tool.options)
+  registerBuiltinToolsOnly()
 })
 
 const ask = (content: string, tools = getEnabledDefinitions()) => planDemoReply({ messages: [{ role: 'user', content }], tools })

@@ -1,30 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { runChatJob } from '../../../../server/lib/jobs/run/chat'
 import { JobLiveHub } from '../../../../server/lib/jobs/live-hub'
 import { planResume, UNKNOWN_OUTCOME_ERROR, type ResumePlan } from '../../../../server/lib/jobs/resume-plan'
-import { builtinServerTools } from '../../../../server/lib/tools/builtin'
-import { clearServerTools, registerServerTool } from '../../../../server/lib/tools/registry'
+import { registerServerTool } from '../../../../server/lib/tools/registry'
 import { createMemoryJobStore } from '../../../../server/lib/stores/jobs/memory'
 import type { JobStore } from '../../../../server/lib/stores/jobs/job-store'
 import type { BackgroundJob, JobCheckpoint } from '../../../../shared/types/job'
-import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../../../support/fake-openrouter'
+import { textReply, toolCallReply} from '../../../support/fake-openrouter'
+import { registerBuiltinToolsOnly, useFakeOpenRouter } from '../../../support/upstream'
 import { testServerConfig } from '../../../support/server-config'
 
-let fake: FakeOpenRouter
+const fake = useFakeOpenRouter()
 let store: JobStore
 let hub: JobLiveHub
 const config = testServerConfig({ openrouter: { retryBaseDelayMs: 5 } })
 const sendEmail = vi.fn(async () => 'sent')
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter()
-})
-afterAll(async () => {
-  await fake.close()
-})
 beforeEach(() => {
-  clearServerTools()
-  for (const tool of builtinServerTools) registerServerTool(tool.definition, tool.handler, tool.options)
+  registerBuiltinToolsOnly()
   registerServerTool({ type: 'function', function: { name: 'send_email', parameters: { type: 'object', properties: { to: { type: 'string' } } } }, runtime: 'server' }, sendEmail)
   sendEmail.mockClear()
   store = createMemoryJobStore()
