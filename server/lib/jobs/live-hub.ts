@@ -2,14 +2,17 @@
  * Live state of the jobs this process runs, fanned out to any number of viewers. Text deltas are
  * batched (`batchIntervalMs` / `batchSize`); tool-call, workflow and status events flush the
  * batch first so viewers see everything in order. Each event is serialised once and kept in a
- * byte-bounded replay log, so a viewer reconnecting with `Last-Event-ID` continues exactly.
+ * byte-bounded replay log (replay-log.ts), so a viewer reconnecting with `Last-Event-ID` continues exactly.
  * State of a finished job is dropped once its last viewer has left (after `graceMs`).
+ *
+ * Over 250 lines on purpose: batching, ordering and fan-out share one per-job state, and the
+ * ordering guarantee (pending text flushes before any other event) holds only if they stay together.
  */
-import { randomBytes } from 'node:crypto'
 import type { ActiveToolCall, JobError, JobStatus, PublicJob, ToolRoundRecord } from '../../../shared/types/job'
 import type { WorkflowState } from '../../../shared/types/workflow'
 import type { Usage } from '../openrouter/types'
-import { formatEventId, formatSseFrame, type JobStreamEvent, type SequencedJobEvent } from './stream-events'
+import { ReplayLog } from './replay-log'
+import type { JobStreamEvent, SequencedJobEvent } from './stream-events'
 
 /** Receives every event of a job after subscribing. */
 export type JobListener = (event: SequencedJobEvent) => void
@@ -56,8 +59,7 @@ export interface JobSubscription {
 
 interface LiveJob {
   base: PublicJob
-  epoch: string
-  seq: number
+  log: ReplayLog
   content: string
   reasoning: string
   chunksReceived: number
@@ -75,8 +77,6 @@ interface LiveJob {
   lastBroadcastAt: number
   batchTimer?: ReturnType<typeof setTimeout>
   cleanupTimer?: ReturnType<typeof setTimeout>
-  log: SequencedJobEvent[]
-  logBytes: number
 }
 
 /** Fan-out of live job progress to viewers. One per server process. */
@@ -112,8 +112,7 @@ export class JobLiveHub {
     if (previous) this.clearTimers(previous)
     const live: LiveJob = {
       base: job,
-      epoch: randomBytes(6).toString('hex'),
-      seq: 0,
+      log: new ReplayLog(this.options.replayBytes),
       content: job.content,
       reasoning: job.reasoning,
       chunksReceived: job.chunksReceived,
@@ -127,8 +126,6 @@ export class JobLiveHub {
       pendingChunks: 0,
       pendingChunksReceived: job.chunksReceived,
       lastBroadcastAt: 0,
-      log: [],
-      logBytes: 0,
     }
     this.jobs.set(job.id, live)
     if (live.listeners.size > 0) this.broadcast(live, { type: 'snapshot', job: this.snapshotOf(live) })
@@ -243,24 +240,15 @@ export class JobLiveHub {
       live.detachHandlers.delete(listener)
       if (live.listeners.size === 0 && live.terminal && this.jobs.get(jobId) === live) this.scheduleCleanup(jobId, live)
     }
-    const replay = lastEventId ? this.replayAfter(live, lastEventId) : undefined
+    const replay = lastEventId ? live.log.after(lastEventId) : undefined
     if (replay) return { replay, finished: Boolean(live.terminal), dispose }
-    const id = formatEventId(live.epoch, live.seq)
-    const event: JobStreamEvent = { type: 'snapshot', job: this.snapshotOf(live) }
-    return { snapshot: { id, seq: live.seq, event, frame: formatSseFrame(id, event) }, finished: Boolean(live.terminal), statusEvent: live.statusEvent, dispose }
+    const snapshot = live.log.current({ type: 'snapshot', job: this.snapshotOf(live) })
+    return { snapshot, finished: Boolean(live.terminal), statusEvent: live.statusEvent, dispose }
   }
 
   /** Clears every timer and all state, detaching every viewer (server shutdown). */
   close(): void {
     for (const jobId of [...this.jobs.keys()]) this.drop(jobId)
-  }
-
-  private replayAfter(live: LiveJob, after: { epoch: string, seq: number }): SequencedJobEvent[] | undefined {
-    if (after.epoch !== live.epoch || after.seq > live.seq) return undefined
-    if (after.seq === live.seq) return []
-    const first = live.log[0]
-    if (!first || first.seq > after.seq + 1) return undefined
-    return live.log.filter(item => item.seq > after.seq)
   }
 
   private snapshotOf(live: LiveJob): PublicJob {
@@ -307,14 +295,7 @@ export class JobLiveHub {
   }
 
   private broadcast(live: LiveJob, event: JobStreamEvent): SequencedJobEvent {
-    const seq = ++live.seq
-    const id = formatEventId(live.epoch, seq)
-    const sequenced: SequencedJobEvent = { id, seq, event, frame: formatSseFrame(id, event) }
-    live.log.push(sequenced)
-    live.logBytes += sequenced.frame.length
-    while (live.logBytes > this.options.replayBytes && live.log.length > 1) {
-      live.logBytes -= live.log.shift()!.frame.length
-    }
+    const sequenced = live.log.append(event)
     for (const listener of live.listeners) {
       try {
         listener(sequenced)

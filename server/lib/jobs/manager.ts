@@ -16,30 +16,12 @@ import { runChatJob } from './run/chat'
 import type { JobStopReason } from './run/end'
 import type { JobLogger } from './run/harness'
 import { runWorkflowJob } from './run/workflow'
+import { newChatJob, newWorkflowJob, workflowModels, type StartChatJobInput, type StartWorkflowJobInput } from './new-job'
 import { JobSweeper } from './sweeper'
-import type { BackgroundJob, ChatJobRequest, JobError } from '../../../shared/types/job'
-import type { WorkflowDefinition } from '../../../shared/types/workflow'
+import type { BackgroundJob, JobError } from '../../../shared/types/job'
 
 export { JobCapacityError } from './admission'
-
-/** A new workflow run. */
-export interface StartWorkflowJobInput {
-  userId: string
-  workflowId: string
-  definition: WorkflowDefinition
-  prompt: string
-  userApiKey?: string
-}
-
-/** A new chat job. */
-export interface StartChatJobInput {
-  userId: string
-  threadId?: string
-  messageId?: string
-  request: ChatJobRequest
-  /** The user's own OpenRouter key; stored only encrypted, and only while the job runs. */
-  userApiKey?: string
-}
+export type { StartChatJobInput, StartWorkflowJobInput } from './new-job'
 
 interface RunningJob {
   userId: string
@@ -120,15 +102,7 @@ export class BackgroundJobManager {
   async startChatJob(input: StartChatJobInput): Promise<BackgroundJob> {
     this.admission.check(input.userId)
     const endpoint = resolveChatEndpoint(input.request.model, this.options.config, input.userApiKey)
-    const job = await this.createAdmitted(input.userId, () => this.store.createJob({
-      userId: input.userId,
-      threadId: input.threadId ?? crypto.randomUUID(),
-      messageId: input.messageId ?? crypto.randomUUID(),
-      type: 'chat',
-      model: input.request.model,
-      request: input.request,
-      apiKeyCiphertext: input.userApiKey ? this.options.secretBox.seal(input.userApiKey) : undefined,
-    }))
+    const job = await this.createAdmitted(input.userId, () => this.store.createJob(newChatJob(input, this.options.secretBox)))
     this.launch(job, { endpoint })
     return job
   }
@@ -139,17 +113,8 @@ export class BackgroundJobManager {
    */
   async startWorkflowJob(input: StartWorkflowJobInput): Promise<BackgroundJob> {
     this.admission.check(input.userId)
-    const models = new Set(input.definition.nodes.flatMap(node => node.kind === 'agent' || (node.kind === 'router' && node.mode === 'model') ? [node.model ?? input.definition.defaultModel] : []))
-    for (const model of models) resolveChatEndpoint(model, this.options.config, input.userApiKey)
-    const job = await this.createAdmitted(input.userId, () => this.store.createJob({
-      userId: input.userId,
-      threadId: `workflow:${input.workflowId}`,
-      messageId: crypto.randomUUID(),
-      type: 'workflow',
-      model: 'workflow',
-      request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: {}, workflow: { workflowId: input.workflowId, prompt: input.prompt, definition: input.definition } },
-      apiKeyCiphertext: input.userApiKey ? this.options.secretBox.seal(input.userApiKey) : undefined,
-    }))
+    for (const model of workflowModels(input.definition)) resolveChatEndpoint(model, this.options.config, input.userApiKey)
+    const job = await this.createAdmitted(input.userId, () => this.store.createJob(newWorkflowJob(input, this.options.secretBox)))
     this.launch(job, { userKey: input.userApiKey })
     return job
   }

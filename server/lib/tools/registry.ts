@@ -20,20 +20,6 @@ import {
   type ToolRuntime,
 } from './tool-types'
 
-export type {
-  JsonSchemaObject,
-  OpenRouterToolDefinition,
-  RegisteredServerTool,
-  RegisterServerToolOptions,
-  ServerToolDefinition,
-  ServerToolHandler,
-  ToolErrorCode,
-  ToolExecutionContext,
-  ToolExecutionResult,
-  ToolParameters,
-  ToolRuntime,
-} from './tool-types'
-
 /** Default per-call limit when neither the tool nor the configuration sets one. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000
 

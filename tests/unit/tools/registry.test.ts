@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { clearServerTools, configureServerToolRegistry, DEFAULT_TOOL_TIMEOUT_MS, getEnabledDefinitions, getServerTool, listServerTools, registerServerTool, unregisterServerTool, type ServerToolDefinition, type ToolExecutionContext } from '../../../server/lib/tools/registry'
+import { clearServerTools, configureServerToolRegistry, DEFAULT_TOOL_TIMEOUT_MS, getEnabledDefinitions, getServerTool, listServerTools, registerServerTool, unregisterServerTool } from '../../../server/lib/tools/registry'
+import type { ServerToolDefinition, ToolExecutionContext } from '../../../server/lib/tools/tool-types'
 import { executeServerTool } from '../../../server/lib/tools/execute-tool'
 import { defineServerTool } from '../../../server/lib/tools/define-tool'
 

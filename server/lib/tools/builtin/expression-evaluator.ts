@@ -2,6 +2,8 @@
  * A small, safe arithmetic evaluator for the `calculate` tool. It parses the expression into a
  * tree and evaluates it over a fixed whitelist of operators, functions and constants held in Maps:
  * there is no `eval`, no property access and no way to name anything outside the whitelist.
+ * (Over 250 lines on purpose: one grammar, whose tokenizer, parser and evaluator share the
+ * whitelists and are read together.)
  *
  * Grammar (lowest to highest precedence):
  *   expression := additive

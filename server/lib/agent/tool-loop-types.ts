@@ -1,0 +1,99 @@
+/** What the tool loop takes, reports as it goes, and returns (the seed's ToolExecutionLoop shapes). */
+import type { ToolCallRecord } from '../tools/run-tool-calls'
+import type { ChatClientOptions, ChatEndpoint } from '../openrouter/chat-client'
+import type { OpenRouterError } from '../openrouter/errors'
+import type { ChatCompletionRequest, ChatMessage, FinishReason, StreamedToolCall, Usage } from '../openrouter/types'
+
+/** One round that ran tools. */
+export interface ToolRoundResult {
+  round: number
+  toolCalls: ToolCallRecord[]
+  totalExecutionMs: number
+}
+
+/** Why the loop ended. */
+export type ToolLoopFinishReason = 'stop' | 'length' | 'content_filter' | 'tool_limit' | 'error' | 'aborted'
+
+/** Progress as it happens, for the job layer to persist and fan out. */
+export interface ToolLoopCallbacks {
+  onTextDelta?: (text: string, info: { round: number }) => void
+  onReasoningDelta?: (text: string, info: { round: number }) => void
+  /** The model asked for tools; `assistant` is its turn (text, tool_calls, reasoning details). Called before any runs. */
+  onToolRoundStart?: (event: { round: number, assistant: AssistantMessage, calls: StreamedToolCall[] }) => void
+  onToolCallStart?: (event: { round: number, id: string, name: string, arguments: string, startedAt: number }) => void
+  onToolCallFinish?: (event: ToolCallRecord & { round: number }) => void
+  /** A round ended; `messages` is the conversation so far (a checkpoint to resume from). */
+  onRoundFinish?: (event: { round: number, finishReason: FinishReason, toolCalls: ToolCallRecord[], messages: readonly ChatMessage[] }) => void
+}
+
+/** The seed's ToolExecutionLoopParams, with the endpoint and limits made explicit. */
+export interface ToolExecutionLoopParams {
+  jobId: string
+  userId: string
+  threadId: string
+  initialMessages: ChatMessage[]
+  model: string
+  endpoint: ChatEndpoint
+  client: ChatClientOptions
+  /** Extra request fields passed through (tool_choice, parallel_tool_calls, max_tokens, reasoning, temperature…). */
+  request?: Omit<Partial<ChatCompletionRequest>, 'model' | 'messages' | 'stream' | 'tools'>
+  /** Names of server tools to offer; default every enabled one. An empty list offers none. */
+  toolNames?: readonly string[]
+  /** False offers no tools at all (tool execution switched off). */
+  toolsEnabled?: boolean
+  /** Tool rounds before one last answer is forced with tool_choice "none". Default 10. */
+  maxRounds?: number
+  /** Calls run per round; extra calls get an error result. Default 20. */
+  maxToolsPerRound?: number
+  /** Limit for one round: the model's stream plus its tools. Default 120000. */
+  roundTimeoutMs?: number
+  /** Tool calls of a round running at once. Default 5. */
+  toolConcurrency?: number
+  signal?: AbortSignal
+  callbacks?: ToolLoopCallbacks
+  /** Resuming a job: what earlier runs already did, so round numbers, limits and text carry on. */
+  resume?: ToolLoopResumeState
+}
+
+/** Progress of an interrupted run that this run continues. */
+export interface ToolLoopResumeState {
+  /** Model requests already made. */
+  rounds: number
+  /** Tool rounds already completed (they count towards `maxRounds`). */
+  toolRounds: number
+  /** Text already streamed; the result's `finalContent` continues it. */
+  content: string
+  reasoning: string
+  /**
+   * A tool round that was running when the earlier run stopped. The loop finishes it before its
+   * first model request: calls with a `settled` record keep it; the others run again.
+   */
+  interruptedRound?: InterruptedToolRound
+}
+
+/** A tool round to finish on resume (its assistant turn was checkpointed before its calls ran). */
+export interface InterruptedToolRound {
+  round: number
+  assistant: AssistantMessage
+  calls: StreamedToolCall[]
+  /** Calls whose outcome is already decided (finished before the stop, or not to be re-run). */
+  settled: ReadonlyMap<string, ToolCallRecord>
+}
+
+/** The model's turn in the conversation. */
+export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>
+
+/** The seed's ToolExecutionLoopResult, plus usage, the error and the whole conversation. */
+export interface ToolExecutionLoopResult {
+  /** Every round's text as the user saw it streamed (rounds separated by a blank line). */
+  finalContent: string
+  reasoning: string
+  totalRounds: number
+  totalToolCalls: number
+  toolRounds: ToolRoundResult[]
+  finishReason: ToolLoopFinishReason
+  usage: Usage
+  error?: OpenRouterError
+  /** The conversation including every assistant and tool message the loop added. */
+  messages: ChatMessage[]
+}
