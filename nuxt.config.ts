@@ -64,8 +64,11 @@ export default defineNuxtConfig({
       },
       sseBatching: {
         enabled: features.sseBatching.enabled,
+        /** Longest a delta waits in a batch. */
         intervalMs: 100,
         batchSize: 10,
+        /** Wait only under load (event-loop utilisation): no added latency when the server is idle. */
+        adaptive: true,
       },
       flush: {
         intervalMs: 120,

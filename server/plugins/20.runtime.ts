@@ -16,7 +16,7 @@ export default defineNitroPlugin((nitroApp) => {
   const config = useServerConfig()
   const stores = openStores(config)
   const { sseBatching } = config.backgroundJobs
-  const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize })
+  const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive })
   const jobs = new BackgroundJobManager({
     store: stores.jobs,
     hub,

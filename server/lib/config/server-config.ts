@@ -34,6 +34,7 @@ export const serverConfigSchema = z.object({
       enabled: z.boolean(),
       intervalMs: milliseconds,
       batchSize: positiveInt,
+      adaptive: z.boolean(),
     }),
     flush: z.object({
       intervalMs: milliseconds,

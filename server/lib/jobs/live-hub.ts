@@ -1,7 +1,12 @@
 /**
  * Live state of the jobs this process runs, fanned out to any number of viewers. Text deltas are
- * batched (`batchIntervalMs` / `batchSize`); tool-call, workflow and status events flush the
- * batch first so viewers see everything in order. Each event is serialised once and kept in a
+ * batched so that batching costs latency only under load: a delta that arrives when no text went
+ * out within the current window is sent at once (leading edge); deltas arriving while a send is
+ * recent are coalesced until the window ends or `batchSize` deltas wait (trailing edge). The
+ * window is `batchIntervalMs` times `batchShare()`: with `adaptive`, the event loop's load decides
+ * (no wait when idle, the whole interval when busy: event-loop-load.ts); otherwise always the whole
+ * interval. Tool-call, workflow and status events flush the batch first so viewers see everything
+ * in order. Each event is serialised once and kept in a
  * byte-bounded replay log (replay-log.ts), so a viewer reconnecting with `Last-Event-ID` continues exactly.
  * State of a finished job is dropped once its last viewer has left (after `graceMs`).
  *
@@ -11,6 +16,7 @@
 import type { ActiveToolCall, JobError, JobStatus, PublicJob, ToolRoundRecord } from '../../../shared/types/job'
 import type { WorkflowState } from '../../../shared/types/workflow'
 import type { Usage } from '../openrouter/types'
+import { EventLoopLoad } from './event-loop-load'
 import { ReplayLog } from './replay-log'
 import type { JobStreamEvent, SequencedJobEvent } from './stream-events'
 
@@ -20,8 +26,13 @@ export type JobListener = (event: SequencedJobEvent) => void
 /** Tuning of the hub; defaults in `DEFAULT_LIVE_HUB_OPTIONS`. */
 export interface LiveHubOptions {
   batchingEnabled: boolean
+  /** Longest a delta waits in a batch. */
   batchIntervalMs: number
   batchSize: number
+  /** Wait only as much of the interval as the process's load calls for (else always all of it). */
+  adaptive: boolean
+  /** The share (0..1) of the interval to wait now; defaults to the event loop's load when `adaptive`. */
+  batchShare?: () => number
   /** Bytes of recent events kept per job for replay after a reconnect. */
   replayBytes: number
   /** How long a finished job's state stays for late reconnects once nobody watches. */
@@ -32,6 +43,7 @@ export const DEFAULT_LIVE_HUB_OPTIONS: LiveHubOptions = {
   batchingEnabled: true,
   batchIntervalMs: 100,
   batchSize: 10,
+  adaptive: true,
   replayBytes: 256 * 1024,
   graceMs: 10_000,
 }
@@ -83,9 +95,20 @@ interface LiveJob {
 export class JobLiveHub {
   readonly options: LiveHubOptions
   private readonly jobs = new Map<string, LiveJob>()
+  /** Sampled only while some job is live (no timer in an idle process). */
+  private load: EventLoopLoad | undefined
 
   constructor(options: Partial<LiveHubOptions> = {}) {
     this.options = { ...DEFAULT_LIVE_HUB_OPTIONS, ...options }
+  }
+
+  /** How long a delta may wait now: the interval, scaled by the load when adaptive. */
+  batchWindowMs(): number {
+    const { batchingEnabled, batchIntervalMs, adaptive, batchShare } = this.options
+    if (!batchingEnabled) return 0
+    if (!adaptive) return batchIntervalMs
+    const share = batchShare ? batchShare() : (this.load ??= new EventLoopLoad()).batchShare()
+    return batchIntervalMs * Math.min(1, Math.max(0, share))
   }
 
   /** Jobs with live state in this process. */
@@ -139,15 +162,17 @@ export class JobLiveHub {
     if (text.reasoning) live.pendingReasoning += text.reasoning
     live.pendingChunks++
     live.pendingChunksReceived = chunksReceived
-    const { batchingEnabled, batchIntervalMs, batchSize } = this.options
+    const window = this.batchWindowMs()
     const sinceLast = Date.now() - live.lastBroadcastAt
-    if (!batchingEnabled || live.pendingChunks >= batchSize || sinceLast >= batchIntervalMs) {
+    // Leading edge: nothing went out within the window, so nothing is gained by waiting.
+    if (window <= 0 || live.pendingChunks >= this.options.batchSize || sinceLast >= window) {
       this.flushText(live)
     } else if (!live.batchTimer) {
+      // Trailing edge: coalesce until the window since the last send has passed.
       live.batchTimer = setTimeout(() => {
         live.batchTimer = undefined
         this.flushText(live)
-      }, batchIntervalMs - sinceLast)
+      }, window - sinceLast)
       live.batchTimer.unref?.()
     }
   }
@@ -210,6 +235,10 @@ export class JobLiveHub {
     live.listeners.clear()
     live.detachHandlers.clear()
     for (const handler of handlers) handler()
+    if (this.jobs.size === 0) {
+      this.load?.stop()
+      this.load = undefined
+    }
   }
 
   /** The job as viewers currently see it (text not yet broadcast excluded); undefined if not live. */

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { batchShareAt } from '../../../server/lib/jobs/event-loop-load'
 import { JobLiveHub } from '../../../server/lib/jobs/live-hub'
 import { parseEventId, type SequencedJobEvent } from '../../../server/lib/jobs/stream-events'
 import type { PublicJob } from '../../../shared/types/job'
@@ -37,7 +38,7 @@ describe('JobLiveHub', () => {
   })
 
   it('batches deltas: by count, and by time for a trickle', () => {
-    const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: 10 })
+    const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: 10, adaptive: false })
     hub.open(job())
     const viewer = new Viewer()
     const subscription = hub.subscribe('job-1', viewer.listener)!
@@ -65,7 +66,7 @@ describe('JobLiveHub', () => {
   })
 
   it('flushes pending text before a tool call and before the status, so order is kept', () => {
-    const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: 50 })
+    const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: 50, adaptive: false })
     hub.open(job())
     const viewer = new Viewer()
     hub.subscribe('job-1', viewer.listener)
@@ -84,7 +85,7 @@ describe('JobLiveHub', () => {
   })
 
   it('gives a new viewer a snapshot without text that is still waiting in the batch, then continues exactly', () => {
-    const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: 10 })
+    const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: 10, adaptive: false })
     hub.open(job())
     hub.appendText('job-1', { content: 'sent ' }, 1)
     hub.appendText('job-1', { content: 'waiting' }, 2)
@@ -203,5 +204,137 @@ describe('JobLiveHub', () => {
     hub.appendText('job-1', { content: 'late' }, 2)
     expect(hub.finish('job-1', { ...terminal, status: 'error' })).toBe(0)
     expect(viewer.events).toEqual([])
+  })
+})
+
+describe('JobLiveHub batching that costs latency only under load', () => {
+  beforeEach(() => {
+    vi.useFakeTimers()
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  /** A hub whose load the test sets: 0 = idle, 1 = busy. */
+  function hubAtLoad(share: { value: number }, options: { batchSize?: number } = {}) {
+    const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: options.batchSize ?? 10, adaptive: true, batchShare: () => share.value })
+    hub.open(job())
+    const viewer = new Viewer()
+    viewer.apply(hub.subscribe('job-1', viewer.listener)!.snapshot!)
+    return { hub, viewer, deltas: () => viewer.events.filter(event => event.event.type === 'delta') }
+  }
+
+  /** Every event id continues the one before it (what Last-Event-ID resumption relies on). */
+  function expectContinuousIds(viewer: Viewer) {
+    const sequence = viewer.events.map(event => parseEventId(event.id)!)
+    for (let index = 1; index < sequence.length; index++) {
+      expect(sequence[index]!.epoch).toBe(sequence[0]!.epoch)
+      expect(sequence[index]!.seq).toBe(sequence[index - 1]!.seq + 1)
+    }
+  }
+
+  it('sends every delta at once while the server is idle, without any timer', () => {
+    const share = { value: 0 }
+    const { hub, viewer, deltas } = hubAtLoad(share)
+    for (let index = 0; index < 5; index++) {
+      hub.appendText('job-1', { content: `${index} ` }, index + 1)
+      expect(deltas()).toHaveLength(index + 1)
+    }
+    expect(vi.getTimerCount()).toBe(0)
+    expect(viewer.content).toBe('0 1 2 3 4 ')
+    expectContinuousIds(viewer)
+  })
+
+  it('under load sends the first delta at once, coalesces a burst until the interval, and keeps the order', () => {
+    const share = { value: 1 }
+    const { hub, viewer, deltas } = hubAtLoad(share)
+    hub.appendText('job-1', { content: 'first ' }, 1)
+    expect(deltas()).toHaveLength(1)
+    for (let index = 0; index < 4; index++) hub.appendText('job-1', { content: `b${index} ` }, index + 2)
+    expect(deltas()).toHaveLength(1)
+    vi.advanceTimersByTime(99)
+    expect(deltas()).toHaveLength(1)
+    vi.advanceTimersByTime(1)
+    expect(deltas()).toHaveLength(2)
+    expect(deltas()[1]!.event).toMatchObject({ content: 'b0 b1 b2 b3 ', chunksReceived: 5 })
+    hub.updateToolCall('job-1', { id: 'c1', name: 'calculate', arguments: '{}', round: 1, status: 'running' })
+    hub.finish('job-1', terminal)
+    expect(viewer.events.map(event => event.event.type)).toEqual(['snapshot', 'delta', 'delta', 'tool-call', 'status'])
+    expect(viewer.content).toBe('first b0 b1 b2 b3 ')
+    expectContinuousIds(viewer)
+  })
+
+  it('under load flushes a burst early once the batch size is reached', () => {
+    const { hub, deltas } = hubAtLoad({ value: 1 }, { batchSize: 3 })
+    hub.appendText('job-1', { content: 'a' }, 1)
+    hub.appendText('job-1', { content: 'b' }, 2)
+    hub.appendText('job-1', { content: 'c' }, 3)
+    expect(deltas()).toHaveLength(1)
+    hub.appendText('job-1', { content: 'd' }, 4)
+    expect(deltas()).toHaveLength(2)
+    expect(deltas()[1]!.event).toMatchObject({ content: 'bcd' })
+  })
+
+  it('sends at once again after a pause longer than the window (every word after a pause)', () => {
+    const { hub, deltas } = hubAtLoad({ value: 1 })
+    hub.appendText('job-1', { content: 'a' }, 1)
+    vi.advanceTimersByTime(150)
+    hub.appendText('job-1', { content: 'b' }, 2)
+    expect(deltas()).toHaveLength(2)
+  })
+
+  it('scales the window with the load between idle and busy', () => {
+    const share = { value: 0.5 }
+    const { hub, deltas } = hubAtLoad(share)
+    expect(hub.batchWindowMs()).toBe(50)
+    hub.appendText('job-1', { content: 'a' }, 1)
+    hub.appendText('job-1', { content: 'b' }, 2)
+    vi.advanceTimersByTime(49)
+    expect(deltas()).toHaveLength(1)
+    vi.advanceTimersByTime(1)
+    expect(deltas()).toHaveLength(2)
+    share.value = 0
+    hub.appendText('job-1', { content: 'c' }, 3)
+    expect(deltas()).toHaveLength(3)
+  })
+
+  it('replays exactly after a reconnect whatever the batching did', () => {
+    const share = { value: 1 }
+    const { hub, viewer } = hubAtLoad(share)
+    hub.appendText('job-1', { content: 'one ' }, 1)
+    hub.appendText('job-1', { content: 'two ' }, 2)
+    const missedFrom = viewer.lastId
+    share.value = 0
+    vi.advanceTimersByTime(100)
+    hub.appendText('job-1', { content: 'three' }, 3)
+    const late = new Viewer()
+    late.content = 'one '
+    const again = hub.subscribe('job-1', late.listener, missedFrom)!
+    for (const event of again.replay!) late.apply(event)
+    expect(late.content).toBe('one two three')
+  })
+
+  it('maps event-loop utilisation to a share of the interval: none when idle, all when busy', () => {
+    expect(batchShareAt(0)).toBe(0)
+    expect(batchShareAt(0.7)).toBe(0)
+    expect(batchShareAt(0.825)).toBeCloseTo(0.5)
+    expect(batchShareAt(0.95)).toBe(1)
+    expect(batchShareAt(1)).toBe(1)
+  })
+
+  it('samples the load only while a job is live', () => {
+    vi.useRealTimers()
+    const hub = new JobLiveHub({ adaptive: true, graceMs: 0 })
+    hub.open(job())
+    hub.appendText('job-1', { content: 'x' }, 1)
+    expect(hub.batchWindowMs()).toBe(0)
+    hub.drop('job-1')
+    vi.useFakeTimers()
+    const idle = new JobLiveHub({ adaptive: true })
+    idle.open(job('job-2'))
+    idle.appendText('job-2', { content: 'x' }, 1)
+    expect(vi.getTimerCount()).toBe(1)
+    idle.drop('job-2')
+    expect(vi.getTimerCount()).toBe(0)
   })
 })
