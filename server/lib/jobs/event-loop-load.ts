@@ -15,7 +15,10 @@ export function batchShareAt(utilization: number, thresholds = LOAD_THRESHOLDS):
   return (utilization - thresholds.idle) / (thresholds.busy - thresholds.idle)
 }
 
-/** The event loop's utilisation over the last sample window; its timer is `unref`'d and stopped by `stop`. */
+/** Weight of the newest sample in the moving average. */
+const SMOOTHING = 0.3
+
+/** The event loop's utilisation, a moving average over short sample windows; its timer is `unref`'d and stopped by `stop`. */
 export class EventLoopLoad {
   private previous: EventLoopUtilization = performance.eventLoopUtilization()
   private latest = 0
@@ -24,13 +27,15 @@ export class EventLoopLoad {
   constructor(sampleMs = 100) {
     this.timer = setInterval(() => {
       const current = performance.eventLoopUtilization()
-      this.latest = performance.eventLoopUtilization(current, this.previous).utilization
+      const sample = performance.eventLoopUtilization(current, this.previous).utilization
+      // Smoothed, so one slow tick (a GC pause) does not swing the batch window back and forth.
+      this.latest += SMOOTHING * (sample - this.latest)
       this.previous = current
     }, sampleMs)
     this.timer.unref?.()
   }
 
-  /** Utilisation (0..1) over the last window. */
+  /** Utilisation (0..1), averaged over the last few windows. */
   get utilization(): number {
     return this.latest
   }
