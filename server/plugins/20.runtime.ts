@@ -4,7 +4,7 @@ import { JobLiveHub } from '../lib/jobs/live-hub'
 import { createSecretBox } from '../lib/security/secret-box'
 import { serverSecret } from '../lib/security/session-secret'
 import { closeStores, openStores } from '../lib/stores'
-import { messageUpdateFromJob } from '../lib/threads/history'
+import { writeJobIntoThread } from '../lib/threads/write-back'
 
 const logger = consola.withTag('jobs')
 
@@ -23,10 +23,9 @@ export default defineNitroPlugin((nitroApp) => {
     config,
     secretBox: createSecretBox(serverSecret(config), 'job-api-key'),
     logger,
-    // An answer that belongs to a thread is written into its assistant message when it ends.
+    // An answer that belongs to a thread of its user is written into its assistant message when it ends.
     onJobFinished: async (job) => {
-      const message = await stores.threads.getMessage(job.messageId)
-      if (message && message.threadId === job.threadId) await stores.threads.updateMessage(message.id, { ...messageUpdateFromJob(job), jobId: job.id })
+      await writeJobIntoThread(stores.threads, job)
     },
   })
   setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows })

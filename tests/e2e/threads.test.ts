@@ -42,6 +42,23 @@ describe('threads', () => {
     expect((await alice.json('/api/threads')).threads[0]).toMatchObject({ id: thread.id })
   })
 
+  it('never writes a job into another session\'s conversation, whatever thread and message ids it names', async () => {
+    const alice = new SessionClient(app.url)
+    const bob = new SessionClient(app.url)
+    const thread = await (await bob.post('/api/threads', {})).json()
+    const sent = await (await bob.post(`/api/threads/${thread.id}/messages`, { content: 'What is 6*7?', model: demo })).json()
+    const bobs = await waitForJobEnd(bob, sent.jobId)
+
+    const started = await alice.post('/api/openrouter/stream', { model: demo, messages: [{ role: 'user', content: 'What time is it in Tokyo?' }], _background: true, _threadId: thread.id, _messageId: sent.assistantMessage.id })
+    expect(started.status).toBe(202)
+    const alices = await waitForJobEnd(alice, (await started.json()).jobId)
+    expect(alices.status).toBe('complete')
+    expect(alices.content).not.toBe(bobs.content)
+
+    const { messages } = await bob.json(`/api/threads/${thread.id}`)
+    expect(messages[1]).toMatchObject({ id: sent.assistantMessage.id, jobId: sent.jobId, content: bobs.content, status: 'complete' })
+  })
+
   it('keeps conversations private: another session gets 404 on every thread route', async () => {
     const alice = new SessionClient(app.url)
     const bob = new SessionClient(app.url)

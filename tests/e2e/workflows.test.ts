@@ -171,6 +171,42 @@ describe('workflows on one server', () => {
 })
 
 describe('a workflow run across a server restart', () => {
+  it('routes with a catastrophic pattern on a hostile input without freezing the server, and refuses patterns that need backtracking', async () => {
+    const attacker = new SessionClient(app.url)
+    const other = new SessionClient(app.url)
+    const workflowId = await save(attacker, {
+      version: 1,
+      name: 'Evil router',
+      defaultModel: MODEL,
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'route', kind: 'router', mode: 'condition', conditions: [{ branch: 'evil', matches: '^(a+)+$' }], defaultBranch: 'plain' },
+        { id: 'evil', kind: 'output', template: 'matched' },
+        { id: 'plain', kind: 'output', template: 'not matched' },
+      ],
+      edges: [{ from: 'start', to: 'route' }, { from: 'route', to: 'evil', branch: 'evil' }, { from: 'route', to: 'plain', branch: 'plain' }],
+    })
+    // With a backtracking engine 40 "a"s and a "!" take minutes; here it is one linear pass.
+    const jobIds = await Promise.all([run(attacker, workflowId, `${'a'.repeat(40)}!`), run(attacker, workflowId, `${'a'.repeat(5_000)}!`)])
+    // Another user is answered while the attack runs.
+    expect((await other.fetch('/api/threads')).status).toBe(200)
+    for (const jobId of jobIds) {
+      const job = await waitForJobEnd(attacker, jobId)
+      expect(job).toMatchObject({ status: 'complete', content: 'not matched' })
+    }
+
+    const refused = await attacker.post('/api/workflows/validate', { definition: {
+      version: 1,
+      name: 'Back-reference',
+      defaultModel: MODEL,
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'route', kind: 'router', mode: 'condition', conditions: [{ branch: 'twice', matches: '(a)\\1' }], defaultBranch: 'twice' }, { id: 'twice', kind: 'output' }],
+      edges: [{ from: 'start', to: 'route' }, { from: 'route', to: 'twice', branch: 'twice' }],
+    } })
+    const check = await refused.json()
+    expect(check.ok).toBe(false)
+    expect(check.problems).toEqual([expect.objectContaining({ nodeId: 'route', message: expect.stringContaining('back-references and look-arounds are not supported') })])
+  })
+
   it('completes after SIGKILL during its second node, without repeating the first node\'s model call', async () => {
     const shared = env()
     const first = await startApp(entry, shared)

@@ -16,15 +16,3 @@ export function threadHistory(messages: readonly ThreadMessage[], question: stri
   history.push({ role: 'user', content: question })
   return history
 }
-
-/** What an ended job writes into its assistant message. */
-export function messageUpdateFromJob(job: { status: string, content: string, reasoning: string, activeToolCalls: ThreadMessage['toolCalls'], error?: ThreadMessage['error'], finishReason?: string }) {
-  return {
-    status: job.status as ThreadMessage['status'],
-    content: job.content,
-    reasoning: job.reasoning || undefined,
-    toolCalls: job.activeToolCalls,
-    error: job.error,
-    finishReason: job.finishReason,
-  }
-}

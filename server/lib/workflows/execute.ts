@@ -9,9 +9,16 @@ import type { ActiveToolCall } from '../../../shared/types/job'
 import type { WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
 import { renderArguments, renderTemplate } from './templates'
 import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from '../../../shared/schemas/workflow'
+import { compileRouterPattern } from './router-patterns'
 
 type AgentNode = Extract<WorkflowNode, { kind: 'agent' }>
 type RouterNode = Extract<WorkflowNode, { kind: 'router' }>
+
+/** Whether a router condition's pattern matches (a pattern that no longer compiles never does). */
+function matchesPattern(source: string, input: string): boolean {
+  const pattern = compileRouterPattern(source)
+  return pattern.ok && pattern.test(input)
+}
 
 /** A node's work either produced text or failed with a message. */
 export type NodeOutcome = { output: string } | { error: string }
@@ -152,7 +159,7 @@ export async function executeWorkflow(params: {
       }
       case 'router': {
         if (node.mode === 'condition') {
-          const match = node.conditions.find(item => (item.contains && input.toLowerCase().includes(item.contains.toLowerCase())) || (item.matches && new RegExp(item.matches, 'i').test(input)))
+          const match = node.conditions.find(item => (item.contains && input.toLowerCase().includes(item.contains.toLowerCase())) || (item.matches && matchesPattern(item.matches, input)))
           return { output: input, branch: match?.branch ?? node.defaultBranch }
         }
         const branches = [...new Set((outgoing.get(node.id) ?? []).map(edge => edge.branch!))]

@@ -7,6 +7,7 @@ import type { WorkflowProblem } from '../../../shared/types/workflow'
 
 export type { WorkflowProblem } from '../../../shared/types/workflow'
 import { getServerTool } from '../tools/registry'
+import { compileRouterPattern } from './router-patterns'
 
 
 /** A valid definition, or the problems that make it invalid. */
@@ -70,11 +71,8 @@ export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolea
       for (const item of node.conditions) {
         if (!item.contains && !item.matches) problems.push({ nodeId: node.id, message: `A condition of the router "${node.id}" (branch "${item.branch}") needs "contains" or "matches".` })
         if (item.matches) {
-          try {
-            new RegExp(item.matches, 'i')
-          } catch {
-            problems.push({ nodeId: node.id, message: `The router "${node.id}" has an invalid pattern for the branch "${item.branch}".` })
-          }
+          const pattern = compileRouterPattern(item.matches)
+          if (!pattern.ok) problems.push({ nodeId: node.id, message: `The router "${node.id}" has a pattern for the branch "${item.branch}" that cannot be used (${pattern.error}); back-references and look-arounds are not supported.` })
         }
       }
     } else if (out.some(edge => edge.branch)) {
