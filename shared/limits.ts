@@ -2,3 +2,6 @@
 
 /** Longest thread title kept. */
 export const MAX_THREAD_TITLE = 120
+
+/** Largest workflow definition body accepted (a saved workflow is at most this big). */
+export const MAX_WORKFLOW_BODY_BYTES = 256 * 1024

@@ -1,6 +1,7 @@
 import { consola } from 'consola'
 import { BackgroundJobManager } from '../lib/jobs/manager'
 import { JobLiveHub } from '../lib/jobs/live-hub'
+import { setServerRuntime } from '../lib/runtime'
 import { createSecretBox } from '../lib/security/secret-box'
 import { serverSecret } from '../lib/security/session-secret'
 import { closeStores, openStores } from '../lib/stores'

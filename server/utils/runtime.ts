@@ -1,23 +1,11 @@
 import type { BackgroundJobManager } from '../lib/jobs/manager'
 import type { JobListener } from '../lib/jobs/live-hub'
+import { currentServerRuntime, type ServerRuntime } from '../lib/runtime'
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
 
-/** What server/plugins/20.runtime.ts opens at start-up and closes on shutdown. */
-export interface ServerRuntime {
-  jobs: BackgroundJobManager
-  threads: ThreadStore
-  workflows: WorkflowStore
-}
-
-let runtime: ServerRuntime | undefined
-
-/** Installs (or, with undefined, removes) this process's runtime; only the runtime plugin calls it. */
-export function setServerRuntime(next: ServerRuntime | undefined): void {
-  runtime = next
-}
-
 function useServerRuntime(): ServerRuntime {
+  const runtime = currentServerRuntime()
   if (!runtime) throw createError({ statusCode: 503, statusMessage: 'The server is starting; try again in a moment.' })
   return runtime
 }

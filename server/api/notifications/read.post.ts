@@ -8,8 +8,7 @@ const bodySchema = z.object({
 /** Marks the session user's notifications read. */
 export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
-  const body = await readValidatedBody(event, raw => bodySchema.safeParse(raw ?? {}))
-  if (!body.success) throw createError({ statusCode: 400, statusMessage: `Invalid request: ${z.prettifyError(body.error).replaceAll('\n', ' ')} Send { "ids": ["…"] } or {} for all.` })
-  const marked = await useBackgroundJobs().store.markNotificationsRead(user.id, body.data.ids)
+  const body = await readJsonBody(event, bodySchema, { allowEmpty: true })
+  const marked = await useBackgroundJobs().store.markNotificationsRead(user.id, body.ids)
   return { marked }
 })

@@ -6,8 +6,7 @@ const bodySchema = z.object({ title: z.string().trim().min(1, 'give the conversa
 /** Renames a conversation. */
 export default defineEventHandler(async (event) => {
   const thread = await requireOwnedThread(event, getRouterParam(event, 'id'))
-  const body = await readValidatedBody(event, raw => bodySchema.safeParse(raw ?? {}))
-  if (!body.success) throw createError({ statusCode: 400, statusMessage: `Invalid request: ${z.prettifyError(body.error).replaceAll('\n', ' ')}` })
-  await useThreadStore().renameThread(thread.id, body.data.title)
+  const body = await readJsonBody(event, bodySchema)
+  await useThreadStore().renameThread(thread.id, body.title)
   return useThreadStore().getThread(thread.id)
 })

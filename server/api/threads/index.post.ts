@@ -6,8 +6,7 @@ const bodySchema = z.object({ title: z.string().trim().max(MAX_THREAD_TITLE).opt
 /** Starts a new, empty conversation. */
 export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
-  const body = await readValidatedBody(event, raw => bodySchema.safeParse(raw ?? {}))
-  if (!body.success) throw createError({ statusCode: 400, statusMessage: `Invalid request: ${z.prettifyError(body.error).replaceAll('\n', ' ')}` })
+  const body = await readJsonBody(event, bodySchema, { allowEmpty: true })
   setResponseStatus(event, 201)
-  return useThreadStore().createThread({ userId: user.id, title: body.data.title })
+  return useThreadStore().createThread({ userId: user.id, title: body.title })
 })

@@ -1,8 +1,13 @@
+import { z } from 'zod'
+import { MAX_WORKFLOW_BODY_BYTES } from '../../../shared/limits'
+
+const bodySchema = z.object({ definition: z.unknown() }).strict()
+
 /** Saves a new workflow (`{ definition }`); 400 names each problem and its node. */
 export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
-  const body = await readBody<{ definition?: unknown }>(event).catch(() => undefined)
-  const definition = requireValidWorkflow(body?.definition)
+  const body = await readJsonBody(event, bodySchema, { maxBytes: MAX_WORKFLOW_BODY_BYTES })
+  const definition = requireValidWorkflow(body.definition)
   setResponseStatus(event, 201)
   return useWorkflowStore().createWorkflow({ userId: user.id, definition })
 })

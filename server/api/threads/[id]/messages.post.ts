@@ -12,8 +12,7 @@ const bodySchema = z.object({
  */
 export default defineEventHandler(async (event) => {
   const thread = await requireOwnedThread(event, getRouterParam(event, 'id'))
-  const body = await readValidatedBody(event, raw => bodySchema.safeParse(raw))
-  if (!body.success) throw createError({ statusCode: 400, statusMessage: `Invalid request: ${z.prettifyError(body.error).replaceAll('\n', ' ')}` })
+  const body = await readJsonBody(event, bodySchema)
   setResponseStatus(event, 202)
-  return sendThreadMessage(event, thread, body.data)
+  return sendThreadMessage(event, thread, body)
 })

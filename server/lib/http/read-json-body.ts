@@ -1,0 +1,90 @@
+/**
+ * The one way a route reads a JSON body. Every body is hostile until bounded:
+ * - the byte limit is enforced while the body streams in (raw-body), so a chunked upload without
+ *   a Content-Length is cut off at the limit with a 413, never read whole;
+ * - only `application/json` is parsed (415 otherwise), which also keeps HTML forms (urlencoded,
+ *   multipart, text/plain: what a cross-site form can send) from starting anything;
+ * - nesting deeper than `maxDepth` is refused with a 400 before any code walks it (deep nesting
+ *   otherwise overflows the stack in JSON.stringify, a 500);
+ * - a body that fails its zod schema gets a 400 naming each field.
+ */
+import getRawBody from 'raw-body'
+import { createError, getRequestHeader, setResponseHeader, type H3Event } from 'h3'
+import { z } from 'zod'
+
+/** Largest JSON body of the app's routes unless a route says otherwise (1 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+/** Deepest nesting of arrays and objects accepted in a body. */
+export const MAX_JSON_DEPTH = 64
+
+/** How deep arrays and objects nest in `value` (a scalar is 0), stopping once past `limit`. */
+export function jsonDepth(value: unknown, limit = Number.POSITIVE_INFINITY): number {
+  let deepest = 0
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!
+    if (typeof node !== 'object' || node === null) continue
+    deepest = Math.max(deepest, depth)
+    if (deepest > limit) return deepest
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+    }
+  }
+  return deepest
+}
+
+/** Options of one route's body. */
+export interface ReadJsonBodyOptions {
+  maxBytes?: number
+  /** An empty body reads as `{}` (routes whose fields are all optional). */
+  allowEmpty?: boolean
+}
+
+/** Reads, bounds and parses the JSON body of `event`, and validates it against `schema`. */
+export async function readJsonBody<T extends z.ZodType>(event: H3Event, schema: T, options: ReadJsonBodyOptions = {}): Promise<z.output<T>> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES
+  const contentType = getRequestHeader(event, 'content-type') ?? ''
+  const declaredLength = Number(getRequestHeader(event, 'content-length') ?? 0)
+  const hasBody = declaredLength > 0 || getRequestHeader(event, 'transfer-encoding') !== undefined
+  if (hasBody && !/^application\/json\s*(;|$)/i.test(contentType)) {
+    throw createError({ statusCode: 415, statusMessage: 'Send the body as JSON with "Content-Type: application/json".' })
+  }
+  if (declaredLength > maxBytes) throw tooLarge(event, maxBytes)
+
+  let text = ''
+  if (hasBody) {
+    try {
+      text = await getRawBody(event.node.req, { limit: maxBytes, encoding: 'utf8' })
+    } catch (error) {
+      if ((error as { type?: string }).type === 'entity.too.large') throw tooLarge(event, maxBytes)
+      throw createError({ statusCode: 400, statusMessage: 'The request body could not be read completely; send it again.' })
+    }
+  }
+
+  let raw: unknown
+  if (text.trim() === '') {
+    if (!options.allowEmpty) throw createError({ statusCode: 400, statusMessage: 'Invalid request: the body is empty; send a JSON object.' })
+    raw = {}
+  } else {
+    try {
+      raw = JSON.parse(text)
+    } catch {
+      throw createError({ statusCode: 400, statusMessage: 'Invalid request: the body is not valid JSON.' })
+    }
+  }
+  const depth = jsonDepth(raw, MAX_JSON_DEPTH)
+  if (depth > MAX_JSON_DEPTH) {
+    throw createError({ statusCode: 400, statusMessage: `Invalid request: the body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; flatten it.` })
+  }
+  const parsed = schema.safeParse(raw)
+  if (!parsed.success) {
+    throw createError({ statusCode: 400, statusMessage: 'Invalid request', message: `Invalid request: ${z.prettifyError(parsed.error).replaceAll('\n', ' ')}`, data: { issues: parsed.error.issues } })
+  }
+  return parsed.data
+}
+
+/** The 413, answered at once; the connection closes after it so the rest of the upload is not read. */
+function tooLarge(event: H3Event, maxBytes: number) {
+  setResponseHeader(event, 'Connection', 'close')
+  return createError({ statusCode: 413, statusMessage: `Request body is over ${Math.round(maxBytes / 1024)} KiB; send less.` })
+}

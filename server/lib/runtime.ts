@@ -1,0 +1,26 @@
+/**
+ * This process's runtime: the job manager and the stores, opened by the runtime plugin at
+ * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
+ */
+import type { BackgroundJobManager } from './jobs/manager'
+import type { ThreadStore } from './stores/threads/thread-store'
+import type { WorkflowStore } from './stores/workflows/workflow-store'
+
+/** What server/plugins/20.runtime.ts opens at start-up and closes on shutdown. */
+export interface ServerRuntime {
+  jobs: BackgroundJobManager
+  threads: ThreadStore
+  workflows: WorkflowStore
+}
+
+let runtime: ServerRuntime | undefined
+
+/** Installs (or, with undefined, removes) this process's runtime; only the runtime plugin calls it. */
+export function setServerRuntime(next: ServerRuntime | undefined): void {
+  runtime = next
+}
+
+/** The runtime, or undefined while the server is starting or stopping. */
+export function currentServerRuntime(): ServerRuntime | undefined {
+  return runtime
+}

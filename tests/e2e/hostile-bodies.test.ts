@@ -1,0 +1,121 @@
+/**
+ * Request bodies from an attacker, against the built server: every one is refused with a 4xx
+ * that says what to fix, and other clients are answered while it happens.
+ */
+import { request as httpRequest } from 'node:http'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SessionClient } from '../support/job-stream-client'
+import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+
+let app: RunningApp
+const dataDir = mkdtempSync(join(tmpdir(), 'or3-hostile-bodies-'))
+
+beforeAll(async () => {
+  app = await startApp(await buildApp(), { NUXT_DATA_DIR: dataDir, NUXT_SESSION_PASSWORD: 'a-hostile-bodies-test-password-long-enough' })
+}, 240_000)
+afterAll(async () => {
+  await app?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+/**
+ * Streams `totalBytes` of a JSON string as a chunked body (no Content-Length), 64 KiB every few
+ * milliseconds like a real upload, and resolves with the answer and how much had been written when
+ * it arrived (the server may close the connection after answering: that is not an error here).
+ */
+function chunkedUpload(path: string, cookie: string, totalBytes: number): Promise<{ status: number, body: { message?: string }, bytesWritten: number }> {
+  return new Promise((resolve, reject) => {
+    let bytesWritten = 0
+    let answered = false
+    const request = httpRequest(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', cookie } }, (response) => {
+      answered = true
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => (text += chunk))
+      response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text), bytesWritten }))
+    })
+    request.on('error', error => answered ? undefined : reject(error))
+    const piece = 'x'.repeat(64 * 1024)
+    const writeMore = () => {
+      if (answered || request.destroyed) return
+      if (bytesWritten === 0) {
+        request.write('{"model":"or3/offline-demo","messages":[{"role":"user","content":"')
+      }
+      if (bytesWritten >= totalBytes) return request.end('"}]}')
+      bytesWritten += piece.length
+      if (request.write(piece)) setTimeout(writeMore, 2)
+      else request.once('drain', () => setTimeout(writeMore, 2))
+    }
+    writeMore()
+  })
+}
+
+function nestedArrays(depth: number): string {
+  return `${'['.repeat(depth)}"deep"${']'.repeat(depth)}`
+}
+
+describe('hostile request bodies', () => {
+  it('cuts off a chunked 5 MB upload at the 1 MiB limit with a 413, while another client is answered', async () => {
+    const attacker = new SessionClient(app.url)
+    const other = new SessionClient(app.url)
+    await attacker.json('/api/jobs')
+    const upload = chunkedUpload('/api/openrouter/stream', attacker.cookie, 5 * 1024 * 1024)
+    expect((await other.fetch('/api/threads')).status).toBe(200)
+    const answer = await upload
+    expect(answer.status).toBe(413)
+    expect(answer.body.message).toMatch(/over 1024 KiB/)
+    // Refused while the body was still coming, not after reading all of it.
+    expect(answer.bytesWritten).toBeLessThan(5 * 1024 * 1024)
+    expect((await attacker.json('/api/jobs')).jobs).toEqual([])
+  })
+
+  it('cuts off a chunked workflow definition past 256 KiB, and saves nothing', async () => {
+    const attacker = new SessionClient(app.url)
+    await attacker.json('/api/workflows')
+    const answer = await chunkedUpload('/api/workflows', attacker.cookie, 2 * 1024 * 1024)
+    expect(answer.status).toBe(413)
+    expect((await attacker.json('/api/workflows')).workflows).toEqual([])
+  })
+
+  it('refuses JSON nested thousands of levels deep with a 400 naming the limit, instead of a 500', async () => {
+    const client = new SessionClient(app.url)
+    const bodies: Array<[string, string]> = [
+      ['/api/openrouter/stream', `{"model":"or3/offline-demo","messages":[{"role":"user","content":${nestedArrays(4_500)}}]}`],
+      ['/api/openrouter/stream', `{"model":"or3/offline-demo","messages":[{"role":"assistant","content":"x","reasoning_details":[{"type":"reasoning.text","text":${nestedArrays(4_500)}}]},{"role":"user","content":"hi"}]}`],
+      ['/api/workflows/validate', `{"definition":{"version":1,"name":"Deep","defaultModel":"m","nodes":[{"id":"start","kind":"start"},{"id":"t","kind":"tool","tool":"calculate","arguments":{"expression":${nestedArrays(4_500)}}}],"edges":[]}}`],
+    ]
+    for (const [path, body] of bodies) {
+      const response = await client.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      expect(response.status, path).toBe(400)
+      expect((await response.json()).message, path).toMatch(/more than 64 levels deep/)
+    }
+    expect((await client.fetch('/api/threads')).status).toBe(200)
+  })
+
+  it('refuses bodies that are not JSON (what a cross-site form sends) with a 415, starting nothing', async () => {
+    const client = new SessionClient(app.url)
+    const forms: Array<[string, Record<string, string>, string]> = [
+      ['/api/openrouter/stream', { 'content-type': 'application/x-www-form-urlencoded' }, 'model=or3%2Foffline-demo&messages=hi'],
+      ['/api/threads', { 'content-type': 'text/plain' }, '{"title":"from a form"}'],
+      ['/api/threads', { 'content-type': 'multipart/form-data; boundary=x' }, '--x\r\nContent-Disposition: form-data; name="title"\r\n\r\nhi\r\n--x--\r\n'],
+    ]
+    for (const [path, headers, body] of forms) {
+      const response = await client.fetch(path, { method: 'POST', headers, body })
+      expect(response.status, `${headers['content-type']} to ${path}`).toBe(415)
+      expect((await response.json()).message).toMatch(/Content-Type: application\/json/)
+    }
+    expect((await client.json('/api/threads')).threads).toEqual([])
+    expect((await client.json('/api/jobs')).jobs).toEqual([])
+  })
+
+  it('keeps user input out of the HTTP status line', async () => {
+    const client = new SessionClient(app.url)
+    const response = await client.post('/api/threads', { title: 'x', ['k'.repeat(10_000)]: 1 })
+    expect(response.status).toBe(400)
+    expect(response.statusText.length).toBeLessThan(100)
+    expect((await response.json()).message).toMatch(/Unrecognized key/)
+  })
+})
