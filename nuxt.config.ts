@@ -55,6 +55,8 @@ export default defineNuxtConfig({
       maxJobsPerUser: 5,
       jobTimeoutMs: 300_000,
       completedJobRetentionMs: 300_000,
+      /** Restarts a job may be resumed after; one interrupted again is ended (a job that crashes the server must not do so on every boot). */
+      maxResumes: 2,
       toolExecution: {
         enabled: features.backgroundToolExecution.enabled,
         maxRounds: 10,

@@ -22,6 +22,7 @@ export const serverConfigSchema = z.object({
     maxConcurrentJobs: positiveInt,
     maxJobsPerUser: positiveInt,
     jobTimeoutMs: milliseconds,
+    maxResumes: z.number().int().min(0).max(100),
     completedJobRetentionMs: milliseconds,
     toolExecution: z.object({
       enabled: z.boolean(),

@@ -24,7 +24,7 @@ export interface RecoveryContext {
   leases?: JobLeases
   config: ServerConfig
   secretBox: SecretBox
-  logger?: { info?: (message: string) => void }
+  logger?: { info?: (message: string) => void, warn?: (message: string) => void }
   isRunning: (jobId: string) => boolean
   relaunch: (job: BackgroundJob, plan: RelaunchPlan) => void
   /** Ends the job with `error` and reports it finished. */
@@ -33,6 +33,10 @@ export interface RecoveryContext {
 
 /** How to relaunch `job`, or why it cannot continue. */
 export function planRelaunch(job: BackgroundJob, config: ServerConfig, secretBox: SecretBox): RelaunchPlan | { error: JobError } {
+  const { maxResumes } = config.backgroundJobs
+  if (job.resumeCount >= maxResumes) {
+    return { error: { kind: 'interrupted', message: `The ${job.type === 'workflow' ? 'workflow run' : 'answer'} was interrupted by a server restart ${job.resumeCount + 1} times and is not resumed again, so that a job that brings the server down cannot do it on every start.`, hint: 'Start it again; if it keeps happening, tell the operator (NUXT_BACKGROUND_JOBS_MAX_RESUMES).' } }
+  }
   if (job.type === 'workflow' && job.request?.workflow) {
     return { userKey: job.apiKeyCiphertext ? secretBox.open(job.apiKeyCiphertext) : undefined }
   }
@@ -63,6 +67,7 @@ export async function recoverInterruptedJobs(context: RecoveryContext): Promise<
     if (leases && !(await leases.claim(job.id))) continue
     const plan = planRelaunch(job, context.config, context.secretBox)
     if ('error' in plan) {
+      context.logger?.warn?.(`Job ${job.id} is not resumed: ${plan.error.message}`)
       await context.fail(job.id, plan.error)
       continue
     }

@@ -25,6 +25,7 @@ describe('runtime config', () => {
       maxJobsPerUser: 5,
       jobTimeoutMs: 300_000,
       completedJobRetentionMs: 300_000,
+      maxResumes: 2,
       toolExecution: { enabled: true, maxRounds: 10, maxToolsPerRound: 20, defaultTimeoutMs: 10_000, roundTimeoutMs: 120_000 },
       sseBatching: { enabled: true, intervalMs: 100, batchSize: 10, adaptive: true },
       flush: { intervalMs: 120, chunkInterval: 3, sizeThreshold: 1024 },

@@ -98,6 +98,19 @@ describe('BackgroundJobManager', () => {
     expect(await store.getJob(lostKey.id)).toMatchObject({ status: 'error', error: { kind: 'interrupted', message: expect.stringMatching(/could not be recovered/) } })
   })
 
+  it('does not resume a job that restarts interrupted more than maxResumes times, and says why', async () => {
+    newManager()
+    fake.script(() => textReply('resumed answer'))
+    const again = await store.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'chat', model: request.model, request })
+    await store.updateJobMetadata(again.id, { resumeCount: 1 })
+    const looping = await store.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'chat', model: request.model, request })
+    await store.updateJobMetadata(looping.id, { resumeCount: 2 })
+    expect(await manager.recoverInterruptedJobs()).toBe(1)
+    await manager.settled(again.id)
+    expect(await store.getJob(again.id)).toMatchObject({ status: 'complete', resumeCount: 2 })
+    expect(await store.getJob(looping.id)).toMatchObject({ status: 'error', error: { kind: 'interrupted', message: expect.stringMatching(/interrupted by a server restart 3 times and is not resumed again/) } })
+  })
+
   it('on shutdown stops runs at their checkpoint, refuses new jobs, and clears its timers', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
     try {

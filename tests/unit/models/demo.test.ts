@@ -136,3 +136,13 @@ describe('resolveChatEndpoint', () => {
     expect(parseServerConfig(testServerConfig()).demoModel.enabled).toBe(true)
   })
 })
+
+describe('the demo planner on hostile input', () => {
+  it('answers a 100,000-character message by reading only its start', () => {
+    const text = `What time is it in a${' '.repeat(100_000)}1`
+    const plan = planDemoReply({ messages: [{ role: 'user', content: text }], tools: getEnabledDefinitions() })
+    // Whatever it makes of it, nothing it plans carries more than the start of the message.
+    expect(JSON.stringify(plan).length).toBeLessThan(4_000)
+  })
+})
+

@@ -67,6 +67,12 @@ describe('get_current_time', () => {
     expect(outcome.error).toMatch(/Unknown time zone "Mars\/Olympus_Mons"\. Use an IANA name such as "Asia\/Tokyo"/)
   })
 
+  it('refuses a zone longer than any real one instead of echoing it back', async () => {
+    const outcome = await executeServerTool('get_current_time', JSON.stringify({ timezone: 'Z'.repeat(65_000) }))
+    expect(outcome.errorCode).toBe('invalid_arguments')
+    expect(outcome.error!.length).toBeLessThan(500)
+  })
+
   it('rejects a non-string zone through validation', async () => {
     expect((await executeServerTool('get_current_time', '{"timezone":9}')).errorCode).toBe('invalid_arguments')
   })

@@ -6,6 +6,9 @@ import type { ChatCompletionRequest, ChatMessage } from '../../openrouter/types'
  */
 
 export const DEMO_MODEL_ID = 'or3/offline-demo'
+
+/** Characters of a message the demo model reads (its rules look for a short question). */
+export const MAX_DEMO_INPUT_CHARS = 2_000
 export const DEMO_MODEL_NAME = 'Offline demo model'
 
 export type DemoPlan =
@@ -154,7 +157,8 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
   if (messages.at(-1)?.role === 'tool') return { kind: 'text', text: answerFromToolResults(messages) }
 
   const lastUser = [...messages].reverse().find(message => message.role === 'user')
-  const text = messageText(lastUser).trim()
+  // Rules read the start of the message only: bounded work however long the message is.
+  const text = messageText(lastUser).slice(0, MAX_DEMO_INPUT_CHARS).trim()
   const offered = new Set(request.tool_choice === 'none' ? [] : (request.tools ?? []).map(tool => tool.function.name))
 
   if (/\b(?:long|essay|story|explain in detail)\b/i.test(text)) return { kind: 'text', text: LONG_ANSWER }

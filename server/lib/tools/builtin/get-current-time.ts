@@ -42,7 +42,7 @@ export default defineServerTool({
   name: 'get_current_time',
   description: 'Get the current date and time in a time zone. Returns an ISO 8601 timestamp with the UTC offset and a readable local form.',
   parameters: z.object({
-    timezone: z.string().trim().min(1).optional()
+    timezone: z.string().trim().min(1).max(64).optional()
       .describe('IANA time zone, e.g. "Asia/Tokyo" or "America/New_York". Defaults to UTC.'),
   }),
   runtime: 'hybrid',
