@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import type { ServerConfig } from '../config/server-config'
 import type { ModelCatalog, ModelSummary } from '../../../shared/types/model'
 
@@ -29,8 +30,10 @@ function toSummary(model: UpstreamModel, offline: boolean): ModelSummary {
   }
 }
 
-// Cached per endpoint and key; the key is only kept as a hash.
-const cache = new Map<string, { expiresAt: number, models: ModelSummary[] }>()
+// Cached per endpoint and key (the key only as a hash), least recently used first out: each
+// user's own key has its own list, so the cache must not grow with the number of keys seen.
+const MAX_CACHED_LISTS = 100
+const cache = new LRUCache<string, ModelSummary[]>({ max: MAX_CACHED_LISTS })
 
 /** Forgets cached lists (tests; a changed key). */
 export function clearModelCatalogCache(): void {
@@ -41,7 +44,7 @@ async function fetchUpstreamModels(config: ServerConfig, apiKey: string | undefi
   const { baseUrl } = config.openrouter
   const cacheKey = `${baseUrl}|${createHash('sha256').update(apiKey ?? '').digest('hex').slice(0, 16)}`
   const cached = cache.get(cacheKey)
-  if (cached && cached.expiresAt > Date.now()) return cached.models
+  if (cached) return cached
 
   const label = labelForBaseUrl(baseUrl)
   const response = await fetchWithRetry(endpointUrl(baseUrl, 'models?supported_parameters=tools'), {
@@ -56,7 +59,7 @@ async function fetchUpstreamModels(config: ServerConfig, apiKey: string | undefi
     .map(model => toSummary(model, false))
     .filter(model => model.supportsTools)
     .sort((a, b) => a.name.localeCompare(b.name))
-  cache.set(cacheKey, { expiresAt: Date.now() + config.openrouter.modelsCacheTtlMs, models })
+  cache.set(cacheKey, models, { ttl: config.openrouter.modelsCacheTtlMs })
   return models
 }
 

@@ -45,6 +45,17 @@ describe('listModels', () => {
     expect(fake.modelRequests.at(-1)!.authorization).toBe('Bearer sk-user')
   })
 
+  it('keeps at most 100 cached lists however many keys it sees, dropping the least recently used', async () => {
+    const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server' } })
+    await listModels(config, 'sk-first')
+    for (let index = 0; index < 100; index++) await listModels(config, `sk-many-${index}`)
+    const before = fake.modelRequests.length
+    await listModels(config, 'sk-many-99')
+    expect(fake.modelRequests.length).toBe(before)
+    await listModels(config, 'sk-first')
+    expect(fake.modelRequests.length).toBe(before + 1)
+  })
+
   it('keeps the demo model and explains the problem when the upstream is unreachable', async () => {
     const port = await freePort()
     const config = testServerConfig({ openrouter: { baseUrl: `http://127.0.0.1:${port}/v1`, retryBaseDelayMs: 1 } })
