@@ -102,6 +102,10 @@ export default defineNuxtConfig({
       /** Seals session cookies and encrypts stored API keys (32+ chars); generated under dataDir when empty. */
       password: '',
     },
+    security: {
+      /** Comma-separated origins, besides the app's own, whose pages may call state-changing API routes. */
+      allowedOrigins: '',
+    },
     /** Where the embedded SQLite database and the generated session secret live. */
     dataDir: '.data',
   },

@@ -50,6 +50,9 @@ export const serverConfigSchema = z.object({
   session: z.object({
     password: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty to generate one under the data directory)')]),
   }),
+  security: z.object({
+    allowedOrigins: z.string().refine(value => value.split(',').map(item => item.trim()).filter(Boolean).every(item => /^https?:\/\/[^/\s]+\/?$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),
+  }),
   dataDir: z.string().trim().min(1, 'must name a directory, such as .data'),
 })
 

@@ -32,6 +32,7 @@ describe('runtime config', () => {
     })
     expect(config.convex).toEqual({ url: '', serverSecret: '', leaseMs: 30_000 })
     expect(config.session).toEqual({ password: '' })
+    expect(config.security).toEqual({ allowedOrigins: '' })
     expect(config.dataDir).toBe('.data')
   })
 
@@ -39,6 +40,12 @@ describe('runtime config', () => {
     const raw = defaults()
     raw.session.password = 'too-short'
     expect(() => parseServerConfig(raw)).toThrow(/NUXT_SESSION_PASSWORD \(session.password\): must be at least 32 characters/)
+  })
+
+  it('refuses an allowed origin that is not an origin', () => {
+    const raw = defaults()
+    raw.security.allowedOrigins = 'https://ok.example.com, javascript:alert(1)'
+    expect(() => parseServerConfig(raw)).toThrow(/NUXT_SECURITY_ALLOWED_ORIGINS \(security.allowedOrigins\): must be a comma-separated list of origins/)
   })
 
   it('takes the default of each switch from the feature flags', () => {
