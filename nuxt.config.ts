@@ -57,6 +57,12 @@ export default defineNuxtConfig({
       completedJobRetentionMs: 300_000,
       /** Restarts a job may be resumed after; one interrupted again is ended (a job that crashes the server must not do so on every boot). */
       maxResumes: 2,
+      /** Live job streams (SSE connections) open at once: per user, per job, on the server. */
+      streams: {
+        perUser: 100,
+        perJob: 25,
+        max: 10_000,
+      },
       toolExecution: {
         enabled: features.backgroundToolExecution.enabled,
         maxRounds: 10,

@@ -2,6 +2,7 @@
  * This process's runtime: the job manager and the stores, opened by the runtime plugin at
  * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
  */
+import type { StreamSlots } from './http/stream-slots'
 import type { BackgroundJobManager } from './jobs/manager'
 import type { ThreadStore } from './stores/threads/thread-store'
 import type { WorkflowStore } from './stores/workflows/workflow-store'
@@ -11,6 +12,8 @@ export interface ServerRuntime {
   jobs: BackgroundJobManager
   threads: ThreadStore
   workflows: WorkflowStore
+  /** Open job streams, counted against their caps. */
+  streams: StreamSlots
 }
 
 let runtime: ServerRuntime | undefined

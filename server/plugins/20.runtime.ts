@@ -1,6 +1,7 @@
 import { consola } from 'consola'
 import { BackgroundJobManager } from '../lib/jobs/manager'
 import { JobLiveHub } from '../lib/jobs/live-hub'
+import { StreamSlots } from '../lib/http/stream-slots'
 import { setServerRuntime } from '../lib/runtime'
 import { createSecretBox } from '../lib/security/secret-box'
 import { serverSecret } from '../lib/security/session-secret'
@@ -29,7 +30,7 @@ export default defineNitroPlugin((nitroApp) => {
       await writeJobIntoThread(stores.threads, job)
     },
   })
-  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows })
+  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, streams: new StreamSlots(config.backgroundJobs.streams) })
 
   jobs.startSweeper()
   jobs.recoverInterruptedJobs()

@@ -5,6 +5,7 @@ import { userApiKeyOf } from '../lib/http/user-api-key'
 import { readStreamRequest } from '../lib/http/read-stream-request'
 import { serveJobStream as serveJobEvents } from '../lib/http/serve-job-stream'
 import { toJobSummary, toPublicJob } from '../lib/jobs/public-job'
+import { currentServerRuntime } from '../lib/runtime'
 import type { BackgroundJob, JobStatus, JobSummary, PublicJob } from '../../shared/types/job'
 
 /**
@@ -33,7 +34,7 @@ export async function startChatJobForRequest(event: H3Event): Promise<{ job: Bac
 
 /** Serves a job as server-sent events (snapshot or exact replay, live events, end); see lib/http/serve-job-stream. */
 export function serveJobStream(event: H3Event, job: BackgroundJob, options: { abortOnClose?: boolean } = {}): Promise<void> {
-  return serveJobEvents(event, useBackgroundJobs(), job, options)
+  return serveJobEvents(event, useBackgroundJobs(), job, { ...options, slots: currentServerRuntime()?.streams })
 }
 
 /** One job as the API shows it: live text while it runs, otherwise the stored record without secrets. */

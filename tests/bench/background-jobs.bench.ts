@@ -163,6 +163,9 @@ function startBenchApp(env: Record<string, string> = {}): Promise<RunningApp> {
     NUXT_SESSION_PASSWORD: 'a-benchmark-session-password-long-enough',
     NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: String(JOBS * 2),
     NUXT_BACKGROUND_JOBS_MAX_JOBS_PER_USER: String(JOBS * 2),
+    // One benchmark session watches every job with every viewer.
+    NUXT_BACKGROUND_JOBS_STREAMS_PER_USER: '10000',
+    NUXT_BACKGROUND_JOBS_STREAMS_PER_JOB: '1000',
     ...env,
   })
 }

@@ -23,6 +23,11 @@ export const serverConfigSchema = z.object({
     maxJobsPerUser: positiveInt,
     jobTimeoutMs: milliseconds,
     maxResumes: z.number().int().min(0).max(100),
+    streams: z.object({
+      perUser: positiveInt,
+      perJob: positiveInt,
+      max: positiveInt,
+    }),
     completedJobRetentionMs: milliseconds,
     toolExecution: z.object({
       enabled: z.boolean(),

@@ -1,8 +1,9 @@
-import { getHeader, getQuery, type H3Event } from 'h3'
+import { getHeader, getQuery, setResponseHeader, type H3Event } from 'h3'
 import type { BackgroundJobManager } from '../jobs/manager'
 import { toPublicJob } from '../jobs/public-job'
 import { formatEventId, formatSseFrame, parseEventId, type JobStreamEvent } from '../jobs/stream-events'
 import { SseConnection } from './sse-connection'
+import type { StreamSlots } from './stream-slots'
 import type { BackgroundJob } from '../../../shared/types/job'
 
 /** Unsent bytes one viewer may fall behind before it is disconnected (it resumes on reconnect). */
@@ -14,8 +15,18 @@ const KEEP_ALIVE_MS = 15_000
  * the missed events), then live deltas, tool calls and the final status, then the end of the
  * stream. With `abortOnClose`, a client that leaves before the end aborts the job.
  */
-export async function serveJobStream(event: H3Event, jobs: BackgroundJobManager, job: BackgroundJob, options: { abortOnClose?: boolean } = {}): Promise<void> {
+export async function serveJobStream(event: H3Event, jobs: BackgroundJobManager, job: BackgroundJob, options: { abortOnClose?: boolean, slots?: StreamSlots } = {}): Promise<void> {
+  let release: (() => void) | undefined
+  try {
+    release = options.slots?.acquire(job.userId, job.id)
+  } catch (error) {
+    setResponseHeader(event, 'Retry-After', (error as { data?: { retryAfterSeconds?: number } }).data?.retryAfterSeconds ?? 5)
+    // The job was started for this stream (`abortOnClose`): nobody will watch it, so stop it.
+    if (options.abortOnClose) await jobs.abortJob(job.id)
+    throw error
+  }
   const connection = new SseConnection(event, { maxQueuedBytes: MAX_QUEUED_BYTES, keepAliveMs: KEEP_ALIVE_MS })
+  if (release) connection.onClose(release)
   const lastEventId = parseEventId(getHeader(event, 'last-event-id') ?? getQuery(event).lastEventId?.toString())
   // On a shared store, a job another instance runs is relayed into this instance's hub.
   await jobs.followRemoteJob(job)

@@ -1,0 +1,59 @@
+/**
+ * Open job streams are connections (file descriptors, buffers), so they are counted: per user, per
+ * job and for the whole server. One client holding thousands of streams must get a 429 telling it
+ * to close some, not take every connection the server has (the others got ECONNRESET).
+ */
+import { createError } from 'h3'
+
+/** The caps, from `backgroundJobs.streams` in the runtime config. */
+export interface StreamLimits {
+  perUser: number
+  perJob: number
+  /** Streams open on this server at most. */
+  max: number
+}
+
+/** Seconds a refused client is asked to wait. */
+const RETRY_AFTER_SECONDS = 5
+
+/** Counts open streams and refuses one over a cap. */
+export class StreamSlots {
+  private total = 0
+  private readonly byUser = new Map<string, number>()
+  private readonly byJob = new Map<string, number>()
+
+  constructor(private readonly limits: StreamLimits) {}
+
+  /** Open streams now. */
+  get open(): number {
+    return this.total
+  }
+
+  /**
+   * Takes a slot for a stream of `jobId` watched by `userId`, or throws a 429 (this user or job)
+   * or 503 (the server) with `Retry-After`. Returns the idempotent release.
+   */
+  acquire(userId: string, jobId: string): () => void {
+    const refuse = (statusCode: number, message: string) => createError({ statusCode, statusMessage: statusCode === 503 ? 'Too many open streams' : 'Too many streams', message, data: { retryAfterSeconds: RETRY_AFTER_SECONDS } })
+    if (this.total >= this.limits.max) throw refuse(503, `The server has its maximum of ${this.limits.max} live streams open. Try again in a few seconds.`)
+    if ((this.byUser.get(userId) ?? 0) >= this.limits.perUser) throw refuse(429, `You have ${this.limits.perUser} live streams open, the most allowed at once. Close some tabs and try again.`)
+    if ((this.byJob.get(jobId) ?? 0) >= this.limits.perJob) throw refuse(429, `This answer already has ${this.limits.perJob} live viewers, the most allowed at once. Close some tabs and try again.`)
+    this.total++
+    increment(this.byUser, userId, 1)
+    increment(this.byJob, jobId, 1)
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      this.total--
+      increment(this.byUser, userId, -1)
+      increment(this.byJob, jobId, -1)
+    }
+  }
+}
+
+function increment(counts: Map<string, number>, key: string, by: number): void {
+  const next = (counts.get(key) ?? 0) + by
+  if (next <= 0) counts.delete(key)
+  else counts.set(key, next)
+}

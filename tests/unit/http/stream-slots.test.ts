@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest'
+import { StreamSlots } from '../../../server/lib/http/stream-slots'
+
+describe('StreamSlots', () => {
+  it('refuses past each cap with the status and words of that cap, and frees a slot exactly once', () => {
+    const slots = new StreamSlots({ perUser: 3, perJob: 2, max: 4 })
+    const a1 = slots.acquire('alice', 'job-1')
+    slots.acquire('alice', 'job-1')
+    expect(() => slots.acquire('alice', 'job-1')).toThrow(expect.objectContaining({ statusCode: 429, message: expect.stringMatching(/already has 2 live viewers/) }))
+    slots.acquire('alice', 'job-2')
+    expect(() => slots.acquire('alice', 'job-3')).toThrow(expect.objectContaining({ statusCode: 429, message: expect.stringMatching(/You have 3 live streams open/) }))
+    slots.acquire('bob', 'job-4')
+    expect(() => slots.acquire('carol', 'job-5')).toThrow(expect.objectContaining({ statusCode: 503 }))
+    a1()
+    a1()
+    expect(slots.open).toBe(3)
+    expect(() => slots.acquire('carol', 'job-5')).not.toThrow()
+    expect(slots.open).toBe(4)
+  })
+})
