@@ -7,7 +7,7 @@ export const SERVER_TOOLS_VIRTUAL_MODULE = '#or3/server-tools'
 /**
  * Build-time half of tool discovery: lists every tool file under server/tools/** (of the app and of
  * each layer it extends) into the virtual module `#or3/server-tools` as lazy imports, so
- * server/plugins/20.tool-discovery.ts can register them at start-up and report a broken file
+ * server/plugins/10.tools.ts can register them at start-up and report a broken file
  * without losing the others. In development, adding or removing a tool file restarts the server.
  */
 export default defineNuxtModule({

@@ -111,6 +111,24 @@ describe('hostile request bodies', () => {
     expect((await client.json('/api/jobs')).jobs).toEqual([])
   })
 
+  it('answers a wrong method on an API path with a JSON 405 naming the allowed ones, not the app page', async () => {
+    const client = new SessionClient(app.url)
+    const cases: Array<[string, string, string]> = [
+      ['DELETE', '/api/jobs', 'GET, HEAD'],
+      ['PUT', '/api/threads', 'GET, HEAD, POST'],
+      ['GET', '/api/jobs/some-job/abort', 'POST'],
+      ['POST', '/api/threads/some-thread', 'DELETE, GET, HEAD, PATCH'],
+    ]
+    for (const [method, path, allow] of cases) {
+      const response = await client.fetch(path, { method })
+      expect(response.status, `${method} ${path}`).toBe(405)
+      expect(response.headers.get('allow')).toBe(allow)
+      expect((await response.json()).message).toMatch(/is not allowed on this path; use/)
+    }
+    expect((await client.fetch('/api/no-such-route', { method: 'DELETE' })).status).toBe(404)
+    expect((await client.fetch('/api/jobs')).status).toBe(200)
+  })
+
   it('keeps user input out of the HTTP status line', async () => {
     const client = new SessionClient(app.url)
     const response = await client.post('/api/threads', { title: 'x', ['k'.repeat(10_000)]: 1 })
