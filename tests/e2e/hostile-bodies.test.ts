@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SessionClient } from '../support/job-stream-client'
+import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { buildApp, startApp, type RunningApp } from './helpers/built-app'
 
 let app: RunningApp
@@ -127,6 +127,15 @@ describe('hostile request bodies', () => {
     }
     expect((await client.fetch('/api/no-such-route', { method: 'DELETE' })).status).toBe(404)
     expect((await client.fetch('/api/jobs')).status).toBe(200)
+  })
+
+  it('answers a 100,000-character message on the demo model without freezing the server', async () => {
+    const attacker = new SessionClient(app.url)
+    const other = new SessionClient(app.url)
+    const content = `What time is it in a${' '.repeat(100_000)}1`
+    const jobId = await attacker.startJob({ model: 'or3/offline-demo', messages: [{ role: 'user', content }] })
+    expect((await other.fetch('/api/threads')).status).toBe(200)
+    expect((await waitForJobEnd(attacker, jobId)).status).toBe('complete')
   })
 
   it('keeps user input out of the HTTP status line', async () => {
