@@ -1,14 +1,19 @@
-import { crossSiteRefusal, parseAllowedOrigins } from '../lib/http/same-origin'
+import { parseAllowedOrigins } from '../lib/config/server-config'
+import { crossSiteRefusal } from '../lib/http/same-origin'
+
+/** The operator's extra origins, parsed once (the config does not change while the server runs). */
+let allowedOrigins: string[] | undefined
 
 /** Refuses state-changing API requests sent by another site's page (CSRF): 403 with what to do. */
 export default defineEventHandler((event) => {
   if (!event.path.startsWith('/api/')) return
+  allowedOrigins ??= parseAllowedOrigins(useServerConfig(event).security.allowedOrigins)
   const refusal = crossSiteRefusal({
     method: event.method,
     ownOrigin: `${getRequestProtocol(event, { xForwardedProto: false })}://${getRequestHost(event, { xForwardedHost: false })}`,
     origin: getRequestHeader(event, 'origin'),
     secFetchSite: getRequestHeader(event, 'sec-fetch-site'),
-    allowedOrigins: parseAllowedOrigins(useServerConfig(event).security.allowedOrigins),
+    allowedOrigins,
   })
   if (refusal) throw createError({ statusCode: 403, statusMessage: 'Cross-site request refused', message: refusal })
 })

@@ -34,7 +34,8 @@ export async function startChatJobForRequest(event: H3Event): Promise<{ job: Bac
 
 /** Serves a job as server-sent events (snapshot or exact replay, live events, end); see lib/http/serve-job-stream. */
 export function serveJobStream(event: H3Event, job: BackgroundJob, options: { abortOnClose?: boolean } = {}): Promise<void> {
-  return serveJobEvents(event, useBackgroundJobs(), job, { ...options, slots: currentServerRuntime()?.streams })
+  // useBackgroundJobs() answers 503 while the runtime is not installed, so it is there for the slots.
+  return serveJobEvents(event, useBackgroundJobs(), job, { ...options, slots: currentServerRuntime()!.streams })
 }
 
 /** One job as the API shows it: live text while it runs, otherwise the stored record without secrets. */

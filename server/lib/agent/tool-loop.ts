@@ -3,7 +3,7 @@
  * registry, feed the results back, and repeat until the model answers or a limit is hit.
  * Plain Node module (explicit imports) so it can be driven against the fake upstream in tests.
  */
-import { runToolCalls } from '../tools/run-tool-calls'
+import { runToolCalls, type ToolCallRecord } from '../tools/run-tool-calls'
 import { streamChatCompletion } from '../openrouter/chat-client'
 import { formatDuration, OpenRouterError } from '../openrouter/errors'
 import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, ReasoningDetail, StreamedToolCall, Usage } from '../openrouter/types'
@@ -89,18 +89,22 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
     onFinish: record => callbacks.onToolCallFinish?.({ ...record, round }),
   })
 
+  /** Adds a round's assistant turn and tool results to the conversation, and reports the round. */
+  const completeToolRound = (round: number, assistant: AssistantMessage, records: ToolCallRecord[], executed: number, startedAt: number) => {
+    messages.push(assistant)
+    for (const record of records) messages.push({ role: 'tool', tool_call_id: record.id, content: record.result })
+    toolRounds.push({ round, toolCalls: records, totalExecutionMs: Date.now() - startedAt })
+    totalToolCalls += executed
+    callbacks.onRoundFinish?.({ round, finishReason: 'tool_calls', toolCalls: records, messages })
+  }
+
   const interrupted = params.resume?.interruptedRound
   if (interrupted) {
     const { round, assistant, calls, settled } = interrupted
     const startedAt = Date.now()
     const rerun = await runRound(round, calls.filter(call => !settled.has(call.id)), params.signal)
-    const records = calls.map(call => settled.get(call.id) ?? rerun.find(record => record.id === call.id)!)
-    messages.push(assistant)
-    for (const record of records) messages.push({ role: 'tool', tool_call_id: record.id, content: record.result })
-    toolRounds.push({ round, toolCalls: records, totalExecutionMs: Date.now() - startedAt })
-    totalToolCalls += rerun.length
     totalRounds = Math.max(totalRounds, round)
-    callbacks.onRoundFinish?.({ round, finishReason: 'tool_calls', toolCalls: records, messages })
+    completeToolRound(round, assistant, calls.map(call => settled.get(call.id) ?? rerun.find(record => record.id === call.id)!), rerun.length, startedAt)
     if (params.signal?.aborted) return finish('aborted')
   }
 
@@ -178,11 +182,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
       callbacks.onToolRoundStart?.({ round, assistant: assistantTurn, calls })
       const startedAt = Date.now()
       const records = await runRound(round, calls, deadline.signal)
-      messages.push(assistantTurn)
-      for (const record of records) messages.push({ role: 'tool', tool_call_id: record.id, content: record.result })
-      toolRounds.push({ round, toolCalls: records, totalExecutionMs: Date.now() - startedAt })
-      totalToolCalls += records.length
-      callbacks.onRoundFinish?.({ round, finishReason: roundFinish, toolCalls: records, messages })
+      completeToolRound(round, assistantTurn, records, records.length, startedAt)
 
       if (params.signal?.aborted) return finish('aborted')
       if (deadline.timedOut()) {

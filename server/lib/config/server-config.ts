@@ -4,6 +4,11 @@ const positiveInt = z.number().int().positive()
 const milliseconds = z.number().int().positive().max(2_147_483_647)
 
 /** The server's runtime configuration as the code may rely on it, after validation. */
+/** `security.allowedOrigins`, a comma-separated list, as origins (a trailing slash dropped). */
+export function parseAllowedOrigins(value: string): string[] {
+  return value.split(',').map(item => item.trim().replace(/\/$/, '')).filter(Boolean)
+}
+
 export const serverConfigSchema = z.object({
   openrouter: z.object({
     apiKey: z.string(),
@@ -56,7 +61,7 @@ export const serverConfigSchema = z.object({
     password: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty to generate one under the data directory)')]),
   }),
   security: z.object({
-    allowedOrigins: z.string().refine(value => value.split(',').map(item => item.trim()).filter(Boolean).every(item => /^https?:\/\/[^/\s]+\/?$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),
+    allowedOrigins: z.string().refine(value => parseAllowedOrigins(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),
   }),
   dataDir: z.string().trim().min(1, 'must name a directory, such as .data'),
 })

@@ -30,8 +30,3 @@ export function crossSiteRefusal(input: OriginCheckInput): string | undefined {
   if (origin === undefined && (site === undefined || site === 'same-origin' || site === 'none')) return undefined
   return `Requests that change something must come from this app's own pages (this one came from ${origin ?? `a ${site} page`}). To call the API from another origin, add it to NUXT_SECURITY_ALLOWED_ORIGINS.`
 }
-
-/** The operator's comma-separated list of extra origins. */
-export function parseAllowedOrigins(value: string): string[] {
-  return value.split(',').map(item => item.trim().replace(/\/+$/, '')).filter(Boolean)
-}

@@ -1,9 +1,9 @@
-import { getHeader, getQuery, setResponseHeader, type H3Event } from 'h3'
+import { createError, getHeader, getQuery, setResponseHeader, type H3Event } from 'h3'
 import type { BackgroundJobManager } from '../jobs/manager'
 import { toPublicJob } from '../jobs/public-job'
 import { formatEventId, formatSseFrame, parseEventId, type JobStreamEvent } from '../jobs/stream-events'
 import { SseConnection } from './sse-connection'
-import type { StreamSlots } from './stream-slots'
+import { StreamLimitError, type StreamSlots } from './stream-slots'
 import type { BackgroundJob } from '../../../shared/types/job'
 
 /** Unsent bytes one viewer may fall behind before it is disconnected (it resumes on reconnect). */
@@ -20,10 +20,11 @@ export async function serveJobStream(event: H3Event, jobs: BackgroundJobManager,
   try {
     release = options.slots?.acquire(job.userId, job.id)
   } catch (error) {
-    setResponseHeader(event, 'Retry-After', (error as { data?: { retryAfterSeconds?: number } }).data?.retryAfterSeconds ?? 5)
+    if (!StreamLimitError.isInstance(error)) throw error
     // The job was started for this stream (`abortOnClose`): nobody will watch it, so stop it.
     if (options.abortOnClose) await jobs.abortJob(job.id)
-    throw error
+    setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)
+    throw createError({ statusCode: error.statusCode, statusMessage: error.statusCode === 503 ? 'Too many open streams' : 'Too many streams', message: error.message })
   }
   const connection = new SseConnection(event, { maxQueuedBytes: MAX_QUEUED_BYTES, keepAliveMs: KEEP_ALIVE_MS })
   if (release) connection.onClose(release)

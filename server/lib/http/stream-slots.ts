@@ -3,7 +3,6 @@
  * job and for the whole server. One client holding thousands of streams must get a 429 telling it
  * to close some, not take every connection the server has (the others got ECONNRESET).
  */
-import { createError } from 'h3'
 
 /** The caps, from `backgroundJobs.streams` in the runtime config. */
 export interface StreamLimits {
@@ -15,6 +14,19 @@ export interface StreamLimits {
 
 /** Seconds a refused client is asked to wait. */
 const RETRY_AFTER_SECONDS = 5
+
+/** A stream over a cap: 429 (this user or job) or 503 (the server), with the words to show. */
+export class StreamLimitError extends Error {
+  override name = 'StreamLimitError'
+  readonly retryAfterSeconds = RETRY_AFTER_SECONDS
+  constructor(readonly statusCode: 429 | 503, message: string) {
+    super(message)
+  }
+
+  static isInstance(error: unknown): error is StreamLimitError {
+    return error instanceof Error && error.name === 'StreamLimitError'
+  }
+}
 
 /** Counts open streams and refuses one over a cap. */
 export class StreamSlots {
@@ -30,11 +42,11 @@ export class StreamSlots {
   }
 
   /**
-   * Takes a slot for a stream of `jobId` watched by `userId`, or throws a 429 (this user or job)
-   * or 503 (the server) with `Retry-After`. Returns the idempotent release.
+   * Takes a slot for a stream of `jobId` watched by `userId`, or throws a `StreamLimitError`.
+   * Returns the idempotent release.
    */
   acquire(userId: string, jobId: string): () => void {
-    const refuse = (statusCode: number, message: string) => createError({ statusCode, statusMessage: statusCode === 503 ? 'Too many open streams' : 'Too many streams', message, data: { retryAfterSeconds: RETRY_AFTER_SECONDS } })
+    const refuse = (statusCode: 429 | 503, message: string) => new StreamLimitError(statusCode, message)
     if (this.total >= this.limits.max) throw refuse(503, `The server has its maximum of ${this.limits.max} live streams open. Try again in a few seconds.`)
     if ((this.byUser.get(userId) ?? 0) >= this.limits.perUser) throw refuse(429, `You have ${this.limits.perUser} live streams open, the most allowed at once. Close some tabs and try again.`)
     if ((this.byJob.get(jobId) ?? 0) >= this.limits.perJob) throw refuse(429, `This answer already has ${this.limits.perJob} live viewers, the most allowed at once. Close some tabs and try again.`)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { crossSiteRefusal, parseAllowedOrigins } from '../../../server/lib/http/same-origin'
+import { parseAllowedOrigins } from '../../../server/lib/config/server-config'
+import { crossSiteRefusal } from '../../../server/lib/http/same-origin'
 
 const own = 'http://localhost:3000'
 const check = (input: { method?: string, origin?: string, secFetchSite?: string, allowedOrigins?: string[] }) =>
