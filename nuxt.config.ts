@@ -108,12 +108,33 @@ export default defineNuxtConfig({
       /** Seals session cookies and encrypts stored API keys (32+ chars); generated under dataDir when empty. */
       password: '',
     },
+    limits: {
+      /** Longest answer a job keeps (characters of text and reasoning); a longer one stops there with a "too long" error, the text so far kept. */
+      jobContentChars: 1_000_000,
+      /** Longest text one workflow step may produce, or one of its templates render to. */
+      workflowStepChars: 200_000,
+      /** Conversations one user may keep. */
+      threadsPerUser: 1_000,
+      /** Messages (both sides) one conversation may hold. */
+      messagesPerThread: 1_000,
+      /** Saved workflows one user may keep. */
+      workflowsPerUser: 200,
+    },
     security: {
       /** Comma-separated origins, besides the app's own, whose pages may call state-changing API routes. */
       allowedOrigins: '',
     },
     /** Where the embedded SQLite database and the generated session secret live. */
     dataDir: '.data',
+  },
+
+  hooks: {
+    // App errors (quotas, a busy store, job caps) become their HTTP answers before Nuxt's own
+    // error handler sends them (server/error-handler.ts).
+    'nitro:config'(nitroConfig) {
+      const handlers = nitroConfig.errorHandler ? [nitroConfig.errorHandler].flat() : []
+      nitroConfig.errorHandler = [fileURLToPath(new URL('./server/error-handler.ts', import.meta.url)), ...handlers]
+    },
   },
 
   typescript: {

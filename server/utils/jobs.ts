@@ -1,10 +1,10 @@
 import type { H3Event } from 'h3'
 import { modelRequestFields, type StreamRequest } from '../lib/agent/stream-request-schema'
-import { throwJobStartError } from '../lib/http/job-start-errors'
+import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import { readStreamRequest } from '../lib/http/read-stream-request'
 import { serveJobStream as serveJobEvents } from '../lib/http/serve-job-stream'
-import { toJobSummary, toPublicJob } from '../lib/jobs/public-job'
+import { pageJobText, toJobSummary, toPublicJob } from '../lib/jobs/public-job'
 import { currentServerRuntime } from '../lib/runtime'
 import type { BackgroundJob, JobStatus, JobSummary, PublicJob } from '../../shared/types/job'
 
@@ -28,7 +28,7 @@ export async function startChatJobForRequest(event: H3Event): Promise<{ job: Bac
     })
     return { job, request }
   } catch (error) {
-    throwJobStartError(event, error)
+    throwHttpError(event, error)
   }
 }
 
@@ -38,9 +38,12 @@ export function serveJobStream(event: H3Event, job: BackgroundJob, options: { ab
   return serveJobEvents(event, useBackgroundJobs(), job, { ...options, slots: currentServerRuntime()!.streams })
 }
 
-/** One job as the API shows it: live text while it runs, otherwise the stored record without secrets. */
-export function viewJob(job: BackgroundJob): PublicJob {
-  return useBackgroundJobs().hub.snapshot(job.id) ?? toPublicJob(job)
+/**
+ * One job as the API shows it: live text while it runs, otherwise the stored record without
+ * secrets; text past `page.limit` characters (default 200,000) is left out, with a `textPage`.
+ */
+export function viewJob(job: BackgroundJob, page: { offset?: number, limit?: number } = {}): PublicJob {
+  return pageJobText(useBackgroundJobs().hub.snapshot(job.id) ?? toPublicJob(job), page)
 }
 
 /** The user's jobs in short form, running ones first. */

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3'
-import { throwJobStartError } from '../lib/http/job-start-errors'
+import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import { sendThreadMessage as sendMessage, type SendThreadMessageInput } from '../lib/threads/send-message'
 import type { ChatThread, SentThreadMessage } from '../../shared/types/thread'
@@ -9,7 +9,7 @@ export async function sendThreadMessage(event: H3Event, thread: ChatThread, inpu
   try {
     return await sendMessage({ jobs: useBackgroundJobs(), threads: useThreadStore(), config: useServerConfig(event) }, thread, { ...input, userApiKey: userApiKeyOf(event) })
   } catch (error) {
-    throwJobStartError(event, error)
+    throwHttpError(event, error)
   }
 }
 

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3'
-import { throwJobStartError } from '../lib/http/job-start-errors'
+import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import type { StartWorkflowJobInput } from '../lib/jobs/manager'
 import { WORKFLOW_EXAMPLES } from '../lib/workflows/examples'
@@ -38,7 +38,7 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
   try {
     return await executeWorkflowInBackground({ userId: workflow.userId, workflowId: workflow.id, definition, prompt, userApiKey: userApiKeyOf(event) })
   } catch (error) {
-    throwJobStartError(event, error)
+    throwHttpError(event, error)
   }
 }
 

@@ -122,6 +122,17 @@ export interface BackgroundJob {
 /** A job as the HTTP API shows it: no request, checkpoint or key (a workflow run shows its workflow). */
 export type PublicJob = Omit<BackgroundJob, 'request' | 'checkpoint' | 'apiKeyCiphertext'> & {
   workflow?: ChatJobRequest['workflow']
+  /** Set by `GET /api/jobs/:id` when it shows only part of the text (`?offset=`, `?limit=`). */
+  textPage?: JobTextPage
+}
+
+/** Which part of a job's text an answer holds: characters `[offset, offset + limit)` of each. */
+export interface JobTextPage {
+  offset: number
+  limit: number
+  /** Length of the whole content and reasoning. */
+  contentLength: number
+  reasoningLength: number
 }
 
 /** A job in a list: without the large fields. */

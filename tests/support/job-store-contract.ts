@@ -25,6 +25,10 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       await store.close()
     })
 
+    it('answers a health ping while it can take writes', async () => {
+      await expect(store.ping()).resolves.toBeUndefined()
+    })
+
     it('creates a streaming job with empty progress and reads it back', async () => {
       const request = { model: 'test/model', messages: [{ role: 'user' as const, content: 'hi' }], fields: { temperature: 0.2 }, toolNames: ['calculate'] }
       const created = await store.createJob(jobInput({ now: 1_000, request, apiKeyCiphertext: 'v1.cipher' }))

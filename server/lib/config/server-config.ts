@@ -60,6 +60,13 @@ export const serverConfigSchema = z.object({
   session: z.object({
     password: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty to generate one under the data directory)')]),
   }),
+  limits: z.object({
+    jobContentChars: z.number().int().min(1_000),
+    workflowStepChars: z.number().int().min(1_000),
+    threadsPerUser: positiveInt,
+    messagesPerThread: z.number().int().min(2),
+    workflowsPerUser: positiveInt,
+  }),
   security: z.object({
     allowedOrigins: z.string().refine(value => parseAllowedOrigins(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),
   }),

@@ -1,7 +1,7 @@
 import { createError, getHeader, getQuery, setResponseHeader, type H3Event } from 'h3'
 import type { BackgroundJobManager } from '../jobs/manager'
 import { toPublicJob } from '../jobs/public-job'
-import { formatEventId, formatSseFrame, parseEventId, type JobStreamEvent } from '../jobs/stream-events'
+import { formatEventId, formatSseFrame, frameBytes, parseEventId, type JobStreamEvent } from '../jobs/stream-events'
 import { SseConnection } from './sse-connection'
 import { StreamLimitError, type StreamSlots } from './stream-slots'
 import type { BackgroundJob } from '../../../shared/types/job'
@@ -33,7 +33,7 @@ export async function serveJobStream(event: H3Event, jobs: BackgroundJobManager,
   await jobs.followRemoteJob(job)
 
   const subscription = jobs.hub.subscribe(job.id, (sequenced) => {
-    connection.write(sequenced.frame)
+    connection.write(frameBytes(sequenced))
     if (sequenced.event.type === 'status') connection.close()
   }, lastEventId, () => {
     // The server is stopping: tell the client to come back soon, then end the stream.
@@ -61,9 +61,9 @@ export async function serveJobStream(event: H3Event, jobs: BackgroundJobManager,
     subscription.dispose()
     if (options.abortOnClose && jobs.isRunning(job.id)) void jobs.abortJob(job.id)
   })
-  for (const item of subscription.replay ?? [subscription.snapshot!]) connection.write(item.frame)
+  for (const item of subscription.replay ?? [subscription.snapshot!]) connection.write(frameBytes(item))
   if (subscription.finished) {
-    if (!subscription.replay && subscription.statusEvent) connection.write(subscription.statusEvent.frame)
+    if (!subscription.replay && subscription.statusEvent) connection.write(frameBytes(subscription.statusEvent))
     connection.close()
   }
   return connection.send()

@@ -45,10 +45,17 @@ export class SseConnection {
     return this.body.writableLength + this.body.readableLength + (this.event.node.res.writableLength ?? 0)
   }
 
-  /** Queues a frame; false (and the connection closed) when it is gone or too far behind. */
-  write(frame: string): boolean {
+  /**
+   * Queues a frame; false (and the connection closed) when it is gone or the frame would take its
+   * backlog past `maxQueuedBytes`. A frame larger than the bound (a big snapshot) is taken only
+   * into an empty backlog, so a viewer holds at most one such frame, never a pile of them.
+   * Pass shared Buffers for frames many viewers get: a string is copied per viewer.
+   */
+  write(frame: string | Buffer): boolean {
     if (this.isClosed) return false
-    if (this.queuedBytes > this.options.maxQueuedBytes) {
+    const queued = this.queuedBytes
+    const size = typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength
+    if (queued > 0 && queued + size > this.options.maxQueuedBytes) {
       this.close()
       return false
     }

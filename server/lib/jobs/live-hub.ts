@@ -89,6 +89,8 @@ interface LiveJob {
   lastBroadcastAt: number
   batchTimer?: ReturnType<typeof setTimeout>
   cleanupTimer?: ReturnType<typeof setTimeout>
+  /** The last snapshot made, reused (one frame in memory) while nothing has changed since. */
+  snapshotCache?: { seq: number, base: PublicJob, sequenced: SequencedJobEvent }
 }
 
 /** Fan-out of live job progress to viewers. One per server process. */
@@ -271,13 +273,22 @@ export class JobLiveHub {
     }
     const replay = lastEventId ? live.log.after(lastEventId) : undefined
     if (replay) return { replay, finished: Boolean(live.terminal), dispose }
-    const snapshot = live.log.current({ type: 'snapshot', job: this.snapshotOf(live) })
-    return { snapshot, finished: Boolean(live.terminal), statusEvent: live.statusEvent, dispose }
+    return { snapshot: this.currentSnapshot(live), finished: Boolean(live.terminal), statusEvent: live.statusEvent, dispose }
   }
 
   /** Clears every timer and all state, detaching every viewer (server shutdown). */
   close(): void {
     for (const jobId of [...this.jobs.keys()]) this.drop(jobId)
+  }
+
+  /** The snapshot of now as a sequenced event; viewers arriving between two events share one. */
+  private currentSnapshot(live: LiveJob): SequencedJobEvent {
+    const cached = live.snapshotCache
+    // Every change of what a snapshot shows either adds an event (a new seq) or replaces `base`.
+    if (cached && cached.seq === live.log.lastSeq && cached.base === live.base) return cached.sequenced
+    const sequenced = live.log.current({ type: 'snapshot', job: this.snapshotOf(live) })
+    live.snapshotCache = { seq: sequenced.seq, base: live.base, sequenced }
+    return sequenced
   }
 
   private snapshotOf(live: LiveJob): PublicJob {

@@ -18,6 +18,7 @@ import type { JobLogger } from './run/harness'
 import { runWorkflowJob } from './run/workflow'
 import { newChatJob, newWorkflowJob, workflowModels, type StartChatJobInput, type StartWorkflowJobInput } from './new-job'
 import { JobSweeper } from './sweeper'
+import type { JobsHealth } from '../../../shared/types/health'
 import type { BackgroundJob, JobError } from '../../../shared/types/job'
 
 export { JobCapacityError } from './admission'
@@ -41,6 +42,9 @@ export interface JobManagerOptions {
   /** Called with the stored record once a job has ended (complete, error or aborted). */
   onJobFinished?: (job: BackgroundJob) => Promise<void> | void
 }
+
+/** Longest the health check waits for the store. */
+const HEALTH_PROBE_MS = 3_000
 
 /** Longest a graceful shutdown waits for runs to reach their checkpoint. */
 const SHUTDOWN_WAIT_MS = 10_000
@@ -78,6 +82,25 @@ export class BackgroundJobManager {
   /** Jobs running in this process. */
   get runningCount(): number {
     return this.running.size
+  }
+
+  /** The store's state (a write probe, bounded by `HEALTH_PROBE_MS`) and the job counts, for `GET /api/health`. */
+  async health(): Promise<JobsHealth> {
+    const started = performance.now()
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_PROBE_MS} ms`)), HEALTH_PROBE_MS)
+    })
+    let error: string | undefined
+    try {
+      await Promise.race([this.store.ping(), timeout])
+    } catch (cause) {
+      error = cause instanceof Error ? cause.message : String(cause)
+    } finally {
+      clearTimeout(timer)
+    }
+    const store = { provider: this.store.name, ok: error === undefined, latencyMs: Math.round(performance.now() - started), ...(error === undefined ? {} : { error }) }
+    return { store, jobs: { running: this.running.size, max: this.options.config.backgroundJobs.maxConcurrentJobs, accepting: !this.closing } }
   }
 
   /** Whether `jobId` runs in this process. */

@@ -1,6 +1,9 @@
 /** The forms of a job the HTTP API shows: whole without secrets, or short for lists. */
 import type { BackgroundJob, JobSummary, PublicJob } from '../../../shared/types/job'
 
+/** Characters of text (each of content and reasoning) `GET /api/jobs/:id` shows unless asked for more. */
+export const JOB_TEXT_PAGE_CHARS = 200_000
+
 /** Picks the fields the API may show. */
 export function toPublicJob(job: BackgroundJob): PublicJob {
   const { request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...rest } = job
@@ -11,4 +14,21 @@ export function toPublicJob(job: BackgroundJob): PublicJob {
 export function toJobSummary(job: BackgroundJob): JobSummary {
   const { content, reasoning: _reasoning, toolRounds, workflowState: _workflowState, workflow: _workflow, ...rest } = toPublicJob(job)
   return { ...rest, contentLength: content.length, toolRoundCount: toolRounds.length }
+}
+
+/**
+ * `job` with its content and reasoning cut to characters `[offset, offset + limit)`, and a
+ * `textPage` saying so when anything was cut (the whole job otherwise).
+ */
+export function pageJobText(job: PublicJob, page: { offset?: number, limit?: number } = {}): PublicJob {
+  const offset = page.offset ?? 0
+  const limit = page.limit ?? JOB_TEXT_PAGE_CHARS
+  const { content, reasoning } = job
+  if (offset === 0 && content.length <= limit && reasoning.length <= limit) return job
+  return {
+    ...job,
+    content: content.slice(offset, offset + limit),
+    reasoning: reasoning.slice(offset, offset + limit),
+    textPage: { offset, limit, contentLength: content.length, reasoningLength: reasoning.length },
+  }
 }

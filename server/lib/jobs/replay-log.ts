@@ -16,6 +16,11 @@ export class ReplayLog {
 
   constructor(private readonly maxBytes: number) {}
 
+  /** The sequence number of the latest event (0 before the first). */
+  get lastSeq(): number {
+    return this.seq
+  }
+
   /** Numbers and frames `event`, and keeps it for replay. */
   append(event: JobStreamEvent): SequencedJobEvent {
     const seq = ++this.seq

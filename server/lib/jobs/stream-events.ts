@@ -14,6 +14,16 @@ export interface SequencedJobEvent {
   seq: number
   event: JobStreamEvent
   frame: string
+  /** `frame` as bytes, made on first use by `frameBytes` and then shared by every viewer. */
+  bytes?: Buffer
+}
+
+/**
+ * The frame as one Buffer shared by every viewer: a stream given a string copies it into a Buffer
+ * of its own, so a large snapshot sent to many viewers would be held once per viewer.
+ */
+export function frameBytes(sequenced: SequencedJobEvent): Buffer {
+  return sequenced.bytes ??= Buffer.from(sequenced.frame, 'utf8')
 }
 
 /** The SSE frame for one event (`id`, `event`, one `data` line of JSON). */

@@ -17,6 +17,8 @@ import { createConvexWorkflowStore } from './workflows/convex'
 import { createMemoryWorkflowStore } from './workflows/memory'
 import { createSqliteWorkflowStore } from './workflows/sqlite'
 import type { WorkflowStore } from './workflows/workflow-store'
+import { withThreadQuota, withWorkflowQuota } from './quotas'
+import { withBusyRetry } from './sqlite/busy'
 
 /** Every store of the app. */
 export interface AppStores {
@@ -25,12 +27,18 @@ export interface AppStores {
   workflows: WorkflowStore
 }
 
-/** Opens the stores the config asks for. */
+/** Opens the stores the config asks for, with the per-user quotas of `limits` applied. */
 export function openStores(config: ServerConfig): AppStores {
+  const stores = openBackend(config)
+  return { ...stores, threads: withThreadQuota(stores.threads, config.limits), workflows: withWorkflowQuota(stores.workflows, config.limits) }
+}
+
+function openBackend(config: ServerConfig): AppStores {
   switch (config.backgroundJobs.storageProvider) {
     case 'sqlite': {
       const path = join(config.dataDir, 'or3.sqlite')
-      return { jobs: createSqliteJobStore({ path }), threads: createSqliteThreadStore({ path }), workflows: createSqliteWorkflowStore({ path }) }
+      // Another process holding the file's write lock is waited out between requests, not inside them.
+      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })) }
     }
     case 'memory':
       return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore() }

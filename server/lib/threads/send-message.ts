@@ -6,6 +6,7 @@
 import type { ServerConfig } from '../config/server-config'
 import type { BackgroundJobManager } from '../jobs/manager'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
+import { checkMessageQuota } from '../stores/quotas'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import { threadHistory } from './history'
 import { titleFromMessage } from './titles'
@@ -22,7 +23,8 @@ export interface SendThreadMessageInput {
 
 /**
  * Sends `input` in `thread`. Refuses before anything is stored when the user is over a cap or the
- * model needs a key nobody gave (throws `JobCapacityError` / `MissingApiKeyError`); a job that then
+ * model needs a key nobody gave, or the thread is full (throws `JobCapacityError`,
+ * `MissingApiKeyError`, `StorageQuotaError`); a job that then
  * fails to start marks its assistant message as failed and rethrows.
  */
 export async function sendThreadMessage(
@@ -35,6 +37,7 @@ export async function sendThreadMessage(
   resolveChatEndpoint(input.model, config, input.userApiKey)
 
   const earlier = await threads.listMessages(thread.id)
+  checkMessageQuota(earlier.length, 2, config.limits)
   const messages = threadHistory(earlier, input.content)
   const now = Date.now()
   const userMessage = await threads.appendMessage({ threadId: thread.id, role: 'user', content: input.content, now })

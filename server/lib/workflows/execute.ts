@@ -7,7 +7,7 @@
  */
 import type { ActiveToolCall } from '../../../shared/types/job'
 import type { WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
-import { renderArguments, renderTemplate } from './templates'
+import { renderArguments, renderTemplate, TemplateTooLargeError } from './templates'
 import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from '../../../shared/schemas/workflow'
 import { compileRouterPattern } from './router-patterns'
 
@@ -21,7 +21,7 @@ function matchesPattern(source: string, input: string): boolean {
 }
 
 /** A node's work either produced text or failed with a message. */
-export type NodeOutcome = { output: string } | { error: string }
+export type NodeOutcome = { output: string } | { error: string, /** Over a text limit: retrying would not help. */ tooLong?: boolean }
 
 /** What nodes need from the outside world (the model, the tool registry). */
 export interface WorkflowRunDependencies {
@@ -42,6 +42,21 @@ export interface WorkflowRunCallbacks {
   onError?: (nodeId: string, error: string) => void
   /** The whole state after every transition (persist it). */
   onStateChange?: (state: WorkflowState) => void
+}
+
+/** How much text a run may make (the `limits` config). */
+export interface WorkflowRunLimits {
+  /** Longest text one step may produce, and longest a template may render to. */
+  stepChars: number
+  /** Longest text all of a run's steps together may produce. */
+  runChars: number
+}
+
+/** What a step that passes a text limit reports. */
+export function tooLongStepError(produced: number, limits: WorkflowRunLimits, scope: 'step' | 'run'): string {
+  return scope === 'step'
+    ? `this step produced ${produced.toLocaleString('en')} characters, more than the ${limits.stepChars.toLocaleString('en')} a step may (NUXT_LIMITS_WORKFLOW_STEP_CHARS); ask for a shorter result`
+    : `the run's steps together produced more than ${limits.runChars.toLocaleString('en')} characters, the most a run may keep (NUXT_LIMITS_JOB_CONTENT_CHARS); ask for shorter results`
 }
 
 /** How a run ended. */
@@ -69,8 +84,10 @@ export async function executeWorkflow(params: {
   callbacks?: WorkflowRunCallbacks
   signal?: AbortSignal
   resume?: WorkflowState
+  limits?: WorkflowRunLimits
 }): Promise<WorkflowRunResult> {
   const { workflow, prompt, dependencies } = params
+  const limits = params.limits ?? { stepChars: Number.POSITIVE_INFINITY, runChars: Number.POSITIVE_INFINITY }
   const callbacks = params.callbacks ?? {}
   const nodes = new Map(workflow.nodes.map(node => [node.id, node]))
   const incoming = new Map<string, WorkflowEdge[]>()
@@ -92,6 +109,7 @@ export async function executeWorkflow(params: {
   const interrupted = new Set(Object.entries(previous).filter(([, node]) => node.status === 'running').map(([id]) => id))
   const edgeState = new Map<WorkflowEdge, 'pending' | 'active' | 'skipped'>(workflow.edges.map(edge => [edge, 'pending']))
   const outputs: Record<string, string | undefined> = {}
+  let producedChars = 0
   const changed = () => callbacks.onStateChange?.(structuredClone(state))
   const setNode = (id: string, patch: Partial<WorkflowNodeState>) => {
     state.nodeStates[id] = { ...state.nodeStates[id]!, ...patch }
@@ -118,6 +136,7 @@ export async function executeWorkflow(params: {
     const done = state.nodeStates[node.id]!
     if (done.status === 'completed') {
       outputs[node.id] = done.output ?? ''
+      producedChars += outputs[node.id]!.length
       release(node, done.branch)
     }
   }
@@ -130,6 +149,7 @@ export async function executeWorkflow(params: {
 
   const runNode = async (node: WorkflowNode, input: string): Promise<NodeOutcome & { branch?: string }> => {
     const scope = { prompt, input, nodes: outputs }
+    const fill = (template: string) => renderTemplate(template, scope, limits.stepChars)
     switch (node.kind) {
       case 'start':
         return { output: prompt }
@@ -137,12 +157,12 @@ export async function executeWorkflow(params: {
       case 'merge':
         return { output: input }
       case 'output':
-        return { output: node.template ? renderTemplate(node.template, scope) : input }
+        return { output: node.template ? fill(node.template) : input }
       case 'agent':
         return dependencies.runAgent(node, {
           model: node.model ?? workflow.defaultModel,
-          system: renderTemplate(node.systemPrompt, scope),
-          prompt: renderTemplate(node.prompt ?? '{{input}}', scope),
+          system: fill(node.systemPrompt),
+          prompt: fill(node.prompt ?? '{{input}}'),
         }, {
           onToken: text => callbacks.onToken?.(node.id, text),
           onToolCall: (call) => {
@@ -155,7 +175,7 @@ export async function executeWorkflow(params: {
         }, controller.signal)
       case 'tool': {
         if (interrupted.has(node.id) && !dependencies.isIdempotent(node.tool) && !node.retries) return { error: UNKNOWN_NODE_OUTCOME }
-        return dependencies.runTool(node.tool, renderArguments(node.arguments, scope), controller.signal)
+        return dependencies.runTool(node.tool, renderArguments(node.arguments, scope, limits.stepChars), controller.signal)
       }
       case 'router': {
         if (node.mode === 'condition') {
@@ -165,7 +185,7 @@ export async function executeWorkflow(params: {
         const branches = [...new Set((outgoing.get(node.id) ?? []).map(edge => edge.branch!))]
         const asked = await dependencies.askRouter(node, {
           model: node.model ?? workflow.defaultModel,
-          prompt: `${renderTemplate(node.instruction ?? '', scope)}\n\nInput:\n${input}\n\nAnswer with exactly one of: ${branches.join(', ')}.`,
+          prompt: `${fill(node.instruction ?? '')}\n\nInput:\n${input}\n\nAnswer with exactly one of: ${branches.join(', ')}.`,
         }, controller.signal)
         if ('error' in asked) return asked
         const reply = asked.output.toLowerCase()
@@ -184,8 +204,11 @@ export async function executeWorkflow(params: {
     changed()
     let outcome: NodeOutcome & { branch?: string } = { error: 'not run' }
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      outcome = await runNode(node, input).catch(error => ({ error: error instanceof Error ? error.message : String(error) }))
-      if (!('error' in outcome) || controller.signal.aborted) break
+      outcome = await runNode(node, input).catch(error => ({ error: error instanceof Error ? error.message : String(error), tooLong: error instanceof TemplateTooLargeError }))
+      if (!('error' in outcome) && outcome.output.length > limits.stepChars) outcome = { error: tooLongStepError(outcome.output.length, limits, 'step'), tooLong: true }
+      else if (!('error' in outcome) && producedChars + outcome.output.length > limits.runChars) outcome = { error: tooLongStepError(producedChars + outcome.output.length, limits, 'run'), tooLong: true }
+      // Another attempt would render or produce the same text again.
+      if (!('error' in outcome) || controller.signal.aborted || outcome.tooLong) break
       setNode(node.id, { attempts: attempt })
     }
     if ('error' in outcome && controller.signal.aborted) {
@@ -206,6 +229,7 @@ export async function executeWorkflow(params: {
       return
     }
     outputs[node.id] = outcome.output
+    producedChars += outcome.output.length
     setNode(node.id, { status: 'completed', finishedAt: Date.now(), output: outcome.output, ...(outcome.branch ? { branch: outcome.branch } : {}) })
     state.executionOrder.push(node.id)
     release(node, outcome.branch)

@@ -1,4 +1,9 @@
-/** `{{prompt}}`, `{{input}}` and `{{nodes.<id>}}` in workflow prompts and tool arguments. */
+/**
+ * `{{prompt}}`, `{{input}}` and `{{nodes.<id>}}` in workflow prompts and tool arguments. A template
+ * is small (the schema caps it) but what it refers to can be large, so rendering counts the
+ * result as it goes and stops at a character budget: a template that repeats a long prompt
+ * thousands of times fails with `TemplateTooLargeError` before the text is ever built.
+ */
 
 /** What templates can refer to. */
 export interface TemplateScope {
@@ -7,18 +12,51 @@ export interface TemplateScope {
   nodes: Record<string, string | undefined>
 }
 
-/** Fills a template; unknown references become empty text. */
-export function renderTemplate(template: string, scope: TemplateScope): string {
-  return template.replace(/\{\{\s*(prompt|input|nodes\.([\w-]+))\s*\}\}/g, (_match, name: string, nodeId?: string) => {
-    if (nodeId) return scope.nodes[nodeId] ?? ''
-    return name === 'prompt' ? scope.prompt : scope.input
-  })
+/** Raised when a rendered template would pass its character budget. */
+export class TemplateTooLargeError extends Error {
+  override name = 'TemplateTooLargeError'
+  constructor(readonly maxChars: number) {
+    super(`the filled-in template would be longer than ${maxChars.toLocaleString('en')} characters, the most a step may produce; refer to less text (for example {{input}} once rather than many times)`)
+  }
 }
 
-/** Fills every string inside tool arguments (objects and arrays included). */
-export function renderArguments(value: unknown, scope: TemplateScope): unknown {
-  if (typeof value === 'string') return renderTemplate(value, scope)
-  if (Array.isArray(value)) return value.map(item => renderArguments(item, scope))
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderArguments(item, scope)]))
-  return value
+const REFERENCE = /\{\{\s*(prompt|input|nodes\.([\w-]+))\s*\}\}/g
+
+function valueOf(scope: TemplateScope, name: string, nodeId: string | undefined): string {
+  if (nodeId) return scope.nodes[nodeId] ?? ''
+  return name === 'prompt' ? scope.prompt : scope.input
+}
+
+/** Characters a rendering may still add; shared by every string of one rendering. */
+interface Budget { left: number, max: number }
+
+function render(template: string, scope: TemplateScope, budget: Budget): string {
+  // First measure, then build: the text is only concatenated once it is known to fit.
+  const matches = [...template.matchAll(REFERENCE)]
+  let length = template.length
+  for (const match of matches) length -= match[0].length
+  for (const match of matches) {
+    length += valueOf(scope, match[1]!, match[2]).length
+    if (length > budget.left) throw new TemplateTooLargeError(budget.max)
+  }
+  if (length > budget.left) throw new TemplateTooLargeError(budget.max)
+  budget.left -= length
+  return template.replace(REFERENCE, (_match, name: string, nodeId?: string) => valueOf(scope, name, nodeId))
+}
+
+/** Fills a template; unknown references become empty text. Throws `TemplateTooLargeError` past `maxChars`. */
+export function renderTemplate(template: string, scope: TemplateScope, maxChars = Number.POSITIVE_INFINITY): string {
+  return render(template, scope, { left: maxChars, max: maxChars })
+}
+
+/** Fills every string inside tool arguments (objects and arrays included), all within one budget. */
+export function renderArguments(value: unknown, scope: TemplateScope, maxChars = Number.POSITIVE_INFINITY): unknown {
+  const budget = { left: maxChars, max: maxChars }
+  const fill = (item: unknown): unknown => {
+    if (typeof item === 'string') return render(item, scope, budget)
+    if (Array.isArray(item)) return item.map(fill)
+    if (item && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, fill(inner)]))
+    return item
+  }
+  return fill(value)
 }

@@ -69,6 +69,21 @@ describe('SseConnection', () => {
     expect(accepted).toBeLessThan(64 * 1024 * 1024)
   })
 
+  it('takes a frame larger than the bound only into an empty backlog, so a stalled viewer holds at most one', async () => {
+    const snapshot = Buffer.alloc(3 * 1024 * 1024, 'x')
+    const outcome = new Promise<{ first: boolean, second: boolean, closed: boolean }>((resolve) => {
+      void serve({ maxQueuedBytes: 1024 * 1024, keepAliveMs: 60_000 }, (connection) => {
+        const first = connection.write(snapshot)
+        const second = connection.write(frame)
+        resolve({ first, second, closed: connection.closed })
+      }).then((url) => {
+        const req = request(url, response => response.pause())
+        req.end()
+      })
+    })
+    expect(await outcome).toEqual({ first: true, second: false, closed: true })
+  })
+
   it('keeps a viewer that reads, however much it is sent over time, and reports its backlog draining', async () => {
     let closed = false
     const url = await serve({ maxQueuedBytes: 1024 * 1024, keepAliveMs: 60_000 }, async (connection) => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { batchShareAt } from '../../../server/lib/jobs/event-loop-load'
 import { JobLiveHub } from '../../../server/lib/jobs/live-hub'
-import { parseEventId, type SequencedJobEvent } from '../../../server/lib/jobs/stream-events'
+import { frameBytes, parseEventId, type SequencedJobEvent } from '../../../server/lib/jobs/stream-events'
 import type { PublicJob } from '../../../shared/types/job'
 
 function job(id = 'job-1'): PublicJob {
@@ -95,6 +95,23 @@ describe('JobLiveHub', () => {
     viewer.apply(subscription.snapshot!)
     vi.advanceTimersByTime(100)
     expect(viewer.content).toBe('sent waiting')
+  })
+
+  it('gives viewers arriving between two events one shared snapshot frame, and a fresh one after a change', () => {
+    const hub = new JobLiveHub({ batchingEnabled: false })
+    hub.open(job())
+    hub.appendText('job-1', { content: 'x'.repeat(10_000) }, 1)
+    const first = hub.subscribe('job-1', () => {})!.snapshot!
+    const second = hub.subscribe('job-1', () => {})!.snapshot!
+    expect(second).toBe(first)
+    expect(frameBytes(second)).toBe(frameBytes(first))
+    hub.setToolRounds('job-1', [{ round: 1, toolCalls: [] }])
+    const afterRounds = hub.subscribe('job-1', () => {})!.snapshot!
+    expect(afterRounds).not.toBe(first)
+    expect(afterRounds.event).toMatchObject({ job: { toolRounds: [{ round: 1 }] } })
+    hub.appendText('job-1', { content: 'more' }, 2)
+    const afterText = hub.subscribe('job-1', () => {})!.snapshot!
+    expect(afterText.event).toMatchObject({ job: { content: `${'x'.repeat(10_000)}more` } })
   })
 
   it('replays exactly the missed events to a viewer that reconnects with its last event id', () => {

@@ -169,3 +169,44 @@ describe('executeWorkflow', () => {
     expect(result).toMatchObject({ status: 'error', state: { failedNodeId: 'send', nodeStates: { send: { error: UNKNOWN_NODE_OUTCOME } } } })
   })
 })
+
+describe('text limits', () => {
+  const amplifier = (repeats: number) => workflow(
+    [{ id: 'start', kind: 'start' }, { id: 'out', kind: 'output', template: '{{prompt}}'.repeat(repeats) }],
+    [{ from: 'start', to: 'out' }],
+  )
+
+  it('fails a template that would repeat a long prompt past the step limit, before building it', async () => {
+    const { deps } = dependencies()
+    const result = await executeWorkflow({ workflow: amplifier(2_000), workflowId: 'w', prompt: 'x'.repeat(100_000), dependencies: deps, limits: { stepChars: 200_000, runChars: 1_000_000 } })
+    expect(result.status).toBe('error')
+    expect(result.state.nodeStates.out).toMatchObject({ status: 'error', error: expect.stringMatching(/longer than 200,000 characters/) })
+    expect(result.output).toBe('')
+  })
+
+  it('renders a template that fits', async () => {
+    const { deps } = dependencies()
+    const result = await executeWorkflow({ workflow: amplifier(3), workflowId: 'w', prompt: 'ab', dependencies: deps, limits: { stepChars: 6, runChars: 100 } })
+    expect(result).toMatchObject({ status: 'complete', output: 'ababab' })
+  })
+
+  it('fails a step whose output passes the step limit, without retrying it', async () => {
+    let attempts = 0
+    const { deps } = dependencies({ runAgent: async () => ({ output: 'y'.repeat(50 + attempts++) }) })
+    const flow = workflow(
+      [{ id: 'start', kind: 'start' }, { id: 'a', kind: 'agent', retries: 3 }, { id: 'out', kind: 'output' }],
+      [{ from: 'start', to: 'a' }, { from: 'a', to: 'out' }],
+    )
+    const result = await executeWorkflow({ workflow: flow, workflowId: 'w', prompt: 'go', dependencies: deps, limits: { stepChars: 40, runChars: 1_000 } })
+    expect(attempts).toBe(1)
+    expect(result.state.nodeStates.a).toMatchObject({ status: 'error', error: expect.stringMatching(/produced 50 characters, more than the 40 a step may/) })
+  })
+
+  it('fails the step that takes the run past its total', async () => {
+    const { deps } = dependencies({ runAgent: async () => ({ output: 'z'.repeat(30) }) })
+    const result = await executeWorkflow({ workflow: threeSteps(), workflowId: 'w', prompt: 'p', dependencies: deps, limits: { stepChars: 100, runChars: 50 } })
+    expect(result.status).toBe('error')
+    expect(result.state.nodeStates.b).toMatchObject({ status: 'error', error: expect.stringMatching(/together produced more than 50 characters/) })
+    expect(result.state.nodeStates.a!.status).toBe('completed')
+  })
+})

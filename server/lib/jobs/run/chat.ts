@@ -15,7 +15,7 @@ import { UNKNOWN_OUTCOME_ERROR, type ResumePlan } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
 import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
 import type { ChatMessage } from '../../../../shared/types/chat'
-import type { ActiveToolCall, BackgroundJob, JobCheckpoint } from '../../../../shared/types/job'
+import type { ActiveToolCall, BackgroundJob, JobCheckpoint, JobError } from '../../../../shared/types/job'
 
 export type { JobStopReason } from './end'
 export type { JobLogger } from './harness'
@@ -52,6 +52,15 @@ function interruptedRoundOf(plan: NonNullable<ResumePlan['interruptedRound']>, o
   return { round: plan.round, assistant: plan.assistant, calls, settled, unknown }
 }
 
+/** The error of an answer stopped at `limits.jobContentChars`. */
+function tooLongError(maxChars: number): JobError {
+  return {
+    kind: 'too-long',
+    message: `The answer passed ${maxChars.toLocaleString('en')} characters, the most a job keeps, and was stopped there. The text so far is kept.`,
+    hint: 'Ask for a shorter answer, or split the task into several messages. The operator can raise NUXT_LIMITS_JOB_CONTENT_CHARS.',
+  }
+}
+
 /** Runs `options.job` to its end (or to its checkpoint on shutdown). */
 export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOutcome> {
   const { job, store, hub, config, signal, resume } = options
@@ -82,7 +91,22 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
     hub.setToolRounds(job.id, toolRounds)
     void writer.enqueue(() => store.appendToolExecution(job.id, round, execution))
   }
-  const onStreamed = (kind: 'content' | 'reasoning', text: string) => {
+  // The answer is kept up to `limits.jobContentChars`; past it the model is stopped (`tooLong`).
+  const maxChars = config.limits.jobContentChars
+  const stop = new AbortController()
+  const forwardStop = () => stop.abort(signal.reason)
+  if (signal.aborted) forwardStop()
+  else signal.addEventListener('abort', forwardStop, { once: true })
+  let tooLong = false
+  const onStreamed = (kind: 'content' | 'reasoning', delta: string) => {
+    if (tooLong) return
+    const room = maxChars - content.length - reasoning.length
+    const text = delta.length > room ? delta.slice(0, Math.max(0, room)) : delta
+    if (text.length < delta.length) {
+      tooLong = true
+      stop.abort('too-long')
+    }
+    if (!text) return
     if (kind === 'content') content += text
     else reasoning += text
     chunksReceived++
@@ -131,7 +155,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         maxRounds: toolExecution.maxRounds,
         maxToolsPerRound: toolExecution.maxToolsPerRound,
         roundTimeoutMs: toolExecution.roundTimeoutMs,
-        signal,
+        signal: stop.signal,
         resume: { rounds, toolRounds: completedToolRounds, content, reasoning, interruptedRound },
         callbacks: {
           onTextDelta: text => onStreamed('content', text),
@@ -159,15 +183,19 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         },
       })
 
+  signal.removeEventListener('abort', forwardStop)
+
   let runResult: RunResult
-  if (!result || result.finishReason === 'aborted') runResult = { status: 'aborted' }
+  if (tooLong && !signal.aborted) runResult = { status: 'error', error: tooLongError(maxChars) }
+  else if (!result || result.finishReason === 'aborted') runResult = { status: 'aborted' }
   else if (result.finishReason === 'error') {
     const { message, kind, status, hint } = result.error!.toJSON()
     runResult = { status: 'error', error: { message, kind, ...(typeof status === 'number' ? { status } : {}), ...(hint ? { hint } : {}) } }
   } else runResult = { status: 'complete', finishReason: result.finishReason }
   return harness.end({
     result: runResult,
-    final: { content: result?.finalContent ?? content, reasoning: result?.reasoning ?? reasoning, chunksReceived, usage: result?.usage },
+    // Past the limit the runner's text is the kept part; otherwise the loop's is the whole answer.
+    final: tooLong ? { content, reasoning, chunksReceived, usage: result?.usage } : { content: result?.finalContent ?? content, reasoning: result?.reasoning ?? reasoning, chunksReceived, usage: result?.usage },
     timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The job'), hint: 'The model or a tool stopped responding; try again, or raise NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS.' },
   })
 }

@@ -9,7 +9,7 @@ import { chatClientOptions } from '../../models/chat-endpoint'
 import type { ChatEndpoint } from '../../openrouter/chat-client'
 import { executeServerTool } from '../../tools/execute-tool'
 import { getServerTool, whenServerToolsReady } from '../../tools/registry'
-import { executeWorkflow, type NodeOutcome, type WorkflowRunDependencies } from '../../workflows/execute'
+import { executeWorkflow, tooLongStepError, type NodeOutcome, type WorkflowRunDependencies } from '../../workflows/execute'
 import { toPublicJob } from '../public-job'
 import type { JobRunOutcome } from './end'
 import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
@@ -25,8 +25,10 @@ export interface WorkflowJobRunOptions extends JobRunOptions {
 /** How often live node text is pushed to viewers (it is persisted on node transitions). */
 const LIVE_OUTPUT_INTERVAL_MS = 150
 
-async function loopOutcome(run: Promise<Awaited<ReturnType<typeof executeToolLoop>>>): Promise<NodeOutcome> {
+async function loopOutcome(run: Promise<Awaited<ReturnType<typeof executeToolLoop>>>, tooLong: () => string | undefined): Promise<NodeOutcome> {
   const result = await run
+  const overLimit = tooLong()
+  if (overLimit) return { error: overLimit, tooLong: true }
   if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed' }
   if (result.finishReason === 'aborted') return { error: 'stopped' }
   return { output: result.finalContent }
@@ -41,6 +43,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
   const { writer } = harness
   const context = { userId: job.userId, threadId: job.threadId, jobId: job.id }
   const activity = () => harness.activity()
+  const limits = { stepChars: config.limits.workflowStepChars, runChars: config.limits.jobContentChars }
 
   let state: WorkflowState | undefined = job.workflowState
   const liveOutput = new Map<string, string>()
@@ -63,6 +66,13 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     } catch (error) {
       return Promise.resolve<NodeOutcome>({ error: (error as Error).message })
     }
+    // A step's model stops as soon as its text passes the step limit, not when it ends.
+    const step = new AbortController()
+    const stop = () => step.abort(nodeSignal.reason)
+    if (nodeSignal.aborted) stop()
+    else nodeSignal.addEventListener('abort', stop, { once: true })
+    let produced = 0
+    let overLimit: string | undefined
     return loopOutcome(executeToolLoop({
       ...context,
       model,
@@ -74,9 +84,16 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       maxRounds: extra.maxRounds ?? 0,
       maxToolsPerRound: config.backgroundJobs.toolExecution.maxToolsPerRound,
       roundTimeoutMs: config.backgroundJobs.toolExecution.roundTimeoutMs,
-      signal: nodeSignal,
+      signal: step.signal,
       callbacks: {
         onTextDelta: (text) => {
+          if (overLimit) return
+          produced += text.length
+          if (produced > limits.stepChars) {
+            overLimit = tooLongStepError(produced, limits, 'step')
+            step.abort('too-long')
+            return
+          }
           extra.onToken?.(text)
           activity()
         },
@@ -89,7 +106,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
           extra.onToolCall?.(toolCallView(record, record.round))
         },
       },
-    }))
+    }).finally(() => nodeSignal.removeEventListener('abort', stop)), () => overLimit)
   }
 
   const dependencies: WorkflowRunDependencies = {
@@ -123,6 +140,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     dependencies,
     signal,
     resume: job.workflowState,
+    limits,
     callbacks: {
       onNodeStart: () => activity(),
       onNodeFinish: (nodeId) => {

@@ -134,6 +134,10 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
     async markNotificationsRead(userId, ids, now = Date.now()) {
       return client.mutation(api.notifications.markRead, { secret, userId, ids: ids ? [...ids] : undefined, now })
     },
+    async ping() {
+      // The cheapest round trip that proves the deployment answers and accepts our secret.
+      await client.query(api.jobs.listByUser, { secret, userId: 'health-probe', limit: 1 })
+    },
     async close() {},
 
     async claimJob(jobId) {

@@ -101,6 +101,8 @@ export interface JobStore {
   listNotifications(userId: string, options?: { unreadOnly?: boolean, limit?: number }): Promise<JobNotification[]>
   /** Marks the given notifications (or all of the user's) read; returns how many changed. */
   markNotificationsRead(userId: string, ids?: readonly string[], now?: number): Promise<number>
+  /** Resolves when the store can take a write now (sqlite: the write lock is free); rejects with why not. For `GET /api/health`. */
+  ping(): Promise<void>
   close(): Promise<void>
 }
 

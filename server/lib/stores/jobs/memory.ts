@@ -102,6 +102,7 @@ export function createMemoryJobStore(): JobStore {
       }
       return changed
     },
+    async ping() {},
     async close() {
       jobs.clear()
       notifications.clear()

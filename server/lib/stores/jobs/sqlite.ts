@@ -203,6 +203,11 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     async markNotificationsRead(userId, ids, now = Date.now()) {
       return markRead(userId, ids, now)
     },
+    async ping() {
+      // Takes the write lock and gives it back: fails (busy) while another process holds it.
+      db.exec('BEGIN IMMEDIATE')
+      db.exec('ROLLBACK')
+    },
     async close() {
       if (db.open) db.close()
     },

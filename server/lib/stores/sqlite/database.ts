@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3, { type Database } from 'better-sqlite3'
+import { SQLITE_BUSY_TIMEOUT_MS } from './busy'
 import { SQLITE_MIGRATIONS } from './migrations'
 
 /** Brings `db` up to the latest schema version; returns the version it ends at. */
@@ -23,16 +24,19 @@ export function migrateSqliteSchema(db: Database): number {
 }
 
 /**
- * Opens the app's sqlite file (creating its directory), in WAL mode with a busy timeout and
- * foreign keys on, migrated to the latest schema. Each store opens its own connection to it.
+ * Opens the app's sqlite file (creating its directory), in WAL mode with foreign keys on, migrated
+ * to the latest schema, with a short busy timeout (callers retry: `withBusyRetry`). Each store opens its own connection to it.
  */
 export function openSqliteDatabase(path: string): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = new BetterSqlite3(path)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
+  // Opening and migrating happen once, at start-up: wait for a lock as long as it takes there.
   db.pragma('busy_timeout = 5000')
   db.pragma('foreign_keys = ON')
   migrateSqliteSchema(db)
+  // Serving: never block the event loop for long on another process's lock (see busy.ts).
+  db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
   return db
 }

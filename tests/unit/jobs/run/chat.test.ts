@@ -77,6 +77,19 @@ describe('runChatJob', () => {
     expect(await store.listNotifications('user-1')).toEqual([expect.objectContaining({ jobId: job.id, kind: 'job-complete' })])
   })
 
+  it('stops an answer at the content limit with a "too long" error, keeping exactly the text up to it', async () => {
+    const text = Array.from({ length: 50 }, (_, index) => String(index % 10).repeat(100)).join('')
+    fake.script([textReply(text, { pieceSize: 100, delayMs: 2 })])
+    const job = await createJob()
+    const small = testServerConfig({ openrouter: { retryBaseDelayMs: 5 }, limits: { jobContentChars: 1_000 } })
+    const outcome = await runChatJob({ job, store, hub, config: small, signal: new AbortController().signal, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
+    expect(outcome).toBe('error')
+    const stored = (await store.getJob(job.id))!
+    expect(stored.content).toBe(text.slice(0, 1_000))
+    expect(stored.error).toMatchObject({ kind: 'too-long', message: expect.stringMatching(/passed 1,000 characters/), hint: expect.stringMatching(/NUXT_LIMITS_JOB_CONTENT_CHARS/) })
+    expect(hub.snapshot(job.id)?.content).toBe(text.slice(0, 1_000))
+  })
+
   it('stores an upstream error in words, with its status and hint', async () => {
     fake.script([{ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }])
     const job = await createJob()

@@ -1,0 +1,19 @@
+/**
+ * Runs before Nuxt's error handler: an app error thrown anywhere (a store quota, a busy
+ * database, a job cap) becomes its HTTP answer (lib/http/domain-errors.ts) instead of a 500
+ * "Server Error". The error is rewritten in place and left for the next handler to send, so
+ * pages and JSON requests are answered as usual, just with the right status and words.
+ */
+import { setResponseHeader, type H3Error, type H3Event } from 'h3'
+import { httpAnswerFor } from './lib/http/domain-errors'
+
+export default function answerDomainErrors(error: H3Error, event: H3Event): void {
+  const answer = httpAnswerFor(error.cause) ?? httpAnswerFor(error)
+  if (!answer) return
+  error.statusCode = answer.statusCode
+  error.statusMessage = answer.statusMessage
+  error.message = answer.message
+  error.data = answer.data
+  error.unhandled = false
+  if (answer.retryAfterSeconds !== undefined) setResponseHeader(event, 'Retry-After', answer.retryAfterSeconds)
+}

@@ -1,0 +1,38 @@
+/**
+ * The app's own errors as HTTP answers a person can act on: each says what happened and what to
+ * do, with the status a client can branch on and `Retry-After` where waiting helps. Used by
+ * routes that catch (`throwHttpError`) and by the error handler for errors thrown anywhere else.
+ */
+import { createError, setResponseHeader, type H3Event } from 'h3'
+import { JobCapacityError } from '../jobs/admission'
+import { MissingApiKeyError } from '../models/chat-endpoint'
+import { StoreBusyError } from '../stores/sqlite/busy'
+import { StorageQuotaError } from '../stores/quotas'
+
+/** How one domain error is answered. */
+export interface HttpAnswer {
+  statusCode: number
+  statusMessage: string
+  message: string
+  data?: Record<string, unknown>
+  retryAfterSeconds?: number
+}
+
+/** The answer for `error` when it is one of the app's own, else undefined. */
+export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
+  if (MissingApiKeyError.isInstance(error)) return { statusCode: 400, statusMessage: 'API key needed', message: error.message }
+  if (JobCapacityError.isInstance(error)) {
+    return { statusCode: error.scope === 'server' ? 503 : 429, statusMessage: error.scope === 'server' ? 'Server busy' : 'Too many running answers', message: error.message, data: { scope: error.scope, limit: error.limit }, retryAfterSeconds: error.retryAfterSeconds }
+  }
+  if (StorageQuotaError.isInstance(error)) return { statusCode: 409, statusMessage: 'Storage limit reached', message: error.message, data: { quota: error.kind, limit: error.limit } }
+  if (StoreBusyError.isInstance(error)) return { statusCode: 503, statusMessage: 'Storage busy', message: error.message, retryAfterSeconds: error.retryAfterSeconds }
+  return undefined
+}
+
+/** Throws the HTTP form of a domain error (setting `Retry-After`); rethrows anything else. */
+export function throwHttpError(event: H3Event, error: unknown): never {
+  const answer = httpAnswerFor(error)
+  if (!answer) throw error
+  if (answer.retryAfterSeconds !== undefined) setResponseHeader(event, 'Retry-After', answer.retryAfterSeconds)
+  throw createError({ statusCode: answer.statusCode, statusMessage: answer.statusMessage, message: answer.message, data: answer.data })
+}

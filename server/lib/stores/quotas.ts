@@ -1,0 +1,77 @@
+/**
+ * How much one user may keep: conversations, messages per conversation, saved workflows (the
+ * `limits` config). Creating past a quota throws `StorageQuotaError` (409, saying what to delete).
+ * The checks count before they write, so requests racing each other may pass a quota by a few;
+ * they bound growth, they are not an exact ledger.
+ */
+import type { ThreadStore } from './threads/thread-store'
+import type { WorkflowStore } from './workflows/workflow-store'
+
+/** The quotas, from `limits` in the runtime config. */
+export interface StorageQuotas {
+  threadsPerUser: number
+  messagesPerThread: number
+  workflowsPerUser: number
+}
+
+/** What is over its quota. */
+export type QuotaKind = 'threads' | 'messages' | 'workflows'
+
+const ADVICE: Record<QuotaKind, (limit: number) => string> = {
+  threads: limit => `You have ${limit.toLocaleString('en')} conversations, the most kept per user. Delete some you no longer need, then start a new one.`,
+  messages: limit => `This conversation holds ${limit.toLocaleString('en')} messages, the most one may. Start a new conversation to go on.`,
+  workflows: limit => `You have ${limit.toLocaleString('en')} saved workflows, the most kept per user. Delete some you no longer need, then save again.`,
+}
+
+/** Raised when a user would keep more than a quota allows. */
+export class StorageQuotaError extends Error {
+  override name = 'StorageQuotaError'
+  constructor(readonly kind: QuotaKind, readonly limit: number) {
+    super(ADVICE[kind](limit))
+  }
+
+  static isInstance(error: unknown): error is StorageQuotaError {
+    return error instanceof Error && error.name === 'StorageQuotaError'
+  }
+}
+
+/** Throws `StorageQuotaError` when a thread that holds `count` messages cannot take `adding` more. */
+export function checkMessageQuota(count: number, adding: number, quotas: StorageQuotas): void {
+  if (count + adding > quotas.messagesPerThread) throw new StorageQuotaError('messages', quotas.messagesPerThread)
+}
+
+/** `store`, refusing a new thread for a user who keeps `threadsPerUser` already. */
+export function withThreadQuota(store: ThreadStore, quotas: StorageQuotas): ThreadStore {
+  return {
+    createThread: async (input) => {
+      const kept = await store.listThreads(input.userId, { limit: quotas.threadsPerUser })
+      if (kept.length >= quotas.threadsPerUser) throw new StorageQuotaError('threads', quotas.threadsPerUser)
+      return store.createThread(input)
+    },
+    getThread: threadId => store.getThread(threadId),
+    listThreads: (userId, options) => store.listThreads(userId, options),
+    renameThread: (threadId, title, now) => store.renameThread(threadId, title, now),
+    deleteThread: threadId => store.deleteThread(threadId),
+    appendMessage: message => store.appendMessage(message),
+    updateMessage: (messageId, update) => store.updateMessage(messageId, update),
+    getMessage: messageId => store.getMessage(messageId),
+    listMessages: threadId => store.listMessages(threadId),
+    close: () => store.close(),
+  }
+}
+
+/** `store`, refusing a new workflow for a user who keeps `workflowsPerUser` already. */
+export function withWorkflowQuota(store: WorkflowStore, quotas: StorageQuotas): WorkflowStore {
+  return {
+    createWorkflow: async (input) => {
+      const kept = await store.listWorkflows(input.userId)
+      if (kept.length >= quotas.workflowsPerUser) throw new StorageQuotaError('workflows', quotas.workflowsPerUser)
+      return store.createWorkflow(input)
+    },
+    listWorkflows: userId => store.listWorkflows(userId),
+    getWorkflow: id => store.getWorkflow(id),
+    updateWorkflow: (id, definition, now) => store.updateWorkflow(id, definition, now),
+    deleteWorkflow: id => store.deleteWorkflow(id),
+    close: () => store.close(),
+  }
+}

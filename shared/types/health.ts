@@ -1,0 +1,23 @@
+/** What `GET /api/health` reports (200 when the server can serve, 503 when it cannot). */
+
+/** The store behind jobs, conversations and workflows. */
+export interface StoreHealth {
+  provider: string
+  /** Whether it took a write just now (sqlite: its write lock was free). */
+  ok: boolean
+  latencyMs: number
+  /** Why not, when not ok. */
+  error?: string
+}
+
+/** The job manager and its store. */
+export interface JobsHealth {
+  store: StoreHealth
+  jobs: { running: number, max: number, accepting: boolean }
+}
+
+/** The whole report. */
+export interface HealthReport extends JobsHealth {
+  status: 'ok' | 'unavailable'
+  tools: { registered: number }
+}
