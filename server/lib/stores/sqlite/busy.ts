@@ -22,8 +22,9 @@ const DEFAULT_BUSY_RETRY: BusyRetryOptions = { deadlineMs: 2_000, firstDelayMs: 
 export class StoreBusyError extends Error {
   override name = 'StoreBusyError'
   readonly retryAfterSeconds = 2
-  constructor(cause: unknown) {
-    super('The database is busy (another process holds its write lock). Nothing was saved; try again in a few seconds.', { cause })
+  /** SQLite's own error. Not `cause`: h3 would answer with the cause and lose this error's meaning. */
+  constructor(readonly sqliteError: unknown) {
+    super('The database is busy (another process holds its write lock). Nothing was saved; try again in a few seconds.')
   }
 
   static isInstance(error: unknown): error is StoreBusyError {
