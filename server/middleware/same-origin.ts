@@ -7,7 +7,7 @@ let allowedOrigins: string[] | undefined
 /** Refuses state-changing API requests sent by another site's page (CSRF): 403 with what to do. */
 export default defineEventHandler((event) => {
   if (!event.path.startsWith('/api/')) return
-  allowedOrigins ??= parseAllowedOrigins(useServerConfig(event).security.allowedOrigins)
+  allowedOrigins ??= parseAllowedOrigins(useServerConfig(event).csrf.allowedOrigins)
   const refusal = crossSiteRefusal({
     method: event.method,
     ownOrigin: `${getRequestProtocol(event, { xForwardedProto: false })}://${getRequestHost(event, { xForwardedHost: false })}`,

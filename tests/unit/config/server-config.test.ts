@@ -34,8 +34,9 @@ describe('runtime config', () => {
     expect(config.convex).toEqual({ url: '', serverSecret: '', leaseMs: 30_000 })
     expect(config.session).toEqual({ password: '' })
     expect(config.limits).toEqual({ jobContentChars: 1_000_000, workflowStepChars: 200_000, threadsPerUser: 1_000, messagesPerThread: 1_000, workflowsPerUser: 200 })
-    expect(config.security).toEqual({ allowedOrigins: '' })
+    expect(config.csrf).toEqual({ allowedOrigins: '' })
     expect(config.dataDir).toBe('.data')
+    expect(config.public).toEqual({ imageHosts: '' })
   })
 
   it('refuses a session password shorter than 32 characters', () => {
@@ -46,8 +47,14 @@ describe('runtime config', () => {
 
   it('refuses an allowed origin that is not an origin', () => {
     const raw = defaults()
-    raw.security.allowedOrigins = 'https://ok.example.com, javascript:alert(1)'
-    expect(() => parseServerConfig(raw)).toThrow(/NUXT_SECURITY_ALLOWED_ORIGINS \(security.allowedOrigins\): must be a comma-separated list of origins/)
+    raw.csrf.allowedOrigins = 'https://ok.example.com, javascript:alert(1)'
+    expect(() => parseServerConfig(raw)).toThrow(/NUXT_CSRF_ALLOWED_ORIGINS \(csrf.allowedOrigins\): must be a comma-separated list of origins/)
+  })
+
+  it('refuses an image host that is not an https origin (it goes into the CSP)', () => {
+    const raw = defaults()
+    raw.public.imageHosts = "https://ok.example.com, https://x.example.com; script-src 'unsafe-inline'"
+    expect(() => parseServerConfig(raw)).toThrow(/NUXT_PUBLIC_IMAGE_HOSTS \(public.imageHosts\): must be a comma-separated list of https origins/)
   })
 
   it('takes the default of each switch from the feature flags', () => {
