@@ -156,6 +156,12 @@ export default defineNuxtConfig({
       messagesPerThread: 1_000,
       /** Saved workflows one user may keep. */
       workflowsPerUser: 200,
+      /** Answers and workflow runs one user may start per minute. */
+      jobStartsPerUserPerMinute: 20,
+      /** Answers and workflow runs one client address may start per minute (all its sessions together). */
+      jobStartsPerIpPerMinute: 60,
+      /** Read the client address from X-Forwarded-For (only behind a proxy that sets it). */
+      trustProxy: false,
     },
     csrf: {
       /** Comma-separated origins, besides the app's own, whose pages may call state-changing API routes. */

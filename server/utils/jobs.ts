@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import { modelRequestFields, type StreamRequest } from '../lib/agent/stream-request-schema'
+import { countJobStart } from '../lib/http/count-job-start'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import { readStreamRequest } from '../lib/http/read-stream-request'
@@ -19,6 +20,7 @@ export async function startChatJobForRequest(event: H3Event): Promise<{ job: Bac
     throw createError({ statusCode: 400, statusMessage: 'Background jobs are switched off on this server (NUXT_BACKGROUND_JOBS_ENABLED=false); send the request without _background to stream the answer.' })
   }
   try {
+    await countJobStart(event, useBackgroundJobs(), useServerConfig(event), user.id)
     const job = await useBackgroundJobs().startChatJob({
       userId: user.id,
       threadId: request._threadId,

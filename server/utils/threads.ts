@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3'
+import { countJobStart } from '../lib/http/count-job-start'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import { sendThreadMessage as sendMessage, type SendThreadMessageInput } from '../lib/threads/send-message'
@@ -7,6 +8,7 @@ import type { ChatThread, SentThreadMessage } from '../../shared/types/thread'
 /** Stores the user's message and starts the answer as a background job (429/503 over a cap, 400 without a key). */
 export async function sendThreadMessage(event: H3Event, thread: ChatThread, input: SendThreadMessageInput): Promise<SentThreadMessage> {
   try {
+    await countJobStart(event, useBackgroundJobs(), useServerConfig(event), thread.userId)
     return await sendMessage({ jobs: useBackgroundJobs(), threads: useThreadStore(), config: useServerConfig(event) }, thread, { ...input, userApiKey: userApiKeyOf(event) })
   } catch (error) {
     throwHttpError(event, error)

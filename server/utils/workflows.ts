@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3'
+import { countJobStart } from '../lib/http/count-job-start'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import type { StartWorkflowJobInput } from '../lib/jobs/manager'
@@ -36,6 +37,7 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
   // Tools may have been removed since it was saved: check again before running.
   const definition = requireValidWorkflow(workflow.definition)
   try {
+    await countJobStart(event, useBackgroundJobs(), useServerConfig(event), workflow.userId)
     return await executeWorkflowInBackground({ userId: workflow.userId, workflowId: workflow.id, definition, prompt, userApiKey: userApiKeyOf(event) })
   } catch (error) {
     throwHttpError(event, error)

@@ -66,6 +66,9 @@ export const serverConfigSchema = z.object({
     threadsPerUser: positiveInt,
     messagesPerThread: z.number().int().min(2),
     workflowsPerUser: positiveInt,
+    jobStartsPerUserPerMinute: positiveInt,
+    jobStartsPerIpPerMinute: positiveInt,
+    trustProxy: z.boolean(),
   }),
   csrf: z.object({
     allowedOrigins: z.string().refine(value => parseAllowedOrigins(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),

@@ -5,6 +5,7 @@
  */
 import { createError, setResponseHeader, type H3Event } from 'h3'
 import { JobCapacityError } from '../jobs/admission'
+import { RateLimitError } from '../jobs/start-rate'
 import { MissingApiKeyError } from '../models/chat-endpoint'
 import { StoreBusyError } from '../stores/sqlite/busy'
 import { StorageQuotaError } from '../stores/quotas'
@@ -24,6 +25,7 @@ export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
   if (JobCapacityError.isInstance(error)) {
     return { statusCode: error.scope === 'server' ? 503 : 429, statusMessage: error.scope === 'server' ? 'Server busy' : 'Too many running answers', message: error.message, data: { scope: error.scope, limit: error.limit }, retryAfterSeconds: error.retryAfterSeconds }
   }
+  if (RateLimitError.isInstance(error)) return { statusCode: 429, statusMessage: 'Too many starts', message: error.message, data: { scope: error.scope, limit: error.limit }, retryAfterSeconds: error.retryAfterSeconds }
   if (StorageQuotaError.isInstance(error)) return { statusCode: 409, statusMessage: 'Storage limit reached', message: error.message, data: { quota: error.kind, limit: error.limit } }
   if (StoreBusyError.isInstance(error)) return { statusCode: 503, statusMessage: 'Storage busy', message: error.message, retryAfterSeconds: error.retryAfterSeconds }
   return undefined

@@ -9,6 +9,7 @@ import { resolveChatEndpoint } from '../models/chat-endpoint'
 import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
 import { JobAdmission } from './admission'
+import { JobStartRate } from './start-rate'
 import { JobLeases } from './leases'
 import type { JobLiveHub } from './live-hub'
 import { recoverInterruptedJobs, type RelaunchPlan } from './recovery'
@@ -53,12 +54,15 @@ const SHUTDOWN_WAIT_MS = 10_000
 export class BackgroundJobManager {
   private readonly running = new Map<string, RunningJob>()
   private readonly admission: JobAdmission
+  /** How fast users and addresses may start jobs (counted by the HTTP layer, which knows the address). */
+  readonly startRate: JobStartRate
   private readonly leases: JobLeases | undefined
   private readonly sweeper: JobSweeper
   private closing = false
 
   constructor(private readonly options: JobManagerOptions) {
     this.admission = new JobAdmission(options.config.backgroundJobs)
+    this.startRate = new JobStartRate(options.config.limits)
     this.leases = isLeaseStore(options.store) ? new JobLeases(options.store, options.hub, options.logger) : undefined
     this.sweeper = new JobSweeper({
       store: options.store,

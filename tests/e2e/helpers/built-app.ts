@@ -117,7 +117,13 @@ interface SpawnedServer {
 async function spawnServer(entry: string, env: Record<string, string>): Promise<SpawnedServer> {
   const port = await freePort()
   // Each server gets its own data directory (database, session secret) unless the test shares one.
-  env = { NUXT_DATA_DIR: mkdtempSync(join(tmpdir(), 'or3-app-data-')), ...env }
+  // Every test client is 127.0.0.1: start rates are off unless a test sets them (start-limits.test.ts).
+  env = {
+    NUXT_DATA_DIR: mkdtempSync(join(tmpdir(), 'or3-app-data-')),
+    NUXT_LIMITS_JOB_STARTS_PER_USER_PER_MINUTE: '1000000',
+    NUXT_LIMITS_JOB_STARTS_PER_IP_PER_MINUTE: '1000000',
+    ...env,
+  }
   let output = ''
   const child = spawn(process.execPath, [entry], {
     env: productionEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),

@@ -33,7 +33,7 @@ describe('runtime config', () => {
     })
     expect(config.convex).toEqual({ url: '', serverSecret: '', leaseMs: 30_000 })
     expect(config.session).toEqual({ password: '' })
-    expect(config.limits).toEqual({ jobContentChars: 1_000_000, workflowStepChars: 200_000, threadsPerUser: 1_000, messagesPerThread: 1_000, workflowsPerUser: 200 })
+    expect(config.limits).toEqual({ jobContentChars: 1_000_000, workflowStepChars: 200_000, threadsPerUser: 1_000, messagesPerThread: 1_000, workflowsPerUser: 200, jobStartsPerUserPerMinute: 20, jobStartsPerIpPerMinute: 60, trustProxy: false })
     expect(config.csrf).toEqual({ allowedOrigins: '' })
     expect(config.dataDir).toBe('.data')
     expect(config.public).toEqual({ imageHosts: '' })
