@@ -1,6 +1,7 @@
-import { IMAGE_HOSTS, parseImageHosts } from '../utils/image-hosts'
+import { parseOriginList } from '../../shared/origin-list'
+import { IMAGE_HOSTS } from '../utils/image-hosts'
 
 /** Hands the image allowlist from the runtime config to every rendered answer. */
 export default defineNuxtPlugin((nuxtApp) => {
-  nuxtApp.vueApp.provide(IMAGE_HOSTS, parseImageHosts(useRuntimeConfig().public.imageHosts))
+  nuxtApp.vueApp.provide(IMAGE_HOSTS, parseOriginList(useRuntimeConfig().public.imageHosts))
 })

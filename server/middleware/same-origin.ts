@@ -1,4 +1,4 @@
-import { parseAllowedOrigins } from '../lib/config/server-config'
+import { parseOriginList } from '../../shared/origin-list'
 import { crossSiteRefusal } from '../lib/http/same-origin'
 
 /** The operator's extra origins, parsed once (the config does not change while the server runs). */
@@ -7,7 +7,7 @@ let allowedOrigins: string[] | undefined
 /** Refuses state-changing API requests sent by another site's page (CSRF): 403 with what to do. */
 export default defineEventHandler((event) => {
   if (!event.path.startsWith('/api/')) return
-  allowedOrigins ??= parseAllowedOrigins(useServerConfig(event).csrf.allowedOrigins)
+  allowedOrigins ??= parseOriginList(useServerConfig(event).csrf.allowedOrigins)
   const refusal = crossSiteRefusal({
     method: event.method,
     ownOrigin: `${getRequestProtocol(event, { xForwardedProto: false })}://${getRequestHost(event, { xForwardedHost: false })}`,

@@ -1,4 +1,4 @@
-import { parseAllowedOrigins } from '../lib/config/server-config'
+import { parseOriginList } from '../../shared/origin-list'
 
 /**
  * Adds NUXT_PUBLIC_IMAGE_HOSTS to the CSP's `img-src` at start-up (nuxt-security builds the
@@ -6,7 +6,7 @@ import { parseAllowedOrigins } from '../lib/config/server-config'
  * list the answer renderer uses.
  */
 export default defineNitroPlugin((nitroApp) => {
-  const hosts = parseAllowedOrigins(useServerConfig().public.imageHosts)
+  const hosts = parseOriginList(useServerConfig().public.imageHosts)
   if (hosts.length === 0) return
   nitroApp.hooks.hook('nuxt-security:routeRules', (rules) => {
     const headers = rules['/**']?.headers

@@ -9,6 +9,7 @@ import { formatDuration, OpenRouterError } from '../openrouter/errors'
 import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, ReasoningDetail, StreamedToolCall, Usage } from '../openrouter/types'
 import type { AssistantMessage, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopFinishReason, ToolRoundResult } from './tool-loop-types'
 import { getEnabledDefinitions, whenServerToolsReady } from '../tools/registry'
+import { followSignal } from '../follow-signal'
 
 export type { ToolCallRecord, ToolCallStatus } from '../tools/run-tool-calls'
 export type { InterruptedToolRound, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopCallbacks, ToolLoopFinishReason, ToolLoopResumeState, ToolRoundResult } from './tool-loop-types'
@@ -31,21 +32,18 @@ function roundTimeoutError(round: number, roundTimeoutMs: number): OpenRouterErr
 
 /** A signal that aborts with the caller's signal or when the round's time is up. */
 function roundSignal(parent: AbortSignal | undefined, timeoutMs: number): { signal: AbortSignal, timedOut: () => boolean, dispose: () => void } {
-  const controller = new AbortController()
+  const { controller, dispose: stopFollowing } = followSignal(parent)
   let expired = false
   const timer = setTimeout(() => {
     expired = true
     controller.abort(new DOMException('Round timed out', 'TimeoutError'))
   }, timeoutMs)
-  const onAbort = () => controller.abort(parent?.reason)
-  if (parent?.aborted) onAbort()
-  parent?.addEventListener('abort', onAbort, { once: true })
   return {
     signal: controller.signal,
     timedOut: () => expired,
     dispose: () => {
       clearTimeout(timer)
-      parent?.removeEventListener('abort', onAbort)
+      stopFollowing()
     },
   }
 }

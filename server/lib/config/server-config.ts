@@ -1,14 +1,10 @@
 import { z } from 'zod'
+import { parseOriginList } from '../../../shared/origin-list'
 
 const positiveInt = z.number().int().positive()
 const milliseconds = z.number().int().positive().max(2_147_483_647)
 
 /** The server's runtime configuration as the code may rely on it, after validation. */
-/** `csrf.allowedOrigins`, a comma-separated list, as origins (a trailing slash dropped). */
-export function parseAllowedOrigins(value: string): string[] {
-  return value.split(',').map(item => item.trim().replace(/\/$/, '')).filter(Boolean)
-}
-
 export const serverConfigSchema = z.object({
   openrouter: z.object({
     apiKey: z.string(),
@@ -71,11 +67,11 @@ export const serverConfigSchema = z.object({
     trustProxy: z.boolean(),
   }),
   csrf: z.object({
-    allowedOrigins: z.string().refine(value => parseAllowedOrigins(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),
+    allowedOrigins: z.string().refine(value => parseOriginList(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),
   }),
   dataDir: z.string().trim().min(1, 'must name a directory, such as .data'),
   public: z.object({
-    imageHosts: z.string().refine(value => parseAllowedOrigins(value).every(item => /^https:\/\/[^/\s'";]+$/i.test(item)), 'must be a comma-separated list of https origins such as https://images.example.com'),
+    imageHosts: z.string().refine(value => parseOriginList(value).every(item => /^https:\/\/[^/\s'";]+$/i.test(item)), 'must be a comma-separated list of https origins such as https://images.example.com'),
   }),
 })
 

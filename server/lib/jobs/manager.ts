@@ -10,6 +10,7 @@ import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
 import { JobAdmission } from './admission'
 import { JobStartRate } from './start-rate'
+import { runWithDeadline } from '../tools/run-with-deadline'
 import { JobLeases } from './leases'
 import type { JobLiveHub } from './live-hub'
 import { recoverInterruptedJobs, type RelaunchPlan } from './recovery'
@@ -91,18 +92,10 @@ export class BackgroundJobManager {
   /** The store's state (a write probe, bounded by `HEALTH_PROBE_MS`) and the job counts, for `GET /api/health`. */
   async health(): Promise<JobsHealth> {
     const started = performance.now()
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_PROBE_MS} ms`)), HEALTH_PROBE_MS)
-    })
-    let error: string | undefined
-    try {
-      await Promise.race([this.store.ping(), timeout])
-    } catch (cause) {
-      error = cause instanceof Error ? cause.message : String(cause)
-    } finally {
-      clearTimeout(timer)
-    }
+    const probe = await runWithDeadline(() => this.store.ping(), { timeoutMs: HEALTH_PROBE_MS })
+    const error = probe.status === 'fulfilled'
+      ? undefined
+      : probe.status === 'rejected' ? (probe.error instanceof Error ? probe.error.message : String(probe.error)) : `no answer within ${HEALTH_PROBE_MS} ms`
     const store = { provider: this.store.name, ok: error === undefined, latencyMs: Math.round(performance.now() - started), ...(error === undefined ? {} : { error }) }
     return { store, jobs: { running: this.running.size, max: this.options.config.backgroundJobs.maxConcurrentJobs, accepting: !this.closing } }
   }

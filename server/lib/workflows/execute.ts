@@ -10,6 +10,7 @@ import type { WorkflowNodeState, WorkflowState } from '../../../shared/types/wor
 import { renderArguments, renderTemplate, TemplateTooLargeError } from './templates'
 import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from '../../../shared/schemas/workflow'
 import { compileRouterPattern } from './router-patterns'
+import { followSignal } from '../follow-signal'
 
 type AgentNode = Extract<WorkflowNode, { kind: 'agent' }>
 type RouterNode = Extract<WorkflowNode, { kind: 'router' }>
@@ -116,10 +117,7 @@ export async function executeWorkflow(params: {
   }
 
   // A run-wide controller: the caller's abort, or a failing node, stops every running node.
-  const controller = new AbortController()
-  const onAbort = () => controller.abort(params.signal?.reason)
-  if (params.signal?.aborted) onAbort()
-  params.signal?.addEventListener('abort', onAbort, { once: true })
+  const { controller, dispose: stopFollowing } = followSignal(params.signal)
   let failure: { nodeId: string, error: string } | undefined
 
   /** Marks a finished node's outgoing edges active (a router: only its branch). */
@@ -261,7 +259,7 @@ export async function executeWorkflow(params: {
       await Promise.race(running.values())
     }
   } finally {
-    params.signal?.removeEventListener('abort', onAbort)
+    stopFollowing()
   }
 
   state.currentNodeId = null

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseAllowedOrigins } from '../../../server/lib/config/server-config'
+import { parseOriginList } from '../../../shared/origin-list'
 import { crossSiteRefusal } from '../../../server/lib/http/same-origin'
 
 const own = 'http://localhost:3000'
@@ -25,6 +25,6 @@ describe('same-origin check for state-changing requests', () => {
 
   it('never refuses reads, and accepts the operator\'s extra origins', () => {
     expect(check({ method: 'GET', origin: 'https://evil.example', secFetchSite: 'cross-site' })).toBeUndefined()
-    expect(check({ origin: 'https://chat.example.com', allowedOrigins: parseAllowedOrigins(' https://chat.example.com/ ,https://b.example') })).toBeUndefined()
+    expect(check({ origin: 'https://chat.example.com', allowedOrigins: parseOriginList(' https://chat.example.com/ ,https://b.example') })).toBeUndefined()
   })
 })

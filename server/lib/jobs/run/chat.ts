@@ -10,6 +10,7 @@ import type { ChatEndpoint } from '../../openrouter/chat-client'
 import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../../tools/registry'
 import { toolErrorMessage, type ToolCallRecord } from '../../tools/run-tool-calls'
 import { withToolExecution } from '../../stores/jobs/job-record'
+import { followSignal } from '../../follow-signal'
 import { toPublicJob } from '../public-job'
 import { UNKNOWN_OUTCOME_ERROR, type ResumePlan } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
@@ -93,10 +94,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   }
   // The answer is kept up to `limits.jobContentChars`; past it the model is stopped (`tooLong`).
   const maxChars = config.limits.jobContentChars
-  const stop = new AbortController()
-  const forwardStop = () => stop.abort(signal.reason)
-  if (signal.aborted) forwardStop()
-  else signal.addEventListener('abort', forwardStop, { once: true })
+  const { controller: stop, dispose: stopFollowing } = followSignal(signal)
   let tooLong = false
   const onStreamed = (kind: 'content' | 'reasoning', delta: string) => {
     if (tooLong) return
@@ -183,7 +181,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         },
       })
 
-  signal.removeEventListener('abort', forwardStop)
+  stopFollowing()
 
   let runResult: RunResult
   if (tooLong && !signal.aborted) runResult = { status: 'error', error: tooLongError(maxChars) }
@@ -195,7 +193,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   return harness.end({
     result: runResult,
     // Past the limit the runner's text is the kept part; otherwise the loop's is the whole answer.
-    final: tooLong ? { content, reasoning, chunksReceived, usage: result?.usage } : { content: result?.finalContent ?? content, reasoning: result?.reasoning ?? reasoning, chunksReceived, usage: result?.usage },
+    final: { content: tooLong ? content : result?.finalContent ?? content, reasoning: tooLong ? reasoning : result?.reasoning ?? reasoning, chunksReceived, usage: result?.usage },
     timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The job'), hint: 'The model or a tool stopped responding; try again, or raise NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS.' },
   })
 }

@@ -10,6 +10,7 @@ import type { ChatEndpoint } from '../../openrouter/chat-client'
 import { executeServerTool } from '../../tools/execute-tool'
 import { getServerTool, whenServerToolsReady } from '../../tools/registry'
 import { executeWorkflow, tooLongStepError, type NodeOutcome, type WorkflowRunDependencies } from '../../workflows/execute'
+import { followSignal } from '../../follow-signal'
 import { toPublicJob } from '../public-job'
 import type { JobRunOutcome } from './end'
 import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
@@ -67,10 +68,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       return Promise.resolve<NodeOutcome>({ error: (error as Error).message })
     }
     // A step's model stops as soon as its text passes the step limit, not when it ends.
-    const step = new AbortController()
-    const stop = () => step.abort(nodeSignal.reason)
-    if (nodeSignal.aborted) stop()
-    else nodeSignal.addEventListener('abort', stop, { once: true })
+    const { controller: step, dispose: stopFollowing } = followSignal(nodeSignal)
     let produced = 0
     let overLimit: string | undefined
     return loopOutcome(executeToolLoop({
@@ -106,7 +104,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
           extra.onToolCall?.(toolCallView(record, record.round))
         },
       },
-    }).finally(() => nodeSignal.removeEventListener('abort', stop)), () => overLimit)
+    }).finally(stopFollowing), () => overLimit)
   }
 
   const dependencies: WorkflowRunDependencies = {
