@@ -3,22 +3,17 @@
  * that says what to fix, and other clients are answered while it happens.
  */
 import { request as httpRequest } from 'node:http'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { buildApp, startApp, type RunningApp } from './helpers/built-app'
 
 let app: RunningApp
-const dataDir = mkdtempSync(join(tmpdir(), 'or3-hostile-bodies-'))
 
 beforeAll(async () => {
-  app = await startApp(await buildApp(), { NUXT_DATA_DIR: dataDir, NUXT_SESSION_PASSWORD: 'a-hostile-bodies-test-password-long-enough' })
+  app = await startApp(await buildApp(), { NUXT_SESSION_PASSWORD: 'a-hostile-bodies-test-password-long-enough' })
 }, 240_000)
 afterAll(async () => {
   await app?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
 })
 
 /**

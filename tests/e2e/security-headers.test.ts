@@ -3,25 +3,19 @@
  * whose scripts need this response's nonce, framing and sniffing are refused, no referrer leaves,
  * nothing says what the server runs; images load only from this app and NUXT_PUBLIC_IMAGE_HOSTS.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, startApp, type RunningApp } from './helpers/built-app'
 
 let app: RunningApp
-const dataDir = mkdtempSync(join(tmpdir(), 'or3-headers-'))
 
 beforeAll(async () => {
   app = await startApp(await buildApp(), {
-    NUXT_DATA_DIR: dataDir,
     NUXT_SESSION_PASSWORD: 'a-security-headers-test-password-long-enough',
     NUXT_PUBLIC_IMAGE_HOSTS: 'https://images.example.com',
   })
 }, 240_000)
 afterAll(async () => {
   await app?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
 })
 
 /** The CSP as directive → sources. */

@@ -4,19 +4,14 @@
  * RSS and 600 MB of SQLite per run), conversations and workflows without end, and a job read
  * back whole. Each ends in a clear refusal or error, and another client is answered meanwhile.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { buildApp, startApp, type RunningApp } from './helpers/built-app'
 
 let app: RunningApp
-const dataDir = mkdtempSync(join(tmpdir(), 'or3-size-budgets-'))
 
 beforeAll(async () => {
   app = await startApp(await buildApp(), {
-    NUXT_DATA_DIR: dataDir,
     NUXT_SESSION_PASSWORD: 'a-size-budgets-test-password-long-enough',
     NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0',
     NUXT_LIMITS_THREADS_PER_USER: '3',
@@ -25,7 +20,6 @@ beforeAll(async () => {
 }, 240_000)
 afterAll(async () => {
   await app?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
 })
 
 const amplifier = {

@@ -3,19 +3,14 @@
  * client gets 429 with Retry-After and words to show; fresh sessions from the same address stop at
  * the per-address rate; another user, from another address, still starts answers meanwhile.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SessionClient } from '../support/job-stream-client'
 import { buildApp, startApp, type RunningApp } from './helpers/built-app'
 
 let app: RunningApp
-const dataDir = mkdtempSync(join(tmpdir(), 'or3-start-limits-'))
 
 beforeAll(async () => {
   app = await startApp(await buildApp(), {
-    NUXT_DATA_DIR: dataDir,
     NUXT_SESSION_PASSWORD: 'a-start-limits-test-password-long-enough',
     NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0',
     NUXT_LIMITS_JOB_STARTS_PER_USER_PER_MINUTE: '3',
@@ -26,7 +21,6 @@ beforeAll(async () => {
 }, 240_000)
 afterAll(async () => {
   await app?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
 })
 
 const hello = { model: 'or3/offline-demo', messages: [{ role: 'user', content: 'Hello' }], _background: true }

@@ -4,20 +4,15 @@
  * what to do, and everyone else is still answered.
  */
 import { request as httpRequest, type ClientRequest } from 'node:http'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SessionClient } from '../support/job-stream-client'
 import { buildApp, startApp, type RunningApp } from './helpers/built-app'
 
 let app: RunningApp
-const dataDir = mkdtempSync(join(tmpdir(), 'or3-stream-limits-'))
 const open: ClientRequest[] = []
 
 beforeAll(async () => {
   app = await startApp(await buildApp(), {
-    NUXT_DATA_DIR: dataDir,
     NUXT_SESSION_PASSWORD: 'a-stream-limits-test-password-long-enough',
     NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '200',
     NUXT_BACKGROUND_JOBS_STREAMS_PER_JOB: '3',
@@ -28,7 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const request of open) request.destroy()
   await app?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
 })
 
 /** Opens a job stream and resolves with its status (and, for a refusal, its message); a 200 stays open. */

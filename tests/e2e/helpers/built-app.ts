@@ -112,14 +112,17 @@ interface SpawnedServer {
   child: ChildProcess
   output: () => string
   exited: Promise<number | null>
+  /** The data directory made for this server (none when the test passed NUXT_DATA_DIR). */
+  ownDataDir?: string
 }
 
 async function spawnServer(entry: string, env: Record<string, string>): Promise<SpawnedServer> {
   const port = await freePort()
   // Each server gets its own data directory (database, session secret) unless the test shares one.
+  const ownDataDir = env.NUXT_DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'or3-app-data-'))
   // Every test client is 127.0.0.1: start rates are off unless a test sets them (start-limits.test.ts).
   env = {
-    NUXT_DATA_DIR: mkdtempSync(join(tmpdir(), 'or3-app-data-')),
+    ...(ownDataDir ? { NUXT_DATA_DIR: ownDataDir } : {}),
     NUXT_LIMITS_JOB_STARTS_PER_USER_PER_MINUTE: '1000000',
     NUXT_LIMITS_JOB_STARTS_PER_IP_PER_MINUTE: '1000000',
     ...env,
@@ -132,7 +135,7 @@ async function spawnServer(entry: string, env: Record<string, string>): Promise<
   child.stdout!.on('data', (chunk) => { output += String(chunk) })
   child.stderr!.on('data', (chunk) => { output += String(chunk) })
   const exited = new Promise<number | null>(done => child.on('exit', code => done(code)))
-  return { url: `http://127.0.0.1:${port}`, child, output: () => output, exited }
+  return { url: `http://127.0.0.1:${port}`, child, output: () => output, exited, ownDataDir }
 }
 
 /**
@@ -140,7 +143,7 @@ async function spawnServer(entry: string, env: Record<string, string>): Promise<
  * output if the process exits first.
  */
 export async function startApp(entry: string, env: Record<string, string> = {}): Promise<RunningApp> {
-  const { url, child, output, exited } = await spawnServer(entry, env)
+  const { url, child, output, exited, ownDataDir } = await spawnServer(entry, env)
   const app: RunningApp = {
     url,
     process: child,
@@ -149,6 +152,8 @@ export async function startApp(entry: string, env: Record<string, string> = {}):
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       await exited
+      // A directory the test did not choose is this server's alone: gone with it.
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true })
     },
   }
 
