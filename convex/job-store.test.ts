@@ -7,6 +7,8 @@ import { createConvexThreadStore } from '../server/lib/stores/threads/convex'
 import { createConvexWorkflowStore } from '../server/lib/stores/workflows/convex'
 import { describeWorkflowStoreContract } from '../tests/support/workflow-store-contract'
 import schema from './schema'
+import { createConvexAccountStore } from '../server/lib/stores/accounts/convex'
+import { describeAccountStoreContract } from '../tests/support/account-store-contract'
 
 const modules = import.meta.glob('./**/*.ts')
 const secret = 'a-convex-test-server-secret-of-enough-length'
@@ -25,3 +27,5 @@ describeJobStoreContract('convex (convex-test)', () => createConvexJobStore({ cl
 describeThreadStoreContract('convex (convex-test)', () => createConvexThreadStore({ client: testClient(), secret }))
 
 describeWorkflowStoreContract('convex (convex-test)', () => createConvexWorkflowStore({ client: testClient(), secret }))
+
+describeAccountStoreContract('convex (convex-test)', () => createConvexAccountStore({ client: testClient(), secret }))

@@ -137,6 +137,48 @@ export default defineSchema({
     .index('by_workflow_id', ['workflow_id'])
     .index('by_user_and_updated', ['user_id', 'updated_at']),
 
+  accounts: defineTable({
+    account_id: v.string(),
+    name: v.string(),
+    /** The name trimmed and lower-cased: names are unique without regard to case. */
+    name_key: v.string(),
+    password_hash: v.string(),
+    role: v.union(v.literal('admin'), v.literal('user')),
+    disabled: v.boolean(),
+    session_version: v.number(),
+    created_at: v.number(),
+  })
+    .index('by_account_id', ['account_id'])
+    .index('by_name_key', ['name_key'])
+    .index('by_created', ['created_at']),
+
+  api_tokens: defineTable({
+    token_id: v.string(),
+    user_id: v.string(),
+    name: v.string(),
+    prefix: v.string(),
+    /** SHA-256 of the token; the token itself is never stored. */
+    token_hash: v.string(),
+    created_at: v.number(),
+    last_used_at: v.union(v.number(), v.null()),
+  })
+    .index('by_token_id', ['token_id'])
+    .index('by_token_hash', ['token_hash'])
+    .index('by_user', ['user_id', 'created_at']),
+
+  invites: defineTable({
+    code_hash: v.string(),
+    created_by: v.string(),
+    created_at: v.number(),
+    expires_at: v.number(),
+    used_at: v.union(v.number(), v.null()),
+  }).index('by_code_hash', ['code_hash']),
+
+  settings: defineTable({
+    key: v.string(),
+    value: v.string(),
+  }).index('by_key', ['key']),
+
   job_notifications: defineTable({
     user_id: v.string(),
     job_id: v.string(),

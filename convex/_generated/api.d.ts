@@ -9,7 +9,8 @@
    */
   
   import type { ApiFromModules, FilterApi, FunctionReference } from "convex/server";
-  import type * as jobs from "../jobs.js";
+  import type * as accounts from "../accounts.js";
+import type * as jobs from "../jobs.js";
 import type * as leases from "../leases.js";
 import type * as lib_jobRecords from "../lib/jobRecords.js";
 import type * as lib_serverGuard from "../lib/serverGuard.js";
@@ -26,7 +27,8 @@ import type * as workflows from "../workflows.js";
    * ```
    */
   declare const fullApi: ApiFromModules<{
-    "jobs": typeof jobs,
+    "accounts": typeof accounts,
+"jobs": typeof jobs,
 "leases": typeof leases,
 "lib/jobRecords": typeof lib_jobRecords,
 "lib/serverGuard": typeof lib_serverGuard,

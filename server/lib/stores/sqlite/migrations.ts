@@ -1,5 +1,5 @@
 /**
- * The schema of the app's sqlite file (jobs, notifications, threads, messages, workflows) as
+ * The schema of the app's sqlite file (jobs, notifications, threads, messages, workflows, accounts) as
  * numbered migrations. `PRAGMA user_version` records the last one applied. Never edit a shipped
  * migration: add the next one. tests/unit/stores/shapes.test.ts checks the tables against
  * shared/types.
@@ -85,5 +85,38 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   CREATE INDEX workflows_by_user_updated ON workflows (user_id, updated_at);
+  `,
+  `
+  CREATE TABLE accounts (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'user')),
+    disabled INTEGER NOT NULL DEFAULT 0,
+    session_version INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE api_tokens (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER
+  );
+  CREATE INDEX api_tokens_by_user ON api_tokens (user_id, created_at);
+  CREATE TABLE invites (
+    code_hash TEXT PRIMARY KEY,
+    created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER
+  );
+  CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
   `,
 ]

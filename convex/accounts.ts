@@ -1,0 +1,155 @@
+/** Accounts, API tokens, invites and settings for the Convex account store. Server secret required. */
+import { v } from 'convex/values'
+import type { Doc } from './_generated/dataModel'
+import type { QueryCtx } from './_generated/server'
+import { serverMutation, serverQuery } from './lib/serverGuard'
+
+const role = v.union(v.literal('admin'), v.literal('user'))
+
+function toAccount(row: Doc<'accounts'>) {
+  return { id: row.account_id, name: row.name, passwordHash: row.password_hash, role: row.role, disabled: row.disabled, sessionVersion: row.session_version, createdAt: row.created_at }
+}
+
+function toToken(row: Doc<'api_tokens'>) {
+  return { id: row.token_id, userId: row.user_id, name: row.name, prefix: row.prefix, tokenHash: row.token_hash, createdAt: row.created_at, lastUsedAt: row.last_used_at }
+}
+
+const findAccount = (ctx: QueryCtx, accountId: string) => ctx.db.query('accounts').withIndex('by_account_id', q => q.eq('account_id', accountId)).unique()
+const findToken = (ctx: QueryCtx, tokenId: string) => ctx.db.query('api_tokens').withIndex('by_token_id', q => q.eq('token_id', tokenId)).unique()
+
+/** Whether any account exists. */
+export const any = serverQuery({
+  args: {},
+  handler: async ctx => (await ctx.db.query('accounts').first()) !== null,
+})
+
+/** Creates an account in one transaction: null when the name is taken or (`onlyIfNone`) an account exists. */
+export const create = serverMutation({
+  args: { accountId: v.string(), name: v.string(), nameKey: v.string(), passwordHash: v.string(), role, onlyIfNone: v.boolean(), now: v.number() },
+  handler: async (ctx, args) => {
+    if (args.onlyIfNone && await ctx.db.query('accounts').first()) return null
+    if (await ctx.db.query('accounts').withIndex('by_name_key', q => q.eq('name_key', args.nameKey)).first()) return null
+    const id = await ctx.db.insert('accounts', { account_id: args.accountId, name: args.name, name_key: args.nameKey, password_hash: args.passwordHash, role: args.role, disabled: false, session_version: 1, created_at: args.now })
+    return toAccount((await ctx.db.get(id))!)
+  },
+})
+
+export const get = serverQuery({
+  args: { accountId: v.string() },
+  handler: async (ctx, { accountId }) => {
+    const row = await findAccount(ctx, accountId)
+    return row ? toAccount(row) : null
+  },
+})
+
+export const byName = serverQuery({
+  args: { nameKey: v.string() },
+  handler: async (ctx, { nameKey }) => {
+    const row = await ctx.db.query('accounts').withIndex('by_name_key', q => q.eq('name_key', nameKey)).first()
+    return row ? toAccount(row) : null
+  },
+})
+
+export const list = serverQuery({
+  args: { limit: v.number() },
+  handler: async (ctx, { limit }) => (await ctx.db.query('accounts').withIndex('by_created').order('asc').take(limit)).map(toAccount),
+})
+
+/** Changes an account; a new password or a change of `disabled` bumps its session version. */
+export const update = serverMutation({
+  args: { accountId: v.string(), role: v.optional(role), disabled: v.optional(v.boolean()), passwordHash: v.optional(v.string()) },
+  handler: async (ctx, { accountId, role, disabled, passwordHash }) => {
+    const row = await findAccount(ctx, accountId)
+    if (!row) return null
+    const endsSessions = passwordHash !== undefined || (disabled !== undefined && disabled !== row.disabled)
+    await ctx.db.patch(row._id, {
+      ...(role !== undefined && { role }),
+      ...(disabled !== undefined && { disabled }),
+      ...(passwordHash !== undefined && { password_hash: passwordHash }),
+      session_version: row.session_version + (endsSessions ? 1 : 0),
+    })
+    return toAccount((await ctx.db.get(row._id))!)
+  },
+})
+
+/** Deletes an account and its tokens. */
+export const remove = serverMutation({
+  args: { accountId: v.string() },
+  handler: async (ctx, { accountId }) => {
+    const row = await findAccount(ctx, accountId)
+    if (!row) return false
+    for (const token of await ctx.db.query('api_tokens').withIndex('by_user', q => q.eq('user_id', accountId)).collect()) await ctx.db.delete(token._id)
+    await ctx.db.delete(row._id)
+    return true
+  },
+})
+
+export const createToken = serverMutation({
+  args: { tokenId: v.string(), userId: v.string(), name: v.string(), prefix: v.string(), tokenHash: v.string(), createdAt: v.number() },
+  handler: async (ctx, args) => {
+    await ctx.db.insert('api_tokens', { token_id: args.tokenId, user_id: args.userId, name: args.name, prefix: args.prefix, token_hash: args.tokenHash, created_at: args.createdAt, last_used_at: null })
+  },
+})
+
+export const tokenByHash = serverQuery({
+  args: { tokenHash: v.string() },
+  handler: async (ctx, { tokenHash }) => {
+    const row = await ctx.db.query('api_tokens').withIndex('by_token_hash', q => q.eq('token_hash', tokenHash)).first()
+    return row ? toToken(row) : null
+  },
+})
+
+export const tokensOf = serverQuery({
+  args: { userId: v.string() },
+  handler: async (ctx, { userId }) => (await ctx.db.query('api_tokens').withIndex('by_user', q => q.eq('user_id', userId)).order('desc').take(100)).map(toToken),
+})
+
+export const removeToken = serverMutation({
+  args: { userId: v.string(), tokenId: v.string() },
+  handler: async (ctx, { userId, tokenId }) => {
+    const row = await findToken(ctx, tokenId)
+    if (!row || row.user_id !== userId) return false
+    await ctx.db.delete(row._id)
+    return true
+  },
+})
+
+export const touchToken = serverMutation({
+  args: { tokenId: v.string(), now: v.number() },
+  handler: async (ctx, { tokenId, now }) => {
+    const row = await findToken(ctx, tokenId)
+    if (row) await ctx.db.patch(row._id, { last_used_at: now })
+  },
+})
+
+export const createInvite = serverMutation({
+  args: { codeHash: v.string(), createdBy: v.string(), expiresAt: v.number(), now: v.number() },
+  handler: async (ctx, { codeHash, createdBy, expiresAt, now }) => {
+    await ctx.db.insert('invites', { code_hash: codeHash, created_by: createdBy, created_at: now, expires_at: expiresAt, used_at: null })
+  },
+})
+
+/** Uses up an invite in one transaction: true only the first time, before it expires. */
+export const useInvite = serverMutation({
+  args: { codeHash: v.string(), now: v.number() },
+  handler: async (ctx, { codeHash, now }) => {
+    const row = await ctx.db.query('invites').withIndex('by_code_hash', q => q.eq('code_hash', codeHash)).first()
+    if (!row || row.used_at !== null || row.expires_at <= now) return false
+    await ctx.db.patch(row._id, { used_at: now })
+    return true
+  },
+})
+
+export const getSetting = serverQuery({
+  args: { key: v.string() },
+  handler: async (ctx, { key }) => (await ctx.db.query('settings').withIndex('by_key', q => q.eq('key', key)).first())?.value ?? null,
+})
+
+export const setSetting = serverMutation({
+  args: { key: v.string(), value: v.string() },
+  handler: async (ctx, { key, value }) => {
+    const row = await ctx.db.query('settings').withIndex('by_key', q => q.eq('key', key)).first()
+    if (row) await ctx.db.patch(row._id, { value })
+    else await ctx.db.insert('settings', { key, value })
+  },
+})

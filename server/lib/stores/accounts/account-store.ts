@@ -1,0 +1,66 @@
+/** The one interface every account store implements (memory, sqlite, Convex); one contract suite pins it. */
+import type { Account } from '../../../../shared/types/account'
+
+/** An account as stored: with its password hash and the version its sessions must carry. */
+export interface StoredAccount extends Account {
+  passwordHash: string
+  /** Bumped when the password is reset or the account disabled: sessions of an older version end. */
+  sessionVersion: number
+}
+
+/** A personal API token as stored: only a hash of its secret. */
+export interface StoredApiToken {
+  id: string
+  userId: string
+  name: string
+  prefix: string
+  tokenHash: string
+  createdAt: number
+  lastUsedAt: number | null
+}
+
+/** What an admin may change on an account. */
+export interface AccountPatch {
+  role?: Account['role']
+  disabled?: boolean
+  passwordHash?: string
+}
+
+/** Storage of accounts, their API tokens, invites and the admin's settings. */
+export interface AccountStore {
+  /** Whether any account exists (none: the first visitor creates the admin). */
+  hasAccounts(): Promise<boolean>
+  /**
+   * Creates an account. Null when the name is taken (names compare case-insensitively), or when
+   * `onlyIfNone` and an account already exists (so only one first-run admin can be created).
+   */
+  createAccount(input: { name: string, passwordHash: string, role: Account['role'], onlyIfNone?: boolean, id?: string, now?: number }): Promise<StoredAccount | null>
+  getAccount(id: string): Promise<StoredAccount | null>
+  findAccountByName(name: string): Promise<StoredAccount | null>
+  /** Accounts, oldest first, at most `limit`. */
+  listAccounts(limit: number): Promise<StoredAccount[]>
+  /** Changes an account; a new password or a change of `disabled` bumps its session version. Null when unknown. */
+  updateAccount(id: string, patch: AccountPatch): Promise<StoredAccount | null>
+  /** Deletes the account and its API tokens. */
+  deleteAccount(id: string): Promise<boolean>
+
+  createApiToken(token: StoredApiToken): Promise<void>
+  findApiToken(tokenHash: string): Promise<StoredApiToken | null>
+  /** A user's tokens, newest first. */
+  listApiTokens(userId: string): Promise<StoredApiToken[]>
+  deleteApiToken(userId: string, tokenId: string): Promise<boolean>
+  touchApiToken(tokenId: string, now: number): Promise<void>
+
+  createInvite(input: { codeHash: string, createdBy: string, expiresAt: number, now?: number }): Promise<void>
+  /** Uses up an invite: true only the first time, and only before it expires. */
+  useInvite(codeHash: string, now?: number): Promise<boolean>
+
+  getSetting(key: string): Promise<string | null>
+  setSetting(key: string, value: string): Promise<void>
+  close(): Promise<void>
+}
+
+/** How names compare: trimmed, case-insensitive. */
+export function accountNameKey(name: string): string {
+  return name.trim().toLowerCase()
+}

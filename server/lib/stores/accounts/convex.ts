@@ -1,0 +1,60 @@
+/** Accounts, API tokens, invites and settings on Convex (see convex/accounts.ts). */
+import { api } from '../../../../convex/_generated/api'
+import type { ConvexFunctionClient } from '../jobs/convex'
+import { accountNameKey, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
+
+/** A Convex account store. */
+export function createConvexAccountStore(options: { client: ConvexFunctionClient, secret: string }): AccountStore {
+  const { client, secret } = options
+  return {
+    async hasAccounts() {
+      return await client.query(api.accounts.any, { secret }) as boolean
+    },
+    async createAccount({ name, passwordHash, role, onlyIfNone = false, id = crypto.randomUUID(), now = Date.now() }) {
+      return await client.mutation(api.accounts.create, { secret, accountId: id, name: name.trim(), nameKey: accountNameKey(name), passwordHash, role, onlyIfNone, now }) as StoredAccount | null
+    },
+    async getAccount(accountId) {
+      return await client.query(api.accounts.get, { secret, accountId }) as StoredAccount | null
+    },
+    async findAccountByName(name) {
+      return await client.query(api.accounts.byName, { secret, nameKey: accountNameKey(name) }) as StoredAccount | null
+    },
+    async listAccounts(limit) {
+      return await client.query(api.accounts.list, { secret, limit }) as StoredAccount[]
+    },
+    async updateAccount(accountId, patch) {
+      return await client.mutation(api.accounts.update, { secret, accountId, ...patch }) as StoredAccount | null
+    },
+    async deleteAccount(accountId) {
+      return await client.mutation(api.accounts.remove, { secret, accountId }) as boolean
+    },
+    async createApiToken(token) {
+      await client.mutation(api.accounts.createToken, { secret, tokenId: token.id, userId: token.userId, name: token.name, prefix: token.prefix, tokenHash: token.tokenHash, createdAt: token.createdAt })
+    },
+    async findApiToken(tokenHash) {
+      return await client.query(api.accounts.tokenByHash, { secret, tokenHash }) as StoredApiToken | null
+    },
+    async listApiTokens(userId) {
+      return await client.query(api.accounts.tokensOf, { secret, userId }) as StoredApiToken[]
+    },
+    async deleteApiToken(userId, tokenId) {
+      return await client.mutation(api.accounts.removeToken, { secret, userId, tokenId }) as boolean
+    },
+    async touchApiToken(tokenId, now) {
+      await client.mutation(api.accounts.touchToken, { secret, tokenId, now })
+    },
+    async createInvite({ codeHash, createdBy, expiresAt, now = Date.now() }) {
+      await client.mutation(api.accounts.createInvite, { secret, codeHash, createdBy, expiresAt, now })
+    },
+    async useInvite(codeHash, now = Date.now()) {
+      return await client.mutation(api.accounts.useInvite, { secret, codeHash, now }) as boolean
+    },
+    async getSetting(key) {
+      return await client.query(api.accounts.getSetting, { secret, key }) as string | null
+    },
+    async setSetting(key, value) {
+      await client.mutation(api.accounts.setSetting, { secret, key, value })
+    },
+    async close() {},
+  }
+}

@@ -1,0 +1,84 @@
+/** In-memory account store for tests. */
+import { accountNameKey, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
+
+/** Creates an empty in-memory account store. */
+export function createMemoryAccountStore(): AccountStore {
+  const accounts = new Map<string, StoredAccount>()
+  const tokens = new Map<string, StoredApiToken>()
+  const invites = new Map<string, { expiresAt: number, usedAt: number | null }>()
+  const settings = new Map<string, string>()
+  const byName = (name: string) => [...accounts.values()].find(item => accountNameKey(item.name) === accountNameKey(name))
+  return {
+    async hasAccounts() {
+      return accounts.size > 0
+    },
+    async createAccount({ name, passwordHash, role, onlyIfNone, id, now = Date.now() }) {
+      if ((onlyIfNone && accounts.size > 0) || byName(name)) return null
+      const account: StoredAccount = { id: id ?? crypto.randomUUID(), name: name.trim(), passwordHash, role, disabled: false, createdAt: now, sessionVersion: 1 }
+      accounts.set(account.id, account)
+      return { ...account }
+    },
+    async getAccount(id) {
+      const account = accounts.get(id)
+      return account ? { ...account } : null
+    },
+    async findAccountByName(name) {
+      const account = byName(name)
+      return account ? { ...account } : null
+    },
+    async listAccounts(limit) {
+      return [...accounts.values()].sort((a, b) => a.createdAt - b.createdAt).slice(0, limit).map(item => ({ ...item }))
+    },
+    async updateAccount(id, patch) {
+      const account = accounts.get(id)
+      if (!account) return null
+      const endsSessions = patch.passwordHash !== undefined || (patch.disabled !== undefined && patch.disabled !== account.disabled)
+      Object.assign(account, Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)))
+      if (endsSessions) account.sessionVersion++
+      return { ...account }
+    },
+    async deleteAccount(id) {
+      for (const [key, token] of tokens) if (token.userId === id) tokens.delete(key)
+      return accounts.delete(id)
+    },
+    async createApiToken(token) {
+      tokens.set(token.id, { ...token })
+    },
+    async findApiToken(tokenHash) {
+      const token = [...tokens.values()].find(item => item.tokenHash === tokenHash)
+      return token ? { ...token } : null
+    },
+    async listApiTokens(userId) {
+      return [...tokens.values()].filter(item => item.userId === userId).sort((a, b) => b.createdAt - a.createdAt).map(item => ({ ...item }))
+    },
+    async deleteApiToken(userId, tokenId) {
+      if (tokens.get(tokenId)?.userId !== userId) return false
+      return tokens.delete(tokenId)
+    },
+    async touchApiToken(tokenId, now) {
+      const token = tokens.get(tokenId)
+      if (token) token.lastUsedAt = now
+    },
+    async createInvite({ codeHash, expiresAt }) {
+      invites.set(codeHash, { expiresAt, usedAt: null })
+    },
+    async useInvite(codeHash, now = Date.now()) {
+      const invite = invites.get(codeHash)
+      if (!invite || invite.usedAt !== null || invite.expiresAt <= now) return false
+      invite.usedAt = now
+      return true
+    },
+    async getSetting(key) {
+      return settings.get(key) ?? null
+    },
+    async setSetting(key, value) {
+      settings.set(key, value)
+    },
+    async close() {
+      accounts.clear()
+      tokens.clear()
+      invites.clear()
+      settings.clear()
+    },
+  }
+}

@@ -1,0 +1,104 @@
+/** Accounts, API tokens, invites and settings in the app's sqlite file. */
+import { openSqliteDatabase } from '../sqlite/database'
+import { accountNameKey, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
+
+interface AccountRow { id: string, name: string, password_hash: string, role: 'admin' | 'user', disabled: number, session_version: number, created_at: number }
+interface TokenRow { id: string, user_id: string, name: string, prefix: string, token_hash: string, created_at: number, last_used_at: number | null }
+
+function toAccount(row: AccountRow): StoredAccount {
+  return { id: row.id, name: row.name, passwordHash: row.password_hash, role: row.role, disabled: row.disabled === 1, sessionVersion: row.session_version, createdAt: row.created_at }
+}
+
+function toToken(row: TokenRow): StoredApiToken {
+  return { id: row.id, userId: row.user_id, name: row.name, prefix: row.prefix, tokenHash: row.token_hash, createdAt: row.created_at, lastUsedAt: row.last_used_at }
+}
+
+/** Opens the account store in the sqlite file at `path`. */
+export function createSqliteAccountStore(options: { path: string }): AccountStore {
+  const db = openSqliteDatabase(options.path)
+  const statements = {
+    count: db.prepare<[], { count: number }>('SELECT COUNT(*) AS count FROM accounts'),
+    insert: db.prepare('INSERT INTO accounts (id, name, name_key, password_hash, role, created_at) VALUES (@id, @name, @nameKey, @passwordHash, @role, @now) ON CONFLICT (name_key) DO NOTHING'),
+    get: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?'),
+    byName: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE name_key = ?'),
+    list: db.prepare<[number], AccountRow>('SELECT * FROM accounts ORDER BY created_at, id LIMIT ?'),
+    update: db.prepare('UPDATE accounts SET role = @role, disabled = @disabled, password_hash = @passwordHash, session_version = @sessionVersion WHERE id = @id'),
+    remove: db.prepare('DELETE FROM accounts WHERE id = ?'),
+    insertToken: db.prepare('INSERT INTO api_tokens (id, user_id, name, prefix, token_hash, created_at, last_used_at) VALUES (@id, @userId, @name, @prefix, @tokenHash, @createdAt, @lastUsedAt)'),
+    tokenByHash: db.prepare<[string], TokenRow>('SELECT * FROM api_tokens WHERE token_hash = ?'),
+    tokensOf: db.prepare<[string], TokenRow>('SELECT * FROM api_tokens WHERE user_id = ? ORDER BY created_at DESC'),
+    removeToken: db.prepare('DELETE FROM api_tokens WHERE id = ? AND user_id = ?'),
+    touchToken: db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?'),
+    insertInvite: db.prepare('INSERT INTO invites (code_hash, created_by, created_at, expires_at) VALUES (@codeHash, @createdBy, @now, @expiresAt)'),
+    useInvite: db.prepare('UPDATE invites SET used_at = @now WHERE code_hash = @codeHash AND used_at IS NULL AND expires_at > @now'),
+    getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
+    setSetting: db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+  }
+  const createAccount = db.transaction((input: { id: string, name: string, passwordHash: string, role: string, onlyIfNone: boolean, now: number }) => {
+    if (input.onlyIfNone && statements.count.get()!.count > 0) return null
+    const inserted = statements.insert.run({ id: input.id, name: input.name.trim(), nameKey: accountNameKey(input.name), passwordHash: input.passwordHash, role: input.role, now: input.now }).changes > 0
+    return inserted ? toAccount(statements.get.get(input.id)!) : null
+  })
+  return {
+    async hasAccounts() {
+      return statements.count.get()!.count > 0
+    },
+    async createAccount({ name, passwordHash, role, onlyIfNone = false, id = crypto.randomUUID(), now = Date.now() }) {
+      return createAccount.immediate({ id, name, passwordHash, role, onlyIfNone, now })
+    },
+    async getAccount(id) {
+      const row = statements.get.get(id)
+      return row ? toAccount(row) : null
+    },
+    async findAccountByName(name) {
+      const row = statements.byName.get(accountNameKey(name))
+      return row ? toAccount(row) : null
+    },
+    async listAccounts(limit) {
+      return statements.list.all(limit).map(toAccount)
+    },
+    async updateAccount(id, patch) {
+      const row = statements.get.get(id)
+      if (!row) return null
+      const current = toAccount(row)
+      const endsSessions = patch.passwordHash !== undefined || (patch.disabled !== undefined && patch.disabled !== current.disabled)
+      const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) } as StoredAccount
+      statements.update.run({ id, role: next.role, disabled: next.disabled ? 1 : 0, passwordHash: next.passwordHash, sessionVersion: current.sessionVersion + (endsSessions ? 1 : 0) })
+      return toAccount(statements.get.get(id)!)
+    },
+    async deleteAccount(id) {
+      return statements.remove.run(id).changes > 0
+    },
+    async createApiToken(token) {
+      statements.insertToken.run(token)
+    },
+    async findApiToken(tokenHash) {
+      const row = statements.tokenByHash.get(tokenHash)
+      return row ? toToken(row) : null
+    },
+    async listApiTokens(userId) {
+      return statements.tokensOf.all(userId).map(toToken)
+    },
+    async deleteApiToken(userId, tokenId) {
+      return statements.removeToken.run(tokenId, userId).changes > 0
+    },
+    async touchApiToken(tokenId, now) {
+      statements.touchToken.run(now, tokenId)
+    },
+    async createInvite({ codeHash, createdBy, expiresAt, now = Date.now() }) {
+      statements.insertInvite.run({ codeHash, createdBy, expiresAt, now })
+    },
+    async useInvite(codeHash, now = Date.now()) {
+      return statements.useInvite.run({ codeHash, now }).changes > 0
+    },
+    async getSetting(key) {
+      return statements.getSetting.get(key)?.value ?? null
+    },
+    async setSetting(key, value) {
+      statements.setSetting.run(key, value)
+    },
+    async close() {
+      if (db.open) db.close()
+    },
+  }
+}

@@ -1,0 +1,62 @@
+/** Accounts, roles, sessions and API tokens, as the server stores them and the app shows them. */
+
+/** What a principal may do: `admin` manages users and settings, `user` chats, `guest` chats within guest limits. */
+export type Role = 'admin' | 'user' | 'guest'
+
+/** Who may create an account: nobody but the admin (`closed`), anyone (`open`), or holders of an invite link. */
+export type SignupPolicy = 'closed' | 'open' | 'invite'
+
+/** A registered account (never carries its password hash). */
+export interface Account {
+  id: string
+  name: string
+  role: Exclude<Role, 'guest'>
+  disabled: boolean
+  createdAt: number
+}
+
+/** The principal a request acts for: an account, or a guest session when guests are on. */
+export interface SessionPrincipal {
+  id: string
+  name: string
+  role: Role
+}
+
+/** A personal API token as listed (its secret is shown once, at creation, and never stored). */
+export interface ApiTokenSummary {
+  id: string
+  name: string
+  /** The first characters of the token, so a person can tell tokens apart. */
+  prefix: string
+  createdAt: number
+  lastUsedAt: number | null
+}
+
+/** A token just created: the one time its secret is shown. */
+export interface CreatedApiToken extends ApiTokenSummary {
+  token: string
+}
+
+/** An invite link just created: its code is shown once. */
+export interface CreatedInvite {
+  code: string
+  expiresAt: number
+}
+
+/** What `GET /api/auth/me` answers: who this is and how the sign-in page should look. */
+export interface AuthState {
+  user: SessionPrincipal | null
+  /** No account exists yet: the first visitor creates the admin account. */
+  needsSetup: boolean
+  signup: SignupPolicy
+  guests: boolean
+}
+
+/** Limits on account fields, shown by the forms. */
+export const ACCOUNT_LIMITS = {
+  nameMin: 2,
+  nameMax: 64,
+  passwordMin: 8,
+  passwordMax: 256,
+  tokenNameMax: 64,
+} as const

@@ -1,0 +1,75 @@
+/** The behaviour every account store must have (memory, sqlite, Convex). */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { AccountStore } from '../../server/lib/stores/accounts/account-store'
+
+/** Registers the account store contract tests for one store. */
+export function describeAccountStoreContract(name: string, createStore: () => AccountStore | Promise<AccountStore>): void {
+  describe(`account store contract: ${name}`, () => {
+    let store: AccountStore
+    beforeEach(async () => {
+      store = await createStore()
+    })
+    afterEach(async () => {
+      await store.close()
+    })
+
+    it('creates the first account only once when asked for the first, and keeps names unique without regard to case', async () => {
+      expect(await store.hasAccounts()).toBe(false)
+      const admin = await store.createAccount({ name: ' Ada ', passwordHash: 'h1', role: 'admin', onlyIfNone: true, now: 1 })
+      expect(admin).toMatchObject({ name: 'Ada', role: 'admin', disabled: false, sessionVersion: 1, createdAt: 1, passwordHash: 'h1' })
+      expect(await store.hasAccounts()).toBe(true)
+      expect(await store.createAccount({ name: 'Bob', passwordHash: 'h2', role: 'admin', onlyIfNone: true })).toBeNull()
+      expect(await store.createAccount({ name: 'ADA', passwordHash: 'h3', role: 'user' })).toBeNull()
+      const bob = await store.createAccount({ name: 'Bob', passwordHash: 'h2', role: 'user', now: 2 })
+      expect(bob).toMatchObject({ name: 'Bob', role: 'user' })
+      expect((await store.findAccountByName('bob'))?.id).toBe(bob!.id)
+      expect(await store.getAccount(admin!.id)).toEqual(admin)
+      expect((await store.listAccounts(10)).map(item => item.name)).toEqual(['Ada', 'Bob'])
+      expect(await store.listAccounts(1)).toHaveLength(1)
+      expect(await store.findAccountByName('nobody')).toBeNull()
+    })
+
+    it('bumps the session version when the password changes or the account is disabled, not for a role change', async () => {
+      const account = (await store.createAccount({ name: 'Cy', passwordHash: 'old', role: 'user' }))!
+      expect(await store.updateAccount(account.id, { role: 'admin' })).toMatchObject({ role: 'admin', sessionVersion: 1 })
+      expect(await store.updateAccount(account.id, { passwordHash: 'new' })).toMatchObject({ passwordHash: 'new', sessionVersion: 2 })
+      expect(await store.updateAccount(account.id, { disabled: true })).toMatchObject({ disabled: true, sessionVersion: 3 })
+      expect(await store.updateAccount(account.id, { disabled: true })).toMatchObject({ sessionVersion: 3 })
+      expect(await store.updateAccount('missing', { disabled: true })).toBeNull()
+    })
+
+    it('stores tokens by hash, lists them per user, revokes only the owner\'s, and deletes them with the account', async () => {
+      const owner = (await store.createAccount({ name: 'Dee', passwordHash: 'h', role: 'user' }))!
+      const other = (await store.createAccount({ name: 'Eve', passwordHash: 'h', role: 'user' }))!
+      await store.createApiToken({ id: 't1', userId: owner.id, name: 'script', prefix: 'or3_abc', tokenHash: 'hash-1', createdAt: 1, lastUsedAt: null })
+      await store.createApiToken({ id: 't2', userId: owner.id, name: 'cron', prefix: 'or3_def', tokenHash: 'hash-2', createdAt: 2, lastUsedAt: null })
+      expect(await store.findApiToken('hash-1')).toMatchObject({ id: 't1', userId: owner.id, name: 'script' })
+      expect((await store.listApiTokens(owner.id)).map(item => item.id)).toEqual(['t2', 't1'])
+      await store.touchApiToken('t1', 50)
+      expect((await store.findApiToken('hash-1'))?.lastUsedAt).toBe(50)
+      expect(await store.deleteApiToken(other.id, 't1')).toBe(false)
+      expect(await store.deleteApiToken(owner.id, 't1')).toBe(true)
+      expect(await store.findApiToken('hash-1')).toBeNull()
+      expect(await store.deleteAccount(owner.id)).toBe(true)
+      expect(await store.findApiToken('hash-2')).toBeNull()
+      expect(await store.getAccount(owner.id)).toBeNull()
+      expect(await store.deleteAccount(owner.id)).toBe(false)
+    })
+
+    it('uses an invite once, and never after it expires', async () => {
+      await store.createInvite({ codeHash: 'once', createdBy: 'admin', expiresAt: 100, now: 1 })
+      await store.createInvite({ codeHash: 'late', createdBy: 'admin', expiresAt: 100, now: 1 })
+      expect(await store.useInvite('once', 10)).toBe(true)
+      expect(await store.useInvite('once', 11)).toBe(false)
+      expect(await store.useInvite('late', 100)).toBe(false)
+      expect(await store.useInvite('unknown', 10)).toBe(false)
+    })
+
+    it('keeps settings', async () => {
+      expect(await store.getSetting('signup')).toBeNull()
+      await store.setSetting('signup', 'open')
+      await store.setSetting('signup', 'invite')
+      expect(await store.getSetting('signup')).toBe('invite')
+    })
+  })
+}
