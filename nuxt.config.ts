@@ -15,7 +15,11 @@ export default defineNuxtConfig({
   routeRules: { '/**': { ssr: false } },
   telemetry: false,
 
-  modules: ['nuxt-security'],
+  modules: ['nuxt-security', 'nuxt-auth-utils'],
+
+  // Accounts (nuxt-auth-utils): sealed-cookie sessions and scrypt password hashes. The app asks
+  // GET /api/auth/me itself, so the module's session plugins are off.
+  auth: { loadStrategy: 'none' },
 
   // Security headers on every answer (nuxt-security): a CSP whose scripts need this response's
   // nonce, no framing, no sniffing, no referrer, no x-powered-by. Images load only from this app
@@ -144,6 +148,30 @@ export default defineNuxtConfig({
     session: {
       /** Seals session cookies and encrypts stored API keys (32+ chars); generated under dataDir when empty. */
       password: '',
+      /** The session cookie's name (nuxt-auth-utils reads the same one). */
+      name: 'or3-session',
+      /** Seconds a session lasts without a visit (sliding: a visit in its second half renews it). */
+      maxAge: 60 * 60 * 24 * 14,
+    },
+    auth: {
+      /** Let visitors chat without an account, as guests with their own limits (off: every API route needs a sign-in). */
+      guests: false,
+      /** Models each role may use: comma-separated ids, or * for any. */
+      models: {
+        admin: '*',
+        user: '*',
+        guest: 'or3/offline-demo',
+      },
+      /** Sign-in attempts one client address may make per minute. */
+      signInAttemptsPerIpPerMinute: 20,
+      /** Failed sign-ins an account name may take in 15 minutes before it is locked for the rest of them. */
+      signInFailuresPerAccount: 10,
+      /** New guest sessions one client address may start per minute. */
+      sessionsPerIpPerMinute: 30,
+      /** Personal API tokens one account may hold. */
+      tokensPerUser: 20,
+      /** How long an invite link works. */
+      inviteTtlHours: 24 * 7,
     },
     limits: {
       /** Longest answer a job keeps (characters of text and reasoning); a longer one stops there with a "too long" error, the text so far kept. */

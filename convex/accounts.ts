@@ -55,13 +55,13 @@ export const list = serverQuery({
   handler: async (ctx, { limit }) => (await ctx.db.query('accounts').withIndex('by_created').order('asc').take(limit)).map(toAccount),
 })
 
-/** Changes an account; a new password or a change of `disabled` bumps its session version. */
+/** Changes an account; a new password, a change of `disabled` or `endSessions` bumps its session version. */
 export const update = serverMutation({
-  args: { accountId: v.string(), role: v.optional(role), disabled: v.optional(v.boolean()), passwordHash: v.optional(v.string()) },
-  handler: async (ctx, { accountId, role, disabled, passwordHash }) => {
+  args: { accountId: v.string(), role: v.optional(role), disabled: v.optional(v.boolean()), passwordHash: v.optional(v.string()), endSessions: v.optional(v.boolean()) },
+  handler: async (ctx, { accountId, role, disabled, passwordHash, endSessions }) => {
     const row = await findAccount(ctx, accountId)
     if (!row) return null
-    const endsSessions = passwordHash !== undefined || (disabled !== undefined && disabled !== row.disabled)
+    const endsSessions = endSessions === true || passwordHash !== undefined || (disabled !== undefined && disabled !== row.disabled)
     await ctx.db.patch(row._id, {
       ...(role !== undefined && { role }),
       ...(disabled !== undefined && { disabled }),

@@ -1,7 +1,8 @@
 /**
- * This process's runtime: the job manager and the stores, opened by the runtime plugin at
+ * This process's runtime: the job manager, the stores and the accounts, opened by the runtime plugin at
  * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
  */
+import type { AccountService } from './auth/accounts'
 import type { StreamSlots } from './http/stream-slots'
 import type { BackgroundJobManager } from './jobs/manager'
 import type { ThreadStore } from './stores/threads/thread-store'
@@ -12,6 +13,8 @@ export interface ServerRuntime {
   jobs: BackgroundJobManager
   threads: ThreadStore
   workflows: WorkflowStore
+  /** Accounts, sessions' validity, API tokens, invites. */
+  accounts: AccountService
   /** Open job streams, counted against their caps. */
   streams: StreamSlots
 }

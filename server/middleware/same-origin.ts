@@ -4,9 +4,14 @@ import { crossSiteRefusal } from '../lib/http/same-origin'
 /** The operator's extra origins, parsed once (the config does not change while the server runs). */
 let allowedOrigins: string[] | undefined
 
-/** Refuses state-changing API requests sent by another site's page (CSRF): 403 with what to do. */
+/**
+ * Refuses state-changing API requests sent by another site's page (CSRF): 403 with what to do.
+ * A request with `Authorization: Bearer` is exempt: a browser never adds that header on its own,
+ * and such a request is authenticated by its token alone, never by the cookie.
+ */
 export default defineEventHandler((event) => {
   if (!event.path.startsWith('/api/')) return
+  if (/^Bearer\s/i.test(getRequestHeader(event, 'authorization') ?? '')) return
   allowedOrigins ??= parseOriginList(useServerConfig(event).csrf.allowedOrigins)
   const refusal = crossSiteRefusal({
     method: event.method,

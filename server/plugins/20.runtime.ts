@@ -1,4 +1,5 @@
 import { consola } from 'consola'
+import { AccountService } from '../lib/auth/accounts'
 import { BackgroundJobManager } from '../lib/jobs/manager'
 import { JobLiveHub } from '../lib/jobs/live-hub'
 import { StreamSlots } from '../lib/http/stream-slots'
@@ -7,6 +8,7 @@ import { createSecretBox } from '../lib/security/secret-box'
 import { serverSecret } from '../lib/security/session-secret'
 import { closeStores, openStores } from '../lib/stores'
 import { writeJobIntoThread } from '../lib/threads/write-back'
+import { deleteUserData } from '../lib/auth/delete-user-data'
 
 const logger = consola.withTag('jobs')
 
@@ -30,7 +32,16 @@ export default defineNitroPlugin((nitroApp) => {
       await writeJobIntoThread(stores.threads, job)
     },
   })
-  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, streams: new StreamSlots(config.backgroundJobs.streams) })
+  const { auth } = config
+  const accounts = new AccountService(stores.accounts, { hash: hashPassword, verify: verifyPassword }, {
+    signInAttemptsPerIpPerMinute: auth.signInAttemptsPerIpPerMinute,
+    signInFailuresPerAccount: auth.signInFailuresPerAccount,
+    sessionsPerIpPerMinute: auth.sessionsPerIpPerMinute,
+    tokensPerUser: auth.tokensPerUser,
+    inviteTtlMs: Math.round(auth.inviteTtlHours * 3_600_000),
+    onAccountDeleted: userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId),
+  })
+  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams: new StreamSlots(config.backgroundJobs.streams) })
 
   jobs.startSweeper()
   jobs.recoverInterruptedJobs()

@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import { modelRequestFields, type StreamRequest } from '../lib/agent/stream-request-schema'
+import { assertModelsAllowed } from '../lib/auth/model-access'
 import { countJobStart } from '../lib/http/count-job-start'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
@@ -11,7 +12,8 @@ import type { BackgroundJob, JobStatus, JobSummary, PublicJob } from '../../shar
 
 /**
  * Starts a chat job for the session user from the body of `POST /api/openrouter/stream`: 413 when
- * too large, 400 naming what to fix, 429/503 over a cap, 400 when the model needs a key nobody gave.
+ * too large, 400 naming what to fix, 403 for a model the user's role may not use, 429/503 over a
+ * cap, 400 when the model needs a key nobody gave.
  */
 export async function startChatJobForRequest(event: H3Event): Promise<{ job: BackgroundJob, request: StreamRequest }> {
   const request = await readStreamRequest(event)
@@ -20,6 +22,7 @@ export async function startChatJobForRequest(event: H3Event): Promise<{ job: Bac
     throw createError({ statusCode: 400, statusMessage: 'Background jobs are switched off on this server (NUXT_BACKGROUND_JOBS_ENABLED=false); send the request without _background to stream the answer.' })
   }
   try {
+    assertModelsAllowed(useServerConfig(event).auth.models, user.role, [request.model])
     await countJobStart(event, useBackgroundJobs(), useServerConfig(event), user.id)
     const job = await useBackgroundJobs().startChatJob({
       userId: user.id,

@@ -1,8 +1,12 @@
 import type { H3Event } from 'h3'
+import { isModelAllowed } from '../lib/auth/model-access'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import { listModels, type ModelCatalog } from '../lib/models/model-catalog'
 
-/** The models this request's user can pick (their own key from `X-OpenRouter-Key`, used for this request only). */
-export function listModelsForRequest(event: H3Event): Promise<ModelCatalog> {
-  return listModels(useServerConfig(event), userApiKeyOf(event))
+/** The models this request's user can pick: those their role may use (their own key from `X-OpenRouter-Key`, used for this request only). */
+export async function listModelsForRequest(event: H3Event): Promise<ModelCatalog> {
+  const user = await requireSessionUser(event)
+  const config = useServerConfig(event)
+  const catalog = await listModels(config, userApiKeyOf(event))
+  return { ...catalog, models: catalog.models.filter(model => isModelAllowed(config.auth.models, user.role, model.id)) }
 }

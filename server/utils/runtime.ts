@@ -1,3 +1,4 @@
+import type { AccountService } from '../lib/auth/accounts'
 import type { BackgroundJobManager } from '../lib/jobs/manager'
 import type { JobListener } from '../lib/jobs/live-hub'
 import { currentServerRuntime, type ServerRuntime } from '../lib/runtime'
@@ -31,4 +32,9 @@ export function useWorkflowStore(): WorkflowStore {
  */
 export function registerJobStream(jobId: string, listener: JobListener): (() => void) | undefined {
   return useBackgroundJobs().hub.subscribe(jobId, listener)?.dispose
+}
+
+/** Accounts: sign-up and sign-in, sessions' validity, API tokens, invites and what an admin may change. */
+export function useAccounts(): AccountService {
+  return useServerRuntime().accounts
 }

@@ -1,44 +1,120 @@
 import { randomUUID } from 'node:crypto'
 import type { H3Event } from 'h3'
+import { LRUCache } from 'lru-cache'
+import type { SessionPrincipal } from '../../shared/types/account'
+import type { StoredAccount } from '../lib/stores/accounts/account-store'
+import { AuthError } from '../lib/auth/auth-errors'
+import { accountSessionData, guestSessionData, needsRenewal, sessionHolder, type SessionData } from '../lib/auth/session-data'
+import { throwHttpError } from '../lib/http/domain-errors'
 import { serverSecret } from '../lib/security/session-secret'
 
-/** Who is asking: an anonymous user identified by their sealed session cookie. */
-export interface SessionUser {
-  id: string
-}
-
-const SESSION_COOKIE = 'or3-session'
-const SESSION_MAX_AGE_SECONDS = 60 * 60 * 24 * 365
 
 /**
- * Sealed cookie → user id, for cookies this process has already unsealed. A sealed cookie cannot
- * be forged, so a hit is as good as unsealing it again (which costs ~0.5 ms of crypto); entries
- * expire after a few minutes and the map is bounded. It matters when many tabs reconnect at once.
+ * Sealed cookie → its unsealed data, for cookies this process has already unsealed (unsealing
+ * costs ~0.5 ms of crypto, and many tabs reconnect at once). A sealed cookie cannot be forged, so
+ * a hit is as good as unsealing it again; whether its account still accepts it is checked on
+ * every request all the same.
  */
-const verifiedSessions = new Map<string, { userId: string, expiresAt: number }>()
-const VERIFIED_SESSION_TTL_MS = 5 * 60_000
-const MAX_VERIFIED_SESSIONS = 10_000
+const unsealed = new LRUCache<string, SessionData>({ max: 10_000, ttl: 5 * 60_000 })
 
-function rememberSession(cookie: string, userId: string): void {
-  if (verifiedSessions.size >= MAX_VERIFIED_SESSIONS) verifiedSessions.delete(verifiedSessions.keys().next().value!)
-  verifiedSessions.set(cookie, { userId, expiresAt: Date.now() + VERIFIED_SESSION_TTL_MS })
+function sessionConfig(event: H3Event) {
+  const config = useServerConfig(event)
+  return {
+    name: config.session.name,
+    password: serverSecret(config),
+    maxAge: config.session.maxAge,
+    cookie: { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: getRequestProtocol(event) === 'https' },
+  }
+}
+
+async function readSessionData(event: H3Event): Promise<SessionData> {
+  const cookie = getCookie(event, useServerConfig(event).session.name)
+  const known = cookie ? unsealed.get(cookie) : undefined
+  if (known) return known
+  const data = (await useSession<SessionData>(event, sessionConfig(event))).data
+  if (cookie && (data.user || data.userId)) unsealed.set(cookie, data)
+  return data
+}
+
+async function writeSessionData(event: H3Event, data: SessionData): Promise<void> {
+  await replaceUserSession(event, data as Parameters<typeof replaceUserSession>[1], sessionConfig(event))
+}
+
+function clientAddress(event: H3Event): string | undefined {
+  return getRequestIP(event, { xForwardedFor: useServerConfig(event).limits.trustProxy })
+}
+
+async function resolvePrincipal(event: H3Event): Promise<SessionPrincipal | null> {
+  const accounts = useAccounts()
+  const config = useServerConfig(event)
+  const authorization = getRequestHeader(event, 'authorization')
+  if (authorization !== undefined) {
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
+    if (!token) throw new AuthError('bad-token', 'The Authorization header must be "Bearer <token>", with a token from Settings → API tokens.')
+    return accounts.principalForToken(token)
+  }
+  const data = await readSessionData(event)
+  const holder = sessionHolder(data)
+  const now = Date.now()
+  if (holder.kind === 'account') {
+    let principal: SessionPrincipal
+    try {
+      principal = await accounts.principalForSession({ userId: holder.userId, version: holder.version })
+    } catch (error) {
+      if (AuthError.isInstance(error)) await clearUserSession(event, sessionConfig(event))
+      throw error
+    }
+    if (needsRenewal(holder.renewedAt, config.session.maxAge, now)) {
+      const account = await accounts.getAccount(principal.id)
+      if (account) await writeSessionData(event, accountSessionData(account, now))
+    }
+    return principal
+  }
+  if (!config.auth.guests) return null
+  if (holder.kind === 'guest') {
+    if (needsRenewal(holder.renewedAt, config.session.maxAge, now)) await writeSessionData(event, guestSessionData(holder.userId, now))
+    return { id: holder.userId, name: 'Guest', role: 'guest' }
+  }
+  await accounts.attempts.newSession(clientAddress(event))
+  const guest = guestSessionData(randomUUID(), now)
+  await writeSessionData(event, guest)
+  return guest.user!
 }
 
 /**
- * The session user of this request. A browser without a session gets one (a new anonymous user
- * id in a sealed, HTTP-only cookie), so every visitor owns their own jobs from the first request.
+ * Who this request acts for: the account of its `Authorization: Bearer` token or of its session
+ * cookie, or (when `NUXT_AUTH_GUESTS=true`) a guest, a new one getting a sealed cookie. 401 when
+ * nobody is signed in (or, with `optional`, null), 403 for a disabled account or (with
+ * `role: 'admin'`) a non-admin. A session ends as soon as its account's password is reset, the
+ * account is disabled or deleted.
  */
-export async function requireSessionUser(event: H3Event): Promise<SessionUser> {
-  const cookie = getCookie(event, SESSION_COOKIE)
-  const known = cookie ? verifiedSessions.get(cookie) : undefined
-  if (known && known.expiresAt > Date.now()) return { id: known.userId }
-  const session = await useSession<{ userId?: string }>(event, {
-    name: SESSION_COOKIE,
-    password: serverSecret(useServerConfig()),
-    maxAge: SESSION_MAX_AGE_SECONDS,
-    cookie: { httpOnly: true, sameSite: 'lax', path: '/', secure: getRequestProtocol(event) === 'https' },
-  })
-  if (!session.data.userId) await session.update({ userId: randomUUID() })
-  else if (cookie) rememberSession(cookie, session.data.userId)
-  return { id: session.data.userId! }
+export async function requireSessionUser(event: H3Event, options: { role?: 'admin', optional: true }): Promise<SessionPrincipal | null>
+/** The signed-in principal (see above), never null. */
+export async function requireSessionUser(event: H3Event, options?: { role?: 'admin', optional?: false }): Promise<SessionPrincipal>
+/** The implementation of both forms above. */
+export async function requireSessionUser(event: H3Event, options: { role?: 'admin', optional?: boolean } = {}): Promise<SessionPrincipal | null> {
+  let principal: SessionPrincipal | null
+  try {
+    principal = event.context.principal !== undefined ? event.context.principal : await resolvePrincipal(event)
+  } catch (error) {
+    if (options.optional && AuthError.isInstance(error) && error.statusCode === 401) return null
+    throwHttpError(event, error)
+  }
+  event.context.principal = principal
+  if (!principal) {
+    if (options.optional) return null
+    throwHttpError(event, new AuthError('not-signed-in', 'Sign in first: this server needs an account (or an API token in "Authorization: Bearer").'))
+  }
+  if (options.role === 'admin' && principal.role !== 'admin') throwHttpError(event, new AuthError('not-admin', 'Only an admin may do this.'))
+  return principal
+}
+
+/**
+ * Starts a fresh session for `account` (a new cookie: any earlier session id is dropped), or with
+ * null ends this browser's session.
+ */
+export async function setSessionAccount(event: H3Event, account: StoredAccount | null): Promise<void> {
+  event.context.principal = undefined
+  if (account) await writeSessionData(event, accountSessionData(account, Date.now()))
+  else await clearUserSession(event, sessionConfig(event))
 }

@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3'
+import { assertModelsAllowed, workflowModels } from '../lib/auth/model-access'
 import { countJobStart } from '../lib/http/count-job-start'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
@@ -36,7 +37,9 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
   if (!useServerConfig(event).workflows.enabled) throw createError({ statusCode: 400, statusMessage: 'Workflows are switched off on this server (NUXT_WORKFLOWS_ENABLED=false).' })
   // Tools may have been removed since it was saved: check again before running.
   const definition = requireValidWorkflow(workflow.definition)
+  const user = await requireSessionUser(event)
   try {
+    assertModelsAllowed(useServerConfig(event).auth.models, user.role, workflowModels(definition))
     await countJobStart(event, useBackgroundJobs(), useServerConfig(event), workflow.userId)
     return await executeWorkflowInBackground({ userId: workflow.userId, workflowId: workflow.id, definition, prompt, userApiKey: userApiKeyOf(event) })
   } catch (error) {

@@ -50,6 +50,8 @@ export interface AuthState {
   needsSetup: boolean
   signup: SignupPolicy
   guests: boolean
+  /** The field limits the forms show (the server checks the same ones). */
+  limits: typeof ACCOUNT_LIMITS
 }
 
 /** Limits on account fields, shown by the forms. */

@@ -13,7 +13,8 @@ describe('npm run dev (the README\'s first command)', () => {
     await withBuildLock(projectRoot, async () => {
       const port = await freePort()
       const dataDir = mkdtempSync(join(tmpdir(), 'or3-dev-'))
-      const env: NodeJS.ProcessEnv = { ...process.env, NUXT_DATA_DIR: dataDir, NUXT_TELEMETRY_DISABLED: '1' }
+      // A session password of its own: without one, nuxt-auth-utils' dev mode writes one into the project's .env.
+      const env: NodeJS.ProcessEnv = { ...process.env, NUXT_DATA_DIR: dataDir, NUXT_TELEMETRY_DISABLED: '1', NUXT_SESSION_PASSWORD: 'a-dev-server-test-session-password-long-enough' }
       for (const key of Object.keys(env)) if (key === 'TEST' || key.startsWith('VITEST')) delete env[key]
       let output = ''
       const child = spawn(process.execPath, [join(projectRoot, 'node_modules/nuxt/bin/nuxt.mjs'), 'dev', '--port', String(port), '--host', '127.0.0.1'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
@@ -21,16 +22,22 @@ describe('npm run dev (the README\'s first command)', () => {
       child.stderr!.on('data', (chunk) => { output += String(chunk) })
       try {
         const url = `http://127.0.0.1:${port}`
-        let tools: Response | undefined
-        for (let attempt = 0; attempt < 180 && !tools?.ok && !/\bERROR\b/.test(output); attempt++) {
-          tools = await fetch(`${url}/api/tools`).catch(() => undefined)
-          if (!tools?.ok) await new Promise(done => setTimeout(done, 500))
+        let health: Response | undefined
+        for (let attempt = 0; attempt < 180 && !health?.ok && !/\bERROR\b/.test(output); attempt++) {
+          health = await fetch(`${url}/api/health`).catch(() => undefined)
+          if (!health?.ok) await new Promise(done => setTimeout(done, 500))
         }
-        expect(tools?.ok, output).toBe(true)
+        expect(health?.ok, output).toBe(true)
         const page = await fetch(`${url}/`)
         expect(page.status, output).toBe(200)
         expect(await page.text()).toContain('id="__nuxt"')
-        const thread = await fetch(`${url}/api/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+        // First run, as the README says: no account yet, so the first visitor creates the admin.
+        expect(await (await fetch(`${url}/api/auth/me`)).json()).toMatchObject({ user: null, needsSetup: true })
+        expect((await fetch(`${url}/api/threads`)).status).toBe(401)
+        const admin = await fetch(`${url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Admin', password: 'a long enough password' }) })
+        expect(admin.status).toBe(201)
+        const cookie = admin.headers.getSetCookie().find(value => value.startsWith('or3-session='))!.split(';')[0]!
+        const thread = await fetch(`${url}/api/threads`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{}' })
         expect(thread.status).toBe(201)
         expect(output).not.toMatch(/\bERROR\b/)
       } finally {

@@ -35,6 +35,7 @@ export function describeAccountStoreContract(name: string, createStore: () => Ac
       expect(await store.updateAccount(account.id, { passwordHash: 'new' })).toMatchObject({ passwordHash: 'new', sessionVersion: 2 })
       expect(await store.updateAccount(account.id, { disabled: true })).toMatchObject({ disabled: true, sessionVersion: 3 })
       expect(await store.updateAccount(account.id, { disabled: true })).toMatchObject({ sessionVersion: 3 })
+      expect(await store.updateAccount(account.id, { endSessions: true })).toMatchObject({ sessionVersion: 4, disabled: true, passwordHash: 'new' })
       expect(await store.updateAccount('missing', { disabled: true })).toBeNull()
     })
 

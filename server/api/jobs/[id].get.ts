@@ -7,7 +7,7 @@ const querySchema = z.object({
 
 /** One job in full (text paged by `?offset=` and `?limit=` characters); live progress comes from `/api/jobs/:id/stream`. */
 export default defineEventHandler(async (event) => {
-  const job = await requireOwnedJob(event, getRouterParam(event, 'id'))
+  const job = await requireOwned(event, 'job', getRouterParam(event, 'id'))
   const query = await getValidatedQuery(event, raw => querySchema.safeParse(raw))
   if (!query.success) throw createError({ statusCode: 400, statusMessage: 'Invalid query', message: `Invalid query: ${z.prettifyError(query.error).replaceAll('\n', ' ')}` })
   return viewJob(job, query.data)

@@ -1,5 +1,5 @@
 /** A conversation with its messages; running answers carry their job id to attach to. */
 export default defineEventHandler(async (event) => {
-  const thread = await requireOwnedThread(event, getRouterParam(event, 'id'))
+  const thread = await requireOwned(event, 'thread', getRouterParam(event, 'id'))
   return { thread, messages: await useThreadStore().listMessages(thread.id) }
 })

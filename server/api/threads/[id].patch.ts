@@ -5,7 +5,7 @@ const bodySchema = z.object({ title: z.string().trim().min(1, 'give the conversa
 
 /** Renames a conversation. */
 export default defineEventHandler(async (event) => {
-  const thread = await requireOwnedThread(event, getRouterParam(event, 'id'))
+  const thread = await requireOwned(event, 'thread', getRouterParam(event, 'id'))
   const body = await readJsonBody(event, bodySchema)
   await useThreadStore().renameThread(thread.id, body.title)
   return useThreadStore().getThread(thread.id)

@@ -1,2 +1,2 @@
 /** One saved workflow. */
-export default defineEventHandler(async event => requireOwnedWorkflow(event, getRouterParam(event, 'id')))
+export default defineEventHandler(async event => requireOwned(event, 'workflow', getRouterParam(event, 'id')))

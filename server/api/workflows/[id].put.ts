@@ -5,7 +5,7 @@ const bodySchema = z.object({ definition: z.unknown() }).strict()
 
 /** Replaces a workflow's definition (`{ definition }`). */
 export default defineEventHandler(async (event) => {
-  const workflow = await requireOwnedWorkflow(event, getRouterParam(event, 'id'))
+  const workflow = await requireOwned(event, 'workflow', getRouterParam(event, 'id'))
   const body = await readJsonBody(event, bodySchema, { maxBytes: MAX_WORKFLOW_BODY_BYTES })
   const definition = requireValidWorkflow(body.definition)
   await useWorkflowStore().updateWorkflow(workflow.id, definition)

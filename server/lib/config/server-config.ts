@@ -3,6 +3,8 @@ import { parseOriginList } from '../../../shared/origin-list'
 
 const positiveInt = z.number().int().positive()
 const milliseconds = z.number().int().positive().max(2_147_483_647)
+/** A role's models: comma-separated ids, or * for any. */
+const modelList = z.string().trim().min(1, 'must be * (any model) or comma-separated model ids such as or3/offline-demo,openai/gpt-4o-mini')
 
 /** The server's runtime configuration as the code may rely on it, after validation. */
 export const serverConfigSchema = z.object({
@@ -55,6 +57,17 @@ export const serverConfigSchema = z.object({
   convex: z.object({ url: z.string(), serverSecret: z.string(), leaseMs: z.number().int().min(1_000).max(600_000) }),
   session: z.object({
     password: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty to generate one under the data directory)')]),
+    name: z.string().regex(/^[\w-]{1,64}$/, 'must be a cookie name: letters, digits, "_" or "-"'),
+    maxAge: z.number().int().min(60).max(60 * 60 * 24 * 365),
+  }),
+  auth: z.object({
+    guests: z.boolean(),
+    models: z.object({ admin: modelList, user: modelList, guest: modelList }),
+    signInAttemptsPerIpPerMinute: positiveInt,
+    signInFailuresPerAccount: positiveInt,
+    sessionsPerIpPerMinute: positiveInt,
+    tokensPerUser: z.number().int().min(1).max(1_000),
+    inviteTtlHours: z.number().positive().max(24 * 365),
   }),
   limits: z.object({
     jobContentChars: z.number().int().min(1_000),

@@ -4,6 +4,7 @@
  * routes that catch (`throwHttpError`) and by the error handler for errors thrown anywhere else.
  */
 import { createError, setResponseHeader, type H3Event } from 'h3'
+import { AuthError } from '../auth/auth-errors'
 import { JobCapacityError } from '../jobs/admission'
 import { RateLimitError } from '../jobs/start-rate'
 import { MissingApiKeyError } from '../models/chat-endpoint'
@@ -19,6 +20,8 @@ export interface HttpAnswer {
   retryAfterSeconds?: number
 }
 
+const AUTH_STATUS_MESSAGES: Record<number, string> = { 401: 'Sign-in required', 403: 'Not allowed', 409: 'Conflict', 429: 'Too many attempts' }
+
 /** The answer for `error` when it is one of the app's own, else undefined. */
 export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
   if (MissingApiKeyError.isInstance(error)) return { statusCode: 400, statusMessage: 'API key needed', message: error.message }
@@ -27,6 +30,7 @@ export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
   }
   if (RateLimitError.isInstance(error)) return { statusCode: 429, statusMessage: 'Too many starts', message: error.message, data: { scope: error.scope, limit: error.limit }, retryAfterSeconds: error.retryAfterSeconds }
   if (StorageQuotaError.isInstance(error)) return { statusCode: 409, statusMessage: 'Storage limit reached', message: error.message, data: { quota: error.kind, limit: error.limit } }
+  if (AuthError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: AUTH_STATUS_MESSAGES[error.statusCode] ?? 'Refused', message: error.message, data: { reason: error.refusal }, retryAfterSeconds: error.retryAfterSeconds }
   if (StoreBusyError.isInstance(error)) return { statusCode: 503, statusMessage: 'Storage busy', message: error.message, retryAfterSeconds: error.retryAfterSeconds }
   return undefined
 }

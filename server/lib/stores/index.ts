@@ -1,5 +1,5 @@
 /**
- * The one place stores are chosen: jobs, threads and saved workflows on the same backend
+ * The one place stores are chosen: jobs, threads, saved workflows and accounts on the same backend
  * (`backgroundJobs.storageProvider`): one sqlite file, process memory (tests), or Convex.
  */
 import { join } from 'node:path'
@@ -18,6 +18,10 @@ import { createMemoryWorkflowStore } from './workflows/memory'
 import { createSqliteWorkflowStore } from './workflows/sqlite'
 import type { WorkflowStore } from './workflows/workflow-store'
 import { withThreadQuota, withWorkflowQuota } from './quotas'
+import type { AccountStore } from './accounts/account-store'
+import { createConvexAccountStore } from './accounts/convex'
+import { createMemoryAccountStore } from './accounts/memory'
+import { createSqliteAccountStore } from './accounts/sqlite'
 import { withBusyRetry } from './sqlite/busy'
 
 /** Every store of the app. */
@@ -25,6 +29,7 @@ export interface AppStores {
   jobs: JobStore
   threads: ThreadStore
   workflows: WorkflowStore
+  accounts: AccountStore
 }
 
 /** Opens the stores the config asks for, with the per-user quotas of `limits` applied. */
@@ -38,19 +43,19 @@ function openBackend(config: ServerConfig): AppStores {
     case 'sqlite': {
       const path = join(config.dataDir, 'or3.sqlite')
       // Another process holding the file's write lock is waited out between requests, not inside them.
-      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })) }
+      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), accounts: withBusyRetry(createSqliteAccountStore({ path })) }
     }
     case 'memory':
-      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore() }
+      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), accounts: createMemoryAccountStore() }
     case 'convex': {
       const client = new ConvexHttpClient(config.convex.url)
       const secret = config.convex.serverSecret
-      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }) }
+      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), accounts: createConvexAccountStore({ client, secret }) }
     }
   }
 }
 
 /** Closes every store. */
 export async function closeStores(stores: AppStores): Promise<void> {
-  await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close()])
+  await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), stores.accounts.close()])
 }

@@ -125,6 +125,11 @@ async function spawnServer(entry: string, env: Record<string, string>): Promise<
     ...(ownDataDir ? { NUXT_DATA_DIR: ownDataDir } : {}),
     NUXT_LIMITS_JOB_STARTS_PER_USER_PER_MINUTE: '1000000',
     NUXT_LIMITS_JOB_STARTS_PER_IP_PER_MINUTE: '1000000',
+    // Most tests act as guests (a fresh cookie-less client per session, all from 127.0.0.1), on any model.
+    NUXT_AUTH_GUESTS: 'true',
+    NUXT_AUTH_MODELS_GUEST: '*',
+    NUXT_AUTH_SESSIONS_PER_IP_PER_MINUTE: '1000000',
+    NUXT_AUTH_SIGN_IN_ATTEMPTS_PER_IP_PER_MINUTE: '1000000',
     ...env,
   }
   let output = ''
@@ -162,7 +167,7 @@ export async function startApp(entry: string, env: Record<string, string> = {}):
   for (let attempt = 0; attempt < 300; attempt++) {
     if (processEnded) throw new Error(`server exited before listening:\n${output()}`)
     try {
-      await fetch(`${url}/api/tools`)
+      await fetch(`${url}/api/health`)
       return app
     } catch {
       await new Promise(done => setTimeout(done, 100))

@@ -32,7 +32,16 @@ describe('runtime config', () => {
       flush: { intervalMs: 120, chunkInterval: 3, sizeThreshold: 1024 },
     })
     expect(config.convex).toEqual({ url: '', serverSecret: '', leaseMs: 30_000 })
-    expect(config.session).toEqual({ password: '' })
+    expect(config.session).toEqual({ password: '', name: 'or3-session', maxAge: 14 * 24 * 3600 })
+    expect(config.auth).toEqual({
+      guests: false,
+      models: { admin: '*', user: '*', guest: 'or3/offline-demo' },
+      signInAttemptsPerIpPerMinute: 20,
+      signInFailuresPerAccount: 10,
+      sessionsPerIpPerMinute: 30,
+      tokensPerUser: 20,
+      inviteTtlHours: 168,
+    })
     expect(config.limits).toEqual({ jobContentChars: 1_000_000, workflowStepChars: 200_000, threadsPerUser: 1_000, messagesPerThread: 1_000, workflowsPerUser: 200, jobStartsPerUserPerMinute: 20, jobStartsPerIpPerMinute: 60, trustProxy: false })
     expect(config.csrf).toEqual({ allowedOrigins: '' })
     expect(config.dataDir).toBe('.data')

@@ -3,6 +3,6 @@
  * `?lastEventId=`) continue exactly where they left off.
  */
 export default defineEventHandler(async (event) => {
-  const job = await requireOwnedJob(event, getRouterParam(event, 'id'))
+  const job = await requireOwned(event, 'job', getRouterParam(event, 'id'))
   return serveJobStream(event, job)
 })

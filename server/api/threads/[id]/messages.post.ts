@@ -11,7 +11,7 @@ const bodySchema = z.object({
  * assistantMessage, jobId }`); watch it at `/api/jobs/:jobId/stream`.
  */
 export default defineEventHandler(async (event) => {
-  const thread = await requireOwnedThread(event, getRouterParam(event, 'id'))
+  const thread = await requireOwned(event, 'thread', getRouterParam(event, 'id'))
   const body = await readJsonBody(event, bodySchema)
   setResponseStatus(event, 202)
   return sendThreadMessage(event, thread, body)

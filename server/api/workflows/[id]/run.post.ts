@@ -4,7 +4,7 @@ const bodySchema = z.object({ prompt: z.string().trim().min(1, 'give the workflo
 
 /** Starts a run as a background job: `{ jobId, status }`; watch it at `/api/jobs/:jobId/stream`. */
 export default defineEventHandler(async (event) => {
-  const workflow = await requireOwnedWorkflow(event, getRouterParam(event, 'id'))
+  const workflow = await requireOwned(event, 'workflow', getRouterParam(event, 'id'))
   const body = await readJsonBody(event, bodySchema)
   const job = await startWorkflowRun(event, workflow, body.prompt)
   setResponseStatus(event, 202)

@@ -24,6 +24,8 @@ export interface AccountPatch {
   role?: Account['role']
   disabled?: boolean
   passwordHash?: string
+  /** End every session of the account ("sign out everywhere"). */
+  endSessions?: boolean
 }
 
 /** Storage of accounts, their API tokens, invites and the admin's settings. */
@@ -39,7 +41,7 @@ export interface AccountStore {
   findAccountByName(name: string): Promise<StoredAccount | null>
   /** Accounts, oldest first, at most `limit`. */
   listAccounts(limit: number): Promise<StoredAccount[]>
-  /** Changes an account; a new password or a change of `disabled` bumps its session version. Null when unknown. */
+  /** Changes an account; a new password, a change of `disabled` or `endSessions` bumps its session version. Null when unknown. */
   updateAccount(id: string, patch: AccountPatch): Promise<StoredAccount | null>
   /** Deletes the account and its API tokens. */
   deleteAccount(id: string): Promise<boolean>

@@ -32,8 +32,9 @@ export function createMemoryAccountStore(): AccountStore {
     async updateAccount(id, patch) {
       const account = accounts.get(id)
       if (!account) return null
-      const endsSessions = patch.passwordHash !== undefined || (patch.disabled !== undefined && patch.disabled !== account.disabled)
-      Object.assign(account, Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)))
+      const { endSessions, ...fields } = patch
+      const endsSessions = endSessions === true || patch.passwordHash !== undefined || (patch.disabled !== undefined && patch.disabled !== account.disabled)
+      Object.assign(account, Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)))
       if (endsSessions) account.sessionVersion++
       return { ...account }
     },

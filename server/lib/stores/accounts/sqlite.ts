@@ -61,8 +61,9 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
       const row = statements.get.get(id)
       if (!row) return null
       const current = toAccount(row)
-      const endsSessions = patch.passwordHash !== undefined || (patch.disabled !== undefined && patch.disabled !== current.disabled)
-      const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) } as StoredAccount
+      const { endSessions, ...fields } = patch
+      const endsSessions = endSessions === true || patch.passwordHash !== undefined || (patch.disabled !== undefined && patch.disabled !== current.disabled)
+      const next = { ...current, ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) } as StoredAccount
       statements.update.run({ id, role: next.role, disabled: next.disabled ? 1 : 0, passwordHash: next.passwordHash, sessionVersion: current.sessionVersion + (endsSessions ? 1 : 0) })
       return toAccount(statements.get.get(id)!)
     },

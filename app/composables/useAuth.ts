@@ -1,0 +1,32 @@
+import type { AuthState, SessionPrincipal } from '../../shared/types/account'
+
+/**
+ * Who is signed in, and signing in, up and out. The state comes from `GET /api/auth/me` once per
+ * page load (and after each change), shared by every component.
+ */
+export function useAuth() {
+  const state = useState<AuthState | null>('auth-state', () => null)
+
+  async function refresh(): Promise<AuthState> {
+    state.value = await $fetch<AuthState>('/api/auth/me')
+    return state.value
+  }
+
+  async function signIn(name: string, password: string): Promise<void> {
+    await $fetch('/api/auth/login', { method: 'POST', body: { name, password } })
+    await refresh()
+  }
+
+  async function signUp(name: string, password: string, invite?: string): Promise<void> {
+    await $fetch('/api/auth/register', { method: 'POST', body: { name, password, ...(invite ? { invite } : {}) } })
+    await refresh()
+  }
+
+  async function signOut(everywhere = false): Promise<void> {
+    await $fetch('/api/auth/logout', { method: 'POST', body: everywhere ? { everywhere: true } : {} })
+    await refresh()
+  }
+
+  const user = computed<SessionPrincipal | null>(() => state.value?.user ?? null)
+  return { state, user, refresh, signIn, signUp, signOut }
+}

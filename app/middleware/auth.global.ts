@@ -1,0 +1,14 @@
+import { useAuth } from '../composables/useAuth'
+
+/** Pages need a signed-in account (or a guest session when the server allows guests): otherwise the sign-in page. */
+export default defineNuxtRouteMiddleware(async (to) => {
+  if (import.meta.server) return
+  const auth = useAuth()
+  const state = auth.state.value ?? await auth.refresh().catch(() => null)
+  if (!state) return
+  const signedIn = state.user !== null
+  // A guest may open the sign-in page; an account holder has nothing to do there.
+  if (to.path === '/login') return signedIn && state.user?.role !== 'guest' ? navigateTo('/') : undefined
+  if (!signedIn) return navigateTo({ path: '/login', query: to.fullPath === '/' ? {} : { next: to.fullPath } })
+  if (to.path === '/admin' && state.user?.role !== 'admin') return navigateTo('/')
+})

@@ -1,0 +1,9 @@
+import { ACCOUNT_LIMITS, type AuthState } from '../../../shared/types/account'
+
+/** Who is signed in (null when nobody), whether the first admin is still to be created, and how sign-up works here. */
+export default defineEventHandler(async (event): Promise<AuthState> => {
+  const user = await requireSessionUser(event, { optional: true })
+  const accounts = useAccounts()
+  const [needsSetup, signup] = await Promise.all([accounts.needsSetup(), accounts.signupPolicy()])
+  return { user, needsSetup, signup, guests: useServerConfig(event).auth.guests, limits: ACCOUNT_LIMITS }
+})

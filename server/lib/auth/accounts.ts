@@ -1,0 +1,213 @@
+/**
+ * Accounts: the first-run admin, sign-up under the admin's policy, sign-in, personal API tokens,
+ * invites, and what an admin may change. Sessions themselves (cookies) are the facade's; this
+ * decides who someone is and whether a session of theirs still counts.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import type { Account, ApiTokenSummary, CreatedApiToken, CreatedInvite, SessionPrincipal, SignupPolicy } from '../../../shared/types/account'
+import { accountNameKey, type AccountPatch, type AccountStore, type StoredAccount, type StoredApiToken } from '../stores/accounts/account-store'
+import { hashApiToken, looksLikeApiToken, newApiToken } from './api-tokens'
+import { AttemptLimits, type AttemptLimitSettings } from './attempt-limits'
+import { AuthError } from './auth-errors'
+
+/** Hashing passwords (scrypt, from nuxt-auth-utils in the server; anything alike in tests). */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>
+  verify(hash: string, password: string): Promise<boolean>
+}
+
+/** What a signed-in session carries (sealed in its cookie). */
+export interface SessionClaims {
+  userId: string
+  /** The account's session version when the session began: a reset password or a disable ends it. */
+  version: number
+}
+
+/** The account settings of the runtime config. */
+export interface AccountSettings extends AttemptLimitSettings {
+  /** Most API tokens one account may hold. */
+  tokensPerUser: number
+  /** How long an invite link works. */
+  inviteTtlMs: number
+  /** Removes what the account owns (conversations, workflows, running jobs) before the account goes. */
+  onAccountDeleted?: (accountId: string) => Promise<void>
+}
+
+const SIGNUP_SETTING = 'signup-policy'
+const SIGNUP_POLICIES: readonly SignupPolicy[] = ['closed', 'open', 'invite']
+/** Most accounts an admin listing returns. */
+export const MAX_LISTED_ACCOUNTS = 1_000
+
+/** The public form of a stored account. */
+export function publicAccount(account: StoredAccount): Account {
+  return { id: account.id, name: account.name, role: account.role, disabled: account.disabled, createdAt: account.createdAt }
+}
+
+function tokenSummary(token: StoredApiToken): ApiTokenSummary {
+  return { id: token.id, name: token.name, prefix: token.prefix, createdAt: token.createdAt, lastUsedAt: token.lastUsedAt }
+}
+
+function hashInviteCode(code: string): string {
+  return createHash('sha256').update(code).digest('hex')
+}
+
+const WRONG_CREDENTIALS = 'That name and password do not match an account.'
+
+/** Accounts and everything about them, over one account store. */
+export class AccountService {
+  readonly attempts: AttemptLimits
+  /** A real hash of a random password: "no such user" is checked against it, so it takes as long as "wrong password". */
+  private decoyHash: Promise<string> | undefined
+
+  constructor(private readonly store: AccountStore, private readonly passwords: PasswordHasher, private readonly settings: AccountSettings) {
+    this.attempts = new AttemptLimits(settings)
+  }
+
+  /** Whether the first visitor still has to create the admin account. */
+  async needsSetup(): Promise<boolean> {
+    return !(await this.store.hasAccounts())
+  }
+
+  async signupPolicy(): Promise<SignupPolicy> {
+    const stored = await this.store.getSetting(SIGNUP_SETTING)
+    return SIGNUP_POLICIES.includes(stored as SignupPolicy) ? stored as SignupPolicy : 'closed'
+  }
+
+  async setSignupPolicy(policy: SignupPolicy): Promise<void> {
+    await this.store.setSetting(SIGNUP_SETTING, policy)
+  }
+
+  /** Creates the admin account on first run; 409 once any account exists. */
+  async createFirstAdmin(name: string, password: string): Promise<StoredAccount> {
+    const account = await this.store.createAccount({ name, passwordHash: await this.passwords.hash(password), role: 'admin', onlyIfNone: true })
+    if (!account) throw new AuthError('already-set-up', 'This server already has its admin account. Sign in instead.')
+    return account
+  }
+
+  /** An account the admin creates (whatever the sign-up policy); 409 when the name is taken. */
+  async createAccount(name: string, password: string, role: Account['role']): Promise<Account> {
+    const account = await this.store.createAccount({ name, passwordHash: await this.passwords.hash(password), role })
+    if (!account) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
+    return publicAccount(account)
+  }
+
+  /** Signs up under the admin's policy (an invite code when it asks for one). */
+  async signUp(name: string, password: string, invite: string | undefined): Promise<StoredAccount> {
+    if (await this.needsSetup()) return this.createFirstAdmin(name, password)
+    const policy = await this.signupPolicy()
+    if (policy === 'closed') throw new AuthError('signup-closed', 'Sign-up is closed on this server. Ask its admin for an account or an invite link.')
+    if (await this.store.findAccountByName(name)) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
+    const passwordHash = await this.passwords.hash(password)
+    if (policy === 'invite' && !(invite && await this.store.useInvite(hashInviteCode(invite)))) {
+      throw new AuthError('bad-invite', invite ? 'This invite link was already used or has expired. Ask the admin for a new one.' : 'Sign-up needs an invite link from the admin.')
+    }
+    const account = await this.store.createAccount({ name, passwordHash, role: 'user' })
+    if (!account) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
+    return account
+  }
+
+  /** The account for a name and password, or 401 with one message for every mismatch. */
+  async signIn(name: string, password: string, ip: string | undefined): Promise<StoredAccount> {
+    const key = accountNameKey(name)
+    await this.attempts.beforeSignIn(ip, key)
+    const account = await this.store.findAccountByName(name)
+    const matches = await this.passwords.verify(account?.passwordHash ?? await this.decoy(), password)
+    if (!account || !matches) {
+      await this.attempts.signInFailed(key)
+      throw new AuthError('bad-credentials', WRONG_CREDENTIALS)
+    }
+    await this.attempts.signInSucceeded(key)
+    if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
+    return account
+  }
+
+  /** The principal of a signed-in session, or why it no longer counts. */
+  async principalForSession(claims: SessionClaims): Promise<SessionPrincipal> {
+    const account = await this.store.getAccount(claims.userId)
+    if (!account || account.sessionVersion !== claims.version) throw new AuthError('session-ended', 'Your session has ended (the password was changed or the account removed). Sign in again.')
+    if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
+    return { id: account.id, name: account.name, role: account.role }
+  }
+
+  /** The principal an `Authorization: Bearer` token stands for. */
+  async principalForToken(token: string, now = Date.now()): Promise<SessionPrincipal> {
+    const stored = looksLikeApiToken(token) ? await this.store.findApiToken(hashApiToken(token)) : null
+    const account = stored ? await this.store.getAccount(stored.userId) : null
+    if (!stored || !account) throw new AuthError('bad-token', 'This API token is not valid: it was revoked or mistyped. Create a new one in Settings.')
+    if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
+    // Last use to the minute is plenty, and saves a write per request.
+    if (stored.lastUsedAt === null || now - stored.lastUsedAt > 60_000) await this.store.touchApiToken(stored.id, now)
+    return { id: account.id, name: account.name, role: account.role }
+  }
+
+  /** Ends every session of the account, on every device (its API tokens stay valid). */
+  async endAllSessions(id: string): Promise<void> {
+    await this.store.updateAccount(id, { endSessions: true })
+  }
+
+  async getAccount(id: string): Promise<StoredAccount | null> {
+    return this.store.getAccount(id)
+  }
+
+  async listTokens(userId: string): Promise<ApiTokenSummary[]> {
+    return (await this.store.listApiTokens(userId)).map(tokenSummary)
+  }
+
+  /** A new token for the user, its secret shown this once. */
+  async createToken(userId: string, name: string, now = Date.now()): Promise<CreatedApiToken> {
+    if ((await this.store.listApiTokens(userId)).length >= this.settings.tokensPerUser) {
+      throw new AuthError('too-many-tokens', `You have ${this.settings.tokensPerUser} API tokens, the most allowed. Revoke one you no longer use first.`)
+    }
+    const { token, prefix, tokenHash } = newApiToken()
+    const stored: StoredApiToken = { id: crypto.randomUUID(), userId, name, prefix, tokenHash, createdAt: now, lastUsedAt: null }
+    await this.store.createApiToken(stored)
+    return { ...tokenSummary(stored), token }
+  }
+
+  async revokeToken(userId: string, tokenId: string): Promise<boolean> {
+    return this.store.deleteApiToken(userId, tokenId)
+  }
+
+  /** A one-use invite code, valid for the configured time. */
+  async createInvite(adminId: string, now = Date.now()): Promise<CreatedInvite> {
+    const code = randomBytes(24).toString('base64url')
+    const expiresAt = now + this.settings.inviteTtlMs
+    await this.store.createInvite({ codeHash: hashInviteCode(code), createdBy: adminId, expiresAt, now })
+    return { code, expiresAt }
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    return (await this.store.listAccounts(MAX_LISTED_ACCOUNTS)).map(publicAccount)
+  }
+
+  /** An admin's change to an account; the last active admin cannot be demoted or disabled. */
+  async updateAccount(id: string, change: { role?: Account['role'], disabled?: boolean, password?: string }): Promise<Account | null> {
+    const account = await this.store.getAccount(id)
+    if (!account) return null
+    const losesAdmin = account.role === 'admin' && !account.disabled && (change.role === 'user' || change.disabled === true)
+    if (losesAdmin) await this.requireAnotherAdmin(id)
+    const patch: AccountPatch = { role: change.role, disabled: change.disabled }
+    if (change.password !== undefined) patch.passwordHash = await this.passwords.hash(change.password)
+    const updated = await this.store.updateAccount(id, patch)
+    return updated ? publicAccount(updated) : null
+  }
+
+  /** Deletes an account with its tokens and (`onAccountDeleted`) its data; the last active admin cannot be deleted. */
+  async deleteAccount(id: string): Promise<boolean> {
+    const account = await this.store.getAccount(id)
+    if (!account) return false
+    if (account.role === 'admin' && !account.disabled) await this.requireAnotherAdmin(id)
+    await this.settings.onAccountDeleted?.(id)
+    return this.store.deleteAccount(id)
+  }
+
+  private async requireAnotherAdmin(id: string): Promise<void> {
+    const admins = (await this.store.listAccounts(MAX_LISTED_ACCOUNTS)).filter(item => item.role === 'admin' && !item.disabled && item.id !== id)
+    if (admins.length === 0) throw new AuthError('last-admin', 'This is the only active admin. Make another account admin first.')
+  }
+
+  private decoy(): Promise<string> {
+    this.decoyHash ??= this.passwords.hash(randomBytes(16).toString('hex'))
+    return this.decoyHash
+  }
+}

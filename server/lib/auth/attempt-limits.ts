@@ -1,0 +1,71 @@
+/**
+ * How fast a client may try passwords and mint sessions (rate-limiter-flexible, in this process's
+ * memory): sign-in attempts per client address, failed sign-ins per account name, and new guest
+ * sessions per address. A refusal is an `AuthError('too-many-attempts')` with `Retry-After`.
+ */
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+import { AuthError } from './auth-errors'
+
+/** The limits, from `auth` in the runtime config. */
+export interface AttemptLimitSettings {
+  signInAttemptsPerIpPerMinute: number
+  signInFailuresPerAccount: number
+  sessionsPerIpPerMinute: number
+}
+
+/** Window over which an account's failed sign-ins count. */
+const FAILURE_WINDOW_SECONDS = 15 * 60
+
+function retryAfter(refusal: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(refusal.msBeforeNext / 1000))
+}
+
+/** The sign-in and session-minting limiters of one process. */
+export class AttemptLimits {
+  private readonly signInsPerIp: RateLimiterMemory
+  private readonly failuresPerAccount: RateLimiterMemory
+  private readonly sessionsPerIp: RateLimiterMemory
+
+  constructor(settings: AttemptLimitSettings) {
+    this.signInsPerIp = new RateLimiterMemory({ keyPrefix: 'sign-in-ip', points: settings.signInAttemptsPerIpPerMinute, duration: 60 })
+    this.failuresPerAccount = new RateLimiterMemory({ keyPrefix: 'sign-in-account', points: settings.signInFailuresPerAccount, duration: FAILURE_WINDOW_SECONDS })
+    this.sessionsPerIp = new RateLimiterMemory({ keyPrefix: 'session-ip', points: settings.sessionsPerIpPerMinute, duration: 60 })
+  }
+
+  /** Counts a sign-in attempt from `ip` and refuses one for an account locked by failures. */
+  async beforeSignIn(ip: string | undefined, nameKey: string): Promise<void> {
+    if (ip) {
+      try {
+        await this.signInsPerIp.consume(ip)
+      } catch (refusal) {
+        if (!(refusal instanceof RateLimiterRes)) throw refusal
+        throw new AuthError('too-many-attempts', `Too many sign-in attempts from this network address. Try again in ${retryAfter(refusal)} s.`, retryAfter(refusal))
+      }
+    }
+    const failures = await this.failuresPerAccount.get(nameKey)
+    if (failures && failures.remainingPoints <= 0) {
+      throw new AuthError('too-many-attempts', `Too many failed sign-ins for this account. Try again in ${retryAfter(failures)} s, or ask the admin to reset the password.`, retryAfter(failures))
+    }
+  }
+
+  /** Records a failed sign-in for the account name (whether or not it exists, so both look alike). */
+  async signInFailed(nameKey: string): Promise<void> {
+    await this.failuresPerAccount.penalty(nameKey, 1)
+  }
+
+  /** Forgets an account's failures after it signs in. */
+  async signInSucceeded(nameKey: string): Promise<void> {
+    await this.failuresPerAccount.delete(nameKey)
+  }
+
+  /** Counts a new guest session from `ip`. */
+  async newSession(ip: string | undefined): Promise<void> {
+    if (!ip) return
+    try {
+      await this.sessionsPerIp.consume(ip)
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal
+      throw new AuthError('too-many-attempts', `Too many new sessions from this network address. Keep the session cookie between requests, or try again in ${retryAfter(refusal)} s.`, retryAfter(refusal))
+    }
+  }
+}

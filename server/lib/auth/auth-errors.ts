@@ -1,0 +1,38 @@
+/** Why an auth request was refused, each answered with its status and words a person can act on. */
+
+/** What went wrong, and the HTTP status each answers with. */
+export const AUTH_REFUSALS = {
+  'not-signed-in': 401,
+  'session-ended': 401,
+  'bad-credentials': 401,
+  'bad-token': 401,
+  'disabled': 403,
+  'signup-closed': 403,
+  'bad-invite': 403,
+  'not-admin': 403,
+  'model-not-allowed': 403,
+  'already-set-up': 409,
+  'name-taken': 409,
+  'last-admin': 409,
+  'too-many-tokens': 409,
+  'too-many-attempts': 429,
+} as const
+
+/** A refusal's kind. */
+export type AuthRefusal = keyof typeof AUTH_REFUSALS
+
+/** Raised by the account service and session checks; the error handler answers with its status. */
+export class AuthError extends Error {
+  override name = 'AuthError'
+  constructor(readonly refusal: AuthRefusal, message: string, readonly retryAfterSeconds?: number) {
+    super(message)
+  }
+
+  get statusCode(): number {
+    return AUTH_REFUSALS[this.refusal]
+  }
+
+  static isInstance(error: unknown): error is AuthError {
+    return error instanceof Error && error.name === 'AuthError'
+  }
+}

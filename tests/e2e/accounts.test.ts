@@ -1,0 +1,221 @@
+/**
+ * Accounts against the built server, guests off (the default): first-run admin, sign-up policies
+ * and invites, sign-in and sign-out, sessions that end when the admin disables an account or
+ * resets its password, API tokens, per-role models, sign-in rate limits, two devices on one
+ * account; then a server with guests on, where a guest gets only the demo model.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SessionClient } from '../support/job-stream-client'
+import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+
+let app: RunningApp
+let entry: string
+
+beforeAll(async () => {
+  entry = await buildApp()
+  app = await startApp(entry, {
+    NUXT_SESSION_PASSWORD: 'an-accounts-test-session-password-long-enough',
+    NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '30',
+    NUXT_AUTH_GUESTS: 'false',
+    NUXT_AUTH_MODELS_USER: 'or3/offline-demo',
+    NUXT_AUTH_SIGN_IN_FAILURES_PER_ACCOUNT: '3',
+  })
+}, 240_000)
+afterAll(async () => {
+  await app?.stop()
+})
+
+let admin: SessionClient
+const password = 'correct horse battery'
+
+function client(): SessionClient {
+  return new SessionClient(app.url)
+}
+
+async function signIn(name: string, secret = password): Promise<SessionClient> {
+  const session = client()
+  const response = await session.post('/api/auth/login', { name, password: secret })
+  expect(response.status, await response.clone().text()).toBe(200)
+  return session
+}
+
+describe('accounts', () => {
+  it('asks for the first admin, refuses API routes to nobody, and makes the first account admin once', async () => {
+    const stranger = client()
+    expect(await stranger.json('/api/auth/me')).toMatchObject({ user: null, needsSetup: true, signup: 'closed', guests: false })
+    for (const path of ['/api/threads', '/api/models', '/api/jobs', '/api/tools', '/api/workflows']) {
+      const refused = await stranger.fetch(path)
+      expect(refused.status, path).toBe(401)
+      expect((await refused.json()).message).toMatch(/Sign in first/)
+    }
+    expect((await stranger.post('/api/openrouter/stream', { model: 'or3/offline-demo', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(401)
+
+    admin = client()
+    const created = await admin.post('/api/auth/register', { name: 'Ada', password })
+    expect(created.status).toBe(201)
+    expect(await created.json()).toMatchObject({ user: { name: 'Ada', role: 'admin' } })
+    expect(await admin.json('/api/auth/me')).toMatchObject({ user: { name: 'Ada', role: 'admin' }, needsSetup: false })
+
+    // Sign-up is closed by default: a second visitor cannot become anyone.
+    const second = await client().post('/api/auth/register', { name: 'Mallory', password })
+    expect(second.status).toBe(403)
+    expect((await second.json()).message).toMatch(/Sign-up is closed/)
+  })
+
+  it('answers bad input with 400 naming the field, never a 500', async () => {
+    const cases: Array<[string, unknown, RegExp]> = [
+      ['/api/auth/login', { name: 'Ada' }, /password/],
+      ['/api/auth/login', { name: 'Ada', password, extra: 1 }, /extra/],
+      ['/api/auth/login', { name: 'Ada', password: 'x'.repeat(300) }, /password/],
+      ['/api/auth/register', { name: 'A', password }, /name/],
+      ['/api/auth/register', { name: 'x'.repeat(65), password }, /name/],
+      ['/api/auth/register', { name: 'Zed', password: 'short' }, /password/],
+      ['/api/auth/register', { name: 'Zed\u0000', password }, /name/],
+    ]
+    for (const [path, body, field] of cases) {
+      const response = await client().post(path, body)
+      expect(response.status, JSON.stringify(body)).toBe(400)
+      expect(JSON.stringify(await response.json())).toMatch(field)
+    }
+    const broken = await client().fetch('/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":' })
+    expect(broken.status).toBe(400)
+  })
+
+  it('answers a wrong password and an unknown name alike, rotates the session on sign-in and ends it on sign-out', async () => {
+    const wrong = await client().post('/api/auth/login', { name: 'Ada', password: 'not the password' })
+    const unknown = await client().post('/api/auth/login', { name: 'Nobody', password: 'not the password' })
+    expect(wrong.status).toBe(401)
+    expect(unknown.status).toBe(401)
+    expect((await wrong.json()).message).toBe((await unknown.json()).message)
+
+    const session = client()
+    await session.json('/api/auth/me')
+    const before = session.cookie
+    expect((await session.post('/api/auth/login', { name: 'ada', password })).status).toBe(200)
+    expect(session.cookie).not.toBe(before)
+    expect((await session.fetch('/api/threads')).status).toBe(200)
+    expect((await session.post('/api/auth/logout', {})).status).toBe(200)
+    expect((await session.json('/api/auth/me')).user).toBeNull()
+    expect((await session.fetch('/api/threads')).status).toBe(401)
+  })
+
+  it('lets an invite link sign up exactly once, under the invite policy', async () => {
+    expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'invite' }) })).status).toBe(200)
+    expect((await client().post('/api/auth/register', { name: 'Bea', password })).status).toBe(403)
+    const invite = await (await admin.post('/api/admin/invites', {})).json()
+    expect(invite.url).toContain('/login?invite=')
+    const bea = client()
+    expect((await bea.post('/api/auth/register', { name: 'Bea', password, invite: invite.code })).status).toBe(201)
+    expect(await bea.json('/api/auth/me')).toMatchObject({ user: { name: 'Bea', role: 'user' } })
+    const again = await client().post('/api/auth/register', { name: 'Cal', password, invite: invite.code })
+    expect(again.status).toBe(403)
+    expect((await again.json()).message).toMatch(/already used or has expired/)
+    // A user is not an admin.
+    expect((await bea.fetch('/api/admin/users')).status).toBe(403)
+  })
+
+  it('refuses a disabled account\'s live session on its next request, and ends sessions when the admin resets a password', async () => {
+    await admin.post('/api/admin/users', { name: 'Dan', password, role: 'user' })
+    const dan = await signIn('Dan')
+    const other = await signIn('Dan')
+    const users = await admin.json<Array<{ id: string, name: string }>>('/api/admin/users')
+    const danId = users.find(user => user.name === 'Dan')!.id
+    const patch = (body: unknown) => admin.fetch(`/api/admin/users/${danId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+    expect((await patch({ disabled: true })).status).toBe(200)
+    const refused = await dan.fetch('/api/threads')
+    expect(refused.status).toBe(401)
+    expect((await client().post('/api/auth/login', { name: 'Dan', password })).status).toBe(403)
+    expect((await patch({ disabled: false })).status).toBe(200)
+
+    const fresh = await signIn('Dan')
+    expect((await fresh.fetch('/api/threads')).status).toBe(200)
+    expect((await patch({ password: 'a brand new password' })).status).toBe(200)
+    expect((await fresh.fetch('/api/threads')).status).toBe(401)
+    expect((await other.fetch('/api/threads')).status).toBe(401)
+    await signIn('Dan', 'a brand new password')
+
+    // The last admin cannot take away their own admin rights.
+    const adaId = users.find(user => user.name === 'Ada')!.id
+    const demote = await admin.fetch(`/api/admin/users/${adaId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ role: 'user' }) })
+    expect(demote.status).toBe(409)
+  })
+
+  it('accepts a personal API token as Bearer (no cookie, no Origin check) until it is revoked', async () => {
+    const bea = await signIn('Bea')
+    const created = await (await bea.post('/api/auth/tokens', { name: 'script' })).json()
+    expect(created.token).toMatch(/^or3_[\w-]{43}$/)
+    const listed = await bea.json('/api/auth/tokens')
+    expect(listed).toEqual([expect.objectContaining({ id: created.id, name: 'script', prefix: created.token.slice(0, 10) })])
+    expect(JSON.stringify(listed)).not.toContain(created.token)
+
+    const bearer = { authorization: `Bearer ${created.token}`, 'content-type': 'application/json' }
+    const threads = await fetch(`${app.url}/api/threads`, { method: 'POST', headers: { ...bearer, origin: 'https://elsewhere.example' }, body: '{}' })
+    expect(threads.status).toBe(201)
+    expect(threads.headers.getSetCookie()).toEqual([])
+    const job = await fetch(`${app.url}/api/openrouter/stream`, { method: 'POST', headers: bearer, body: JSON.stringify({ model: 'or3/offline-demo', _background: true, messages: [{ role: 'user', content: 'hi' }] }) })
+    expect(job.status).toBe(202)
+
+    expect((await bea.fetch(`/api/auth/tokens/${created.id}`, { method: 'DELETE' })).status).toBe(200)
+    const revoked = await fetch(`${app.url}/api/threads`, { headers: bearer })
+    expect(revoked.status).toBe(401)
+    expect((await revoked.json()).message).toMatch(/revoked or mistyped/)
+    expect((await fetch(`${app.url}/api/threads`, { headers: { authorization: 'Bearer nonsense' } })).status).toBe(401)
+  })
+
+  it('refuses a model the role may not use with 403 naming it, and lists only allowed models', async () => {
+    const bea = await signIn('Bea')
+    const refused = await bea.post('/api/openrouter/stream', { model: 'openai/gpt-4o', _background: true, messages: [{ role: 'user', content: 'hi' }] })
+    expect(refused.status).toBe(403)
+    expect((await refused.json()).message).toMatch(/"openai\/gpt-4o".*or3\/offline-demo/)
+    const catalog = await bea.json('/api/models')
+    expect(catalog.models.map((model: { id: string }) => model.id)).toEqual(['or3/offline-demo'])
+  })
+
+  it('locks an account name after repeated failed sign-ins (429 + Retry-After) while others sign in', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) expect((await client().post('/api/auth/login', { name: 'Dan', password: 'guess' })).status).toBe(401)
+    const locked = await client().post('/api/auth/login', { name: 'Dan', password: 'a brand new password' })
+    expect(locked.status).toBe(429)
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0)
+    await signIn('Bea')
+  })
+
+  it('shows one account\'s running answer on a second device, which can stop it', async () => {
+    const laptop = await signIn('Bea')
+    const phone = await signIn('Bea')
+    const jobId = await laptop.startJob({ model: 'or3/offline-demo', messages: [{ role: 'user', content: 'Write a long story about a lighthouse' }] })
+    const { jobs } = await phone.json<{ jobs: Array<{ id: string, status: string }> }>('/api/jobs')
+    expect(jobs.find(job => job.id === jobId)?.status).toBe('streaming')
+    expect(await (await phone.post(`/api/jobs/${jobId}/abort`, {})).json()).toMatchObject({ aborted: true })
+    const ended = await laptop.json(`/api/jobs/${jobId}`)
+    expect(ended.status).toBe('aborted')
+    // Another account sees none of it.
+    expect((await admin.fetch(`/api/jobs/${jobId}`)).status).toBe(404)
+  })
+})
+
+describe('guests', () => {
+  let guestApp: RunningApp
+  beforeAll(async () => {
+    guestApp = await startApp(entry, { NUXT_AUTH_GUESTS: 'true', NUXT_AUTH_MODELS_GUEST: 'or3/offline-demo', NUXT_AUTH_SESSIONS_PER_IP_PER_MINUTE: '2' })
+  }, 60_000)
+  afterAll(async () => {
+    await guestApp?.stop()
+  })
+
+  it('gives a visitor a guest session with the demo model only, and bounds new sessions per address', async () => {
+    const guest = new SessionClient(guestApp.url)
+    expect(await guest.json('/api/auth/me')).toMatchObject({ user: { role: 'guest' }, guests: true })
+    expect((await guest.json('/api/models')).models.map((model: { id: string }) => model.id)).toEqual(['or3/offline-demo'])
+    expect((await guest.post('/api/openrouter/stream', { model: 'openai/gpt-4o', _background: true, messages: [{ role: 'user', content: 'hi' }] })).status).toBe(403)
+    expect((await guest.post('/api/openrouter/stream', { model: 'or3/offline-demo', _background: true, messages: [{ role: 'user', content: 'hi' }] })).status).toBe(202)
+    expect((await guest.post('/api/auth/tokens', { name: 'x' })).status).toBe(403)
+
+    expect((await new SessionClient(guestApp.url).fetch('/api/threads')).status).toBe(200)
+    const minted = await new SessionClient(guestApp.url).fetch('/api/threads')
+    expect(minted.status).toBe(429)
+    expect(Number(minted.headers.get('retry-after'))).toBeGreaterThan(0)
+    // The guest who kept their cookie is still answered.
+    expect((await guest.fetch('/api/threads')).status).toBe(200)
+  })
+})
