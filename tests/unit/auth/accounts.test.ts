@@ -1,0 +1,131 @@
+import { scryptSync, randomBytes, timingSafeEqual } from 'node:crypto'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { AccountService, type PasswordHasher } from '../../../server/lib/auth/accounts'
+import { AuthError } from '../../../server/lib/auth/auth-errors'
+import { createMemoryAccountStore } from '../../../server/lib/stores/accounts/memory'
+import type { AccountStore } from '../../../server/lib/stores/accounts/account-store'
+
+/** A real (small-cost) scrypt, counting how often it verifies. */
+function scryptHasher(): PasswordHasher & { verifications: number } {
+  const hasher = {
+    verifications: 0,
+    async hash(password: string) {
+      const salt = randomBytes(8).toString('hex')
+      return `${salt}:${scryptSync(password, salt, 16, { N: 1024 }).toString('hex')}`
+    },
+    async verify(hash: string, password: string) {
+      hasher.verifications++
+      const [salt, digest] = hash.split(':') as [string, string]
+      return timingSafeEqual(Buffer.from(digest, 'hex'), scryptSync(password, salt, 16, { N: 1024 }))
+    },
+  }
+  return hasher
+}
+
+const settings = { signInAttemptsPerIpPerMinute: 100, signInFailuresPerAccount: 3, sessionsPerIpPerMinute: 2, tokensPerUser: 2, inviteTtlMs: 60_000 }
+
+async function refusal(promise: Promise<unknown>): Promise<AuthError> {
+  const error = await promise.then(() => undefined, (caught: unknown) => caught)
+  if (!AuthError.isInstance(error)) throw new Error(`expected an AuthError, got ${String(error)}`)
+  return error
+}
+
+describe('AccountService', () => {
+  let store: AccountStore
+  let hasher: ReturnType<typeof scryptHasher>
+  let accounts: AccountService
+  beforeEach(() => {
+    store = createMemoryAccountStore()
+    hasher = scryptHasher()
+    accounts = new AccountService(store, hasher, settings)
+  })
+
+  it('makes the first sign-up the admin, then follows the sign-up policy', async () => {
+    expect(await accounts.needsSetup()).toBe(true)
+    expect((await accounts.signUp('Ada', 'password-1', undefined)).role).toBe('admin')
+    expect((await refusal(accounts.createFirstAdmin('Eve', 'password-1'))).refusal).toBe('already-set-up')
+    expect((await refusal(accounts.signUp('Bob', 'password-1', undefined))).refusal).toBe('signup-closed')
+    await accounts.setSignupPolicy('open')
+    expect((await accounts.signUp('Bob', 'password-1', undefined)).role).toBe('user')
+    expect((await refusal(accounts.signUp('BOB', 'password-1', undefined))).refusal).toBe('name-taken')
+    await accounts.setSignupPolicy('invite')
+    const { code } = await accounts.createInvite('admin')
+    expect((await refusal(accounts.signUp('Cy', 'password-1', 'wrong'))).refusal).toBe('bad-invite')
+    expect((await accounts.signUp('Cy', 'password-1', code)).name).toBe('Cy')
+    expect((await refusal(accounts.signUp('Di', 'password-1', code))).refusal).toBe('bad-invite')
+  })
+
+  it('checks an unknown name against a decoy hash, so it costs what a wrong password costs, with one message', async () => {
+    await accounts.signUp('Ada', 'password-1', undefined)
+    const unknown = await refusal(accounts.signIn('Nobody', 'password-1', '10.0.0.1'))
+    const wrong = await refusal(accounts.signIn('Ada', 'password-2', '10.0.0.1'))
+    expect(hasher.verifications).toBe(2)
+    expect([unknown.refusal, wrong.refusal]).toEqual(['bad-credentials', 'bad-credentials'])
+    expect(unknown.message).toBe(wrong.message)
+    expect((await accounts.signIn('ada', 'password-1', '10.0.0.1')).name).toBe('Ada')
+  })
+
+  it('locks a name after repeated failures (with a retry time), and a success clears them', async () => {
+    await accounts.signUp('Ada', 'password-1', undefined)
+    await refusal(accounts.signIn('Ada', 'nope', undefined))
+    await refusal(accounts.signIn('Ada', 'nope', undefined))
+    await accounts.signIn('Ada', 'password-1', undefined)
+    for (let attempt = 0; attempt < 3; attempt++) await refusal(accounts.signIn('Ada', 'nope', undefined))
+    const locked = await refusal(accounts.signIn('Ada', 'password-1', undefined))
+    expect(locked.refusal).toBe('too-many-attempts')
+    expect(locked.retryAfterSeconds).toBeGreaterThan(0)
+  })
+
+  it('ends sessions of an older version, a disabled account, and a deleted one', async () => {
+    const ada = await accounts.signUp('Ada', 'password-1', undefined)
+    const claims = { userId: ada.id, version: ada.sessionVersion }
+    expect(await accounts.principalForSession(claims)).toEqual({ id: ada.id, name: 'Ada', role: 'admin' })
+    await accounts.endAllSessions(ada.id)
+    expect((await refusal(accounts.principalForSession(claims))).refusal).toBe('session-ended')
+    const bob = await accounts.createAccount('Bob', 'password-1', 'user')
+    const bobClaims = { userId: bob.id, version: 1 }
+    await accounts.updateAccount(bob.id, { disabled: true })
+    expect((await refusal(accounts.principalForSession(bobClaims))).refusal).toBe('session-ended')
+    await accounts.deleteAccount(bob.id)
+    expect((await refusal(accounts.principalForSession({ userId: bob.id, version: 2 }))).refusal).toBe('session-ended')
+  })
+
+  it('keeps one active admin: the last cannot be demoted, disabled or deleted', async () => {
+    const ada = await accounts.signUp('Ada', 'password-1', undefined)
+    expect((await refusal(accounts.updateAccount(ada.id, { role: 'user' }))).refusal).toBe('last-admin')
+    expect((await refusal(accounts.updateAccount(ada.id, { disabled: true }))).refusal).toBe('last-admin')
+    expect((await refusal(accounts.deleteAccount(ada.id))).refusal).toBe('last-admin')
+    const bob = await accounts.createAccount('Bob', 'password-1', 'admin')
+    expect(await accounts.updateAccount(ada.id, { role: 'user' })).toMatchObject({ role: 'user' })
+    expect((await refusal(accounts.deleteAccount(bob.id))).refusal).toBe('last-admin')
+  })
+
+  it('deletes an account\'s data through the hook before the account', async () => {
+    const deleted: string[] = []
+    accounts = new AccountService(store, hasher, { ...settings, onAccountDeleted: async id => void deleted.push(id) })
+    await accounts.signUp('Ada', 'password-1', undefined)
+    const bob = await accounts.createAccount('Bob', 'password-1', 'user')
+    expect(await accounts.deleteAccount(bob.id)).toBe(true)
+    expect(deleted).toEqual([bob.id])
+  })
+
+  it('issues tokens shown once and stored hashed, up to the per-account cap, and refuses revoked or malformed ones', async () => {
+    const ada = await accounts.signUp('Ada', 'password-1', undefined)
+    const first = await accounts.createToken(ada.id, 'script')
+    await accounts.createToken(ada.id, 'cron')
+    expect((await refusal(accounts.createToken(ada.id, 'third'))).refusal).toBe('too-many-tokens')
+    expect(JSON.stringify(await store.listApiTokens(ada.id))).not.toContain(first.token)
+    expect(await accounts.principalForToken(first.token)).toMatchObject({ id: ada.id, role: 'admin' })
+    expect((await accounts.listTokens(ada.id)).find(token => token.id === first.id)?.lastUsedAt).not.toBeNull()
+    await accounts.revokeToken(ada.id, first.id)
+    expect((await refusal(accounts.principalForToken(first.token))).refusal).toBe('bad-token')
+    expect((await refusal(accounts.principalForToken('or3_short'))).refusal).toBe('bad-token')
+  })
+
+  it('bounds new guest sessions per address', async () => {
+    await accounts.attempts.newSession('10.0.0.9')
+    await accounts.attempts.newSession('10.0.0.9')
+    expect((await refusal(accounts.attempts.newSession('10.0.0.9'))).refusal).toBe('too-many-attempts')
+    await accounts.attempts.newSession('10.0.0.10')
+  })
+})
