@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser } from 'playwright-core'
+import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
+import { launchChromium, screenshot, watchForProblems } from './helpers/browser'
+
+// The first run of a fresh server in a real browser, guests off (the default): create the admin
+// account, chat, sign out, sign in from a second browser profile and find the conversation there.
+
+let app: RunningApp
+let browser: Browser
+
+beforeAll(async () => {
+  const entry = await buildApp()
+  app = await startApp(entry, { NUXT_AUTH_GUESTS: 'false', NUXT_AUTH_MODELS_GUEST: 'or3/offline-demo', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
+  browser = await launchChromium()
+}, 240_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await app?.stop()
+})
+
+describe('accounts in the browser', () => {
+  it('first-run setup → chat → sign out → sign in on a second profile → the conversation is there', async () => {
+    const first = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const page = await first.newPage()
+    const problems = watchForProblems(page)
+    await page.goto(`${app.url}/`)
+    await page.waitForURL(/\/login/)
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Create the admin account')
+    await screenshot(page, 'first-run-setup')
+    await page.locator('input[name=name]').fill('Ada')
+    await page.locator('input[name=password]').fill('correct horse battery')
+    await page.getByRole('button', { name: 'Create account' }).click()
+    await page.waitForURL(`${app.url}/`)
+    await expect.poll(() => page.getByTestId('account-name').innerText()).toBe('Ada')
+
+    await page.getByTestId('composer-input').fill('What time is it in Tokyo?')
+    await page.getByTestId('composer-input').press('Enter')
+    await page.waitForURL(/\/chat\/[\w-]+$/)
+    const conversation = new URL(page.url()).pathname
+    await expect.poll(() => page.getByTestId('message-assistant').last().getAttribute('data-status'), { timeout: 20_000 }).toBe('complete')
+
+    await page.getByTestId('sign-out').click()
+    await page.waitForURL(/\/login/)
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Sign in')
+    // Signed out, the API is closed to this browser too.
+    expect(await page.evaluate(async () => (await fetch('/api/threads')).status)).toBe(401)
+
+    const second = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const other = await second.newPage()
+    const otherProblems = watchForProblems(other)
+    await other.goto(`${app.url}${conversation}`)
+    await other.waitForURL(/\/login\?next=/)
+    await other.locator('input[name=name]').fill('ada')
+    await other.locator('input[name=password]').fill('wrong password')
+    await other.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => other.getByTestId('login-problem').innerText()).toMatch(/do not match/)
+    await other.locator('input[name=password]').fill('correct horse battery')
+    await other.getByRole('button', { name: 'Sign in' }).click()
+    await other.waitForURL(`${app.url}${conversation}`)
+    await expect.poll(() => other.getByTestId('message-user').first().innerText()).toContain('What time is it in Tokyo?')
+    await expect.poll(() => other.getByTestId('message-assistant').last().getAttribute('data-status')).toBe('complete')
+    await screenshot(other, 'signed-in-second-device')
+
+    expect(problems.csp).toEqual([])
+    expect(otherProblems.csp).toEqual([])
+    await first.close()
+    await second.close()
+  })
+})
