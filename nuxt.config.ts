@@ -93,7 +93,6 @@ export default defineNuxtConfig({
       enabled: features.backgroundJobs.enabled,
       storageProvider: 'sqlite' as StorageProvider,
       maxConcurrentJobs: 20,
-      maxJobsPerUser: 5,
       jobTimeoutMs: 300_000,
       completedJobRetentionMs: 300_000,
       /** Restarts a job may be resumed after; one interrupted again is ended (a job that crashes the server must not do so on every boot). */
@@ -156,12 +155,6 @@ export default defineNuxtConfig({
     auth: {
       /** Let visitors chat without an account, as guests with their own limits (off: every API route needs a sign-in). */
       guests: false,
-      /** Models each role may use: comma-separated ids, or * for any. */
-      models: {
-        admin: '*',
-        user: '*',
-        guest: 'or3/offline-demo',
-      },
       /** Sign-in attempts one client address may make per minute. */
       signInAttemptsPerIpPerMinute: 20,
       /** Failed sign-ins an account name may take in 15 minutes before it is locked for the rest of them. */
@@ -184,10 +177,20 @@ export default defineNuxtConfig({
       messagesPerThread: 1_000,
       /** Saved workflows one user may keep. */
       workflowsPerUser: 200,
-      /** Answers and workflow runs one user may start per minute. */
-      jobStartsPerUserPerMinute: 20,
       /** Answers and workflow runs one client address may start per minute (all its sessions together). */
       jobStartsPerIpPerMinute: 60,
+      /** Share of maxConcurrentJobs one user, one client address, or all guests together may hold (fair share). */
+      fairShare: 0.5,
+      /**
+       * Per role (the admin can change each on the admin page). models: comma-separated ids or *;
+       * daily budgets count tokens / credits per UTC day (0: none); maxOutputTokens clamps max_tokens
+       * (0: no clamp); workflowModelCalls bounds agent rounds × attempts of one workflow run.
+       */
+      roles: {
+        admin: { models: '*', jobsAtOnce: 10, jobStartsPerMinute: 60, dailyTokens: 0, dailyCost: 0, maxOutputTokens: 0, workflowModelCalls: 500 },
+        user: { models: '*', jobsAtOnce: 5, jobStartsPerMinute: 20, dailyTokens: 2_000_000, dailyCost: 0, maxOutputTokens: 16_384, workflowModelCalls: 200 },
+        guest: { models: 'or3/offline-demo', jobsAtOnce: 2, jobStartsPerMinute: 10, dailyTokens: 200_000, dailyCost: 0, maxOutputTokens: 4_096, workflowModelCalls: 50 },
+      },
       /** Read the client address from X-Forwarded-For (only behind a proxy that sets it). */
       trustProxy: false,
     },

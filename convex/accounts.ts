@@ -153,3 +153,41 @@ export const setSetting = serverMutation({
     else await ctx.db.insert('settings', { key, value })
   },
 })
+
+/** Adds a job's usage to a principal's day (one row per principal and day, updated in one transaction). */
+export const addUsage = serverMutation({
+  args: { userId: v.string(), day: v.string(), tokens: v.number(), cost: v.number() },
+  handler: async (ctx, { userId, day, tokens, cost }) => {
+    const row = await ctx.db.query('usage_daily').withIndex('by_user_day', q => q.eq('user_id', userId).eq('day', day)).first()
+    if (row) await ctx.db.patch(row._id, { tokens: row.tokens + tokens, cost: row.cost + cost, jobs: row.jobs + 1 })
+    else await ctx.db.insert('usage_daily', { user_id: userId, day, tokens, cost, jobs: 1 })
+  },
+})
+
+function toUsage(row: { user_id: string, day: string, tokens: number, cost: number, jobs: number }) {
+  return { userId: row.user_id, day: row.day, tokens: row.tokens, cost: row.cost, jobs: row.jobs }
+}
+
+export const getUsage = serverQuery({
+  args: { userId: v.string(), day: v.string() },
+  handler: async (ctx, { userId, day }) => {
+    const row = await ctx.db.query('usage_daily').withIndex('by_user_day', q => q.eq('user_id', userId).eq('day', day)).first()
+    return row ? toUsage(row) : null
+  },
+})
+
+export const listUsage = serverQuery({
+  args: { day: v.string(), limit: v.number() },
+  handler: async (ctx, { day, limit }) => {
+    const rows = await ctx.db.query('usage_daily').withIndex('by_day_tokens', q => q.eq('day', day)).order('desc').take(Math.max(0, Math.min(limit, 1_000)))
+    return rows.map(toUsage)
+  },
+})
+
+export const deleteUsage = serverMutation({
+  args: { userId: v.string() },
+  handler: async (ctx, { userId }) => {
+    const rows = await ctx.db.query('usage_daily').withIndex('by_user_day', q => q.eq('user_id', userId)).collect()
+    for (const row of rows) await ctx.db.delete(row._id)
+  },
+})

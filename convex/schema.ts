@@ -179,6 +179,15 @@ export default defineSchema({
     value: v.string(),
   }).index('by_key', ['key']),
 
+  /** Tokens and credits each principal used per UTC day, for the daily budgets. */
+  usage_daily: defineTable({
+    user_id: v.string(),
+    day: v.string(),
+    tokens: v.number(),
+    cost: v.number(),
+    jobs: v.number(),
+  }).index('by_user_day', ['user_id', 'day']).index('by_day_tokens', ['day', 'tokens']),
+
   job_notifications: defineTable({
     user_id: v.string(),
     job_id: v.string(),

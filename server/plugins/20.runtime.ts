@@ -21,6 +21,9 @@ export default defineNitroPlugin((nitroApp) => {
   const stores = openStores(config)
   const { sseBatching } = config.backgroundJobs
   const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive })
+  const { auth, limits } = config
+  // Accounts come first: the job manager asks them for each role's limits and counts usage in their store.
+  let accounts: AccountService | undefined
   const jobs = new BackgroundJobManager({
     store: stores.jobs,
     hub,
@@ -31,15 +34,18 @@ export default defineNitroPlugin((nitroApp) => {
     onJobFinished: async (job) => {
       await writeJobIntoThread(stores.threads, job)
     },
+    roleLimits: { forRole: role => accounts!.limits.forRole(role) },
+    usage: stores.accounts,
+    roleOf: userId => accounts!.roleOf(userId),
   })
-  const { auth } = config
-  const accounts = new AccountService(stores.accounts, { hash: hashPassword, verify: verifyPassword }, {
+  accounts = new AccountService(stores.accounts, { hash: hashPassword, verify: verifyPassword }, {
     signInAttemptsPerIpPerMinute: auth.signInAttemptsPerIpPerMinute,
     signInFailuresPerAccount: auth.signInFailuresPerAccount,
     sessionsPerIpPerMinute: auth.sessionsPerIpPerMinute,
     tokensPerUser: auth.tokensPerUser,
     inviteTtlMs: Math.round(auth.inviteTtlHours * 3_600_000),
     onAccountDeleted: userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId),
+    roleLimits: limits.roles,
   })
   setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams: new StreamSlots(config.backgroundJobs.streams) })
 

@@ -1,7 +1,6 @@
 import type { H3Event } from 'h3'
 import { modelRequestFields, type StreamRequest } from '../lib/agent/stream-request-schema'
-import { assertModelsAllowed } from '../lib/auth/model-access'
-import { countJobStart } from '../lib/http/count-job-start'
+import { jobPrincipal } from '../lib/http/job-principal'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import { readStreamRequest } from '../lib/http/read-stream-request'
@@ -13,7 +12,7 @@ import type { BackgroundJob, JobStatus, JobSummary, PublicJob } from '../../shar
 /**
  * Starts a chat job for the session user from the body of `POST /api/openrouter/stream`: 413 when
  * too large, 400 naming what to fix, 403 for a model the user's role may not use, 429/503 over a
- * cap, 400 when the model needs a key nobody gave.
+ * cap or rate, 402 with the daily budget used up, 400 when the model needs a key nobody gave.
  */
 export async function startChatJobForRequest(event: H3Event): Promise<{ job: BackgroundJob, request: StreamRequest }> {
   const request = await readStreamRequest(event)
@@ -22,10 +21,8 @@ export async function startChatJobForRequest(event: H3Event): Promise<{ job: Bac
     throw createError({ statusCode: 400, statusMessage: 'Background jobs are switched off on this server (NUXT_BACKGROUND_JOBS_ENABLED=false); send the request without _background to stream the answer.' })
   }
   try {
-    assertModelsAllowed(useServerConfig(event).auth.models, user.role, [request.model])
-    await countJobStart(event, useBackgroundJobs(), useServerConfig(event), user.id)
     const job = await useBackgroundJobs().startChatJob({
-      userId: user.id,
+      principal: jobPrincipal(event, useServerConfig(event), user),
       threadId: request._threadId,
       messageId: request._messageId,
       userApiKey: userApiKeyOf(event),

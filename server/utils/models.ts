@@ -8,5 +8,6 @@ export async function listModelsForRequest(event: H3Event): Promise<ModelCatalog
   const user = await requireSessionUser(event)
   const config = useServerConfig(event)
   const catalog = await listModels(config, userApiKeyOf(event))
-  return { ...catalog, models: catalog.models.filter(model => isModelAllowed(config.auth.models, user.role, model.id)) }
+  const { models } = await useAccounts().limits.forRole(user.role)
+  return { ...catalog, models: catalog.models.filter(model => isModelAllowed(models, model.id)) }
 }

@@ -1,15 +1,20 @@
 import type { H3Event } from 'h3'
-import { countJobStart } from '../lib/http/count-job-start'
+import { jobPrincipal } from '../lib/http/job-principal'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import { sendThreadMessage as sendMessage, type SendThreadMessageInput } from '../lib/threads/send-message'
 import type { ChatThread, SentThreadMessage } from '../../shared/types/thread'
 
-/** Stores the user's message and starts the answer as a background job (429/503 over a cap, 400 without a key). */
+/**
+ * Stores the user's message and starts the answer as a background job; refused before anything
+ * is stored: 403 for a model the role may not use, 429/503 over a cap or rate, 402 with the daily
+ * budget used up, 400 without a key.
+ */
 export async function sendThreadMessage(event: H3Event, thread: ChatThread, input: SendThreadMessageInput): Promise<SentThreadMessage> {
+  const user = await requireSessionUser(event)
   try {
-    await countJobStart(event, useBackgroundJobs(), useServerConfig(event), thread.userId)
-    return await sendMessage({ jobs: useBackgroundJobs(), threads: useThreadStore(), config: useServerConfig(event) }, thread, { ...input, userApiKey: userApiKeyOf(event) })
+    const principal = jobPrincipal(event, useServerConfig(event), user, thread.userId)
+    return await sendMessage({ jobs: useBackgroundJobs(), threads: useThreadStore(), config: useServerConfig(event) }, thread, { ...input, principal, userApiKey: userApiKeyOf(event) })
   } catch (error) {
     throwHttpError(event, error)
   }

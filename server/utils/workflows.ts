@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3'
-import { assertModelsAllowed, workflowModels } from '../lib/auth/model-access'
-import { countJobStart } from '../lib/http/count-job-start'
+import { assertModelsAllowed } from '../lib/auth/model-access'
+import { jobPrincipal } from '../lib/http/job-principal'
+import { assertWorkflowCost, workflowModels } from '../lib/workflows/model-calls'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import type { StartWorkflowJobInput } from '../lib/jobs/manager'
@@ -9,16 +10,30 @@ import { validateWorkflowWithRegistry, type WorkflowValidation } from '../lib/wo
 import type { BackgroundJob } from '../../shared/types/job'
 import type { SavedWorkflow, WorkflowDefinition } from '../../shared/types/workflow'
 
+function invalidWorkflow(problems: Extract<WorkflowValidation, { ok: false }>['problems']) {
+  return createError({ statusCode: 400, statusMessage: `Invalid workflow: ${problems.map(problem => problem.message).join(' ')}`, data: { problems } })
+}
+
 /** Validates a definition against this server's tools: `{ ok, workflow }` or `{ ok: false, problems }` by node. */
 export function validateWorkflowDefinition(raw: unknown): WorkflowValidation {
   return validateWorkflowWithRegistry(raw)
 }
 
-/** The definition from a request body, or a 400 that lists each problem with its node. */
-export function requireValidWorkflow(raw: unknown): WorkflowDefinition {
+/**
+ * The definition from a request body, or a 400 that lists each problem with its node; then, for
+ * the request's user, 403 for a model their role may not use and 400 when one run could make more
+ * model calls than their role allows (so a workflow is refused when saved, not only when run).
+ */
+export async function requireValidWorkflow(event: H3Event, raw: unknown): Promise<WorkflowDefinition> {
   const result = validateWorkflowWithRegistry(raw)
-  if (!result.ok) {
-    throw createError({ statusCode: 400, statusMessage: `Invalid workflow: ${result.problems.map(problem => problem.message).join(' ')}`, data: { problems: result.problems } })
+  if (!result.ok) throw invalidWorkflow(result.problems)
+  const user = await requireSessionUser(event)
+  const limits = await useAccounts().limits.forRole(user.role)
+  try {
+    assertModelsAllowed(limits.models, user.role, workflowModels(result.workflow))
+    assertWorkflowCost(result.workflow, limits.workflowModelCalls)
+  } catch (error) {
+    throwHttpError(event, error)
   }
   return result.workflow
 }
@@ -35,13 +50,13 @@ export function executeWorkflowInBackground(input: StartWorkflowJobInput): Promi
 /** Runs a saved workflow for the request's user (checked again against today's tools); 4xx when it cannot start. */
 export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, prompt: string): Promise<BackgroundJob> {
   if (!useServerConfig(event).workflows.enabled) throw createError({ statusCode: 400, statusMessage: 'Workflows are switched off on this server (NUXT_WORKFLOWS_ENABLED=false).' })
-  // Tools may have been removed since it was saved: check again before running.
-  const definition = requireValidWorkflow(workflow.definition)
+  // Tools may have been removed since it was saved: check again before running (admission
+  // checks the models and the cost bound again, for the role the user has now).
+  const definition = validateWorkflowWithRegistry(workflow.definition)
+  if (!definition.ok) throw invalidWorkflow(definition.problems)
   const user = await requireSessionUser(event)
   try {
-    assertModelsAllowed(useServerConfig(event).auth.models, user.role, workflowModels(definition))
-    await countJobStart(event, useBackgroundJobs(), useServerConfig(event), workflow.userId)
-    return await executeWorkflowInBackground({ userId: workflow.userId, workflowId: workflow.id, definition, prompt, userApiKey: userApiKeyOf(event) })
+    return await executeWorkflowInBackground({ principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId), workflowId: workflow.id, definition: definition.workflow, prompt, userApiKey: userApiKeyOf(event) })
   } catch (error) {
     throwHttpError(event, error)
   }

@@ -162,7 +162,7 @@ function startBenchApp(env: Record<string, string> = {}): Promise<RunningApp> {
     NUXT_DATA_DIR: dataDir,
     NUXT_SESSION_PASSWORD: 'a-benchmark-session-password-long-enough',
     NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: String(JOBS * 2),
-    NUXT_BACKGROUND_JOBS_MAX_JOBS_PER_USER: String(JOBS * 2),
+    NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: String(JOBS * 2),
     // One benchmark session watches every job with every viewer.
     NUXT_BACKGROUND_JOBS_STREAMS_PER_USER: '10000',
     NUXT_BACKGROUND_JOBS_STREAMS_PER_JOB: '1000',
@@ -344,7 +344,7 @@ describe('background jobs', () => {
     directories.push(dataDir)
     const store = createSqliteJobStore({ path: join(dataDir, 'heap.sqlite') })
     const hub = new JobLiveHub({ graceMs: 20 })
-    const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-bench' }, backgroundJobs: { maxConcurrentJobs: 100, maxJobsPerUser: 100 } })
+    const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-bench' }, backgroundJobs: { maxConcurrentJobs: 100 }, limits: { fairShare: 1, roles: { user: { jobsAtOnce: 100, jobStartsPerMinute: 1_000_000 } } } })
     const manager = new BackgroundJobManager({ store, hub, config, secretBox: createSecretBox('a benchmark secret that is long enough') })
     // An upstream of its own that keeps no request log, so the heap measured is the job layer's.
     const upstream = await startFakeOpenRouter([], { keepRequests: false })
@@ -353,7 +353,7 @@ describe('background jobs', () => {
     const runJobs = async (count: number) => {
       for (let offset = 0; offset < count; offset += 50) {
         await Promise.all(Array.from({ length: Math.min(50, count - offset) }, async (_, index) => {
-          const job = await manager.startChatJob({ userId: `user-${index % 10}`, request: { model: 'bench/model', messages: [{ role: 'user', content: 'hi' }], fields: {} } })
+          const job = await manager.startChatJob({ principal: { userId: `user-${index % 10}`, role: 'user' }, request: { model: 'bench/model', messages: [{ role: 'user', content: 'hi' }], fields: {} } })
           let disposeAll = () => {}
           const ended = new Promise<void>((resolve) => {
             const viewers = [0, 1].map(() => hub.subscribe(job.id, (event) => {

@@ -11,7 +11,7 @@ let browser: Browser
 
 beforeAll(async () => {
   const entry = await buildApp()
-  app = await startApp(entry, { NUXT_AUTH_GUESTS: 'false', NUXT_AUTH_MODELS_GUEST: 'or3/offline-demo', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
+  app = await startApp(entry, { NUXT_AUTH_GUESTS: 'false', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
   browser = await launchChromium()
 }, 240_000)
 

@@ -17,7 +17,7 @@ beforeAll(async () => {
     NUXT_SESSION_PASSWORD: 'an-accounts-test-session-password-long-enough',
     NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '30',
     NUXT_AUTH_GUESTS: 'false',
-    NUXT_AUTH_MODELS_USER: 'or3/offline-demo',
+    NUXT_LIMITS_ROLES_USER_MODELS: 'or3/offline-demo',
     NUXT_AUTH_SIGN_IN_FAILURES_PER_ACCOUNT: '3',
   })
 }, 240_000)
@@ -197,7 +197,7 @@ describe('accounts', () => {
 describe('guests', () => {
   let guestApp: RunningApp
   beforeAll(async () => {
-    guestApp = await startApp(entry, { NUXT_AUTH_GUESTS: 'true', NUXT_AUTH_MODELS_GUEST: 'or3/offline-demo', NUXT_AUTH_SESSIONS_PER_IP_PER_MINUTE: '2' })
+    guestApp = await startApp(entry, { NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo', NUXT_AUTH_SESSIONS_PER_IP_PER_MINUTE: '2' })
   }, 60_000)
   afterAll(async () => {
     await guestApp?.stop()

@@ -15,7 +15,7 @@ interface ToolSummary {
 describe('the built app', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'or3-app-e2e-'))
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
-  await setup({ rootDir: fileURLToPath(new URL('../..', import.meta.url)), server: true, browser: false, env: { NUXT_DATA_DIR: dataDir, NUXT_AUTH_GUESTS: 'true', NUXT_AUTH_MODELS_GUEST: '*' } })
+  await setup({ rootDir: fileURLToPath(new URL('../..', import.meta.url)), server: true, browser: false, env: { NUXT_DATA_DIR: dataDir, NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: '*' } })
 
   it('GET /api/tools lists the enabled tools with name, description, parameters and runtime', async () => {
     const { tools } = await $fetch<{ tools: ToolSummary[] }>('/api/tools')

@@ -54,7 +54,7 @@ describe('background jobs on one server', () => {
   beforeAll(async () => {
     // Fixed-interval batching, so the batching assertion below holds on an idle test server (the
     // default batches only under load; tests/unit/jobs/live-hub.test.ts pins both).
-    app = await startApp(entry, serverEnv({ NUXT_BACKGROUND_JOBS_MAX_JOBS_PER_USER: '2', NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '3', NUXT_BACKGROUND_JOBS_SSE_BATCHING_ADAPTIVE: 'false' }))
+    app = await startApp(entry, serverEnv({ NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '2', NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '3', NUXT_BACKGROUND_JOBS_SSE_BATCHING_ADAPTIVE: 'false' }))
   }, 60_000)
   afterAll(async () => {
     await app?.stop()

@@ -13,7 +13,7 @@ beforeAll(async () => {
   app = await startApp(await buildApp(), {
     NUXT_SESSION_PASSWORD: 'a-start-limits-test-password-long-enough',
     NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0',
-    NUXT_LIMITS_JOB_STARTS_PER_USER_PER_MINUTE: '3',
+    NUXT_LIMITS_ROLES_GUEST_JOB_STARTS_PER_MINUTE: '3',
     NUXT_LIMITS_JOB_STARTS_PER_IP_PER_MINUTE: '5',
     // The test speaks as several addresses through X-Forwarded-For, as a proxy would set it.
     NUXT_LIMITS_TRUST_PROXY: 'true',

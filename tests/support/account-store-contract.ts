@@ -72,5 +72,22 @@ export function describeAccountStoreContract(name: string, createStore: () => Ac
       await store.setSetting('signup', 'invite')
       expect(await store.getSetting('signup')).toBe('invite')
     })
+
+    it('adds usage per principal and day, lists a day by tokens, and forgets a principal', async () => {
+      expect(await store.getUsage('u1', '2026-11-22')).toBeNull()
+      await store.addUsage('u1', '2026-11-22', { tokens: 100, cost: 0.5 })
+      await store.addUsage('u1', '2026-11-22', { tokens: 50, cost: 0.25 })
+      await store.addUsage('u1', '2026-11-23', { tokens: 7, cost: 0 })
+      await store.addUsage('u2', '2026-11-22', { tokens: 500, cost: 0 })
+      await Promise.all(Array.from({ length: 5 }, () => store.addUsage('u3', '2026-11-22', { tokens: 1, cost: 0 })))
+      expect(await store.getUsage('u1', '2026-11-22')).toEqual({ userId: 'u1', day: '2026-11-22', tokens: 150, cost: 0.75, jobs: 2 })
+      expect(await store.getUsage('u3', '2026-11-22')).toMatchObject({ tokens: 5, jobs: 5 })
+      expect((await store.listUsage('2026-11-22', 10)).map(row => [row.userId, row.tokens])).toEqual([['u2', 500], ['u1', 150], ['u3', 5]])
+      expect(await store.listUsage('2026-11-22', 1)).toHaveLength(1)
+      await store.deleteUsage('u1')
+      expect(await store.getUsage('u1', '2026-11-22')).toBeNull()
+      expect(await store.getUsage('u1', '2026-11-23')).toBeNull()
+      expect(await store.getUsage('u2', '2026-11-22')).toMatchObject({ tokens: 500 })
+    })
   })
 }

@@ -7,7 +7,7 @@ const bodySchema = z.object({ definition: z.unknown() }).strict()
 export default defineEventHandler(async (event) => {
   const workflow = await requireOwned(event, 'workflow', getRouterParam(event, 'id'))
   const body = await readJsonBody(event, bodySchema, { maxBytes: MAX_WORKFLOW_BODY_BYTES })
-  const definition = requireValidWorkflow(body.definition)
+  const definition = await requireValidWorkflow(event, body.definition)
   await useWorkflowStore().updateWorkflow(workflow.id, definition)
   return useWorkflowStore().getWorkflow(workflow.id)
 })

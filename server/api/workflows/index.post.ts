@@ -7,7 +7,7 @@ const bodySchema = z.object({ definition: z.unknown() }).strict()
 export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
   const body = await readJsonBody(event, bodySchema, { maxBytes: MAX_WORKFLOW_BODY_BYTES })
-  const definition = requireValidWorkflow(body.definition)
+  const definition = await requireValidWorkflow(event, body.definition)
   setResponseStatus(event, 201)
   return useWorkflowStore().createWorkflow({ userId: user.id, definition })
 })

@@ -22,6 +22,8 @@ export interface ToolLoopCallbacks {
   onToolRoundStart?: (event: { round: number, assistant: AssistantMessage, calls: StreamedToolCall[] }) => void
   onToolCallStart?: (event: { round: number, id: string, name: string, arguments: string, startedAt: number }) => void
   onToolCallFinish?: (event: ToolCallRecord & { round: number }) => void
+  /** A model request reported what it used (once per request, at its end). */
+  onUsage?: (usage: Usage, info: { round: number }) => void
   /** A round ended; `messages` is the conversation so far (a checkpoint to resume from). */
   onRoundFinish?: (event: { round: number, finishReason: FinishReason, toolCalls: ToolCallRecord[], messages: readonly ChatMessage[] }) => void
 }

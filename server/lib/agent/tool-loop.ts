@@ -150,6 +150,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
             break
           case 'usage':
             addUsage(usage, event.usage)
+            callbacks.onUsage?.(event.usage, { round })
             break
           case 'error':
             roundError = event.error

@@ -4,11 +4,13 @@
  * decides who someone is and whether a session of theirs still counts.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import type { Account, ApiTokenSummary, CreatedApiToken, CreatedInvite, SessionPrincipal, SignupPolicy } from '../../../shared/types/account'
+import type { Account, ApiTokenSummary, CreatedApiToken, CreatedInvite, Role, SessionPrincipal, SignupPolicy } from '../../../shared/types/account'
+import type { RoleLimitTable, UserUsageRow } from '../../../shared/types/limits'
 import { accountNameKey, type AccountPatch, type AccountStore, type StoredAccount, type StoredApiToken } from '../stores/accounts/account-store'
 import { hashApiToken, looksLikeApiToken, newApiToken } from './api-tokens'
 import { AttemptLimits, type AttemptLimitSettings } from './attempt-limits'
 import { AuthError } from './auth-errors'
+import { RoleLimitPolicy } from './role-limits'
 
 /** Hashing passwords (scrypt, from nuxt-auth-utils in the server; anything alike in tests). */
 export interface PasswordHasher {
@@ -31,6 +33,8 @@ export interface AccountSettings extends AttemptLimitSettings {
   inviteTtlMs: number
   /** Removes what the account owns (conversations, workflows, running jobs) before the account goes. */
   onAccountDeleted?: (accountId: string) => Promise<void>
+  /** Each role's limits as configured (`limits.roles`); the admin's changes go on top. */
+  roleLimits: RoleLimitTable
 }
 
 const SIGNUP_SETTING = 'signup-policy'
@@ -56,11 +60,28 @@ const WRONG_CREDENTIALS = 'That name and password do not match an account.'
 /** Accounts and everything about them, over one account store. */
 export class AccountService {
   readonly attempts: AttemptLimits
+  /** Each role's limits: the configured defaults with the admin's changes. */
+  readonly limits: RoleLimitPolicy
   /** A real hash of a random password: "no such user" is checked against it, so it takes as long as "wrong password". */
   private decoyHash: Promise<string> | undefined
 
   constructor(private readonly store: AccountStore, private readonly passwords: PasswordHasher, private readonly settings: AccountSettings) {
     this.attempts = new AttemptLimits(settings)
+    this.limits = new RoleLimitPolicy(store, settings.roleLimits)
+  }
+
+  /** The role of principal `id`: its account's, or `guest` when it has none. */
+  async roleOf(id: string): Promise<Role> {
+    return (await this.store.getAccount(id))?.role ?? 'guest'
+  }
+
+  /** Everyone's usage on `day` (UTC), most tokens first, with their names (guests as "Guest"). */
+  async usageOn(day: string, limit = MAX_LISTED_ACCOUNTS): Promise<UserUsageRow[]> {
+    const rows = await this.store.listUsage(day, limit)
+    return Promise.all(rows.map(async (row) => {
+      const account = await this.store.getAccount(row.userId)
+      return { ...row, name: account?.name ?? 'Guest', role: account?.role ?? 'guest' }
+    }))
   }
 
   /** Whether the first visitor still has to create the admin account. */
@@ -198,6 +219,7 @@ export class AccountService {
     if (!account) return false
     if (account.role === 'admin' && !account.disabled) await this.requireAnotherAdmin(id)
     await this.settings.onAccountDeleted?.(id)
+    await this.store.deleteUsage(id)
     return this.store.deleteAccount(id)
   }
 

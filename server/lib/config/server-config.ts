@@ -1,10 +1,23 @@
 import { z } from 'zod'
+import type { RoleLimits } from '../../../shared/types/limits'
 import { parseOriginList } from '../../../shared/origin-list'
 
 const positiveInt = z.number().int().positive()
 const milliseconds = z.number().int().positive().max(2_147_483_647)
 /** A role's models: comma-separated ids, or * for any. */
 const modelList = z.string().trim().min(1, 'must be * (any model) or comma-separated model ids such as or3/offline-demo,openai/gpt-4o-mini')
+
+const budget = z.number().min(0, 'must be 0 (no limit) or more')
+/** One role's limits (shared/types/limits.ts). */
+const roleLimits = z.object({
+  models: modelList,
+  jobsAtOnce: positiveInt,
+  jobStartsPerMinute: positiveInt,
+  dailyTokens: budget.int(),
+  dailyCost: budget,
+  maxOutputTokens: budget.int(),
+  workflowModelCalls: positiveInt,
+}) satisfies z.ZodType<RoleLimits>
 
 /** The server's runtime configuration as the code may rely on it, after validation. */
 export const serverConfigSchema = z.object({
@@ -23,7 +36,6 @@ export const serverConfigSchema = z.object({
     enabled: z.boolean(),
     storageProvider: z.enum(['sqlite', 'memory', 'convex']),
     maxConcurrentJobs: positiveInt,
-    maxJobsPerUser: positiveInt,
     jobTimeoutMs: milliseconds,
     maxResumes: z.number().int().min(0).max(100),
     streams: z.object({
@@ -62,7 +74,6 @@ export const serverConfigSchema = z.object({
   }),
   auth: z.object({
     guests: z.boolean(),
-    models: z.object({ admin: modelList, user: modelList, guest: modelList }),
     signInAttemptsPerIpPerMinute: positiveInt,
     signInFailuresPerAccount: positiveInt,
     sessionsPerIpPerMinute: positiveInt,
@@ -75,8 +86,9 @@ export const serverConfigSchema = z.object({
     threadsPerUser: positiveInt,
     messagesPerThread: z.number().int().min(2),
     workflowsPerUser: positiveInt,
-    jobStartsPerUserPerMinute: positiveInt,
     jobStartsPerIpPerMinute: positiveInt,
+    fairShare: z.number().gt(0, 'must be a share above 0, such as 0.5').max(1, 'must be a share of at most 1'),
+    roles: z.object({ admin: roleLimits, user: roleLimits, guest: roleLimits }),
     trustProxy: z.boolean(),
   }),
   csrf: z.object({

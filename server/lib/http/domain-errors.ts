@@ -5,8 +5,10 @@
  */
 import { createError, setResponseHeader, type H3Event } from 'h3'
 import { AuthError } from '../auth/auth-errors'
-import { JobCapacityError } from '../jobs/admission'
-import { RateLimitError } from '../jobs/start-rate'
+import { BudgetExceededError } from '../jobs/admission/budget'
+import { JobCapacityError } from '../jobs/admission/caps'
+import { RateLimitError } from '../jobs/admission/start-rate'
+import { WorkflowCostError } from '../workflows/model-calls'
 import { MissingApiKeyError } from '../models/chat-endpoint'
 import { StoreBusyError } from '../stores/sqlite/busy'
 import { StorageQuotaError } from '../stores/quotas'
@@ -28,6 +30,8 @@ export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
   if (JobCapacityError.isInstance(error)) {
     return { statusCode: error.scope === 'server' ? 503 : 429, statusMessage: error.scope === 'server' ? 'Server busy' : 'Too many running answers', message: error.message, data: { scope: error.scope, limit: error.limit }, retryAfterSeconds: error.retryAfterSeconds }
   }
+  if (BudgetExceededError.isInstance(error)) return { statusCode: 402, statusMessage: 'Daily budget used up', message: error.message, data: { budget: error.budget, limit: error.limit, resetsAt: error.resetsAt }, retryAfterSeconds: error.retryAfterSeconds }
+  if (WorkflowCostError.isInstance(error)) return { statusCode: 400, statusMessage: 'Workflow too costly', message: error.message, data: { modelCalls: error.calls, limit: error.limit } }
   if (RateLimitError.isInstance(error)) return { statusCode: 429, statusMessage: 'Too many starts', message: error.message, data: { scope: error.scope, limit: error.limit }, retryAfterSeconds: error.retryAfterSeconds }
   if (StorageQuotaError.isInstance(error)) return { statusCode: 409, statusMessage: 'Storage limit reached', message: error.message, data: { quota: error.kind, limit: error.limit } }
   if (AuthError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: AUTH_STATUS_MESSAGES[error.statusCode] ?? 'Refused', message: error.message, data: { reason: error.refusal }, retryAfterSeconds: error.retryAfterSeconds }

@@ -1,5 +1,5 @@
 /**
- * Owns the jobs this server process runs: starts them within the caps (admission.ts), aborts
+ * Owns the jobs this server process runs: admits them (admission/gate.ts), starts them, aborts
  * them, and on shutdown stops every run at its checkpoint. Resuming interrupted jobs
  * (recovery.ts), the periodic sweep (sweeper.ts) and multi-instance leases (leases.ts) are its
  * collaborators.
@@ -8,8 +8,11 @@ import type { ServerConfig } from '../config/server-config'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
 import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
-import { JobAdmission } from './admission'
-import { JobStartRate } from './start-rate'
+import { clampOutputTokens, JobAdmission, type Admission, type RoleLimitSource } from './admission/gate'
+import type { Allowance, UsageLedger } from './admission/budget'
+import type { LimiterFactory } from './admission/start-rate'
+import type { JobPrincipal } from './admission/principal'
+import { BudgetMeter } from './run/budget-meter'
 import { runWithDeadline } from '../tools/run-with-deadline'
 import { JobLeases } from './leases'
 import type { JobLiveHub } from './live-hub'
@@ -18,12 +21,16 @@ import { runChatJob } from './run/chat'
 import type { JobStopReason } from './run/end'
 import type { JobLogger } from './run/harness'
 import { runWorkflowJob } from './run/workflow'
-import { newChatJob, newWorkflowJob, workflowModels, type StartChatJobInput, type StartWorkflowJobInput } from './new-job'
+import { newChatJob, newWorkflowJob, type StartChatJobInput, type StartWorkflowJobInput } from './new-job'
+import { workflowModels } from '../workflows/model-calls'
 import { JobSweeper } from './sweeper'
 import type { JobsHealth } from '../../../shared/types/health'
+import type { Role } from '../../../shared/types/account'
 import type { BackgroundJob, JobError } from '../../../shared/types/job'
 
-export { JobCapacityError } from './admission'
+export { JobCapacityError } from './admission/caps'
+export type { Admission } from './admission/gate'
+export type { JobPrincipal } from './admission/principal'
 export type { StartChatJobInput, StartWorkflowJobInput } from './new-job'
 
 interface RunningJob {
@@ -43,6 +50,14 @@ export interface JobManagerOptions {
   logger?: JobLogger & { info?: (message: string) => void }
   /** Called with the stored record once a job has ended (complete, error or aborted). */
   onJobFinished?: (job: BackgroundJob) => Promise<void> | void
+  /** Each role's limits (default: `limits.roles` of the config, without the admin's changes). */
+  roleLimits?: RoleLimitSource
+  /** Where each principal's daily usage is counted; without one, budgets are not enforced. */
+  usage?: UsageLedger
+  /** The role of a job's user, for the budget of a job resumed after a restart (default `user`). */
+  roleOf?: (userId: string) => Promise<Role>
+  /** Where start-rate counters live (default: this process's memory). */
+  limiterFor?: LimiterFactory
 }
 
 /** Longest the health check waits for the store. */
@@ -55,15 +70,20 @@ const SHUTDOWN_WAIT_MS = 10_000
 export class BackgroundJobManager {
   private readonly running = new Map<string, RunningJob>()
   private readonly admission: JobAdmission
-  /** How fast users and addresses may start jobs (counted by the HTTP layer, which knows the address). */
-  readonly startRate: JobStartRate
   private readonly leases: JobLeases | undefined
   private readonly sweeper: JobSweeper
   private closing = false
 
   constructor(private readonly options: JobManagerOptions) {
-    this.admission = new JobAdmission(options.config.backgroundJobs)
-    this.startRate = new JobStartRate(options.config.limits)
+    const { limits, backgroundJobs } = options.config
+    this.admission = new JobAdmission({
+      maxConcurrentJobs: backgroundJobs.maxConcurrentJobs,
+      fairShare: limits.fairShare,
+      jobStartsPerIpPerMinute: limits.jobStartsPerIpPerMinute,
+      roleLimits: options.roleLimits ?? { forRole: async role => limits.roles[role] },
+      usage: options.usage,
+      limiterFor: options.limiterFor,
+    })
     this.leases = isLeaseStore(options.store) ? new JobLeases(options.store, options.hub, options.logger) : undefined
     this.sweeper = new JobSweeper({
       store: options.store,
@@ -110,32 +130,37 @@ export class BackgroundJobManager {
     await this.running.get(jobId)?.done
   }
 
-  /** Throws `JobCapacityError` when `userId` may not start another job now. */
-  checkCapacity(userId: string): void {
-    this.admission.check(userId)
+  /**
+   * Admits a start by `principal` (admission/gate.ts): the role's models and workflow cost, the
+   * caps, the start rate and the daily budget; throws the first refusal. Callers that must refuse
+   * before they store anything admit first and pass the admission to the start.
+   */
+  admit(principal: JobPrincipal, request: { models: Iterable<string>, workflow?: StartWorkflowJobInput['definition'] }): Promise<Admission> {
+    return this.admission.admit(principal, request)
   }
 
   /**
-   * Creates a chat job and starts it. Throws `JobCapacityError` over a cap and
-   * `MissingApiKeyError` when the model needs a key nobody gave.
+   * Creates a chat job and starts it, admitting it first unless `admission` is given. Throws
+   * admission's refusals and `MissingApiKeyError` when the model needs a key nobody gave.
    */
-  async startChatJob(input: StartChatJobInput): Promise<BackgroundJob> {
-    this.admission.check(input.userId)
+  async startChatJob(input: StartChatJobInput, admission?: Admission): Promise<BackgroundJob> {
+    const admitted = admission ?? await this.admit(input.principal, { models: [input.request.model] })
     const endpoint = resolveChatEndpoint(input.request.model, this.options.config, input.userApiKey)
-    const job = await this.createAdmitted(input.userId, () => this.store.createJob(newChatJob(input, this.options.secretBox)))
-    this.launch(job, { endpoint })
+    const request = { ...input.request, fields: clampOutputTokens(input.request.fields, admitted.limits.maxOutputTokens) }
+    const job = await this.createAdmitted(admitted, () => this.store.createJob(newChatJob({ ...input, request }, this.options.secretBox)))
+    this.launch(job, { endpoint }, admitted.allowance)
     return job
   }
 
   /**
-   * Creates a workflow job and starts it. Throws `JobCapacityError` over a cap and
+   * Creates a workflow job and starts it, admitting it first. Throws admission's refusals and
    * `MissingApiKeyError` when one of its models needs a key nobody gave.
    */
   async startWorkflowJob(input: StartWorkflowJobInput): Promise<BackgroundJob> {
-    this.admission.check(input.userId)
+    const admitted = await this.admit(input.principal, { models: workflowModels(input.definition), workflow: input.definition })
     for (const model of workflowModels(input.definition)) resolveChatEndpoint(model, this.options.config, input.userApiKey)
-    const job = await this.createAdmitted(input.userId, () => this.store.createJob(newWorkflowJob(input, this.options.secretBox)))
-    this.launch(job, { userKey: input.userApiKey })
+    const job = await this.createAdmitted(admitted, () => this.store.createJob(newWorkflowJob(input, this.options.secretBox, admitted.limits.maxOutputTokens)))
+    this.launch(job, { userKey: input.userApiKey }, admitted.allowance)
     return job
   }
 
@@ -198,7 +223,7 @@ export class BackgroundJobManager {
    */
   async shutdown(): Promise<void> {
     this.closing = true
-    this.admission.close()
+    this.admission.slots.close()
     this.sweeper.stop()
     this.leases?.stopRelays()
     const runs = [...this.running.entries()]
@@ -229,21 +254,29 @@ export class BackgroundJobManager {
   }
 
   /** Creates a job while holding a slot taken before the first await, so racing starts cannot overshoot the caps. */
-  private async createAdmitted(userId: string, create: () => Promise<BackgroundJob>): Promise<BackgroundJob> {
+  private async createAdmitted(admitted: Admission, create: () => Promise<BackgroundJob>): Promise<BackgroundJob> {
     const reservation = `pending:${crypto.randomUUID()}`
-    this.admission.admit(reservation, userId)
+    this.admission.slots.admit(reservation, admitted.principal, admitted.limits.jobsAtOnce)
     try {
-      return await create()
+      const job = await create()
+      // The job's slot is taken before the reservation is freed, so no start slips in between.
+      this.admission.slots.take(job.id, admitted.principal)
+      return job
     } finally {
-      this.admission.release(reservation)
+      this.admission.slots.release(reservation)
     }
   }
 
-  private launch(job: BackgroundJob, how: RelaunchPlan): void {
+  /**
+   * Runs `job`. `allowance` is what its budget left at its start; a job resumed after a restart
+   * (none given) gets what its user's budget has left now.
+   */
+  private launch(job: BackgroundJob, how: RelaunchPlan, allowance?: Allowance): void {
     const controller = new AbortController()
     const run: RunningJob = { userId: job.userId, controller, done: Promise.resolve(), lastActivityAt: Date.now(), toolsRunning: 0 }
     this.running.set(job.id, run)
-    this.admission.occupy(job.id, job.userId)
+    if (!allowance) this.admission.slots.take(job.id, { userId: job.userId })
+    const meter = allowance ? Promise.resolve(new BudgetMeter(allowance)) : this.resumedJobMeter(job.userId)
     const stopRenewing = this.leases?.keepRenewed(job.id, controller)
     const common = {
       job,
@@ -261,21 +294,33 @@ export class BackgroundJobManager {
         if (this.leases && !controller.signal.aborted) controller.abort('lease-lost' satisfies JobStopReason)
       },
     }
-    run.done = (job.type === 'workflow'
-      ? runWorkflowJob({ ...common, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey) })
-      : runChatJob({ ...common, endpoint: how.endpoint!, resume: how.resume })
-    ).catch(async (error) => {
+    let budget: BudgetMeter | undefined
+    run.done = meter.then((given) => {
+      budget = given
+      return job.type === 'workflow'
+        ? runWorkflowJob({ ...common, budget, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey) })
+        : runChatJob({ ...common, budget, endpoint: how.endpoint!, resume: how.resume })
+    }).catch(async (error) => {
       // The runners are written not to throw; if one does, the job still must not stay `streaming`.
       this.options.logger?.warn(`Job ${job.id} crashed`, error)
       const failure: JobError = { kind: 'internal', message: 'The job failed unexpectedly on the server.' }
       await this.store.failJob(job.id, failure).catch(() => {})
       this.hub.finish(job.id, { status: 'error', error: failure, completedAt: Date.now() })
     }).then(async (outcome) => {
+      // What the run used counts against its user's budget however it ended (an interrupted run's
+      // share too: the resumed run counts only its own).
+      if (budget) await this.admission.budgets?.record(job.userId, budget.spent()).catch(error => this.options.logger?.warn(`Job ${job.id}: its usage could not be recorded`, error))
       if (outcome !== 'interrupted') await this.reportFinished(job.id)
     }).finally(() => {
       stopRenewing?.()
       this.running.delete(job.id)
-      this.admission.release(job.id)
+      this.admission.slots.release(job.id)
     })
+  }
+
+  /** The budget of a job resumed after a restart: what its user's budget has left now. */
+  private async resumedJobMeter(userId: string): Promise<BudgetMeter> {
+    const role = await this.options.roleOf?.(userId).catch(() => 'user' as const) ?? 'user'
+    return new BudgetMeter(await this.admission.allowanceOnResume(userId, role))
   }
 }

@@ -1,12 +1,14 @@
 /** What a new chat or workflow job is stored with, from what its starter asked for. */
 import type { SecretBox } from '../security/secret-box'
+import type { JobPrincipal } from './admission/principal'
 import type { CreateJobInput } from '../stores/jobs/job-store'
 import type { ChatJobRequest } from '../../../shared/types/job'
 import type { WorkflowDefinition } from '../../../shared/types/workflow'
 
 /** A new workflow run. */
 export interface StartWorkflowJobInput {
-  userId: string
+  /** Who runs it (the workflow's owner), as admission sees them. */
+  principal: JobPrincipal
   workflowId: string
   definition: WorkflowDefinition
   prompt: string
@@ -15,7 +17,8 @@ export interface StartWorkflowJobInput {
 
 /** A new chat job. */
 export interface StartChatJobInput {
-  userId: string
+  /** Who asks, as admission sees them. */
+  principal: JobPrincipal
   threadId?: string
   messageId?: string
   request: ChatJobRequest
@@ -26,7 +29,7 @@ export interface StartChatJobInput {
 /** The record of a new chat job; the user's key is stored only sealed. */
 export function newChatJob(input: StartChatJobInput, secretBox: SecretBox): CreateJobInput {
   return {
-    userId: input.userId,
+    userId: input.principal.userId,
     threadId: input.threadId ?? crypto.randomUUID(),
     messageId: input.messageId ?? crypto.randomUUID(),
     type: 'chat',
@@ -36,20 +39,18 @@ export function newChatJob(input: StartChatJobInput, secretBox: SecretBox): Crea
   }
 }
 
-/** The record of a new workflow run: the definition as it is now, so a resumed run uses the same. */
-export function newWorkflowJob(input: StartWorkflowJobInput, secretBox: SecretBox): CreateJobInput {
+/**
+ * The record of a new workflow run: the definition as it is now, so a resumed run uses the same,
+ * and the role's output clamp (`maxOutputTokens`, 0 for none) as the agents' `max_tokens`.
+ */
+export function newWorkflowJob(input: StartWorkflowJobInput, secretBox: SecretBox, maxOutputTokens = 0): CreateJobInput {
   return {
-    userId: input.userId,
+    userId: input.principal.userId,
     threadId: `workflow:${input.workflowId}`,
     messageId: crypto.randomUUID(),
     type: 'workflow',
     model: 'workflow',
-    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: {}, workflow: { workflowId: input.workflowId, prompt: input.prompt, definition: input.definition } },
+    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, prompt: input.prompt, definition: input.definition } },
     apiKeyCiphertext: input.userApiKey ? secretBox.seal(input.userApiKey) : undefined,
   }
-}
-
-/** Every model a workflow's agent and model-router nodes call. */
-export function workflowModels(definition: WorkflowDefinition): Set<string> {
-  return new Set(definition.nodes.flatMap(node => node.kind === 'agent' || (node.kind === 'router' && node.mode === 'model') ? [node.model ?? definition.defaultModel] : []))
 }

@@ -4,7 +4,7 @@
  * the job ends, by the runtime's `onJobFinished`).
  */
 import type { ServerConfig } from '../config/server-config'
-import type { BackgroundJobManager } from '../jobs/manager'
+import type { BackgroundJobManager, JobPrincipal } from '../jobs/manager'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
 import { checkMessageQuota } from '../stores/quotas'
 import type { ThreadStore } from '../stores/threads/thread-store'
@@ -22,22 +22,22 @@ export interface SendThreadMessageInput {
 
 
 /**
- * Sends `input` in `thread`. Refuses before anything is stored when the user is over a cap or the
- * model needs a key nobody gave, or the thread is full (throws `JobCapacityError`,
- * `MissingApiKeyError`, `StorageQuotaError`); a job that then
- * fails to start marks its assistant message as failed and rethrows.
+ * Sends `input` in `thread` for `input.principal`. Refuses before anything is stored when
+ * admission does (its model, caps, rate or budget), the model needs a key nobody gave, or the
+ * thread is full (`MissingApiKeyError`, `StorageQuotaError`); a job that then fails to start marks
+ * its assistant message as failed and rethrows.
  */
 export async function sendThreadMessage(
   dependencies: { jobs: BackgroundJobManager, threads: ThreadStore, config: ServerConfig },
   thread: ChatThread,
-  input: SendThreadMessageInput & { userApiKey?: string },
+  input: SendThreadMessageInput & { principal: JobPrincipal, userApiKey?: string },
 ): Promise<SentThreadMessage> {
   const { jobs, threads, config } = dependencies
-  jobs.checkCapacity(thread.userId)
   resolveChatEndpoint(input.model, config, input.userApiKey)
-
   const earlier = await threads.listMessages(thread.id)
   checkMessageQuota(earlier.length, 2, config.limits)
+  // Last of the checks: admission counts the start against the rate.
+  const admission = await jobs.admit(input.principal, { models: [input.model] })
   const messages = threadHistory(earlier, input.content)
   const now = Date.now()
   const userMessage = await threads.appendMessage({ threadId: thread.id, role: 'user', content: input.content, now })
@@ -47,12 +47,12 @@ export async function sendThreadMessage(
 
   try {
     const job = await jobs.startChatJob({
-      userId: thread.userId,
+      principal: input.principal,
       threadId: thread.id,
       messageId: assistantId,
       userApiKey: input.userApiKey,
       request: { model: input.model, messages, fields: {}, toolNames: input.tools },
-    })
+    }, admission)
     await threads.updateMessage(assistantId, { jobId: job.id })
     return { userMessage, assistantMessage: { ...assistantMessage, jobId: job.id }, jobId: job.id }
   } catch (error) {

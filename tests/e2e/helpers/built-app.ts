@@ -123,11 +123,20 @@ async function spawnServer(entry: string, env: Record<string, string>): Promise<
   // Every test client is 127.0.0.1: start rates are off unless a test sets them (start-limits.test.ts).
   env = {
     ...(ownDataDir ? { NUXT_DATA_DIR: ownDataDir } : {}),
-    NUXT_LIMITS_JOB_STARTS_PER_USER_PER_MINUTE: '1000000',
     NUXT_LIMITS_JOB_STARTS_PER_IP_PER_MINUTE: '1000000',
-    // Most tests act as guests (a fresh cookie-less client per session, all from 127.0.0.1), on any model.
+    NUXT_LIMITS_ROLES_ADMIN_JOB_STARTS_PER_MINUTE: '1000000',
+    NUXT_LIMITS_ROLES_USER_JOB_STARTS_PER_MINUTE: '1000000',
+    // Every client is one address, so no fair share by address or for guests as a group.
+    NUXT_LIMITS_FAIR_SHARE: '1',
+    // Most tests act as guests (a fresh cookie-less client per session, all from 127.0.0.1), with
+    // a user's limits and any model; the accounts and limits tests set their own.
     NUXT_AUTH_GUESTS: 'true',
-    NUXT_AUTH_MODELS_GUEST: '*',
+    NUXT_LIMITS_ROLES_GUEST_MODELS: '*',
+    NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '5',
+    NUXT_LIMITS_ROLES_GUEST_JOB_STARTS_PER_MINUTE: '1000000',
+    NUXT_LIMITS_ROLES_GUEST_DAILY_TOKENS: '0',
+    NUXT_LIMITS_ROLES_GUEST_MAX_OUTPUT_TOKENS: '0',
+    NUXT_LIMITS_ROLES_GUEST_WORKFLOW_MODEL_CALLS: '100000',
     NUXT_AUTH_SESSIONS_PER_IP_PER_MINUTE: '1000000',
     NUXT_AUTH_SIGN_IN_ATTEMPTS_PER_IP_PER_MINUTE: '1000000',
     ...env,

@@ -1,5 +1,6 @@
 import { scryptSync, randomBytes, timingSafeEqual } from 'node:crypto'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { testServerConfig } from '../../support/server-config'
 import { AccountService, type PasswordHasher } from '../../../server/lib/auth/accounts'
 import { AuthError } from '../../../server/lib/auth/auth-errors'
 import { createMemoryAccountStore } from '../../../server/lib/stores/accounts/memory'
@@ -22,7 +23,7 @@ function scryptHasher(): PasswordHasher & { verifications: number } {
   return hasher
 }
 
-const settings = { signInAttemptsPerIpPerMinute: 100, signInFailuresPerAccount: 3, sessionsPerIpPerMinute: 2, tokensPerUser: 2, inviteTtlMs: 60_000 }
+const settings = { signInAttemptsPerIpPerMinute: 100, signInFailuresPerAccount: 3, sessionsPerIpPerMinute: 2, tokensPerUser: 2, inviteTtlMs: 60_000, roleLimits: testServerConfig().limits.roles }
 
 async function refusal(promise: Promise<unknown>): Promise<AuthError> {
   const error = await promise.then(() => undefined, (caught: unknown) => caught)

@@ -22,7 +22,6 @@ describe('runtime config', () => {
       enabled: true,
       storageProvider: 'sqlite',
       maxConcurrentJobs: 20,
-      maxJobsPerUser: 5,
       jobTimeoutMs: 300_000,
       completedJobRetentionMs: 300_000,
       maxResumes: 2,
@@ -35,14 +34,14 @@ describe('runtime config', () => {
     expect(config.session).toEqual({ password: '', name: 'or3-session', maxAge: 14 * 24 * 3600 })
     expect(config.auth).toEqual({
       guests: false,
-      models: { admin: '*', user: '*', guest: 'or3/offline-demo' },
       signInAttemptsPerIpPerMinute: 20,
       signInFailuresPerAccount: 10,
       sessionsPerIpPerMinute: 30,
       tokensPerUser: 20,
       inviteTtlHours: 168,
     })
-    expect(config.limits).toEqual({ jobContentChars: 1_000_000, workflowStepChars: 200_000, threadsPerUser: 1_000, messagesPerThread: 1_000, workflowsPerUser: 200, jobStartsPerUserPerMinute: 20, jobStartsPerIpPerMinute: 60, trustProxy: false })
+    expect(config.limits).toMatchObject({ jobContentChars: 1_000_000, workflowStepChars: 200_000, threadsPerUser: 1_000, messagesPerThread: 1_000, workflowsPerUser: 200, jobStartsPerIpPerMinute: 60, fairShare: 0.5, trustProxy: false })
+    expect(config.limits.roles.guest).toEqual({ models: 'or3/offline-demo', jobsAtOnce: 2, jobStartsPerMinute: 10, dailyTokens: 200_000, dailyCost: 0, maxOutputTokens: 4_096, workflowModelCalls: 50 })
     expect(config.csrf).toEqual({ allowedOrigins: '' })
     expect(config.dataDir).toBe('.data')
     expect(config.public).toEqual({ imageHosts: '' })

@@ -59,7 +59,7 @@ describe('two instances on one Convex backend', () => {
     const b = make('instance-b')
     fake.script(() => textReply(ANSWER, { pieceSize: 2, delayMs: 15 }))
     const upstreamRequest = fake.requests.length
-    const job = await a.manager.startChatJob({ userId: 'user-1', request })
+    const job = await a.manager.startChatJob({ principal: { userId: 'user-1', role: 'user' }, request })
     const onA = viewer(a.hub, job.id)
 
     await b.manager.followRemoteJob((await b.store.getJob(job.id))!)
@@ -104,7 +104,7 @@ describe('two instances on one Convex backend', () => {
       ? textReply(ANSWER, { pieceSize: 2, delayMs: 15 })
       : toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"6*7"}' }]))
     const before = fake.requests.length
-    const job = await a.manager.startChatJob({ userId: 'user-1', request })
+    const job = await a.manager.startChatJob({ principal: { userId: 'user-1', role: 'user' }, request })
     const onA = viewer(a.hub, job.id)
     await vi.waitFor(() => expect(onA.seen.content.length).toBeGreaterThan(10), { timeout: 5_000 })
     expect(await b.manager.recoverInterruptedJobs()).toBe(0)

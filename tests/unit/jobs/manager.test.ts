@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { BackgroundJobManager } from '../../../server/lib/jobs/manager'
-import { JobCapacityError } from '../../../server/lib/jobs/admission'
+import { JobCapacityError } from '../../../server/lib/jobs/admission/caps'
 import { JobLiveHub } from '../../../server/lib/jobs/live-hub'
 import { createSecretBox } from '../../../server/lib/security/secret-box'
 import { MissingApiKeyError } from '../../../server/lib/models/chat-endpoint'
@@ -19,7 +19,7 @@ const secretBox = createSecretBox('a test secret that is long enough to use')
 const request = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user' as const, content: 'hi' }], fields: {} }
 
 function newManager(overrides: Parameters<typeof testServerConfig>[0] = {}) {
-  const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server', retryBaseDelayMs: 5 }, backgroundJobs: { maxConcurrentJobs: 3, maxJobsPerUser: 2 }, ...overrides })
+  const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server', retryBaseDelayMs: 5 }, backgroundJobs: { maxConcurrentJobs: 3 }, limits: { roles: { user: { jobsAtOnce: 2 } } }, ...overrides })
   store = createMemoryJobStore()
   manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox })
   return manager
@@ -33,11 +33,11 @@ beforeEach(() => {
 describe('BackgroundJobManager', () => {
   it('refuses a job over the per-user cap, then over the server cap, counting starts still being created', async () => {
     newManager()
-    const starts = [manager.startChatJob({ userId: 'a', request }), manager.startChatJob({ userId: 'a', request })]
-    await expect(manager.startChatJob({ userId: 'a', request })).rejects.toMatchObject({ name: 'JobCapacityError', scope: 'user', limit: 2, retryAfterSeconds: 5 })
+    const starts = [manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request }), manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })]
+    await expect(manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })).rejects.toMatchObject({ name: 'JobCapacityError', scope: 'user', limit: 2, retryAfterSeconds: 5 })
     await Promise.all(starts)
-    await manager.startChatJob({ userId: 'b', request })
-    const refusal = await manager.startChatJob({ userId: 'c', request }).catch(error => error)
+    await manager.startChatJob({ principal: { userId: 'b', role: 'user' }, request })
+    const refusal = await manager.startChatJob({ principal: { userId: 'c', role: 'user' }, request }).catch(error => error)
     expect(JobCapacityError.isInstance(refusal)).toBe(true)
     expect(refusal.scope).toBe('server')
     expect(manager.runningCount).toBe(3)
@@ -46,7 +46,7 @@ describe('BackgroundJobManager', () => {
 
   it('refuses a model that needs a key nobody gave, before creating anything', async () => {
     newManager({ openrouter: { apiKey: '' } })
-    await expect(manager.startChatJob({ userId: 'a', request })).rejects.toBeInstanceOf(MissingApiKeyError)
+    await expect(manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })).rejects.toBeInstanceOf(MissingApiKeyError)
     expect(await store.listJobsByUser('a')).toEqual([])
   })
 
@@ -54,7 +54,7 @@ describe('BackgroundJobManager', () => {
     newManager()
     fake.script(() => ({ type: 'stream', steps: [{ chunk: roleChunk(fakeChunkMeta) }, { stall: true }] }))
     const before = fake.requests.length
-    const job = await manager.startChatJob({ userId: 'a', request, userApiKey: 'sk-or-v1-users-own-key' })
+    const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request, userApiKey: 'sk-or-v1-users-own-key' })
     const stored = (await store.getJob(job.id))!
     expect(JSON.stringify(stored)).not.toContain('sk-or-v1-users-own-key')
     expect(secretBox.open(stored.apiKeyCiphertext!)).toBe('sk-or-v1-users-own-key')
@@ -66,7 +66,7 @@ describe('BackgroundJobManager', () => {
 
   it('fails a job that made no progress for jobTimeoutMs', async () => {
     newManager({ backgroundJobs: { jobTimeoutMs: 1000 } })
-    const job = await manager.startChatJob({ userId: 'a', request })
+    const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
     await manager.sweep(Date.now() + 500)
     expect(manager.isRunning(job.id)).toBe(true)
     await manager.sweep(Date.now() + 1000)
@@ -77,7 +77,7 @@ describe('BackgroundJobManager', () => {
   it('deletes finished jobs after the retention time', async () => {
     newManager({ backgroundJobs: { completedJobRetentionMs: 60_000 } })
     fake.script(() => textReply('done'))
-    const job = await manager.startChatJob({ userId: 'a', request })
+    const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
     await manager.settled(job.id)
     await manager.sweep(Date.now() + 30_000)
     expect(await store.getJob(job.id)).not.toBeNull()
@@ -116,11 +116,11 @@ describe('BackgroundJobManager', () => {
     try {
       newManager()
       manager.startSweeper()
-      const job = await manager.startChatJob({ userId: 'a', request })
+      const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
       await manager.shutdown()
       expect(manager.runningCount).toBe(0)
       expect((await store.getJob(job.id))!.status).toBe('streaming')
-      await expect(manager.startChatJob({ userId: 'a', request })).rejects.toMatchObject({ scope: 'server' })
+      await expect(manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })).rejects.toMatchObject({ scope: 'server' })
       expect(vi.getTimerCount()).toBe(0)
     } finally {
       vi.useRealTimers()

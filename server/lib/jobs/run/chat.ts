@@ -15,6 +15,7 @@ import { toPublicJob } from '../public-job'
 import { UNKNOWN_OUTCOME_ERROR, type ResumePlan } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
 import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
+import { overBudgetError } from './budget-meter'
 import type { ChatMessage } from '../../../../shared/types/chat'
 import type { ActiveToolCall, BackgroundJob, JobCheckpoint, JobError } from '../../../../shared/types/job'
 
@@ -96,8 +97,16 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   const maxChars = config.limits.jobContentChars
   const { controller: stop, dispose: stopFollowing } = followSignal(signal)
   let tooLong = false
+  // The user's daily budget: past its allowance the model is stopped (`overBudget`), text kept.
+  const budget = options.budget
+  let overBudget: 'tokens' | 'cost' | undefined
+  const checkBudget = () => {
+    if (overBudget || !budget) return
+    overBudget = budget.exceeded()
+    if (overBudget) stop.abort('over-budget')
+  }
   const onStreamed = (kind: 'content' | 'reasoning', delta: string) => {
-    if (tooLong) return
+    if (tooLong || overBudget) return
     const room = maxChars - content.length - reasoning.length
     const text = delta.length > room ? delta.slice(0, Math.max(0, room)) : delta
     if (text.length < delta.length) {
@@ -111,6 +120,8 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
     hub.appendText(job.id, { [kind]: text }, chunksReceived)
     writer.addText({ [kind]: text }, chunksReceived)
     harness.activity()
+    budget?.addText(text.length)
+    checkBudget()
   }
 
   // On resume, rewind to the checkpoint so viewers and the store agree on the text.
@@ -158,6 +169,9 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         callbacks: {
           onTextDelta: text => onStreamed('content', text),
           onReasoningDelta: text => onStreamed('reasoning', text),
+          // Real usage arrives as a request ends; it is checked before the next request (below), so
+          // an answer that ended is never turned into an error by its own final count.
+          onUsage: usage => budget?.addUsage(usage),
           onToolRoundStart: ({ round, assistant, calls }) => {
             saveCheckpoint({ messages: [...messages], rounds, toolRounds: completedToolRounds, contentLength: content.length, reasoningLength: reasoning.length, pendingToolRound: { round, assistant: structuredClone(assistant), contentLength: content.length, reasoningLength: reasoning.length } })
             for (const call of calls) setActiveCall({ id: call.id, name: call.name, arguments: call.arguments, round, status: 'pending' })
@@ -177,6 +191,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
             completedToolRounds++
             messages = [...round.messages]
             saveCheckpoint({ messages, rounds, toolRounds: completedToolRounds, contentLength: content.length, reasoningLength: reasoning.length })
+            checkBudget()
           },
         },
       })
@@ -184,7 +199,9 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   stopFollowing()
 
   let runResult: RunResult
+  const stoppedHere = tooLong || overBudget !== undefined
   if (tooLong && !signal.aborted) runResult = { status: 'error', error: tooLongError(maxChars) }
+  else if (overBudget && !signal.aborted) runResult = { status: 'error', error: overBudgetError(overBudget) }
   else if (!result || result.finishReason === 'aborted') runResult = { status: 'aborted' }
   else if (result.finishReason === 'error') {
     const { message, kind, status, hint } = result.error!.toJSON()
@@ -192,8 +209,8 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   } else runResult = { status: 'complete', finishReason: result.finishReason }
   return harness.end({
     result: runResult,
-    // Past the limit the runner's text is the kept part; otherwise the loop's is the whole answer.
-    final: { content: tooLong ? content : result?.finalContent ?? content, reasoning: tooLong ? reasoning : result?.reasoning ?? reasoning, chunksReceived, usage: result?.usage },
+    // Stopped by a limit, the runner's text is the kept part; otherwise the loop's is the whole answer.
+    final: { content: stoppedHere ? content : result?.finalContent ?? content, reasoning: stoppedHere ? reasoning : result?.reasoning ?? reasoning, chunksReceived, usage: result?.usage },
     timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The job'), hint: 'The model or a tool stopped responding; try again, or raise NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS.' },
   })
 }

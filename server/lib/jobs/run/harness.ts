@@ -8,6 +8,7 @@ import type { ToolCallRecord } from '../../tools/run-tool-calls'
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { JobLiveHub } from '../live-hub'
 import { ThrottledJobWriter } from '../writer'
+import type { BudgetMeter } from './budget-meter'
 import { endJobRun, type JobRunOutcome, type RunEnding } from './end'
 import type { ActiveToolCall, BackgroundJob } from '../../../../shared/types/job'
 
@@ -27,6 +28,8 @@ export interface JobRunOptions {
   onActivity?: (toolsRunning: number) => void
   /** Called when the store refuses a progress write: the job is no longer this run's to write. */
   onWriteRefused?: () => void
+  /** What the run may spend of its user's daily budget, and what it has spent (none: no budget). */
+  budget?: BudgetMeter
   logger?: JobLogger
 }
 

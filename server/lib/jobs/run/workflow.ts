@@ -14,6 +14,7 @@ import { followSignal } from '../../follow-signal'
 import { toPublicJob } from '../public-job'
 import type { JobRunOutcome } from './end'
 import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
+import { overBudgetError } from './budget-meter'
 import type { ActiveToolCall } from '../../../../shared/types/job'
 import type { WorkflowState } from '../../../../shared/types/workflow'
 
@@ -45,6 +46,15 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
   const context = { userId: job.userId, threadId: job.threadId, jobId: job.id }
   const activity = () => harness.activity()
   const limits = { stepChars: config.limits.workflowStepChars, runChars: config.limits.jobContentChars }
+  // The user's daily budget: checked as text streams and before each node; past it the run stops.
+  const budget = options.budget
+  const { controller: runStop, dispose: stopFollowingRun } = followSignal(signal)
+  let overBudget: 'tokens' | 'cost' | undefined
+  const checkBudget = () => {
+    if (overBudget || !budget) return
+    overBudget = budget.exceeded()
+    if (overBudget) runStop.abort('over-budget')
+  }
 
   let state: WorkflowState | undefined = job.workflowState
   const liveOutput = new Map<string, string>()
@@ -77,6 +87,8 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       initialMessages: messages.filter(message => message.content !== ''),
       endpoint,
       client: chatClientOptions(config),
+      // The role's output clamp, set when the run was created.
+      request: job.request!.fields,
       toolNames: extra.tools ?? [],
       toolsEnabled: (extra.tools?.length ?? 0) > 0,
       maxRounds: extra.maxRounds ?? 0,
@@ -94,7 +106,10 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
           }
           extra.onToken?.(text)
           activity()
+          budget?.addText(text.length)
+          checkBudget()
         },
+        onUsage: usage => budget?.addUsage(usage),
         onToolCallStart: (call) => {
           harness.toolStarted()
           extra.onToolCall?.(toolCallView(call, call.round))
@@ -136,11 +151,14 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     workflowId: spec.workflowId,
     prompt: spec.prompt,
     dependencies,
-    signal,
+    signal: runStop.signal,
     resume: job.workflowState,
     limits,
     callbacks: {
-      onNodeStart: () => activity(),
+      onNodeStart: () => {
+        checkBudget()
+        activity()
+      },
       onNodeFinish: (nodeId) => {
         liveOutput.delete(nodeId)
         activity()
@@ -153,11 +171,14 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     },
   })
   if (liveTimer) clearTimeout(liveTimer)
+  stopFollowingRun()
 
   return harness.end({
-    result: result.status === 'error'
-      ? { status: 'error', error: { kind: 'workflow', message: result.error ?? 'The workflow failed.', hint: 'Open the failed step to see what went wrong, fix the workflow or the input, and run it again.' } }
-      : result.status === 'aborted' ? { status: 'aborted' } : { status: 'complete', finishReason: 'stop' },
+    result: overBudget && !signal.aborted
+      ? { status: 'error', error: overBudgetError(overBudget) }
+      : result.status === 'error'
+        ? { status: 'error', error: { kind: 'workflow', message: result.error ?? 'The workflow failed.', hint: 'Open the failed step to see what went wrong, fix the workflow or the input, and run it again.' } }
+        : result.status === 'aborted' ? { status: 'aborted' } : { status: 'complete', finishReason: 'stop' },
     final: { content: result.output, reasoning: '', chunksReceived: 0 },
     timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The workflow') },
     // The text of the run is its output; node text reaches viewers through workflow-state events.

@@ -1,5 +1,6 @@
 /** The one interface every account store implements (memory, sqlite, Convex); one contract suite pins it. */
 import type { Account } from '../../../../shared/types/account'
+import type { DailyUsage } from '../../../../shared/types/limits'
 
 /** An account as stored: with its password hash and the version its sessions must carry. */
 export interface StoredAccount extends Account {
@@ -28,7 +29,7 @@ export interface AccountPatch {
   endSessions?: boolean
 }
 
-/** Storage of accounts, their API tokens, invites and the admin's settings. */
+/** Storage of accounts, their API tokens, invites, the admin's settings, and daily usage. */
 export interface AccountStore {
   /** Whether any account exists (none: the first visitor creates the admin). */
   hasAccounts(): Promise<boolean>
@@ -59,6 +60,14 @@ export interface AccountStore {
 
   getSetting(key: string): Promise<string | null>
   setSetting(key: string, value: string): Promise<void>
+
+  /** Adds a job's usage to `userId`'s total of `day` (UTC, `YYYY-MM-DD`) and counts the job; atomic per row. */
+  addUsage(userId: string, day: string, spent: { tokens: number, cost: number }): Promise<void>
+  getUsage(userId: string, day: string): Promise<DailyUsage | null>
+  /** Everyone's usage of `day`, most tokens first, at most `limit`. */
+  listUsage(day: string, limit: number): Promise<DailyUsage[]>
+  /** Forgets a principal's usage (its account was deleted). */
+  deleteUsage(userId: string): Promise<void>
   close(): Promise<void>
 }
 

@@ -1,6 +1,7 @@
 /** Accounts, API tokens, invites and settings on Convex (see convex/accounts.ts). */
 import { api } from '../../../../convex/_generated/api'
 import type { ConvexFunctionClient } from '../jobs/convex'
+import type { DailyUsage } from '../../../../shared/types/limits'
 import { accountNameKey, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
 
 /** A Convex account store. */
@@ -54,6 +55,18 @@ export function createConvexAccountStore(options: { client: ConvexFunctionClient
     },
     async setSetting(key, value) {
       await client.mutation(api.accounts.setSetting, { secret, key, value })
+    },
+    async addUsage(userId, day, spent) {
+      await client.mutation(api.accounts.addUsage, { secret, userId, day, tokens: spent.tokens, cost: spent.cost })
+    },
+    async getUsage(userId, day) {
+      return await client.query(api.accounts.getUsage, { secret, userId, day }) as DailyUsage | null
+    },
+    async listUsage(day, limit) {
+      return await client.query(api.accounts.listUsage, { secret, day, limit }) as DailyUsage[]
+    },
+    async deleteUsage(userId) {
+      await client.mutation(api.accounts.deleteUsage, { secret, userId })
     },
     async close() {},
   }

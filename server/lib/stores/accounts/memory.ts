@@ -1,4 +1,5 @@
 /** In-memory account store for tests. */
+import type { DailyUsage } from '../../../../shared/types/limits'
 import { accountNameKey, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
 
 /** Creates an empty in-memory account store. */
@@ -7,6 +8,7 @@ export function createMemoryAccountStore(): AccountStore {
   const tokens = new Map<string, StoredApiToken>()
   const invites = new Map<string, { expiresAt: number, usedAt: number | null }>()
   const settings = new Map<string, string>()
+  const usage = new Map<string, DailyUsage>()
   const byName = (name: string) => [...accounts.values()].find(item => accountNameKey(item.name) === accountNameKey(name))
   return {
     async hasAccounts() {
@@ -75,11 +77,26 @@ export function createMemoryAccountStore(): AccountStore {
     async setSetting(key, value) {
       settings.set(key, value)
     },
+    async addUsage(userId, day, spent) {
+      const row = usage.get(`${userId}|${day}`) ?? { userId, day, tokens: 0, cost: 0, jobs: 0 }
+      usage.set(`${userId}|${day}`, { ...row, tokens: row.tokens + spent.tokens, cost: row.cost + spent.cost, jobs: row.jobs + 1 })
+    },
+    async getUsage(userId, day) {
+      const row = usage.get(`${userId}|${day}`)
+      return row ? { ...row } : null
+    },
+    async listUsage(day, limit) {
+      return [...usage.values()].filter(row => row.day === day).sort((a, b) => b.tokens - a.tokens || a.userId.localeCompare(b.userId)).slice(0, limit).map(row => ({ ...row }))
+    },
+    async deleteUsage(userId) {
+      for (const [key, row] of usage) if (row.userId === userId) usage.delete(key)
+    },
     async close() {
       accounts.clear()
       tokens.clear()
       invites.clear()
       settings.clear()
+      usage.clear()
     },
   }
 }

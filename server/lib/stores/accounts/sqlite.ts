@@ -1,4 +1,5 @@
 /** Accounts, API tokens, invites and settings in the app's sqlite file. */
+import type { DailyUsage } from '../../../../shared/types/limits'
 import { openSqliteDatabase } from '../sqlite/database'
 import { accountNameKey, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
 
@@ -7,6 +8,12 @@ interface TokenRow { id: string, user_id: string, name: string, prefix: string, 
 
 function toAccount(row: AccountRow): StoredAccount {
   return { id: row.id, name: row.name, passwordHash: row.password_hash, role: row.role, disabled: row.disabled === 1, sessionVersion: row.session_version, createdAt: row.created_at }
+}
+
+interface UsageRow { user_id: string, day: string, tokens: number, cost: number, jobs: number }
+
+function toUsage(row: UsageRow): DailyUsage {
+  return { userId: row.user_id, day: row.day, tokens: row.tokens, cost: row.cost, jobs: row.jobs }
 }
 
 function toToken(row: TokenRow): StoredApiToken {
@@ -33,6 +40,10 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
     useInvite: db.prepare('UPDATE invites SET used_at = @now WHERE code_hash = @codeHash AND used_at IS NULL AND expires_at > @now'),
     getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
     setSetting: db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    addUsage: db.prepare('INSERT INTO usage_daily (user_id, day, tokens, cost, jobs) VALUES (@userId, @day, @tokens, @cost, 1) ON CONFLICT (user_id, day) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost, jobs = jobs + 1'),
+    getUsage: db.prepare<[string, string], UsageRow>('SELECT * FROM usage_daily WHERE user_id = ? AND day = ?'),
+    listUsage: db.prepare<[string, number], UsageRow>('SELECT * FROM usage_daily WHERE day = ? ORDER BY tokens DESC, user_id LIMIT ?'),
+    deleteUsage: db.prepare('DELETE FROM usage_daily WHERE user_id = ?'),
   }
   const createAccount = db.transaction((input: { id: string, name: string, passwordHash: string, role: string, onlyIfNone: boolean, now: number }) => {
     if (input.onlyIfNone && statements.count.get()!.count > 0) return null
@@ -94,6 +105,19 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
     },
     async getSetting(key) {
       return statements.getSetting.get(key)?.value ?? null
+    },
+    async addUsage(userId, day, spent) {
+      statements.addUsage.run({ userId, day, tokens: Math.round(spent.tokens), cost: spent.cost })
+    },
+    async getUsage(userId, day) {
+      const row = statements.getUsage.get(userId, day)
+      return row ? toUsage(row) : null
+    },
+    async listUsage(day, limit) {
+      return statements.listUsage.all(day, limit).map(toUsage)
+    },
+    async deleteUsage(userId) {
+      statements.deleteUsage.run(userId)
     },
     async setSetting(key, value) {
       statements.setSetting.run(key, value)

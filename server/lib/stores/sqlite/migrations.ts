@@ -119,4 +119,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  `
+  CREATE TABLE usage_daily (
+    user_id TEXT NOT NULL,
+    day TEXT NOT NULL,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    cost REAL NOT NULL DEFAULT 0,
+    jobs INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, day)
+  );
+  CREATE INDEX usage_daily_by_day ON usage_daily (day, tokens);
+  `,
 ]

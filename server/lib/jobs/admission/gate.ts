@@ -1,0 +1,90 @@
+/**
+ * The one place a job start is admitted. In order: the role's models, the workflow's cost bound,
+ * the concurrency caps with their fair shares, the start rate, the daily budget. Each refusal is a
+ * domain error the HTTP layer answers (403, 400, 429/503, 429, 402) with words a person can act
+ * on. What it returns is what the job runs with: its role's limits and its budget allowance.
+ */
+import { assertModelsAllowed } from '../../auth/model-access'
+import { assertWorkflowCost } from '../../workflows/model-calls'
+import { DailyBudgets, type Allowance, type UsageLedger } from './budget'
+import { JobSlots, type CapacityLimits } from './caps'
+import { JobStartRate, memoryLimiters, type LimiterFactory } from './start-rate'
+import type { JobPrincipal } from './principal'
+import type { Role } from '../../../../shared/types/account'
+import type { RoleLimits } from '../../../../shared/types/limits'
+import type { WorkflowDefinition } from '../../../../shared/types/workflow'
+
+/** Where each role's limits come from (the configured defaults with the admin's changes). */
+export interface RoleLimitSource {
+  forRole(role: Role): Promise<RoleLimits>
+}
+
+/** What admission needs. */
+export interface AdmissionOptions extends CapacityLimits {
+  jobStartsPerIpPerMinute: number
+  roleLimits: RoleLimitSource
+  /** Where usage is counted; without one, budgets are not enforced. */
+  usage?: UsageLedger
+  /** Where the start-rate counters live (default: this process's memory). */
+  limiterFor?: LimiterFactory
+  now?: () => number
+}
+
+/** What a start asks for. */
+export interface AdmissionRequest {
+  models: Iterable<string>
+  workflow?: WorkflowDefinition
+}
+
+/** A start that passed: the limits and allowance the job runs with. */
+export interface Admission {
+  principal: JobPrincipal
+  limits: RoleLimits
+  allowance: Allowance
+}
+
+/** Admits job starts and holds the running jobs' slots. */
+export class JobAdmission {
+  readonly slots: JobSlots
+  readonly budgets: DailyBudgets | undefined
+  private readonly rate: JobStartRate
+
+  constructor(private readonly options: AdmissionOptions) {
+    this.slots = new JobSlots(options)
+    this.rate = new JobStartRate(options.jobStartsPerIpPerMinute, options.limiterFor ?? memoryLimiters)
+    this.budgets = options.usage ? new DailyBudgets(options.usage, options.now) : undefined
+  }
+
+  /** Runs every check for a start by `principal`; throws the first refusal. Counts the start against its rate. */
+  async admit(principal: JobPrincipal, request: AdmissionRequest): Promise<Admission> {
+    const limits = await this.options.roleLimits.forRole(principal.role)
+    assertModelsAllowed(limits.models, principal.role, request.models)
+    if (request.workflow) assertWorkflowCost(request.workflow, limits.workflowModelCalls)
+    // Caps first: a start the caps refuse does not count against the rate.
+    this.slots.check(principal, limits.jobsAtOnce)
+    await this.rate.consume(principal, limits.jobStartsPerMinute)
+    const allowance = this.budgets ? await this.budgets.allowance(principal.userId, limits) : { tokens: Infinity, cost: Infinity }
+    return { principal, limits, allowance }
+  }
+
+  /** The allowance a resumed job of `userId` (role `role`) runs with; a used-up budget gives it nothing left. */
+  async allowanceOnResume(userId: string, role: Role): Promise<Allowance> {
+    if (!this.budgets) return { tokens: Infinity, cost: Infinity }
+    const limits = await this.options.roleLimits.forRole(role)
+    try {
+      return await this.budgets.allowance(userId, limits)
+    } catch {
+      return { tokens: 0, cost: 0 }
+    }
+  }
+}
+
+/** Lowers `max_tokens` (and the reasoning budget) of a request's fields to `maxOutputTokens` (0: no clamp). */
+export function clampOutputTokens(fields: Record<string, unknown>, maxOutputTokens: number): Record<string, unknown> {
+  if (maxOutputTokens <= 0) return fields
+  const clamped = { ...fields }
+  if (typeof clamped.max_tokens === 'number' && clamped.max_tokens > maxOutputTokens) clamped.max_tokens = maxOutputTokens
+  const reasoning = clamped.reasoning as { max_tokens?: unknown } | undefined
+  if (reasoning && typeof reasoning.max_tokens === 'number' && reasoning.max_tokens > maxOutputTokens) clamped.reasoning = { ...reasoning, max_tokens: maxOutputTokens }
+  return clamped
+}

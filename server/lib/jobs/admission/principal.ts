@@ -1,0 +1,9 @@
+import type { Role } from '../../../../shared/types/account'
+
+/** Who starts a job, as admission sees them: the user, their role, and the client address. */
+export interface JobPrincipal {
+  userId: string
+  role: Role
+  /** The client's address (absent for a job resumed after a restart). */
+  ip?: string
+}
