@@ -1,17 +1,29 @@
 import type { Account, CreatedInvite, SignupPolicy } from '../../shared/types/account'
+import type { RoleLimitOverrides, RoleLimitsView, UserUsageRow } from '../../shared/types/limits'
 
-/** What an admin manages: accounts, who may sign up, invite links. */
+/** What an admin manages: accounts, who may sign up, invite links, per-role limits, and usage. */
 export function useAdmin() {
   const accounts = ref<Account[]>([])
   const signup = ref<SignupPolicy>('closed')
+  const limits = ref<RoleLimitsView | null>(null)
+  const usage = ref<{ day: string, rows: UserUsageRow[] }>({ day: '', rows: [] })
 
   async function refresh(): Promise<void> {
-    const [list, settings] = await Promise.all([
+    const [list, settings, roleLimits, today] = await Promise.all([
       $fetch<Account[]>('/api/admin/users'),
       $fetch<{ signup: SignupPolicy }>('/api/admin/settings'),
+      $fetch<RoleLimitsView>('/api/admin/limits'),
+      $fetch<{ day: string, rows: UserUsageRow[] }>('/api/admin/usage'),
     ])
     accounts.value = list
     signup.value = settings.signup
+    limits.value = roleLimits
+    usage.value = today
+  }
+
+  /** Replaces the admin's changes to the per-role limits (a field left out is its default again). */
+  async function setLimits(overrides: RoleLimitOverrides): Promise<void> {
+    limits.value = await $fetch<RoleLimitsView>('/api/admin/limits', { method: 'PUT', body: overrides })
   }
 
   async function setSignup(policy: SignupPolicy): Promise<void> {
@@ -38,5 +50,5 @@ export function useAdmin() {
     return $fetch<CreatedInvite & { url: string }>('/api/admin/invites', { method: 'POST' })
   }
 
-  return { accounts, signup, refresh, setSignup, createAccount, updateAccount, deleteAccount, createInvite }
+  return { accounts, signup, limits, usage, refresh, setSignup, setLimits, createAccount, updateAccount, deleteAccount, createInvite }
 }

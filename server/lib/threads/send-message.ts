@@ -33,11 +33,10 @@ export async function sendThreadMessage(
   input: SendThreadMessageInput & { principal: JobPrincipal, userApiKey?: string },
 ): Promise<SentThreadMessage> {
   const { jobs, threads, config } = dependencies
-  resolveChatEndpoint(input.model, config, input.userApiKey)
   const earlier = await threads.listMessages(thread.id)
   checkMessageQuota(earlier.length, 2, config.limits)
-  // Last of the checks: admission counts the start against the rate.
   const admission = await jobs.admit(input.principal, { models: [input.model] })
+  resolveChatEndpoint(input.model, config, input.userApiKey)
   const messages = threadHistory(earlier, input.content)
   const now = Date.now()
   const userMessage = await threads.appendMessage({ threadId: thread.id, role: 'user', content: input.content, now })

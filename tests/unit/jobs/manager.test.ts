@@ -6,6 +6,7 @@ import { createSecretBox } from '../../../server/lib/security/secret-box'
 import { MissingApiKeyError } from '../../../server/lib/models/chat-endpoint'
 import { clearServerTools } from '../../../server/lib/tools/registry'
 import { createMemoryJobStore } from '../../../server/lib/stores/jobs/memory'
+import { createMemoryAccountStore } from '../../../server/lib/stores/accounts/memory'
 import type { JobStore } from '../../../server/lib/stores/jobs/job-store'
 import { fakeChunkMeta, textReply} from '../../support/fake-openrouter'
 import { useFakeOpenRouter } from '../../support/upstream'
@@ -125,5 +126,35 @@ describe('BackgroundJobManager', () => {
     } finally {
       vi.useRealTimers()
     }
+  })
+
+  it('lowers max_tokens to the role\'s clamp before the request goes upstream', async () => {
+    newManager()
+    fake.script(() => textReply('ok'))
+    const before = fake.requests.length
+    const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request: { ...request, fields: { max_tokens: 100_000, temperature: 0.5 } } })
+    await manager.settled(job.id)
+    expect(fake.requests[before]!.body).toMatchObject({ max_tokens: 16_384, temperature: 0.5 })
+  })
+
+  it('stops a job that uses up its daily budget while it streams, keeps its text, and records what it used', async () => {
+    const usage = createMemoryAccountStore()
+    const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server' }, limits: { roles: { user: { dailyTokens: 20 } } } })
+    store = createMemoryJobStore()
+    manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox, usage })
+    fake.script(() => textReply('word '.repeat(100), { pieceSize: 5, delayMs: 2 }))
+    const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
+    await manager.settled(job.id)
+    const stored = (await store.getJob(job.id))!
+    expect(stored).toMatchObject({ status: 'error', error: { kind: 'over-budget', message: expect.stringMatching(/daily budget of tokens.*text so far is kept/) } })
+    expect(stored.content.length).toBeGreaterThanOrEqual(80)
+    expect(stored.content.length).toBeLessThan(500)
+    expect(stored.content).toBe('word '.repeat(100).slice(0, stored.content.length))
+    const today = (await usage.getUsage('a', new Date().toISOString().slice(0, 10)))!
+    expect(today).toMatchObject({ jobs: 1 })
+    expect(today.tokens).toBeGreaterThanOrEqual(20)
+    await expect(manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })).rejects.toMatchObject({ name: 'BudgetExceededError', budget: 'tokens', limit: 20 })
+    await expect(manager.startChatJob({ principal: { userId: 'b', role: 'user' }, request })).resolves.toMatchObject({ userId: 'b' })
+    await manager.shutdown()
   })
 })

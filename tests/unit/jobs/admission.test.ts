@@ -1,0 +1,146 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { BudgetExceededError, DailyBudgets, nextUtcMidnight, utcDay } from '../../../server/lib/jobs/admission/budget'
+import { JobCapacityError, JobSlots } from '../../../server/lib/jobs/admission/caps'
+import { clampOutputTokens, JobAdmission } from '../../../server/lib/jobs/admission/gate'
+import { BudgetMeter } from '../../../server/lib/jobs/run/budget-meter'
+import { RoleLimitPolicy } from '../../../server/lib/auth/role-limits'
+import { createMemoryAccountStore } from '../../../server/lib/stores/accounts/memory'
+import type { AccountStore } from '../../../server/lib/stores/accounts/account-store'
+import { workflowModelCallBound } from '../../../server/lib/workflows/model-calls'
+import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'
+import { testServerConfig } from '../../support/server-config'
+import type { RoleLimitTable } from '../../../shared/types/limits'
+
+const defaults: RoleLimitTable = testServerConfig().limits.roles
+const user = (userId: string, ip = '10.0.0.1') => ({ userId, role: 'user' as const, ip })
+const guest = (userId: string, ip = '10.0.0.2') => ({ userId, role: 'guest' as const, ip })
+
+describe('job slots', () => {
+  it('keeps a fair share for one person, one address and all guests together, under the server cap', () => {
+    const slots = new JobSlots({ maxConcurrentJobs: 8, fairShare: 0.25 })
+    expect(slots.fairShare).toBe(2)
+    slots.admit('a1', user('ann', '1.1.1.1'), 10)
+    slots.admit('a2', user('ann', '1.1.1.1'), 10)
+    expect(() => slots.check(user('ann', '1.1.1.9'), 10)).toThrow(expect.objectContaining({ scope: 'user', limit: 2 }))
+    // Another person at the same address: the address holds its share already.
+    expect(() => slots.check(user('bob', '1.1.1.1'), 10)).toThrow(expect.objectContaining({ scope: 'ip', limit: 2 }))
+    slots.admit('g1', guest('g1', '2.2.2.1'), 1)
+    slots.admit('g2', guest('g2', '2.2.2.2'), 1)
+    const refusal = (() => {
+      try {
+        slots.check(guest('g3', '2.2.2.3'), 1)
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(JobCapacityError.isInstance(refusal)).toBe(true)
+    expect(refusal).toMatchObject({ scope: 'guests', limit: 2, message: expect.stringMatching(/or sign in/) })
+    // A user elsewhere still starts.
+    expect(() => slots.check(user('cy', '3.3.3.3'), 10)).not.toThrow()
+    slots.release('g1')
+    expect(() => slots.check(guest('g3', '2.2.2.3'), 1)).not.toThrow()
+  })
+
+  it('applies the role\'s own cap below the fair share, and the server cap above all', () => {
+    const slots = new JobSlots({ maxConcurrentJobs: 3, fairShare: 1 })
+    slots.admit('x', guest('g'), 1)
+    expect(() => slots.check(guest('g'), 1)).toThrow(expect.objectContaining({ scope: 'user', limit: 1 }))
+    slots.take('y', { userId: 'resumed' })
+    slots.admit('z', user('u', '9.9.9.9'), 5)
+    expect(() => slots.check(user('v', '8.8.8.8'), 5)).toThrow(expect.objectContaining({ scope: 'server', limit: 3 }))
+    slots.release('x')
+    slots.close()
+    expect(() => slots.check(user('v', '8.8.8.8'), 5)).toThrow(expect.objectContaining({ scope: 'server' }))
+  })
+})
+
+describe('daily budgets', () => {
+  let store: AccountStore
+  let now: number
+  beforeEach(() => {
+    store = createMemoryAccountStore()
+    now = Date.UTC(2026, 10, 22, 18, 30)
+  })
+
+  it('gives what is left today, refuses with 402 details when it is used up, and starts again at midnight UTC', async () => {
+    const budgets = new DailyBudgets(store, () => now)
+    const limits = { dailyTokens: 1_000, dailyCost: 0 }
+    expect(await budgets.allowance('ann', limits)).toEqual({ tokens: 1_000, cost: Infinity })
+    await budgets.record('ann', { tokens: 600, cost: 0.2 })
+    expect(await budgets.allowance('ann', limits)).toEqual({ tokens: 400, cost: Infinity })
+    await budgets.record('ann', { tokens: 450, cost: 0 })
+    const refusal = await budgets.allowance('ann', limits).catch((error: unknown) => error)
+    expect(BudgetExceededError.isInstance(refusal)).toBe(true)
+    expect(refusal).toMatchObject({ budget: 'tokens', limit: 1_000, resetsAt: Date.UTC(2026, 10, 23), retryAfterSeconds: 5.5 * 3_600, message: expect.stringMatching(/daily budget of 1,000 tokens\. It starts again at 00:00 UTC/) })
+    expect(await budgets.allowance('bob', limits)).toEqual({ tokens: 1_000, cost: Infinity })
+    now = Date.UTC(2026, 10, 23, 0, 1)
+    expect(await budgets.allowance('ann', limits)).toEqual({ tokens: 1_000, cost: Infinity })
+    expect(utcDay(now)).toBe('2026-11-23')
+    expect(nextUtcMidnight(Date.UTC(2026, 11, 31, 23, 59))).toBe(Date.UTC(2027, 0, 1))
+  })
+
+  it('counts credits as their own budget, and records nothing for a job that used nothing', async () => {
+    const budgets = new DailyBudgets(store, () => now)
+    await budgets.record('ann', { tokens: 0, cost: 0 })
+    expect(await store.getUsage('ann', utcDay(now))).toBeNull()
+    await budgets.record('ann', { tokens: 10, cost: 1.5 })
+    await expect(budgets.allowance('ann', { dailyTokens: 0, dailyCost: 1.5 })).rejects.toMatchObject({ budget: 'cost', limit: 1.5 })
+    expect(await budgets.allowance('ann', { dailyTokens: 0, dailyCost: 0 })).toEqual({ tokens: Infinity, cost: Infinity })
+  })
+})
+
+describe('budget meter', () => {
+  it('estimates streamed text until the real usage arrives, and says which budget ran out', () => {
+    const meter = new BudgetMeter({ tokens: 100, cost: 1 })
+    meter.addText(200)
+    expect(meter.spent()).toEqual({ tokens: 50, cost: 0 })
+    expect(meter.exceeded()).toBeUndefined()
+    meter.addUsage({ totalTokens: 70, cost: 0.5 })
+    expect(meter.spent()).toEqual({ tokens: 70, cost: 0.5 })
+    meter.addText(120)
+    expect(meter.exceeded()).toBe('tokens')
+    const credits = new BudgetMeter({ tokens: Infinity, cost: 0.1 })
+    credits.addUsage({ totalTokens: 5, cost: 0.2 })
+    expect(credits.exceeded()).toBe('cost')
+    expect(new BudgetMeter().exceeded()).toBeUndefined()
+  })
+})
+
+describe('admission', () => {
+  it('checks models, a workflow\'s cost, caps, rate and budget in that order, with the role\'s limits as the admin set them', async () => {
+    const store = createMemoryAccountStore()
+    const policy = new RoleLimitPolicy(store, defaults)
+    const admission = new JobAdmission({ maxConcurrentJobs: 20, fairShare: 0.5, jobStartsPerIpPerMinute: 1_000, roleLimits: policy, usage: store })
+    await expect(admission.admit(guest('g'), { models: ['openai/gpt-4o'] })).rejects.toMatchObject({ refusal: 'model-not-allowed' })
+    const admitted = await admission.admit(guest('g'), { models: ['or3/offline-demo'] })
+    expect(admitted).toMatchObject({ limits: { dailyTokens: 200_000, maxOutputTokens: 4_096 }, allowance: { tokens: 200_000, cost: Infinity } })
+    const costly = structuredClone(WORKFLOW_EXAMPLES['triage-router']!)
+    for (const node of costly.nodes) if (node.kind === 'agent') Object.assign(node, { maxToolRounds: 20, retries: 5 })
+    expect(workflowModelCallBound(costly)).toBeGreaterThan(50)
+    await expect(admission.admit(guest('g'), { models: ['or3/offline-demo'], workflow: costly })).rejects.toMatchObject({ name: 'WorkflowCostError', limit: 50 })
+
+    await policy.setOverrides({ guest: { models: '*', dailyTokens: 10, jobStartsPerMinute: 3 } })
+    expect((await policy.view()).effective.guest).toMatchObject({ models: '*', dailyTokens: 10, jobsAtOnce: 2 })
+    await admission.admit(guest('h'), { models: ['openai/gpt-4o'] })
+    await store.addUsage('h', utcDay(Date.now()), { tokens: 10, cost: 0 })
+    await expect(admission.admit(guest('h'), { models: ['or3/offline-demo'] })).rejects.toMatchObject({ name: 'BudgetExceededError' })
+    await expect(admission.admit(guest('h'), { models: ['or3/offline-demo'] })).rejects.toMatchObject({ name: 'BudgetExceededError' })
+    // Those refusals still counted as starts: the fourth is over the admin's rate of 3.
+    await expect(admission.admit(guest('h'), { models: ['or3/offline-demo'] })).rejects.toMatchObject({ name: 'RateLimitError', limit: 3 })
+    expect(await admission.allowanceOnResume('h', 'guest')).toEqual({ tokens: 0, cost: 0 })
+    await policy.setOverrides({})
+    expect((await policy.view()).effective.guest).toEqual(defaults.guest)
+  })
+
+  it('lowers max_tokens and the reasoning budget to the role\'s clamp, and leaves them alone without one', () => {
+    expect(clampOutputTokens({ max_tokens: 50_000, reasoning: { max_tokens: 9_000, effort: 'high' }, temperature: 1 }, 4_096)).toEqual({ max_tokens: 4_096, reasoning: { max_tokens: 4_096, effort: 'high' }, temperature: 1 })
+    expect(clampOutputTokens({ max_tokens: 100 }, 4_096)).toEqual({ max_tokens: 100 })
+    expect(clampOutputTokens({ max_tokens: 50_000 }, 0)).toEqual({ max_tokens: 50_000 })
+  })
+
+  it('ignores a stored override that no longer parses, rather than refusing every start', async () => {
+    const store = createMemoryAccountStore()
+    await store.setSetting('role-limits', '{"guest":{"jobsAtOnce":"many"}}')
+    expect((await new RoleLimitPolicy(store, defaults).forRole('guest'))).toEqual(defaults.guest)
+  })
+})
