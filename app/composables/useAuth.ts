@@ -17,8 +17,8 @@ export function useAuth() {
     await refresh()
   }
 
-  async function signUp(name: string, password: string, invite?: string): Promise<void> {
-    await $fetch('/api/auth/register', { method: 'POST', body: { name, password, ...(invite ? { invite } : {}) } })
+  async function signUp(name: string, password: string, invite?: string, keepGuestData = false): Promise<void> {
+    await $fetch('/api/auth/register', { method: 'POST', body: { name, password, ...(invite ? { invite } : {}), ...(keepGuestData ? { keepGuestData } : {}) } })
     await refresh()
   }
 

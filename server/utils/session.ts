@@ -71,7 +71,9 @@ async function resolvePrincipal(event: H3Event): Promise<SessionPrincipal | null
     return principal
   }
   if (!config.auth.guests) return null
-  if (holder.kind === 'guest') {
+  // A guest id an account took over (its owner signed up keeping the guest's data) is a guest no
+  // more: an old copy of that cookie gets a fresh guest instead of the account's data.
+  if (holder.kind === 'guest' && await accounts.isGuestId(holder.userId)) {
     if (needsRenewal(holder.renewedAt, config.session.maxAge, now)) await writeSessionData(event, guestSessionData(holder.userId, now))
     return { id: holder.userId, name: 'Guest', role: 'guest' }
   }

@@ -25,4 +25,6 @@ export const signUpBody = z.object({
   name: accountName,
   password: accountPassword,
   invite: z.string().trim().max(100).optional(),
+  /** Signing up from a guest session: the new account keeps the guest's conversations, workflows and jobs. */
+  keepGuestData: z.boolean().optional(),
 }).strict()

@@ -219,3 +219,50 @@ describe('guests', () => {
     expect((await guest.fetch('/api/threads')).status).toBe(200)
   })
 })
+
+describe('a guest signing up', () => {
+  let openApp: RunningApp
+  beforeAll(async () => {
+    openApp = await startApp(entry, { NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo' })
+    const admin = new SessionClient(openApp.url)
+    expect((await admin.post('/api/auth/register', { name: 'Ada', password })).status).toBe(201)
+    expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'open' }) })).status).toBe(200)
+  }, 60_000)
+  afterAll(async () => {
+    await openApp?.stop()
+  })
+
+  it('keeps the guest\'s conversations when asked, and an old copy of the guest cookie no longer opens them', async () => {
+    const browser = new SessionClient(openApp.url)
+    const thread = await (await browser.post('/api/threads', {})).json()
+    const { examples } = await browser.json('/api/workflows/examples')
+    expect((await browser.post('/api/workflows', { definition: examples[0].definition })).status).toBe(201)
+    const guestCookie = browser.cookie
+
+    const created = await browser.post('/api/auth/register', { name: 'Gus', password, keepGuestData: true })
+    expect(created.status).toBe(201)
+    expect(browser.cookie).not.toBe(guestCookie)
+    expect((await browser.json('/api/threads')).threads.map((item: { id: string }) => item.id)).toContain(thread.id)
+    expect((await browser.json('/api/workflows')).workflows).toHaveLength(1)
+
+    // The same account from another device sees them too.
+    const phone = new SessionClient(openApp.url)
+    expect((await phone.post('/api/auth/login', { name: 'Gus', password })).status).toBe(200)
+    expect((await phone.fetch(`/api/threads/${thread.id}`)).status).toBe(200)
+
+    // Whoever still holds the guest cookie is a new guest now, with nothing of the account's.
+    const stale = new SessionClient(openApp.url)
+    stale.cookie = guestCookie
+    expect(await stale.json('/api/auth/me')).toMatchObject({ user: { role: 'guest' } })
+    expect((await stale.json('/api/auth/me')).user.id).not.toBe((await phone.json('/api/auth/me')).user.id)
+    expect((await stale.fetch(`/api/threads/${thread.id}`)).status).toBe(404)
+  })
+
+  it('leaves the guest\'s conversations behind without it', async () => {
+    const browser = new SessionClient(openApp.url)
+    const thread = await (await browser.post('/api/threads', {})).json()
+    expect((await browser.post('/api/auth/register', { name: 'Hal', password })).status).toBe(201)
+    expect((await browser.fetch(`/api/threads/${thread.id}`)).status).toBe(404)
+    expect((await browser.post('/api/auth/register', { name: 'Ida', password, keepGuestData: 'yes' })).status).toBe(400)
+  })
+})

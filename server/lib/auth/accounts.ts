@@ -98,9 +98,9 @@ export class AccountService {
     await this.store.setSetting(SIGNUP_SETTING, policy)
   }
 
-  /** Creates the admin account on first run; 409 once any account exists. */
-  async createFirstAdmin(name: string, password: string): Promise<StoredAccount> {
-    const account = await this.store.createAccount({ name, passwordHash: await this.passwords.hash(password), role: 'admin', onlyIfNone: true })
+  /** Creates the admin account on first run (with `id`, when it takes over a guest's); 409 once any account exists. */
+  async createFirstAdmin(name: string, password: string, id?: string): Promise<StoredAccount> {
+    const account = await this.store.createAccount({ name, passwordHash: await this.passwords.hash(password), role: 'admin', onlyIfNone: true, id })
     if (!account) throw new AuthError('already-set-up', 'This server already has its admin account. Sign in instead.')
     return account
   }
@@ -112,9 +112,15 @@ export class AccountService {
     return publicAccount(account)
   }
 
-  /** Signs up under the admin's policy (an invite code when it asks for one). */
-  async signUp(name: string, password: string, invite: string | undefined): Promise<StoredAccount> {
-    if (await this.needsSetup()) return this.createFirstAdmin(name, password)
+  /**
+   * Signs up under the admin's policy (an invite code when it asks for one). `fromGuest`: the guest
+   * id of the session signing up, whose conversations, workflows and jobs the account keeps (it
+   * takes the guest's id, so they are its own without moving a record; that guest id is never a
+   * guest again, see `isGuestId`).
+   */
+  async signUp(name: string, password: string, invite: string | undefined, fromGuest?: string): Promise<StoredAccount> {
+    if (fromGuest !== undefined && await this.store.getAccount(fromGuest)) throw new AuthError('name-taken', 'This guest session already became an account. Sign in instead.')
+    if (await this.needsSetup()) return this.createFirstAdmin(name, password, fromGuest)
     const policy = await this.signupPolicy()
     if (policy === 'closed') throw new AuthError('signup-closed', 'Sign-up is closed on this server. Ask its admin for an account or an invite link.')
     if (await this.store.findAccountByName(name)) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
@@ -122,9 +128,14 @@ export class AccountService {
     if (policy === 'invite' && !(invite && await this.store.useInvite(hashInviteCode(invite)))) {
       throw new AuthError('bad-invite', invite ? 'This invite link was already used or has expired. Ask the admin for a new one.' : 'Sign-up needs an invite link from the admin.')
     }
-    const account = await this.store.createAccount({ name, passwordHash, role: 'user' })
+    const account = await this.store.createAccount({ name, passwordHash, role: 'user', id: fromGuest })
     if (!account) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
     return account
+  }
+
+  /** Whether `id` may act as a guest: not once an account took it over (a copy of the old guest cookie must not open the account). */
+  async isGuestId(id: string): Promise<boolean> {
+    return (await this.store.getAccount(id)) === null
   }
 
   /** The account for a name and password, or 401 with one message for every mismatch. */

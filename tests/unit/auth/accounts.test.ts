@@ -129,4 +129,17 @@ describe('AccountService', () => {
     expect((await refusal(accounts.attempts.newSession('10.0.0.9'))).refusal).toBe('too-many-attempts')
     await accounts.attempts.newSession('10.0.0.10')
   })
+
+  it('lets a guest\'s sign-up take over the guest id, once, after which that id is no guest', async () => {
+    await accounts.signUp('Ada', 'password-1', undefined)
+    await accounts.setSignupPolicy('open')
+    const guestId = crypto.randomUUID()
+    expect(await accounts.isGuestId(guestId)).toBe(true)
+    const account = await accounts.signUp('Gus', 'password-1', undefined, guestId)
+    expect(account).toMatchObject({ id: guestId, role: 'user' })
+    expect(await accounts.isGuestId(guestId)).toBe(false)
+    expect((await refusal(accounts.signUp('Gil', 'password-1', undefined, guestId))).refusal).toBe('name-taken')
+    expect(await accounts.roleOf(guestId)).toBe('user')
+    expect(await accounts.roleOf(crypto.randomUUID())).toBe('guest')
+  })
 })
