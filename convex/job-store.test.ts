@@ -9,6 +9,7 @@ import { describeWorkflowStoreContract } from '../tests/support/workflow-store-c
 import schema from './schema'
 import { createConvexAccountStore } from '../server/lib/stores/accounts/convex'
 import { describeAccountStoreContract } from '../tests/support/account-store-contract'
+import { withAccountCache } from '../server/lib/stores/accounts/cached'
 
 const modules = import.meta.glob('./**/*.ts')
 const secret = 'a-convex-test-server-secret-of-enough-length'
@@ -29,3 +30,6 @@ describeThreadStoreContract('convex (convex-test)', () => createConvexThreadStor
 describeWorkflowStoreContract('convex (convex-test)', () => createConvexWorkflowStore({ client: testClient(), secret }))
 
 describeAccountStoreContract('convex (convex-test)', () => createConvexAccountStore({ client: testClient(), secret }))
+
+// As the server opens it: account lookups cached, and forgotten when this instance changes them.
+describeAccountStoreContract('convex with the account cache (convex-test)', () => withAccountCache(createConvexAccountStore({ client: testClient(), secret }), 60_000))

@@ -179,6 +179,16 @@ export default defineSchema({
     value: v.string(),
   }).index('by_key', ['key']),
 
+  /**
+   * Rate-limit counters shared by every instance (rate-limiter-flexible's store, server/lib/stores/
+   * rate-limits/convex.ts): points used under a key until `expire` (ms since the epoch; null: never).
+   */
+  rate_limits: defineTable({
+    key: v.string(),
+    points: v.number(),
+    expire: v.union(v.number(), v.null()),
+  }).index('by_key', ['key']).index('by_expire', ['expire']),
+
   /** Tokens and credits each principal used per UTC day, for the daily budgets. */
   usage_daily: defineTable({
     user_id: v.string(),

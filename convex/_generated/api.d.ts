@@ -15,6 +15,7 @@ import type * as leases from "../leases.js";
 import type * as lib_jobRecords from "../lib/jobRecords.js";
 import type * as lib_serverGuard from "../lib/serverGuard.js";
 import type * as notifications from "../notifications.js";
+import type * as rateLimits from "../rateLimits.js";
 import type * as threads from "../threads.js";
 import type * as workflows from "../workflows.js";
 
@@ -33,6 +34,7 @@ import type * as workflows from "../workflows.js";
 "lib/jobRecords": typeof lib_jobRecords,
 "lib/serverGuard": typeof lib_serverGuard,
 "notifications": typeof notifications,
+"rateLimits": typeof rateLimits,
 "threads": typeof threads,
 "workflows": typeof workflows,
   }>;

@@ -37,11 +37,13 @@ export default defineNitroPlugin((nitroApp) => {
     roleLimits: { forRole: role => accounts!.limits.forRole(role) },
     usage: stores.accounts,
     roleOf: userId => accounts!.roleOf(userId),
+    limiterFor: stores.limiterFor,
   })
   accounts = new AccountService(stores.accounts, { hash: hashPassword, verify: verifyPassword }, {
     signInAttemptsPerIpPerMinute: auth.signInAttemptsPerIpPerMinute,
     signInFailuresPerAccount: auth.signInFailuresPerAccount,
     sessionsPerIpPerMinute: auth.sessionsPerIpPerMinute,
+    limiterFor: stores.limiterFor,
     tokensPerUser: auth.tokensPerUser,
     inviteTtlMs: Math.round(auth.inviteTtlHours * 3_600_000),
     onAccountDeleted: userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId),

@@ -1,9 +1,11 @@
 /**
- * How fast a client may try passwords and mint sessions (rate-limiter-flexible, in this process's
- * memory): sign-in attempts per client address, failed sign-ins per account name, and new guest
- * sessions per address. A refusal is an `AuthError('too-many-attempts')` with `Retry-After`.
+ * How fast a client may try passwords and mint sessions (rate-limiter-flexible, counters where
+ * `limiterFor` keeps them: memory, or Convex shared by every instance): sign-in attempts per
+ * client address, failed sign-ins per account name, and new guest sessions per address. A refusal
+ * is an `AuthError('too-many-attempts')` with `Retry-After`.
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { memoryLimiters, type LimiterFactory } from '../stores/rate-limits/limiters'
 import { AuthError } from './auth-errors'
 
 /** The limits, from `auth` in the runtime config. */
@@ -11,6 +13,8 @@ export interface AttemptLimitSettings {
   signInAttemptsPerIpPerMinute: number
   signInFailuresPerAccount: number
   sessionsPerIpPerMinute: number
+  /** Where the counters live (default: this process's memory). */
+  limiterFor?: LimiterFactory
 }
 
 /** Window over which an account's failed sign-ins count. */
@@ -22,14 +26,15 @@ function retryAfter(refusal: RateLimiterRes): number {
 
 /** The sign-in and session-minting limiters of one process. */
 export class AttemptLimits {
-  private readonly signInsPerIp: RateLimiterMemory
-  private readonly failuresPerAccount: RateLimiterMemory
-  private readonly sessionsPerIp: RateLimiterMemory
+  private readonly signInsPerIp: RateLimiterAbstract
+  private readonly failuresPerAccount: RateLimiterAbstract
+  private readonly sessionsPerIp: RateLimiterAbstract
 
   constructor(settings: AttemptLimitSettings) {
-    this.signInsPerIp = new RateLimiterMemory({ keyPrefix: 'sign-in-ip', points: settings.signInAttemptsPerIpPerMinute, duration: 60 })
-    this.failuresPerAccount = new RateLimiterMemory({ keyPrefix: 'sign-in-account', points: settings.signInFailuresPerAccount, duration: FAILURE_WINDOW_SECONDS })
-    this.sessionsPerIp = new RateLimiterMemory({ keyPrefix: 'session-ip', points: settings.sessionsPerIpPerMinute, duration: 60 })
+    const limiterFor = settings.limiterFor ?? memoryLimiters
+    this.signInsPerIp = limiterFor({ keyPrefix: 'sign-in-ip', points: settings.signInAttemptsPerIpPerMinute, duration: 60 })
+    this.failuresPerAccount = limiterFor({ keyPrefix: 'sign-in-account', points: settings.signInFailuresPerAccount, duration: FAILURE_WINDOW_SECONDS })
+    this.sessionsPerIp = limiterFor({ keyPrefix: 'session-ip', points: settings.sessionsPerIpPerMinute, duration: 60 })
   }
 
   /** Counts a sign-in attempt from `ip` and refuses one for an account locked by failures. */

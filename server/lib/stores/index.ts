@@ -22,7 +22,13 @@ import type { AccountStore } from './accounts/account-store'
 import { createConvexAccountStore } from './accounts/convex'
 import { createMemoryAccountStore } from './accounts/memory'
 import { createSqliteAccountStore } from './accounts/sqlite'
+import { withAccountCache } from './accounts/cached'
 import { withBusyRetry } from './sqlite/busy'
+import { convexLimiters } from './rate-limits/convex'
+import { memoryLimiters, type LimiterFactory } from './rate-limits/limiters'
+
+/** How long an instance remembers an account lookup on Convex (see accounts/cached.ts). */
+const CONVEX_ACCOUNT_CACHE_MS = 2_000
 
 /** Every store of the app. */
 export interface AppStores {
@@ -30,6 +36,8 @@ export interface AppStores {
   threads: ThreadStore
   workflows: WorkflowStore
   accounts: AccountStore
+  /** Where rate-limit counters live: shared by every instance on Convex, else this process's memory. */
+  limiterFor: LimiterFactory
 }
 
 /** Opens the stores the config asks for, with the per-user quotas of `limits` applied. */
@@ -43,14 +51,14 @@ function openBackend(config: ServerConfig): AppStores {
     case 'sqlite': {
       const path = join(config.dataDir, 'or3.sqlite')
       // Another process holding the file's write lock is waited out between requests, not inside them.
-      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), accounts: withBusyRetry(createSqliteAccountStore({ path })) }
+      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), accounts: withBusyRetry(createSqliteAccountStore({ path })), limiterFor: memoryLimiters }
     }
     case 'memory':
-      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), accounts: createMemoryAccountStore() }
+      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), accounts: createMemoryAccountStore(), limiterFor: memoryLimiters }
     case 'convex': {
       const client = new ConvexHttpClient(config.convex.url)
       const secret = config.convex.serverSecret
-      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), accounts: createConvexAccountStore({ client, secret }) }
+      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), accounts: withAccountCache(createConvexAccountStore({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
     }
   }
 }

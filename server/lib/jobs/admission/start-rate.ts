@@ -3,17 +3,12 @@
  * address, per minute (rate-limiter-flexible). The concurrency caps (caps.ts) bound how many run at
  * once; this bounds how fast a client can start them, so one session or one address cannot fire
  * hundreds of billed upstream calls in seconds, or mint sessions to get around its per-user rate.
- * The counters live where `limiterFor` puts them: this process's memory by default, a shared
- * store when several instances serve the same users.
+ * The counters live where `limiterFor` puts them (stores/rate-limits): this process's memory by
+ * default, Convex when several instances serve the same users.
  */
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { memoryLimiters, type LimiterFactory } from '../../stores/rate-limits/limiters'
 import type { JobPrincipal } from './principal'
-
-/** Makes a limiter of `points` per `duration` seconds whose keys start with `keyPrefix`. */
-export type LimiterFactory = (options: { keyPrefix: string, points: number, duration: number }) => RateLimiterAbstract
-
-/** Counters in this process's memory. */
-export const memoryLimiters: LimiterFactory = options => new RateLimiterMemory(options)
 
 /** Raised when a client starts jobs faster than allowed; answered 429 with `Retry-After`. */
 export class RateLimitError extends Error {

@@ -1,0 +1,61 @@
+import { convexTest } from 'convex-test'
+import { RateLimiterRes } from 'rate-limiter-flexible'
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { ConvexFunctionClient } from '../server/lib/stores/jobs/convex'
+import { convexLimiters } from '../server/lib/stores/rate-limits/convex'
+import { JobStartRate, RateLimitError } from '../server/lib/jobs/admission/start-rate'
+import { AttemptLimits } from '../server/lib/auth/attempt-limits'
+import schema from './schema'
+
+const modules = import.meta.glob('./**/*.ts')
+const secret = 'a-convex-test-server-secret-of-enough-length'
+
+let client: ConvexFunctionClient
+let now: number
+beforeEach(() => {
+  process.env.OR3_SERVER_SECRET = secret
+  client = convexTest(schema, modules) as unknown as ConvexFunctionClient
+  now = Date.UTC(2026, 10, 22, 12)
+})
+
+describe('rate-limit counters on Convex', () => {
+  it('are shared by every instance: two servers together allow the points once, and the refusal says when to retry', async () => {
+    const instanceA = convexLimiters(client, secret, () => now)({ keyPrefix: 'starts', points: 3, duration: 60 })
+    const instanceB = convexLimiters(client, secret, () => now)({ keyPrefix: 'starts', points: 3, duration: 60 })
+    await instanceA.consume('alice')
+    await instanceB.consume('alice')
+    const third = await instanceA.consume('alice')
+    expect(third).toMatchObject({ consumedPoints: 3, remainingPoints: 0 })
+    const refusal = await instanceB.consume('alice').catch((error: unknown) => error)
+    expect(refusal).toBeInstanceOf(RateLimiterRes)
+    expect(refusal).toMatchObject({ consumedPoints: 4, remainingPoints: 0, msBeforeNext: 60_000 })
+    await expect(instanceB.consume('bob')).resolves.toMatchObject({ consumedPoints: 1 })
+    // A minute on, the counter starts again.
+    now += 60_001
+    await expect(instanceA.consume('alice')).resolves.toMatchObject({ consumedPoints: 1, isFirstInDuration: true })
+  })
+
+  it('serves penalty, get and delete, so sign-in lockouts hold across instances', async () => {
+    const settings = { signInAttemptsPerIpPerMinute: 100, signInFailuresPerAccount: 2, sessionsPerIpPerMinute: 100, limiterFor: convexLimiters(client, secret, () => now) }
+    const instanceA = new AttemptLimits(settings)
+    const instanceB = new AttemptLimits(settings)
+    await instanceA.signInFailed('ada')
+    await instanceB.signInFailed('ada')
+    await expect(instanceA.beforeSignIn('10.0.0.1', 'ada')).rejects.toMatchObject({ refusal: 'too-many-attempts', retryAfterSeconds: 900 })
+    await expect(instanceB.beforeSignIn('10.0.0.1', 'bob')).resolves.toBeUndefined()
+    await instanceB.signInSucceeded('ada')
+    await expect(instanceA.beforeSignIn('10.0.0.1', 'ada')).resolves.toBeUndefined()
+  })
+
+  it('count job starts of one user across instances', async () => {
+    const limiterFor = convexLimiters(client, secret, () => now)
+    const instanceA = new JobStartRate(100, limiterFor)
+    const instanceB = new JobStartRate(100, limiterFor)
+    const principal = { userId: 'u1', role: 'user' as const, ip: '10.0.0.9' }
+    await instanceA.consume(principal, 2)
+    await instanceB.consume(principal, 2)
+    const refusal = await instanceA.consume(principal, 2).catch((error: unknown) => error)
+    expect(RateLimitError.isInstance(refusal)).toBe(true)
+    expect(refusal).toMatchObject({ scope: 'user', limit: 2, retryAfterSeconds: 60 })
+  })
+})
