@@ -43,6 +43,13 @@ export interface DailyUsage {
   jobs: number
 }
 
+/** What `GET /api/auth/usage` answers: today's usage against the role's budgets and what else applies. */
+export interface MyUsage extends Omit<DailyUsage, 'userId'> {
+  limits: RoleLimits
+  /** When the day's budgets start again (ms since the epoch: the next midnight UTC). */
+  resetsAt: number
+}
+
 /** One row of the admin page's usage table. */
 export interface UserUsageRow extends DailyUsage {
   name: string

@@ -76,6 +76,9 @@ describe('limits per role', () => {
     expect(refused.status).toBe(402)
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(await refused.json()).toMatchObject({ data: { budget: 'tokens', limit: 40 }, message: expect.stringMatching(/daily budget of 40 tokens/) })
+    const mine = await started[0]!.client.json('/api/auth/usage')
+    expect(mine).toMatchObject({ jobs: 1, limits: { dailyTokens: 40, jobsAtOnce: 1 }, resetsAt: expect.any(Number) })
+    expect(mine.tokens).toBeGreaterThanOrEqual(40)
 
     // The admin sees the usage, and raises the guests' budget: the same guest starts again.
     const usage = await admin.json('/api/admin/usage')

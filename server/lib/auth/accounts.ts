@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { Account, ApiTokenSummary, CreatedApiToken, CreatedInvite, Role, SessionPrincipal, SignupPolicy } from '../../../shared/types/account'
-import type { RoleLimitTable, UserUsageRow } from '../../../shared/types/limits'
+import type { MyUsage, RoleLimitTable, UserUsageRow } from '../../../shared/types/limits'
 import { accountNameKey, type AccountPatch, type AccountStore, type StoredAccount, type StoredApiToken } from '../stores/accounts/account-store'
 import { hashApiToken, looksLikeApiToken, newApiToken } from './api-tokens'
 import { AttemptLimits, type AttemptLimitSettings } from './attempt-limits'
@@ -73,6 +73,14 @@ export class AccountService {
   /** The role of principal `id`: its account's, or `guest` when it has none. */
   async roleOf(id: string): Promise<Role> {
     return (await this.store.getAccount(id))?.role ?? 'guest'
+  }
+
+  /** `principal`'s usage today (UTC) against its role's limits. */
+  async usageToday(principal: SessionPrincipal, now = Date.now()): Promise<MyUsage> {
+    const day = new Date(now).toISOString().slice(0, 10)
+    const [used, limits] = await Promise.all([this.store.getUsage(principal.id, day), this.limits.forRole(principal.role)])
+    const date = new Date(now)
+    return { day, tokens: used?.tokens ?? 0, cost: used?.cost ?? 0, jobs: used?.jobs ?? 0, limits, resetsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1) }
   }
 
   /** Everyone's usage on `day` (UTC), most tokens first, with their names (guests as "Guest"). */
