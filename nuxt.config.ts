@@ -128,6 +128,12 @@ export default defineNuxtConfig({
       /** Register the files under server/tools/** at start-up. */
       discovery: features.toolDiscovery.enabled,
     },
+    mcp: {
+      /** The operator's MCP servers: a JSON or YAML file ({ "mcpServers": { … } }); empty: none. */
+      configFile: '',
+      /** Longest an MCP server's handshake and first tool list may take before it counts as failed. */
+      connectTimeoutMs: 30_000,
+    },
     workflows: {
       enabled: features.workflows.enabled,
     },

@@ -1,9 +1,12 @@
-import type { ToolSummary } from '../../shared/types/tool'
+import type { McpServerStatus, ToolSummary } from '../../shared/types/tool'
 
-/** The tools the server offers models. */
+/** The tools the server offers models, and the state of the MCP servers some come from. */
 export function useTools() {
-  async function list(): Promise<ToolSummary[]> {
-    return (await $fetch<{ tools: ToolSummary[] }>('/api/tools')).tools
+  function catalog(): Promise<{ tools: ToolSummary[], mcpServers: McpServerStatus[] }> {
+    return $fetch<{ tools: ToolSummary[], mcpServers: McpServerStatus[] }>('/api/tools')
   }
-  return { list }
+  async function list(): Promise<ToolSummary[]> {
+    return (await catalog()).tools
+  }
+  return { list, catalog }
 }

@@ -1,5 +1,5 @@
-/** Lists the enabled tools: what a model may be offered and what the UI can describe. */
+/** Lists the enabled tools (what a model may be offered, with their sources) and each MCP server's state. */
 export default defineEventHandler(async (event) => {
   await requireSessionUser(event)
-  return { tools: await listToolSummaries() }
+  return listToolSummaries()
 })

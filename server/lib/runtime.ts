@@ -4,6 +4,7 @@
  */
 import type { AccountService } from './auth/accounts'
 import type { StreamSlots } from './http/stream-slots'
+import type { McpServers } from './tools/mcp/servers'
 import type { BackgroundJobManager } from './jobs/manager'
 import type { ThreadStore } from './stores/threads/thread-store'
 import type { WorkflowStore } from './stores/workflows/workflow-store'
@@ -17,6 +18,8 @@ export interface ServerRuntime {
   accounts: AccountService
   /** Open job streams, counted against their caps. */
   streams: StreamSlots
+  /** The operator's MCP servers (none without `mcp.configFile`). */
+  mcp: McpServers | undefined
 }
 
 let runtime: ServerRuntime | undefined

@@ -9,6 +9,8 @@ import { serverSecret } from '../lib/security/session-secret'
 import { closeStores, openStores } from '../lib/stores'
 import { writeJobIntoThread } from '../lib/threads/write-back'
 import { deleteUserData } from '../lib/auth/delete-user-data'
+import { loadMcpConfigFile } from '../lib/tools/mcp/config'
+import { McpServers } from '../lib/tools/mcp/servers'
 
 const logger = consola.withTag('jobs')
 
@@ -49,7 +51,13 @@ export default defineNitroPlugin((nitroApp) => {
     onAccountDeleted: userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId),
     roleLimits: limits.roles,
   })
-  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams: new StreamSlots(config.backgroundJobs.streams) })
+  // MCP servers connect in the background: start-up does not wait for them. A config file that
+  // cannot be used stops start-up here, naming the server and field.
+  const mcp = config.mcp.configFile
+    ? new McpServers(loadMcpConfigFile(config.mcp.configFile), { logger: consola.withTag('mcp'), connectTimeoutMs: config.mcp.connectTimeoutMs })
+    : undefined
+  mcp?.start()
+  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams: new StreamSlots(config.backgroundJobs.streams), mcp })
 
   jobs.startSweeper()
   jobs.recoverInterruptedJobs()
@@ -59,7 +67,7 @@ export default defineNitroPlugin((nitroApp) => {
   // The HTTP server waits for open connections before running `close`; live job streams never
   // end on their own, so stop the jobs (ending their streams) as soon as the signal arrives.
   let stopping: Promise<void> | undefined
-  const stop = () => (stopping ??= jobs.shutdown().then(() => hub.close()))
+  const stop = () => (stopping ??= jobs.shutdown().then(() => hub.close()).then(() => mcp?.close()))
   const onSignal = () => void stop()
   process.once('SIGTERM', onSignal)
   process.once('SIGINT', onSignal)

@@ -1,10 +1,18 @@
+import { currentServerRuntime } from '../lib/runtime'
 import { listServerTools, whenServerToolsReady } from '../lib/tools/registry'
-import type { ToolSummary } from '../../shared/types/tool'
+import type { McpServerStatus, ToolSummary } from '../../shared/types/tool'
 
-/** The enabled tools as the UI lists them, once start-up discovery has registered them all. */
-export async function listToolSummaries(): Promise<ToolSummary[]> {
+/**
+ * The enabled tools as the UI lists them (each with its source, and why it cannot run when its
+ * MCP server is down), once start-up discovery has registered them all, and each MCP server's state.
+ */
+export async function listToolSummaries(): Promise<{ tools: ToolSummary[], mcpServers: McpServerStatus[] }> {
   await whenServerToolsReady()
-  return listServerTools()
+  const tools = listServerTools()
     .filter(tool => tool.enabled)
-    .map(tool => ({ name: tool.name, description: tool.description, parameters: tool.parameters, runtime: tool.runtime }))
+    .map((tool) => {
+      const unavailable = tool.unavailable?.()
+      return { name: tool.name, description: tool.description, parameters: tool.parameters, runtime: tool.runtime, ...(tool.source ? { source: tool.source } : {}), ...(unavailable ? { unavailable } : {}) }
+    })
+  return { tools, mcpServers: currentServerRuntime()?.mcp?.statuses() ?? [] }
 }

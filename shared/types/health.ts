@@ -19,5 +19,6 @@ export interface JobsHealth {
 /** The whole report. */
 export interface HealthReport extends JobsHealth {
   status: 'ok' | 'unavailable'
-  tools: { registered: number }
+  /** Tools registered, and each MCP server's state (its error is shown to signed-in users in GET /api/tools). */
+  tools: { registered: number, mcpServers: Array<{ name: string, state: 'connecting' | 'ready' | 'failed' | 'disabled' | 'closed' }> }
 }

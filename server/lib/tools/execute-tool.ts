@@ -61,6 +61,10 @@ export async function executeServerTool(
   if (!tool.enabled) {
     return failure(toolName, 'disabled', `Tool "${toolName}" is disabled.`, startedAt, tool.runtime)
   }
+  const unavailable = tool.unavailable?.()
+  if (unavailable !== undefined) {
+    return failure(toolName, 'unavailable', unavailable, startedAt, tool.runtime)
+  }
 
   const parsed = parseToolArguments(argsJson)
   if (!parsed.ok) {

@@ -121,6 +121,8 @@ export function registerServerTool<TArgs = Record<string, unknown>>(
     timeoutMs: options.timeoutMs,
     idempotent: options.idempotent ?? definition.idempotent ?? false,
     handler: handler as ServerToolHandler<any>,
+    source: options.source,
+    unavailable: options.unavailable,
   })
   const isZod = typeof rawParameters === 'object' && rawParameters !== null && '_zod' in rawParameters
   registry.set(name, { tool, validate, zodSchema: isZod ? (rawParameters as z.ZodType) : undefined })
@@ -147,12 +149,13 @@ export function listServerTools(): RegisteredServerTool[] {
 
 /**
  * Enabled server-executable tools in the exact shape of OpenRouter's `tools: [...]`.
- * With `names`, only those tools (unknown names are ignored). Client-only tools are never offered.
+ * With `names`, only those tools (unknown names are ignored). Client-only tools, and tools whose
+ * source is unavailable right now (an MCP server that is down), are never offered.
  */
 export function getEnabledDefinitions(names?: readonly string[]): OpenRouterToolDefinition[] {
   const wanted = names ? new Set(names) : null
   return listServerTools()
-    .filter(tool => tool.enabled && tool.runtime !== 'client' && (!wanted || wanted.has(tool.name)))
+    .filter(tool => tool.enabled && tool.runtime !== 'client' && (!wanted || wanted.has(tool.name)) && tool.unavailable?.() === undefined)
     .map(tool => ({
       type: 'function' as const,
       function: { name: tool.name, description: tool.description, parameters: structuredClone(tool.parameters) },

@@ -67,8 +67,22 @@ export type ServerToolHandler<TArgs = Record<string, unknown>> = (
   context: ToolExecutionContext,
 ) => unknown
 
+/** Where a tool comes from: built into the app, a tool file, an MCP server, or the dynamic tools directory. */
+export interface ToolSource {
+  kind: 'builtin' | 'file' | 'mcp' | 'dynamic'
+  /** The MCP server's name, or the file's path. */
+  name?: string
+}
+
 /** Options of `registerServerTool`. */
 export interface RegisterServerToolOptions {
+  /** Where the tool comes from (shown by `GET /api/tools`). */
+  source?: ToolSource
+  /**
+   * Why the tool cannot run right now (its MCP server is down), or undefined when it can. An
+   * unavailable tool is not offered to models, and a call to it gets this reason as its error.
+   */
+  unavailable?: () => string | undefined
   runtime?: ToolRuntime
   /** Per-call time limit; defaults to the registry default (10000 ms unless configured). */
   timeoutMs?: number
@@ -88,6 +102,7 @@ export type ToolErrorCode =
   | 'aborted'
   | 'execution_failed'
   | 'invalid_result'
+  | 'unavailable'
 
 /** The outcome of `executeServerTool`; it never throws. */
 export interface ToolExecutionResult {
@@ -113,4 +128,7 @@ export interface RegisteredServerTool {
   /** Safe to re-run after a crash interrupted it. */
   idempotent: boolean
   handler: ServerToolHandler<any>
+  source?: ToolSource
+  /** See `RegisterServerToolOptions.unavailable`. */
+  unavailable?: () => string | undefined
 }

@@ -1,0 +1,95 @@
+/**
+ * The operator's MCP servers: a JSON or YAML file (`mcp.configFile`) in the shape most MCP
+ * clients use, `{ "mcpServers": { "<name>": { … } } }`, validated at start-up with messages that
+ * name the server and the field. A server is either a command run over stdio (`command`, `args`,
+ * `env`, `cwd`) or a Streamable HTTP endpoint (`url`, `headers`). Users never supply commands:
+ * only this file does.
+ */
+import { readFileSync } from 'node:fs'
+import { extname } from 'node:path'
+import { parse as parseYaml } from 'yaml'
+import { z } from 'zod'
+
+/** A server name: it prefixes its tools' names (`<server>__<tool>`), so it is short and plain. */
+export const MCP_SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/
+
+const common = {
+  /** Off: not connected, its tools not offered. */
+  enabled: z.boolean().default(true),
+  /** Longest a call waits without a reply or a progress notification (progress resets it). */
+  timeoutMs: z.number().int().min(100).max(3_600_000).default(60_000),
+  /** Longest a call may take whatever progress it reports. */
+  maxTotalTimeoutMs: z.number().int().min(100).max(3_600_000).default(600_000),
+  /** Only these of its tools are registered (default: all). */
+  tools: z.array(z.string().min(1).max(128)).max(1_000).optional(),
+}
+
+const stdioServer = z.object({
+  type: z.literal('stdio').optional(),
+  command: z.string().trim().min(1, 'must name the program to run, such as npx or node'),
+  args: z.array(z.string().max(4_096)).max(200).default([]),
+  /** The child's whole environment besides PATH: the server's own variables (its secrets) are never passed. */
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'), z.string().max(32_768)).default({}),
+  cwd: z.string().min(1).optional(),
+  ...common,
+}).strict()
+
+const httpServer = z.object({
+  type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:3001/mcp' }),
+  headers: z.record(z.string().regex(/^[!#$%&'*+.^`|~\w-]+$/, 'must be an HTTP header name'), z.string().max(8_192)).default({}),
+  ...common,
+}).strict()
+
+const serverSchema = z.union([stdioServer, httpServer], { error: 'must have either "command" (a program run over stdio) or "url" (a Streamable HTTP endpoint), with only the fields that kind takes' })
+
+export const mcpConfigSchema = z.object({
+  mcpServers: z.record(z.string().regex(MCP_SERVER_NAME, 'server names are 1-32 letters, digits, "_" or "-"'), serverSchema).default({}),
+}).strict()
+
+/** One configured server, as the connection uses it. */
+export type McpServerConfig = { name: string } & (
+  | ({ transport: 'stdio' } & Omit<z.infer<typeof stdioServer>, 'type'>)
+  | ({ transport: 'http' } & Omit<z.infer<typeof httpServer>, 'type'>)
+)
+
+/** Raised for a config file that cannot be used; the message names the file, the server and the field. */
+export class McpConfigError extends Error {
+  override name = 'McpConfigError'
+}
+
+/** Validates a parsed config (from `source`, for messages) into the servers to connect. */
+export function parseMcpConfig(raw: unknown, source: string): McpServerConfig[] {
+  const parsed = mcpConfigSchema.safeParse(raw)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const [root, server, ...field] = issue.path.map(String)
+      const where = root === 'mcpServers' && server !== undefined ? `server "${server}"${field.length > 0 ? `, field "${field.join('.')}"` : ''}` : issue.path.join('.') || 'the file'
+      // zod reports a bad record key without the key schema's own message.
+      const message = issue.code === 'invalid_key' && root === 'mcpServers' ? 'server names are 1-32 letters, digits, "_" or "-"' : issue.message
+      return `- ${where}: ${message}`
+    })
+    throw new McpConfigError(`Invalid MCP server config ${source}:\n${problems.join('\n')}`)
+  }
+  return Object.entries(parsed.data.mcpServers).map(([name, server]) => {
+    const { type: _type, ...rest } = server
+    return 'command' in rest ? { name, transport: 'stdio' as const, ...rest } : { name, transport: 'http' as const, ...rest }
+  })
+}
+
+/** Reads and validates the config file at `path` (`.yaml`/`.yml` as YAML, anything else as JSON). */
+export function loadMcpConfigFile(path: string): McpServerConfig[] {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new McpConfigError(`Cannot read the MCP server config ${path} (NUXT_MCP_CONFIG_FILE): ${(error as Error).message}`)
+  }
+  let raw: unknown
+  try {
+    raw = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text)
+  } catch (error) {
+    throw new McpConfigError(`The MCP server config ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(error as Error).message}`)
+  }
+  return parseMcpConfig(raw ?? {}, path)
+}

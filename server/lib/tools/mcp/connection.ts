@@ -1,0 +1,300 @@
+/**
+ * One configured MCP server: its connection (the official SDK's client, over stdio or Streamable
+ * HTTP), its tools in the registry, and its life. It connects without holding up start-up; a
+ * connection that fails or drops (a crashed child, a server that went away) is retried with
+ * exponential backoff and jitter, and after `breakerAfter` failures in a row the circuit opens:
+ * attempts wait `breakerCooldownMs` apart until one succeeds. While it is down its tools stay in
+ * the registry but are not offered to models, and a call gets "MCP server X is unavailable
+ * (reason)". A server that forgot our session (it restarted) is reconnected transparently on the
+ * next call. A stdio child gets only the environment its config gives it, plus PATH.
+ */
+import { Client, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { getServerTool, registerServerTool, unregisterServerTool } from '../registry'
+import { MAX_TOOL_RESULT_BYTES } from '../tool-result'
+import type { JsonSchemaObject } from '../tool-types'
+import type { McpServerConfig } from './config'
+import { mcpResultText } from './results'
+import { mcpToolNames } from './tool-names'
+import type { McpServerStatus } from '../../../../shared/types/tool'
+
+/** Where log lines go (consola in the server). */
+export interface McpLogger {
+  info: (message: string) => void
+  warn: (message: string, ...details: unknown[]) => void
+}
+
+/** Retry timing (defaults for the server; tests shorten them). */
+export interface McpRetryPolicy {
+  baseDelayMs: number
+  maxDelayMs: number
+  /** Failures in a row after which the circuit opens. */
+  breakerAfter: number
+  breakerCooldownMs: number
+}
+
+export const DEFAULT_RETRY_POLICY: McpRetryPolicy = { baseDelayMs: 1_000, maxDelayMs: 60_000, breakerAfter: 8, breakerCooldownMs: 5 * 60_000 }
+
+/** What a connection needs besides its config. */
+export interface McpConnectionOptions {
+  logger: McpLogger
+  /** Longest the handshake and the first tool list may take. */
+  connectTimeoutMs: number
+  retry?: McpRetryPolicy
+  random?: () => number
+}
+
+/** Longest stderr line logged (a child printing megabytes does not fill the log). */
+const MAX_LOG_LINE = 2_000
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** A server that no longer knows our session (it restarted): HTTP 404 on a request that carried one. */
+function isStaleSession(error: unknown): boolean {
+  const status = (error as { status?: unknown } | null)?.status
+  return status === 404 || /session not found|unknown session|no valid session/i.test(errorText(error))
+}
+
+/** The schema as the registry takes it: an object schema, without a `$schema` the validator may not know. */
+function toParameters(inputSchema: Tool['inputSchema']): JsonSchemaObject {
+  const { $schema: _ignored, ...schema } = (inputSchema ?? {}) as Record<string, unknown>
+  return { ...schema, type: 'object' } as JsonSchemaObject
+}
+
+/** One MCP server and its tools. */
+export class McpServerConnection {
+  private state: McpServerStatus['state'] = 'connecting'
+  private client: Client | undefined
+  private lastError: string | undefined
+  private failures = 0
+  private nextRetryAt: number | undefined
+  private retryTimer: ReturnType<typeof setTimeout> | undefined
+  private registered: string[] = []
+  private skipped: McpServerStatus['skipped'] = []
+  private connecting: Promise<void> | undefined
+  private stdio: StdioClientTransport | undefined
+  private closing = false
+  private readonly retry: McpRetryPolicy
+
+  constructor(readonly config: McpServerConfig, private readonly options: McpConnectionOptions) {
+    this.retry = options.retry ?? DEFAULT_RETRY_POLICY
+    if (!config.enabled) this.state = 'disabled'
+  }
+
+  /** Starts connecting in the background (no-op for a disabled server). */
+  start(): void {
+    if (this.state === 'disabled') return
+    void this.connect()
+  }
+
+  status(): McpServerStatus {
+    return {
+      name: this.config.name,
+      transport: this.config.transport,
+      state: this.state,
+      tools: this.registered.length,
+      failures: this.failures,
+      circuit: this.failures >= this.retry.breakerAfter ? 'open' : 'closed',
+      skipped: this.skipped,
+      ...(this.lastError !== undefined && this.state !== 'ready' ? { error: this.lastError } : {}),
+      ...(this.nextRetryAt !== undefined && this.state === 'failed' ? { nextRetryAt: this.nextRetryAt } : {}),
+    }
+  }
+
+  /** The stdio child's process id while it runs (for diagnostics and tests). */
+  get pid(): number | null {
+    return this.stdio?.pid ?? null
+  }
+
+  /** Why its tools cannot run now, or undefined when they can. */
+  unavailableReason(): string | undefined {
+    if (this.state === 'ready') return undefined
+    const why = this.lastError ?? (this.state === 'connecting' ? 'still connecting' : this.state)
+    const retry = this.state === 'failed' && this.nextRetryAt !== undefined ? `; the next attempt is in ${Math.max(1, Math.ceil((this.nextRetryAt - Date.now()) / 1000))} s` : ''
+    return `MCP server "${this.config.name}" is unavailable (${why})${retry}. Try again later or answer without this tool.`
+  }
+
+  /** Calls `tool` with `args`: the signal cancels it; progress notifications extend its timeout up to the maximum total. */
+  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+    for (let attempt = 0; ; attempt++) {
+      const client = this.client
+      if (this.state !== 'ready' || !client) throw new Error(this.unavailableReason())
+      try {
+        const result = await client.callTool({ name: tool, arguments: args }, {
+          signal,
+          timeout: this.config.timeoutMs,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: this.config.maxTotalTimeoutMs,
+          onprogress: () => {},
+        })
+        return mcpResultText(result as Parameters<typeof mcpResultText>[0], MAX_TOOL_RESULT_BYTES)
+      } catch (error) {
+        if (signal?.aborted) throw error
+        // The server restarted and forgot our session: the call never ran there. Reconnect and send it again, once.
+        if (attempt === 0 && this.config.transport === 'http' && isStaleSession(error)) {
+          this.options.logger.info(`MCP server "${this.config.name}" lost its session; reconnecting.`)
+          await this.reconnectNow()
+          continue
+        }
+        if ((error as Error).name === 'McpToolError') throw error
+        throw new Error(`MCP server "${this.config.name}": ${errorText(error)}`)
+      }
+    }
+  }
+
+  /** Closes the session (a stdio child is stopped) and withdraws its tools. */
+  async close(): Promise<void> {
+    this.closing = true
+    clearTimeout(this.retryTimer)
+    await this.connecting?.catch(() => {})
+    const client = this.client
+    this.client = undefined
+    if (this.state !== 'disabled') this.state = 'closed'
+    await client?.close().catch(() => {})
+    for (const name of this.registered) unregisterServerTool(name)
+    this.registered = []
+  }
+
+  private connect(): Promise<void> {
+    this.connecting ??= this.openConnection().finally(() => {
+      this.connecting = undefined
+    })
+    return this.connecting
+  }
+
+  private async reconnectNow(): Promise<void> {
+    const old = this.client
+    this.client = undefined
+    this.state = 'connecting'
+    if (old) {
+      old.onclose = undefined
+      await old.close().catch(() => {})
+    }
+    await this.connect()
+  }
+
+  private async openConnection(): Promise<void> {
+    this.state = 'connecting'
+    this.nextRetryAt = undefined
+    const client = new Client({ name: 'or3-chat', version: '1.0.0' }, {
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (error) this.options.logger.warn(`MCP server "${this.config.name}": refreshing its tools failed: ${errorText(error)}`)
+            else if (tools && this.client === client) this.syncTools(tools)
+          },
+        },
+      },
+    })
+    client.onerror = (error) => {
+      // A last progress notification may arrive just after its call's result: nothing to report.
+      if (!/progress notification for an unknown token/i.test(errorText(error))) this.options.logger.warn(`MCP server "${this.config.name}": ${errorText(error)}`)
+    }
+    try {
+      await client.connect(this.transport(), { timeout: this.options.connectTimeoutMs })
+      const { tools } = await client.listTools(undefined, { timeout: this.options.connectTimeoutMs })
+      if (this.closing) {
+        await client.close().catch(() => {})
+        return
+      }
+      this.client = client
+      client.onclose = () => this.connectionLost(client)
+      this.syncTools(tools)
+      this.state = 'ready'
+      this.failures = 0
+      this.lastError = undefined
+      this.options.logger.info(`MCP server "${this.config.name}" is ready with ${this.registered.length} tool(s).`)
+    } catch (error) {
+      await client.close().catch(() => {})
+      this.failed(errorText(error))
+    }
+  }
+
+  private connectionLost(client: Client): void {
+    if (this.closing || this.client !== client) return
+    this.client = undefined
+    this.failed(this.config.transport === 'stdio' ? 'its process exited' : 'the connection closed')
+  }
+
+  private failed(reason: string): void {
+    if (this.closing) return
+    this.failures++
+    this.lastError = reason
+    this.state = 'failed'
+    const { baseDelayMs, maxDelayMs, breakerAfter, breakerCooldownMs } = this.retry
+    const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(this.failures - 1, 30))
+    const jittered = Math.round(backoff * (0.5 + (this.options.random ?? Math.random)() / 2))
+    const delay = this.failures >= breakerAfter ? breakerCooldownMs : jittered
+    this.nextRetryAt = Date.now() + delay
+    this.options.logger.warn(`MCP server "${this.config.name}" is unavailable (${reason}); retrying in ${Math.round(delay / 1000)} s.`)
+    clearTimeout(this.retryTimer)
+    this.retryTimer = setTimeout(() => void this.connect(), delay)
+    this.retryTimer.unref?.()
+  }
+
+  private transport(): Transport {
+    const { config } = this
+    if (config.transport === 'http') {
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } })
+    }
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      // Only what the config gives, plus PATH to find programs: never this server's own secrets.
+      env: { PATH: process.env.PATH ?? '', ...config.env },
+      cwd: config.cwd,
+      stderr: 'pipe',
+    })
+    this.stdio = transport
+    let pending = ''
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8')
+      const lines = pending.split('\n')
+      pending = (lines.pop() ?? '').slice(-MAX_LOG_LINE)
+      for (const line of lines) if (line.trim()) this.options.logger.info(`[mcp:${config.name}] ${line.slice(0, MAX_LOG_LINE)}`)
+    })
+    return transport
+  }
+
+  /** Registers the server's current tools (replacing changed ones) and withdraws those it no longer lists. */
+  private syncTools(tools: readonly Tool[]): void {
+    const allowed = this.config.tools ? new Set(this.config.tools) : undefined
+    const offered = tools.filter(tool => !allowed || allowed.has(tool.name))
+    const names = mcpToolNames(this.config.name, offered.map(tool => tool.name))
+    const registered: string[] = []
+    const skipped: McpServerStatus['skipped'] = []
+    offered.forEach((tool, index) => {
+      const name = names[index]!
+      const existing = getServerTool(name)
+      if (existing && !(existing.source?.kind === 'mcp' && existing.source.name === this.config.name)) {
+        skipped.push({ tool: tool.name, reason: `the name ${name} is taken by another tool` })
+        return
+      }
+      const annotations = tool.annotations ?? {}
+      try {
+        registerServerTool(
+          { type: 'function', function: { name, description: tool.description ?? tool.title ?? `${tool.name} (MCP server ${this.config.name})`, parameters: toParameters(tool.inputSchema) } },
+          (args, context) => this.call(tool.name, args, context.signal),
+          {
+            runtime: 'server',
+            override: true,
+            idempotent: annotations.idempotentHint === true || annotations.readOnlyHint === true,
+            // The SDK's own timeouts (progress-extended) fire first; this bounds the rest.
+            timeoutMs: this.config.maxTotalTimeoutMs + 5_000,
+            source: { kind: 'mcp', name: this.config.name },
+            unavailable: () => this.unavailableReason(),
+          },
+        )
+        registered.push(name)
+      } catch (error) {
+        skipped.push({ tool: tool.name, reason: errorText(error) })
+      }
+    })
+    for (const name of this.registered) if (!registered.includes(name)) unregisterServerTool(name)
+    this.registered = registered
+    this.skipped = skipped
+    for (const item of skipped) this.options.logger.warn(`MCP server "${this.config.name}": tool "${item.tool}" skipped: ${item.reason}`)
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * MCP servers in the built server, from the operator's config file: a model calls a tool of the
+ * real server-everything (stdio) through the fake OpenRouter and gets its result; a server with a
+ * bad command shows its error while the other works; the state is in GET /api/tools and health.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../support/fake-openrouter'
+import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
+import { EVERYTHING_ENTRY } from '../support/mcp-servers'
+import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+
+let app: RunningApp
+let fake: FakeOpenRouter
+
+beforeAll(async () => {
+  fake = await startFakeOpenRouter()
+  const dir = mkdtempSync(join(tmpdir(), 'or3-mcp-e2e-'))
+  const configFile = join(dir, 'mcp.json')
+  writeFileSync(configFile, JSON.stringify({
+    mcpServers: {
+      everything: { command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], timeoutMs: 5_000 },
+      broken: { command: join(dir, 'no-such-server') },
+    },
+  }))
+  app = await startApp(await buildApp(), { NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_MCP_CONFIG_FILE: configFile })
+}, 240_000)
+afterAll(async () => {
+  await app?.stop()
+  await fake?.close()
+})
+
+describe('MCP servers', () => {
+  it('offers a ready server\'s tools to the model and runs its call, while a broken server shows its error', async () => {
+    const client = new SessionClient(app.url)
+    await vi.waitFor(async () => {
+      const { mcpServers } = await client.json('/api/tools')
+      expect(mcpServers.find((server: { name: string }) => server.name === 'everything')).toMatchObject({ state: 'ready' })
+      expect(mcpServers.find((server: { name: string }) => server.name === 'broken')).toMatchObject({ state: 'failed', error: expect.stringMatching(/ENOENT|spawn/) })
+    }, { timeout: 30_000, interval: 200 })
+    const { tools } = await client.json('/api/tools')
+    expect(tools.find((tool: { name: string }) => tool.name === 'everything__get-sum')).toMatchObject({ runtime: 'server', source: { kind: 'mcp', name: 'everything' } })
+    const health = await client.json('/api/health')
+    expect(health.tools.mcpServers).toEqual([{ name: 'everything', state: 'ready' }, { name: 'broken', state: 'failed' }])
+
+    fake.script(request => request.body.messages.some(message => message.role === 'tool')
+      ? textReply('The sum is 42.')
+      : toolCallReply([{ id: 'call_sum', name: 'everything__get-sum', arguments: '{"a":40,"b":2}' }]))
+    const before = fake.requests.length
+    const jobId = await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'What is 40 + 2?' }], _tools: ['everything__get-sum', 'everything__echo'] })
+    const job = await waitForJobEnd(client, jobId, 30_000)
+    expect(job).toMatchObject({ status: 'complete', content: 'The sum is 42.' })
+    expect(job.toolRounds[0].toolCalls[0]).toMatchObject({ name: 'everything__get-sum', result: expect.stringMatching(/42/) })
+    // The model was offered the MCP tools it was given, with their schemas.
+    const offered = fake.requests[before]!.body.tools!.map(tool => tool.function.name)
+    expect(offered.sort()).toEqual(['everything__echo', 'everything__get-sum'])
+  }, 60_000)
+})

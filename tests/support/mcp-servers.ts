@@ -1,0 +1,48 @@
+/**
+ * Real MCP servers from npm for the tests (devDependencies: nothing is downloaded at test time):
+ * `@modelcontextprotocol/server-everything` over stdio or over Streamable HTTP on a free port.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { freePort } from './free-port'
+
+const require = createRequire(import.meta.url)
+
+/** The entry script of server-everything. */
+export const EVERYTHING_ENTRY = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js')
+
+/** server-everything over stdio, as an MCP config entry. */
+export function everythingOverStdio(name = 'everything') {
+  return { name, transport: 'stdio' as const, command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], env: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 30_000 }
+}
+
+/** server-everything over Streamable HTTP on a free port; `restart` stops it and starts a fresh one on the same port. */
+export async function startEverythingOverHttp(): Promise<{ url: string, restart: () => Promise<void>, stop: () => Promise<void> }> {
+  const port = await freePort()
+  let child: ChildProcess | undefined
+  const start = async () => {
+    child = spawn(process.execPath, [EVERYTHING_ENTRY, 'streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+    await new Promise<void>((resolve, reject) => {
+      let output = ''
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString()
+        if (/listening/i.test(output)) resolve()
+      }
+      child!.stdout!.on('data', onData)
+      child!.stderr!.on('data', onData)
+      child!.once('exit', code => reject(new Error(`server-everything exited (${code}): ${output}`)))
+    })
+  }
+  const stop = async () => {
+    if (!child || child.exitCode !== null) return
+    const exited = new Promise(resolve => child!.once('exit', resolve))
+    child.kill('SIGKILL')
+    await exited
+  }
+  await start()
+  return { url: `http://127.0.0.1:${port}/mcp`, restart: async () => {
+    await stop()
+    await start()
+  }, stop }
+}

@@ -1,0 +1,114 @@
+/**
+ * MCP servers through the registry, against the real server-everything (no mock of the
+ * protocol): over stdio and over Streamable HTTP.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { McpServerConnection } from '../../../../server/lib/tools/mcp/connection'
+import { McpServers } from '../../../../server/lib/tools/mcp/servers'
+import { clearServerTools, getEnabledDefinitions, getServerTool } from '../../../../server/lib/tools/registry'
+import { executeServerTool } from '../../../../server/lib/tools/execute-tool'
+import { everythingOverStdio, startEverythingOverHttp } from '../../../support/mcp-servers'
+
+const logger = { info: () => {}, warn: () => {} }
+const fastRetry = { baseDelayMs: 50, maxDelayMs: 200, breakerAfter: 100, breakerCooldownMs: 60_000 }
+const open: Array<{ close: () => Promise<void> }> = []
+
+async function ready(connection: McpServerConnection): Promise<void> {
+  await vi.waitFor(() => expect(connection.status().state).toBe('ready'), { timeout: 20_000, interval: 50 })
+}
+
+beforeEach(() => clearServerTools())
+afterEach(async () => {
+  await Promise.all(open.splice(0).map(item => item.close()))
+  clearServerTools()
+})
+
+describe('an MCP server over stdio', () => {
+  it('registers its tools as <server>__<tool> with their schemas and annotations, and calls them', async () => {
+    const connection = new McpServerConnection(everythingOverStdio(), { logger, connectTimeoutMs: 20_000, retry: fastRetry })
+    open.push(connection)
+    connection.start()
+    await ready(connection)
+    expect(connection.status()).toMatchObject({ name: 'everything', transport: 'stdio', state: 'ready', failures: 0, circuit: 'closed', skipped: [] })
+    expect(connection.status().tools).toBeGreaterThanOrEqual(10)
+    const sum = getServerTool('everything__get-sum')!
+    expect(sum).toMatchObject({ runtime: 'server', idempotent: true, source: { kind: 'mcp', name: 'everything' }, parameters: { type: 'object', required: ['a', 'b'] } })
+    expect(getServerTool('everything__toggle-simulated-logging')!.idempotent).toBe(false)
+    expect(getEnabledDefinitions().map(tool => tool.function.name)).toContain('everything__echo')
+
+    expect(await executeServerTool('everything__get-sum', JSON.stringify({ a: 2, b: 40 }))).toMatchObject({ result: expect.stringMatching(/42/) })
+    expect(await executeServerTool('everything__get-sum', JSON.stringify({ a: 'x' }))).toMatchObject({ errorCode: 'invalid_arguments' })
+    // An image cannot be read by a chat model as tool output: it is described instead.
+    expect((await executeServerTool('everything__get-tiny-image', '{}')).result).toMatch(/\[image image\/png, [\d,]+ bytes, not shown to the model\]/)
+  })
+
+  it('lets a long operation that reports progress outlive the base timeout, and cancels a call on abort', async () => {
+    const connection = new McpServerConnection({ ...everythingOverStdio(), timeoutMs: 700 }, { logger, connectTimeoutMs: 20_000, retry: fastRetry })
+    open.push(connection)
+    connection.start()
+    await ready(connection)
+    const long = await executeServerTool('everything__trigger-long-running-operation', JSON.stringify({ duration: 2, steps: 8 }))
+    expect(long).toMatchObject({ result: expect.stringMatching(/Long running operation completed/) })
+    expect(long.executionTimeMs).toBeGreaterThan(700)
+
+    const controller = new AbortController()
+    const call = executeServerTool('everything__trigger-long-running-operation', JSON.stringify({ duration: 20, steps: 20 }), { signal: controller.signal })
+    setTimeout(() => controller.abort(), 200)
+    expect(await call).toMatchObject({ result: null, errorCode: 'aborted' })
+    // The session is fine afterwards.
+    expect(await executeServerTool('everything__echo', JSON.stringify({ message: 'still here' }))).toMatchObject({ result: 'Echo: still here' })
+  })
+
+  it('withdraws its tools when the child dies, says why to a caller, and restarts it', async () => {
+    const connection = new McpServerConnection(everythingOverStdio(), { logger, connectTimeoutMs: 20_000, retry: { ...fastRetry, baseDelayMs: 1_000 } })
+    open.push(connection)
+    connection.start()
+    await ready(connection)
+    const firstPid = connection.pid!
+    process.kill(firstPid, 'SIGKILL')
+    await vi.waitFor(() => expect(connection.status().state).toBe('failed'), { timeout: 10_000, interval: 20 })
+    expect(connection.status()).toMatchObject({ error: 'its process exited', failures: 1, nextRetryAt: expect.any(Number) })
+    expect(getEnabledDefinitions().some(tool => tool.function.name.startsWith('everything__'))).toBe(false)
+    expect(await executeServerTool('everything__echo', JSON.stringify({ message: 'x' }))).toMatchObject({ errorCode: 'unavailable', error: expect.stringMatching(/MCP server "everything" is unavailable \(its process exited\)/) })
+
+    await ready(connection)
+    expect(connection.pid).not.toBe(firstPid)
+    expect(connection.status().failures).toBe(0)
+    expect(await executeServerTool('everything__echo', JSON.stringify({ message: 'back' }))).toMatchObject({ result: 'Echo: back' })
+  })
+
+  it('keeps the others working when one server cannot start, and shows its error', async () => {
+    const servers = new McpServers([
+      { name: 'broken', transport: 'stdio', command: '/nonexistent/mcp-server', args: [], env: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 10_000 },
+      { ...everythingOverStdio(), tools: ['echo'] },
+      { ...everythingOverStdio('off'), enabled: false },
+    ], { logger, connectTimeoutMs: 20_000, retry: fastRetry })
+    open.push(servers)
+    servers.start()
+    await vi.waitFor(() => expect(servers.statuses()[1]!.state).toBe('ready'), { timeout: 20_000, interval: 50 })
+    await vi.waitFor(() => expect(servers.statuses()[0]!.failures).toBeGreaterThanOrEqual(1), { timeout: 10_000, interval: 20 })
+    const [broken, everything, off] = servers.statuses()
+    expect(broken).toMatchObject({ name: 'broken', error: expect.stringMatching(/ENOENT|not found|spawn/i) })
+    // The allowlist keeps only echo.
+    expect(everything).toMatchObject({ state: 'ready', tools: 1 })
+    expect(off).toMatchObject({ state: 'disabled', tools: 0 })
+    expect(await executeServerTool('everything__echo', JSON.stringify({ message: 'ok' }))).toMatchObject({ result: 'Echo: ok' })
+    await servers.close()
+    expect(getServerTool('everything__echo')).toBeUndefined()
+  })
+})
+
+describe('an MCP server over Streamable HTTP', () => {
+  it('calls its tools, and after the server restarts (our session unknown to it) the next call works', async () => {
+    const http = await startEverythingOverHttp()
+    open.push({ close: http.stop })
+    const connection = new McpServerConnection({ name: 'remote', transport: 'http', url: http.url, headers: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 30_000 }, { logger, connectTimeoutMs: 20_000, retry: fastRetry })
+    open.push(connection)
+    connection.start()
+    await ready(connection)
+    expect(await executeServerTool('remote__echo', JSON.stringify({ message: 'one' }))).toMatchObject({ result: 'Echo: one' })
+    await http.restart()
+    expect(await executeServerTool('remote__echo', JSON.stringify({ message: 'two' }))).toMatchObject({ result: 'Echo: two' })
+    expect(connection.status().state).toBe('ready')
+  })
+})
