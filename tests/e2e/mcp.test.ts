@@ -52,7 +52,7 @@ describe('MCP servers', () => {
     const jobId = await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'What is 40 + 2?' }], _tools: ['everything__get-sum', 'everything__echo'] })
     const job = await waitForJobEnd(client, jobId, 30_000)
     expect(job).toMatchObject({ status: 'complete', content: 'The sum is 42.' })
-    expect(job.toolRounds[0].toolCalls[0]).toMatchObject({ name: 'everything__get-sum', result: expect.stringMatching(/42/) })
+    expect(job.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'everything__get-sum', result: expect.stringMatching(/42/) })
     // The model was offered the MCP tools it was given, with their schemas.
     const offered = fake.requests[before]!.body.tools!.map(tool => tool.function.name)
     expect(offered.sort()).toEqual(['everything__echo', 'everything__get-sum'])
