@@ -2,6 +2,7 @@
  * MCP servers through the registry, against the real server-everything (no mock of the
  * protocol): over stdio and over Streamable HTTP.
  */
+import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { McpServerConnection } from '../../../../server/lib/tools/mcp/connection'
 import { McpServers } from '../../../../server/lib/tools/mcp/servers'
@@ -95,6 +96,21 @@ describe('an MCP server over stdio', () => {
     expect(await executeServerTool('everything__echo', JSON.stringify({ message: 'ok' }))).toMatchObject({ result: 'Echo: ok' })
     await servers.close()
     expect(getServerTool('everything__echo')).toBeUndefined()
+  })
+})
+
+describe('a server whose tools change', () => {
+  it('registers a tool it adds while connected (tools/list_changed)', async () => {
+    const fixture = fileURLToPath(new URL('../../../fixtures/mcp/list-changed-server.mjs', import.meta.url))
+    const connection = new McpServerConnection({ name: 'fixture', transport: 'stdio', command: process.execPath, args: [fixture], env: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 10_000 }, { logger, connectTimeoutMs: 20_000, retry: fastRetry })
+    open.push(connection)
+    connection.start()
+    await ready(connection)
+    expect(getServerTool('fixture__late')).toBeUndefined()
+    expect(await executeServerTool('fixture__add_tool', JSON.stringify({ name: 'late' }))).toMatchObject({ result: 'added late' })
+    await vi.waitFor(() => expect(getServerTool('fixture__late')).toBeDefined(), { timeout: 5_000, interval: 20 })
+    expect(await executeServerTool('fixture__late', '{}')).toMatchObject({ result: 'late ran' })
+    expect(connection.status().tools).toBe(2)
   })
 })
 
