@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import or3Config from './config.or3'
 
@@ -127,6 +129,12 @@ export default defineNuxtConfig({
     tools: {
       /** Register the files under server/tools/** at start-up. */
       discovery: features.toolDiscovery.enabled,
+      dynamic: {
+        /** Load tool files from a watched directory while the server runs (they run with the server's privileges). */
+        enabled: true,
+        /** The directory; empty: `tools` under dataDir. */
+        dir: '',
+      },
     },
     mcp: {
       /** The operator's MCP servers: a JSON or YAML file ({ "mcpServers": { … } }); empty: none. */
@@ -218,6 +226,10 @@ export default defineNuxtConfig({
     'nitro:config'(nitroConfig) {
       const handlers = nitroConfig.errorHandler ? [nitroConfig.errorHandler].flat() : []
       nitroConfig.errorHandler = [fileURLToPath(new URL('./server/error-handler.ts', import.meta.url)), ...handlers]
+      // jiti (the dynamic tools directory's loader) requires its TypeScript transform lazily, so
+      // the build's file trace misses it: include it by path.
+      nitroConfig.externals ??= {}
+      nitroConfig.externals.traceInclude = [...(nitroConfig.externals.traceInclude ?? []), join(dirname(createRequire(import.meta.url).resolve('jiti/package.json')), 'dist', 'babel.cjs')]
     },
   },
 

@@ -5,6 +5,7 @@
 import type { AccountService } from './auth/accounts'
 import type { StreamSlots } from './http/stream-slots'
 import type { McpServers } from './tools/mcp/servers'
+import type { DynamicToolsDirectory } from './tools/dynamic/directory'
 import type { BackgroundJobManager } from './jobs/manager'
 import type { ThreadStore } from './stores/threads/thread-store'
 import type { WorkflowStore } from './stores/workflows/workflow-store'
@@ -20,6 +21,8 @@ export interface ServerRuntime {
   streams: StreamSlots
   /** The operator's MCP servers (none without `mcp.configFile`). */
   mcp: McpServers | undefined
+  /** The watched dynamic tools directory (none when switched off). */
+  dynamicTools: DynamicToolsDirectory | undefined
 }
 
 let runtime: ServerRuntime | undefined

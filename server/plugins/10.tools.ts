@@ -15,7 +15,7 @@ export default defineNitroPlugin(() => {
   configureServerToolRegistry({ defaultTimeoutMs: config.backgroundJobs.toolExecution.defaultTimeoutMs })
   // `override` keeps dev-server reloads from tripping over themselves.
   for (const tool of builtinServerTools) {
-    registerServerTool(tool.definition, tool.handler, { ...tool.options, override: true })
+    registerServerTool(tool.definition, tool.handler, { ...tool.options, override: true, source: { kind: 'builtin' } })
   }
 
   if (!config.tools.discovery) return

@@ -11,6 +11,9 @@ import { writeJobIntoThread } from '../lib/threads/write-back'
 import { deleteUserData } from '../lib/auth/delete-user-data'
 import { loadMcpConfigFile } from '../lib/tools/mcp/config'
 import { McpServers } from '../lib/tools/mcp/servers'
+import { DynamicToolsDirectory } from '../lib/tools/dynamic/directory'
+import { deferServerToolsReady } from '../lib/tools/registry'
+import { join, resolve } from 'node:path'
 
 const logger = consola.withTag('jobs')
 
@@ -57,7 +60,12 @@ export default defineNitroPlugin((nitroApp) => {
     ? new McpServers(loadMcpConfigFile(config.mcp.configFile), { logger: consola.withTag('mcp'), connectTimeoutMs: config.mcp.connectTimeoutMs })
     : undefined
   mcp?.start()
-  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams: new StreamSlots(config.backgroundJobs.streams), mcp })
+  // The dynamic tools directory: loaded before tools are listed or offered, then watched.
+  const dynamicTools = config.tools.dynamic.enabled
+    ? new DynamicToolsDirectory(resolve(config.tools.dynamic.dir || join(config.dataDir, 'tools')), consola.withTag('tools'))
+    : undefined
+  if (dynamicTools) deferServerToolsReady(dynamicTools.start().catch(error => consola.withTag('tools').error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
+  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams: new StreamSlots(config.backgroundJobs.streams), mcp, dynamicTools })
 
   jobs.startSweeper()
   jobs.recoverInterruptedJobs()
@@ -67,7 +75,7 @@ export default defineNitroPlugin((nitroApp) => {
   // The HTTP server waits for open connections before running `close`; live job streams never
   // end on their own, so stop the jobs (ending their streams) as soon as the signal arrives.
   let stopping: Promise<void> | undefined
-  const stop = () => (stopping ??= jobs.shutdown().then(() => hub.close()).then(() => mcp?.close()))
+  const stop = () => (stopping ??= jobs.shutdown().then(() => hub.close()).then(() => Promise.all([mcp?.close(), dynamicTools?.close()])).then(() => {}))
   const onSignal = () => void stop()
   process.once('SIGTERM', onSignal)
   process.once('SIGINT', onSignal)

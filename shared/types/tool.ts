@@ -38,3 +38,14 @@ export interface McpServerStatus {
   /** Tools it lists that could not be registered, with why. */
   skipped: Array<{ tool: string, reason: string }>
 }
+
+/** A file of the dynamic tools directory, as `GET /api/tools` and settings show it. */
+export interface DynamicToolFile {
+  /** Relative to the directory. */
+  path: string
+  /** The tool it registered (kept when a later version fails to load). */
+  tool?: string
+  loadedAt?: number
+  /** Why its latest version did not load. */
+  error?: string
+}

@@ -61,8 +61,11 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
   const callbacks = params.callbacks ?? {}
 
   await whenServerToolsReady()
-  const tools = params.toolsEnabled === false ? [] : getEnabledDefinitions(params.toolNames)
-  const offered = new Set(tools.map(tool => tool.function.name))
+  // The tool set is read again before every model request, so a tool added (or an MCP server
+  // back) between rounds is offered from the next one, and one withdrawn is no longer offered.
+  const currentTools = () => params.toolsEnabled === false ? [] : getEnabledDefinitions(params.toolNames)
+  let tools = currentTools()
+  let offered = new Set(tools.map(tool => tool.function.name))
 
   const messages: ChatMessage[] = [...params.initialMessages]
   const toolRounds: ToolRoundResult[] = []
@@ -108,6 +111,8 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
 
   while (true) {
     const round = ++totalRounds
+    tools = currentTools()
+    offered = new Set(tools.map(tool => tool.function.name))
     const forceAnswer = toolRoundsBefore + toolRounds.length >= maxRounds
     const request: ChatCompletionRequest = {
       ...params.request,

@@ -63,7 +63,7 @@ export const serverConfigSchema = z.object({
       sizeThreshold: positiveInt,
     }),
   }),
-  tools: z.object({ discovery: z.boolean() }),
+  tools: z.object({ discovery: z.boolean(), dynamic: z.object({ enabled: z.boolean(), dir: z.string().trim() }) }),
   mcp: z.object({ configFile: z.string().trim(), connectTimeoutMs: milliseconds }),
   workflows: z.object({ enabled: z.boolean() }),
   demoModel: z.object({ enabled: z.boolean(), tokenDelayMs: z.number().int().nonnegative().max(5_000) }),

@@ -1,4 +1,4 @@
-import { isServerToolModule } from './define-tool'
+import { defineServerTool, isServerToolModule } from './define-tool'
 import { registerServerTool } from './registry'
 import type { RegisterServerToolOptions, ServerToolDefinition, ServerToolHandler } from './tool-types'
 
@@ -19,7 +19,7 @@ interface ResolvedTool {
   options: RegisterServerToolOptions
 }
 
-const EXPECTED_EXPORTS = 'expected `export default defineServerTool({...})` or `export { definition, execute }`'
+const EXPECTED_EXPORTS = 'expected `export default defineServerTool({...})`, `export default { name, description, parameters, handler }` or `export { definition, execute }`'
 
 function fromDefinitionAndExecute(source: Record<string, unknown>): ResolvedTool | null {
   if (!('definition' in source) && !('execute' in source)) return null
@@ -32,12 +32,22 @@ function fromDefinitionAndExecute(source: Record<string, unknown>): ResolvedTool
   return { definition: source.definition as ServerToolDefinition, handler: source.execute as ServerToolHandler<any>, options: {} }
 }
 
+/** `defineServerTool`'s input written out without the helper (a file that cannot import it). */
+function fromPlainDefinition(candidate: Record<string, unknown>): ResolvedTool | null {
+  if (typeof candidate.name !== 'string' || typeof candidate.handler !== 'function') return null
+  return defineServerTool(candidate as unknown as Parameters<typeof defineServerTool>[0])
+}
+
 /** Finds the tool a module exports, or throws saying what the file should export instead. */
 export function resolveToolExport(namespace: unknown): ResolvedTool {
   if (typeof namespace !== 'object' || namespace === null) throw new TypeError(`exports nothing; ${EXPECTED_EXPORTS}`)
   const exports = namespace as Record<string, unknown>
   const candidate = exports.default
   if (isServerToolModule(candidate)) return candidate
+  if (typeof candidate === 'object' && candidate !== null) {
+    const plain = fromPlainDefinition(candidate as Record<string, unknown>)
+    if (plain) return plain
+  }
   if (typeof candidate === 'object' && candidate !== null) {
     const resolved = fromDefinitionAndExecute(candidate as Record<string, unknown>)
     if (resolved) return resolved
@@ -64,7 +74,7 @@ export async function registerToolModules(
         throw new Error(`failed to import: ${(outcome.reason as Error)?.message ?? String(outcome.reason)}`)
       }
       const tool = resolveToolExport(outcome.value)
-      const registered = register(tool.definition, tool.handler, tool.options)
+      const registered = register(tool.definition, tool.handler, { ...tool.options, source: { kind: 'file', name: source.path } })
       report.registered.push({ path: source.path, name: registered.name })
     } catch (error) {
       report.failed.push({ path: source.path, error: (error as Error).message })

@@ -36,6 +36,24 @@ beforeEach(() => {
 })
 
 describe('executeToolLoop', () => {
+  it('reads the tool set again before every request: a tool added between rounds is offered from the next', async () => {
+    fake.script([
+      toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"1+1"}' }]),
+      textReply('Done.'),
+    ])
+    const result = await executeToolLoop(params({
+      callbacks: {
+        onRoundFinish: ({ toolCalls }) => {
+          if (toolCalls.length > 0) registerServerTool({ type: 'function', function: { name: 'arrived_late', parameters: { type: 'object', properties: {} } } }, () => 'late', { runtime: 'server', override: true })
+        },
+      },
+    }))
+    expect(result.finishReason).toBe('stop')
+    const [first, second] = fake.requests.slice(-2).map(request => request.body.tools!.map(tool => tool.function.name))
+    expect(first).not.toContain('arrived_late')
+    expect(second).toContain('arrived_late')
+  })
+
   it('answers in one round when the model calls no tool, offering every enabled tool', async () => {
     fake.script([textReply('Hello there!', { usage: { prompt: 10, completion: 3, cost: 0.001 } })])
     const result = await executeToolLoop(params())

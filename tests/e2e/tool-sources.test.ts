@@ -1,9 +1,11 @@
 /**
- * MCP servers in the built server, from the operator's config file: a model calls a tool of the
- * real server-everything (stdio) through the fake OpenRouter and gets its result; a server with a
- * bad command shows its error while the other works; the state is in GET /api/tools and health.
+ * Tool sources in the built server. MCP servers from the operator's config file: a model calls a
+ * tool of the real server-everything (stdio) through the fake OpenRouter and gets its result; a
+ * server with a bad command shows its error while the other works; the state is in GET /api/tools
+ * and health. The dynamic tools directory: a TypeScript file dropped in while the server runs is
+ * loaded (jiti in the built server) and a model's call reaches it.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -14,6 +16,7 @@ import { buildApp, startApp, type RunningApp } from './helpers/built-app'
 
 let app: RunningApp
 let fake: FakeOpenRouter
+let toolsDir: string
 
 beforeAll(async () => {
   fake = await startFakeOpenRouter()
@@ -25,7 +28,9 @@ beforeAll(async () => {
       broken: { command: join(dir, 'no-such-server') },
     },
   }))
-  app = await startApp(await buildApp(), { NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_MCP_CONFIG_FILE: configFile })
+  toolsDir = join(dir, 'tools')
+  mkdirSync(toolsDir)
+  app = await startApp(await buildApp(), { NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_MCP_CONFIG_FILE: configFile, NUXT_TOOLS_DYNAMIC_DIR: toolsDir })
 }, 240_000)
 afterAll(async () => {
   await app?.stop()
@@ -56,5 +61,33 @@ describe('MCP servers', () => {
     // The model was offered the MCP tools it was given, with their schemas.
     const offered = fake.requests[before]!.body.tools!.map(tool => tool.function.name)
     expect(offered.sort()).toEqual(['everything__echo', 'everything__get-sum'])
+  }, 60_000)
+})
+
+describe('the dynamic tools directory', () => {
+  it('loads a TypeScript tool file dropped in while the server runs, and a model\'s call reaches it', async () => {
+    const client = new SessionClient(app.url)
+    writeFileSync(join(toolsDir, 'word-count.ts'), `
+const countWords = (text: string): number => text.trim().split(/\\s+/).filter(Boolean).length
+export default {
+  name: 'word_count',
+  description: 'Counts the words of a text.',
+  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  idempotent: true,
+  handler: ({ text }: { text: string }) => ({ words: countWords(text) }),
+}
+`)
+    await vi.waitFor(async () => {
+      const { tools } = await client.json('/api/tools')
+      expect(tools.find((tool: { name: string }) => tool.name === 'word_count')).toMatchObject({ source: { kind: 'dynamic', name: 'word-count.ts' } })
+    }, { timeout: 15_000, interval: 100 })
+
+    fake.script(request => request.body.messages.some(message => message.role === 'tool')
+      ? textReply('Four words.')
+      : toolCallReply([{ id: 'call_wc', name: 'word_count', arguments: '{"text":"one two three four"}' }]))
+    const jobId = await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Count: one two three four' }], _tools: ['word_count'] })
+    const job = await waitForJobEnd(client, jobId, 30_000)
+    expect(job).toMatchObject({ status: 'complete', content: 'Four words.' })
+    expect(job.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'word_count', result: '{"words":4}' })
   }, 60_000)
 })
