@@ -1,9 +1,17 @@
-import type { McpServerStatus, ToolSummary } from '../../shared/types/tool'
+import type { DynamicToolFile, McpServerStatus, ToolSummary } from '../../shared/types/tool'
 
-/** The tools the server offers models, and the state of the MCP servers some come from. */
+/** What `GET /api/tools` answers. */
+export interface ToolCatalog {
+  tools: ToolSummary[]
+  mcpServers: McpServerStatus[]
+  /** The dynamic tools directory (admins only; null for others or when it is off). */
+  dynamicTools: { dir: string, files: DynamicToolFile[] } | null
+}
+
+/** The tools the server offers models, and the state of the sources they come from. */
 export function useTools() {
-  function catalog(): Promise<{ tools: ToolSummary[], mcpServers: McpServerStatus[] }> {
-    return $fetch<{ tools: ToolSummary[], mcpServers: McpServerStatus[] }>('/api/tools')
+  function catalog(): Promise<ToolCatalog> {
+    return $fetch<ToolCatalog>('/api/tools')
   }
   async function list(): Promise<ToolSummary[]> {
     return (await catalog()).tools
