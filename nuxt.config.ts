@@ -109,6 +109,8 @@ export default defineNuxtConfig({
         enabled: features.backgroundToolExecution.enabled,
         maxRounds: 10,
         maxToolsPerRound: 20,
+        /** Tools offered to a model at most; past it the most relevant ones, plus find_tools to search the rest. */
+        maxOfferedTools: 40,
         defaultTimeoutMs: 10_000,
         roundTimeoutMs: 120_000,
       },

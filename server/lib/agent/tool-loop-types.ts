@@ -47,6 +47,8 @@ export interface ToolExecutionLoopParams {
   maxRounds?: number
   /** Calls run per round; extra calls get an error result. Default 20. */
   maxToolsPerRound?: number
+  /** Tools offered at most; past it the most relevant ones and `find_tools`. Default 40. */
+  maxOfferedTools?: number
   /** Limit for one round: the model's stream plus its tools. Default 120000. */
   roundTimeoutMs?: number
   /** Tool calls of a round running at once. Default 5. */

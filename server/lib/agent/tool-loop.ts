@@ -10,9 +10,18 @@ import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, Re
 import type { AssistantMessage, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopFinishReason, ToolRoundResult } from './tool-loop-types'
 import { getEnabledDefinitions, whenServerToolsReady } from '../tools/registry'
 import { followSignal } from '../follow-signal'
+import { answerFindTools, FIND_TOOLS, selectOfferedTools } from './tool-selection'
 
 export type { ToolCallRecord, ToolCallStatus } from '../tools/run-tool-calls'
 export type { InterruptedToolRound, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopCallbacks, ToolLoopFinishReason, ToolLoopResumeState, ToolRoundResult } from './tool-loop-types'
+
+/** The last user message's text, which ranks the tools offered when there are many. */
+function latestUserText(messages: readonly ChatMessage[]): string {
+  const last = messages.findLast(message => message.role === 'user')
+  if (!last) return ''
+  if (typeof last.content === 'string') return last.content
+  return last.content.map(part => (typeof part.text === 'string' ? part.text : '')).join(' ')
+}
 
 function emptyUsage(): Usage {
   return { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0, cost: 0 }
@@ -63,7 +72,12 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
   await whenServerToolsReady()
   // The tool set is read again before every model request, so a tool added (or an MCP server
   // back) between rounds is offered from the next one, and one withdrawn is no longer offered.
-  const currentTools = () => params.toolsEnabled === false ? [] : getEnabledDefinitions(params.toolNames)
+  // Past `maxOfferedTools`, the most relevant are offered with `find_tools` (tool-selection.ts).
+  const enabledTools = () => params.toolsEnabled === false ? [] : getEnabledDefinitions(params.toolNames)
+  const found = new Set<string>()
+  const context = latestUserText(params.initialMessages)
+  const currentTools = () => selectOfferedTools(enabledTools(), { maxOffered: params.maxOfferedTools ?? 40, context, found })
+  const localTools = new Map([[FIND_TOOLS, (argumentsJson: string) => answerFindTools(enabledTools(), argumentsJson, found)]])
   let tools = currentTools()
   let offered = new Set(tools.map(tool => tool.function.name))
 
@@ -85,6 +99,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
     maxToolsPerRound,
     concurrency: params.toolConcurrency ?? 5,
     context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId },
+    localTools,
     signal,
     onStart: (call, callStartedAt) => callbacks.onToolCallStart?.({ round, id: call.id, name: call.name, arguments: call.arguments, startedAt: callStartedAt }),
     onFinish: record => callbacks.onToolCallFinish?.({ ...record, round }),

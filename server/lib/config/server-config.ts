@@ -48,6 +48,7 @@ export const serverConfigSchema = z.object({
       enabled: z.boolean(),
       maxRounds: positiveInt,
       maxToolsPerRound: positiveInt,
+      maxOfferedTools: z.number().int().min(2).max(128),
       defaultTimeoutMs: milliseconds,
       roundTimeoutMs: milliseconds,
     }),

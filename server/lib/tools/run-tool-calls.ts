@@ -26,6 +26,8 @@ export interface RunToolCallsOptions {
   /** Calls running at once. */
   concurrency: number
   context: { userId: string, threadId: string, jobId: string }
+  /** Tools the caller answers itself (not in the registry), by name: arguments JSON in, result text out (throw for an error). */
+  localTools?: ReadonlyMap<string, (argumentsJson: string) => string>
   signal?: AbortSignal
   onStart?: (call: StreamedToolCall, startedAt: number) => void
   onFinish?: (record: ToolCallRecord) => void
@@ -48,6 +50,16 @@ async function runOne(call: StreamedToolCall, position: number, total: number, o
     record = refusal(call, startedAt, `not run: the model asked for ${total} tool calls in one round and at most ${options.maxToolsPerRound} run per round. Ask for fewer at a time.`)
   } else if (!options.offered.has(call.name)) {
     record = refusal(call, startedAt, `tool "${call.name}" was not offered in this conversation, so it was not run.`)
+  } else if (options.localTools?.has(call.name)) {
+    let result: string
+    let error: string | undefined
+    try {
+      result = options.localTools.get(call.name)!(call.arguments)
+    } catch (caught) {
+      error = (caught as Error).message
+      result = toolErrorMessage(call.name, error)
+    }
+    record = { id: call.id, name: call.name, arguments: call.arguments, status: error === undefined ? 'completed' : 'error', result, error, timedOut: false, startedAt, finishedAt: Date.now(), executionTimeMs: Date.now() - startedAt }
   } else {
     const outcome = await executeServerTool(call.name, call.arguments, { ...options.context, signal: options.signal })
     const status: ToolCallStatus = outcome.error === undefined ? 'completed' : outcome.timedOut ? 'timeout' : outcome.errorCode === 'aborted' ? 'aborted' : 'error'

@@ -36,6 +36,31 @@ beforeEach(() => {
 })
 
 describe('executeToolLoop', () => {
+  it('with 200 tools offers the most relevant ones and find_tools, and what find_tools finds is callable from the next round', async () => {
+    for (let index = 0; index < 196; index++) {
+      registerServerTool({ type: 'function', function: { name: `filler_${index}`, description: `Does unrelated task number ${index}.`, parameters: { type: 'object', properties: {} } } }, () => 'filler', { runtime: 'server', override: true })
+    }
+    registerServerTool({ type: 'function', function: { name: 'stock_quote', description: 'Latest price of a stock ticker on the exchange.', parameters: { type: 'object', properties: { ticker: { type: 'string' } } } } }, ({ ticker }) => `${String(ticker)}: 123.45`, { runtime: 'server', override: true })
+    fake.script([
+      toolCallReply([{ id: 'call_find', name: 'find_tools', arguments: '{"query":"stock price"}' }]),
+      toolCallReply([{ id: 'call_quote', name: 'stock_quote', arguments: '{"ticker":"ACME"}' }]),
+      textReply('ACME trades at 123.45.'),
+    ])
+    const result = await executeToolLoop(params({ initialMessages: [{ role: 'user', content: 'What is the weather and the time in Tokyo?' }], maxOfferedTools: 40 }))
+    expect(result).toMatchObject({ finishReason: 'stop', finalContent: 'ACME trades at 123.45.' })
+    const offered = fake.requests.slice(-3).map(request => request.body.tools!.map(tool => tool.function.name))
+    // First: at most 40, the weather and time tools ranked first, and find_tools.
+    expect(offered[0]).toHaveLength(40)
+    expect(offered[0]!.slice(0, 2).sort()).toEqual(['get_current_time', 'get_current_weather'])
+    expect(offered[0]).toContain('find_tools')
+    expect(offered[0]).not.toContain('stock_quote')
+    // find_tools answered with the match, which is offered from the next request and runs.
+    const found = JSON.parse(toolMessages(fake.requests.at(-2)!).at(-1)!.content)
+    expect(found.found[0]).toMatchObject({ name: 'stock_quote' })
+    expect(offered[1]).toContain('stock_quote')
+    expect(result.toolRounds[1]!.toolCalls[0]).toMatchObject({ name: 'stock_quote', status: 'completed', result: 'ACME: 123.45' })
+  })
+
   it('reads the tool set again before every request: a tool added between rounds is offered from the next', async () => {
     fake.script([
       toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"1+1"}' }]),

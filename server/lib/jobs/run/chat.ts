@@ -163,6 +163,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         toolsEnabled: toolExecution.enabled,
         maxRounds: toolExecution.maxRounds,
         maxToolsPerRound: toolExecution.maxToolsPerRound,
+        maxOfferedTools: toolExecution.maxOfferedTools,
         roundTimeoutMs: toolExecution.roundTimeoutMs,
         signal: stop.signal,
         resume: { rounds, toolRounds: completedToolRounds, content, reasoning, interruptedRound },

@@ -93,6 +93,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       toolsEnabled: (extra.tools?.length ?? 0) > 0,
       maxRounds: extra.maxRounds ?? 0,
       maxToolsPerRound: config.backgroundJobs.toolExecution.maxToolsPerRound,
+      maxOfferedTools: config.backgroundJobs.toolExecution.maxOfferedTools,
       roundTimeoutMs: config.backgroundJobs.toolExecution.roundTimeoutMs,
       signal: step.signal,
       callbacks: {
