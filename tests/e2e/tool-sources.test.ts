@@ -11,21 +11,24 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { EVERYTHING_ENTRY } from '../support/mcp-servers'
+import { EVERYTHING_ENTRY, startEverythingOverHttp } from '../support/mcp-servers'
 import { buildApp, startApp, type RunningApp } from './helpers/built-app'
 
 let app: RunningApp
 let fake: FakeOpenRouter
 let toolsDir: string
+let remote: Awaited<ReturnType<typeof startEverythingOverHttp>>
 
 beforeAll(async () => {
   fake = await startFakeOpenRouter()
+  remote = await startEverythingOverHttp()
   const dir = mkdtempSync(join(tmpdir(), 'or3-mcp-e2e-'))
   const configFile = join(dir, 'mcp.json')
   writeFileSync(configFile, JSON.stringify({
     mcpServers: {
       everything: { command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], timeoutMs: 5_000 },
       broken: { command: join(dir, 'no-such-server') },
+      remote: { url: remote.url, timeoutMs: 1_000, tools: ['echo', 'trigger-long-running-operation'] },
     },
   }))
   toolsDir = join(dir, 'tools')
@@ -35,7 +38,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop()
   await fake?.close()
+  await remote?.stop()
 })
+
+/** Scripts the fake model to call `name` with `args` once, then answer `answer`. */
+function callThenAnswer(name: string, args: Record<string, unknown>, answer: string): void {
+  fake.script(request => request.body.messages.some(message => message.role === 'tool')
+    ? textReply(answer)
+    : toolCallReply([{ id: `call_${name}`, name, arguments: JSON.stringify(args) }]))
+}
 
 describe('MCP servers', () => {
   it('offers a ready server\'s tools to the model and runs its call, while a broken server shows its error', async () => {
@@ -48,7 +59,7 @@ describe('MCP servers', () => {
     const { tools } = await client.json('/api/tools')
     expect(tools.find((tool: { name: string }) => tool.name === 'everything__get-sum')).toMatchObject({ runtime: 'server', source: { kind: 'mcp', name: 'everything' } })
     const health = await client.json('/api/health')
-    expect(health.tools.mcpServers).toEqual([{ name: 'everything', state: 'ready' }, { name: 'broken', state: 'failed' }])
+    expect(health.tools.mcpServers).toEqual([{ name: 'everything', state: 'ready' }, { name: 'broken', state: 'failed' }, { name: 'remote', state: 'ready' }])
 
     fake.script(request => request.body.messages.some(message => message.role === 'tool')
       ? textReply('The sum is 42.')
@@ -61,6 +72,29 @@ describe('MCP servers', () => {
     // The model was offered the MCP tools it was given, with their schemas.
     const offered = fake.requests[before]!.body.tools!.map(tool => tool.function.name)
     expect(offered.sort()).toEqual(['everything__echo', 'everything__get-sum'])
+  }, 60_000)
+
+  it('lets a long MCP call that reports progress outlive its timeout, and stops it when the job is stopped', async () => {
+    const client = new SessionClient(app.url)
+    // timeoutMs is 1 s for "remote": the 2 s operation reports progress, which extends it.
+    callThenAnswer('remote__trigger-long-running-operation', { duration: 2, steps: 8 }, 'Finished.')
+    const finished = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Run it' }], _tools: ['remote__trigger-long-running-operation'] }), 30_000)
+    expect(finished.toolRounds[0]!.toolCalls[0]).toMatchObject({ result: expect.stringMatching(/Long running operation completed/) })
+
+    callThenAnswer('remote__trigger-long-running-operation', { duration: 30, steps: 30 }, 'never')
+    const jobId = await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Run a long one' }], _tools: ['remote__trigger-long-running-operation'] })
+    await vi.waitFor(async () => expect((await client.json(`/api/jobs/${jobId}`)).activeToolCalls?.[0]?.status).toBe('running'), { timeout: 10_000, interval: 50 })
+    await client.json(`/api/jobs/${jobId}/abort`, { method: 'POST' })
+    expect(await waitForJobEnd(client, jobId, 10_000)).toMatchObject({ status: 'aborted' })
+  }, 60_000)
+
+  it('reconnects to an HTTP server that restarted: the next call goes through', async () => {
+    const client = new SessionClient(app.url)
+    await remote.restart()
+    callThenAnswer('remote__echo', { message: 'after restart' }, 'Echoed.')
+    const job = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Echo' }], _tools: ['remote__echo'] }), 30_000)
+    expect(job).toMatchObject({ status: 'complete', content: 'Echoed.' })
+    expect(job.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'remote__echo', result: 'Echo: after restart' })
   }, 60_000)
 })
 
