@@ -143,6 +143,8 @@ export default defineNuxtConfig({
       configFile: '',
       /** Longest an MCP server's handshake and first tool list may take before it counts as failed. */
       connectTimeoutMs: 30_000,
+      /** Let admins add servers that run a command on this machine (stdio) from the UI; off: only Streamable HTTP URLs. */
+      adminCommands: false,
     },
     workflows: {
       enabled: features.workflows.enabled,

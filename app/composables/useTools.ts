@@ -1,14 +1,9 @@
-import type { DynamicToolFile, McpServerStatus, ToolSummary } from '../../shared/types/tool'
+import { onScopeDispose } from 'vue'
+import type { ToolCatalog, ToolSummary } from '../../shared/types/tool'
 
-/** What `GET /api/tools` answers. */
-export interface ToolCatalog {
-  tools: ToolSummary[]
-  mcpServers: McpServerStatus[]
-  /** The dynamic tools directory (admins only; null for others or when it is off). */
-  dynamicTools: { dir: string, files: DynamicToolFile[] } | null
-}
+export type { ToolCatalog }
 
-/** The tools the server offers models, and the state of the sources they come from. */
+/** The tools the server offers models, the state of the sources they come from, and word when they change. */
 export function useTools() {
   function catalog(): Promise<ToolCatalog> {
     return $fetch<ToolCatalog>('/api/tools')
@@ -16,5 +11,23 @@ export function useTools() {
   async function list(): Promise<ToolSummary[]> {
     return (await catalog()).tools
   }
-  return { list, catalog }
+  /**
+   * Calls `onChange` whenever the server's tools change (a tool file added, an MCP server down or
+   * back), while the calling component lives. EventSource reconnects by itself after a drop; a
+   * reconnect calls `onChange` too, since changes may have been missed meanwhile.
+   */
+  function watchChanges(onChange: () => void): void {
+    if (typeof EventSource === 'undefined') return
+    const source = new EventSource('/api/tools/events')
+    let seen: number | undefined
+    const onVersion = (event: MessageEvent<string>) => {
+      const version = Number((JSON.parse(event.data) as { version: number }).version)
+      if (seen !== undefined && version !== seen) onChange()
+      seen = version
+    }
+    source.addEventListener('ready', onVersion as EventListener)
+    source.addEventListener('tools-changed', onVersion as EventListener)
+    onScopeDispose(() => source.close())
+  }
+  return { list, catalog, watchChanges }
 }

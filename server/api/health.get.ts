@@ -7,6 +7,5 @@ export default defineEventHandler(async (event): Promise<HealthReport> => {
   setResponseStatus(event, ok ? 200 : 503)
   setResponseHeader(event, 'Cache-Control', 'no-store')
   // An MCP server that is down withdraws its tools but does not make this server unhealthy.
-  const { mcpServers } = await listToolSummaries()
-  return { status: ok ? 'ok' : 'unavailable', store, jobs, tools: { registered: listServerTools().length, mcpServers: mcpServers.map(server => ({ name: server.name, state: server.state })) } }
+  return { status: ok ? 'ok' : 'unavailable', store, jobs, tools: await useToolSources().health() }
 })

@@ -4,8 +4,7 @@
  */
 import type { AccountService } from './auth/accounts'
 import type { StreamSlots } from './http/stream-slots'
-import type { McpServers } from './tools/mcp/servers'
-import type { DynamicToolsDirectory } from './tools/dynamic/directory'
+import type { ToolSources } from './tools/tool-sources'
 import type { BackgroundJobManager } from './jobs/manager'
 import type { ThreadStore } from './stores/threads/thread-store'
 import type { WorkflowStore } from './stores/workflows/workflow-store'
@@ -19,10 +18,8 @@ export interface ServerRuntime {
   accounts: AccountService
   /** Open job streams, counted against their caps. */
   streams: StreamSlots
-  /** The operator's MCP servers (none without `mcp.configFile`). */
-  mcp: McpServers | undefined
-  /** The watched dynamic tools directory (none when switched off). */
-  dynamicTools: DynamicToolsDirectory | undefined
+  /** MCP servers (the operator's and the admin's), the dynamic tools directory, and tool-change events. */
+  tools: ToolSources
 }
 
 let runtime: ServerRuntime | undefined

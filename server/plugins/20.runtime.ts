@@ -10,12 +10,18 @@ import { closeStores, openStores } from '../lib/stores'
 import { writeJobIntoThread } from '../lib/threads/write-back'
 import { deleteUserData } from '../lib/auth/delete-user-data'
 import { loadMcpConfigFile } from '../lib/tools/mcp/config'
+import { McpServerCatalog } from '../lib/tools/mcp/admin-servers'
 import { McpServers } from '../lib/tools/mcp/servers'
 import { DynamicToolsDirectory } from '../lib/tools/dynamic/directory'
-import { deferServerToolsReady } from '../lib/tools/registry'
+import { deferServerToolsReady, onServerToolsChanged } from '../lib/tools/registry'
+import { ToolChangeFeed } from '../lib/tools/tool-changes'
+import { ToolSources } from '../lib/tools/tool-sources'
 import { join, resolve } from 'node:path'
 
 const logger = consola.withTag('jobs')
+const mcpLogger = consola.withTag('mcp')
+/** How often each instance reads the admin's MCP servers again, for changes made on another instance. */
+const MCP_SYNC_INTERVAL_MS = 15_000
 
 /**
  * Starts the runtime: opens the stores, resumes jobs a previous process left running, runs the
@@ -54,18 +60,34 @@ export default defineNitroPlugin((nitroApp) => {
     onAccountDeleted: userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId),
     roleLimits: limits.roles,
   })
+  // Open pages hear when the tools change: any registration, an MCP server going down or back, a tool file that broke.
+  const toolChanges = new ToolChangeFeed()
+  const stopFollowingRegistry = onServerToolsChanged(toolChanges.notify)
   // MCP servers connect in the background: start-up does not wait for them. A config file that
   // cannot be used stops start-up here, naming the server and field.
-  const mcp = config.mcp.configFile
-    ? new McpServers(loadMcpConfigFile(config.mcp.configFile), { logger: consola.withTag('mcp'), connectTimeoutMs: config.mcp.connectTimeoutMs })
-    : undefined
-  mcp?.start()
+  const mcp = new McpServers({ logger: mcpLogger, connectTimeoutMs: config.mcp.connectTimeoutMs, onStateChange: toolChanges.notify })
+  const mcpCatalog = new McpServerCatalog({
+    servers: mcp,
+    fileServers: config.mcp.configFile ? loadMcpConfigFile(config.mcp.configFile) : [],
+    configFile: config.mcp.configFile || null,
+    settings: stores.accounts,
+    secretBox: createSecretBox(serverSecret(config), 'mcp-server-secrets'),
+    commandsAllowed: config.mcp.adminCommands,
+    logger: mcpLogger,
+    syncIntervalMs: MCP_SYNC_INTERVAL_MS,
+  })
+  mcpCatalog.start().catch(error => mcpLogger.error('Could not start the MCP servers', error))
   // The dynamic tools directory: loaded before tools are listed or offered, then watched.
   const dynamicTools = config.tools.dynamic.enabled
     ? new DynamicToolsDirectory(resolve(config.tools.dynamic.dir || join(config.dataDir, 'tools')), consola.withTag('tools'))
     : undefined
-  if (dynamicTools) deferServerToolsReady(dynamicTools.start().catch(error => consola.withTag('tools').error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
-  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams: new StreamSlots(config.backgroundJobs.streams), mcp, dynamicTools })
+  if (dynamicTools) {
+    dynamicTools.onChange(toolChanges.notify)
+    deferServerToolsReady(dynamicTools.start().catch(error => consola.withTag('tools').error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
+  }
+  const streams = new StreamSlots(config.backgroundJobs.streams)
+  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, slots: streams })
+  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams, tools })
 
   jobs.startSweeper()
   jobs.recoverInterruptedJobs()
@@ -75,7 +97,16 @@ export default defineNitroPlugin((nitroApp) => {
   // The HTTP server waits for open connections before running `close`; live job streams never
   // end on their own, so stop the jobs (ending their streams) as soon as the signal arrives.
   let stopping: Promise<void> | undefined
-  const stop = () => (stopping ??= jobs.shutdown().then(() => hub.close()).then(() => Promise.all([mcp?.close(), dynamicTools?.close()])).then(() => {}))
+  const stop = () => {
+    if (stopping) return stopping
+    // The open pages' tool-change streams end at once (like job streams); tool sources close once
+    // the jobs that might be calling them have stopped at their checkpoints.
+    stopFollowingRegistry()
+    toolChanges.close()
+    mcpCatalog.close()
+    stopping = jobs.shutdown().then(() => hub.close()).then(() => Promise.all([mcp.close(), dynamicTools?.close()])).then(() => {})
+    return stopping
+  }
   const onSignal = () => void stop()
   process.once('SIGTERM', onSignal)
   process.once('SIGINT', onSignal)

@@ -2,6 +2,7 @@ import type { AccountService } from '../lib/auth/accounts'
 import type { BackgroundJobManager } from '../lib/jobs/manager'
 import type { JobListener } from '../lib/jobs/live-hub'
 import { currentServerRuntime, type ServerRuntime } from '../lib/runtime'
+import type { ToolSources } from '../lib/tools/tool-sources'
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
 
@@ -37,4 +38,9 @@ export function registerJobStream(jobId: string, listener: JobListener): (() => 
 /** Accounts: sign-up and sign-in, sessions' validity, API tokens, invites and what an admin may change. */
 export function useAccounts(): AccountService {
   return useServerRuntime().accounts
+}
+
+/** Tool sources: the tool catalog as the UI lists it, MCP servers as an admin manages them, and tool-change events. */
+export function useToolSources(): ToolSources {
+  return useServerRuntime().tools
 }

@@ -19,10 +19,14 @@ export interface ToolSourceRef {
   name?: string
 }
 
+/** Who configured an MCP server: the operator's config file, or an admin in the UI. */
+export type McpServerOrigin = 'file' | 'admin'
+
 /** An MCP server as `GET /api/tools`, settings and `GET /api/health` show it. */
 export interface McpServerStatus {
   name: string
   transport: 'stdio' | 'http'
+  origin?: McpServerOrigin
   /** `connecting` (first time or again), `ready`, `failed` (waiting to retry), `disabled` in the config, `closed` at shutdown. */
   state: 'connecting' | 'ready' | 'failed' | 'disabled' | 'closed'
   /** Tools registered from it (offered to models while it is ready). */
@@ -48,4 +52,47 @@ export interface DynamicToolFile {
   loadedAt?: number
   /** Why its latest version did not load. */
   error?: string
+}
+
+/** What stands in for a saved secret (a header or environment value) when a server's settings are shown; sent back unchanged, it keeps the saved value. */
+export const MCP_SECRET_MASK = '••••••••'
+
+/** An MCP server's settings as the admin page shows and edits them (secret values masked). */
+export interface McpServerSettings {
+  name: string
+  origin: McpServerOrigin
+  /** Streamable HTTP: the endpoint, and header names with masked values. */
+  url?: string
+  headers?: Record<string, string>
+  /** stdio: the program, its arguments, working directory, and variable names with masked values. */
+  command?: string
+  args?: string[]
+  cwd?: string
+  env?: Record<string, string>
+  enabled: boolean
+  timeoutMs: number
+  maxTotalTimeoutMs: number
+  /** Only these of its tools are registered (absent: all). */
+  tools?: string[]
+  /** Its connection state (absent while it is not running, e.g. a saved secret could not be read). */
+  status?: McpServerStatus
+  /** Why it is not running, when the cause is its saved settings. */
+  problem?: string
+}
+
+/** `GET /api/admin/mcp-servers`. */
+export interface McpServerSettingsList {
+  servers: McpServerSettings[]
+  /** Whether admins may add servers that run a command (`NUXT_MCP_ADMIN_COMMANDS`). */
+  commandsAllowed: boolean
+  /** The operator's config file, when one is set. */
+  configFile: string | null
+}
+
+/** What `GET /api/tools` answers. */
+export interface ToolCatalog {
+  tools: ToolSummary[]
+  mcpServers: McpServerStatus[]
+  /** The dynamic tools directory (admins only; null for others or when it is off). */
+  dynamicTools: { dir: string, files: DynamicToolFile[] } | null
 }

@@ -10,6 +10,7 @@ interface ToolSummary {
   description: string
   runtime: string
   parameters: { type: string, properties: Record<string, unknown>, required?: string[] }
+  source: { kind: string, name?: string }
 }
 
 describe('the built app', async () => {
@@ -17,13 +18,14 @@ describe('the built app', async () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
   await setup({ rootDir: fileURLToPath(new URL('../..', import.meta.url)), server: true, browser: false, env: { NUXT_DATA_DIR: dataDir, NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: '*' } })
 
-  it('GET /api/tools lists the enabled tools with name, description, parameters and runtime', async () => {
+  it('GET /api/tools lists the enabled tools with name, description, parameters, runtime and source', async () => {
     const { tools } = await $fetch<{ tools: ToolSummary[] }>('/api/tools')
     expect(tools.map(tool => tool.name)).toEqual(['get_current_time', 'calculate', 'get_current_weather', 'convert_units'])
     for (const tool of tools) {
-      expect(Object.keys(tool).sort()).toEqual(['description', 'name', 'parameters', 'runtime'])
+      expect(Object.keys(tool).sort()).toEqual(['description', 'name', 'parameters', 'runtime', 'source'])
       expect(tool.parameters.type).toBe('object')
       expect(tool.runtime).toBe('hybrid')
+      expect(tool.source).toEqual({ kind: 'builtin' })
     }
     expect(tools.find(tool => tool.name === 'get_current_weather')!.parameters.required).toEqual(['location'])
     expect(tools.find(tool => tool.name === 'calculate')!.parameters.properties).toHaveProperty('expression')

@@ -2,33 +2,42 @@
  * Tool sources in the built server. MCP servers from the operator's config file: a model calls a
  * tool of the real server-everything (stdio) through the fake OpenRouter and gets its result; a
  * server with a bad command shows its error while the other works; the state is in GET /api/tools
- * and health. The dynamic tools directory: a TypeScript file dropped in while the server runs is
- * loaded (jiti in the built server) and a model's call reaches it.
+ * and health; a killed child is restarted; a tool a server adds while connected is offered in the
+ * job's next round; server-memory writes its graph. An admin adds and removes a server at run
+ * time, and open pages hear of every change. The dynamic tools directory: a TypeScript file
+ * dropped in while the server runs is loaded (jiti in the built server) and a model's call reaches it.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { EVERYTHING_ENTRY, startEverythingOverHttp } from '../support/mcp-servers'
+import { EVERYTHING_ENTRY, MEMORY_ENTRY, startEverythingOverHttp } from '../support/mcp-servers'
 import { buildApp, startApp, type RunningApp } from './helpers/built-app'
 
 let app: RunningApp
 let fake: FakeOpenRouter
 let toolsDir: string
 let remote: Awaited<ReturnType<typeof startEverythingOverHttp>>
+let memoryFile: string
+const LIST_CHANGED_FIXTURE = fileURLToPath(new URL('../fixtures/mcp/list-changed-server.mjs', import.meta.url))
 
 beforeAll(async () => {
   fake = await startFakeOpenRouter()
   remote = await startEverythingOverHttp()
   const dir = mkdtempSync(join(tmpdir(), 'or3-mcp-e2e-'))
   const configFile = join(dir, 'mcp.json')
+  memoryFile = join(dir, 'memory.jsonl')
   writeFileSync(configFile, JSON.stringify({
     mcpServers: {
       everything: { command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], timeoutMs: 5_000 },
       broken: { command: join(dir, 'no-such-server') },
       remote: { url: remote.url, timeoutMs: 1_000, tools: ['echo', 'trigger-long-running-operation'] },
+      memory: { command: process.execPath, args: [MEMORY_ENTRY], env: { MEMORY_FILE_PATH: memoryFile }, tools: ['create_entities', 'read_graph'] },
+      changing: { command: process.execPath, args: [LIST_CHANGED_FIXTURE] },
     },
   }))
   toolsDir = join(dir, 'tools')
@@ -59,7 +68,8 @@ describe('MCP servers', () => {
     const { tools } = await client.json('/api/tools')
     expect(tools.find((tool: { name: string }) => tool.name === 'everything__get-sum')).toMatchObject({ runtime: 'server', source: { kind: 'mcp', name: 'everything' } })
     const health = await client.json('/api/health')
-    expect(health.tools.mcpServers).toEqual([{ name: 'everything', state: 'ready' }, { name: 'broken', state: 'failed' }, { name: 'remote', state: 'ready' }])
+    expect(health.tools.mcpServers.map((server: { name: string }) => server.name)).toEqual(['everything', 'broken', 'remote', 'memory', 'changing'])
+    expect(health.tools.mcpServers.slice(0, 3)).toEqual([{ name: 'everything', state: 'ready' }, { name: 'broken', state: 'failed' }, { name: 'remote', state: 'ready' }])
 
     fake.script(request => request.body.messages.some(message => message.role === 'tool')
       ? textReply('The sum is 42.')
@@ -96,6 +106,104 @@ describe('MCP servers', () => {
     expect(job).toMatchObject({ status: 'complete', content: 'Echoed.' })
     expect(job.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'remote__echo', result: 'Echo: after restart' })
   }, 60_000)
+
+  it('restarts a stdio server whose process was killed, and the next call works', async () => {
+    const client = new SessionClient(app.url)
+    const childOf = (parent: number) => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent)], { encoding: 'utf8' })
+      .split('\n').map(line => line.trim()).filter(line => line.includes(EVERYTHING_ENTRY) && line.endsWith('stdio'))
+      .map(line => Number(line.split(/\s+/)[0]))[0]
+    const before = childOf(app.process.pid!)
+    expect(before).toBeGreaterThan(0)
+    process.kill(before!, 'SIGKILL')
+    await vi.waitFor(async () => {
+      const { mcpServers } = await client.json('/api/tools')
+      expect(mcpServers.find((server: { name: string }) => server.name === 'everything')).toMatchObject({ state: 'ready' })
+      expect(childOf(app.process.pid!)).not.toBe(before)
+    }, { timeout: 30_000, interval: 100 })
+    callThenAnswer('everything__echo', { message: 'back again' }, 'Echoed.')
+    const job = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Echo' }], _tools: ['everything__echo'] }), 30_000)
+    expect(job.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'everything__echo', result: 'Echo: back again' })
+  }, 60_000)
+
+  it('offers a tool a server added while connected (tools/list_changed) from the job\'s next round', async () => {
+    const client = new SessionClient(app.url)
+    await vi.waitFor(async () => expect((await client.json('/api/tools')).mcpServers.find((server: { name: string }) => server.name === 'changing')).toMatchObject({ state: 'ready' }), { timeout: 30_000, interval: 100 })
+    const offered: string[][] = []
+    fake.script((request) => {
+      offered.push((request.body.tools ?? []).map(tool => tool.function.name).sort())
+      const results = request.body.messages.filter(message => message.role === 'tool').length
+      if (results === 0) return toolCallReply([{ id: 'call_add', name: 'changing__add_tool', arguments: '{"name":"late"}' }])
+      if (results === 1) return toolCallReply([{ id: 'call_late', name: 'changing__late', arguments: '{}' }])
+      return textReply('Done.')
+    })
+    const job = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Add a tool, then use it' }], _tools: ['changing__add_tool', 'changing__late'] }), 30_000)
+    expect(job).toMatchObject({ status: 'complete', content: 'Done.' })
+    expect(offered[0]).toEqual(['changing__add_tool'])
+    expect(offered[1]).toEqual(['changing__add_tool', 'changing__late'])
+    expect(job.toolRounds[1]!.toolCalls[0]).toMatchObject({ name: 'changing__late', result: 'late ran' })
+  }, 60_000)
+
+  it('writes to server-memory\'s graph through a model\'s call', async () => {
+    const client = new SessionClient(app.url)
+    await vi.waitFor(async () => expect((await client.json('/api/tools')).mcpServers.find((server: { name: string }) => server.name === 'memory')).toMatchObject({ state: 'ready', tools: 2 }), { timeout: 30_000, interval: 100 })
+    callThenAnswer('memory__create_entities', { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] }, 'Remembered.')
+    const job = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Remember Ada' }], _tools: ['memory__create_entities'] }), 30_000)
+    expect(job).toMatchObject({ status: 'complete', content: 'Remembered.' })
+    expect(readFileSync(memoryFile, 'utf8')).toContain('wrote the first program')
+  }, 60_000)
+})
+
+describe('MCP servers an admin adds, and open pages', () => {
+  it('runs a server an admin adds at run time, keeps its header secret masked, tells open pages, and removes it', async () => {
+    const admin = new SessionClient(app.url)
+    expect((await admin.post('/api/auth/register', { name: 'Root', password: 'a long enough password' })).status).toBe(201)
+    const watching = new AbortController()
+    const events = await admin.fetch('/api/tools/events', { signal: watching.signal })
+    expect(events.headers.get('content-type')).toContain('text/event-stream')
+    const received: string[] = []
+    const reading = (async () => {
+      const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader()
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) return
+        received.push(value)
+      }
+    })().catch(() => {})
+    await vi.waitFor(() => expect(received.join('')).toContain('event: ready'), { timeout: 5_000, interval: 20 })
+
+    // Commands are the operator's unless NUXT_MCP_ADMIN_COMMANDS allows them.
+    const refused = await admin.fetch('/api/admin/mcp-servers/local', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ command: 'node', args: ['server.js'] }) })
+    expect(refused.status).toBe(403)
+    expect(await refused.text()).toContain('NUXT_MCP_ADMIN_COMMANDS')
+    // A name of the config file is the file's.
+    expect((await admin.fetch('/api/admin/mcp-servers/remote', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: remote.url }) })).status).toBe(409)
+
+    const saved = await admin.fetch('/api/admin/mcp-servers/extra', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: remote.url, headers: { Authorization: 'Bearer admin-secret-123' }, tools: ['get-sum'] }) })
+    expect(saved.status).toBe(200)
+    expect(await saved.json()).toMatchObject({ name: 'extra', origin: 'admin', headers: { Authorization: '••••••••' } })
+    await vi.waitFor(async () => {
+      const { tools } = await admin.json('/api/tools')
+      expect(tools.find((tool: { name: string }) => tool.name === 'extra__get-sum')).toMatchObject({ source: { kind: 'mcp', name: 'extra' } })
+    }, { timeout: 30_000, interval: 100 })
+    await vi.waitFor(() => expect(received.join('')).toContain('event: tools-changed'), { timeout: 5_000, interval: 20 })
+    const listed = await admin.json('/api/admin/mcp-servers')
+    expect(listed.servers.map((server: { name: string, origin: string }) => `${server.name}:${server.origin}`)).toEqual(['everything:file', 'broken:file', 'remote:file', 'memory:file', 'changing:file', 'extra:admin'])
+    expect(JSON.stringify(listed)).not.toContain('admin-secret-123')
+    expect(app.logs()).not.toContain('admin-secret-123')
+
+    callThenAnswer('extra__get-sum', { a: 2, b: 3 }, 'Five.')
+    const job = await waitForJobEnd(admin, await admin.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: '2 + 3?' }], _tools: ['extra__get-sum'] }), 30_000)
+    expect(job.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'extra__get-sum', result: expect.stringMatching(/5/) })
+
+    // Reconnect answers the state after the attempt; a signed-in user who is not an admin is refused.
+    expect(await admin.json('/api/admin/mcp-servers/extra/reconnect', { method: 'POST' })).toMatchObject({ name: 'extra', state: 'ready' })
+    expect((await new SessionClient(app.url).fetch('/api/admin/mcp-servers')).status).toBe(403)
+
+    expect(await admin.json('/api/admin/mcp-servers/extra', { method: 'DELETE' })).toEqual({ deleted: true })
+    expect((await admin.json('/api/tools')).tools.some((tool: { name: string }) => tool.name === 'extra__get-sum')).toBe(false)
+    watching.abort()
+    await reading
+  }, 90_000)
 })
 
 describe('the dynamic tools directory', () => {

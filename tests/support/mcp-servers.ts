@@ -1,6 +1,7 @@
 /**
  * Real MCP servers from npm for the tests (devDependencies: nothing is downloaded at test time):
- * `@modelcontextprotocol/server-everything` over stdio or over Streamable HTTP on a free port.
+ * `@modelcontextprotocol/server-everything` over stdio or over Streamable HTTP on a free port, and
+ * `@modelcontextprotocol/server-memory`.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
@@ -11,6 +12,9 @@ const require = createRequire(import.meta.url)
 
 /** The entry script of server-everything. */
 export const EVERYTHING_ENTRY = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js')
+
+/** The entry script of server-memory (a knowledge graph kept in the file MEMORY_FILE_PATH names). */
+export const MEMORY_ENTRY = join(dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist', 'index.js')
 
 /** server-everything over stdio, as an MCP config entry. */
 export function everythingOverStdio(name = 'everything') {

@@ -12,6 +12,7 @@ import { WorkflowCostError } from '../workflows/model-calls'
 import { MissingApiKeyError } from '../models/chat-endpoint'
 import { StoreBusyError } from '../stores/sqlite/busy'
 import { StorageQuotaError } from '../stores/quotas'
+import { McpAdminError } from '../tools/mcp/admin-servers'
 
 /** How one domain error is answered. */
 export interface HttpAnswer {
@@ -23,6 +24,7 @@ export interface HttpAnswer {
 }
 
 const AUTH_STATUS_MESSAGES: Record<number, string> = { 401: 'Sign-in required', 403: 'Not allowed', 409: 'Conflict', 429: 'Too many attempts' }
+const MCP_STATUS_MESSAGES: Record<number, string> = { 400: 'Invalid MCP server', 403: 'Not allowed', 404: 'No such MCP server', 409: 'Conflict' }
 
 /** The answer for `error` when it is one of the app's own, else undefined. */
 export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
@@ -35,6 +37,7 @@ export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
   if (RateLimitError.isInstance(error)) return { statusCode: 429, statusMessage: 'Too many starts', message: error.message, data: { scope: error.scope, limit: error.limit }, retryAfterSeconds: error.retryAfterSeconds }
   if (StorageQuotaError.isInstance(error)) return { statusCode: 409, statusMessage: 'Storage limit reached', message: error.message, data: { quota: error.kind, limit: error.limit } }
   if (AuthError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: AUTH_STATUS_MESSAGES[error.statusCode] ?? 'Refused', message: error.message, data: { reason: error.refusal }, retryAfterSeconds: error.retryAfterSeconds }
+  if (McpAdminError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: MCP_STATUS_MESSAGES[error.statusCode]!, message: error.message }
   if (StoreBusyError.isInstance(error)) return { statusCode: 503, statusMessage: 'Storage busy', message: error.message, retryAfterSeconds: error.retryAfterSeconds }
   return undefined
 }

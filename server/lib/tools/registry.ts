@@ -36,6 +36,28 @@ export interface RegistryEntry {
 
 const registry = new Map<string, RegistryEntry>()
 let defaultTimeoutMs = DEFAULT_TOOL_TIMEOUT_MS
+const changeListeners = new Set<() => void>()
+
+/**
+ * Calls `listener` after every registration, replacement or removal (synchronously: listeners
+ * that do work debounce it). Returns the idempotent removal.
+ */
+export function onServerToolsChanged(listener: () => void): () => void {
+  changeListeners.add(listener)
+  return () => {
+    changeListeners.delete(listener)
+  }
+}
+
+function notifyChanged(): void {
+  for (const listener of changeListeners) {
+    try {
+      listener()
+    } catch {
+      // A listener's failure is its own; the registry change stands.
+    }
+  }
+}
 
 /** The entry of `name` with its validators (for the executor). */
 export function getToolEntry(name: string): RegistryEntry | undefined {
@@ -126,6 +148,7 @@ export function registerServerTool<TArgs = Record<string, unknown>>(
   })
   const isZod = typeof rawParameters === 'object' && rawParameters !== null && '_zod' in rawParameters
   registry.set(name, { tool, validate, zodSchema: isZod ? (rawParameters as z.ZodType) : undefined })
+  notifyChanged()
   return tool
 }
 
@@ -134,7 +157,9 @@ export function unregisterServerTool(name: string): boolean {
   const entry = registry.get(name)
   if (!entry) return false
   releaseArgumentsValidator(entry.tool.parameters)
-  return registry.delete(name)
+  registry.delete(name)
+  notifyChanged()
+  return true
 }
 
 /** The registered tool of that name, if any. */
@@ -182,4 +207,5 @@ export function deferServerToolsReady(loading: Promise<unknown>): void {
 export function clearServerTools(): void {
   for (const entry of registry.values()) releaseArgumentsValidator(entry.tool.parameters)
   registry.clear()
+  notifyChanged()
 }

@@ -26,7 +26,7 @@ describe('runtime config', () => {
       completedJobRetentionMs: 300_000,
       maxResumes: 2,
       streams: { perUser: 100, perJob: 25, max: 10_000 },
-      toolExecution: { enabled: true, maxRounds: 10, maxToolsPerRound: 20, defaultTimeoutMs: 10_000, roundTimeoutMs: 120_000 },
+      toolExecution: { enabled: true, maxRounds: 10, maxToolsPerRound: 20, maxOfferedTools: 40, defaultTimeoutMs: 10_000, roundTimeoutMs: 120_000 },
       sseBatching: { enabled: true, intervalMs: 100, batchSize: 10, adaptive: true },
       flush: { intervalMs: 120, chunkInterval: 3, sizeThreshold: 1024 },
     })

@@ -132,6 +132,7 @@ export class DynamicToolsDirectory {
       // The version that loaded before keeps serving.
       this.files.set(path, { path: shown, ...(before?.tool ? { tool: before.tool, loadedAt: before.loadedAt } : {}), error: reason })
       this.logger.error(`Could not load ${shown}: ${reason}${before?.tool ? ` (the previous version of ${before.tool} stays)` : ''}`)
+      this.changed()
     }
   }
 

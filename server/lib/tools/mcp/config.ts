@@ -41,10 +41,11 @@ const httpServer = z.object({
   ...common,
 }).strict()
 
-const serverSchema = z.union([stdioServer, httpServer], { error: 'must have either "command" (a program run over stdio) or "url" (a Streamable HTTP endpoint), with only the fields that kind takes' })
+/** One server as the file (or an admin's form) gives it, without its name. */
+export const mcpServerSchema = z.union([stdioServer, httpServer], { error: 'must have either "command" (a program run over stdio) or "url" (a Streamable HTTP endpoint), with only the fields that kind takes' })
 
 export const mcpConfigSchema = z.object({
-  mcpServers: z.record(z.string().regex(MCP_SERVER_NAME, 'server names are 1-32 letters, digits, "_" or "-"'), serverSchema).default({}),
+  mcpServers: z.record(z.string().regex(MCP_SERVER_NAME, 'server names are 1-32 letters, digits, "_" or "-"'), mcpServerSchema).default({}),
 }).strict()
 
 /** One configured server, as the connection uses it. */
@@ -71,10 +72,19 @@ export function parseMcpConfig(raw: unknown, source: string): McpServerConfig[] 
     })
     throw new McpConfigError(`Invalid MCP server config ${source}:\n${problems.join('\n')}`)
   }
-  return Object.entries(parsed.data.mcpServers).map(([name, server]) => {
-    const { type: _type, ...rest } = server
-    return 'command' in rest ? { name, transport: 'stdio' as const, ...rest } : { name, transport: 'http' as const, ...rest }
-  })
+  return Object.entries(parsed.data.mcpServers).map(([name, server]) => toMcpServerConfig(name, server))
+}
+
+/** A validated server entry as the connection uses it. */
+export function toMcpServerConfig(name: string, server: z.infer<typeof mcpServerSchema>): McpServerConfig {
+  const { type: _type, ...rest } = server
+  return 'command' in rest ? { name, transport: 'stdio' as const, ...rest } : { name, transport: 'http' as const, ...rest }
+}
+
+/** A server config back in the file's shape (what `mcpServerSchema` reads). */
+export function toMcpServerEntry(config: McpServerConfig): z.input<typeof mcpServerSchema> {
+  const { name: _name, transport: _transport, ...rest } = config
+  return rest
 }
 
 /** Reads and validates the config file at `path` (`.yaml`/`.yml` as YAML, anything else as JSON). */

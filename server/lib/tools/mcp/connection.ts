@@ -42,7 +42,12 @@ export interface McpConnectionOptions {
   connectTimeoutMs: number
   retry?: McpRetryPolicy
   random?: () => number
+  /** Called whenever its state changes (ready, failed, connecting, closed), for open pages. */
+  onStateChange?: () => void
 }
+
+/** Pages of a tool list read at most (a server paging forever does not hold a connection). */
+const MAX_TOOL_PAGES = 20
 
 /** Longest stderr line logged (a child printing megabytes does not fill the log). */
 const MAX_LOG_LINE = 2_000
@@ -76,6 +81,7 @@ export class McpServerConnection {
   private connecting: Promise<void> | undefined
   private stdio: StdioClientTransport | undefined
   private closing = false
+  private refreshing: Promise<void> | undefined
   private readonly retry: McpRetryPolicy
 
   constructor(readonly config: McpServerConfig, private readonly options: McpConnectionOptions) {
@@ -129,6 +135,9 @@ export class McpServerConnection {
           maxTotalTimeout: this.config.maxTotalTimeoutMs,
           onprogress: () => {},
         })
+        // A tools/list_changed sent during the call is handled before its result is returned.
+        await new Promise(resolve => setImmediate(resolve))
+        await this.refreshing
         return mcpResultText(result as Parameters<typeof mcpResultText>[0], MAX_TOOL_RESULT_BYTES)
       } catch (error) {
         if (signal?.aborted) throw error
@@ -151,10 +160,28 @@ export class McpServerConnection {
     await this.connecting?.catch(() => {})
     const client = this.client
     this.client = undefined
-    if (this.state !== 'disabled') this.state = 'closed'
+    if (this.state !== 'disabled') this.setState('closed')
     await client?.close().catch(() => {})
     for (const name of this.registered) unregisterServerTool(name)
     this.registered = []
+  }
+
+  /**
+   * Connects again now (an admin's "reconnect"): waits out no backoff, closes the circuit, and
+   * resolves once the attempt has succeeded or failed.
+   */
+  async reconnect(): Promise<void> {
+    if (this.state === 'disabled' || this.closing) return
+    clearTimeout(this.retryTimer)
+    this.failures = 0
+    await this.connecting?.catch(() => {})
+    await this.reconnectNow()
+  }
+
+  private setState(state: McpServerStatus['state']): void {
+    if (this.state === state) return
+    this.state = state
+    this.options.onStateChange?.()
   }
 
   private connect(): Promise<void> {
@@ -167,7 +194,7 @@ export class McpServerConnection {
   private async reconnectNow(): Promise<void> {
     const old = this.client
     this.client = undefined
-    this.state = 'connecting'
+    this.setState('connecting')
     if (old) {
       old.onclose = undefined
       await old.close().catch(() => {})
@@ -176,16 +203,13 @@ export class McpServerConnection {
   }
 
   private async openConnection(): Promise<void> {
-    this.state = 'connecting'
+    this.setState('connecting')
     this.nextRetryAt = undefined
     const client = new Client({ name: 'or3-chat', version: '1.0.0' }, {
       listChanged: {
-        tools: {
-          onChanged: (error, tools) => {
-            if (error) this.options.logger.warn(`MCP server "${this.config.name}": refreshing its tools failed: ${errorText(error)}`)
-            else if (tools && this.client === client) this.syncTools(tools)
-          },
-        },
+        // Refreshed here, at once: a call whose server changed its tools meanwhile waits for the
+        // new list, so the job's next round is offered a tool the call just added.
+        tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.refreshTools(client) },
       },
     })
     client.onerror = (error) => {
@@ -194,7 +218,7 @@ export class McpServerConnection {
     }
     try {
       await client.connect(this.transport(), { timeout: this.options.connectTimeoutMs })
-      const { tools } = await client.listTools(undefined, { timeout: this.options.connectTimeoutMs })
+      const tools = await this.listAllTools(client)
       if (this.closing) {
         await client.close().catch(() => {})
         return
@@ -202,9 +226,9 @@ export class McpServerConnection {
       this.client = client
       client.onclose = () => this.connectionLost(client)
       this.syncTools(tools)
-      this.state = 'ready'
       this.failures = 0
       this.lastError = undefined
+      this.setState('ready')
       this.options.logger.info(`MCP server "${this.config.name}" is ready with ${this.registered.length} tool(s).`)
     } catch (error) {
       await client.close().catch(() => {})
@@ -222,7 +246,7 @@ export class McpServerConnection {
     if (this.closing) return
     this.failures++
     this.lastError = reason
-    this.state = 'failed'
+    this.setState('failed')
     const { baseDelayMs, maxDelayMs, breakerAfter, breakerCooldownMs } = this.retry
     const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(this.failures - 1, 30))
     const jittered = Math.round(backoff * (0.5 + (this.options.random ?? Math.random)() / 2))
@@ -256,6 +280,33 @@ export class McpServerConnection {
       for (const line of lines) if (line.trim()) this.options.logger.info(`[mcp:${config.name}] ${line.slice(0, MAX_LOG_LINE)}`)
     })
     return transport
+  }
+
+  /** Every tool the server lists, page by page (at most `MAX_TOOL_PAGES` pages). */
+  private async listAllTools(client: Client): Promise<Tool[]> {
+    const tools: Tool[] = []
+    let cursor: string | undefined
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.options.connectTimeoutMs })
+      tools.push(...result.tools)
+      cursor = result.nextCursor
+      if (!cursor) break
+    }
+    return tools
+  }
+
+  /** Reads the tool list again after tools/list_changed; `refreshing` holds it until done. */
+  private refreshTools(client: Client): void {
+    if (this.client !== client) return
+    const refresh: Promise<void> = this.listAllTools(client)
+      .then((tools) => {
+        if (this.client === client) this.syncTools(tools)
+      })
+      .catch(error => this.options.logger.warn(`MCP server "${this.config.name}": refreshing its tools failed: ${errorText(error)}`))
+      .finally(() => {
+        if (this.refreshing === refresh) this.refreshing = undefined
+      })
+    this.refreshing = refresh
   }
 
   /** Registers the server's current tools (replacing changed ones) and withdraws those it no longer lists. */

@@ -1,31 +1,90 @@
 /**
- * Every configured MCP server: started together without holding up start-up, each on its own
- * (one broken server never affects the others), listed for `GET /api/tools`, settings and the
- * health report, and closed together at shutdown (stdio children stopped).
+ * Every MCP server this process connects to: the operator's (from the config file) and the
+ * admin's (added in the UI). Each runs on its own (one broken server never affects the others);
+ * `apply` makes the running set match a new list without touching servers whose config did not
+ * change, so an admin's edit restarts only the server edited. Listed for `GET /api/tools`,
+ * settings and the health report, and closed together at shutdown (stdio children stopped).
  */
+import { isDeepStrictEqual } from 'node:util'
 import type { McpServerConfig } from './config'
 import { McpServerConnection, type McpConnectionOptions } from './connection'
-import type { McpServerStatus } from '../../../../shared/types/tool'
+import type { McpServerOrigin, McpServerStatus } from '../../../../shared/types/tool'
+
+/** A server to run, and who configured it. */
+export interface McpServerEntry {
+  config: McpServerConfig
+  origin: McpServerOrigin
+}
+
+interface Running {
+  connection: McpServerConnection
+  origin: McpServerOrigin
+}
 
 export class McpServers {
-  private readonly connections: McpServerConnection[]
+  private running = new Map<string, Running>()
+  private closed = false
+  /** Applies run one after another: an admin's quick second edit waits for the first. */
+  private applying: Promise<void> = Promise.resolve()
 
-  constructor(configs: readonly McpServerConfig[], options: McpConnectionOptions) {
-    this.connections = configs.map(config => new McpServerConnection(config, options))
+  constructor(private readonly options: McpConnectionOptions) {}
+
+  /**
+   * Runs exactly `entries` (in their order): new servers start connecting, removed ones close,
+   * those whose config changed close and start again; the rest are left as they are.
+   */
+  apply(entries: readonly McpServerEntry[]): Promise<void> {
+    const next = this.applying.then(() => this.applyNow(entries))
+    this.applying = next.catch(() => {})
+    return next
   }
 
-  /** Starts every enabled server connecting. */
-  start(): void {
-    for (const connection of this.connections) connection.start()
+  private async applyNow(entries: readonly McpServerEntry[]): Promise<void> {
+    if (this.closed) return
+    const previous = this.running
+    const running = new Map<string, Running>()
+    const stopping: Array<Promise<void>> = []
+    const starting: McpServerConnection[] = []
+    for (const { config, origin } of entries) {
+      const current = previous.get(config.name)
+      if (current && isDeepStrictEqual(current.connection.config, config)) {
+        running.set(config.name, { connection: current.connection, origin })
+        continue
+      }
+      if (current) stopping.push(current.connection.close())
+      const connection = new McpServerConnection(config, this.options)
+      running.set(config.name, { connection, origin })
+      starting.push(connection)
+    }
+    for (const [name, { connection }] of previous) if (!running.has(name)) stopping.push(connection.close())
+    this.running = running
+    // A replaced server's tools are withdrawn before its new connection registers them again.
+    await Promise.all(stopping)
+    for (const connection of starting) connection.start()
+    if (stopping.length > 0 || starting.length > 0) this.options.onStateChange?.()
   }
 
-  /** Each server's state, in config order. */
+  /** Each server's state, in the order given. */
   statuses(): McpServerStatus[] {
-    return this.connections.map(connection => connection.status())
+    return [...this.running.values()].map(({ connection, origin }) => ({ ...connection.status(), origin }))
   }
 
-  /** Closes every session and stops every child. */
+  /** The running server of that name. */
+  get(name: string): McpServerConnection | undefined {
+    return this.running.get(name)?.connection
+  }
+
+  /** Who configured the server of that name, if it runs. */
+  originOf(name: string): McpServerOrigin | undefined {
+    return this.running.get(name)?.origin
+  }
+
+  /** Closes every session and stops every child; later applies do nothing. */
   async close(): Promise<void> {
-    await Promise.all(this.connections.map(connection => connection.close()))
+    this.closed = true
+    await this.applying
+    const running = [...this.running.values()]
+    this.running = new Map()
+    await Promise.all(running.map(({ connection }) => connection.close()))
   }
 }

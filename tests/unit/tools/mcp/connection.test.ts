@@ -79,13 +79,13 @@ describe('an MCP server over stdio', () => {
   })
 
   it('keeps the others working when one server cannot start, and shows its error', async () => {
-    const servers = new McpServers([
-      { name: 'broken', transport: 'stdio', command: '/nonexistent/mcp-server', args: [], env: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 10_000 },
+    const servers = new McpServers({ logger, connectTimeoutMs: 20_000, retry: fastRetry })
+    open.push(servers)
+    await servers.apply([
+      { name: 'broken', transport: 'stdio' as const, command: '/nonexistent/mcp-server', args: [], env: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 10_000 },
       { ...everythingOverStdio(), tools: ['echo'] },
       { ...everythingOverStdio('off'), enabled: false },
-    ], { logger, connectTimeoutMs: 20_000, retry: fastRetry })
-    open.push(servers)
-    servers.start()
+    ].map(config => ({ config, origin: 'file' as const })))
     await vi.waitFor(() => expect(servers.statuses()[1]!.state).toBe('ready'), { timeout: 20_000, interval: 50 })
     await vi.waitFor(() => expect(servers.statuses()[0]!.failures).toBeGreaterThanOrEqual(1), { timeout: 10_000, interval: 20 })
     const [broken, everything, off] = servers.statuses()
@@ -100,7 +100,7 @@ describe('an MCP server over stdio', () => {
 })
 
 describe('a server whose tools change', () => {
-  it('registers a tool it adds while connected (tools/list_changed)', async () => {
+  it('registers a tool it adds while connected (tools/list_changed) before the adding call returns', async () => {
     const fixture = fileURLToPath(new URL('../../../fixtures/mcp/list-changed-server.mjs', import.meta.url))
     const connection = new McpServerConnection({ name: 'fixture', transport: 'stdio', command: process.execPath, args: [fixture], env: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 10_000 }, { logger, connectTimeoutMs: 20_000, retry: fastRetry })
     open.push(connection)
@@ -108,7 +108,8 @@ describe('a server whose tools change', () => {
     await ready(connection)
     expect(getServerTool('fixture__late')).toBeUndefined()
     expect(await executeServerTool('fixture__add_tool', JSON.stringify({ name: 'late' }))).toMatchObject({ result: 'added late' })
-    await vi.waitFor(() => expect(getServerTool('fixture__late')).toBeDefined(), { timeout: 5_000, interval: 20 })
+    // The call's result waits for the list it changed: the new tool is there when the result is.
+    expect(getServerTool('fixture__late')).toBeDefined()
     expect(await executeServerTool('fixture__late', '{}')).toMatchObject({ result: 'late ran' })
     expect(connection.status().tools).toBe(2)
   })

@@ -1,0 +1,68 @@
+/**
+ * Every source of tools besides the built ones, as routes see them: the MCP servers (with the
+ * admin's catalog of them), the dynamic tools directory, and the feed that tells open pages the
+ * tools changed. The runtime plugin builds it; `useToolSources()` is how routes reach it.
+ */
+import type { H3Event } from 'h3'
+import { serveToolChanges } from '../http/serve-tool-changes'
+import type { StreamSlots } from '../http/stream-slots'
+import type { DynamicToolsDirectory } from './dynamic/directory'
+import type { McpServerCatalog } from './mcp/admin-servers'
+import type { McpServers } from './mcp/servers'
+import { listServerTools, whenServerToolsReady } from './registry'
+import type { ToolChangeFeed } from './tool-changes'
+import type { McpServerStatus, ToolCatalog, ToolSummary } from '../../../shared/types/tool'
+
+export interface ToolSourcesParts {
+  mcp: McpServers
+  mcpCatalog: McpServerCatalog
+  dynamicTools: DynamicToolsDirectory | undefined
+  changes: ToolChangeFeed
+  slots: StreamSlots
+}
+
+export class ToolSources {
+  constructor(private readonly parts: ToolSourcesParts) {}
+
+  /** The admin's view of MCP servers: list, add, edit, remove, reconnect. */
+  get mcpCatalog(): McpServerCatalog {
+    return this.parts.mcpCatalog
+  }
+
+  /** Each MCP server's state, in config order. */
+  mcpStatuses(): McpServerStatus[] {
+    return this.parts.mcp.statuses()
+  }
+
+  /** For `GET /api/health`: tools registered, and each MCP server's state (a server that is down does not make this one unhealthy). */
+  async health(): Promise<{ registered: number, mcpServers: Array<Pick<McpServerStatus, 'name' | 'state'>> }> {
+    await whenServerToolsReady()
+    return { registered: listServerTools().length, mcpServers: this.mcpStatuses().map(server => ({ name: server.name, state: server.state })) }
+  }
+
+  /**
+   * The enabled tools as the UI lists them (each with its source, and why it cannot run when its
+   * MCP server is down), once start-up loading is done, with each MCP server's state; the dynamic
+   * directory's path and its files' load errors only for admins.
+   */
+  async catalog(options: { admin: boolean }): Promise<ToolCatalog> {
+    await whenServerToolsReady()
+    const tools: ToolSummary[] = listServerTools()
+      .filter(tool => tool.enabled)
+      .map((tool) => {
+        const unavailable = tool.unavailable?.()
+        return { name: tool.name, description: tool.description, parameters: tool.parameters, runtime: tool.runtime, ...(tool.source ? { source: tool.source } : {}), ...(unavailable ? { unavailable } : {}) }
+      })
+    const dynamic = this.parts.dynamicTools
+    return {
+      tools,
+      mcpServers: this.mcpStatuses(),
+      dynamicTools: options.admin && dynamic ? { dir: dynamic.dir, files: dynamic.status() } : null,
+    }
+  }
+
+  /** Serves "the tools changed" to an open page of `userId` as server-sent events. */
+  serveChanges(event: H3Event, userId: string): Promise<void> {
+    return serveToolChanges(event, this.parts.changes, this.parts.slots, userId)
+  }
+}
