@@ -137,6 +137,8 @@ export default defineNuxtConfig({
         /** The directory; empty: `tools` under dataDir. */
         dir: '',
       },
+      /** The operator's tool policy: a JSON or YAML file ({ "rules": [ … ] }) of allow/deny rules per role or user; empty: defaults only (admins and users every tool, guests the built-in ones). */
+      policyFile: '',
     },
     mcp: {
       /** The operator's MCP servers: a JSON or YAML file ({ "mcpServers": { … } }); empty: none. */

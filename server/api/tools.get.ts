@@ -1,5 +1,9 @@
-/** Lists the enabled tools (what a model may be offered, with their sources), each MCP server's state, and (admins) the dynamic tools directory's files. */
+/**
+ * Lists the enabled tools as the signed-in person sees them (with their sources, and why any they
+ * cannot use now is unavailable: the tool policy, or its MCP server down), each MCP server's state,
+ * and (admins) the dynamic tools directory's files.
+ */
 export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
-  return useToolSources().catalog({ admin: user.role === 'admin' })
+  return useToolSources().catalog({ userId: user.id, role: user.role, name: user.role === 'guest' ? undefined : user.name })
 })

@@ -16,6 +16,7 @@ import { DynamicToolsDirectory } from '../lib/tools/dynamic/directory'
 import { deferServerToolsReady, onServerToolsChanged } from '../lib/tools/registry'
 import { ToolChangeFeed } from '../lib/tools/tool-changes'
 import { ToolSources } from '../lib/tools/tool-sources'
+import { loadToolPolicyFile, ToolPolicy } from '../lib/tools/policy/tool-policy'
 import { join, resolve } from 'node:path'
 
 const logger = consola.withTag('jobs')
@@ -35,6 +36,8 @@ export default defineNitroPlugin((nitroApp) => {
   const { auth, limits } = config
   // Accounts come first: the job manager asks them for each role's limits and counts usage in their store.
   let accounts: AccountService | undefined
+  // Who may use which tools: a policy file that cannot be used stops start-up here, naming the rule and field.
+  const toolPolicy = new ToolPolicy(stores.accounts, config.tools.policyFile ? loadToolPolicyFile(config.tools.policyFile) : [], config.tools.policyFile || null)
   const jobs = new BackgroundJobManager({
     store: stores.jobs,
     hub,
@@ -49,6 +52,7 @@ export default defineNitroPlugin((nitroApp) => {
     usage: stores.accounts,
     roleOf: userId => accounts!.roleOf(userId),
     limiterFor: stores.limiterFor,
+    toolAccess: async userId => toolPolicy.accessFor(await accounts!.policyPrincipal(userId)),
   })
   accounts = new AccountService(stores.accounts, { hash: hashPassword, verify: verifyPassword }, {
     signInAttemptsPerIpPerMinute: auth.signInAttemptsPerIpPerMinute,
@@ -86,7 +90,7 @@ export default defineNitroPlugin((nitroApp) => {
     deferServerToolsReady(dynamicTools.start().catch(error => consola.withTag('tools').error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
   }
   const streams = new StreamSlots(config.backgroundJobs.streams)
-  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, slots: streams })
+  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, slots: streams, policy: toolPolicy })
   setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams, tools })
 
   jobs.startSweeper()

@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3'
+import { workflowToolDenials } from '../lib/workflows/tool-access'
 import { assertModelsAllowed } from '../lib/auth/model-access'
 import { jobPrincipal } from '../lib/http/job-principal'
 import { assertWorkflowCost, workflowModels } from '../lib/workflows/model-calls'
@@ -28,6 +29,8 @@ export async function requireValidWorkflow(event: H3Event, raw: unknown): Promis
   const result = validateWorkflowWithRegistry(raw)
   if (!result.ok) throw invalidWorkflow(result.problems)
   const user = await requireSessionUser(event)
+  const denied = workflowToolDenials(result.workflow, await useToolSources().policy.accessFor({ userId: user.id, role: user.role, name: user.role === 'guest' ? undefined : user.name }))
+  if (denied.length > 0) throw invalidWorkflow(denied)
   const limits = await useAccounts().limits.forRole(user.role)
   try {
     assertModelsAllowed(limits.models, user.role, workflowModels(result.workflow))

@@ -2,14 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
 import { launchChromium, screenshot, watchForProblems } from './helpers/browser'
+import { startEverythingOverHttp } from '../support/mcp-servers'
 
 // The first run of a fresh server in a real browser, guests off (the default): create the admin
 // account, chat, sign out, sign in from a second browser profile and find the conversation there.
 
 let app: RunningApp
 let browser: Browser
+let remote: Awaited<ReturnType<typeof startEverythingOverHttp>>
 
 beforeAll(async () => {
+  remote = await startEverythingOverHttp()
   const entry = await buildApp()
   app = await startApp(entry, { NUXT_AUTH_GUESTS: 'false', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
   browser = await launchChromium()
@@ -18,6 +21,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await app?.stop()
+  await remote?.stop()
 })
 
 describe('accounts in the browser', () => {
@@ -68,4 +72,54 @@ describe('accounts in the browser', () => {
     await first.close()
     await second.close()
   })
+
+  it('an admin adds an MCP server on the Admin page; an open Settings page shows its tools without a reload', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const page = await context.newPage()
+    const problems = watchForProblems(page)
+    await page.goto(`${app.url}/login`)
+    await page.locator('input[name=name]').fill('Ada')
+    await page.locator('input[name=password]').fill('correct horse battery')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${app.url}/`)
+
+    const settings = await context.newPage()
+    const settingsProblems = watchForProblems(settings)
+    await settings.goto(`${app.url}/settings`)
+    await expect.poll(() => settings.getByTestId('tool-list').innerText()).toContain('get_current_time')
+    expect(await settings.getByTestId('tool-list').innerText()).not.toContain('remote__echo')
+
+    await page.goto(`${app.url}/admin`)
+    const form = page.getByTestId('mcp-admin-form')
+    await form.getByLabel('Name', { exact: true }).fill('remote')
+    await form.getByLabel('URL', { exact: true }).fill(remote.url)
+    await form.getByLabel(/Headers/).fill('Authorization: Bearer browser-secret')
+    await form.getByLabel(/Only these tools/).fill('echo, get-sum')
+    await form.getByRole('button', { name: 'Add' }).click()
+    await expect.poll(() => page.getByTestId('mcp-admin-remote').innerText(), { timeout: 20_000 }).toMatch(/added here[\s\S]*ready, 2 tools/)
+    await screenshot(page, 'admin-mcp-servers')
+
+    // The open Settings page heard of the change and read the tools again.
+    await expect.poll(() => settings.getByTestId('tool-list').innerText(), { timeout: 10_000 }).toContain('remote__echo')
+
+    // Editing shows the header masked; saving with the mask keeps it (the server stays ready).
+    await page.getByTestId('mcp-admin-remote').getByRole('button', { name: 'Edit' }).click()
+    expect(await form.getByLabel(/Headers/).inputValue()).toBe('Authorization: ••••••••')
+    expect(await page.content()).not.toContain('browser-secret')
+    await form.getByLabel(/Only these tools/).fill('echo')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await expect.poll(() => page.getByTestId('mcp-admin-remote').innerText(), { timeout: 20_000 }).toMatch(/ready, 1 tool\b/)
+    await expect.poll(() => settings.getByTestId('tool-list').innerText(), { timeout: 10_000 }).not.toContain('remote__get-sum')
+
+    // watchForProblems dismisses dialogs; this one is meant to be accepted.
+    page.removeAllListeners('dialog')
+    page.once('dialog', dialog => void dialog.accept())
+    await page.getByTestId('mcp-admin-remote').getByRole('button', { name: 'Remove' }).click()
+    await expect.poll(() => page.getByTestId('mcp-admin').innerText()).toContain('No MCP servers yet')
+    await expect.poll(() => settings.getByTestId('tool-list').innerText(), { timeout: 10_000 }).not.toContain('remote__echo')
+
+    expect(problems.csp).toEqual([])
+    expect(settingsProblems.csp).toEqual([])
+    await context.close()
+  }, 90_000)
 })

@@ -25,7 +25,8 @@ describe('the built app', async () => {
       expect(Object.keys(tool).sort()).toEqual(['description', 'name', 'parameters', 'runtime', 'source'])
       expect(tool.parameters.type).toBe('object')
       expect(tool.runtime).toBe('hybrid')
-      expect(tool.source).toEqual({ kind: 'builtin' })
+      // convert_units is the example tool file of server/tools; the rest are built in.
+      expect(tool.source).toEqual(tool.name === 'convert_units' ? { kind: 'file', name: 'server/tools/convert-units.ts' } : { kind: 'builtin' })
     }
     expect(tools.find(tool => tool.name === 'get_current_weather')!.parameters.required).toEqual(['location'])
     expect(tools.find(tool => tool.name === 'calculate')!.parameters.properties).toHaveProperty('expression')

@@ -23,6 +23,14 @@ let fake: FakeOpenRouter
 let toolsDir: string
 let remote: Awaited<ReturnType<typeof startEverythingOverHttp>>
 let memoryFile: string
+let root: SessionClient
+
+/** A client signed in as the admin (a fresh client with the admin's session). */
+function asRoot(): SessionClient {
+  const client = new SessionClient(app.url)
+  client.cookie = root.cookie
+  return client
+}
 const LIST_CHANGED_FIXTURE = fileURLToPath(new URL('../fixtures/mcp/list-changed-server.mjs', import.meta.url))
 
 beforeAll(async () => {
@@ -43,6 +51,10 @@ beforeAll(async () => {
   toolsDir = join(dir, 'tools')
   mkdirSync(toolsDir)
   app = await startApp(await buildApp(), { NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_MCP_CONFIG_FILE: configFile, NUXT_TOOLS_DYNAMIC_DIR: toolsDir })
+  // Guests may use only the built-in tools: MCP and dynamic tools are used by the first account (the admin).
+  root = new SessionClient(app.url)
+  const created = await root.post('/api/auth/register', { name: 'Root', password: 'a long enough password' })
+  if (created.status !== 201) throw new Error(`registering the admin answered ${created.status}`)
 }, 240_000)
 afterAll(async () => {
   await app?.stop()
@@ -59,7 +71,7 @@ function callThenAnswer(name: string, args: Record<string, unknown>, answer: str
 
 describe('MCP servers', () => {
   it('offers a ready server\'s tools to the model and runs its call, while a broken server shows its error', async () => {
-    const client = new SessionClient(app.url)
+    const client = asRoot()
     await vi.waitFor(async () => {
       const { mcpServers } = await client.json('/api/tools')
       expect(mcpServers.find((server: { name: string }) => server.name === 'everything')).toMatchObject({ state: 'ready' })
@@ -85,7 +97,7 @@ describe('MCP servers', () => {
   }, 60_000)
 
   it('lets a long MCP call that reports progress outlive its timeout, and stops it when the job is stopped', async () => {
-    const client = new SessionClient(app.url)
+    const client = asRoot()
     // timeoutMs is 1 s for "remote": the 2 s operation reports progress, which extends it.
     callThenAnswer('remote__trigger-long-running-operation', { duration: 2, steps: 8 }, 'Finished.')
     const finished = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Run it' }], _tools: ['remote__trigger-long-running-operation'] }), 30_000)
@@ -99,7 +111,7 @@ describe('MCP servers', () => {
   }, 60_000)
 
   it('reconnects to an HTTP server that restarted: the next call goes through', async () => {
-    const client = new SessionClient(app.url)
+    const client = asRoot()
     await remote.restart()
     callThenAnswer('remote__echo', { message: 'after restart' }, 'Echoed.')
     const job = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Echo' }], _tools: ['remote__echo'] }), 30_000)
@@ -108,7 +120,7 @@ describe('MCP servers', () => {
   }, 60_000)
 
   it('restarts a stdio server whose process was killed, and the next call works', async () => {
-    const client = new SessionClient(app.url)
+    const client = asRoot()
     const childOf = (parent: number) => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent)], { encoding: 'utf8' })
       .split('\n').map(line => line.trim()).filter(line => line.includes(EVERYTHING_ENTRY) && line.endsWith('stdio'))
       .map(line => Number(line.split(/\s+/)[0]))[0]
@@ -117,8 +129,11 @@ describe('MCP servers', () => {
     process.kill(before!, 'SIGKILL')
     await vi.waitFor(async () => {
       const { mcpServers } = await client.json('/api/tools')
+      // A new child runs (not just the old one gone) and the server is ready on it.
+      const now = childOf(app.process.pid!)
+      expect(now).toEqual(expect.any(Number))
+      expect(now).not.toBe(before)
       expect(mcpServers.find((server: { name: string }) => server.name === 'everything')).toMatchObject({ state: 'ready' })
-      expect(childOf(app.process.pid!)).not.toBe(before)
     }, { timeout: 30_000, interval: 100 })
     callThenAnswer('everything__echo', { message: 'back again' }, 'Echoed.')
     const job = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Echo' }], _tools: ['everything__echo'] }), 30_000)
@@ -126,7 +141,7 @@ describe('MCP servers', () => {
   }, 60_000)
 
   it('offers a tool a server added while connected (tools/list_changed) from the job\'s next round', async () => {
-    const client = new SessionClient(app.url)
+    const client = asRoot()
     await vi.waitFor(async () => expect((await client.json('/api/tools')).mcpServers.find((server: { name: string }) => server.name === 'changing')).toMatchObject({ state: 'ready' }), { timeout: 30_000, interval: 100 })
     const offered: string[][] = []
     fake.script((request) => {
@@ -144,7 +159,7 @@ describe('MCP servers', () => {
   }, 60_000)
 
   it('writes to server-memory\'s graph through a model\'s call', async () => {
-    const client = new SessionClient(app.url)
+    const client = asRoot()
     await vi.waitFor(async () => expect((await client.json('/api/tools')).mcpServers.find((server: { name: string }) => server.name === 'memory')).toMatchObject({ state: 'ready', tools: 2 }), { timeout: 30_000, interval: 100 })
     callThenAnswer('memory__create_entities', { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] }, 'Remembered.')
     const job = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Remember Ada' }], _tools: ['memory__create_entities'] }), 30_000)
@@ -155,8 +170,7 @@ describe('MCP servers', () => {
 
 describe('MCP servers an admin adds, and open pages', () => {
   it('runs a server an admin adds at run time, keeps its header secret masked, tells open pages, and removes it', async () => {
-    const admin = new SessionClient(app.url)
-    expect((await admin.post('/api/auth/register', { name: 'Root', password: 'a long enough password' })).status).toBe(201)
+    const admin = asRoot()
     const watching = new AbortController()
     const events = await admin.fetch('/api/tools/events', { signal: watching.signal })
     expect(events.headers.get('content-type')).toContain('text/event-stream')
@@ -206,9 +220,61 @@ describe('MCP servers an admin adds, and open pages', () => {
   }, 90_000)
 })
 
+describe('the tool policy', () => {
+  it('offers a guest no MCP tools, refuses a forced call naming why, and refuses a workflow that uses one when saved', async () => {
+    const guest = new SessionClient(app.url)
+    const { tools } = await guest.json('/api/tools')
+    expect(tools.find((tool: { name: string }) => tool.name === 'everything__echo')).toMatchObject({ unavailable: expect.stringMatching(/guests may use only the built-in tools/) })
+    expect(tools.find((tool: { name: string }) => tool.name === 'calculate').unavailable).toBeUndefined()
+
+    const before = fake.requests.length
+    callThenAnswer('everything__echo', { message: 'sneaky' }, 'Could not.')
+    const job = await waitForJobEnd(guest, await guest.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Echo' }], _tools: ['everything__echo', 'calculate'] }), 30_000)
+    expect(fake.requests[before]!.body.tools!.map(tool => tool.function.name)).toEqual(['calculate'])
+    expect(job.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'everything__echo', result: expect.stringContaining('guests may use only the built-in tools') })
+
+    const saved = await guest.post('/api/workflows', { definition: {
+      version: 1,
+      name: 'Sneaky',
+      defaultModel: 'openai/gpt-4o-mini',
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'echo', kind: 'tool', tool: 'everything__echo', arguments: { message: 'x' } }, { id: 'out', kind: 'output' }],
+      edges: [{ from: 'start', to: 'echo' }, { from: 'echo', to: 'out' }],
+    } })
+    expect(saved.status).toBe(400)
+    expect((await saved.json()).data.problems).toEqual([{ nodeId: 'echo', message: expect.stringMatching(/^Node "echo" uses the tool "everything__echo", which you cannot use: guests may use only/) }])
+  }, 60_000)
+
+  it('applies an admin\'s change to a running job from its next round', async () => {
+    const client = asRoot()
+    const offered: string[][] = []
+    fake.script((request) => {
+      offered.push((request.body.tools ?? []).map(tool => tool.function.name))
+      const results = request.body.messages.filter(message => message.role === 'tool').length
+      if (results === 0) return toolCallReply([{ id: 'call_slow', name: 'remote__trigger-long-running-operation', arguments: '{"duration":1,"steps":2}' }])
+      if (results === 1) return toolCallReply([{ id: 'call_echo', name: 'everything__echo', arguments: '{"message":"after"}' }])
+      return textReply('Done.')
+    })
+    const jobId = await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Slow, then echo' }], _tools: ['remote__trigger-long-running-operation', 'everything__echo'] })
+    await vi.waitFor(async () => expect((await client.json(`/api/jobs/${jobId}`)).activeToolCalls?.[0]?.status).toBe('running'), { timeout: 10_000, interval: 20 })
+    const rules = { rules: [{ name: 'no everything for admins', effect: 'deny', tools: ['everything__*'], roles: ['admin'] }] }
+    expect(await client.json('/api/admin/tool-policy', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rules) })).toMatchObject({ adminRules: rules.rules })
+    const job = await waitForJobEnd(client, jobId, 30_000)
+    expect(job).toMatchObject({ status: 'complete', content: 'Done.' })
+    expect(offered[0]).toContain('everything__echo')
+    expect(offered[1]).not.toContain('everything__echo')
+    expect(job.toolRounds[1]!.toolCalls[0]).toMatchObject({ name: 'everything__echo', result: expect.stringContaining('denied by the tool policy "no everything for admins"') })
+    expect((await client.json('/api/tools')).tools.find((tool: { name: string }) => tool.name === 'everything__echo').unavailable).toMatch(/no everything for admins/)
+
+    const bad = await client.fetch('/api/admin/tool-policy', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: [{ effect: 'deny', tools: ['(a+)+$'] }] }) })
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).message).toMatch(/rules\.0\.tools\.0: must be a tool name/)
+    await client.json('/api/admin/tool-policy', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: [] }) })
+  }, 60_000)
+})
+
 describe('the dynamic tools directory', () => {
   it('loads a TypeScript tool file dropped in while the server runs, and a model\'s call reaches it', async () => {
-    const client = new SessionClient(app.url)
+    const client = asRoot()
     writeFileSync(join(toolsDir, 'word-count.ts'), `
 const countWords = (text: string): number => text.trim().split(/\\s+/).filter(Boolean).length
 export default {

@@ -1,5 +1,6 @@
 /** What the tool loop takes, reports as it goes, and returns (the seed's ToolExecutionLoop shapes). */
 import type { ToolCallRecord } from '../tools/run-tool-calls'
+import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import type { ChatClientOptions, ChatEndpoint } from '../openrouter/chat-client'
 import type { OpenRouterError } from '../openrouter/errors'
 import type { ChatCompletionRequest, ChatMessage, FinishReason, StreamedToolCall, Usage } from '../openrouter/types'
@@ -47,6 +48,11 @@ export interface ToolExecutionLoopParams {
   maxRounds?: number
   /** Calls run per round; extra calls get an error result. Default 20. */
   maxToolsPerRound?: number
+  /**
+   * The tool policy for this job's principal, read before every model request (so a change applies
+   * from the next round): denied tools are not offered, and a call to one is refused naming the policy.
+   */
+  toolAccess?: () => Promise<ToolAccessCheck>
   /** Tools offered at most; past it the most relevant ones and `find_tools`. Default 40. */
   maxOfferedTools?: number
   /** Limit for one round: the model's stream plus its tools. Default 120000. */

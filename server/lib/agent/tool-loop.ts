@@ -8,7 +8,8 @@ import { streamChatCompletion } from '../openrouter/chat-client'
 import { formatDuration, OpenRouterError } from '../openrouter/errors'
 import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, ReasoningDetail, StreamedToolCall, Usage } from '../openrouter/types'
 import type { AssistantMessage, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopFinishReason, ToolRoundResult } from './tool-loop-types'
-import { getEnabledDefinitions, whenServerToolsReady } from '../tools/registry'
+import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../tools/registry'
+import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import { followSignal } from '../follow-signal'
 import { answerFindTools, FIND_TOOLS, selectOfferedTools } from './tool-selection'
 
@@ -73,11 +74,15 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
   // The tool set is read again before every model request, so a tool added (or an MCP server
   // back) between rounds is offered from the next one, and one withdrawn is no longer offered.
   // Past `maxOfferedTools`, the most relevant are offered with `find_tools` (tool-selection.ts).
-  const enabledTools = () => params.toolsEnabled === false ? [] : getEnabledDefinitions(params.toolNames)
+  // The tool policy is read again before every request too: what the principal may not use is never offered.
+  let access: ToolAccessCheck | undefined
+  const denial = (name: string) => access?.({ name, source: getServerTool(name)?.source })
+  const enabledTools = () => params.toolsEnabled === false ? [] : getEnabledDefinitions(params.toolNames).filter(tool => denial(tool.function.name) === undefined)
   const found = new Set<string>()
   const context = latestUserText(params.initialMessages)
   const currentTools = () => selectOfferedTools(enabledTools(), { maxOffered: params.maxOfferedTools ?? 40, context, found })
   const localTools = new Map([[FIND_TOOLS, (argumentsJson: string) => answerFindTools(enabledTools(), argumentsJson, found)]])
+  access = await params.toolAccess?.()
   let tools = currentTools()
   let offered = new Set(tools.map(tool => tool.function.name))
 
@@ -99,6 +104,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
     maxToolsPerRound,
     concurrency: params.toolConcurrency ?? 5,
     context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId },
+    denial: name => (localTools.has(name) ? undefined : denial(name)),
     localTools,
     signal,
     onStart: (call, callStartedAt) => callbacks.onToolCallStart?.({ round, id: call.id, name: call.name, arguments: call.arguments, startedAt: callStartedAt }),
@@ -126,6 +132,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
 
   while (true) {
     const round = ++totalRounds
+    access = await params.toolAccess?.()
     tools = currentTools()
     offered = new Set(tools.map(tool => tool.function.name))
     const forceAnswer = toolRoundsBefore + toolRounds.length >= maxRounds

@@ -75,6 +75,12 @@ export class AccountService {
     return (await this.store.getAccount(id))?.role ?? 'guest'
   }
 
+  /** Who `id` is for the tool policy: their role and, for an account, their name (an unknown id is a guest). */
+  async policyPrincipal(id: string): Promise<{ userId: string, role: Role, name?: string }> {
+    const account = await this.store.getAccount(id)
+    return account ? { userId: id, role: account.role, name: account.name } : { userId: id, role: 'guest' }
+  }
+
   /** `principal`'s usage today (UTC) against its role's limits. */
   async usageToday(principal: SessionPrincipal, now = Date.now()): Promise<MyUsage> {
     const day = new Date(now).toISOString().slice(0, 10)

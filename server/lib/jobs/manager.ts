@@ -5,6 +5,7 @@
  * collaborators.
  */
 import type { ServerConfig } from '../config/server-config'
+import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
 import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
@@ -58,6 +59,8 @@ export interface JobManagerOptions {
   roleOf?: (userId: string) => Promise<Role>
   /** Where start-rate counters live (default: this process's memory). */
   limiterFor?: LimiterFactory
+  /** The tool policy for a job's user, read before each model request and tool node (none: every tool allowed). */
+  toolAccess?: (userId: string) => Promise<ToolAccessCheck>
 }
 
 /** Longest the health check waits for the store. */
@@ -289,6 +292,7 @@ export class BackgroundJobManager {
         run.lastActivityAt = Date.now()
         run.toolsRunning = toolsRunning
       },
+      toolAccess: this.options.toolAccess ? () => this.options.toolAccess!(job.userId) : undefined,
       // On a shared store a refused write means another instance took the job over: stop here.
       onWriteRefused: () => {
         if (this.leases && !controller.signal.aborted) controller.abort('lease-lost' satisfies JobStopReason)

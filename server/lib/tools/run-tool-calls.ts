@@ -26,6 +26,8 @@ export interface RunToolCallsOptions {
   /** Calls running at once. */
   concurrency: number
   context: { userId: string, threadId: string, jobId: string }
+  /** Why the job's principal may not use a tool (the tool policy), or undefined: a denied call is refused with that reason. */
+  denial?: (name: string) => string | undefined
   /** Tools the caller answers itself (not in the registry), by name: arguments JSON in, result text out (throw for an error). */
   localTools?: ReadonlyMap<string, (argumentsJson: string) => string>
   signal?: AbortSignal
@@ -46,8 +48,11 @@ async function runOne(call: StreamedToolCall, position: number, total: number, o
   const startedAt = Date.now()
   options.onStart?.(call, startedAt)
   let record: ToolCallRecord
+  const denied = options.denial?.(call.name)
   if (position >= options.maxToolsPerRound) {
     record = refusal(call, startedAt, `not run: the model asked for ${total} tool calls in one round and at most ${options.maxToolsPerRound} run per round. Ask for fewer at a time.`)
+  } else if (denied !== undefined) {
+    record = refusal(call, startedAt, `tool "${call.name}" is not available here: ${denied}.`)
   } else if (!options.offered.has(call.name)) {
     record = refusal(call, startedAt, `tool "${call.name}" was not offered in this conversation, so it was not run.`)
   } else if (options.localTools?.has(call.name)) {

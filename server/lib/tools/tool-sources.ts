@@ -11,6 +11,8 @@ import type { McpServerCatalog } from './mcp/admin-servers'
 import type { McpServers } from './mcp/servers'
 import { listServerTools, whenServerToolsReady } from './registry'
 import type { ToolChangeFeed } from './tool-changes'
+import type { ToolPolicy } from './policy/tool-policy'
+import type { PolicyPrincipal } from './policy/rules'
 import type { McpServerStatus, ToolCatalog, ToolSummary } from '../../../shared/types/tool'
 
 export interface ToolSourcesParts {
@@ -19,6 +21,7 @@ export interface ToolSourcesParts {
   dynamicTools: DynamicToolsDirectory | undefined
   changes: ToolChangeFeed
   slots: StreamSlots
+  policy: ToolPolicy
 }
 
 export class ToolSources {
@@ -27,6 +30,11 @@ export class ToolSources {
   /** The admin's view of MCP servers: list, add, edit, remove, reconnect. */
   get mcpCatalog(): McpServerCatalog {
     return this.parts.mcpCatalog
+  }
+
+  /** Who may use which tools: the operator's rules and the admin's. */
+  get policy(): ToolPolicy {
+    return this.parts.policy
   }
 
   /** Each MCP server's state, in config order. */
@@ -41,23 +49,25 @@ export class ToolSources {
   }
 
   /**
-   * The enabled tools as the UI lists them (each with its source, and why it cannot run when its
-   * MCP server is down), once start-up loading is done, with each MCP server's state; the dynamic
-   * directory's path and its files' load errors only for admins.
+   * The enabled tools as `principal` sees them (each with its source, and why they cannot use it
+   * now: denied by the tool policy, or its MCP server down), once start-up loading is done, with
+   * each MCP server's state; the dynamic directory's path and its files' load errors only for admins.
    */
-  async catalog(options: { admin: boolean }): Promise<ToolCatalog> {
+  async catalog(principal: PolicyPrincipal): Promise<ToolCatalog> {
     await whenServerToolsReady()
+    const denial = await this.parts.policy.accessFor(principal)
     const tools: ToolSummary[] = listServerTools()
       .filter(tool => tool.enabled)
       .map((tool) => {
-        const unavailable = tool.unavailable?.()
+        const denied = denial(tool)
+        const unavailable = denied === undefined ? tool.unavailable?.() : `You cannot use this tool: ${denied}.`
         return { name: tool.name, description: tool.description, parameters: tool.parameters, runtime: tool.runtime, ...(tool.source ? { source: tool.source } : {}), ...(unavailable ? { unavailable } : {}) }
       })
     const dynamic = this.parts.dynamicTools
     return {
       tools,
       mcpServers: this.mcpStatuses(),
-      dynamicTools: options.admin && dynamic ? { dir: dynamic.dir, files: dynamic.status() } : null,
+      dynamicTools: principal.role === 'admin' && dynamic ? { dir: dynamic.dir, files: dynamic.status() } : null,
     }
   }
 

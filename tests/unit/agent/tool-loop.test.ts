@@ -79,6 +79,30 @@ describe('executeToolLoop', () => {
     expect(second).toContain('arrived_late')
   })
 
+  it('follows the tool policy read before every request: a denied tool is not offered, a call to it is refused naming the policy, a change applies from the next round', async () => {
+    fake.script([
+      toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"1+1"}' }]),
+      toolCallReply([{ id: 'call_2', name: 'calculate', arguments: '{"expression":"2+2"}' }]),
+      textReply('Done.'),
+    ])
+    let denied = false
+    const result = await executeToolLoop(params({
+      toolAccess: async () => tool => (denied && tool.name === 'calculate' ? 'denied by the tool policy "no maths" for guests' : undefined),
+      callbacks: {
+        onRoundFinish: ({ toolCalls }) => {
+          if (toolCalls.length > 0) denied = true
+        },
+      },
+    }))
+    expect(result.finishReason).toBe('stop')
+    const [first, second] = fake.requests.slice(-3).map(request => request.body.tools!.map(tool => tool.function.name))
+    expect(first).toContain('calculate')
+    expect(second).not.toContain('calculate')
+    expect(result.toolRounds[0]!.toolCalls[0]).toMatchObject({ status: 'completed' })
+    // The model called it anyway: refused with the policy's words, not run.
+    expect(result.toolRounds[1]!.toolCalls[0]).toMatchObject({ status: 'refused', result: 'Error executing tool "calculate": tool "calculate" is not available here: denied by the tool policy "no maths" for guests.' })
+  })
+
   it('answers in one round when the model calls no tool, offering every enabled tool', async () => {
     fake.script([textReply('Hello there!', { usage: { prompt: 10, completion: 3, cost: 0.001 } })])
     const result = await executeToolLoop(params())

@@ -161,6 +161,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         request: request.fields,
         toolNames: request.toolNames,
         toolsEnabled: toolExecution.enabled,
+        toolAccess: options.toolAccess,
         maxRounds: toolExecution.maxRounds,
         maxToolsPerRound: toolExecution.maxToolsPerRound,
         maxOfferedTools: toolExecution.maxOfferedTools,

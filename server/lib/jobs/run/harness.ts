@@ -4,6 +4,7 @@
  * (end.ts). The runners (chat.ts, workflow.ts) add only what differs.
  */
 import type { ServerConfig } from '../../config/server-config'
+import type { ToolAccessCheck } from '../../tools/policy/tool-policy'
 import type { ToolCallRecord } from '../../tools/run-tool-calls'
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { JobLiveHub } from '../live-hub'
@@ -30,6 +31,8 @@ export interface JobRunOptions {
   onWriteRefused?: () => void
   /** What the run may spend of its user's daily budget, and what it has spent (none: no budget). */
   budget?: BudgetMeter
+  /** The tool policy for the job's user, read again before every model request and tool node. */
+  toolAccess?: () => Promise<ToolAccessCheck>
   logger?: JobLogger
 }
 

@@ -91,6 +91,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       request: job.request!.fields,
       toolNames: extra.tools ?? [],
       toolsEnabled: (extra.tools?.length ?? 0) > 0,
+      toolAccess: options.toolAccess,
       maxRounds: extra.maxRounds ?? 0,
       maxToolsPerRound: config.backgroundJobs.toolExecution.maxToolsPerRound,
       maxOfferedTools: config.backgroundJobs.toolExecution.maxOfferedTools,
@@ -139,6 +140,9 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     }, nodeSignal),
     askRouter: (_node, request, nodeSignal) => agentLoop(request.model, [{ role: 'user', content: request.prompt }], {}, nodeSignal),
     runTool: async (name, args, nodeSignal) => {
+      // Checked at run time for the running user too: the policy may have changed since the workflow was saved.
+      const denied = options.toolAccess ? (await options.toolAccess())({ name, source: getServerTool(name)?.source }) : undefined
+      if (denied !== undefined) return { error: `tool "${name}" is not available here: ${denied}.` }
       harness.toolStarted()
       const outcome = await executeServerTool(name, JSON.stringify(args), { ...context, signal: nodeSignal })
       harness.toolFinished()

@@ -1,0 +1,106 @@
+/**
+ * Tool access rules: who may use which tools. A rule allows or denies tool patterns (exact names,
+ * globs such as `github__*`, or whole sources: `source:builtin`, `source:mcp`, `source:mcp/github`,
+ * `source:dynamic`, `source:file`) for roles and/or named users (no `roles` and no `users`:
+ * everyone). For a principal and a tool: a matching deny wins; else a matching allow allows; else
+ * the default: `admin` and `user` may use every tool, a `guest` only those built into the server
+ * (the built-ins and server/tools files; no MCP or dynamic tools).
+ *
+ * Globs are matched by a linear two-pointer scan (no regular expression is built from them), and
+ * names and patterns are short and bounded, so no pattern can make matching slow.
+ */
+import { z } from 'zod'
+import type { Role } from '../../../../shared/types/account'
+import type { ToolSourceRef } from '../../../../shared/types/tool'
+import type { ToolPolicyRule } from '../../../../shared/types/tool-policy'
+
+export type { ToolPolicyRule }
+
+/** A tool pattern: letters, digits, `_`, `-`, `*`, `?`, or `source:<kind>[/<name>]`. */
+const pattern = z.string().trim().min(1).max(128).regex(/^(?:source:(?:builtin|file|mcp|dynamic)(?:\/[\w.-]{1,200})?|[\w*?-]{1,64})$/, 'must be a tool name, a glob of one (letters, digits, _, -, * and ?), or source:builtin, source:file, source:dynamic, source:mcp or source:mcp/<server>')
+
+export const toolPolicyRuleSchema: z.ZodType<ToolPolicyRule> = z.object({
+  /** Shown in refusals ("denied by policy <name>"). */
+  name: z.string().trim().min(1).max(80).optional(),
+  effect: z.enum(['allow', 'deny']),
+  tools: z.array(pattern).min(1).max(200),
+  roles: z.array(z.enum(['admin', 'user', 'guest'])).max(3).optional(),
+  /** Account names (as they sign in; case does not matter) or ids. */
+  users: z.array(z.string().trim().min(1).max(128)).max(1_000).optional(),
+}).strict()
+
+export const toolPolicySchema = z.object({
+  rules: z.array(toolPolicyRuleSchema).max(500).default([]),
+}).strict()
+
+/** Whom a decision is for. */
+export interface PolicyPrincipal {
+  userId: string
+  role: Role
+  /** The account's name, for rules that list users by name. */
+  name?: string
+}
+
+/** What a decision looks at of a tool. */
+export interface PolicyTool {
+  name: string
+  source?: ToolSourceRef
+}
+
+/** Whether `text` matches the glob `glob` (`*`: any run of characters, `?`: one character). */
+export function globMatches(glob: string, text: string): boolean {
+  let g = 0
+  let t = 0
+  let star = -1
+  let resume = 0
+  while (t < text.length) {
+    if (g < glob.length && (glob[g] === '?' || glob[g] === text[t])) {
+      g++
+      t++
+    } else if (g < glob.length && glob[g] === '*') {
+      star = g++
+      resume = t
+    } else if (star !== -1) {
+      g = star + 1
+      t = ++resume
+    } else {
+      return false
+    }
+  }
+  while (g < glob.length && glob[g] === '*') g++
+  return g === glob.length
+}
+
+function patternMatches(pattern: string, tool: PolicyTool): boolean {
+  if (!pattern.startsWith('source:')) return globMatches(pattern, tool.name)
+  const [kind, name] = pattern.slice('source:'.length).split('/', 2)
+  const source = tool.source ?? { kind: 'file' as const }
+  if (source.kind !== kind) return false
+  return name === undefined || source.name === name
+}
+
+function appliesTo(rule: ToolPolicyRule, principal: PolicyPrincipal): boolean {
+  if (!rule.roles && !rule.users) return true
+  if (rule.roles?.includes(principal.role)) return true
+  const name = principal.name?.toLowerCase()
+  return rule.users?.some(user => user === principal.userId || (name !== undefined && user.toLowerCase() === name)) ?? false
+}
+
+/** Why `principal` may not use `tool`, or undefined when they may. */
+export function policyDenial(rules: readonly ToolPolicyRule[], principal: PolicyPrincipal, tool: PolicyTool): string | undefined {
+  const applying = rules.filter(rule => appliesTo(rule, principal) && rule.tools.some(pattern => patternMatches(pattern, tool)))
+  const deny = applying.find(rule => rule.effect === 'deny')
+  if (deny) return `denied by the tool policy${deny.name ? ` "${deny.name}"` : ''} for ${describe(principal)}`
+  if (applying.some(rule => rule.effect === 'allow')) return undefined
+  if (principal.role === 'guest' && !isBuiltIn(tool)) return 'guests may use only the built-in tools unless the tool policy allows more; sign in to use it'
+  return undefined
+}
+
+/** Compiled into the build: the built-ins and the operator's server/tools files (not MCP or dynamic tools). */
+function isBuiltIn(tool: PolicyTool): boolean {
+  return !tool.source || tool.source.kind === 'builtin' || tool.source.kind === 'file'
+}
+
+function describe(principal: PolicyPrincipal): string {
+  return principal.role === 'guest' ? 'guests' : principal.name ? `${principal.name} (${principal.role})` : `the ${principal.role} role`
+}
