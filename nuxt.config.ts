@@ -139,6 +139,8 @@ export default defineNuxtConfig({
       },
       /** The operator's tool policy: a JSON or YAML file ({ "rules": [ … ] }) of allow/deny rules per role or user; empty: defaults only (admins and users every tool, guests the built-in ones). */
       policyFile: '',
+      /** The operator's server-wide tool credentials: a JSON or YAML file ({ "github": { "token": "…" } }); empty: none. Users add their own in Settings. */
+      credentialsFile: '',
     },
     mcp: {
       /** The operator's MCP servers: a JSON or YAML file ({ "mcpServers": { … } }); empty: none. */

@@ -17,6 +17,8 @@ import { deferServerToolsReady, onServerToolsChanged } from '../lib/tools/regist
 import { ToolChangeFeed } from '../lib/tools/tool-changes'
 import { ToolSources } from '../lib/tools/tool-sources'
 import { loadToolPolicyFile, ToolPolicy } from '../lib/tools/policy/tool-policy'
+import { CredentialVault, loadCredentialsFile } from '../lib/tools/credentials/vault'
+import { listServerTools } from '../lib/tools/registry'
 import { join, resolve } from 'node:path'
 
 const logger = consola.withTag('jobs')
@@ -38,6 +40,13 @@ export default defineNitroPlugin((nitroApp) => {
   let accounts: AccountService | undefined
   // Who may use which tools: a policy file that cannot be used stops start-up here, naming the rule and field.
   const toolPolicy = new ToolPolicy(stores.accounts, config.tools.policyFile ? loadToolPolicyFile(config.tools.policyFile) : [], config.tools.policyFile || null)
+  // Tool credentials: the operator's server-wide file and each user's own, sealed in the store.
+  const credentials = new CredentialVault({
+    settings: stores.accounts,
+    secretBox: createSecretBox(serverSecret(config), 'tool-credentials'),
+    serverWide: config.tools.credentialsFile ? loadCredentialsFile(config.tools.credentialsFile) : {},
+    needs: () => listServerTools().flatMap(tool => tool.requiresCredentials.map(need => ({ tool: tool.name, need }))),
+  })
   const jobs = new BackgroundJobManager({
     store: stores.jobs,
     hub,
@@ -53,6 +62,7 @@ export default defineNitroPlugin((nitroApp) => {
     roleOf: userId => accounts!.roleOf(userId),
     limiterFor: stores.limiterFor,
     toolAccess: async userId => toolPolicy.accessFor(await accounts!.policyPrincipal(userId)),
+    credentialsFor: userId => credentials.forUser(userId),
   })
   accounts = new AccountService(stores.accounts, { hash: hashPassword, verify: verifyPassword }, {
     signInAttemptsPerIpPerMinute: auth.signInAttemptsPerIpPerMinute,
@@ -61,7 +71,10 @@ export default defineNitroPlugin((nitroApp) => {
     limiterFor: stores.limiterFor,
     tokensPerUser: auth.tokensPerUser,
     inviteTtlMs: Math.round(auth.inviteTtlHours * 3_600_000),
-    onAccountDeleted: userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId),
+    onAccountDeleted: async (userId) => {
+      await deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId)
+      await credentials.deleteUser(userId)
+    },
     roleLimits: limits.roles,
   })
   // Open pages hear when the tools change: any registration, an MCP server going down or back, a tool file that broke.
@@ -90,7 +103,7 @@ export default defineNitroPlugin((nitroApp) => {
     deferServerToolsReady(dynamicTools.start().catch(error => consola.withTag('tools').error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
   }
   const streams = new StreamSlots(config.backgroundJobs.streams)
-  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, slots: streams, policy: toolPolicy })
+  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, slots: streams, policy: toolPolicy, credentials })
   setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams, tools })
 
   jobs.startSweeper()

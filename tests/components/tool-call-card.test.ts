@@ -36,4 +36,11 @@ describe('ToolCallCard', () => {
     expect(wrapper.find('[data-testid=tool-result]').text()).toBe('plain <b>text</b>')
     expect(wrapper.find('b').exists()).toBe(false)
   })
+
+  it('offers to connect when the call ended because a credential is not set', () => {
+    const missing = mount(ToolCallCard, { props: { call: { ...base, status: 'error', error: 'Tool "github_issues" needs the credential "github/token", which is not set. Tell the user to add it in Settings → Credentials (/settings#credentials) and ask again; do not retry before then.' } } })
+    expect(missing.find('[data-testid=tool-connect]').attributes('href')).toBe('/settings#credentials')
+    const other = mount(ToolCallCard, { props: { call: { ...base, status: 'error', error: 'boom' } } })
+    expect(other.find('[data-testid=tool-connect]').exists()).toBe(false)
+  })
 })

@@ -8,7 +8,7 @@
  * dropped in while the server runs is loaded (jiti in the built server) and a model's call reaches it.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,6 +24,7 @@ let toolsDir: string
 let remote: Awaited<ReturnType<typeof startEverythingOverHttp>>
 let memoryFile: string
 let root: SessionClient
+let dataDir: string
 
 /** A client signed in as the admin (a fresh client with the admin's session). */
 function asRoot(): SessionClient {
@@ -50,7 +51,8 @@ beforeAll(async () => {
   }))
   toolsDir = join(dir, 'tools')
   mkdirSync(toolsDir)
-  app = await startApp(await buildApp(), { NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_MCP_CONFIG_FILE: configFile, NUXT_TOOLS_DYNAMIC_DIR: toolsDir })
+  dataDir = join(dir, 'data')
+  app = await startApp(await buildApp(), { NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_MCP_CONFIG_FILE: configFile, NUXT_TOOLS_DYNAMIC_DIR: toolsDir, NUXT_DATA_DIR: dataDir })
   // Guests may use only the built-in tools: MCP and dynamic tools are used by the first account (the admin).
   root = new SessionClient(app.url)
   const created = await root.post('/api/auth/register', { name: 'Root', password: 'a long enough password' })
@@ -270,6 +272,51 @@ describe('the tool policy', () => {
     expect((await bad.json()).message).toMatch(/rules\.0\.tools\.0: must be a tool name/)
     await client.json('/api/admin/tool-policy', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: [] }) })
   }, 60_000)
+})
+
+describe('tool credentials', () => {
+  it('ends a call with what to set where, works once the user saves the credential, keeps it sealed, and never lends it to another user', async () => {
+    writeFileSync(join(toolsDir, 'github-whoami.ts'), `
+export default {
+  name: 'github_whoami',
+  description: 'Says which GitHub token it would use.',
+  requiresCredentials: ['github/token'],
+  handler: (_args: Record<string, never>, context: { credentials: { get: (service: string, key: string) => string | undefined } }) => ({ tokenLength: context.credentials.get('github', 'token')!.length }),
+}
+`)
+    const client = asRoot()
+    await vi.waitFor(async () => expect((await client.json('/api/tools')).tools.some((tool: { name: string }) => tool.name === 'github_whoami')).toBe(true), { timeout: 15_000, interval: 100 })
+    const ask = async (who: SessionClient) => {
+      callThenAnswer('github_whoami', {}, 'Answered.')
+      return waitForJobEnd(who, await who.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Who am I on GitHub?' }], _tools: ['github_whoami'] }), 30_000)
+    }
+
+    const missing = await ask(client)
+    expect(missing.toolRounds[0]!.toolCalls[0]!.result).toMatch(/needs the credential "github\/token", which is not set\. Tell the user to add it in Settings → Credentials \(\/settings#credentials\)/)
+    expect((await client.json('/api/credentials')).services).toContainEqual({ service: 'github', tools: ['github_whoami'], keys: [{ key: 'token', set: null }] })
+
+    const saved = await client.fetch('/api/credentials/github', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { token: 'ghp_e2e_secret_value' } }) })
+    expect(saved.status).toBe(200)
+    const savedText = await saved.text()
+    expect(savedText).not.toContain('ghp_e2e_secret_value')
+    expect(JSON.parse(savedText).services).toContainEqual({ service: 'github', tools: ['github_whoami'], keys: [{ key: 'token', set: 'mine' }] })
+    expect((await ask(client)).toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'github_whoami', result: '{"tokenLength":20}' })
+
+    // Another account does not get it; a guest cannot save one.
+    expect((await client.post('/api/admin/users', { name: 'Bea', password: 'another long password' })).status).toBe(201)
+    const bea = new SessionClient(app.url)
+    expect((await bea.post('/api/auth/login', { name: 'Bea', password: 'another long password' })).status).toBe(200)
+    expect((await ask(bea)).toolRounds[0]!.toolCalls[0]!.result).toContain('needs the credential "github/token"')
+    const guestSave = await new SessionClient(app.url).fetch('/api/credentials/github', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { token: 'x' } }) })
+    expect(guestSave.status).toBe(403)
+
+    // Nowhere in the database files in plain text, nor in the log.
+    for (const file of readdirSync(dataDir)) {
+      if (/\.(db|sqlite)(-wal|-shm)?$|\.sqlite3?$/.test(file)) expect(readFileSync(join(dataDir, file)).includes('ghp_e2e_secret_value'), file).toBe(false)
+    }
+    expect(readdirSync(dataDir).some(file => /\.(db|sqlite)/.test(file))).toBe(true)
+    expect(app.logs()).not.toContain('ghp_e2e_secret_value')
+  }, 90_000)
 })
 
 describe('the dynamic tools directory', () => {

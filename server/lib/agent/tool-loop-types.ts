@@ -1,6 +1,7 @@
 /** What the tool loop takes, reports as it goes, and returns (the seed's ToolExecutionLoop shapes). */
 import type { ToolCallRecord } from '../tools/run-tool-calls'
 import type { ToolAccessCheck } from '../tools/policy/tool-policy'
+import type { ToolCredentials } from '../tools/tool-types'
 import type { ChatClientOptions, ChatEndpoint } from '../openrouter/chat-client'
 import type { OpenRouterError } from '../openrouter/errors'
 import type { ChatCompletionRequest, ChatMessage, FinishReason, StreamedToolCall, Usage } from '../openrouter/types'
@@ -53,6 +54,8 @@ export interface ToolExecutionLoopParams {
    * from the next round): denied tools are not offered, and a call to one is refused naming the policy.
    */
   toolAccess?: () => Promise<ToolAccessCheck>
+  /** The credentials of the job's user, read before every tool round (so one saved meanwhile is used). */
+  credentials?: () => Promise<ToolCredentials>
   /** Tools offered at most; past it the most relevant ones and `find_tools`. Default 40. */
   maxOfferedTools?: number
   /** Limit for one round: the model's stream plus its tools. Default 120000. */

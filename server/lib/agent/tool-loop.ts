@@ -99,11 +99,11 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
     ({ finalContent, reasoning, totalRounds, totalToolCalls, toolRounds, finishReason, usage, error, messages })
 
   /** Runs one round's calls through the registry, reporting each start and finish. */
-  const runRound = (round: number, calls: readonly StreamedToolCall[], signal: AbortSignal | undefined) => runToolCalls(calls, {
+  const runRound = async (round: number, calls: readonly StreamedToolCall[], signal: AbortSignal | undefined) => runToolCalls(calls, {
     offered,
     maxToolsPerRound,
     concurrency: params.toolConcurrency ?? 5,
-    context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId },
+    context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId, credentials: await params.credentials?.() },
     denial: name => (localTools.has(name) ? undefined : denial(name)),
     localTools,
     signal,

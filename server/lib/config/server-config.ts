@@ -64,7 +64,7 @@ export const serverConfigSchema = z.object({
       sizeThreshold: positiveInt,
     }),
   }),
-  tools: z.object({ discovery: z.boolean(), dynamic: z.object({ enabled: z.boolean(), dir: z.string().trim() }), policyFile: z.string().trim() }),
+  tools: z.object({ discovery: z.boolean(), dynamic: z.object({ enabled: z.boolean(), dir: z.string().trim() }), policyFile: z.string().trim(), credentialsFile: z.string().trim() }),
   mcp: z.object({ configFile: z.string().trim(), connectTimeoutMs: milliseconds, adminCommands: z.boolean() }),
   workflows: z.object({ enabled: z.boolean() }),
   demoModel: z.object({ enabled: z.boolean(), tokenDelayMs: z.number().int().nonnegative().max(5_000) }),

@@ -6,6 +6,7 @@
  */
 import type { ServerConfig } from '../config/server-config'
 import type { ToolAccessCheck } from '../tools/policy/tool-policy'
+import type { ToolCredentials } from '../tools/tool-types'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
 import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
@@ -61,6 +62,8 @@ export interface JobManagerOptions {
   limiterFor?: LimiterFactory
   /** The tool policy for a job's user, read before each model request and tool node (none: every tool allowed). */
   toolAccess?: (userId: string) => Promise<ToolAccessCheck>
+  /** The credentials a job's user's tool calls may use (none: no credentials). */
+  credentialsFor?: (userId: string) => Promise<ToolCredentials>
 }
 
 /** Longest the health check waits for the store. */
@@ -293,6 +296,7 @@ export class BackgroundJobManager {
         run.toolsRunning = toolsRunning
       },
       toolAccess: this.options.toolAccess ? () => this.options.toolAccess!(job.userId) : undefined,
+      credentials: this.options.credentialsFor ? () => this.options.credentialsFor!(job.userId) : undefined,
       // On a shared store a refused write means another instance took the job over: stop here.
       onWriteRefused: () => {
         if (this.leases && !controller.signal.aborted) controller.abort('lease-lost' satisfies JobStopReason)

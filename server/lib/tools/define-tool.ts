@@ -16,6 +16,8 @@ export interface DefineServerToolInput<P extends ToolParameters | undefined> {
   timeoutMs?: number
   /** Safe to re-run after a crash interrupted it (lookups, calculations). Default false. */
   idempotent?: boolean
+  /** Credentials it needs (`'github'` or `'github/token'`); the handler reads them from `context.credentials`. */
+  requiresCredentials?: string[]
   enabled?: boolean
   handler: ServerToolHandler<InferToolArgs<P>>
 }
@@ -51,6 +53,7 @@ export function defineServerTool<P extends ToolParameters | undefined = undefine
       runtime: input.runtime,
       enabled: input.enabled,
       idempotent: input.idempotent,
+      requiresCredentials: input.requiresCredentials,
     },
     handler: input.handler as ServerToolHandler<any>,
     options: { runtime: input.runtime, timeoutMs: input.timeoutMs },

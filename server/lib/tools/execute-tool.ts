@@ -8,7 +8,7 @@ import { runWithDeadline } from './run-with-deadline'
 import { parseToolArguments } from './tool-arguments'
 import { serializeToolResult } from './tool-result'
 import { formatValidationErrors } from './tool-schema'
-import type { ToolErrorCode, ToolExecutionContext, ToolExecutionResult, ToolRuntime } from './tool-types'
+import type { ToolCredentials, ToolErrorCode, ToolExecutionContext, ToolExecutionResult, ToolRuntime } from './tool-types'
 
 function failure(
   toolName: string,
@@ -39,10 +39,23 @@ function formatZodIssues(issues: z.core.$ZodIssue[]): string {
     .join('; ')
 }
 
+/** A call made without credentials (a script, a test): nothing is set. */
+const NO_CREDENTIALS: ToolCredentials = { get: () => undefined, has: () => false }
+
+/** Where a person sets a credential (Settings, credentials section). */
+export const CREDENTIALS_SETTINGS_PATH = '/settings#credentials'
+
+/** The tool error for credentials not set: what is missing and where to set it, for the model and the person. */
+export function missingCredentialsMessage(toolName: string, missing: readonly string[]): string {
+  const list = missing.map(need => `"${need}"`).join(', ')
+  return `Tool "${toolName}" needs the credential${missing.length === 1 ? '' : 's'} ${list}, which ${missing.length === 1 ? 'is' : 'are'} not set. Tell the user to add ${missing.length === 1 ? 'it' : 'them'} in Settings → Credentials (${CREDENTIALS_SETTINGS_PATH}) and ask again; do not retry before then.`
+}
+
 /**
  * Executes a registered tool with the model's JSON arguments. Never throws and never rejects:
  * unknown tools, client-only tools, invalid arguments, timeouts, aborts, handler errors and
- * unusable results all come back as `error` (with `errorCode`) so the caller can feed them to the model.
+ * unusable results all come back as `error` (with `errorCode`) so the caller can feed them to the
+ * model. A tool whose declared credentials are not set ends with `credentials_missing` unrun.
  */
 export async function executeServerTool(
   toolName: string,
@@ -84,6 +97,15 @@ export async function executeServerTool(
     args = checked.data as Record<string, unknown>
   }
 
+  const credentials = context.credentials ?? NO_CREDENTIALS
+  const missing = tool.requiresCredentials.filter((need) => {
+    const [service, key] = need.split('/') as [string, string | undefined]
+    return key === undefined ? !credentials.has(service) : credentials.get(service, key) === undefined
+  })
+  if (missing.length > 0) {
+    return failure(toolName, 'credentials_missing', missingCredentialsMessage(toolName, missing), startedAt, tool.runtime)
+  }
+
   const timeoutMs = tool.timeoutMs ?? defaultToolTimeoutMs()
   const outcome = await runWithDeadline(
     signal => tool.handler(args, {
@@ -91,6 +113,7 @@ export async function executeServerTool(
       threadId: context.threadId ?? '',
       jobId: context.jobId ?? '',
       signal,
+      credentials,
     }),
     { timeoutMs, signal: context.signal },
   )

@@ -145,11 +145,23 @@ export function registerServerTool<TArgs = Record<string, unknown>>(
     handler: handler as ServerToolHandler<any>,
     source: options.source,
     unavailable: options.unavailable,
+    requiresCredentials: credentialNeeds(name, options.requiresCredentials ?? definition.requiresCredentials),
   })
   const isZod = typeof rawParameters === 'object' && rawParameters !== null && '_zod' in rawParameters
   registry.set(name, { tool, validate, zodSchema: isZod ? (rawParameters as z.ZodType) : undefined })
   notifyChanged()
   return tool
+}
+
+/** A credential need: `service` or `service/key`, each 1-40 lowercase letters, digits, `_` or `-`. */
+export const CREDENTIAL_NEED = /^[a-z0-9_-]{1,40}(?:\/[a-z0-9_-]{1,40})?$/
+
+function credentialNeeds(name: string, needs: unknown): string[] {
+  if (needs === undefined) return []
+  if (!Array.isArray(needs) || needs.length > 20 || !needs.every(need => typeof need === 'string' && CREDENTIAL_NEED.test(need))) {
+    throw new TypeError(`Tool "${name}": requiresCredentials must be a list of at most 20 "service" or "service/key" names (lowercase letters, digits, _ and -), got ${JSON.stringify(needs)}.`)
+  }
+  return [...new Set(needs as string[])]
 }
 
 /** Removes a tool; returns whether one was registered under that name. */

@@ -1,5 +1,6 @@
 import { executeServerTool } from './execute-tool'
 import type { StreamedToolCall } from '../openrouter/types'
+import type { ToolCredentials } from './tool-types'
 
 /** How one tool call ended, as the job stores it and the UI shows it. */
 export type ToolCallStatus = 'completed' | 'error' | 'timeout' | 'aborted' | 'refused'
@@ -25,7 +26,7 @@ export interface RunToolCallsOptions {
   maxToolsPerRound: number
   /** Calls running at once. */
   concurrency: number
-  context: { userId: string, threadId: string, jobId: string }
+  context: { userId: string, threadId: string, jobId: string, credentials?: ToolCredentials }
   /** Why the job's principal may not use a tool (the tool policy), or undefined: a denied call is refused with that reason. */
   denial?: (name: string) => string | undefined
   /** Tools the caller answers itself (not in the registry), by name: arguments JSON in, result text out (throw for an error). */

@@ -12,6 +12,7 @@ import type { McpServers } from './mcp/servers'
 import { listServerTools, whenServerToolsReady } from './registry'
 import type { ToolChangeFeed } from './tool-changes'
 import type { ToolPolicy } from './policy/tool-policy'
+import type { CredentialVault } from './credentials/vault'
 import type { PolicyPrincipal } from './policy/rules'
 import type { McpServerStatus, ToolCatalog, ToolSummary } from '../../../shared/types/tool'
 
@@ -22,6 +23,7 @@ export interface ToolSourcesParts {
   changes: ToolChangeFeed
   slots: StreamSlots
   policy: ToolPolicy
+  credentials: CredentialVault
 }
 
 export class ToolSources {
@@ -35,6 +37,11 @@ export class ToolSources {
   /** Who may use which tools: the operator's rules and the admin's. */
   get policy(): ToolPolicy {
     return this.parts.policy
+  }
+
+  /** Tool credentials: each user's own (sealed) and the server-wide ones. */
+  get credentials(): CredentialVault {
+    return this.parts.credentials
   }
 
   /** Each MCP server's state, in config order. */

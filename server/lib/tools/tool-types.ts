@@ -37,6 +37,12 @@ export interface ServerToolDefinition {
    * the model is told its outcome is unknown. Default false.
    */
   idempotent?: boolean
+  /**
+   * Credentials it needs: a service (`'github'`: any key of it) or a service and key
+   * (`'github/token'`). A call whose user has none set ends with a tool error saying what to set
+   * where, without running the handler. `registerServerTool`'s option wins over it.
+   */
+  requiresCredentials?: string[]
 }
 
 /** Exactly the shape OpenRouter's chat-completions `tools: [...]` takes. */
@@ -49,6 +55,14 @@ export interface OpenRouterToolDefinition {
   }
 }
 
+/** The credentials a call may use: its user's, else the server-wide ones; never another user's. */
+export interface ToolCredentials {
+  /** The value of `key` of `service` (e.g. `get('github', 'token')`), or undefined. */
+  get(service: string, key: string): string | undefined
+  /** Whether any key of `service` is set. */
+  has(service: string): boolean
+}
+
 /** What a handler knows about the call it serves. */
 export interface ToolExecutionContext {
   userId: string
@@ -56,6 +70,8 @@ export interface ToolExecutionContext {
   jobId: string
   /** Aborted when the call times out or the job is aborted; pass it to fetch() and friends. */
   signal?: AbortSignal
+  /** The credentials of the call's user (none set: every `get` is undefined). */
+  credentials: ToolCredentials
 }
 
 /**
@@ -90,6 +106,8 @@ export interface RegisterServerToolOptions {
   override?: boolean
   /** Overrides `definition.idempotent`. */
   idempotent?: boolean
+  /** Overrides `definition.requiresCredentials`. */
+  requiresCredentials?: string[]
 }
 
 /** Why a tool call produced no result. Lets callers show "timed out" apart from "failed". */
@@ -103,6 +121,7 @@ export type ToolErrorCode =
   | 'execution_failed'
   | 'invalid_result'
   | 'unavailable'
+  | 'credentials_missing'
 
 /** The outcome of `executeServerTool`; it never throws. */
 export interface ToolExecutionResult {
@@ -131,4 +150,6 @@ export interface RegisteredServerTool {
   source?: ToolSource
   /** See `RegisterServerToolOptions.unavailable`. */
   unavailable?: () => string | undefined
+  /** Credentials it needs (`service` or `service/key`); empty when none. */
+  requiresCredentials: string[]
 }

@@ -162,6 +162,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         toolNames: request.toolNames,
         toolsEnabled: toolExecution.enabled,
         toolAccess: options.toolAccess,
+        credentials: options.credentials,
         maxRounds: toolExecution.maxRounds,
         maxToolsPerRound: toolExecution.maxToolsPerRound,
         maxOfferedTools: toolExecution.maxOfferedTools,

@@ -5,6 +5,7 @@
  */
 import type { ServerConfig } from '../../config/server-config'
 import type { ToolAccessCheck } from '../../tools/policy/tool-policy'
+import type { ToolCredentials } from '../../tools/tool-types'
 import type { ToolCallRecord } from '../../tools/run-tool-calls'
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { JobLiveHub } from '../live-hub'
@@ -33,6 +34,8 @@ export interface JobRunOptions {
   budget?: BudgetMeter
   /** The tool policy for the job's user, read again before every model request and tool node. */
   toolAccess?: () => Promise<ToolAccessCheck>
+  /** The credentials of the job's user, read again before every tool round and tool node. */
+  credentials?: () => Promise<ToolCredentials>
   logger?: JobLogger
 }
 

@@ -92,6 +92,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       toolNames: extra.tools ?? [],
       toolsEnabled: (extra.tools?.length ?? 0) > 0,
       toolAccess: options.toolAccess,
+      credentials: options.credentials,
       maxRounds: extra.maxRounds ?? 0,
       maxToolsPerRound: config.backgroundJobs.toolExecution.maxToolsPerRound,
       maxOfferedTools: config.backgroundJobs.toolExecution.maxOfferedTools,
@@ -144,7 +145,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       const denied = options.toolAccess ? (await options.toolAccess())({ name, source: getServerTool(name)?.source }) : undefined
       if (denied !== undefined) return { error: `tool "${name}" is not available here: ${denied}.` }
       harness.toolStarted()
-      const outcome = await executeServerTool(name, JSON.stringify(args), { ...context, signal: nodeSignal })
+      const outcome = await executeServerTool(name, JSON.stringify(args), { ...context, signal: nodeSignal, credentials: await options.credentials?.() })
       harness.toolFinished()
       return outcome.error === undefined ? { output: outcome.result ?? '' } : { error: outcome.error }
     },

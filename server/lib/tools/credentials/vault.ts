@@ -1,0 +1,146 @@
+/**
+ * Credentials tools use (`context.credentials.get('github', 'token')`), in two scopes: server-wide
+ * (the operator's credentials file, `tools.credentialsFile`) and per user (entered by the user in
+ * Settings). A call sees its own user's values over the server-wide ones, never another user's.
+ *
+ * Per-user values are kept in the account store's settings, one sealed blob per user
+ * (AES-256-GCM under a key derived from the server secret, like the job API keys): the store
+ * never holds them in plain text, they are never returned after saving (only which keys are
+ * set), never logged, and deleted with the user.
+ */
+import { readFileSync } from 'node:fs'
+import { extname } from 'node:path'
+import { parse as parseYaml } from 'yaml'
+import { z } from 'zod'
+import type { SecretBox } from '../../security/secret-box'
+import type { SettingsStore } from '../../auth/role-limits'
+import type { ToolCredentials } from '../tool-types'
+import type { CredentialService } from '../../../../shared/types/credentials'
+
+const SETTING_PREFIX = 'credentials:'
+/** Services one user may keep, keys per service, and characters per value. */
+export const CREDENTIAL_LIMITS = { services: 50, keysPerService: 10, valueChars: 8_192 } as const
+
+const NAME = /^[a-z0-9_-]{1,40}$/
+const nameSchema = z.string().regex(NAME, 'must be 1-40 lowercase letters, digits, "_" or "-"')
+
+/** `{ "<service>": { "<key>": "<value>" } }`, bounded. */
+const credentialMapSchema = z.record(nameSchema, z.record(nameSchema, z.string().min(1).max(CREDENTIAL_LIMITS.valueChars))
+  .refine(keys => Object.keys(keys).length <= CREDENTIAL_LIMITS.keysPerService, `at most ${CREDENTIAL_LIMITS.keysPerService} keys per service`))
+  .refine(services => Object.keys(services).length <= CREDENTIAL_LIMITS.services, `at most ${CREDENTIAL_LIMITS.services} services`)
+
+type CredentialMap = Record<string, Record<string, string>>
+
+/** A change a user cannot make, with what to fix (answered 400). */
+export class CredentialInputError extends Error {
+  override name = 'CredentialInputError'
+  static isInstance(error: unknown): error is CredentialInputError {
+    return error instanceof Error && error.name === 'CredentialInputError'
+  }
+}
+
+/** Reads the operator's server-wide credentials (`.yaml`/`.yml` as YAML, anything else as JSON). */
+export function loadCredentialsFile(path: string): CredentialMap {
+  let raw: unknown
+  try {
+    const text = readFileSync(path, 'utf8')
+    raw = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text)
+  } catch (error) {
+    throw new Error(`Cannot read the credentials file ${path} (NUXT_TOOLS_CREDENTIALS_FILE): ${(error as Error).message}`)
+  }
+  const parsed = credentialMapSchema.safeParse(raw ?? {})
+  if (!parsed.success) {
+    // Values are never echoed: only where the problem is.
+    throw new Error(`Invalid credentials file ${path}: ${parsed.error.issues.map(issue => `${issue.path.map(String).join('/') || 'the file'}: ${issue.message}`).join('; ')}`)
+  }
+  return parsed.data
+}
+
+/** What the vault needs. */
+export interface CredentialVaultOptions {
+  settings: SettingsStore
+  secretBox: SecretBox
+  /** The operator's server-wide values. */
+  serverWide: CredentialMap
+  /** The services and keys tools ask for now (for Settings to list), with the tools that need them. */
+  needs: () => Array<{ tool: string, need: string }>
+}
+
+export class CredentialVault {
+  constructor(private readonly options: CredentialVaultOptions) {}
+
+  /** What a call of `userId` may use: their values over the server-wide ones. */
+  async forUser(userId: string): Promise<ToolCredentials> {
+    const own = await this.read(userId)
+    const { serverWide } = this.options
+    return {
+      get: (service, key) => own[service]?.[key] ?? serverWide[service]?.[key],
+      has: service => Object.keys(own[service] ?? {}).length > 0 || Object.keys(serverWide[service] ?? {}).length > 0,
+    }
+  }
+
+  /** Every service tools ask for or the user has set, with which keys are set where (never the values). */
+  async describe(userId: string): Promise<CredentialService[]> {
+    const own = await this.read(userId)
+    const services = new Map<string, { keys: Set<string>, tools: Set<string> }>()
+    const entry = (service: string) => services.get(service) ?? services.set(service, { keys: new Set(), tools: new Set() }).get(service)!
+    for (const { tool, need } of this.options.needs()) {
+      const [service, key] = need.split('/') as [string, string | undefined]
+      const item = entry(service)
+      item.tools.add(tool)
+      if (key) item.keys.add(key)
+    }
+    for (const [service, keys] of Object.entries(own)) for (const key of Object.keys(keys)) entry(service).keys.add(key)
+    // Server-wide keys of the services listed show as set by the server (their values never leave it).
+    for (const [service, item] of services) for (const key of Object.keys(this.options.serverWide[service] ?? {})) item.keys.add(key)
+    return [...services.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([service, { keys, tools }]) => ({
+      service,
+      tools: [...tools].sort(),
+      keys: [...keys].sort().map(key => ({
+        key,
+        set: own[service]?.[key] !== undefined ? 'mine' as const : this.options.serverWide[service]?.[key] !== undefined ? 'server' as const : null,
+      })),
+    }))
+  }
+
+  /** Sets the user's values for `service` (other keys of it are kept; an empty value removes its key). */
+  async set(userId: string, service: string, values: Record<string, string>): Promise<CredentialService[]> {
+    const own = await this.read(userId)
+    const next: CredentialMap = { ...own, [service]: { ...own[service] } }
+    for (const [key, value] of Object.entries(values)) {
+      if (value === '') delete next[service]![key]
+      else next[service]![key] = value
+    }
+    if (Object.keys(next[service]!).length === 0) delete next[service]
+    const parsed = credentialMapSchema.safeParse(next)
+    if (!parsed.success) throw new CredentialInputError(parsed.error.issues.map(issue => `${issue.path.map(String).join('/') || 'credentials'}: ${issue.message}`).join('; '))
+    await this.write(userId, parsed.data)
+    return this.describe(userId)
+  }
+
+  /** Removes the user's values for `service`. */
+  async remove(userId: string, service: string): Promise<CredentialService[]> {
+    const own = await this.read(userId)
+    delete own[service]
+    await this.write(userId, own)
+    return this.describe(userId)
+  }
+
+  /** Deletes everything the user saved (their account is being deleted). */
+  async deleteUser(userId: string): Promise<void> {
+    await this.options.settings.setSetting(SETTING_PREFIX + userId, '')
+  }
+
+  private async read(userId: string): Promise<CredentialMap> {
+    const sealed = await this.options.settings.getSetting(SETTING_PREFIX + userId)
+    if (!sealed) return {}
+    const opened = this.options.secretBox.open(sealed)
+    if (opened === undefined) return {}
+    const parsed = credentialMapSchema.safeParse(JSON.parse(opened))
+    return parsed.success ? parsed.data : {}
+  }
+
+  private async write(userId: string, values: CredentialMap): Promise<void> {
+    await this.options.settings.setSetting(SETTING_PREFIX + userId, Object.keys(values).length === 0 ? '' : this.options.secretBox.seal(JSON.stringify(values)))
+  }
+}

@@ -1,0 +1,67 @@
+/** Tool credentials: declared needs checked before a call, each user's values sealed and theirs alone, server-wide values under them. */
+import { afterEach, describe, expect, it } from 'vitest'
+import { CredentialInputError, CredentialVault } from '../../../../server/lib/tools/credentials/vault'
+import { executeServerTool } from '../../../../server/lib/tools/execute-tool'
+import { clearServerTools, registerServerTool } from '../../../../server/lib/tools/registry'
+import { createSecretBox } from '../../../../server/lib/security/secret-box'
+import { createMemoryAccountStore } from '../../../../server/lib/stores/accounts/memory'
+
+afterEach(() => clearServerTools())
+
+function vault(settings = createMemoryAccountStore()) {
+  return new CredentialVault({
+    settings,
+    secretBox: createSecretBox('a-test-server-secret-of-enough-length', 'tool-credentials'),
+    serverWide: { weather: { key: 'server-weather-key' } },
+    needs: () => [{ tool: 'github_issues', need: 'github/token' }, { tool: 'forecast', need: 'weather' }],
+  })
+}
+
+describe('tool credentials', () => {
+  it('ends a call whose declared credential is not set with what to set where, and runs it once it is', async () => {
+    registerServerTool({ type: 'function', function: { name: 'github_issues', parameters: { type: 'object', properties: {} } }, requiresCredentials: ['github/token'] }, (_args, context) => `token of ${context.credentials.get('github', 'token')!.length} characters`)
+    expect(() => registerServerTool({ type: 'function', function: { name: 'bad_needs', parameters: { type: 'object', properties: {} } }, requiresCredentials: ['GitHub Token'] }, () => '')).toThrow(/requiresCredentials/)
+
+    const settings = createMemoryAccountStore()
+    const credentials = vault(settings)
+    const refused = await executeServerTool('github_issues', '{}', { userId: 'ada', credentials: await credentials.forUser('ada') })
+    expect(refused).toMatchObject({ errorCode: 'credentials_missing', error: expect.stringContaining('needs the credential "github/token", which is not set') })
+    expect(refused.error).toContain('/settings#credentials')
+
+    await credentials.set('ada', 'github', { token: 'ghp_adas_secret' })
+    expect(await executeServerTool('github_issues', '{}', { userId: 'ada', credentials: await credentials.forUser('ada') })).toMatchObject({ result: 'token of 15 characters' })
+    // Bob does not get Ada's.
+    expect(await executeServerTool('github_issues', '{}', { userId: 'bob', credentials: await credentials.forUser('bob') })).toMatchObject({ errorCode: 'credentials_missing' })
+    // Sealed in the store.
+    expect(await settings.getSetting('credentials:ada')).not.toContain('ghp_adas_secret')
+  })
+
+  it('lists what tools need and which keys are set where, never the values; changes, removes and deletes a user\'s', async () => {
+    const credentials = vault()
+    expect(await credentials.describe('ada')).toEqual([
+      { service: 'github', tools: ['github_issues'], keys: [{ key: 'token', set: null }] },
+      { service: 'weather', tools: ['forecast'], keys: [{ key: 'key', set: 'server' }] },
+    ])
+    // Server-wide values show as set by the server for the keys a tool names; a user's own shadow them.
+    expect((await credentials.forUser('ada')).get('weather', 'key')).toBe('server-weather-key')
+    await credentials.set('ada', 'weather', { key: 'adas-weather-key' })
+    expect((await credentials.forUser('ada')).get('weather', 'key')).toBe('adas-weather-key')
+    expect((await credentials.forUser('bob')).get('weather', 'key')).toBe('server-weather-key')
+    const listed = await credentials.set('ada', 'github', { token: 'ghp_1', user: 'ada-l' })
+    expect(listed).toEqual([
+      { service: 'github', tools: ['github_issues'], keys: [{ key: 'token', set: 'mine' }, { key: 'user', set: 'mine' }] },
+      { service: 'weather', tools: ['forecast'], keys: [{ key: 'key', set: 'mine' }] },
+    ])
+    expect(JSON.stringify(listed)).not.toContain('ghp_1')
+
+    // An empty value removes a key; remove drops the service; bad names and sizes are 400s.
+    await credentials.set('ada', 'github', { user: '' })
+    expect((await credentials.forUser('ada')).get('github', 'user')).toBeUndefined()
+    await expect(credentials.set('ada', 'Not A Service', { token: 'x' })).rejects.toBeInstanceOf(CredentialInputError)
+    await expect(credentials.set('ada', 'github', { token: 'x'.repeat(9_000) })).rejects.toThrow(/8192/)
+    await credentials.remove('ada', 'github')
+    expect((await credentials.forUser('ada')).has('github')).toBe(false)
+    await credentials.deleteUser('ada')
+    expect((await credentials.forUser('ada')).get('weather', 'key')).toBe('server-weather-key')
+  })
+})
