@@ -149,6 +149,8 @@ export default defineNuxtConfig({
       connectTimeoutMs: 30_000,
       /** Let admins add servers that run a command on this machine (stdio) from the UI; off: only Streamable HTTP URLs. */
       adminCommands: false,
+      /** How long a person's own connection to an MCP server that uses their credentials stays open unused. */
+      userConnectionIdleMs: 600_000,
     },
     workflows: {
       enabled: features.workflows.enabled,

@@ -47,6 +47,11 @@ export default defineNitroPlugin((nitroApp) => {
     serverWide: config.tools.credentialsFile ? loadCredentialsFile(config.tools.credentialsFile) : {},
     needs: () => listServerTools().flatMap(tool => tool.requiresCredentials.map(need => ({ tool: tool.name, need }))),
   })
+  // Open pages hear when the tools change: any registration, an MCP server going down or back, a tool file that broke.
+  const toolChanges = new ToolChangeFeed()
+  const stopFollowingRegistry = onServerToolsChanged(toolChanges.notify)
+  // MCP servers (the operator's and the admin's); placeholders the server-wide credentials fill make one shared connection, others one per person.
+  const mcp = new McpServers({ logger: mcpLogger, connectTimeoutMs: config.mcp.connectTimeoutMs, onStateChange: toolChanges.notify, serverCredentials: credentials.serverWide(), userConnectionIdleMs: config.mcp.userConnectionIdleMs })
   const jobs = new BackgroundJobManager({
     store: stores.jobs,
     hub,
@@ -61,7 +66,11 @@ export default defineNitroPlugin((nitroApp) => {
     usage: stores.accounts,
     roleOf: userId => accounts!.roleOf(userId),
     limiterFor: stores.limiterFor,
-    toolAccess: async userId => toolPolicy.accessFor(await accounts!.policyPrincipal(userId)),
+    toolAccess: async (userId) => {
+      // A server that connects per person lists its tools through this person's connection the first time.
+      await mcp.discoverFor(userId, await credentials.forUser(userId))
+      return toolPolicy.accessFor(await accounts!.policyPrincipal(userId))
+    },
     credentialsFor: userId => credentials.forUser(userId),
   })
   accounts = new AccountService(stores.accounts, { hash: hashPassword, verify: verifyPassword }, {
@@ -77,12 +86,8 @@ export default defineNitroPlugin((nitroApp) => {
     },
     roleLimits: limits.roles,
   })
-  // Open pages hear when the tools change: any registration, an MCP server going down or back, a tool file that broke.
-  const toolChanges = new ToolChangeFeed()
-  const stopFollowingRegistry = onServerToolsChanged(toolChanges.notify)
   // MCP servers connect in the background: start-up does not wait for them. A config file that
   // cannot be used stops start-up here, naming the server and field.
-  const mcp = new McpServers({ logger: mcpLogger, connectTimeoutMs: config.mcp.connectTimeoutMs, onStateChange: toolChanges.notify })
   const mcpCatalog = new McpServerCatalog({
     servers: mcp,
     fileServers: config.mcp.configFile ? loadMcpConfigFile(config.mcp.configFile) : [],

@@ -294,6 +294,7 @@ export default {
     const missing = await ask(client)
     expect(missing.toolRounds[0]!.toolCalls[0]!.result).toMatch(/needs the credential "github\/token", which is not set\. Tell the user to add it in Settings → Credentials \(\/settings#credentials\)/)
     expect((await client.json('/api/credentials')).services).toContainEqual({ service: 'github', tools: ['github_whoami'], keys: [{ key: 'token', set: null }] })
+    expect((await client.json('/api/tools')).tools.find((tool: { name: string }) => tool.name === 'github_whoami').unavailable).toBe('It needs "github/token": add it in Settings → Credentials.')
 
     const saved = await client.fetch('/api/credentials/github', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { token: 'ghp_e2e_secret_value' } }) })
     expect(saved.status).toBe(200)
@@ -301,6 +302,7 @@ export default {
     expect(savedText).not.toContain('ghp_e2e_secret_value')
     expect(JSON.parse(savedText).services).toContainEqual({ service: 'github', tools: ['github_whoami'], keys: [{ key: 'token', set: 'mine' }] })
     expect((await ask(client)).toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'github_whoami', result: '{"tokenLength":20}' })
+    expect((await client.json('/api/tools')).tools.find((tool: { name: string }) => tool.name === 'github_whoami').unavailable).toBeUndefined()
 
     // Another account does not get it; a guest cannot save one.
     expect((await client.post('/api/admin/users', { name: 'Bea', password: 'another long password' })).status).toBe(201)

@@ -42,6 +42,14 @@ function formatZodIssues(issues: z.core.$ZodIssue[]): string {
 /** A call made without credentials (a script, a test): nothing is set. */
 const NO_CREDENTIALS: ToolCredentials = { get: () => undefined, has: () => false }
 
+/** The needs (`service` or `service/key`) that `credentials` does not meet. */
+export function missingCredentials(needs: readonly string[], credentials: ToolCredentials): string[] {
+  return needs.filter((need) => {
+    const [service, key] = need.split('/') as [string, string | undefined]
+    return key === undefined ? !credentials.has(service) : credentials.get(service, key) === undefined
+  })
+}
+
 /** Where a person sets a credential (Settings, credentials section). */
 export const CREDENTIALS_SETTINGS_PATH = '/settings#credentials'
 
@@ -98,10 +106,7 @@ export async function executeServerTool(
   }
 
   const credentials = context.credentials ?? NO_CREDENTIALS
-  const missing = tool.requiresCredentials.filter((need) => {
-    const [service, key] = need.split('/') as [string, string | undefined]
-    return key === undefined ? !credentials.has(service) : credentials.get(service, key) === undefined
-  })
+  const missing = missingCredentials(tool.requiresCredentials, credentials)
   if (missing.length > 0) {
     return failure(toolName, 'credentials_missing', missingCredentialsMessage(toolName, missing), startedAt, tool.runtime)
   }

@@ -10,6 +10,7 @@ import type { DynamicToolsDirectory } from './dynamic/directory'
 import type { McpServerCatalog } from './mcp/admin-servers'
 import type { McpServers } from './mcp/servers'
 import { listServerTools, whenServerToolsReady } from './registry'
+import { missingCredentials } from './execute-tool'
 import type { ToolChangeFeed } from './tool-changes'
 import type { ToolPolicy } from './policy/tool-policy'
 import type { CredentialVault } from './credentials/vault'
@@ -62,12 +63,17 @@ export class ToolSources {
    */
   async catalog(principal: PolicyPrincipal): Promise<ToolCatalog> {
     await whenServerToolsReady()
-    const denial = await this.parts.policy.accessFor(principal)
+    const [denial, credentials] = await Promise.all([this.parts.policy.accessFor(principal), this.parts.credentials.forUser(principal.userId)])
+    // A server that connects per person lists its tools through this person's connection the first time.
+    await this.parts.mcp.discoverFor(principal.userId, credentials)
     const tools: ToolSummary[] = listServerTools()
       .filter(tool => tool.enabled)
       .map((tool) => {
         const denied = denial(tool)
-        const unavailable = denied === undefined ? tool.unavailable?.() : `You cannot use this tool: ${denied}.`
+        const missing = missingCredentials(tool.requiresCredentials, credentials)
+        const unavailable = denied !== undefined
+          ? `You cannot use this tool: ${denied}.`
+          : missing.length > 0 ? `It needs ${missing.map(need => `"${need}"`).join(', ')}: add ${missing.length === 1 ? 'it' : 'them'} in Settings → Credentials.` : tool.unavailable?.()
         return { name: tool.name, description: tool.description, parameters: tool.parameters, runtime: tool.runtime, ...(tool.source ? { source: tool.source } : {}), ...(unavailable ? { unavailable } : {}) }
       })
     const dynamic = this.parts.dynamicTools

@@ -69,6 +69,12 @@ export interface CredentialVaultOptions {
 export class CredentialVault {
   constructor(private readonly options: CredentialVaultOptions) {}
 
+  /** The operator's server-wide values alone (they fill MCP placeholders for a shared connection). */
+  serverWide(): ToolCredentials {
+    const { serverWide } = this.options
+    return { get: (service, key) => serverWide[service]?.[key], has: service => Object.keys(serverWide[service] ?? {}).length > 0 }
+  }
+
   /** What a call of `userId` may use: their values over the server-wide ones. */
   async forUser(userId: string): Promise<ToolCredentials> {
     const own = await this.read(userId)

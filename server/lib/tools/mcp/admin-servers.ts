@@ -235,7 +235,8 @@ function fallbackConfig(name: string, server: Record<string, unknown>): McpServe
 
 /** A server's settings as the admin page shows them: every secret value masked. */
 function settingsView(config: McpServerConfig, origin: McpServerSettings['origin'], status: McpServerStatus | undefined): McpServerSettings {
-  const mask = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map(name => [name, MCP_SECRET_MASK]))
+  // A value that is only a credential placeholder (`Bearer ${credentials:github/token}`) holds no secret: it is shown.
+  const mask = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).map(([name, value]) => [name, /^(?:Bearer |token |Basic )?\$\{credentials:[a-z0-9_-]{1,40}\/[a-z0-9_-]{1,40}\}$/.test(value) ? value : MCP_SECRET_MASK]))
   const common = {
     name: config.name,
     origin,

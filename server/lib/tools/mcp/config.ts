@@ -103,3 +103,23 @@ export function loadMcpConfigFile(path: string): McpServerConfig[] {
   }
   return parseMcpConfig(raw ?? {}, path)
 }
+
+/** `${credentials:<service>/<key>}` in an env or header value: filled from the credentials of whoever the connection is for. */
+const PLACEHOLDER = /\$\{credentials:([a-z0-9_-]{1,40})\/([a-z0-9_-]{1,40})\}/g
+
+function secretValues(config: McpServerConfig): Record<string, string> {
+  return config.transport === 'stdio' ? config.env : config.headers
+}
+
+/** The credentials a server's env or headers name (`service/key`), each once. */
+export function credentialPlaceholders(config: McpServerConfig): string[] {
+  const needs = new Set<string>()
+  for (const value of Object.values(secretValues(config))) for (const match of value.matchAll(PLACEHOLDER)) needs.add(`${match[1]}/${match[2]}`)
+  return [...needs]
+}
+
+/** The config with every placeholder replaced by its value from `lookup` (missing: empty). */
+export function fillCredentials(config: McpServerConfig, lookup: (service: string, key: string) => string | undefined): McpServerConfig {
+  const fill = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value.replace(PLACEHOLDER, (_match, service: string, key: string) => lookup(service, key) ?? '')]))
+  return config.transport === 'stdio' ? { ...config, env: fill(config.env) } : { ...config, headers: fill(config.headers) }
+}

@@ -10,12 +10,10 @@
  */
 import { Client, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
-import { getServerTool, registerServerTool, unregisterServerTool } from '../registry'
 import { MAX_TOOL_RESULT_BYTES } from '../tool-result'
-import type { JsonSchemaObject } from '../tool-types'
 import type { McpServerConfig } from './config'
 import { mcpResultText } from './results'
-import { mcpToolNames } from './tool-names'
+import { McpToolSet } from './tool-set'
 import type { McpServerStatus } from '../../../../shared/types/tool'
 
 /** Where log lines go (consola in the server). */
@@ -44,6 +42,10 @@ export interface McpConnectionOptions {
   random?: () => number
   /** Called whenever its state changes (ready, failed, connecting, closed), for open pages. */
   onStateChange?: () => void
+  /** Set for a connection whose owner registers the tools (one user's connection): it gets each tool list instead. */
+  onTools?: (tools: readonly Tool[]) => void
+  /** Shown in log lines after the server's name (whose connection this is). */
+  label?: string
 }
 
 /** Pages of a tool list read at most (a server paging forever does not hold a connection). */
@@ -62,12 +64,6 @@ function isStaleSession(error: unknown): boolean {
   return status === 404 || /session not found|unknown session|no valid session/i.test(errorText(error))
 }
 
-/** The schema as the registry takes it: an object schema, without a `$schema` the validator may not know. */
-function toParameters(inputSchema: Tool['inputSchema']): JsonSchemaObject {
-  const { $schema: _ignored, ...schema } = (inputSchema ?? {}) as Record<string, unknown>
-  return { ...schema, type: 'object' } as JsonSchemaObject
-}
-
 /** One MCP server and its tools. */
 export class McpServerConnection {
   private state: McpServerStatus['state'] = 'connecting'
@@ -76,17 +72,21 @@ export class McpServerConnection {
   private failures = 0
   private nextRetryAt: number | undefined
   private retryTimer: ReturnType<typeof setTimeout> | undefined
-  private registered: string[] = []
-  private skipped: McpServerStatus['skipped'] = []
+  /** Its tools in the registry; none for a per-user connection, whose owner registers them. */
+  private readonly toolSet: McpToolSet | undefined
   private connecting: Promise<void> | undefined
   private stdio: StdioClientTransport | undefined
   private closing = false
   private refreshing: Promise<void> | undefined
+  private toolCount = 0
   private readonly retry: McpRetryPolicy
 
   constructor(readonly config: McpServerConfig, private readonly options: McpConnectionOptions) {
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY
     if (!config.enabled) this.state = 'disabled'
+    this.toolSet = options.onTools
+      ? undefined
+      : new McpToolSet(config, (tool, args, context) => this.call(tool, args, context.signal), () => this.unavailableReason(), options.logger)
   }
 
   /** Starts connecting in the background (no-op for a disabled server). */
@@ -100,13 +100,18 @@ export class McpServerConnection {
       name: this.config.name,
       transport: this.config.transport,
       state: this.state,
-      tools: this.registered.length,
+      tools: this.toolSet?.size ?? this.toolCount,
       failures: this.failures,
       circuit: this.failures >= this.retry.breakerAfter ? 'open' : 'closed',
-      skipped: this.skipped,
+      skipped: this.toolSet?.skipped ?? [],
       ...(this.lastError !== undefined && this.state !== 'ready' ? { error: this.lastError } : {}),
       ...(this.nextRetryAt !== undefined && this.state === 'failed' ? { nextRetryAt: this.nextRetryAt } : {}),
     }
+  }
+
+  /** Resolves once the connection attempt under way (if any) has succeeded or failed. */
+  async whenSettled(): Promise<void> {
+    await this.connecting?.catch(() => {})
   }
 
   /** The stdio child's process id while it runs (for diagnostics and tests). */
@@ -162,8 +167,7 @@ export class McpServerConnection {
     this.client = undefined
     if (this.state !== 'disabled') this.setState('closed')
     await client?.close().catch(() => {})
-    for (const name of this.registered) unregisterServerTool(name)
-    this.registered = []
+    this.toolSet?.clear()
   }
 
   /**
@@ -229,7 +233,7 @@ export class McpServerConnection {
       this.failures = 0
       this.lastError = undefined
       this.setState('ready')
-      this.options.logger.info(`MCP server "${this.config.name}" is ready with ${this.registered.length} tool(s).`)
+      this.options.logger.info(`MCP server "${this.config.name}"${this.options.label ? ` (${this.options.label})` : ''} is ready with ${this.toolCount} tool(s).`)
     } catch (error) {
       await client.close().catch(() => {})
       this.failed(errorText(error))
@@ -309,43 +313,10 @@ export class McpServerConnection {
     this.refreshing = refresh
   }
 
-  /** Registers the server's current tools (replacing changed ones) and withdraws those it no longer lists. */
+  /** Its current tools: to its tool set when it registers its own, and to `onTools` when its owner does. */
   private syncTools(tools: readonly Tool[]): void {
-    const allowed = this.config.tools ? new Set(this.config.tools) : undefined
-    const offered = tools.filter(tool => !allowed || allowed.has(tool.name))
-    const names = mcpToolNames(this.config.name, offered.map(tool => tool.name))
-    const registered: string[] = []
-    const skipped: McpServerStatus['skipped'] = []
-    offered.forEach((tool, index) => {
-      const name = names[index]!
-      const existing = getServerTool(name)
-      if (existing && !(existing.source?.kind === 'mcp' && existing.source.name === this.config.name)) {
-        skipped.push({ tool: tool.name, reason: `the name ${name} is taken by another tool` })
-        return
-      }
-      const annotations = tool.annotations ?? {}
-      try {
-        registerServerTool(
-          { type: 'function', function: { name, description: tool.description ?? tool.title ?? `${tool.name} (MCP server ${this.config.name})`, parameters: toParameters(tool.inputSchema) } },
-          (args, context) => this.call(tool.name, args, context.signal),
-          {
-            runtime: 'server',
-            override: true,
-            idempotent: annotations.idempotentHint === true || annotations.readOnlyHint === true,
-            // The SDK's own timeouts (progress-extended) fire first; this bounds the rest.
-            timeoutMs: this.config.maxTotalTimeoutMs + 5_000,
-            source: { kind: 'mcp', name: this.config.name },
-            unavailable: () => this.unavailableReason(),
-          },
-        )
-        registered.push(name)
-      } catch (error) {
-        skipped.push({ tool: tool.name, reason: errorText(error) })
-      }
-    })
-    for (const name of this.registered) if (!registered.includes(name)) unregisterServerTool(name)
-    this.registered = registered
-    this.skipped = skipped
-    for (const item of skipped) this.options.logger.warn(`MCP server "${this.config.name}": tool "${item.tool}" skipped: ${item.reason}`)
+    this.toolCount = tools.length
+    this.toolSet?.sync(tools)
+    this.options.onTools?.(tools)
   }
 }

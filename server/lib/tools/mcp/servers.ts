@@ -6,8 +6,10 @@
  * settings and the health report, and closed together at shutdown (stdio children stopped).
  */
 import { isDeepStrictEqual } from 'node:util'
-import type { McpServerConfig } from './config'
+import { credentialPlaceholders, fillCredentials, type McpServerConfig } from './config'
 import { McpServerConnection, type McpConnectionOptions } from './connection'
+import { McpPerUserServer } from './per-user'
+import type { ToolCredentials } from '../tool-types'
 import type { McpServerOrigin, McpServerStatus } from '../../../../shared/types/tool'
 
 /** A server to run, and who configured it. */
@@ -16,10 +18,26 @@ export interface McpServerEntry {
   origin: McpServerOrigin
 }
 
+/** One server as it runs: a shared connection, or one connection per person. */
+type McpServerHandle = McpServerConnection | McpPerUserServer
+
 interface Running {
-  connection: McpServerConnection
+  connection: McpServerHandle
   origin: McpServerOrigin
+  /** The config as given (placeholders unfilled), to tell whether it changed. */
+  config: McpServerConfig
 }
+
+/** What the set needs besides each server's connection options. */
+export interface McpServersOptions extends McpConnectionOptions {
+  /** The operator's server-wide credentials: placeholders they fill make one shared connection. */
+  serverCredentials?: ToolCredentials
+  /** How long a person's own connection stays open unused. */
+  userConnectionIdleMs?: number
+}
+
+/** Longest a page or a job waits for a per-person server to list its tools the first time. */
+const DISCOVERY_WAIT_MS = 5_000
 
 export class McpServers {
   private running = new Map<string, Running>()
@@ -27,7 +45,32 @@ export class McpServers {
   /** Applies run one after another: an admin's quick second edit waits for the first. */
   private applying: Promise<void> = Promise.resolve()
 
-  constructor(private readonly options: McpConnectionOptions) {}
+  constructor(private readonly options: McpServersOptions) {}
+
+  /** The handle for `config`: shared unless it names credentials that only people have. */
+  private open(config: McpServerConfig): McpServerHandle {
+    const needs = credentialPlaceholders(config)
+    const server = this.options.serverCredentials
+    if (needs.length === 0) return new McpServerConnection(config, this.options)
+    const serverWide = (need: string) => server?.get(...(need.split('/') as [string, string])) !== undefined
+    if (needs.every(serverWide)) return new McpServerConnection(fillCredentials(config, (service, key) => server!.get(service, key)), this.options)
+    return new McpPerUserServer(config, needs, { ...this.options, idleMs: this.options.userConnectionIdleMs ?? 600_000 })
+  }
+
+  /**
+   * Lets per-person servers that know no tools yet list them through `userId`'s connection (when
+   * they have the credentials), waiting a few seconds at most.
+   */
+  async discoverFor(userId: string, credentials: ToolCredentials): Promise<void> {
+    const pending = [...this.running.values()].flatMap(({ connection }) => connection instanceof McpPerUserServer ? [connection.discoverFor(userId, credentials).catch(() => {})] : [])
+    if (pending.length === 0) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([Promise.all(pending), new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DISCOVERY_WAIT_MS)
+      timer.unref?.()
+    })])
+    clearTimeout(timer)
+  }
 
   /**
    * Runs exactly `entries` (in their order): new servers start connecting, removed ones close,
@@ -44,16 +87,16 @@ export class McpServers {
     const previous = this.running
     const running = new Map<string, Running>()
     const stopping: Array<Promise<void>> = []
-    const starting: McpServerConnection[] = []
+    const starting: McpServerHandle[] = []
     for (const { config, origin } of entries) {
       const current = previous.get(config.name)
-      if (current && isDeepStrictEqual(current.connection.config, config)) {
-        running.set(config.name, { connection: current.connection, origin })
+      if (current && isDeepStrictEqual(current.config, config)) {
+        running.set(config.name, { connection: current.connection, origin, config })
         continue
       }
       if (current) stopping.push(current.connection.close())
-      const connection = new McpServerConnection(config, this.options)
-      running.set(config.name, { connection, origin })
+      const connection = this.open(config)
+      running.set(config.name, { connection, origin, config })
       starting.push(connection)
     }
     for (const [name, { connection }] of previous) if (!running.has(name)) stopping.push(connection.close())
@@ -70,7 +113,7 @@ export class McpServers {
   }
 
   /** The running server of that name. */
-  get(name: string): McpServerConnection | undefined {
+  get(name: string): McpServerHandle | undefined {
     return this.running.get(name)?.connection
   }
 

@@ -1,0 +1,147 @@
+/**
+ * An MCP server whose env or headers name credentials only people have (`${credentials:github/token}`
+ * with no server-wide value): each person gets their own connection, opened with their values
+ * when they first use it and closed after `idleMs` unused, so nobody's call ever goes out with
+ * someone else's token. Its tools are registered once (the names and schemas are the same for
+ * everyone), from the first connection that lists them, each needing the named credentials, so a
+ * person without them is told what to set before anything is sent. A call goes through the
+ * caller's own connection.
+ */
+import { isDeepStrictEqual } from 'node:util'
+import type { Tool } from '@modelcontextprotocol/client'
+import type { ToolCredentials, ToolExecutionContext } from '../tool-types'
+import { fillCredentials, type McpServerConfig } from './config'
+import { McpServerConnection, type McpConnectionOptions } from './connection'
+import { McpToolSet } from './tool-set'
+import type { McpServerStatus } from '../../../../shared/types/tool'
+
+interface UserConnection {
+  connection: McpServerConnection
+  config: McpServerConfig
+  lastUsed: number
+  /** Calls under way (an idle sweep never closes a connection mid-call). */
+  active: number
+}
+
+export class McpPerUserServer {
+  private readonly users = new Map<string, UserConnection>()
+  private readonly toolSet: McpToolSet
+  private sweeper: ReturnType<typeof setInterval> | undefined
+  private closed = false
+  private lastError: string | undefined
+
+  constructor(
+    readonly config: McpServerConfig,
+    /** The credentials its placeholders name (`service/key`). */
+    private readonly needs: string[],
+    private readonly options: McpConnectionOptions & { idleMs: number, now?: () => number },
+  ) {
+    this.toolSet = new McpToolSet(config, (tool, args, context) => this.call(tool, args, context), () => undefined, options.logger, needs)
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)()
+  }
+
+  /** Starts closing idle connections. */
+  start(): void {
+    if (!this.config.enabled || this.sweeper) return
+    this.sweeper = setInterval(() => this.closeIdle(), Math.min(this.options.idleMs, 60_000))
+    this.sweeper.unref?.()
+  }
+
+  status(): McpServerStatus {
+    const known = this.toolSet.size > 0
+    return {
+      name: this.config.name,
+      transport: this.config.transport,
+      state: !this.config.enabled ? 'disabled' : this.closed ? 'closed' : known ? 'ready' : this.lastError ? 'failed' : 'connecting',
+      tools: this.toolSet.size,
+      failures: 0,
+      circuit: 'closed',
+      skipped: this.toolSet.skipped,
+      ...(!known && this.config.enabled
+        ? { error: this.lastError ?? `Connects per person with their own ${this.needs.map(need => `"${need}"`).join(', ')}; its tools are listed once someone who has set ${this.needs.length === 1 ? 'it' : 'them'} uses it or opens Settings.` }
+        : {}),
+    }
+  }
+
+  /** Open per-person connections now. */
+  get connections(): number {
+    return this.users.size
+  }
+
+  /** Lists the tools through `userId`'s connection when none are known yet and they have the credentials. */
+  async discoverFor(userId: string, credentials: ToolCredentials): Promise<void> {
+    if (this.toolSet.size > 0 || !this.config.enabled || this.closed) return
+    if (this.needs.some(need => credentials.get(...(need.split('/') as [string, string])) === undefined)) return
+    const { connection } = this.connectionFor(userId, credentials)
+    await connection.whenSettled()
+    if (connection.status().state === 'failed') this.lastError = connection.status().error
+  }
+
+  /** Connects every open per-person connection again. */
+  async reconnect(): Promise<void> {
+    await Promise.all([...this.users.values()].map(({ connection }) => connection.reconnect()))
+  }
+
+  /** Closes every connection and withdraws the tools. */
+  async close(): Promise<void> {
+    this.closed = true
+    clearInterval(this.sweeper)
+    const open = [...this.users.values()]
+    this.users.clear()
+    this.toolSet.clear()
+    await Promise.all(open.map(({ connection }) => connection.close()))
+  }
+
+  private async call(tool: string, args: Record<string, unknown>, context: ToolExecutionContext): Promise<string> {
+    const entry = this.connectionFor(context.userId, context.credentials)
+    entry.active++
+    try {
+      await entry.connection.whenSettled()
+      return await entry.connection.call(tool, args, context.signal)
+    } finally {
+      entry.active--
+      entry.lastUsed = this.now()
+    }
+  }
+
+  /** `userId`'s connection, opened (again, when their credentials changed) with their values. */
+  private connectionFor(userId: string, credentials: ToolCredentials): UserConnection {
+    if (this.closed) throw new Error(`MCP server "${this.config.name}" is shutting down.`)
+    const config = fillCredentials(this.config, (service, key) => credentials.get(service, key))
+    const current = this.users.get(userId)
+    if (current && isDeepStrictEqual(current.config, config)) {
+      current.lastUsed = this.now()
+      return current
+    }
+    if (current) void current.connection.close()
+    const connection = new McpServerConnection(config, {
+      ...this.options,
+      label: `for ${userId}`,
+      onTools: tools => this.learnTools(tools),
+    })
+    const entry = { connection, config, lastUsed: this.now(), active: 0 }
+    this.users.set(userId, entry)
+    connection.start()
+    return entry
+  }
+
+  /** The first list (and any later change) registers the tools everyone is offered. */
+  private learnTools(tools: readonly Tool[]): void {
+    if (this.closed) return
+    this.lastError = undefined
+    this.toolSet.sync(tools)
+    this.options.onStateChange?.()
+  }
+
+  private closeIdle(): void {
+    const cutoff = this.now() - this.options.idleMs
+    for (const [userId, entry] of this.users) {
+      if (entry.lastUsed >= cutoff || entry.active > 0) continue
+      this.users.delete(userId)
+      void entry.connection.close()
+    }
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * An MCP server whose env names a person's credential: one connection per person with their own
+ * value (never someone else's), tools listed through the first, closed when idle; a server-wide
+ * value makes one shared connection instead. Against a real stdio server on the official SDK.
+ */
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { McpServers } from '../../../../server/lib/tools/mcp/servers'
+import { McpPerUserServer } from '../../../../server/lib/tools/mcp/per-user'
+import { clearServerTools, getServerTool } from '../../../../server/lib/tools/registry'
+import { executeServerTool } from '../../../../server/lib/tools/execute-tool'
+import type { ToolCredentials } from '../../../../server/lib/tools/tool-types'
+
+const logger = { info: () => {}, warn: () => {} }
+const fixture = fileURLToPath(new URL('../../../fixtures/mcp/whoami-server.mjs', import.meta.url))
+const config = { name: 'gh', transport: 'stdio' as const, command: process.execPath, args: [fixture], env: { USER_TOKEN: '${credentials:github/token}' }, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 10_000 }
+const open: McpServers[] = []
+
+function tokens(values: Record<string, string>): ToolCredentials {
+  return { get: (service, key) => values[`${service}/${key}`], has: service => Object.keys(values).some(need => need.startsWith(`${service}/`)) }
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map(servers => servers.close()))
+  clearServerTools()
+})
+
+describe('an MCP server that uses each person\'s credentials', () => {
+  it('connects per person with their own value, lists its tools through the first, refuses those without one, and closes idle connections', async () => {
+    const servers = new McpServers({ logger, connectTimeoutMs: 20_000, userConnectionIdleMs: 300 })
+    open.push(servers)
+    await servers.apply([{ config, origin: 'file' }])
+    expect(servers.statuses()[0]).toMatchObject({ state: 'connecting', tools: 0, error: expect.stringContaining('"github/token"') })
+
+    // Someone without the credential opens Settings: nothing is connected.
+    await servers.discoverFor('carol', tokens({}))
+    expect((servers.get('gh') as McpPerUserServer).connections).toBe(0)
+
+    const ada = tokens({ 'github/token': 'ada-token' })
+    await servers.discoverFor('ada', ada)
+    expect(getServerTool('gh__whoami')).toMatchObject({ requiresCredentials: ['github/token'], source: { kind: 'mcp', name: 'gh' } })
+    expect(servers.statuses()[0]).toMatchObject({ state: 'ready', tools: 1 })
+
+    expect(await executeServerTool('gh__whoami', '{}', { userId: 'ada', credentials: ada })).toMatchObject({ result: 'token ada-token' })
+    expect(await executeServerTool('gh__whoami', '{}', { userId: 'bob', credentials: tokens({ 'github/token': 'bob-token' }) })).toMatchObject({ result: 'token bob-token' })
+    expect(await executeServerTool('gh__whoami', '{}', { userId: 'ada', credentials: ada })).toMatchObject({ result: 'token ada-token' })
+    expect(await executeServerTool('gh__whoami', '{}', { userId: 'carol', credentials: tokens({}) })).toMatchObject({ errorCode: 'credentials_missing' })
+    // A changed value opens a new connection with it.
+    expect(await executeServerTool('gh__whoami', '{}', { userId: 'ada', credentials: tokens({ 'github/token': 'ada-new' }) })).toMatchObject({ result: 'token ada-new' })
+    expect((servers.get('gh') as McpPerUserServer).connections).toBe(2)
+
+    await vi.waitFor(() => expect((servers.get('gh') as McpPerUserServer).connections).toBe(0), { timeout: 5_000, interval: 50 })
+    // The tools stay offered; the next call opens a connection again.
+    expect(await executeServerTool('gh__whoami', '{}', { userId: 'bob', credentials: tokens({ 'github/token': 'bob-token' }) })).toMatchObject({ result: 'token bob-token' })
+  }, 60_000)
+
+  it('shares one connection when the server-wide credentials fill every placeholder', async () => {
+    const servers = new McpServers({ logger, connectTimeoutMs: 20_000, serverCredentials: tokens({ 'github/token': 'shared-token' }) })
+    open.push(servers)
+    await servers.apply([{ config, origin: 'file' }])
+    await vi.waitFor(() => expect(servers.statuses()[0]).toMatchObject({ state: 'ready', tools: 1 }), { timeout: 20_000, interval: 50 })
+    expect(getServerTool('gh__whoami')!.requiresCredentials).toEqual([])
+    expect(await executeServerTool('gh__whoami', '{}', { userId: 'anyone' })).toMatchObject({ result: 'token shared-token' })
+  }, 60_000)
+})
