@@ -8,9 +8,7 @@
  * never holds them in plain text, they are never returned after saving (only which keys are
  * set), never logged, and deleted with the user.
  */
-import { readFileSync } from 'node:fs'
-import { extname } from 'node:path'
-import { parse as parseYaml } from 'yaml'
+import { readOperatorFile } from '../../config/operator-file'
 import { z } from 'zod'
 import type { SecretBox } from '../../security/secret-box'
 import type { SettingsStore } from '../../auth/role-limits'
@@ -41,14 +39,8 @@ export class CredentialInputError extends Error {
 
 /** Reads the operator's server-wide credentials (`.yaml`/`.yml` as YAML, anything else as JSON). */
 export function loadCredentialsFile(path: string): CredentialMap {
-  let raw: unknown
-  try {
-    const text = readFileSync(path, 'utf8')
-    raw = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text)
-  } catch (error) {
-    throw new Error(`Cannot read the credentials file ${path} (NUXT_TOOLS_CREDENTIALS_FILE): ${(error as Error).message}`)
-  }
-  const parsed = credentialMapSchema.safeParse(raw ?? {})
+  const raw = readOperatorFile(path, { name: 'credentials file', variable: 'NUXT_TOOLS_CREDENTIALS_FILE' })
+  const parsed = credentialMapSchema.safeParse(raw)
   if (!parsed.success) {
     // Values are never echoed: only where the problem is.
     throw new Error(`Invalid credentials file ${path}: ${parsed.error.issues.map(issue => `${issue.path.map(String).join('/') || 'the file'}: ${issue.message}`).join('; ')}`)

@@ -5,9 +5,7 @@
  * `env`, `cwd`) or a Streamable HTTP endpoint (`url`, `headers`). Users never supply commands:
  * only this file does.
  */
-import { readFileSync } from 'node:fs'
-import { extname } from 'node:path'
-import { parse as parseYaml } from 'yaml'
+import { readOperatorFile } from '../../config/operator-file'
 import { z } from 'zod'
 
 /** A server name: it prefixes its tools' names (`<server>__<tool>`), so it is short and plain. */
@@ -89,19 +87,7 @@ export function toMcpServerEntry(config: McpServerConfig): z.input<typeof mcpSer
 
 /** Reads and validates the config file at `path` (`.yaml`/`.yml` as YAML, anything else as JSON). */
 export function loadMcpConfigFile(path: string): McpServerConfig[] {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    throw new McpConfigError(`Cannot read the MCP server config ${path} (NUXT_MCP_CONFIG_FILE): ${(error as Error).message}`)
-  }
-  let raw: unknown
-  try {
-    raw = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text)
-  } catch (error) {
-    throw new McpConfigError(`The MCP server config ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(error as Error).message}`)
-  }
-  return parseMcpConfig(raw ?? {}, path)
+  return parseMcpConfig(readOperatorFile(path, { name: 'MCP server config', variable: 'NUXT_MCP_CONFIG_FILE' }, message => new McpConfigError(message)), path)
 }
 
 /** `${credentials:<service>/<key>}` in an env or header value: filled from the credentials of whoever the connection is for. */

@@ -34,6 +34,8 @@ export interface McpServersOptions extends McpConnectionOptions {
   serverCredentials?: ToolCredentials
   /** How long a person's own connection stays open unused. */
   userConnectionIdleMs?: number
+  /** The clock idle connections are measured by (tests move it). */
+  now?: () => number
 }
 
 /** Longest a page or a job waits for a per-person server to list its tools the first time. */

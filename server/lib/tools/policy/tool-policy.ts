@@ -6,9 +6,7 @@
  * change reaches this instance at once and the others within `CACHE_MS`, and a running job from
  * its next round.
  */
-import { readFileSync } from 'node:fs'
-import { extname } from 'node:path'
-import { parse as parseYaml } from 'yaml'
+import { readOperatorFile } from '../../config/operator-file'
 import type { SettingsStore } from '../../auth/role-limits'
 import { policyDenial, toolPolicySchema, type PolicyPrincipal, type PolicyTool, type ToolPolicyRule } from './rules'
 import type { ToolPolicyView } from '../../../../shared/types/tool-policy'
@@ -35,14 +33,8 @@ function problemsOf(issues: ReadonlyArray<{ path: PropertyKey[], message: string
 
 /** Reads and validates the policy file at `path` (`.yaml`/`.yml` as YAML, anything else as JSON). */
 export function loadToolPolicyFile(path: string): ToolPolicyRule[] {
-  let raw: unknown
-  try {
-    const text = readFileSync(path, 'utf8')
-    raw = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text)
-  } catch (error) {
-    throw new ToolPolicyError(`Cannot read the tool policy ${path} (NUXT_TOOLS_POLICY_FILE): ${(error as Error).message}`)
-  }
-  const parsed = toolPolicySchema.safeParse(raw ?? {})
+  const raw = readOperatorFile(path, { name: 'tool policy', variable: 'NUXT_TOOLS_POLICY_FILE' }, message => new ToolPolicyError(message))
+  const parsed = toolPolicySchema.safeParse(raw)
   if (!parsed.success) throw new ToolPolicyError(`Invalid tool policy ${path}:\n${problemsOf(parsed.error.issues)}`)
   return parsed.data.rules
 }

@@ -27,7 +27,8 @@ afterEach(async () => {
 
 describe('an MCP server that uses each person\'s credentials', () => {
   it('connects per person with their own value, lists its tools through the first, refuses those without one, and closes idle connections', async () => {
-    const servers = new McpServers({ logger, connectTimeoutMs: 20_000, userConnectionIdleMs: 300 })
+    let clock = 0
+    const servers = new McpServers({ logger, connectTimeoutMs: 20_000, userConnectionIdleMs: 100, now: () => clock })
     open.push(servers)
     await servers.apply([{ config, origin: 'file' }])
     expect(servers.statuses()[0]).toMatchObject({ state: 'connecting', tools: 0, error: expect.stringContaining('"github/token"') })
@@ -49,6 +50,8 @@ describe('an MCP server that uses each person\'s credentials', () => {
     expect(await executeServerTool('gh__whoami', '{}', { userId: 'ada', credentials: tokens({ 'github/token': 'ada-new' }) })).toMatchObject({ result: 'token ada-new' })
     expect((servers.get('gh') as McpPerUserServer).connections).toBe(2)
 
+    // Unused past the idle time (the sweep runs every 100 ms of real time; the clock says how long they were idle).
+    clock += 1_000
     await vi.waitFor(() => expect((servers.get('gh') as McpPerUserServer).connections).toBe(0), { timeout: 5_000, interval: 50 })
     // The tools stay offered; the next call opens a connection again.
     expect(await executeServerTool('gh__whoami', '{}', { userId: 'bob', credentials: tokens({ 'github/token': 'bob-token' }) })).toMatchObject({ result: 'token bob-token' })
