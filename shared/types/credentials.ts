@@ -3,6 +3,6 @@ export interface CredentialService {
   service: string
   /** Tools that declare they need it. */
   tools: string[]
-  /** Each key: `mine` (set by this person), `server` (set server-wide by the operator), or null (not set). */
-  keys: Array<{ key: string, set: 'mine' | 'server' | null }>
+  /** Each key: `mine` (set by this person), `everyone` (set by an admin for everyone), `server` (set server-wide by the operator), or null (not set). */
+  keys: Array<{ key: string, set: 'mine' | 'everyone' | 'server' | null }>
 }

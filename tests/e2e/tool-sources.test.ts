@@ -312,6 +312,13 @@ export default {
     const guestSave = await new SessionClient(app.url).fetch('/api/credentials/github', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { token: 'x' } }) })
     expect(guestSave.status).toBe(403)
 
+    // An admin's value for everyone serves Bea until she sets her own; a non-admin cannot set one.
+    expect((await bea.fetch('/api/admin/credentials/github', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { token: 'x' } }) })).status).toBe(403)
+    expect((await client.fetch('/api/admin/credentials/github', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { token: 'team-token' } }) })).status).toBe(200)
+    expect((await ask(bea)).toolRounds[0]!.toolCalls[0]).toMatchObject({ result: '{"tokenLength":10}' })
+    expect((await bea.json('/api/credentials')).services).toContainEqual({ service: 'github', tools: ['github_whoami'], keys: [{ key: 'token', set: 'everyone' }] })
+    await client.json('/api/admin/credentials/github', { method: 'DELETE' })
+
     // Nowhere in the database files in plain text, nor in the log.
     for (const file of readdirSync(dataDir)) {
       if (/\.(db|sqlite)(-wal|-shm)?$|\.sqlite3?$/.test(file)) expect(readFileSync(join(dataDir, file)).includes('ghp_e2e_secret_value'), file).toBe(false)

@@ -58,6 +58,9 @@ export interface CredentialVaultOptions {
   needs: () => Array<{ tool: string, need: string }>
 }
 
+/** Where an admin's values "for everyone" are kept: a scope beside the users' (not a user id any account can have). */
+export const EVERYONE = '*everyone'
+
 export class CredentialVault {
   constructor(private readonly options: CredentialVaultOptions) {}
 
@@ -67,19 +70,23 @@ export class CredentialVault {
     return { get: (service, key) => serverWide[service]?.[key], has: service => Object.keys(serverWide[service] ?? {}).length > 0 }
   }
 
-  /** What a call of `userId` may use: their values over the server-wide ones. */
+  /** What a call of `userId` may use: their own values, else an admin's for everyone, else the operator's. */
   async forUser(userId: string): Promise<ToolCredentials> {
-    const own = await this.read(userId)
-    const { serverWide } = this.options
+    const [own, everyone] = await Promise.all([this.read(userId), userId === EVERYONE ? ({} as CredentialMap) : this.read(EVERYONE)])
+    const layers = [own, everyone, this.options.serverWide]
     return {
-      get: (service, key) => own[service]?.[key] ?? serverWide[service]?.[key],
-      has: service => Object.keys(own[service] ?? {}).length > 0 || Object.keys(serverWide[service] ?? {}).length > 0,
+      get: (service, key) => layers.map(layer => layer[service]?.[key]).find(value => value !== undefined),
+      has: service => layers.some(layer => Object.keys(layer[service] ?? {}).length > 0),
     }
   }
 
-  /** Every service tools ask for or the user has set, with which keys are set where (never the values). */
+  /**
+   * Every service tools ask for or `userId` has set, with which keys are set where (never the
+   * values): `mine`, `everyone` (an admin's for everyone), `server` (the operator's), or null.
+   * With `EVERYONE`, the admin's view of the values for everyone.
+   */
   async describe(userId: string): Promise<CredentialService[]> {
-    const own = await this.read(userId)
+    const [own, everyone] = await Promise.all([this.read(userId), userId === EVERYONE ? ({} as CredentialMap) : this.read(EVERYONE)])
     const services = new Map<string, { keys: Set<string>, tools: Set<string> }>()
     const entry = (service: string) => services.get(service) ?? services.set(service, { keys: new Set(), tools: new Set() }).get(service)!
     for (const { tool, need } of this.options.needs()) {
@@ -89,14 +96,18 @@ export class CredentialVault {
       if (key) item.keys.add(key)
     }
     for (const [service, keys] of Object.entries(own)) for (const key of Object.keys(keys)) entry(service).keys.add(key)
-    // Server-wide keys of the services listed show as set by the server (their values never leave it).
-    for (const [service, item] of services) for (const key of Object.keys(this.options.serverWide[service] ?? {})) item.keys.add(key)
+    // Keys set for everyone or server-wide show where they are set (their values never leave the server).
+    for (const [service, item] of services) {
+      for (const key of [...Object.keys(everyone[service] ?? {}), ...Object.keys(this.options.serverWide[service] ?? {})]) item.keys.add(key)
+    }
     return [...services.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([service, { keys, tools }]) => ({
       service,
       tools: [...tools].sort(),
       keys: [...keys].sort().map(key => ({
         key,
-        set: own[service]?.[key] !== undefined ? 'mine' as const : this.options.serverWide[service]?.[key] !== undefined ? 'server' as const : null,
+        set: own[service]?.[key] !== undefined
+          ? (userId === EVERYONE ? 'everyone' as const : 'mine' as const)
+          : everyone[service]?.[key] !== undefined ? 'everyone' as const : this.options.serverWide[service]?.[key] !== undefined ? 'server' as const : null,
       })),
     }))
   }
@@ -122,6 +133,21 @@ export class CredentialVault {
     delete own[service]
     await this.write(userId, own)
     return this.describe(userId)
+  }
+
+  /** The admin's view of the values for everyone. */
+  describeForEveryone(): Promise<CredentialService[]> {
+    return this.describe(EVERYONE)
+  }
+
+  /** Sets values for everyone (an admin's): used by anyone who has not set their own. */
+  setForEveryone(service: string, values: Record<string, string>): Promise<CredentialService[]> {
+    return this.set(EVERYONE, service, values)
+  }
+
+  /** Removes the values for everyone of `service`. */
+  removeForEveryone(service: string): Promise<CredentialService[]> {
+    return this.remove(EVERYONE, service)
   }
 
   /** Deletes everything the user saved (their account is being deleted). */

@@ -64,4 +64,23 @@ describe('tool credentials', () => {
     await credentials.deleteUser('ada')
     expect((await credentials.forUser('ada')).get('weather', 'key')).toBe('server-weather-key')
   })
+
+  it('lets an admin set a value for everyone: under each person\'s own, over the operator\'s', async () => {
+    const settings = createMemoryAccountStore()
+    const credentials = vault(settings)
+    await credentials.setForEveryone('github', { token: 'team-token' })
+    expect((await credentials.forUser('bob')).get('github', 'token')).toBe('team-token')
+    await credentials.set('ada', 'github', { token: 'adas-own' })
+    expect((await credentials.forUser('ada')).get('github', 'token')).toBe('adas-own')
+    await credentials.setForEveryone('weather', { key: 'team-weather' })
+    expect((await credentials.forUser('bob')).get('weather', 'key')).toBe('team-weather')
+    expect(await credentials.describe('bob')).toEqual([
+      { service: 'github', tools: ['github_issues'], keys: [{ key: 'token', set: 'everyone' }] },
+      { service: 'weather', tools: ['forecast'], keys: [{ key: 'key', set: 'everyone' }] },
+    ])
+    expect((await credentials.describeForEveryone())[0]).toEqual({ service: 'github', tools: ['github_issues'], keys: [{ key: 'token', set: 'everyone' }] })
+    expect(JSON.stringify(await settings.getSetting('credentials:*everyone'))).not.toContain('team-token')
+    await credentials.removeForEveryone('github')
+    expect((await credentials.forUser('bob')).has('github')).toBe(false)
+  })
 })
