@@ -1,4 +1,5 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../openrouter/types'
+import { arithmeticFromWords, conversionIn, placeIn, temperatureUnitIn, wordsToDigits } from './demo-language'
 
 /**
  * The offline demo model's "mind": a small rule-based planner that reads the conversation the
@@ -14,23 +15,6 @@ export const DEMO_MODEL_NAME = 'Offline demo model'
 export type DemoPlan =
   | { kind: 'text', text: string }
   | { kind: 'tool-calls', calls: Array<{ name: string, arguments: Record<string, unknown> }> }
-
-/** City (lower case) → IANA zone, for "what time is it in Tokyo?". */
-const CITY_TIME_ZONES: Record<string, string> = {
-  'tokyo': 'Asia/Tokyo', 'osaka': 'Asia/Tokyo', 'seoul': 'Asia/Seoul', 'beijing': 'Asia/Shanghai', 'shanghai': 'Asia/Shanghai',
-  'hong kong': 'Asia/Hong_Kong', 'singapore': 'Asia/Singapore', 'bangkok': 'Asia/Bangkok', 'jakarta': 'Asia/Jakarta',
-  'delhi': 'Asia/Kolkata', 'new delhi': 'Asia/Kolkata', 'mumbai': 'Asia/Kolkata', 'bangalore': 'Asia/Kolkata', 'dubai': 'Asia/Dubai',
-  'tehran': 'Asia/Tehran', 'istanbul': 'Europe/Istanbul', 'moscow': 'Europe/Moscow', 'cairo': 'Africa/Cairo',
-  'nairobi': 'Africa/Nairobi', 'lagos': 'Africa/Lagos', 'johannesburg': 'Africa/Johannesburg', 'athens': 'Europe/Athens',
-  'berlin': 'Europe/Berlin', 'paris': 'Europe/Paris', 'rome': 'Europe/Rome', 'madrid': 'Europe/Madrid', 'amsterdam': 'Europe/Amsterdam',
-  'stockholm': 'Europe/Stockholm', 'oslo': 'Europe/Oslo', 'warsaw': 'Europe/Warsaw', 'london': 'Europe/London', 'dublin': 'Europe/Dublin',
-  'lisbon': 'Europe/Lisbon', 'reykjavik': 'Atlantic/Reykjavik', 'sao paulo': 'America/Sao_Paulo', 'buenos aires': 'America/Argentina/Buenos_Aires',
-  'new york': 'America/New_York', 'toronto': 'America/Toronto', 'boston': 'America/New_York', 'chicago': 'America/Chicago',
-  'mexico city': 'America/Mexico_City', 'denver': 'America/Denver', 'los angeles': 'America/Los_Angeles', 'san francisco': 'America/Los_Angeles',
-  'seattle': 'America/Los_Angeles', 'vancouver': 'America/Vancouver', 'honolulu': 'Pacific/Honolulu', 'anchorage': 'America/Anchorage',
-  'sydney': 'Australia/Sydney', 'melbourne': 'Australia/Melbourne', 'perth': 'Australia/Perth', 'auckland': 'Pacific/Auckland',
-  'utc': 'UTC', 'gmt': 'UTC',
-}
 
 const LONG_ANSWER = [
   'Here is a longer answer, streamed the way a real model streams it: a few words at a time.',
@@ -48,50 +32,122 @@ function messageText(message: ChatMessage | undefined): string {
   return message.content.map(part => (typeof part.text === 'string' ? part.text : '')).join(' ')
 }
 
-function titleCase(text: string): string {
-  return text.replace(/\b\p{L}/gu, letter => letter.toUpperCase())
+/** A tool call the planner makes. */
+type PlannedCall = { name: string, arguments: Record<string, unknown> }
+
+/** What a clause asks for, judged by its words. */
+type Intent = 'time' | 'weather' | 'convert' | 'calculate'
+
+function intentOf(clause: string): Intent | undefined {
+  // Conversions first: "60 miles per hour in km/h" is not a question about the time.
+  if (conversionIn(clause)) return 'convert'
+  if (/\b(?:time|clock|o'?clock|date|day is it|hour)\b/i.test(clause)) return 'time'
+  if (/\b(?:weather|temperature|forecast|sunny|rain(?:ing|y)?|snow(?:ing)?|hot|cold|warm|humid|degrees outside)\b/i.test(clause)) return 'weather'
+  if (expressionIn(clause)) return 'calculate'
+  return undefined
 }
 
-/** "… in Tokyo?" → "Tokyo"; stops at punctuation and at "and". */
-function placeAfterIn(text: string): string | null {
-  const match = /\b(?:in|for|at)\s+([\p{L}][\p{L} .'/_-]*?)\s*(?:[?.!,;]|\band\b|$)/iu.exec(text)
-  return match ? match[1]!.trim() : null
+/** An arithmetic expression in the text (words read as numbers and operators), if there is one worth calculating. */
+function expressionIn(text: string, previous?: number): string | null {
+  let said = text
+  if (previous !== undefined) said = followUpArithmetic(said, previous) ?? said
+  const asked = /(?:calculate|compute|evaluate|work out|what(?:'s| is| are)|how much is|whats)\s+(.+?)\s*[?.!=]*$/i.exec(said)?.[1] ?? said
+  const cleaned = arithmeticFromWords(asked).replace(/[?.!=]+$/, '').trim()
+  const looksLikeMath = /\d/.test(cleaned) && (/[-+*/^%!×÷]/.test(cleaned) || /\b(?:sqrt|cbrt|log|ln|sin|cos|tan|abs|round)\s*\(/i.test(cleaned))
+  return looksLikeMath && /^[\d\s.+\-*/^%!()×÷a-z_]+$/i.test(cleaned) && !/\b[a-z]{4,}\b(?!\s*\()/i.test(cleaned.replace(/\b(?:sqrt|cbrt|log|abs|round|sin|cos|tan|ln|pi)\b/gi, '')) ? cleaned : null
 }
 
-function timeZoneFor(place: string | null): string {
-  if (!place) return 'UTC'
-  if (/^[A-Za-z]+\/[A-Za-z_/]+$/.test(place)) return place // already an IANA name
-  return CITY_TIME_ZONES[place.toLowerCase()] ?? titleCase(place).replace(/ /g, '_')
+/** "now divide that by 4", "double it", "add 5 to that", "that times 3": the previous result put in. */
+function followUpArithmetic(text: string, previous: number): string | undefined {
+  const value = String(previous)
+  const said = wordsToDigits(text)
+  const it = String.raw`(?:that|it|this|the result)`
+  const verbs: Array<[RegExp, (operand: string) => string]> = [
+    [new RegExp(String.raw`\bdivide\s+${it}\s+by\s+(-?[\d.]+)`, 'i'), operand => `${value} / ${operand}`],
+    [new RegExp(String.raw`\bmultiply\s+${it}\s+by\s+(-?[\d.]+)`, 'i'), operand => `${value} * ${operand}`],
+    [new RegExp(String.raw`\badd\s+(-?[\d.]+)\s+to\s+${it}`, 'i'), operand => `${value} + ${operand}`],
+    [new RegExp(String.raw`\bsubtract\s+(-?[\d.]+)\s+from\s+${it}`, 'i'), operand => `${value} - ${operand}`],
+    [new RegExp(String.raw`\bdouble\s+${it}`, 'i'), () => `${value} * 2`],
+    [new RegExp(String.raw`\b(?:halve\s+|half\s+of\s+)${it}`, 'i'), () => `${value} / 2`],
+    [new RegExp(String.raw`\bsquare\s+${it}`, 'i'), () => `${value}^2`],
+  ]
+  for (const [pattern, build] of verbs) {
+    const match = pattern.exec(said)
+    if (match) return `what is ${build(match[1] ?? '')}`
+  }
+  // "that times 3", "and divided by 4?": the words for the previous result, or an operator first.
+  const replaced = said.replace(new RegExp(String.raw`\b${it}\b`, 'i'), value)
+  if (replaced !== said) return replaced
+  if (/^\s*(?:and\s+|now\s+|then\s+)?(?:times|multiplied by|divided by|plus|minus|over|\*|\/|\+|-)\s*-?\d/i.test(said)) return `what is ${value} ${said.replace(/^\s*(?:and|now|then)\s+/i, '')}`
+  return undefined
 }
 
-/** An arithmetic expression in the text, if there is one worth calculating. */
-function expressionIn(text: string): string | null {
-  const asked = /(?:calculate|compute|evaluate|what(?:'s| is)|how much is)\s+(.+?)\s*[?.!]*$/i.exec(text)?.[1] ?? text
-  const cleaned = asked.replace(/\bx\b/g, '*').replace(/\btimes\b/gi, '*').replace(/\bplus\b/gi, '+').replace(/\bminus\b/gi, '-').replace(/\bdivided by\b/gi, '/').trim()
-  const looksLikeMath = /\d/.test(cleaned) && (/[-+*/^%!×÷]/.test(cleaned) || /\b(?:sqrt|log|ln|sin|cos|tan|abs|round)\s*\(/i.test(cleaned))
-  return looksLikeMath && /^[\d\s.,+\-*/^%!()×÷a-z_]+$/i.test(cleaned) ? cleaned.replace(/,(?=\d{3}\b)/g, '') : null
+/** The conversation so far, as the planner needs it: the last place, what was asked last, the last number answered. */
+interface Context {
+  place?: { name: string, zone?: string }
+  intent?: Intent
+  previousResult?: number
 }
 
-/** Tool calls the user's message asks for, one per clause ("time in Tokyo and weather in Paris"). */
-function toolCallsFor(text: string, offered: ReadonlySet<string>): Array<{ name: string, arguments: Record<string, unknown> }> {
-  const calls: Array<{ name: string, arguments: Record<string, unknown> }> = []
-  for (const clause of text.split(/\band\b|;/i)) {
-    if (offered.has('get_current_time') && /\b(?:time|clock|date|day is it)\b/i.test(clause)) {
-      calls.push({ name: 'get_current_time', arguments: { timezone: timeZoneFor(placeAfterIn(clause)) } })
-    } else if (offered.has('get_current_weather') && /\b(?:weather|temperature|forecast|sunny|rain(?:ing)?|hot|cold)\b/i.test(clause)) {
-      const place = placeAfterIn(clause)
-      if (place) calls.push({ name: 'get_current_weather', arguments: { location: titleCase(place) } })
+function contextOf(messages: ChatMessage[]): Context {
+  const context: Context = {}
+  const earlier = messages.slice(0, -1)
+  for (const message of earlier.slice(-20)) {
+    if (message.role === 'user') {
+      const text = messageText(message).slice(0, MAX_DEMO_INPUT_CHARS)
+      const intent = intentOf(text)
+      if (intent) context.intent = intent
+      const place = placeIn(temperatureUnitIn(text).rest)
+      if (place && (intent === 'time' || intent === 'weather')) context.place = place
+    } else if (message.role === 'tool') {
+      try {
+        const data = JSON.parse(message.content) as { result?: unknown }
+        if (typeof data.result === 'number') context.previousResult = data.result
+      } catch {
+        // not a number
+      }
+    }
+  }
+  return context
+}
+
+/** Tool calls the user's message asks for, one per clause ("time in Tokyo and the weather there"). */
+function toolCallsFor(text: string, offered: ReadonlySet<string>, context: Context): { calls: PlannedCall[], unknownPlace?: string } {
+  const calls: PlannedCall[] = []
+  let lastPlace = context.place
+  let unknownPlace: string | undefined
+  // Numbers in words become digits first, so "one hundred and five" is not split at its "and".
+  const clauses = wordsToDigits(text).split(/\band\b(?!\s*-?\d)|;|\balso\b/i).map(clause => clause.trim()).filter(Boolean)
+  for (const clause of clauses) {
+    const { unit, rest } = temperatureUnitIn(clause)
+    let intent = intentOf(clause)
+    const place = placeIn(rest) ?? (/\bthere\b/i.test(clause) ? lastPlace : undefined)
+    // A follow-up that only names a place ("and in Madrid?", "what about London") asks what was asked last.
+    if (!intent && place && (context.intent === 'time' || context.intent === 'weather') && /^(?:and\s+)?(?:what about|how about|and|in|for|at|what of)?\b/i.test(clause) && clause.split(/\s+/).length <= 6) intent = context.intent
+    if (intent === 'time' && offered.has('get_current_time')) {
+      if (place && !place.zone) {
+        unknownPlace = place.name
+        continue
+      }
+      calls.push({ name: 'get_current_time', arguments: { timezone: place?.zone ?? 'UTC' } })
+      if (place) lastPlace = place
+    } else if (intent === 'weather' && offered.has('get_current_weather')) {
+      if (!place) continue
+      calls.push({ name: 'get_current_weather', arguments: { location: place.name, ...(unit ? { unit } : {}) } })
+      lastPlace = place
+    } else if (intent === 'convert' && offered.has('convert_units')) {
+      calls.push({ name: 'convert_units', arguments: conversionIn(clause)! })
     } else if (offered.has('calculate')) {
-      const expression = expressionIn(clause)
+      const expression = expressionIn(clause, context.previousResult)
       if (expression) calls.push({ name: 'calculate', arguments: { expression } })
     }
   }
-  // "what is 2 + 3 and 4 * 5" split into clauses; the whole text is one expression otherwise.
+  // "what is 2 + 3 and 4 * 5" was split into clauses; otherwise the whole text may be one expression.
   if (calls.length === 0 && offered.has('calculate')) {
-    const expression = expressionIn(text)
+    const expression = expressionIn(text, context.previousResult)
     if (expression) calls.push({ name: 'calculate', arguments: { expression } })
   }
-  return calls
+  return { calls, unknownPlace }
 }
 
 function describeResult(name: string, args: Record<string, unknown>, content: string): string {
@@ -109,6 +165,8 @@ function describeResult(name: string, args: Record<string, unknown>, content: st
       return `In **${String(data.timezone)}** it is **${String(data.local)}** (UTC${String(data.utcOffset)}).`
     case 'calculate':
       return `\`${String(data.expression)}\` = **${String(data.result)}**`
+    case 'convert_units':
+      return `${String(data.value)} ${String(data.from)} = **${String(data.result)} ${String(data.to)}**`
     case 'get_current_weather': {
       const unit = data.unit === 'celsius' ? '°C' : '°F'
       return `It is **sunny** in ${String(data.location)}: **${String(data.temperature)} ${unit}**, humidity ${String(data.humidityPercent)}%. (Demo data: this tool always reports sunshine.)`
@@ -139,16 +197,36 @@ function answerFromToolResults(messages: ChatMessage[]): string {
   return `${lines.join('\n\n')}\n\n_Answered by the offline demo model with ${used}._`
 }
 
-function introduction(offered: ReadonlySet<string>): string {
-  const ideas = [
+/** What to try, from the tools offered. */
+function ideas(offered: ReadonlySet<string>): string[] {
+  return [
     offered.has('get_current_time') && '"What time is it in Tokyo?"',
-    offered.has('calculate') && '"What is sqrt(2) * (3 + 4)^2?"',
-    offered.has('get_current_weather') && '"What\'s the weather in Paris?"',
-    '"Write a long answer about background jobs"',
-  ].filter(Boolean)
+    offered.has('calculate') && '"What is 15% of 240?"',
+    offered.has('convert_units') && '"Convert 10 km to miles"',
+    offered.has('get_current_weather') && '"Weather in Berlin in celsius"',
+  ].filter((idea): idea is string => Boolean(idea))
+}
+
+function introduction(offered: ReadonlySet<string>): string {
   return 'Hi! I am the **offline demo model**: a few rules instead of a language model, so this app works with no API key and no network. '
-    + `I call the server's tools when a question needs them. Try:\n\n${ideas.map(idea => `- ${idea}`).join('\n')}\n\n`
+    + `I call the server's tools when a question needs them. Try:\n\n${[...ideas(offered), '"Write a long answer about background jobs"'].map(idea => `- ${idea}`).join('\n')}\n\n`
     + 'For real answers, add an OpenRouter key in the settings (or set `NUXT_OPENROUTER_API_KEY`).'
+}
+
+/** A short answer for what the rules do not cover, varied by the message so it does not repeat itself. */
+function fallback(text: string, offered: ReadonlySet<string>): string {
+  const suggestions = ideas(offered)
+  let hash = 0
+  for (let index = 0; index < Math.min(text.length, 200); index++) hash = (hash * 31 + text.charCodeAt(index)) >>> 0
+  const idea = suggestions.length > 0 ? suggestions[hash % suggestions.length] : undefined
+  const openers = [
+    'That is beyond my few rules.',
+    'I can only follow a handful of rules, and that is not one of them.',
+    'I did not catch that: I am a small rule-based demo, not a language model.',
+    'Sorry, that one is outside what this offline demo understands.',
+  ]
+  const opener = openers[hash % openers.length]!
+  return idea ? `${opener} I can tell the time, do arithmetic, convert units and report (demo) weather; try ${idea}.` : `${opener} Add an OpenRouter key in the settings for a real model.`
 }
 
 /** Decides the demo model's next turn for a chat-completions request. */
@@ -162,15 +240,14 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
   const offered = new Set(request.tool_choice === 'none' ? [] : (request.tools ?? []).map(tool => tool.function.name))
 
   if (/\b(?:long|essay|story|explain in detail)\b/i.test(text)) return { kind: 'text', text: LONG_ANSWER }
-  const calls = toolCallsFor(text, offered)
+  const { calls, unknownPlace } = toolCallsFor(text, offered, contextOf(messages.slice(0, messages.lastIndexOf(lastUser!) + 1)))
   if (calls.length > 0) return { kind: 'tool-calls', calls }
+  if (unknownPlace) {
+    return { kind: 'text', text: `I do not know which time zone "${unknownPlace}" is in. Try a large city near it (Tokyo, New York, Berlin…) or a zone name such as Europe/Vienna.` }
+  }
   if (/\bweather\b/i.test(text) && offered.has('get_current_weather')) {
     return { kind: 'text', text: 'Which place would you like the weather for? For example: "What\'s the weather in Lisbon?"' }
   }
-  if (text === '') return { kind: 'text', text: introduction(offered) }
-  if (/^(?:hi|hello|hey|help|who are you|what can you do)\b/i.test(text)) return { kind: 'text', text: introduction(offered) }
-  return {
-    kind: 'text',
-    text: `You said: "${text.length > 200 ? `${text.slice(0, 200)}…` : text}".\n\n${introduction(offered)}`,
-  }
+  if (text === '' || /^(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening)|help|who are you|what can you do|what are you)\b/i.test(text)) return { kind: 'text', text: introduction(offered) }
+  return { kind: 'text', text: fallback(text, offered) }
 }
