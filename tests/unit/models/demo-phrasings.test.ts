@@ -142,6 +142,11 @@ describe('follow-ups', () => {
     expect(plan([...afterTime, { role: 'user', content }])).toEqual({ kind: 'tool-calls', calls: [call] })
   })
 
+  it('reads the previous result from the answer text when the conversation is sent again without tool messages', () => {
+    const reply = plan([{ role: 'user', content: 'what is 12 * 7' }, { role: 'assistant', content: '`12 * 7` = **84**\n\n_Answered by the offline demo model with `calculate`._' }, { role: 'user', content: 'now divide that by 4' }])
+    expect(evaluateExpression(String((reply as Extract<typeof reply, { kind: 'tool-calls' }>).calls[0]!.arguments.expression))).toBe(21)
+  })
+
   it('asks for the weather there after a time question', () => {
     expect(plan([...afterTime, { role: 'user', content: 'and the weather there?' }])).toEqual({ kind: 'tool-calls', calls: [weather('Tokyo')] })
   })

@@ -99,6 +99,10 @@ function contextOf(messages: ChatMessage[]): Context {
       if (intent) context.intent = intent
       const place = placeIn(temperatureUnitIn(text).rest)
       if (place && (intent === 'time' || intent === 'weather')) context.place = place
+    } else if (message.role === 'assistant' && typeof message.content === 'string') {
+      // A conversation sent again holds earlier answers as text ("`12 * 7` = **84**"), not their tool results.
+      const answered = /=\s*\*\*(-?\d+(?:\.\d+)?)\*\*/.exec(message.content.slice(0, MAX_DEMO_INPUT_CHARS))
+      if (answered) context.previousResult = Number(answered[1])
     } else if (message.role === 'tool') {
       try {
         const data = JSON.parse(message.content) as { result?: unknown }
