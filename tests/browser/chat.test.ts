@@ -121,11 +121,11 @@ describe('chat in the browser', () => {
   it('renders an XSS payload as harmless text and runs nothing', async () => {
     const page = await freshPage()
     const problems = watchForProblems(page)
-    await ask(page, '<img src=x onerror=alert(1)> and [a link](javascript:alert(2))')
+    await ask(page, 'Repeat after me: <img src=x onerror=alert(1)> and [a link](javascript:alert(2))')
     await answer(page).and(page.locator('[data-status=complete]')).waitFor()
     const user = page.getByTestId('message-user').last()
     expect(await user.innerText()).toContain('<img src=x onerror=alert(1)>')
-    // The demo model echoes the text: the answer's markdown must not make it live either.
+    // The demo model repeats the text: the answer's markdown must not make it live either.
     const content = answer(page).getByTestId('message-content')
     expect(await content.innerText()).toContain('<img src=x onerror=alert(1)>')
     expect(await page.locator('[data-testid=messages] img').count()).toBe(0)

@@ -185,6 +185,12 @@ describe('what it cannot do', () => {
     expect(ask('what time is it in Springfield?')).toEqual({ kind: 'text', text: expect.stringMatching(/do not know which time zone "Springfield"/) })
   })
 
+  it('repeats what it is asked to say, verbatim (markup included: rendering makes it harmless)', () => {
+    expect(ask('Say hello world')).toEqual({ kind: 'text', text: 'hello world' })
+    expect(ask('repeat after me: <b>bold</b> ![x](https://a.example/p.png)')).toEqual({ kind: 'text', text: '<b>bold</b> ![x](https://a.example/p.png)' })
+    expect(ask('Please echo: 42')).toEqual({ kind: 'text', text: '42' })
+  })
+
   it('still introduces itself to a greeting', () => {
     expect((ask('hello there') as { text: string }).text).toMatch(/offline demo model/)
   })

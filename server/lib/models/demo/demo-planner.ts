@@ -243,6 +243,8 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
   const text = messageText(lastUser).slice(0, MAX_DEMO_INPUT_CHARS).trim()
   const offered = new Set(request.tool_choice === 'none' ? [] : (request.tools ?? []).map(tool => tool.function.name))
 
+  const echo = /^(?:please\s+)?(?:say|repeat|echo)(?:\s+after\s+me)?\s*:?\s+/i.exec(text)
+  if (echo) return { kind: 'text', text: text.slice(echo[0].length) }
   if (/\b(?:long|essay|story|explain in detail)\b/i.test(text)) return { kind: 'text', text: LONG_ANSWER }
   const { calls, unknownPlace } = toolCallsFor(text, offered, contextOf(messages.slice(0, messages.lastIndexOf(lastUser!) + 1)))
   if (calls.length > 0) return { kind: 'tool-calls', calls }
