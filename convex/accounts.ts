@@ -154,6 +154,36 @@ export const setSetting = serverMutation({
   },
 })
 
+/** Removes every setting whose key starts with `prefix` (at most 500 per call; the store calls again while some remain). */
+export const deleteSettings = serverMutation({
+  args: { prefix: v.string() },
+  handler: async (ctx, { prefix }) => {
+    const rows = await ctx.db.query('settings').withIndex('by_key', q => q.gte('key', prefix).lt('key', `${prefix}\uffff`)).take(500)
+    for (const row of rows) await ctx.db.delete(row._id)
+    return rows.length
+  },
+})
+
+/** Takes a lock that is free, expired or already the caller's; in one transaction, so two instances cannot both win. */
+export const tryLock = serverMutation({
+  args: { key: v.string(), owner: v.string(), ttlMs: v.number(), now: v.number() },
+  handler: async (ctx, { key, owner, ttlMs, now }) => {
+    const row = await ctx.db.query('locks').withIndex('by_key', q => q.eq('key', key)).first()
+    if (row && row.owner !== owner && row.expires_at > now) return false
+    if (row) await ctx.db.patch(row._id, { owner, expires_at: now + ttlMs })
+    else await ctx.db.insert('locks', { key, owner, expires_at: now + ttlMs })
+    return true
+  },
+})
+
+export const unlock = serverMutation({
+  args: { key: v.string(), owner: v.string() },
+  handler: async (ctx, { key, owner }) => {
+    const row = await ctx.db.query('locks').withIndex('by_key', q => q.eq('key', key)).first()
+    if (row?.owner === owner) await ctx.db.delete(row._id)
+  },
+})
+
 /** Adds a job's usage to a principal's day (one row per principal and day, updated in one transaction). */
 export const addUsage = serverMutation({
   args: { userId: v.string(), day: v.string(), tokens: v.number(), cost: v.number() },

@@ -179,6 +179,13 @@ export default defineSchema({
     value: v.string(),
   }).index('by_key', ['key']),
 
+  /** Short locks shared by every instance (one OAuth refresh at a time per person and server). */
+  locks: defineTable({
+    key: v.string(),
+    owner: v.string(),
+    expires_at: v.number(),
+  }).index('by_key', ['key']),
+
   /**
    * Rate-limit counters shared by every instance (rate-limiter-flexible's store, server/lib/stores/
    * rate-limits/convex.ts): points used under a key until `expire` (ms since the epoch; null: never).

@@ -12,6 +12,7 @@ import { deleteUserData } from '../lib/auth/delete-user-data'
 import { loadMcpConfigFile } from '../lib/tools/mcp/config'
 import { McpServerCatalog } from '../lib/tools/mcp/admin-servers'
 import { McpServers } from '../lib/tools/mcp/servers'
+import { McpAuthorizations } from '../lib/tools/mcp/oauth/authorizations'
 import { DynamicToolsDirectory } from '../lib/tools/dynamic/directory'
 import { deferServerToolsReady, onServerToolsChanged } from '../lib/tools/registry'
 import { ToolChangeFeed } from '../lib/tools/tool-changes'
@@ -51,7 +52,15 @@ export default defineNitroPlugin((nitroApp) => {
   const toolChanges = new ToolChangeFeed()
   const stopFollowingRegistry = onServerToolsChanged(toolChanges.notify)
   // MCP servers (the operator's and the admin's); placeholders the server-wide credentials fill make one shared connection, others one per person.
-  const mcp = new McpServers({ logger: mcpLogger, connectTimeoutMs: config.mcp.connectTimeoutMs, onStateChange: toolChanges.notify, serverCredentials: credentials.serverWide(), userConnectionIdleMs: config.mcp.userConnectionIdleMs })
+  // People's OAuth authorisations with MCP servers configured with `oauth`, sealed per person and server.
+  const authorizations = new McpAuthorizations({
+    store: stores.accounts,
+    secretBox: createSecretBox(serverSecret(config), 'mcp-oauth-grants'),
+    servers: () => mcp.oauthServers(),
+    onChange: (userId, server) => mcp.authorizationChanged(userId, server),
+    logger: mcpLogger,
+  })
+  const mcp: McpServers = new McpServers({ logger: mcpLogger, connectTimeoutMs: config.mcp.connectTimeoutMs, onStateChange: toolChanges.notify, serverCredentials: credentials.serverWide(), userConnectionIdleMs: config.mcp.userConnectionIdleMs, authorizations })
   const jobs = new BackgroundJobManager({
     store: stores.jobs,
     hub,
@@ -83,6 +92,7 @@ export default defineNitroPlugin((nitroApp) => {
     onAccountDeleted: async (userId) => {
       await deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId)
       await credentials.deleteUser(userId)
+      await authorizations.deleteUser(userId)
     },
     roleLimits: limits.roles,
   })
@@ -108,7 +118,7 @@ export default defineNitroPlugin((nitroApp) => {
     deferServerToolsReady(dynamicTools.start().catch(error => consola.withTag('tools').error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
   }
   const streams = new StreamSlots(config.backgroundJobs.streams)
-  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, slots: streams, policy: toolPolicy, credentials })
+  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, slots: streams, policy: toolPolicy, credentials, authorizations })
   setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams, tools })
 
   jobs.startSweeper()

@@ -6,3 +6,14 @@ export interface CredentialService {
   /** Each key: `mine` (set by this person), `everyone` (set by an admin for everyone), `server` (set server-wide by the operator), or null (not set). */
   keys: Array<{ key: string, set: 'mine' | 'everyone' | 'server' | null }>
 }
+
+/** A person's authorisation with an OAuth-protected MCP server, as Settings → Connections shows it (tokens never leave the server). */
+export interface McpAuthorization {
+  server: string
+  /** `connected`; `not-connected` (never, or disconnected); `reauthorize` (a refresh was refused: the grant expired or was revoked). */
+  state: 'connected' | 'not-connected' | 'reauthorize'
+  /** When the person last authorised (ms since the epoch). */
+  connectedAt?: number
+  /** Why it needs re-authorising, or why the last attempt failed. */
+  problem?: string
+}

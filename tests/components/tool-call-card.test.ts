@@ -37,9 +37,11 @@ describe('ToolCallCard', () => {
     expect(wrapper.find('b').exists()).toBe(false)
   })
 
-  it('offers to connect when the call ended because a credential is not set', () => {
+  it('offers to connect when the call ended because a credential is not set or an account is not connected', () => {
     const missing = mount(ToolCallCard, { props: { call: { ...base, status: 'error', error: 'Tool "github_issues" needs the credential "github/token", which is not set. Tell the user to add it in Settings → Credentials (/settings#credentials) and ask again; do not retry before then.' } } })
     expect(missing.find('[data-testid=tool-connect]').attributes('href')).toBe('/settings#credentials')
+    const unauthorised = mount(ToolCallCard, { props: { call: { ...base, status: 'error', error: 'Tool "secure__whoami" failed: The user\'s authorisation for MCP server "secure" expired or was revoked (invalid_grant). Tell the user to re-authorise it in Settings → Connections (/settings#connections) and ask again.' } } })
+    expect(unauthorised.find('[data-testid=tool-connect]').attributes('href')).toBe('/settings#connections')
     const other = mount(ToolCallCard, { props: { call: { ...base, status: 'error', error: 'boom' } } })
     expect(other.find('[data-testid=tool-connect]').exists()).toBe(false)
   })

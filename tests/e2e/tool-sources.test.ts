@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { EVERYTHING_ENTRY, MEMORY_ENTRY, startEverythingOverHttp } from '../support/mcp-servers'
+import { startOAuthMcpServer, type OAuthMcpServer } from '../support/oauth-mcp-server'
 import { buildApp, startApp, type RunningApp } from './helpers/built-app'
 
 let app: RunningApp
@@ -25,6 +26,7 @@ let remote: Awaited<ReturnType<typeof startEverythingOverHttp>>
 let memoryFile: string
 let root: SessionClient
 let dataDir: string
+let secure: OAuthMcpServer
 
 /** A client signed in as the admin (a fresh client with the admin's session). */
 function asRoot(): SessionClient {
@@ -37,6 +39,7 @@ const LIST_CHANGED_FIXTURE = fileURLToPath(new URL('../fixtures/mcp/list-changed
 beforeAll(async () => {
   fake = await startFakeOpenRouter()
   remote = await startEverythingOverHttp()
+  secure = await startOAuthMcpServer()
   const dir = mkdtempSync(join(tmpdir(), 'or3-mcp-e2e-'))
   const configFile = join(dir, 'mcp.json')
   memoryFile = join(dir, 'memory.jsonl')
@@ -47,6 +50,7 @@ beforeAll(async () => {
       remote: { url: remote.url, timeoutMs: 1_000, tools: ['echo', 'trigger-long-running-operation'] },
       memory: { command: process.execPath, args: [MEMORY_ENTRY], env: { MEMORY_FILE_PATH: memoryFile }, tools: ['create_entities', 'read_graph'] },
       changing: { command: process.execPath, args: [LIST_CHANGED_FIXTURE] },
+      secure: { url: secure.url, oauth: true },
     },
   }))
   toolsDir = join(dir, 'tools')
@@ -62,6 +66,7 @@ afterAll(async () => {
   await app?.stop()
   await fake?.close()
   await remote?.stop()
+  await secure?.close()
 })
 
 /** Scripts the fake model to call `name` with `args` once, then answer `answer`. */
@@ -82,7 +87,7 @@ describe('MCP servers', () => {
     const { tools } = await client.json('/api/tools')
     expect(tools.find((tool: { name: string }) => tool.name === 'everything__get-sum')).toMatchObject({ runtime: 'server', source: { kind: 'mcp', name: 'everything' } })
     const health = await client.json('/api/health')
-    expect(health.tools.mcpServers.map((server: { name: string }) => server.name)).toEqual(['everything', 'broken', 'remote', 'memory', 'changing'])
+    expect(health.tools.mcpServers.map((server: { name: string }) => server.name)).toEqual(['everything', 'broken', 'remote', 'memory', 'changing', 'secure'])
     expect(health.tools.mcpServers.slice(0, 3)).toEqual([{ name: 'everything', state: 'ready' }, { name: 'broken', state: 'failed' }, { name: 'remote', state: 'ready' }])
 
     fake.script(request => request.body.messages.some(message => message.role === 'tool')
@@ -203,7 +208,7 @@ describe('MCP servers an admin adds, and open pages', () => {
     }, { timeout: 30_000, interval: 100 })
     await vi.waitFor(() => expect(received.join('')).toContain('event: tools-changed'), { timeout: 5_000, interval: 20 })
     const listed = await admin.json('/api/admin/mcp-servers')
-    expect(listed.servers.map((server: { name: string, origin: string }) => `${server.name}:${server.origin}`)).toEqual(['everything:file', 'broken:file', 'remote:file', 'memory:file', 'changing:file', 'extra:admin'])
+    expect(listed.servers.map((server: { name: string, origin: string }) => `${server.name}:${server.origin}`)).toEqual(['everything:file', 'broken:file', 'remote:file', 'memory:file', 'changing:file', 'secure:file', 'extra:admin'])
     expect(JSON.stringify(listed)).not.toContain('admin-secret-123')
     expect(app.logs()).not.toContain('admin-secret-123')
 
@@ -326,6 +331,68 @@ export default {
     expect(readdirSync(dataDir).some(file => /\.(db|sqlite)/.test(file))).toBe(true)
     expect(app.logs()).not.toContain('ghp_e2e_secret_value')
   }, 90_000)
+})
+
+describe('an OAuth-protected MCP server', () => {
+  it('is authorised from Settings, runs calls with the person\'s token, refreshes once for parallel calls, and asks to re-authorise when the refresh is refused', async () => {
+    const client = asRoot()
+    expect((await client.json('/api/mcp-oauth')).servers).toEqual([{ server: 'secure', state: 'not-connected' }])
+
+    /** Connect as a browser would: the app's connect answer, the authorization server's redirect, the app's callback. */
+    const connect = async (who: SessionClient, as: string) => {
+      secure.approveAs(as)
+      const { authorizationUrl } = await who.json('/api/mcp-oauth/secure/connect', { method: 'POST' })
+      const approved = await fetch(authorizationUrl, { redirect: 'manual' })
+      const callback = new URL(approved.headers.get('location')!)
+      expect(callback.origin).toBe(app.url)
+      const back = await who.fetch(callback.pathname + callback.search, { redirect: 'manual' })
+      expect(back.status).toBe(302)
+      return back.headers.get('location')!
+    }
+    expect(await connect(client, 'root@idp')).toBe('/settings?connected=secure#connections')
+    expect((await client.json('/api/mcp-oauth')).servers).toEqual([{ server: 'secure', state: 'connected', connectedAt: expect.any(Number) }])
+    await vi.waitFor(async () => expect((await client.json('/api/tools')).tools.find((tool: { name: string }) => tool.name === 'secure__whoami')).toBeDefined(), { timeout: 15_000, interval: 100 })
+
+    const ask = async (who: SessionClient) => {
+      callThenAnswer('secure__whoami', {}, 'Answered.')
+      return (await waitForJobEnd(who, await who.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Who am I there?' }], _tools: ['secure__whoami'] }), 30_000)).toolRounds[0]!.toolCalls[0]!
+    }
+    expect(await ask(client)).toMatchObject({ result: 'authorised as root@idp' })
+
+    // Someone who has not connected is told where to, and nothing is sent for them.
+    expect((await client.post('/api/admin/users', { name: 'Cleo', password: 'a third long password' })).status).toBe(201)
+    const cleo = new SessionClient(app.url)
+    expect((await cleo.post('/api/auth/login', { name: 'Cleo', password: 'a third long password' })).status).toBe(200)
+    expect((await cleo.json('/api/tools')).tools.find((tool: { name: string }) => tool.name === 'secure__whoami').unavailable).toMatch(/Connect your account for "secure" in Settings → Connections/)
+    expect((await ask(cleo)).result).toMatch(/needs the user's authorisation.*Settings → Connections \(\/settings#connections\)/)
+    // A callback that is not the one a person started sends them back with the reason.
+    expect(decodeURIComponent((await cleo.fetch('/api/mcp-oauth/callback?state=secure.forged&code=x', { redirect: 'manual' })).headers.get('location')!)).toMatch(/connection_error=This\+authorisation\+is\+not/)
+
+    // The server stops accepting the tokens it issued: three answers at once, one refresh between them.
+    secure.expireAccessTokens()
+    const refreshesBefore = secure.stats.refreshes
+    callThenAnswer('secure__whoami', {}, 'Answered.')
+    const parallel = await Promise.all([0, 1, 2].map(async () => {
+      const job = await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Who am I there?' }], _tools: ['secure__whoami'] })
+      return (await waitForJobEnd(client, job, 30_000)).toolRounds[0]!.toolCalls[0]!
+    }))
+    for (const call of parallel) expect(call).toMatchObject({ result: 'authorised as root@idp' })
+    expect(secure.stats.refreshes - refreshesBefore).toBe(1)
+    expect(secure.stats.refreshReuse).toBe(0)
+
+    // Revoked: the call says to re-authorise, Settings shows why, and connecting again works.
+    secure.revokeRefreshTokens()
+    secure.expireAccessTokens()
+    expect((await ask(client)).result).toMatch(/expired or was revoked \(invalid_grant.*re-authorise it in Settings → Connections/)
+    expect((await client.json('/api/mcp-oauth')).servers).toEqual([{ server: 'secure', state: 'reauthorize', connectedAt: expect.any(Number), problem: expect.stringMatching(/invalid_grant/) }])
+    await connect(client, 'root@idp')
+    expect(await ask(client)).toMatchObject({ result: 'authorised as root@idp' })
+
+    // Sealed at rest: no token field in plain text in the database files.
+    for (const file of readdirSync(dataDir)) {
+      if (/\.(db|sqlite)(-wal|-shm)?$|\.sqlite3?$/.test(file)) expect(readFileSync(join(dataDir, file)).includes('refresh_token'), file).toBe(false)
+    }
+  }, 120_000)
 })
 
 describe('the dynamic tools directory', () => {

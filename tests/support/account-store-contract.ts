@@ -73,6 +73,33 @@ export function describeAccountStoreContract(name: string, createStore: () => Ac
       expect(await store.getSetting('signup')).toBe('invite')
     })
 
+    it('deletes the settings under a prefix and only those', async () => {
+      await store.setSetting('mcp-oauth:u1:github', 'a')
+      await store.setSetting('mcp-oauth:u1:linear', 'b')
+      await store.setSetting('mcp-oauth:u10:github', 'c')
+      await store.setSetting('signup', 'open')
+      await store.deleteSettings('mcp-oauth:u1:')
+      expect(await store.getSetting('mcp-oauth:u1:github')).toBeNull()
+      expect(await store.getSetting('mcp-oauth:u1:linear')).toBeNull()
+      expect(await store.getSetting('mcp-oauth:u10:github')).toBe('c')
+      expect(await store.getSetting('signup')).toBe('open')
+    })
+
+    it('gives a lock to one owner at a time until it is released or expires', async () => {
+      expect(await store.tryLock('refresh:u1:github', 'a', 1_000, 10_000)).toBe(true)
+      expect(await store.tryLock('refresh:u1:github', 'b', 1_000, 10_500)).toBe(false)
+      // Its holder may take it again (renewal), another key is free.
+      expect(await store.tryLock('refresh:u1:github', 'a', 1_000, 10_600)).toBe(true)
+      expect(await store.tryLock('refresh:u2:github', 'b', 1_000, 10_600)).toBe(true)
+      // Only its holder releases it.
+      await store.unlock('refresh:u1:github', 'b')
+      expect(await store.tryLock('refresh:u1:github', 'b', 1_000, 10_700)).toBe(false)
+      await store.unlock('refresh:u1:github', 'a')
+      expect(await store.tryLock('refresh:u1:github', 'b', 1_000, 10_700)).toBe(true)
+      // An expired lock is free.
+      expect(await store.tryLock('refresh:u1:github', 'c', 1_000, 11_701)).toBe(true)
+    })
+
     it('adds usage per principal and day, lists a day by tokens, and forgets a principal', async () => {
       expect(await store.getUsage('u1', '2026-11-22')).toBeNull()
       await store.addUsage('u1', '2026-11-22', { tokens: 100, cost: 0.5 })

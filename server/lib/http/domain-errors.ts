@@ -15,6 +15,7 @@ import { StorageQuotaError } from '../stores/quotas'
 import { McpAdminError } from '../tools/mcp/admin-servers'
 import { ToolPolicyInputError } from '../tools/policy/tool-policy'
 import { CredentialInputError } from '../tools/credentials/vault'
+import { McpOAuthFlowError } from '../tools/mcp/oauth/authorizations'
 
 /** How one domain error is answered. */
 export interface HttpAnswer {
@@ -40,6 +41,7 @@ export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
   if (StorageQuotaError.isInstance(error)) return { statusCode: 409, statusMessage: 'Storage limit reached', message: error.message, data: { quota: error.kind, limit: error.limit } }
   if (AuthError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: AUTH_STATUS_MESSAGES[error.statusCode] ?? 'Refused', message: error.message, data: { reason: error.refusal }, retryAfterSeconds: error.retryAfterSeconds }
   if (McpAdminError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: MCP_STATUS_MESSAGES[error.statusCode]!, message: error.message }
+  if (McpOAuthFlowError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: error.statusCode === 502 ? 'Authorization server problem' : error.statusCode === 404 ? 'No such MCP server' : 'Authorisation refused', message: error.message }
   if (CredentialInputError.isInstance(error)) return { statusCode: 400, statusMessage: 'Invalid credential', message: error.message }
   if (ToolPolicyInputError.isInstance(error)) return { statusCode: 400, statusMessage: 'Invalid tool policy', message: error.message }
   if (StoreBusyError.isInstance(error)) return { statusCode: 503, statusMessage: 'Storage busy', message: error.message, retryAfterSeconds: error.retryAfterSeconds }

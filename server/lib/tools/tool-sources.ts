@@ -14,6 +14,7 @@ import { missingCredentials } from './execute-tool'
 import type { ToolChangeFeed } from './tool-changes'
 import type { ToolPolicy } from './policy/tool-policy'
 import type { CredentialVault } from './credentials/vault'
+import type { McpAuthorizations } from './mcp/oauth/authorizations'
 import type { PolicyPrincipal } from './policy/rules'
 import type { McpServerStatus, ToolCatalog, ToolSummary } from '../../../shared/types/tool'
 
@@ -25,6 +26,7 @@ export interface ToolSourcesParts {
   slots: StreamSlots
   policy: ToolPolicy
   credentials: CredentialVault
+  authorizations: McpAuthorizations
 }
 
 export class ToolSources {
@@ -43,6 +45,11 @@ export class ToolSources {
   /** Tool credentials: each user's own (sealed) and the server-wide ones. */
   get credentials(): CredentialVault {
     return this.parts.credentials
+  }
+
+  /** People's OAuth authorisations with MCP servers: connect, callback, disconnect, list. */
+  get authorizations(): McpAuthorizations {
+    return this.parts.authorizations
   }
 
   /** Each MCP server's state, in config order. */
@@ -66,6 +73,7 @@ export class ToolSources {
     const [denial, credentials] = await Promise.all([this.parts.policy.accessFor(principal), this.parts.credentials.forUser(principal.userId)])
     // A server that connects per person lists its tools through this person's connection the first time.
     await this.parts.mcp.discoverFor(principal.userId, credentials)
+    const authorization = await this.parts.mcp.authorizationNotes(principal.userId)
     const tools: ToolSummary[] = listServerTools()
       .filter(tool => tool.enabled)
       .map((tool) => {
@@ -73,7 +81,9 @@ export class ToolSources {
         const missing = missingCredentials(tool.requiresCredentials, credentials)
         const unavailable = denied !== undefined
           ? `You cannot use this tool: ${denied}.`
-          : missing.length > 0 ? `It needs ${missing.map(need => `"${need}"`).join(', ')}: add ${missing.length === 1 ? 'it' : 'them'} in Settings → Credentials.` : tool.unavailable?.()
+          : missing.length > 0
+            ? `It needs ${missing.map(need => `"${need}"`).join(', ')}: add ${missing.length === 1 ? 'it' : 'them'} in Settings → Credentials.`
+            : (tool.source?.kind === 'mcp' && tool.source.name ? authorization.get(tool.source.name) : undefined) ?? tool.unavailable?.()
         return { name: tool.name, description: tool.description, parameters: tool.parameters, runtime: tool.runtime, ...(tool.source ? { source: tool.source } : {}), ...(unavailable ? { unavailable } : {}) }
       })
     const dynamic = this.parts.dynamicTools

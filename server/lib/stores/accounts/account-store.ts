@@ -60,6 +60,17 @@ export interface AccountStore {
 
   getSetting(key: string): Promise<string | null>
   setSetting(key: string, value: string): Promise<void>
+  /** Removes every setting whose key starts with `prefix` (a deleted user's keys). */
+  deleteSettings(prefix: string): Promise<void>
+
+  /**
+   * Takes the lock `key` for `owner` until `now + ttlMs`: true when it was free, expired or
+   * already `owner`'s. Shared by every instance on the store, so one of them at a time does
+   * what the lock guards (an OAuth refresh whose refresh token rotates).
+   */
+  tryLock(key: string, owner: string, ttlMs: number, now?: number): Promise<boolean>
+  /** Gives the lock up, if `owner` holds it. */
+  unlock(key: string, owner: string): Promise<void>
 
   /** Adds a job's usage to `userId`'s total of `day` (UTC, `YYYY-MM-DD`) and counts the job; atomic per row. */
   addUsage(userId: string, day: string, spent: { tokens: number, cost: number }): Promise<void>

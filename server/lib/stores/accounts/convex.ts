@@ -56,6 +56,15 @@ export function createConvexAccountStore(options: { client: ConvexFunctionClient
     async setSetting(key, value) {
       await client.mutation(api.accounts.setSetting, { secret, key, value })
     },
+    async deleteSettings(prefix) {
+      while (await client.mutation(api.accounts.deleteSettings, { secret, prefix }) as number >= 500) { /* more remain */ }
+    },
+    async tryLock(key, owner, ttlMs, now = Date.now()) {
+      return await client.mutation(api.accounts.tryLock, { secret, key, owner, ttlMs, now }) as boolean
+    },
+    async unlock(key, owner) {
+      await client.mutation(api.accounts.unlock, { secret, key, owner })
+    },
     async addUsage(userId, day, spent) {
       await client.mutation(api.accounts.addUsage, { secret, userId, day, tokens: spent.tokens, cost: spent.cost })
     },

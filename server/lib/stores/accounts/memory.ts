@@ -8,6 +8,7 @@ export function createMemoryAccountStore(): AccountStore {
   const tokens = new Map<string, StoredApiToken>()
   const invites = new Map<string, { expiresAt: number, usedAt: number | null }>()
   const settings = new Map<string, string>()
+  const locks = new Map<string, { owner: string, expiresAt: number }>()
   const usage = new Map<string, DailyUsage>()
   const byName = (name: string) => [...accounts.values()].find(item => accountNameKey(item.name) === accountNameKey(name))
   return {
@@ -76,6 +77,18 @@ export function createMemoryAccountStore(): AccountStore {
     },
     async setSetting(key, value) {
       settings.set(key, value)
+    },
+    async deleteSettings(prefix) {
+      for (const key of [...settings.keys()]) if (key.startsWith(prefix)) settings.delete(key)
+    },
+    async tryLock(key, owner, ttlMs, now = Date.now()) {
+      const held = locks.get(key)
+      if (held && held.owner !== owner && held.expiresAt > now) return false
+      locks.set(key, { owner, expiresAt: now + ttlMs })
+      return true
+    },
+    async unlock(key, owner) {
+      if (locks.get(key)?.owner === owner) locks.delete(key)
     },
     async addUsage(userId, day, spent) {
       const row = usage.get(`${userId}|${day}`) ?? { userId, day, tokens: 0, cost: 0, jobs: 0 }

@@ -40,6 +40,10 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
     useInvite: db.prepare('UPDATE invites SET used_at = @now WHERE code_hash = @codeHash AND used_at IS NULL AND expires_at > @now'),
     getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
     setSetting: db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    deleteSettings: db.prepare<[string, string]>('DELETE FROM settings WHERE substr(key, 1, length(?)) = ?'),
+    // Taken when free, expired or already ours; one statement, so two processes on the file cannot both win.
+    tryLock: db.prepare('INSERT INTO locks (key, owner, expires_at) VALUES (@key, @owner, @expiresAt) ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at WHERE locks.owner = excluded.owner OR locks.expires_at <= @now'),
+    unlock: db.prepare('DELETE FROM locks WHERE key = ? AND owner = ?'),
     addUsage: db.prepare('INSERT INTO usage_daily (user_id, day, tokens, cost, jobs) VALUES (@userId, @day, @tokens, @cost, 1) ON CONFLICT (user_id, day) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost, jobs = jobs + 1'),
     getUsage: db.prepare<[string, string], UsageRow>('SELECT * FROM usage_daily WHERE user_id = ? AND day = ?'),
     listUsage: db.prepare<[string, number], UsageRow>('SELECT * FROM usage_daily WHERE day = ? ORDER BY tokens DESC, user_id LIMIT ?'),
@@ -121,6 +125,15 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
     },
     async setSetting(key, value) {
       statements.setSetting.run(key, value)
+    },
+    async deleteSettings(prefix) {
+      statements.deleteSettings.run(prefix, prefix)
+    },
+    async tryLock(key, owner, ttlMs, now = Date.now()) {
+      return statements.tryLock.run({ key, owner, expiresAt: now + ttlMs, now }).changes > 0
+    },
+    async unlock(key, owner) {
+      statements.unlock.run(key, owner)
     },
     async close() {
       if (db.open) db.close()

@@ -130,4 +130,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX usage_daily_by_day ON usage_daily (day, tokens);
   `,
+  `
+  CREATE TABLE locks (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
 ]

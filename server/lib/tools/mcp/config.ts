@@ -36,8 +36,16 @@ const httpServer = z.object({
   type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:3001/mcp' }),
   headers: z.record(z.string().regex(/^[!#$%&'*+.^`|~\w-]+$/, 'must be an HTTP header name'), z.string().max(8_192)).default({}),
+  /**
+   * The server is protected by OAuth: each person connects their own account in Settings and
+   * calls carry their token (`true`, or `{ scope }` to ask for particular scopes).
+   */
+  oauth: z.union([z.boolean(), z.object({ scope: z.string().trim().min(1).max(1_000).optional() }).strict()]).optional(),
   ...common,
-}).strict()
+}).strict().refine(server => !server.oauth || !Object.keys(server.headers).some(header => header.toLowerCase() === 'authorization'), {
+  path: ['headers'],
+  message: 'must not set Authorization on a server that uses "oauth" (each person\'s token is sent instead)',
+})
 
 /** One server as the file (or an admin's form) gives it, without its name. */
 export const mcpServerSchema = z.union([stdioServer, httpServer], { error: 'must have either "command" (a program run over stdio) or "url" (a Streamable HTTP endpoint), with only the fields that kind takes' })
@@ -88,6 +96,12 @@ export function toMcpServerEntry(config: McpServerConfig): z.input<typeof mcpSer
 /** Reads and validates the config file at `path` (`.yaml`/`.yml` as YAML, anything else as JSON). */
 export function loadMcpConfigFile(path: string): McpServerConfig[] {
   return parseMcpConfig(readOperatorFile(path, { name: 'MCP server config', variable: 'NUXT_MCP_CONFIG_FILE' }, message => new McpConfigError(message)), path)
+}
+
+/** The server's OAuth settings when each person authorises it themselves, else undefined. */
+export function oauthOf(config: McpServerConfig): { scope?: string } | undefined {
+  if (config.transport !== 'http' || !config.oauth) return undefined
+  return config.oauth === true ? {} : config.oauth
 }
 
 /** `${credentials:<service>/<key>}` in an env or header value: filled from the credentials of whoever the connection is for. */

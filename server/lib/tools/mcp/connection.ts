@@ -8,7 +8,7 @@
  * (reason)". A server that forgot our session (it restarted) is reconnected transparently on the
  * next call. A stdio child gets only the environment its config gives it, plus PATH.
  */
-import { Client, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client'
+import { Client, StreamableHTTPClientTransport, type AuthProvider, type FetchLike, type Tool, type Transport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { MAX_TOOL_RESULT_BYTES } from '../tool-result'
 import type { McpServerConfig } from './config'
@@ -46,6 +46,8 @@ export interface McpConnectionOptions {
   onTools?: (tools: readonly Tool[]) => void
   /** Shown in log lines after the server's name (whose connection this is). */
   label?: string
+  /** How an HTTP connection authenticates (one person's OAuth tokens), when it does. */
+  auth?: { authProvider: AuthProvider, fetch: FetchLike }
 }
 
 /** Pages of a tool list read at most (a server paging forever does not hold a connection). */
@@ -265,7 +267,7 @@ export class McpServerConnection {
   private transport(): Transport {
     const { config } = this
     if (config.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } })
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...this.options.auth })
     }
     const transport = new StdioClientTransport({
       command: config.command,

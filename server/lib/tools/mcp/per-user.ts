@@ -6,11 +6,16 @@
  * everyone), from the first connection that lists them, each needing the named credentials, so a
  * person without them is told what to set before anything is sent. A call goes through the
  * caller's own connection.
+ *
+ * A server configured with `oauth` works the same way with each person's OAuth authorisation
+ * instead of (or besides) placeholders: a person who has not connected it in Settings is told so
+ * before anything is sent, and their connection authenticates with their own tokens.
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { Tool } from '@modelcontextprotocol/client'
 import type { ToolCredentials, ToolExecutionContext } from '../tool-types'
-import { fillCredentials, type McpServerConfig } from './config'
+import { fillCredentials, oauthOf, type McpServerConfig } from './config'
+import { McpAuthorizationRequired, type McpAuthorizations } from './oauth/authorizations'
 import { McpServerConnection, type McpConnectionOptions } from './connection'
 import { McpToolSet } from './tool-set'
 import type { McpServerStatus } from '../../../../shared/types/tool'
@@ -21,6 +26,8 @@ interface UserConnection {
   lastUsed: number
   /** Calls under way (an idle sweep never closes a connection mid-call). */
   active: number
+  /** Replaced while calls were under way: closed when the last one ends. */
+  retired?: boolean
 }
 
 export class McpPerUserServer {
@@ -34,7 +41,7 @@ export class McpPerUserServer {
     readonly config: McpServerConfig,
     /** The credentials its placeholders name (`service/key`). */
     private readonly needs: string[],
-    private readonly options: McpConnectionOptions & { idleMs: number, now?: () => number },
+    private readonly options: McpConnectionOptions & { idleMs: number, now?: () => number, /** Set for a server with `oauth`. */ authorizations?: McpAuthorizations },
   ) {
     this.toolSet = new McpToolSet(config, (tool, args, context) => this.call(tool, args, context), () => undefined, options.logger, needs)
   }
@@ -61,7 +68,9 @@ export class McpPerUserServer {
       circuit: 'closed',
       skipped: this.toolSet.skipped,
       ...(!known && this.config.enabled
-        ? { error: this.lastError ?? `Connects per person with their own ${this.needs.map(need => `"${need}"`).join(', ')}; its tools are listed once someone who has set ${this.needs.length === 1 ? 'it' : 'them'} uses it or opens Settings.` }
+        ? { error: this.lastError ?? (this.usesOAuth
+          ? 'Each person connects their own account in Settings → Connections; its tools are listed once someone has.'
+          : `Connects per person with their own ${this.needs.map(need => `"${need}"`).join(', ')}; its tools are listed once someone who has set ${this.needs.length === 1 ? 'it' : 'them'} uses it or opens Settings.`) }
         : {}),
     }
   }
@@ -71,10 +80,34 @@ export class McpPerUserServer {
     return this.users.size
   }
 
+  /** Whether each person authorises it with OAuth. */
+  get usesOAuth(): boolean {
+    return oauthOf(this.config) !== undefined
+  }
+
+  /** Why `userId` cannot use it yet (not connected, or to re-authorise), else undefined. */
+  async authorizationNeeded(userId: string): Promise<McpAuthorizationRequired | undefined> {
+    const { authorizations } = this.options
+    if (!this.usesOAuth || !authorizations) return undefined
+    const { state, problem } = await authorizations.status(userId, this.config.name)
+    return state === 'connected' ? undefined : new McpAuthorizationRequired(this.config.name, state === 'reauthorize' ? 'reauthorize' : 'connect', problem)
+  }
+
+  /** Closes `userId`'s connection (their authorisation changed): the next call opens a new one. */
+  forget(userId: string): void {
+    const entry = this.users.get(userId)
+    if (!entry) return
+    this.users.delete(userId)
+    // A call under way (the one whose refresh was just refused, say) ends with its own answer first.
+    if (entry.active > 0) entry.retired = true
+    else void entry.connection.close()
+  }
+
   /** Lists the tools through `userId`'s connection when none are known yet and they have the credentials. */
   async discoverFor(userId: string, credentials: ToolCredentials): Promise<void> {
     if (this.toolSet.size > 0 || !this.config.enabled || this.closed) return
     if (this.needs.some(need => credentials.get(...(need.split('/') as [string, string])) === undefined)) return
+    if (await this.authorizationNeeded(userId)) return
     const { connection } = this.connectionFor(userId, credentials)
     await connection.whenSettled()
     if (connection.status().state === 'failed') this.lastError = connection.status().error
@@ -96,6 +129,12 @@ export class McpPerUserServer {
   }
 
   private async call(tool: string, args: Record<string, unknown>, context: ToolExecutionContext): Promise<string> {
+    // Nothing is sent for a person who has not authorised it: the message says where to.
+    const needed = await this.authorizationNeeded(context.userId)
+    if (needed) {
+      this.forget(context.userId)
+      throw needed
+    }
     const entry = this.connectionFor(context.userId, context.credentials)
     entry.active++
     try {
@@ -104,6 +143,7 @@ export class McpPerUserServer {
     } finally {
       entry.active--
       entry.lastUsed = this.now()
+      if (entry.retired && entry.active === 0) void entry.connection.close()
     }
   }
 
@@ -121,6 +161,7 @@ export class McpPerUserServer {
       ...this.options,
       label: `for ${userId}`,
       onTools: tools => this.learnTools(tools),
+      ...(this.usesOAuth && this.options.authorizations ? { auth: this.options.authorizations.transportAuthFor(userId, this.config.name) } : {}),
     })
     const entry = { connection, config, lastUsed: this.now(), active: 0 }
     this.users.set(userId, entry)

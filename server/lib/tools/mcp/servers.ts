@@ -6,7 +6,8 @@
  * settings and the health report, and closed together at shutdown (stdio children stopped).
  */
 import { isDeepStrictEqual } from 'node:util'
-import { credentialPlaceholders, fillCredentials, type McpServerConfig } from './config'
+import { credentialPlaceholders, fillCredentials, oauthOf, type McpServerConfig } from './config'
+import type { McpAuthorizations, OAuthServer } from './oauth/authorizations'
 import { McpServerConnection, type McpConnectionOptions } from './connection'
 import { McpPerUserServer } from './per-user'
 import type { ToolCredentials } from '../tool-types'
@@ -36,6 +37,8 @@ export interface McpServersOptions extends McpConnectionOptions {
   userConnectionIdleMs?: number
   /** The clock idle connections are measured by (tests move it). */
   now?: () => number
+  /** People's OAuth authorisations, for servers configured with `oauth`. */
+  authorizations?: McpAuthorizations
 }
 
 /** Longest a page or a job waits for a per-person server to list its tools the first time. */
@@ -53,10 +56,38 @@ export class McpServers {
   private open(config: McpServerConfig): McpServerHandle {
     const needs = credentialPlaceholders(config)
     const server = this.options.serverCredentials
+    const perUser = { ...this.options, idleMs: this.options.userConnectionIdleMs ?? 600_000 }
+    if (oauthOf(config)) return new McpPerUserServer(config, needs, perUser)
     if (needs.length === 0) return new McpServerConnection(config, this.options)
     const serverWide = (need: string) => server?.get(...(need.split('/') as [string, string])) !== undefined
     if (needs.every(serverWide)) return new McpServerConnection(fillCredentials(config, (service, key) => server!.get(service, key)), this.options)
-    return new McpPerUserServer(config, needs, { ...this.options, idleMs: this.options.userConnectionIdleMs ?? 600_000 })
+    return new McpPerUserServer(config, needs, perUser)
+  }
+
+  /** The running servers each person authorises with OAuth. */
+  oauthServers(): OAuthServer[] {
+    return [...this.running.values()].flatMap(({ config }) => {
+      const oauth = oauthOf(config)
+      return oauth && config.transport === 'http' && config.enabled ? [{ name: config.name, url: config.url, ...(oauth.scope ? { scope: oauth.scope } : {}) }] : []
+    })
+  }
+
+  /** `userId`'s authorisation with `server` changed: their connection is opened again on next use. */
+  authorizationChanged(userId: string, server: string): void {
+    const connection = this.get(server)
+    if (connection instanceof McpPerUserServer) connection.forget(userId)
+    this.options.onStateChange?.()
+  }
+
+  /** Why `userId` cannot use each OAuth server's tools yet (by server name). */
+  async authorizationNotes(userId: string): Promise<Map<string, string>> {
+    const notes = new Map<string, string>()
+    await Promise.all([...this.running.values()].map(async ({ connection }) => {
+      if (!(connection instanceof McpPerUserServer)) return
+      const needed = await connection.authorizationNeeded(userId)
+      if (needed) notes.set(connection.config.name, needed.reason === 'connect' ? `Connect your account for "${needed.server}" in Settings → Connections.` : `Your authorisation for "${needed.server}" expired or was revoked: re-authorise it in Settings → Connections.`)
+    }))
+    return notes
   }
 
   /**

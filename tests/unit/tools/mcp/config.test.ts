@@ -34,6 +34,9 @@ describe('MCP server config', () => {
     expect(problems({ mcpServers: { x: { url: 'ftp://example.com' } } })).toMatch(/server "x"/)
     expect(problems({ mcpServers: { x: { command: 'node', url: 'http://a' } } })).toMatch(/either "command"/)
     expect(problems({ servers: {} })).toMatch(/servers/)
+    // Each person's OAuth token is the Authorization: a fixed one beside it would be a mistake.
+    expect(problems({ mcpServers: { x: { url: 'https://a.example/mcp', oauth: true, headers: { authorization: 'Bearer x' } } } })).toMatch(/server "x"[\s\S]*must not set Authorization on a server that uses "oauth"/)
+    expect(parseMcpConfig({ mcpServers: { x: { url: 'https://a.example/mcp', oauth: { scope: 'repo read' } } } }, 'mcp.json')).toMatchObject([{ name: 'x', transport: 'http', oauth: { scope: 'repo read' } }])
     const dir = mkdtempSync(join(tmpdir(), 'or3-mcp-config-'))
     writeFileSync(join(dir, 'broken.json'), '{ not json')
     expect(() => loadMcpConfigFile(join(dir, 'broken.json'))).toThrow(/broken\.json is not valid JSON/)

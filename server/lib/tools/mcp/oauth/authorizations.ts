@@ -1,0 +1,365 @@
+/**
+ * People's authorisations with OAuth-protected MCP servers (Streamable HTTP servers configured
+ * with `oauth`). A person connects from Settings: `begin` registers the app with the server's
+ * authorization server when needed (dynamic client registration) and returns where to send the
+ * browser; the authorization server sends it back to `/api/mcp-oauth/callback`, where `complete`
+ * exchanges the code (PKCE) for tokens. The MCP SDK's `auth()` does discovery, registration and
+ * both legs; this module keeps each grant sealed in the store (AES-256-GCM, key derived from the
+ * server secret), per person and server, never returned to the browser and deleted with the
+ * person.
+ *
+ * Calls get a valid access token from `accessToken`: one refreshed shortly before it expires (or
+ * after the server rejected it), **one refresh at a time per person and server**: parallel calls
+ * in this process share one refresh, and a lock in the store makes other instances wait and use
+ * the tokens the holder saved, so a refresh token that rotates is never presented twice. A refresh
+ * the authorization server refuses (`invalid_grant`: expired or revoked) marks the grant
+ * "re-authorise"; calls then end with a message saying so and Settings offers the button. A
+ * refresh that fails for another reason (the server unreachable) keeps the grant and fails only
+ * that call.
+ */
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { auth, OAuthError, OAuthErrorCode, refreshAuthorization, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client'
+import { LRUCache } from 'lru-cache'
+import type { SecretBox } from '../../../security/secret-box'
+import { GrantProvider, type McpOAuthGrant } from './grant'
+import type { McpAuthorization } from '../../../../../shared/types/credentials'
+
+/** The part of the account store this needs: settings and locks. */
+export interface GrantStore {
+  getSetting(key: string): Promise<string | null>
+  setSetting(key: string, value: string): Promise<void>
+  deleteSettings(prefix: string): Promise<void>
+  tryLock(key: string, owner: string, ttlMs: number, now?: number): Promise<boolean>
+  unlock(key: string, owner: string): Promise<void>
+}
+
+/** An OAuth-protected server as this module needs it. */
+export interface OAuthServer {
+  name: string
+  url: string
+  scope?: string
+}
+
+export interface McpAuthorizationsOptions {
+  store: GrantStore
+  secretBox: SecretBox
+  /** The OAuth-protected servers configured now. */
+  servers: () => OAuthServer[]
+  /** Told when a person's grant changed (connected, re-authorise, disconnected), so their connection is opened again. */
+  onChange?: (userId: string, server: string) => void
+  logger: { info: (message: string) => void, warn: (message: string) => void }
+  now?: () => number
+  fetchFn?: FetchLike
+}
+
+/** Where the authorization server sends the browser back to. */
+export const OAUTH_CALLBACK_PATH = '/api/mcp-oauth/callback'
+/** Settings' section for connections (tool errors and the tool card link there). */
+export const CONNECTIONS_SETTINGS = '/settings#connections'
+
+/** A token this close to expiring is refreshed before it is used. */
+const EXPIRY_SKEW_MS = 60_000
+/** How long an authorisation started in Settings may take. */
+const PENDING_TTL_MS = 10 * 60_000
+/** The refresh lock outlives a holder that died mid-refresh by this much at most. */
+const LOCK_TTL_MS = 30_000
+/** How long a call waits for another instance's refresh before giving up. */
+const LOCK_WAIT_MS = 15_000
+const LOCK_POLL_MS = 100
+/** Characters of an authorization server's error text kept. */
+const MAX_PROBLEM_CHARS = 300
+
+const SETTING_PREFIX = 'mcp-oauth:'
+const settingKey = (userId: string, server: string) => `${SETTING_PREFIX}${userId}:${server}`
+
+/** A call that cannot go out without the person's authorisation; the message says where to give it. */
+export class McpAuthorizationRequired extends Error {
+  override name = 'McpAuthorizationRequired'
+  constructor(readonly server: string, readonly reason: 'connect' | 'reauthorize', problem?: string) {
+    super(reason === 'connect'
+      ? `MCP server "${server}" needs the user's authorisation. Tell the user to connect it in Settings → Connections (${CONNECTIONS_SETTINGS}) and ask again.`
+      : `The user's authorisation for MCP server "${server}" expired or was revoked${problem ? ` (${problem})` : ''}. Tell the user to re-authorise it in Settings → Connections (${CONNECTIONS_SETTINGS}) and ask again.`)
+  }
+
+  static isInstance(error: unknown): error is McpAuthorizationRequired {
+    return error instanceof Error && error.name === 'McpAuthorizationRequired'
+  }
+}
+
+/** A connect or callback request that cannot be done as asked (answered 4xx or 502 with this message). */
+export class McpOAuthFlowError extends Error {
+  override name = 'McpOAuthFlowError'
+  constructor(readonly statusCode: 400 | 403 | 404 | 502, message: string) {
+    super(message)
+  }
+
+  static isInstance(error: unknown): error is McpOAuthFlowError {
+    return error instanceof Error && error.name === 'McpOAuthFlowError'
+  }
+}
+
+function describe(error: unknown): string {
+  const text = error instanceof OAuthError ? `${error.code}${error.message ? `: ${error.message}` : ''}` : error instanceof Error ? error.message : String(error)
+  return text.slice(0, MAX_PROBLEM_CHARS)
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
+}
+
+/** Refusals that mean the grant itself is gone: only a new authorisation helps. */
+const GRANT_REFUSALS: ReadonlySet<string> = new Set([OAuthErrorCode.InvalidGrant, OAuthErrorCode.InvalidClient, OAuthErrorCode.UnauthorizedClient])
+
+export class McpAuthorizations {
+  /** Access tokens this process may use without reading the store: until shortly before they expire. */
+  private readonly tokens = new LRUCache<string, { token: string, expiresAt: number }>({ max: 10_000 })
+  /** Refreshes under way in this process, by person and server. */
+  private readonly refreshing = new Map<string, Promise<string>>()
+  /** Counters for the health of the feature (and tests). */
+  readonly stats = { refreshes: 0, refreshWaits: 0 }
+
+  constructor(private readonly options: McpAuthorizationsOptions) {}
+
+  private now(): number {
+    return (this.options.now ?? Date.now)()
+  }
+
+  private server(name: string): OAuthServer | undefined {
+    return this.options.servers().find(server => server.name === name)
+  }
+
+  /** Each OAuth-protected server and where `userId` stands with it. */
+  async list(userId: string): Promise<McpAuthorization[]> {
+    return Promise.all(this.options.servers().map(async ({ name }) => this.describeGrant(name, await this.read(userId, name))))
+  }
+
+  /** Where `userId` stands with `server` (for the tool list and before a call). */
+  async status(userId: string, server: string): Promise<McpAuthorization> {
+    return this.describeGrant(server, await this.read(userId, server))
+  }
+
+  private describeGrant(server: string, grant: McpOAuthGrant | undefined): McpAuthorization {
+    const state = grant?.status === 'connected' && grant.tokens ? 'connected' : grant?.status === 'reauthorize' ? 'reauthorize' : 'not-connected'
+    return { server, state, ...(grant?.connectedAt ? { connectedAt: grant.connectedAt } : {}), ...(grant?.problem ? { problem: grant.problem } : {}) }
+  }
+
+  /**
+   * Starts `userId`'s authorisation with `serverName`: returns the authorization server's URL to
+   * send the browser to. `appOrigin` is this app's origin as the browser reached it (the callback
+   * goes there).
+   */
+  async begin(userId: string, serverName: string, appOrigin: string): Promise<URL> {
+    const server = this.server(serverName)
+    if (!server) throw new McpOAuthFlowError(404, `There is no MCP server "${serverName}" that signs in with OAuth.`)
+    const redirectUrl = new URL(OAUTH_CALLBACK_PATH, appOrigin).href
+    const grant: McpOAuthGrant = (await this.read(userId, serverName)) ?? { status: 'none' }
+    // A client registered for another callback (the app moved) is registered again.
+    if (grant.redirectUrl !== redirectUrl) {
+      grant.client = undefined
+      grant.redirectUrl = redirectUrl
+    }
+    const state = `${serverName}.${randomBytes(24).toString('base64url')}`
+    grant.pending = { state, startedAt: this.now() }
+    // Discovery runs again (the server may have moved its authorization server since).
+    grant.discovery = undefined
+    const provider = new GrantProvider(grant, { redirectUrl, scope: server.scope, state, now: () => this.now(), ignoreTokens: true })
+    try {
+      await auth(provider, { serverUrl: server.url, scope: server.scope, fetchFn: this.options.fetchFn })
+    } catch (error) {
+      throw new McpOAuthFlowError(502, `Could not start the authorisation with MCP server "${serverName}": ${describe(error)}`)
+    }
+    if (!provider.authorizationUrl) throw new McpOAuthFlowError(502, `MCP server "${serverName}" did not ask for an authorisation.`)
+    await this.write(userId, serverName, grant)
+    return provider.authorizationUrl
+  }
+
+  /**
+   * Finishes the authorisation the browser came back from (`/api/mcp-oauth/callback`): checks
+   * the state against the one `userId` started, exchanges the code, saves the tokens. Returns
+   * the server's name.
+   */
+  async complete(userId: string, query: { state?: string, code?: string, iss?: string, error?: string, error_description?: string }): Promise<string> {
+    const serverName = query.state?.split('.')[0] ?? ''
+    const server = this.server(serverName)
+    const grant = server ? await this.read(userId, serverName) : undefined
+    const pending = grant?.pending
+    if (!server || !grant || !pending || !query.state || !sameText(query.state, pending.state) || this.now() - pending.startedAt > PENDING_TTL_MS) {
+      throw new McpOAuthFlowError(400, 'This authorisation is not (or no longer) the one you started. Start it again from Settings → Connections.')
+    }
+    grant.pending = undefined
+    if (query.error || !query.code) {
+      grant.problem = `The authorization server answered: ${(query.error_description || query.error || 'no code').slice(0, MAX_PROBLEM_CHARS)}`
+      await this.write(userId, serverName, grant)
+      throw new McpOAuthFlowError(400, `MCP server "${serverName}" was not connected. ${grant.problem}.`)
+    }
+    const provider = new GrantProvider({ ...grant, pending }, { redirectUrl: grant.redirectUrl ?? '', scope: server.scope, now: () => this.now() })
+    try {
+      await auth(provider, { serverUrl: server.url, authorizationCode: query.code, iss: query.iss, scope: server.scope, fetchFn: this.options.fetchFn })
+    } catch (error) {
+      grant.problem = `The code could not be exchanged: ${describe(error)}`
+      await this.write(userId, serverName, grant)
+      throw new McpOAuthFlowError(502, `MCP server "${serverName}" was not connected. ${grant.problem}.`)
+    }
+    const connected: McpOAuthGrant = { ...provider.grant, pending: undefined, status: 'connected', connectedAt: this.now(), problem: undefined }
+    await this.write(userId, serverName, connected)
+    this.tokens.delete(settingKey(userId, serverName))
+    this.options.logger.info(`MCP server "${serverName}" was authorised for ${userId}.`)
+    this.options.onChange?.(userId, serverName)
+    return serverName
+  }
+
+  /** Forgets `userId`'s authorisation with `server` (the tokens are deleted here; the authorization server is not told). */
+  async disconnect(userId: string, server: string): Promise<void> {
+    await this.options.store.setSetting(settingKey(userId, server), '')
+    this.tokens.delete(settingKey(userId, server))
+    this.options.onChange?.(userId, server)
+  }
+
+  /** Deletes every grant of `userId` (their account is being deleted). */
+  async deleteUser(userId: string): Promise<void> {
+    await this.options.store.deleteSettings(`${SETTING_PREFIX}${userId}:`)
+    for (const key of [...this.tokens.keys()]) if (key.startsWith(`${SETTING_PREFIX}${userId}:`)) this.tokens.delete(key)
+  }
+
+  /**
+   * How a connection of `userId` to `server` authenticates: the current access token before each
+   * request, refreshed when needed. Its `fetch` remembers which token each request carried, so a
+   * 401 refreshes only when the refused token is still the current one (parallel requests refused
+   * together cause one refresh, and one that was refused after it found the new token already).
+   */
+  transportAuthFor(userId: string, server: string): { authProvider: AuthProvider, fetch: FetchLike } {
+    const key = settingKey(userId, server)
+    const carried = new WeakMap<Response, string>()
+    const send = this.options.fetchFn ?? fetch
+    return {
+      fetch: async (url, init) => {
+        const response = await send(url, init)
+        const authorization = new Headers(init?.headers).get('authorization')
+        if (authorization) carried.set(response, authorization.replace(/^\S+\s+/, ''))
+        return response
+      },
+      authProvider: {
+        token: () => this.accessToken(userId, server),
+        onUnauthorized: async ({ response }) => {
+          const refused = carried.get(response) ?? this.tokens.get(key)?.token
+          this.tokens.delete(key)
+          await this.refresh(userId, server, refused)
+        },
+      },
+    }
+  }
+
+  /** A valid access token of `userId` for `server`; throws `McpAuthorizationRequired` when they must (re)authorise. */
+  async accessToken(userId: string, server: string): Promise<string> {
+    const key = settingKey(userId, server)
+    const cached = this.tokens.get(key)
+    if (cached && cached.expiresAt - EXPIRY_SKEW_MS > this.now()) return cached.token
+    const grant = await this.read(userId, server)
+    const usable = this.usableToken(grant)
+    if (usable) return this.remember(key, grant!, usable)
+    if (grant?.status !== 'connected' || !grant.tokens) throw new McpAuthorizationRequired(server, grant?.status === 'reauthorize' ? 'reauthorize' : 'connect', grant?.problem)
+    return this.refresh(userId, server, grant.tokens.access_token)
+  }
+
+  /** The grant's access token when it is connected and not about to expire. */
+  private usableToken(grant: McpOAuthGrant | undefined): string | undefined {
+    if (grant?.status !== 'connected' || !grant.tokens) return undefined
+    if (grant.expiresAt !== undefined && grant.expiresAt - EXPIRY_SKEW_MS <= this.now()) return undefined
+    return grant.tokens.access_token
+  }
+
+  private remember(key: string, grant: McpOAuthGrant, token: string): string {
+    // A token without a stated expiry is read from the store again after a minute.
+    this.tokens.set(key, { token, expiresAt: grant.expiresAt ?? this.now() + 2 * EXPIRY_SKEW_MS })
+    return token
+  }
+
+  /**
+   * Replaces the access token `stale` (expiring, or refused by the server) with a fresh one: one
+   * refresh at a time per person and server, in this process and across instances.
+   */
+  private refresh(userId: string, server: string, stale: string | undefined): Promise<string> {
+    const key = settingKey(userId, server)
+    const under = this.refreshing.get(key)
+    if (under) return under
+    const refresh = this.refreshUnderLock(userId, server, stale).finally(() => this.refreshing.delete(key))
+    this.refreshing.set(key, refresh)
+    return refresh
+  }
+
+  private async refreshUnderLock(userId: string, server: string, stale: string | undefined): Promise<string> {
+    const key = settingKey(userId, server)
+    const lock = `${key}:refresh`
+    const owner = randomUUID()
+    const { store } = this.options
+    const giveUpAt = this.now() + LOCK_WAIT_MS
+    // Another instance may be refreshing: wait for its tokens rather than present the same refresh token.
+    while (!(await store.tryLock(lock, owner, LOCK_TTL_MS, this.now()))) {
+      this.stats.refreshWaits++
+      await new Promise(resolve => setTimeout(resolve, LOCK_POLL_MS))
+      const grant = await this.read(userId, server)
+      const fresh = this.usableToken(grant)
+      if (fresh && fresh !== stale) return this.remember(key, grant!, fresh)
+      if (grant?.status !== 'connected') throw new McpAuthorizationRequired(server, grant?.status === 'reauthorize' ? 'reauthorize' : 'connect', grant?.problem)
+      if (this.now() > giveUpAt) throw new Error(`Refreshing the authorisation for MCP server "${server}" is taking too long; try again.`)
+    }
+    try {
+      const grant = await this.read(userId, server)
+      if (grant?.status !== 'connected' || !grant.tokens) throw new McpAuthorizationRequired(server, grant?.status === 'reauthorize' ? 'reauthorize' : 'connect', grant?.problem)
+      // Refreshed meanwhile (by the holder we waited for, or just before us): use that.
+      const fresh = this.usableToken(grant)
+      if (fresh && fresh !== stale) return this.remember(key, grant, fresh)
+      const { discovery, client, tokens } = grant
+      if (!tokens.refresh_token || !discovery || !client) return await this.needsReauthorizing(userId, server, grant, 'the server gave no refresh token')
+      let next
+      try {
+        next = await refreshAuthorization(discovery.authorizationServerUrl, {
+          metadata: discovery.authorizationServerMetadata,
+          clientInformation: client,
+          refreshToken: tokens.refresh_token,
+          resource: grant.resource ? new URL(grant.resource) : undefined,
+          fetchFn: this.options.fetchFn,
+        })
+      } catch (error) {
+        if (error instanceof OAuthError && GRANT_REFUSALS.has(error.code)) return await this.needsReauthorizing(userId, server, grant, describe(error))
+        // Unreachable or a server error: the grant may still be good; only this call fails.
+        throw new Error(`Could not refresh the authorisation for MCP server "${server}": ${describe(error)}`)
+      }
+      this.stats.refreshes++
+      const provider = new GrantProvider(grant, { redirectUrl: grant.redirectUrl ?? '', now: () => this.now() })
+      provider.saveTokens({ ...next, issuer: tokens.issuer })
+      grant.problem = undefined
+      await this.write(userId, server, grant)
+      return this.remember(key, grant, next.access_token)
+    } finally {
+      await store.unlock(lock, owner).catch(() => {})
+    }
+  }
+
+  private async needsReauthorizing(userId: string, server: string, grant: McpOAuthGrant, problem: string): Promise<never> {
+    const refused: McpOAuthGrant = { ...grant, status: 'reauthorize', tokens: undefined, expiresAt: undefined, problem }
+    await this.write(userId, server, refused)
+    this.tokens.delete(settingKey(userId, server))
+    this.options.logger.warn(`MCP server "${server}": the authorisation of ${userId} needs renewing (${problem}).`)
+    this.options.onChange?.(userId, server)
+    throw new McpAuthorizationRequired(server, 'reauthorize', problem)
+  }
+
+  private async read(userId: string, server: string): Promise<McpOAuthGrant | undefined> {
+    const sealed = await this.options.store.getSetting(settingKey(userId, server))
+    if (!sealed) return undefined
+    const opened = this.options.secretBox.open(sealed)
+    if (opened === undefined) return undefined
+    try {
+      return JSON.parse(opened) as McpOAuthGrant
+    } catch {
+      return undefined
+    }
+  }
+
+  private async write(userId: string, server: string, grant: McpOAuthGrant): Promise<void> {
+    await this.options.store.setSetting(settingKey(userId, server), this.options.secretBox.seal(JSON.stringify(grant)))
+  }
+}
