@@ -64,6 +64,8 @@ export interface McpServerSettings {
   /** Streamable HTTP: the endpoint, and header names with masked values. */
   url?: string
   headers?: Record<string, string>
+  /** Each person signs in to it with OAuth (Settings → Connections); an object may name the scopes asked for. */
+  oauth?: boolean | { scope?: string }
   /** stdio: the program, its arguments, working directory, and variable names with masked values. */
   command?: string
   args?: string[]

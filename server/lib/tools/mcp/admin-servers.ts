@@ -247,6 +247,6 @@ function settingsView(config: McpServerConfig, origin: McpServerSettings['origin
     ...(status ? { status } : {}),
   }
   return config.transport === 'http'
-    ? { ...common, url: config.url, headers: mask(config.headers) }
+    ? { ...common, url: config.url, headers: mask(config.headers), ...(config.oauth ? { oauth: config.oauth } : {}) }
     : { ...common, command: config.command, args: config.args, env: mask(config.env), ...(config.cwd ? { cwd: config.cwd } : {}) }
 }
