@@ -109,6 +109,11 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right)
 }
 
+/** What a call of someone whose grant is not usable is told: connect, or re-authorise after a refused refresh. */
+function authorizationRequired(server: string, grant: McpOAuthGrant | undefined): McpAuthorizationRequired {
+  return new McpAuthorizationRequired(server, grant?.status === 'reauthorize' ? 'reauthorize' : 'connect', grant?.problem)
+}
+
 /** Refusals that mean the grant itself is gone: only a new authorisation helps. */
 const GRANT_REFUSALS: ReadonlySet<string> = new Set([OAuthErrorCode.InvalidGrant, OAuthErrorCode.InvalidClient, OAuthErrorCode.UnauthorizedClient])
 
@@ -259,7 +264,7 @@ export class McpAuthorizations {
     const grant = await this.read(userId, server)
     const usable = this.usableToken(grant)
     if (usable) return this.remember(key, grant!, usable)
-    if (grant?.status !== 'connected' || !grant.tokens) throw new McpAuthorizationRequired(server, grant?.status === 'reauthorize' ? 'reauthorize' : 'connect', grant?.problem)
+    if (grant?.status !== 'connected' || !grant.tokens) throw authorizationRequired(server, grant)
     return this.refresh(userId, server, grant.tokens.access_token)
   }
 
@@ -302,12 +307,12 @@ export class McpAuthorizations {
       const grant = await this.read(userId, server)
       const fresh = this.usableToken(grant)
       if (fresh && fresh !== stale) return this.remember(key, grant!, fresh)
-      if (grant?.status !== 'connected') throw new McpAuthorizationRequired(server, grant?.status === 'reauthorize' ? 'reauthorize' : 'connect', grant?.problem)
+      if (grant?.status !== 'connected') throw authorizationRequired(server, grant)
       if (this.now() > giveUpAt) throw new Error(`Refreshing the authorisation for MCP server "${server}" is taking too long; try again.`)
     }
     try {
       const grant = await this.read(userId, server)
-      if (grant?.status !== 'connected' || !grant.tokens) throw new McpAuthorizationRequired(server, grant?.status === 'reauthorize' ? 'reauthorize' : 'connect', grant?.problem)
+      if (grant?.status !== 'connected' || !grant.tokens) throw authorizationRequired(server, grant)
       // Refreshed meanwhile (by the holder we waited for, or just before us): use that.
       const fresh = this.usableToken(grant)
       if (fresh && fresh !== stale) return this.remember(key, grant, fresh)
