@@ -12,7 +12,7 @@ export const add = serverMutation({
     userId: v.string(),
     jobId: v.string(),
     threadId: v.string(),
-    kind: v.union(v.literal('job-complete'), v.literal('job-error'), v.literal('job-aborted')),
+    kind: v.union(v.literal('job-complete'), v.literal('job-error'), v.literal('job-aborted'), v.literal('input-needed')),
     title: v.string(),
     body: v.string(),
     now: v.number(),

@@ -209,7 +209,7 @@ export default defineSchema({
     user_id: v.string(),
     job_id: v.string(),
     thread_id: v.string(),
-    kind: v.union(v.literal('job-complete'), v.literal('job-error'), v.literal('job-aborted')),
+    kind: v.union(v.literal('job-complete'), v.literal('job-error'), v.literal('job-aborted'), v.literal('input-needed')),
     title: v.string(),
     body: v.string(),
     created_at: v.number(),
@@ -217,4 +217,19 @@ export default defineSchema({
   })
     .index('by_user_and_created', ['user_id', 'created_at'])
     .index('by_job_id', ['job_id']),
+
+  /** What jobs wait on their users for (shared/types/input-request.ts); the request as JSON in `body`. */
+  job_input_requests: defineTable({
+    request_id: v.string(),
+    job_id: v.string(),
+    user_id: v.string(),
+    key: v.string(),
+    status: v.union(v.literal('open'), v.literal('answered'), v.literal('expired'), v.literal('cancelled')),
+    created_at: v.number(),
+    body: v.string(),
+  })
+    .index('by_request_id', ['request_id'])
+    .index('by_job_and_key', ['job_id', 'key'])
+    .index('by_job_and_created', ['job_id', 'created_at'])
+    .index('by_user_status_created', ['user_id', 'status', 'created_at']),
 })

@@ -10,6 +10,7 @@
   
   import type { ApiFromModules, FilterApi, FunctionReference } from "convex/server";
   import type * as accounts from "../accounts.js";
+import type * as inputRequests from "../inputRequests.js";
 import type * as jobs from "../jobs.js";
 import type * as leases from "../leases.js";
 import type * as lib_jobRecords from "../lib/jobRecords.js";
@@ -29,6 +30,7 @@ import type * as workflows from "../workflows.js";
    */
   declare const fullApi: ApiFromModules<{
     "accounts": typeof accounts,
+"inputRequests": typeof inputRequests,
 "jobs": typeof jobs,
 "leases": typeof leases,
 "lib/jobRecords": typeof lib_jobRecords,

@@ -119,6 +119,9 @@ export async function deleteJobRows(ctx: MutationCtx, jobId: string): Promise<vo
   for (const notification of await ctx.db.query('job_notifications').withIndex('by_job_id', q => q.eq('job_id', jobId)).collect()) {
     await ctx.db.delete(notification._id)
   }
+  for (const request of await ctx.db.query('job_input_requests').withIndex('by_job_and_created', q => q.eq('job_id', jobId)).collect()) {
+    await ctx.db.delete(request._id)
+  }
 }
 
 /** Stores, replaces or (with null) removes the job's checkpoint. */

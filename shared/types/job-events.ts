@@ -5,6 +5,7 @@
 import type { Usage } from './chat'
 import type { ActiveToolCall, JobError, JobStatus, PublicJob } from './job'
 import type { WorkflowState } from './workflow'
+import type { JobInputRequest } from './input-request'
 
 /** Everything a viewer needs to draw the job; replaces whatever it had. */
 export interface JobSnapshotEvent { type: 'snapshot', job: PublicJob }
@@ -25,6 +26,9 @@ export interface JobToolCallEvent { type: 'tool-call', toolCall: ActiveToolCall 
 /** A workflow moved on. */
 export interface JobWorkflowStateEvent { type: 'workflow-state', workflowState: WorkflowState }
 
+/** The job asks its user something, or a request changed (claimed, answered, expired). */
+export interface JobInputRequestEvent { type: 'input-request', request: JobInputRequest }
+
 /** The job reached a terminal state; the stream closes after it. */
 export interface JobStatusEvent {
   type: 'status'
@@ -37,4 +41,4 @@ export interface JobStatusEvent {
 }
 
 /** Every event of a job stream. */
-export type JobStreamEvent = JobSnapshotEvent | JobDeltaEvent | JobToolCallEvent | JobWorkflowStateEvent | JobStatusEvent
+export type JobStreamEvent = JobSnapshotEvent | JobDeltaEvent | JobToolCallEvent | JobWorkflowStateEvent | JobInputRequestEvent | JobStatusEvent

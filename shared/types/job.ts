@@ -4,6 +4,8 @@
  */
 import type { ChatMessage, Usage } from './chat'
 import type { WorkflowDefinition, WorkflowState } from './workflow'
+import type { JobInputRequest } from './input-request'
+import type { ClientToolDeclaration } from './tool'
 
 
 /** What a job runs. */
@@ -62,6 +64,8 @@ export interface ChatJobRequest {
   fields: Record<string, unknown>
   /** Server tools offered; undefined means every enabled tool. */
   toolNames?: string[]
+  /** Tools the user's browser runs for this job (declared by the app that started it). */
+  clientTools?: ClientToolDeclaration[]
   /** Workflow jobs: the workflow (as it was when the run started) and its prompt. */
   workflow?: { workflowId: string, prompt: string, definition: WorkflowDefinition }
 }
@@ -122,6 +126,8 @@ export interface BackgroundJob {
 /** A job as the HTTP API shows it: no request, checkpoint or key (a workflow run shows its workflow). */
 export type PublicJob = Omit<BackgroundJob, 'request' | 'checkpoint' | 'apiKeyCiphertext'> & {
   workflow?: ChatJobRequest['workflow']
+  /** What the job asked its user (open ones and those settled during this run); see input-request.ts. */
+  inputRequests?: JobInputRequest[]
   /** Set by `GET /api/jobs/:id` when it shows only part of the text (`?offset=`, `?limit=`). */
   textPage?: JobTextPage
 }
@@ -136,9 +142,11 @@ export interface JobTextPage {
 }
 
 /** A job in a list: without the large fields. */
-export type JobSummary = Omit<PublicJob, 'content' | 'reasoning' | 'toolRounds' | 'workflowState'> & {
+export type JobSummary = Omit<PublicJob, 'content' | 'reasoning' | 'toolRounds' | 'workflowState' | 'inputRequests'> & {
   contentLength: number
   toolRoundCount: number
+  /** Open requests the job waits on its user for (a running job only; absent when none). */
+  waitingFor?: Array<Pick<JobInputRequest, 'id' | 'kind' | 'title' | 'expiresAt'>>
 }
 
 /** A note that a job ended while nobody watched it. */
@@ -147,7 +155,7 @@ export interface JobNotification {
   userId: string
   jobId: string
   threadId: string
-  kind: 'job-complete' | 'job-error' | 'job-aborted'
+  kind: 'job-complete' | 'job-error' | 'job-aborted' | 'input-needed'
   title: string
   body: string
   createdAt: number

@@ -12,6 +12,19 @@ export interface ToolSummary {
   unavailable?: string
 }
 
+/**
+ * A tool the browser runs, as the app declares it when it starts a job: offered to the model like
+ * any tool; a call waits until a tab of the same user runs it and posts the result.
+ */
+export interface ClientToolDeclaration {
+  name: string
+  description: string
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>
+  /** JSON Schema the result must match (none: any JSON value). */
+  resultSchema?: Record<string, unknown>
+}
+
 /** Where a tool comes from. */
 export interface ToolSourceRef {
   kind: 'builtin' | 'file' | 'mcp' | 'dynamic'

@@ -188,6 +188,75 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       expect((await store.listNotifications('user-b', { unreadOnly: true })).map(item => item.id)).toEqual([others.id])
     })
 
+    it('opens an input request once per job and key, and lists a job\'s and a user\'s open ones', async () => {
+      const job = await store.createJob(jobInput())
+      const spec = { jobId: job.id, userId: 'user-a', kind: 'approval' as const, key: 'r1:call-1:approval', title: 'Run send_email?', toolName: 'send_email', arguments: '{"to":"a@b.c"}', expiresAt: 9_000, now: 1_000 }
+      const opened = await store.openInputRequest(spec)
+      expect(opened).toMatchObject({ jobId: job.id, userId: 'user-a', kind: 'approval', status: 'open', createdAt: 1_000, expiresAt: 9_000, toolName: 'send_email' })
+      // A resumed run asking again gets the same request back.
+      expect((await store.openInputRequest({ ...spec, now: 5_000 })).id).toBe(opened.id)
+      const other = await store.openInputRequest({ ...spec, key: 'r1:call-2:approval', now: 2_000 })
+      expect((await store.listInputRequests({ jobId: job.id })).map(request => request.id)).toEqual([opened.id, other.id])
+      expect((await store.listInputRequests({ userId: 'user-a', status: 'open' })).map(request => request.id)).toEqual([other.id, opened.id])
+      expect(await store.listInputRequests({ userId: 'user-b', status: 'open' })).toEqual([])
+      expect(await store.getInputRequest(job.id, opened.id)).toEqual(opened)
+      expect(await store.getInputRequest('another-job', opened.id)).toBeNull()
+    })
+
+    it('lets exactly one claimant take a request until its claim lapses, and the first answer win', async () => {
+      const job = await store.createJob(jobInput())
+      const request = await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'client-tool', key: 'k', title: 'Share your location?', expiresAt: 100_000, now: 1_000 })
+      const claims = await Promise.all([
+        store.claimInputRequest(job.id, request.id, 'tab-1', { claimMs: 10_000, now: 2_000 }),
+        store.claimInputRequest(job.id, request.id, 'tab-2', { claimMs: 10_000, now: 2_000 }),
+      ])
+      expect(claims.filter(claim => claim.ok)).toHaveLength(1)
+      const loser = claims.find(claim => !claim.ok)!
+      expect(loser).toMatchObject({ ok: false, reason: 'claimed' })
+      const winner = claims.find(claim => claim.ok)!
+      const holder = winner.ok ? winner.request.claimedBy! : ''
+      // The holder may claim again (a reload); another tab only once the claim has lapsed.
+      expect((await store.claimInputRequest(job.id, request.id, holder, { claimMs: 10_000, now: 3_000 })).ok).toBe(true)
+      const taker = holder === 'tab-1' ? 'tab-2' : 'tab-1'
+      expect(await store.claimInputRequest(job.id, request.id, taker, { claimMs: 10_000, now: 20_000 })).toMatchObject({ ok: true, request: { claimedBy: taker, claimedAt: 20_000 } })
+
+      const answers = await Promise.all([
+        store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 1 } }, 21_000),
+        store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 2 } }, 21_000),
+      ])
+      expect(answers.filter(answer => answer.ok)).toHaveLength(1)
+      expect(answers.find(answer => !answer.ok)).toMatchObject({ ok: false, reason: 'settled' })
+      const stored = (await store.getInputRequest(job.id, request.id))!
+      expect(stored).toMatchObject({ status: 'answered', answeredAt: 21_000, answer: { kind: 'client-tool' } })
+      expect(await store.claimInputRequest(job.id, request.id, 'tab-3', { claimMs: 10_000, now: 22_000 })).toMatchObject({ ok: false, reason: 'settled' })
+      expect(await store.closeInputRequest(job.id, request.id, 'expired')).toMatchObject({ ok: false, reason: 'settled' })
+      expect(await store.answerInputRequest('another-job', request.id, { kind: 'client-tool', result: 1 })).toEqual({ ok: false, reason: 'missing' })
+      expect(await store.listInputRequests({ userId: 'user-a', status: 'open' })).toEqual([])
+    })
+
+    it('expires or cancels an open request, and consumes an answer only once', async () => {
+      const job = await store.createJob(jobInput())
+      const late = await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'approval', key: 'a', title: 'Run it?', expiresAt: 5_000, now: 1_000 })
+      expect(await store.closeInputRequest(job.id, late.id, 'expired', 6_000)).toMatchObject({ ok: true, request: { status: 'expired', answeredAt: 6_000 } })
+      expect(await store.answerInputRequest(job.id, late.id, { kind: 'approval', approved: true })).toMatchObject({ ok: false, reason: 'settled', request: { status: 'expired' } })
+      expect(await store.consumeInputRequest(job.id, late.id)).toBe(false)
+
+      const approved = await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'approval', key: 'b', title: 'Run it?', expiresAt: 5_000, now: 1_000 })
+      expect(await store.consumeInputRequest(job.id, approved.id)).toBe(false)
+      await store.answerInputRequest(job.id, approved.id, { kind: 'approval', approved: true, reason: 'fine' }, 2_000)
+      expect(await store.consumeInputRequest(job.id, approved.id, 3_000)).toBe(true)
+      expect(await store.consumeInputRequest(job.id, approved.id, 4_000)).toBe(false)
+      expect(await store.getInputRequest(job.id, approved.id)).toMatchObject({ status: 'answered', consumedAt: 3_000, answer: { approved: true, reason: 'fine' } })
+    })
+
+    it('deletes a job\'s input requests with the job', async () => {
+      const job = await store.createJob(jobInput({ now: 1_000 }))
+      await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'approval', key: 'a', title: 'Run it?', expiresAt: 5_000, now: 1_000 })
+      await store.completeJob(job.id, { content: '', reasoning: '', finishReason: 'stop', chunksReceived: 0, now: 2_000 })
+      expect(await store.cleanupExpired(3_000)).toBe(1)
+      expect(await store.listInputRequests({ jobId: job.id })).toEqual([])
+    })
+
     it('hands out copies: changing a returned record changes nothing stored', async () => {
       const job = await store.createJob(jobInput())
       const copy = (await store.getJob(job.id))!

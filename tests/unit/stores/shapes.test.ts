@@ -101,7 +101,7 @@ describe('shapes in shared/types match every store', () => {
   it('notifications', () => {
     expect(sqliteColumns('job_notifications')).toEqual(stored(notification))
     expect(convexFields('job_notifications')).toEqual(stored(notification, { elsewhere: ['id'] }))
-    expect(literalsOf(schema.tables.job_notifications.validator.fields.kind)).toEqual(membersOf<JobNotification['kind']>({ 'job-complete': true, 'job-error': true, 'job-aborted': true }))
+    expect(literalsOf(schema.tables.job_notifications.validator.fields.kind)).toEqual(membersOf<JobNotification['kind']>({ 'job-complete': true, 'job-error': true, 'job-aborted': true, 'input-needed': true }))
   })
 
   it('threads and messages', () => {

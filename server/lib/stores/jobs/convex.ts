@@ -9,6 +9,7 @@ import type { FunctionReference, FunctionReturnType, OptionalRestArgs } from 'co
 import { api } from '../../../../convex/_generated/api'
 import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
 import { listLimit, type JobLeaseStore, type JobStore } from './job-store'
+import { createConvexInputRequests } from './input-requests-convex'
 
 /** What both `ConvexHttpClient` and a `convex-test` instance offer. */
 export interface ConvexFunctionClient {
@@ -44,6 +45,7 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
 
   return {
     name: 'convex',
+    ...createConvexInputRequests(client, secret),
     instanceId: owner,
     leaseMs,
     async createJob(input) {

@@ -9,6 +9,7 @@ import type {
   ToolExecutionRecord, ToolRoundRecord,
 } from '../../../../shared/types/job'
 import type { WorkflowState } from '../../../../shared/types/workflow'
+import type { InputRequestStore } from './input-request-store'
 import type { Usage } from '../../../../shared/types/chat'
 
 /** Fields a new job starts with. */
@@ -74,8 +75,8 @@ export interface JobFinalState {
 /** A notification before it is stored. */
 export type NewJobNotification = Omit<JobNotification, 'id' | 'createdAt' | 'readAt'> & { now?: number }
 
-/** Durable storage of jobs and job notifications. */
-export interface JobStore {
+/** Durable storage of jobs, job notifications and what jobs wait on their users for. */
+export interface JobStore extends InputRequestStore {
   /** `memory`, `sqlite` or `convex`. */
   readonly name: string
   createJob(input: CreateJobInput): Promise<BackgroundJob>

@@ -5,12 +5,14 @@
 import { randomUUID } from 'node:crypto'
 import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
 import { listLimit, type JobStore } from './job-store'
+import { createMemoryInputRequests } from './input-requests-memory'
 import { applyComplete, applyFailure, applyMetadata, applyProgress, applyToolExecution, compareForList, newJobRecord } from './job-record'
 
 /** Creates an empty in-memory store. */
 export function createMemoryJobStore(): JobStore {
   const jobs = new Map<string, BackgroundJob>()
   const notifications = new Map<string, JobNotification>()
+  const { deleteForJobs, clear: clearInputRequests, ...inputRequests } = createMemoryInputRequests()
 
   /** Applies `change` to a streaming job; false when missing or finished. */
   function mutate(jobId: string, change: (job: BackgroundJob) => void): boolean {
@@ -22,6 +24,7 @@ export function createMemoryJobStore(): JobStore {
 
   return {
     name: 'memory',
+    ...inputRequests,
     async createJob(input) {
       const job = newJobRecord(input)
       if (jobs.has(job.id)) throw new Error(`Job ${job.id} already exists.`)
@@ -77,6 +80,7 @@ export function createMemoryJobStore(): JobStore {
       for (const notification of notifications.values()) {
         if (removed.has(notification.jobId)) notifications.delete(notification.id)
       }
+      deleteForJobs(removed)
       return removed.size
     },
     async addNotification({ now, ...fields }) {
@@ -106,6 +110,7 @@ export function createMemoryJobStore(): JobStore {
     async close() {
       jobs.clear()
       notifications.clear()
+      clearInputRequests()
     },
   }
 }

@@ -8,6 +8,7 @@ import type { BackgroundJob, JobNotification, ToolRoundRecord } from '../../../.
 import { listLimit, type JobStore, type JobFinalState } from './job-store'
 import { openSqliteDatabase } from '../sqlite/database'
 import { withToolExecution } from './job-record'
+import { createSqliteInputRequests } from './input-requests-sqlite'
 import { json, toJob, toNotification, type JobRow, type NotificationRow } from './sqlite-rows'
 
 /** Options of the sqlite store. */
@@ -65,6 +66,8 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     listStreaming: db.prepare<[], JobRow>(`SELECT * FROM background_jobs WHERE status = 'streaming' ORDER BY started_at`),
     deleteNotificationsOfExpired: db.prepare(`DELETE FROM job_notifications WHERE job_id IN
       (SELECT id FROM background_jobs WHERE status != 'streaming' AND completed_at < ?)`),
+    deleteInputRequestsOfExpired: db.prepare(`DELETE FROM job_input_requests WHERE job_id IN
+      (SELECT id FROM background_jobs WHERE status != 'streaming' AND completed_at < ?)`),
     deleteExpired: db.prepare(`DELETE FROM background_jobs WHERE status != 'streaming' AND completed_at < ?`),
     insertNotification: db.prepare(`INSERT INTO job_notifications (id, user_id, job_id, thread_id, kind, title, body, created_at)
       VALUES (@id, @userId, @jobId, @threadId, @kind, @title, @body, @createdAt)`),
@@ -109,6 +112,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
 
   const cleanup = db.transaction((finishedBefore: number) => {
     statements.deleteNotificationsOfExpired.run(finishedBefore)
+    statements.deleteInputRequestsOfExpired.run(finishedBefore)
     return statements.deleteExpired.run(finishedBefore).changes
   })
 
@@ -121,6 +125,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
 
   return {
     name: 'sqlite',
+    ...createSqliteInputRequests(db),
     async createJob(input) {
       const now = input.now ?? Date.now()
       const id = input.id ?? randomUUID()

@@ -137,4 +137,17 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL
   );
   `,
+  `
+  CREATE TABLE job_input_requests (
+    id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('open', 'answered', 'expired', 'cancelled')),
+    created_at INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    UNIQUE (job_id, key)
+  );
+  CREATE INDEX job_input_requests_by_user_status ON job_input_requests (user_id, status, created_at);
+  `,
 ]

@@ -1,0 +1,69 @@
+/**
+ * The input-request part of every job store (memory, sqlite, Convex): what jobs wait on their
+ * users for (see shared/types/input-request.ts). Each change is a compare-and-set on the stored
+ * request, so two tabs, two devices or two server instances can never both claim a browser tool
+ * call or both answer one request: exactly one wins, the other is told what happened instead.
+ * Requests go with their job (retention sweep, account deletion).
+ */
+import type { InputAnswer, JobInputRequest } from '../../../../shared/types/input-request'
+
+/** A request as the waiting run opens it (id, status and times are the store's). */
+export type NewInputRequest = Omit<JobInputRequest, 'id' | 'status' | 'createdAt' | 'claimedBy' | 'claimedAt' | 'answeredAt' | 'answer' | 'consumedAt'> & { id?: string, now?: number }
+
+/** How a change went: `ok` with the stored request, or why not with the request as it stands. */
+export type InputRequestChange =
+  | { ok: true, request: JobInputRequest }
+  | { ok: false, reason: 'missing' } | { ok: false, reason: 'settled' | 'claimed', request: JobInputRequest }
+
+/** What the store does with input requests. */
+export interface InputRequestStore {
+  /**
+   * Opens a request, or returns the one already stored under the same job and `key` (a resumed
+   * run asking again gets the request, and any answer, it had before the restart).
+   */
+  openInputRequest(input: NewInputRequest): Promise<JobInputRequest>
+  getInputRequest(jobId: string, requestId: string): Promise<JobInputRequest | null>
+  /** A job's requests (oldest first) or a user's open ones (newest first); at most 200. */
+  listInputRequests(query: { jobId: string } | { userId: string, status: 'open' }): Promise<JobInputRequest[]>
+  /**
+   * Takes an open request for `claimant` when nobody holds it, or the holder's claim is older
+   * than `claimMs` (that tab went away). `claimed` when another holds it; `settled` when done.
+   */
+  claimInputRequest(jobId: string, requestId: string, claimant: string, options: { claimMs: number, now?: number }): Promise<InputRequestChange>
+  /** Answers an open request (first answer wins; `settled` for a later one). */
+  answerInputRequest(jobId: string, requestId: string, answer: InputAnswer, now?: number): Promise<InputRequestChange>
+  /** Ends an open request without an answer (`expired` past its time, `cancelled` with its job). */
+  closeInputRequest(jobId: string, requestId: string, status: 'expired' | 'cancelled', now?: number): Promise<InputRequestChange>
+  /** Marks an answered request acted on; false when it already was (the action must not run again). */
+  consumeInputRequest(jobId: string, requestId: string, now?: number): Promise<boolean>
+}
+
+/** Most requests one list returns. */
+export const INPUT_REQUEST_LIST_LIMIT = 200
+
+/** Builds the stored form of a new request. */
+export function newInputRequest(input: NewInputRequest, id: string): JobInputRequest {
+  const { now, id: _id, ...fields } = input
+  return { ...fields, id, status: 'open', createdAt: now ?? Date.now() }
+}
+
+/** The compare-and-set rules every store applies, on a request read inside its transaction. */
+export const inputRequestRules = {
+  claim(request: JobInputRequest, claimant: string, claimMs: number, now: number): InputRequestChange {
+    if (request.status !== 'open') return { ok: false, reason: 'settled', request }
+    if (request.claimedBy && request.claimedBy !== claimant && request.claimedAt !== undefined && now - request.claimedAt < claimMs) return { ok: false, reason: 'claimed', request }
+    return { ok: true, request: { ...request, claimedBy: claimant, claimedAt: now } }
+  },
+  answer(request: JobInputRequest, answer: InputAnswer, now: number): InputRequestChange {
+    if (request.status !== 'open') return { ok: false, reason: 'settled', request }
+    return { ok: true, request: { ...request, status: 'answered', answer, answeredAt: now } }
+  },
+  close(request: JobInputRequest, status: 'expired' | 'cancelled', now: number): InputRequestChange {
+    if (request.status !== 'open') return { ok: false, reason: 'settled', request }
+    return { ok: true, request: { ...request, status, answeredAt: now } }
+  },
+  consume(request: JobInputRequest, now: number): JobInputRequest | undefined {
+    if (request.status !== 'answered' || request.consumedAt !== undefined) return undefined
+    return { ...request, consumedAt: now }
+  },
+}
