@@ -114,6 +114,15 @@ export default defineNuxtConfig({
         defaultTimeoutMs: 10_000,
         roundTimeoutMs: 120_000,
       },
+      /** Jobs that wait for a person (a browser tool, an approval, a question). */
+      waits: {
+        /** An unanswered request expires after this long and the job goes on without it. */
+        timeoutMs: 600_000,
+        /** A tab's claim of a browser tool call lapses after this long without a result. */
+        claimMs: 120_000,
+        /** How often a waiting job looks for an answer given on another instance. */
+        pollMs: 2_000,
+      },
       sseBatching: {
         enabled: features.sseBatching.enabled,
         /** Longest a delta waits in a batch. */

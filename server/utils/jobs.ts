@@ -7,6 +7,7 @@ import { readStreamRequest } from '../lib/http/read-stream-request'
 import { serveJobStream as serveJobEvents } from '../lib/http/serve-job-stream'
 import { pageJobText, toJobSummary, toPublicJob } from '../lib/jobs/public-job'
 import { currentServerRuntime } from '../lib/runtime'
+import { withWaits } from '../lib/jobs/waits/summaries'
 import type { BackgroundJob, JobStatus, JobSummary, PublicJob } from '../../shared/types/job'
 
 /**
@@ -26,7 +27,7 @@ export async function startChatJobForRequest(event: H3Event): Promise<{ job: Bac
       threadId: request._threadId,
       messageId: request._messageId,
       userApiKey: userApiKeyOf(event),
-      request: { model: request.model, messages: request.messages, fields: modelRequestFields(request), toolNames: request._tools },
+      request: { model: request.model, messages: request.messages, fields: modelRequestFields(request), toolNames: request._tools, ...(request._clientTools?.length ? { clientTools: request._clientTools } : {}) },
     })
     return { job, request }
   } catch (error) {
@@ -43,13 +44,26 @@ export function serveJobStream(event: H3Event, job: BackgroundJob, options: { ab
 /**
  * One job as the API shows it: live text while it runs, otherwise the stored record without
  * secrets; text past `page.limit` characters (default 200,000) is left out, with a `textPage`.
+ * What it asked its user comes with it.
  */
-export function viewJob(job: BackgroundJob, page: { offset?: number, limit?: number } = {}): PublicJob {
-  return pageJobText(useBackgroundJobs().hub.snapshot(job.id) ?? toPublicJob(job), page)
+export async function viewJob(job: BackgroundJob, page: { offset?: number, limit?: number } = {}): Promise<PublicJob> {
+  const manager = useBackgroundJobs()
+  const live = manager.hub.snapshot(job.id)
+  if (live) return pageJobText(live, page)
+  const requests = await manager.inputs.ofJob(job.id)
+  return pageJobText(requests.length > 0 ? { ...toPublicJob(job), inputRequests: requests } : toPublicJob(job), page)
 }
 
-/** The user's jobs in short form, running ones first. */
-export async function listJobSummaries(userId: string, options: { limit?: number, status?: JobStatus }): Promise<JobSummary[]> {
-  const jobs = await useBackgroundJobs().store.listJobsByUser(userId, options)
-  return jobs.map(toJobSummary)
+/**
+ * The user's jobs in short form, running ones first, each with what it waits on them for;
+ * `status: 'waiting'` lists only the running jobs that wait for them.
+ */
+export async function listJobSummaries(userId: string, options: { limit?: number, status?: JobStatus | 'waiting' }): Promise<JobSummary[]> {
+  const manager = useBackgroundJobs()
+  const waiting = await manager.inputs.openFor(userId)
+  const { status, ...rest } = options
+  const jobs = await manager.store.listJobsByUser(userId, { ...rest, status: status === 'waiting' ? 'streaming' : status })
+  return jobs
+    .map(job => withWaits(toJobSummary(job), waiting))
+    .filter(summary => status !== 'waiting' || summary.waitingFor !== undefined)
 }

@@ -2,15 +2,17 @@ import type { H3Event } from 'h3'
 import { jobPrincipal } from '../lib/http/job-principal'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
-import { sendThreadMessage as sendMessage, type SendThreadMessageInput } from '../lib/threads/send-message'
+import { readJsonBody as readBoundedJsonBody } from '../lib/http/read-json-body'
+import { sendThreadMessage as sendMessage, threadMessageSchema } from '../lib/threads/send-message'
 import type { ChatThread, SentThreadMessage } from '../../shared/types/thread'
 
 /**
- * Stores the user's message and starts the answer as a background job; refused before anything
- * is stored: 403 for a model the role may not use, 429/503 over a cap or rate, 402 with the daily
- * budget used up, 400 without a key.
+ * Stores the user's message (the request's body: content, model, tools, browser tools) and starts
+ * the answer as a background job; refused before anything is stored: 400 naming what to fix, 403
+ * for a model the role may not use, 429/503 over a cap or rate, 402 with the daily budget used up.
  */
-export async function sendThreadMessage(event: H3Event, thread: ChatThread, input: SendThreadMessageInput): Promise<SentThreadMessage> {
+export async function sendThreadMessage(event: H3Event, thread: ChatThread): Promise<SentThreadMessage> {
+  const input = await readBoundedJsonBody(event, threadMessageSchema)
   const user = await requireSessionUser(event)
   try {
     const principal = jobPrincipal(event, useServerConfig(event), user, thread.userId)

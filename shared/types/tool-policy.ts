@@ -3,12 +3,13 @@ import type { Role } from './account'
 /**
  * One tool access rule: allow or deny tool patterns (names, globs such as `github__*`, or sources:
  * `source:builtin`, `source:file`, `source:dynamic`, `source:mcp`, `source:mcp/<server>`) for roles
- * and/or users (neither: everyone). Deny wins.
+ * and/or users (neither: everyone). Deny wins. `approve` allows nothing by itself: a call it
+ * matches waits for its user's approval.
  */
 export interface ToolPolicyRule {
   /** Shown in refusals ("denied by the tool policy <name>"). */
   name?: string
-  effect: 'allow' | 'deny'
+  effect: 'allow' | 'deny' | 'approve'
   tools: string[]
   roles?: Role[]
   /** Account names (case does not matter) or ids. */

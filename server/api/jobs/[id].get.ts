@@ -10,5 +10,5 @@ export default defineEventHandler(async (event) => {
   const job = await requireOwned(event, 'job', getRouterParam(event, 'id'))
   const query = await getValidatedQuery(event, raw => querySchema.safeParse(raw))
   if (!query.success) throw createError({ statusCode: 400, statusMessage: 'Invalid query', message: `Invalid query: ${z.prettifyError(query.error).replaceAll('\n', ' ')}` })
-  return viewJob(job, query.data)
+  return await viewJob(job, query.data)
 })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { clientToolsSchema } from '../tools/client-tools'
 
 /** Largest request body accepted by the chat routes (1 MiB). */
 export const MAX_STREAM_BODY_BYTES = 1024 * 1024
@@ -46,12 +47,14 @@ export const streamRequestSchema = z.object({
   _messageId: z.string().max(200).optional(),
   /** Names of server tools to offer; default every enabled tool. */
   _tools: z.array(z.string().max(64)).max(100).optional(),
+  /** Tools this user's browser runs for the job (see tools/client-tools.ts). */
+  _clientTools: clientToolsSchema.optional(),
 })
 
 export type StreamRequest = z.infer<typeof streamRequestSchema>
 
 /** The pass-through part of a validated body: what goes to the model besides model and messages. */
 export function modelRequestFields(body: StreamRequest) {
-  const { model: _model, messages: _messages, _background, _threadId, _messageId, _tools, ...fields } = body
+  const { model: _model, messages: _messages, _background, _threadId, _messageId, _tools, _clientTools, ...fields } = body
   return fields
 }

@@ -1,5 +1,6 @@
 /** What the tool loop takes, reports as it goes, and returns (the seed's ToolExecutionLoop shapes). */
-import type { ToolCallRecord } from '../tools/run-tool-calls'
+import type { ToolCallPeople, ToolCallRecord } from '../tools/run-tool-calls'
+import type { ClientToolDeclaration } from '../../../shared/types/tool'
 import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import type { ToolCredentials } from '../tools/tool-types'
 import type { ChatClientOptions, ChatEndpoint } from '../openrouter/chat-client'
@@ -45,6 +46,10 @@ export interface ToolExecutionLoopParams {
   toolNames?: readonly string[]
   /** False offers no tools at all (tool execution switched off). */
   toolsEnabled?: boolean
+  /** Tools the job's user's browser runs; offered with the server's, run through `people`. */
+  clientTools?: readonly ClientToolDeclaration[]
+  /** How a call waits for the job's user (browser tools, approvals); without it those calls are refused. */
+  people?: ToolCallPeople
   /** Tool rounds before one last answer is forced with tool_choice "none". Default 10. */
   maxRounds?: number
   /** Calls run per round; extra calls get an error result. Default 20. */

@@ -12,6 +12,8 @@ import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../t
 import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import { followSignal } from '../follow-signal'
 import { answerFindTools, FIND_TOOLS, selectOfferedTools } from './tool-selection'
+import type { JsonSchemaObject, OpenRouterToolDefinition } from '../tools/tool-types'
+import type { ClientToolDeclaration } from '../../../shared/types/tool'
 
 export type { ToolCallRecord, ToolCallStatus } from '../tools/run-tool-calls'
 export type { InterruptedToolRound, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopCallbacks, ToolLoopFinishReason, ToolLoopResumeState, ToolRoundResult } from './tool-loop-types'
@@ -40,22 +42,51 @@ function roundTimeoutError(round: number, roundTimeoutMs: number): OpenRouterErr
   return new OpenRouterError({ kind: 'timeout', message: `Round ${round} took longer than ${formatDuration(roundTimeoutMs)} and was stopped.` })
 }
 
-/** A signal that aborts with the caller's signal or when the round's time is up. */
-function roundSignal(parent: AbortSignal | undefined, timeoutMs: number): { signal: AbortSignal, timedOut: () => boolean, dispose: () => void } {
+/**
+ * A signal that aborts with the caller's signal or when the round's time is up. `hold()` stops the
+ * clock while a call waits for a person (their minutes are not the round's); it runs on with the
+ * time that was left once the last hold is released.
+ */
+function roundSignal(parent: AbortSignal | undefined, timeoutMs: number): { signal: AbortSignal, timedOut: () => boolean, hold: () => () => void, dispose: () => void } {
   const { controller, dispose: stopFollowing } = followSignal(parent)
   let expired = false
-  const timer = setTimeout(() => {
-    expired = true
-    controller.abort(new DOMException('Round timed out', 'TimeoutError'))
-  }, timeoutMs)
+  let remaining = timeoutMs
+  let startedAt = Date.now()
+  let holds = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const arm = () => {
+    startedAt = Date.now()
+    timer = setTimeout(() => {
+      expired = true
+      controller.abort(new DOMException('Round timed out', 'TimeoutError'))
+    }, Math.max(0, remaining))
+  }
+  arm()
   return {
     signal: controller.signal,
     timedOut: () => expired,
+    hold: () => {
+      if (holds++ === 0 && !expired) {
+        clearTimeout(timer)
+        remaining -= Date.now() - startedAt
+      }
+      let released = false
+      return () => {
+        if (released) return
+        released = true
+        if (--holds === 0 && !expired && !controller.signal.aborted) arm()
+      }
+    },
     dispose: () => {
       clearTimeout(timer)
       stopFollowing()
     },
   }
+}
+
+/** A browser tool as the model is offered it. */
+function clientToolDefinition(tool: ClientToolDeclaration): OpenRouterToolDefinition {
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: structuredClone(tool.parameters) as JsonSchemaObject } }
 }
 
 /**
@@ -77,7 +108,10 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
   // The tool policy is read again before every request too: what the principal may not use is never offered.
   let access: ToolAccessCheck | undefined
   const denial = (name: string) => access?.({ name, source: getServerTool(name)?.source })
-  const enabledTools = () => params.toolsEnabled === false ? [] : getEnabledDefinitions(params.toolNames).filter(tool => denial(tool.function.name) === undefined)
+  const clientTools = (params.clientTools ?? []).map(clientToolDefinition)
+  const browserTools = new Set(clientTools.map(tool => tool.function.name))
+  const enabledTools = () => params.toolsEnabled === false ? [] : [...getEnabledDefinitions(params.toolNames), ...clientTools].filter(tool => denial(tool.function.name) === undefined)
+  const needsApproval = (name: string) => getServerTool(name)?.needsApproval === true || access?.needsApproval?.({ name, source: getServerTool(name)?.source }) === true
   const found = new Set<string>()
   const context = latestUserText(params.initialMessages)
   const currentTools = () => selectOfferedTools(enabledTools(), { maxOffered: params.maxOfferedTools ?? 40, context, found })
@@ -99,7 +133,12 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
     ({ finalContent, reasoning, totalRounds, totalToolCalls, toolRounds, finishReason, usage, error, messages })
 
   /** Runs one round's calls through the registry, reporting each start and finish. */
-  const runRound = async (round: number, calls: readonly StreamedToolCall[], signal: AbortSignal | undefined) => runToolCalls(calls, {
+  const runRound = async (round: number, calls: readonly StreamedToolCall[], signal: AbortSignal | undefined, holdDeadline?: () => () => void) => runToolCalls(calls, {
+    round,
+    browserTools,
+    needsApproval,
+    people: params.people,
+    holdDeadline,
     offered,
     maxToolsPerRound,
     concurrency: params.toolConcurrency ?? 5,
@@ -207,7 +246,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
       assistantTurn.tool_calls = calls.map(toWireToolCall)
       callbacks.onToolRoundStart?.({ round, assistant: assistantTurn, calls })
       const startedAt = Date.now()
-      const records = await runRound(round, calls, deadline.signal)
+      const records = await runRound(round, calls, deadline.signal, deadline.hold)
       completeToolRound(round, assistantTurn, records, records.length, startedAt)
 
       if (params.signal?.aborted) return finish('aborted')

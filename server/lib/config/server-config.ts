@@ -52,6 +52,11 @@ export const serverConfigSchema = z.object({
       defaultTimeoutMs: milliseconds,
       roundTimeoutMs: milliseconds,
     }),
+    waits: z.object({
+      timeoutMs: milliseconds,
+      claimMs: milliseconds,
+      pollMs: z.number().int().min(50).max(60_000),
+    }),
     sseBatching: z.object({
       enabled: z.boolean(),
       intervalMs: milliseconds,

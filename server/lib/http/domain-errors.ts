@@ -16,6 +16,8 @@ import { McpAdminError } from '../tools/mcp/admin-servers'
 import { ToolPolicyInputError } from '../tools/policy/tool-policy'
 import { CredentialInputError } from '../tools/credentials/vault'
 import { McpOAuthFlowError } from '../tools/mcp/oauth/authorizations'
+import { JobInputError } from '../jobs/waits/job-inputs'
+import { ClientToolError } from '../tools/client-tools'
 
 /** How one domain error is answered. */
 export interface HttpAnswer {
@@ -27,6 +29,7 @@ export interface HttpAnswer {
 }
 
 const AUTH_STATUS_MESSAGES: Record<number, string> = { 401: 'Sign-in required', 403: 'Not allowed', 409: 'Conflict', 429: 'Too many attempts' }
+const INPUT_STATUS_MESSAGES: Record<number, string> = { 400: 'Answer does not fit', 404: 'No such request', 409: 'Already settled', 410: 'Request expired' }
 const MCP_STATUS_MESSAGES: Record<number, string> = { 400: 'Invalid MCP server', 403: 'Not allowed', 404: 'No such MCP server', 409: 'Conflict' }
 
 /** The answer for `error` when it is one of the app's own, else undefined. */
@@ -42,6 +45,8 @@ export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
   if (AuthError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: AUTH_STATUS_MESSAGES[error.statusCode] ?? 'Refused', message: error.message, data: { reason: error.refusal }, retryAfterSeconds: error.retryAfterSeconds }
   if (McpAdminError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: MCP_STATUS_MESSAGES[error.statusCode]!, message: error.message }
   if (McpOAuthFlowError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: error.statusCode === 502 ? 'Authorization server problem' : error.statusCode === 404 ? 'No such MCP server' : 'Authorisation refused', message: error.message }
+  if (JobInputError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: INPUT_STATUS_MESSAGES[error.statusCode]!, message: error.message, data: error.request ? { request: error.request } : undefined }
+  if (ClientToolError.isInstance(error)) return { statusCode: 400, statusMessage: 'Invalid browser tool', message: error.message }
   if (CredentialInputError.isInstance(error)) return { statusCode: 400, statusMessage: 'Invalid credential', message: error.message }
   if (ToolPolicyInputError.isInstance(error)) return { statusCode: 400, statusMessage: 'Invalid tool policy', message: error.message }
   if (StoreBusyError.isInstance(error)) return { statusCode: 503, statusMessage: 'Storage busy', message: error.message, retryAfterSeconds: error.retryAfterSeconds }

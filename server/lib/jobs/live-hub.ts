@@ -15,6 +15,7 @@
  */
 import type { ActiveToolCall, JobError, JobStatus, PublicJob, ToolRoundRecord } from '../../../shared/types/job'
 import type { WorkflowState } from '../../../shared/types/workflow'
+import type { JobInputRequest } from '../../../shared/types/input-request'
 import type { Usage } from '../openrouter/types'
 import { EventLoopLoad } from './event-loop-load'
 import { ReplayLog } from './replay-log'
@@ -77,6 +78,8 @@ interface LiveJob {
   chunksReceived: number
   toolCalls: ActiveToolCall[]
   workflowState?: WorkflowState
+  /** What the job asked its user during this run (open and settled). */
+  inputRequests: JobInputRequest[]
   terminal?: JobTerminal
   statusEvent?: SequencedJobEvent
   listeners: Set<JobListener>
@@ -143,6 +146,7 @@ export class JobLiveHub {
       chunksReceived: job.chunksReceived,
       toolCalls: [...job.activeToolCalls],
       workflowState: job.workflowState,
+      inputRequests: [...job.inputRequests ?? []],
       terminal: undefined,
       listeners: previous?.listeners ?? new Set(),
       detachHandlers: previous?.detachHandlers ?? new Map(),
@@ -203,6 +207,17 @@ export class JobLiveHub {
     this.flushText(live)
     live.workflowState = workflowState
     this.broadcast(live, { type: 'workflow-state', workflowState })
+  }
+
+  /** The job asks its user something, or a request changed (claimed, answered, expired). */
+  updateInputRequest(jobId: string, request: JobInputRequest): void {
+    const live = this.jobs.get(jobId)
+    if (!live || live.terminal) return
+    this.flushText(live)
+    const index = live.inputRequests.findIndex(item => item.id === request.id)
+    if (index >= 0) live.inputRequests[index] = request
+    else live.inputRequests.push(request)
+    this.broadcast(live, { type: 'input-request', request })
   }
 
   /**
@@ -300,6 +315,7 @@ export class JobLiveHub {
       activeToolCalls: [...live.toolCalls],
     }
     if (live.workflowState) job.workflowState = live.workflowState
+    if (live.inputRequests.length > 0) job.inputRequests = [...live.inputRequests]
     if (live.terminal) {
       job.status = live.terminal.status
       job.completedAt = live.terminal.completedAt

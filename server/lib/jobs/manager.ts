@@ -26,6 +26,8 @@ import { runWorkflowJob } from './run/workflow'
 import { newChatJob, newWorkflowJob, type StartChatJobInput, type StartWorkflowJobInput } from './new-job'
 import { workflowModels } from '../workflows/model-calls'
 import { JobSweeper } from './sweeper'
+import { JobInputs } from './waits/job-inputs'
+import { assertClientToolsFree } from '../tools/client-tools'
 import type { JobsHealth } from '../../../shared/types/health'
 import type { Role } from '../../../shared/types/account'
 import type { BackgroundJob, JobError } from '../../../shared/types/job'
@@ -78,6 +80,8 @@ export class BackgroundJobManager {
   private readonly admission: JobAdmission
   private readonly leases: JobLeases | undefined
   private readonly sweeper: JobSweeper
+  /** Where running jobs ask their users (browser tools, approvals, questions) and answers arrive. */
+  readonly inputs: JobInputs
   private closing = false
 
   constructor(private readonly options: JobManagerOptions) {
@@ -90,6 +94,7 @@ export class BackgroundJobManager {
       usage: options.usage,
       limiterFor: options.limiterFor,
     })
+    this.inputs = new JobInputs({ store: options.store, hub: options.hub, settings: options.config.backgroundJobs.waits, logger: options.logger })
     this.leases = isLeaseStore(options.store) ? new JobLeases(options.store, options.hub, options.logger) : undefined
     this.sweeper = new JobSweeper({
       store: options.store,
@@ -150,6 +155,7 @@ export class BackgroundJobManager {
    * admission's refusals and `MissingApiKeyError` when the model needs a key nobody gave.
    */
   async startChatJob(input: StartChatJobInput, admission?: Admission): Promise<BackgroundJob> {
+    assertClientToolsFree(input.request.clientTools)
     const admitted = admission ?? await this.admit(input.principal, { models: [input.request.model] })
     const endpoint = resolveChatEndpoint(input.request.model, this.options.config, input.userApiKey)
     const request = { ...input.request, fields: clampOutputTokens(input.request.fields, admitted.limits.maxOutputTokens) }
@@ -297,6 +303,7 @@ export class BackgroundJobManager {
       },
       toolAccess: this.options.toolAccess ? () => this.options.toolAccess!(job.userId) : undefined,
       credentials: this.options.credentialsFor ? () => this.options.credentialsFor!(job.userId) : undefined,
+      inputs: this.inputs,
       // On a shared store a refused write means another instance took the job over: stop here.
       onWriteRefused: () => {
         if (this.leases && !controller.signal.aborted) controller.abort('lease-lost' satisfies JobStopReason)

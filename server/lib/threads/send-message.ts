@@ -11,14 +11,21 @@ import type { ThreadStore } from '../stores/threads/thread-store'
 import { threadHistory } from './history'
 import { titleFromMessage } from './titles'
 import type { ChatThread, SentThreadMessage } from '../../../shared/types/thread'
+import { z } from 'zod'
+import { assertClientToolsFree, clientToolsSchema } from '../tools/client-tools'
+
+/** What the composer sends (`POST /api/threads/:id/messages`). */
+export const threadMessageSchema = z.object({
+  content: z.string().trim().min(1, 'write a message').max(100_000),
+  model: z.string().trim().min(1, 'choose a model').max(200),
+  /** Server tools to offer; default every enabled one. */
+  tools: z.array(z.string().max(64)).max(100).optional(),
+  /** Tools this browser runs for the answer (get_user_location, read_clipboard…). */
+  clientTools: clientToolsSchema.optional(),
+}).strict()
 
 /** What the composer sends. */
-export interface SendThreadMessageInput {
-  content: string
-  model: string
-  /** Server tools to offer; default every enabled one. */
-  tools?: string[]
-}
+export type SendThreadMessageInput = z.output<typeof threadMessageSchema>
 
 
 /**
@@ -35,6 +42,7 @@ export async function sendThreadMessage(
   const { jobs, threads, config } = dependencies
   const earlier = await threads.listMessages(thread.id)
   checkMessageQuota(earlier.length, 2, config.limits)
+  assertClientToolsFree(input.clientTools)
   const admission = await jobs.admit(input.principal, { models: [input.model] })
   resolveChatEndpoint(input.model, config, input.userApiKey)
   const messages = threadHistory(earlier, input.content)
@@ -50,7 +58,7 @@ export async function sendThreadMessage(
       threadId: thread.id,
       messageId: assistantId,
       userApiKey: input.userApiKey,
-      request: { model: input.model, messages, fields: {}, toolNames: input.tools },
+      request: { model: input.model, messages, fields: {}, toolNames: input.tools, ...(input.clientTools?.length ? { clientTools: input.clientTools } : {}) },
     }, admission)
     await threads.updateMessage(assistantId, { jobId: job.id })
     return { userMessage, assistantMessage: { ...assistantMessage, jobId: job.id }, jobId: job.id }

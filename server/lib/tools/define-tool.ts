@@ -18,6 +18,8 @@ export interface DefineServerToolInput<P extends ToolParameters | undefined> {
   idempotent?: boolean
   /** Credentials it needs (`'github'` or `'github/token'`); the handler reads them from `context.credentials`. */
   requiresCredentials?: string[]
+  /** Each call waits for its user's approval (see ServerToolDefinition.needsApproval). */
+  needsApproval?: boolean
   enabled?: boolean
   handler: ServerToolHandler<InferToolArgs<P>>
 }
@@ -54,6 +56,7 @@ export function defineServerTool<P extends ToolParameters | undefined = undefine
       enabled: input.enabled,
       idempotent: input.idempotent,
       requiresCredentials: input.requiresCredentials,
+      needsApproval: input.needsApproval,
     },
     handler: input.handler as ServerToolHandler<any>,
     options: { runtime: input.runtime, timeoutMs: input.timeoutMs },

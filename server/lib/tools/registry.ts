@@ -142,6 +142,7 @@ export function registerServerTool<TArgs = Record<string, unknown>>(
     enabled: definition.enabled ?? true,
     timeoutMs: options.timeoutMs,
     idempotent: options.idempotent ?? definition.idempotent ?? false,
+    needsApproval: options.needsApproval ?? definition.needsApproval ?? false,
     handler: handler as ServerToolHandler<any>,
     source: options.source,
     unavailable: options.unavailable,

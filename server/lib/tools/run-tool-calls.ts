@@ -20,6 +20,17 @@ export interface ToolCallRecord {
   executionTimeMs: number
 }
 
+/**
+ * How a call waits for a person; the job layer answers (jobs/waits). Both resolve when the person
+ * answered, the wait timed out, or the signal aborted, and never throw.
+ */
+export interface ToolCallPeople {
+  /** Runs a browser tool call in a tab of the job's user: the result text, or an error for the model. */
+  runInBrowser(call: StreamedToolCall, round: number, signal: AbortSignal | undefined): Promise<{ result: string } | { error: string, aborted?: boolean }>
+  /** Asks the job's user to approve the call: approved, or why not (denied, no answer in time). */
+  approve(call: StreamedToolCall, round: number, signal: AbortSignal | undefined): Promise<{ approved: true } | { approved: false, error: string, aborted?: boolean }>
+}
+
 export interface RunToolCallsOptions {
   /** Names of the tools the model was offered; calls to others are refused, not run. */
   offered: ReadonlySet<string>
@@ -31,6 +42,16 @@ export interface RunToolCallsOptions {
   denial?: (name: string) => string | undefined
   /** Tools the caller answers itself (not in the registry), by name: arguments JSON in, result text out (throw for an error). */
   localTools?: ReadonlyMap<string, (argumentsJson: string) => string>
+  /** The model request (round) that asked for these calls. */
+  round?: number
+  /** Tools the job's user's browser runs (by name); a call waits for a tab to run it through `people`. */
+  browserTools?: ReadonlySet<string>
+  /** Whether a call to `name` waits for its user's approval first (through `people`). */
+  needsApproval?: (name: string) => boolean
+  /** How calls wait for the job's user; without it browser tools and approvals are refused. */
+  people?: ToolCallPeople
+  /** Stops the round's deadline while a call waits for a person; call the returned function when it is over. */
+  holdDeadline?: () => () => void
   signal?: AbortSignal
   onStart?: (call: StreamedToolCall, startedAt: number) => void
   onFinish?: (record: ToolCallRecord) => void
@@ -43,6 +64,23 @@ export function toolErrorMessage(name: string, error: string): string {
 
 function refusal(call: StreamedToolCall, startedAt: number, error: string): ToolCallRecord {
   return { id: call.id, name: call.name, arguments: call.arguments, status: 'refused', result: toolErrorMessage(call.name, error), error, timedOut: false, startedAt, finishedAt: startedAt, executionTimeMs: 0 }
+}
+
+function settledRecord(call: StreamedToolCall, startedAt: number, outcome: { result: string } | { error: string, aborted?: boolean }): ToolCallRecord {
+  const finishedAt = Date.now()
+  const base = { id: call.id, name: call.name, arguments: call.arguments, timedOut: false, startedAt, finishedAt, executionTimeMs: finishedAt - startedAt }
+  if ('result' in outcome) return { ...base, status: 'completed', result: outcome.result }
+  return { ...base, status: outcome.aborted ? 'aborted' : 'error', result: toolErrorMessage(call.name, outcome.error), error: outcome.error }
+}
+
+/** Runs `wait` with the round's deadline held, so a person's minutes do not count against it. */
+async function waitingForPerson<T>(options: RunToolCallsOptions, wait: () => Promise<T>): Promise<T> {
+  const release = options.holdDeadline?.()
+  try {
+    return await wait()
+  } finally {
+    release?.()
+  }
 }
 
 async function runOne(call: StreamedToolCall, position: number, total: number, options: RunToolCallsOptions): Promise<ToolCallRecord> {
@@ -66,24 +104,38 @@ async function runOne(call: StreamedToolCall, position: number, total: number, o
       result = toolErrorMessage(call.name, error)
     }
     record = { id: call.id, name: call.name, arguments: call.arguments, status: error === undefined ? 'completed' : 'error', result, error, timedOut: false, startedAt, finishedAt: Date.now(), executionTimeMs: Date.now() - startedAt }
+  } else if (options.browserTools?.has(call.name)) {
+    record = options.people
+      ? settledRecord(call, startedAt, await waitingForPerson(options, () => options.people!.runInBrowser(call, options.round ?? 0, options.signal)))
+      : refusal(call, startedAt, `tool "${call.name}" runs in the browser, and nobody can answer for this job.`)
   } else {
-    const outcome = await executeServerTool(call.name, call.arguments, { ...options.context, signal: options.signal })
-    const status: ToolCallStatus = outcome.error === undefined ? 'completed' : outcome.timedOut ? 'timeout' : outcome.errorCode === 'aborted' ? 'aborted' : 'error'
-    record = {
-      id: call.id,
-      name: call.name,
-      arguments: call.arguments,
-      status,
-      result: outcome.error === undefined ? outcome.result ?? '' : toolErrorMessage(call.name, outcome.error),
-      error: outcome.error,
-      timedOut: outcome.timedOut,
-      startedAt,
-      finishedAt: Date.now(),
-      executionTimeMs: outcome.executionTimeMs,
-    }
+    record = await runApproved(call, startedAt, options)
   }
   options.onFinish?.(record)
   return record
+}
+
+/** Runs a registry tool, after its user's approval when it needs one. */
+async function runApproved(call: StreamedToolCall, startedAt: number, options: RunToolCallsOptions): Promise<ToolCallRecord> {
+  if (options.needsApproval?.(call.name)) {
+    if (!options.people) return refusal(call, startedAt, `tool "${call.name}" needs its user's approval, and nobody can answer for this job.`)
+    const decision = await waitingForPerson(options, () => options.people!.approve(call, options.round ?? 0, options.signal))
+    if (!decision.approved) return settledRecord(call, startedAt, decision)
+  }
+  const outcome = await executeServerTool(call.name, call.arguments, { ...options.context, signal: options.signal })
+  const status: ToolCallStatus = outcome.error === undefined ? 'completed' : outcome.timedOut ? 'timeout' : outcome.errorCode === 'aborted' ? 'aborted' : 'error'
+  return {
+    id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    status,
+    result: outcome.error === undefined ? outcome.result ?? '' : toolErrorMessage(call.name, outcome.error),
+    error: outcome.error,
+    timedOut: outcome.timedOut,
+    startedAt,
+    finishedAt: Date.now(),
+    executionTimeMs: outcome.executionTimeMs,
+  }
 }
 
 /**

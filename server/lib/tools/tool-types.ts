@@ -43,6 +43,12 @@ export interface ServerToolDefinition {
    * where, without running the handler. `registerServerTool`'s option wins over it.
    */
   requiresCredentials?: string[]
+  /**
+   * A call waits until its user approves it (from any tab or device, with the arguments shown); a
+   * denial or no answer in time goes back to the model as a tool error. Default false; a tool
+   * policy rule with `effect: 'approve'` can require it too. `registerServerTool`'s option wins.
+   */
+  needsApproval?: boolean
 }
 
 /** Exactly the shape OpenRouter's chat-completions `tools: [...]` takes. */
@@ -108,6 +114,8 @@ export interface RegisterServerToolOptions {
   idempotent?: boolean
   /** Overrides `definition.requiresCredentials`. */
   requiresCredentials?: string[]
+  /** Overrides `definition.needsApproval`. */
+  needsApproval?: boolean
 }
 
 /** Why a tool call produced no result. Lets callers show "timed out" apart from "failed". */
@@ -146,6 +154,8 @@ export interface RegisteredServerTool {
   timeoutMs?: number
   /** Safe to re-run after a crash interrupted it. */
   idempotent: boolean
+  /** Each call waits for its user's approval. */
+  needsApproval: boolean
   handler: ServerToolHandler<any>
   source?: ToolSource
   /** See `RegisterServerToolOptions.unavailable`. */

@@ -18,6 +18,8 @@ import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
 import { overBudgetError } from './budget-meter'
 import type { ChatMessage } from '../../../../shared/types/chat'
 import type { ActiveToolCall, BackgroundJob, JobCheckpoint, JobError } from '../../../../shared/types/job'
+import type { JobInputRequest } from '../../../../shared/types/input-request'
+import { toolCallPeople } from '../waits/tool-call-people'
 
 export type { JobStopReason } from './end'
 export type { JobLogger } from './harness'
@@ -35,7 +37,10 @@ export interface ChatJobRunOptions extends JobRunOptions {
  * The interrupted round as the tool loop finishes it: calls that had finished keep their stored
  * result; idempotent ones that had not are run again; the rest get "outcome unknown".
  */
-function interruptedRoundOf(plan: NonNullable<ResumePlan['interruptedRound']>, offered: ReadonlySet<string>): InterruptedToolRound & { unknown: ToolCallRecord[] } {
+function interruptedRoundOf(plan: NonNullable<ResumePlan['interruptedRound']>, offered: ReadonlySet<string>, requests: readonly JobInputRequest[]): InterruptedToolRound & { unknown: ToolCallRecord[] } {
+  // A call that was waiting for its user had not started: it waits again for the same request.
+  const waiting = (callId: string) => requests.some(request => request.toolCallId === callId && request.round === plan.round
+    && (request.kind === 'client-tool' || (request.kind === 'approval' && request.consumedAt === undefined)))
   const settled = new Map<string, ToolCallRecord>()
   const unknown: ToolCallRecord[] = []
   const now = Date.now()
@@ -44,7 +49,7 @@ function interruptedRoundOf(plan: NonNullable<ResumePlan['interruptedRound']>, o
     if (call.recorded) {
       const failed = call.recorded.error !== undefined
       settled.set(call.id, { ...base, status: failed ? 'error' : 'completed', result: call.recorded.result, error: call.recorded.error, executionTimeMs: call.recorded.executionTimeMs })
-    } else if (!getServerTool(call.name)?.idempotent || !offered.has(call.name)) {
+    } else if (!offered.has(call.name) || (!getServerTool(call.name)?.idempotent && !waiting(call.id))) {
       const record: ToolCallRecord = { ...base, status: 'error', result: toolErrorMessage(call.name, UNKNOWN_OUTCOME_ERROR), error: UNKNOWN_OUTCOME_ERROR, executionTimeMs: 0 }
       settled.set(call.id, record)
       unknown.push(record)
@@ -124,14 +129,16 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
     checkBudget()
   }
 
-  // On resume, rewind to the checkpoint so viewers and the store agree on the text.
+  // On resume, rewind to the checkpoint so viewers and the store agree on the text; what the job had
+  // asked its user before the restart is shown again (and open requests are waited on again).
+  const requests = resume && options.inputs ? await options.inputs.ofJob(job.id).catch(() => []) : []
   const startState: BackgroundJob = { ...job, content, reasoning, activeToolCalls: activeCalls }
   if (resume) {
     startState.resumeCount = job.resumeCount + 1
     await store.updateJobMetadata(job.id, { content, reasoning, resumeCount: startState.resumeCount })
     await store.updateJob(job.id, { activeToolCalls: activeCalls })
   }
-  hub.open(toPublicJob(startState))
+  hub.open({ ...toPublicJob(startState), ...(requests.length > 0 ? { inputRequests: requests } : {}) })
 
   let messages: ChatMessage[] = resume?.messages ?? request.messages
   let rounds = resume?.rounds ?? 0
@@ -140,8 +147,8 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   let interruptedRound: InterruptedToolRound | undefined
   if (resume?.interruptedRound) {
     await whenServerToolsReady()
-    const offered = new Set(toolExecution.enabled ? getEnabledDefinitions(request.toolNames).map(tool => tool.function.name) : [])
-    const { unknown, ...round } = interruptedRoundOf(resume.interruptedRound, offered)
+    const offered = new Set(toolExecution.enabled ? [...getEnabledDefinitions(request.toolNames).map(tool => tool.function.name), ...(request.clientTools ?? []).map(tool => tool.name)] : [])
+    const { unknown, ...round } = interruptedRoundOf(resume.interruptedRound, offered, requests)
     interruptedRound = round
     for (const call of round.calls) setActiveCall({ id: call.id, name: call.name, arguments: call.arguments, round: round.round, status: 'pending' })
     for (const record of round.settled.values()) setActiveCall(toolCallView(record, round.round))
@@ -161,6 +168,8 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         request: request.fields,
         toolNames: request.toolNames,
         toolsEnabled: toolExecution.enabled,
+        clientTools: request.clientTools,
+        people: options.inputs ? toolCallPeople(options.inputs, job, request.clientTools) : undefined,
         toolAccess: options.toolAccess,
         credentials: options.credentials,
         maxRounds: toolExecution.maxRounds,
@@ -186,6 +195,8 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
           onToolCallFinish: (record) => {
             harness.toolFinished()
             setActiveCall(toolCallView(record, record.round))
+            // A call stopped with its job is not recorded: a resumed run decides (waits again, re-runs or says unknown).
+            if (record.status === 'aborted' && stop.signal.aborted) return
             recordExecution(record.round, record)
           },
           onRoundFinish: (round) => {

@@ -3,6 +3,7 @@
  * running tools behind the inactivity timeout, the viewers' form of a tool call, and the ending
  * (end.ts). The runners (chat.ts, workflow.ts) add only what differs.
  */
+import type { JobInputs } from '../waits/job-inputs'
 import type { ServerConfig } from '../../config/server-config'
 import type { ToolAccessCheck } from '../../tools/policy/tool-policy'
 import type { ToolCredentials } from '../../tools/tool-types'
@@ -36,6 +37,8 @@ export interface JobRunOptions {
   toolAccess?: () => Promise<ToolAccessCheck>
   /** The credentials of the job's user, read again before every tool round and tool node. */
   credentials?: () => Promise<ToolCredentials>
+  /** Where the job asks its user (browser tools, approvals, questions); without it those are refused. */
+  inputs?: JobInputs
   logger?: JobLogger
 }
 

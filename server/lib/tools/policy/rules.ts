@@ -4,7 +4,8 @@
  * `source:dynamic`, `source:file`) for roles and/or named users (no `roles` and no `users`:
  * everyone). For a principal and a tool: a matching deny wins; else a matching allow allows; else
  * the default: `admin` and `user` may use every tool, a `guest` only those built into the server
- * (the built-ins and server/tools files; no MCP or dynamic tools).
+ * (the built-ins and server/tools files; no MCP or dynamic tools). A rule with `effect: 'approve'`
+ * allows nothing by itself: a call it matches waits for its user's approval.
  *
  * Globs are matched by a linear two-pointer scan (no regular expression is built from them), and
  * names and patterns are short and bounded, so no pattern can make matching slow.
@@ -22,7 +23,7 @@ const pattern = z.string().trim().min(1).max(128).regex(/^(?:source:(?:builtin|f
 export const toolPolicyRuleSchema: z.ZodType<ToolPolicyRule> = z.object({
   /** Shown in refusals ("denied by policy <name>"). */
   name: z.string().trim().min(1).max(80).optional(),
-  effect: z.enum(['allow', 'deny']),
+  effect: z.enum(['allow', 'deny', 'approve']),
   tools: z.array(pattern).min(1).max(200),
   roles: z.array(z.enum(['admin', 'user', 'guest'])).max(3).optional(),
   /** Account names (as they sign in; case does not matter) or ids. */
@@ -94,6 +95,11 @@ export function policyDenial(rules: readonly ToolPolicyRule[], principal: Policy
   if (applying.some(rule => rule.effect === 'allow')) return undefined
   if (principal.role === 'guest' && !isBuiltIn(tool)) return 'guests may use only the built-in tools unless the tool policy allows more; sign in to use it'
   return undefined
+}
+
+/** Whether an `approve` rule makes `principal`'s calls to `tool` wait for their approval. */
+export function policyNeedsApproval(rules: readonly ToolPolicyRule[], principal: PolicyPrincipal, tool: PolicyTool): boolean {
+  return rules.some(rule => rule.effect === 'approve' && appliesTo(rule, principal) && rule.tools.some(pattern => patternMatches(pattern, tool)))
 }
 
 /** Compiled into the build: the built-ins and the operator's server/tools files (not MCP or dynamic tools). */

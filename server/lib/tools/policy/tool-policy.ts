@@ -8,7 +8,7 @@
  */
 import { readOperatorFile } from '../../config/operator-file'
 import type { SettingsStore } from '../../auth/role-limits'
-import { policyDenial, toolPolicySchema, type PolicyPrincipal, type PolicyTool, type ToolPolicyRule } from './rules'
+import { policyDenial, policyNeedsApproval, toolPolicySchema, type PolicyPrincipal, type PolicyTool, type ToolPolicyRule } from './rules'
 import type { ToolPolicyView } from '../../../../shared/types/tool-policy'
 
 const SETTING = 'tool-policy'
@@ -40,7 +40,11 @@ export function loadToolPolicyFile(path: string): ToolPolicyRule[] {
 }
 
 /** A check for one principal: why a tool is denied to them, or undefined. */
-export type ToolAccessCheck = (tool: PolicyTool) => string | undefined
+export interface ToolAccessCheck {
+  (tool: PolicyTool): string | undefined
+  /** Whether an `approve` rule makes their calls to `tool` wait for their approval. */
+  needsApproval?: (tool: PolicyTool) => boolean
+}
 
 export class ToolPolicy {
   private cached: { rules: ToolPolicyRule[], adminRules: ToolPolicyRule[], at: number } | undefined
@@ -50,7 +54,7 @@ export class ToolPolicy {
   /** The check for `principal` under the rules in force now. */
   async accessFor(principal: PolicyPrincipal): Promise<ToolAccessCheck> {
     const { rules } = await this.load()
-    return tool => policyDenial(rules, principal, tool)
+    return Object.assign((tool: PolicyTool) => policyDenial(rules, principal, tool), { needsApproval: (tool: PolicyTool) => policyNeedsApproval(rules, principal, tool) })
   }
 
   /** The file's rules, the admin's, for the admin page. */

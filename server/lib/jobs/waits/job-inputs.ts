@@ -1,0 +1,191 @@
+/**
+ * Jobs that wait for a person. A run asks (`ask`): the request is stored (once per job and key, so
+ * a run resumed after a restart finds it again), shown to viewers as an `input-request` event, and
+ * noted for its owner; the run then waits until the request is answered, expires or the job stops.
+ * An answer (`answer`, from any tab, device or instance) is a compare-and-set in the store and wakes
+ * a waiter in this process at once; a waiter whose answer came through another instance sees it at
+ * its next poll of the store. Only the job's owner may answer or claim; the first answer wins.
+ */
+import type { InputClaim, JobInputRequest } from '../../../../shared/types/input-request'
+import type { JobStore } from '../../stores/jobs/job-store'
+import type { NewInputRequest } from '../../stores/jobs/input-request-store'
+import type { JobLiveHub } from '../live-hub'
+import { parseInputAnswer } from './answers'
+
+/** How long waits last and how often a waiter looks at the store. */
+export interface WaitSettings {
+  /** An open request expires after this long; the job goes on without an answer. */
+  timeoutMs: number
+  /** A tab's claim of a browser tool call lapses after this long without a result (another may take it). */
+  claimMs: number
+  /** How often a waiting run reads its request from the store (answers given on another instance). */
+  pollMs: number
+}
+
+/** A refused answer or claim: 400 (does not fit), 404 (not yours or none), 409 (already settled or claimed), 410 (expired). */
+export class JobInputError extends Error {
+  override readonly name = 'JobInputError'
+  constructor(readonly statusCode: 400 | 404 | 409 | 410, message: string, readonly request?: JobInputRequest) {
+    super(message)
+  }
+
+  static isInstance(error: unknown): error is JobInputError {
+    return error instanceof Error && error.name === 'JobInputError'
+  }
+}
+
+/** What a run asks: everything but what the store and the settings decide. */
+export type InputQuestion = Omit<NewInputRequest, 'expiresAt' | 'now' | 'id'>
+
+/** Why a waiting run was stopped without its request being ended (it resumes and waits again). */
+const RESUMABLE_STOPS = new Set(['shutdown', 'lease-lost'])
+
+function describeSettled(request: JobInputRequest): JobInputError {
+  if (request.status === 'expired') return new JobInputError(410, 'This request expired before it was answered; the job went on without an answer.', request)
+  if (request.status === 'cancelled') return new JobInputError(409, 'The job ended before this request was answered.', request)
+  const answer = request.answer
+  const what = answer?.kind === 'approval' ? (answer.approved ? 'approved' : 'denied') : answer?.kind === 'question' ? `answered (${answer.action})` : 'answered'
+  return new JobInputError(409, `This request was already ${what}${request.answeredAt ? ` at ${new Date(request.answeredAt).toISOString()}` : ''}; the first answer counts.`, request)
+}
+
+/** The waits of one server process. */
+export class JobInputs {
+  private readonly wakers = new Map<string, Set<() => void>>()
+
+  constructor(private readonly options: { store: JobStore, hub: JobLiveHub, settings: WaitSettings, logger?: { warn: (message: string, ...details: unknown[]) => void } }) {}
+
+  get settings(): WaitSettings {
+    return this.options.settings
+  }
+
+  /**
+   * Opens (or finds again) the request and waits until it is settled. `aborted` when `signal`
+   * stopped the wait: on shutdown or a lost lease the request stays open for the resumed run;
+   * otherwise (the job was stopped) it is cancelled.
+   */
+  async ask(question: InputQuestion, signal?: AbortSignal): Promise<{ request: JobInputRequest } | { aborted: true }> {
+    const { store } = this.options
+    const now = Date.now()
+    let request = await store.openInputRequest({ ...question, expiresAt: now + this.settings.timeoutMs, now })
+    this.publish(request)
+    if (request.createdAt === now && request.status === 'open') await this.noteForOwner(request)
+    while (request.status === 'open') {
+      if (signal?.aborted) return this.stopped(request, signal)
+      const left = request.expiresAt - Date.now()
+      if (left <= 0) {
+        const closed = await store.closeInputRequest(request.jobId, request.id, 'expired')
+        request = 'request' in closed ? closed.request : request
+        if (closed.ok) this.publish(request)
+        break
+      }
+      await this.sleep(request.id, Math.min(this.settings.pollMs, left), signal)
+      const latest = await store.getInputRequest(request.jobId, request.id)
+      if (!latest) break
+      if (latest.status !== request.status || latest.claimedBy !== request.claimedBy) this.publish(latest)
+      request = latest
+    }
+    return { request }
+  }
+
+  /** Records `userId`'s answer to a request of their job; refused with a JobInputError. */
+  async answer(userId: string, jobId: string, requestId: string, body: unknown): Promise<JobInputRequest> {
+    const request = await this.openRequestOf(userId, jobId, requestId)
+    let answer
+    try {
+      answer = parseInputAnswer(request, body)
+    } catch (error) {
+      throw new JobInputError(400, (error as Error).message, request)
+    }
+    const result = await this.options.store.answerInputRequest(jobId, requestId, answer)
+    if (!result.ok) throw result.reason === 'missing' ? new JobInputError(404, 'No such request for this job.') : describeSettled(result.request)
+    this.publish(result.request)
+    this.wake(requestId)
+    return result.request
+  }
+
+  /** Takes a browser tool call for tab `claimant`, so no other tab runs it; `claimed: false` when another tab holds it. */
+  async claim(userId: string, jobId: string, requestId: string, claimant: string): Promise<InputClaim> {
+    const request = await this.openRequestOf(userId, jobId, requestId)
+    if (request.kind !== 'client-tool') throw new JobInputError(400, 'Only a browser tool call is claimed; answer approvals and questions directly.', request)
+    const result = await this.options.store.claimInputRequest(jobId, requestId, claimant, { claimMs: this.settings.claimMs })
+    if (result.ok) {
+      this.publish(result.request)
+      return { claimed: true, request: result.request }
+    }
+    if (result.reason === 'missing') throw new JobInputError(404, 'No such request for this job.')
+    if (result.reason === 'settled') throw describeSettled(result.request)
+    return { claimed: false, request: result.request }
+  }
+
+  /** A job's requests (for its page and a resumed run). */
+  ofJob(jobId: string): Promise<JobInputRequest[]> {
+    return this.options.store.listInputRequests({ jobId })
+  }
+
+  /** What `userId`'s jobs wait on them for now, newest first. */
+  async openFor(userId: string): Promise<JobInputRequest[]> {
+    const now = Date.now()
+    return (await this.options.store.listInputRequests({ userId, status: 'open' })).filter(request => request.expiresAt > now)
+  }
+
+  /** Marks an approval acted on; false when it already was (a restart must not run the tool twice). */
+  consume(request: JobInputRequest): Promise<boolean> {
+    return this.options.store.consumeInputRequest(request.jobId, request.id)
+  }
+
+  private async openRequestOf(userId: string, jobId: string, requestId: string): Promise<JobInputRequest> {
+    const request = await this.options.store.getInputRequest(jobId, requestId)
+    if (!request || request.userId !== userId) throw new JobInputError(404, 'No such request for this job.')
+    if (request.status !== 'open') throw describeSettled(request)
+    if (request.expiresAt <= Date.now()) {
+      const closed = await this.options.store.closeInputRequest(jobId, requestId, 'expired')
+      if ('request' in closed) {
+        this.publish(closed.request)
+        this.wake(requestId)
+        throw describeSettled(closed.request)
+      }
+      throw new JobInputError(410, 'This request expired before it was answered.')
+    }
+    return request
+  }
+
+  private async stopped(request: JobInputRequest, signal: AbortSignal): Promise<{ aborted: true }> {
+    if (!RESUMABLE_STOPS.has(String(signal.reason))) {
+      const closed = await this.options.store.closeInputRequest(request.jobId, request.id, 'cancelled').catch(() => undefined)
+      if (closed?.ok) this.publish(closed.request)
+    }
+    return { aborted: true }
+  }
+
+  private publish(request: JobInputRequest): void {
+    this.options.hub.updateInputRequest(request.jobId, request)
+  }
+
+  private async noteForOwner(request: JobInputRequest): Promise<void> {
+    const job = await this.options.store.getJob(request.jobId).catch(() => null)
+    if (!job) return
+    await this.options.store.addNotification({ userId: request.userId, jobId: request.jobId, threadId: job.threadId, kind: 'input-needed', title: 'An answer waits for you', body: request.title })
+      .catch(error => this.options.logger?.warn(`Job ${request.jobId}: the note about its request could not be stored`, error))
+  }
+
+  private sleep(requestId: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const wakers = this.wakers.get(requestId) ?? new Set()
+      this.wakers.set(requestId, wakers)
+      const done = () => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', done)
+        wakers.delete(done)
+        if (wakers.size === 0) this.wakers.delete(requestId)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      wakers.add(done)
+      signal?.addEventListener('abort', done, { once: true })
+    })
+  }
+
+  private wake(requestId: string): void {
+    for (const wake of [...this.wakers.get(requestId) ?? []]) wake()
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * How a job's tool calls wait for its user (the tool loop's `ToolCallPeople`): a browser tool call
+ * becomes a `client-tool` request that a tab of the user claims, runs and answers; a call that needs
+ * approval becomes an `approval` request. What the model is told when nobody answers, the user
+ * says no, or the job stops, is written here.
+ */
+import type { ToolCallPeople } from '../../tools/run-tool-calls'
+import type { StreamedToolCall } from '../../openrouter/types'
+import type { ClientToolDeclaration } from '../../../../shared/types/tool'
+import type { InputRequestKind, JobInputRequest } from '../../../../shared/types/input-request'
+import type { JobInputs } from './job-inputs'
+
+/** The key of a tool call's request: one per round, call and kind. */
+export function toolCallRequestKey(round: number, callId: string, kind: InputRequestKind): string {
+  return `${round}:${callId}:${kind}`
+}
+
+function minutes(ms: number): string {
+  const value = Math.round(ms / 60_000)
+  return value >= 1 ? `${value} minute${value === 1 ? '' : 's'}` : `${Math.round(ms / 1000)} seconds`
+}
+
+/** The text the model gets for a browser tool's JSON result (a string stays as it is). */
+function resultText(result: unknown): string {
+  return typeof result === 'string' ? result : JSON.stringify(result) ?? 'null'
+}
+
+/** The waits of one job's tool calls. */
+export function toolCallPeople(inputs: JobInputs, job: { id: string, userId: string }, clientTools: readonly ClientToolDeclaration[] = []): ToolCallPeople {
+  const question = (call: StreamedToolCall, round: number, kind: InputRequestKind, title: string) => ({
+    jobId: job.id,
+    userId: job.userId,
+    kind,
+    key: toolCallRequestKey(round, call.id, kind),
+    title,
+    toolName: call.name,
+    arguments: call.arguments.slice(0, 20_000),
+    toolCallId: call.id,
+    round,
+  })
+  const waited = () => minutes(inputs.settings.timeoutMs)
+
+  return {
+    async runInBrowser(call, round, signal) {
+      const tool = clientTools.find(item => item.name === call.name)
+      const asked = await inputs.ask({ ...question(call, round, 'client-tool', `Run ${call.name} in your browser`), ...(tool?.resultSchema ? { schema: tool.resultSchema } : {}) }, signal)
+      if ('aborted' in asked) return { error: 'the job stopped while it waited for the browser', aborted: true }
+      const { request } = asked
+      if (request.answer?.kind === 'client-tool') {
+        return request.answer.error === undefined ? { result: resultText(request.answer.result) } : { error: `the browser could not run it: ${request.answer.error}` }
+      }
+      if (request.status === 'expired') return { error: `no browser answered within ${waited()} (no tab of this app was open, or the user did not allow it). Tell the user; call it again only if they ask.` }
+      return { error: 'the job stopped before a browser answered' }
+    },
+
+    async approve(call, round, signal) {
+      const asked = await inputs.ask(question(call, round, 'approval', `Run ${call.name}?`), signal)
+      if ('aborted' in asked) return { approved: false, error: 'the job stopped while it waited for approval', aborted: true }
+      return decideApproval(inputs, asked.request, waited())
+    },
+  }
+}
+
+async function decideApproval(inputs: JobInputs, request: JobInputRequest, waited: string): Promise<{ approved: true } | { approved: false, error: string }> {
+  const answer = request.answer
+  if (answer?.kind === 'approval' && answer.approved) {
+    // Acted on once: a run resumed after a restart that finds it consumed does not run the tool again.
+    if (await inputs.consume(request)) return { approved: true }
+    return { approved: false, error: 'it was approved, but a run before a server restart had already acted on that approval, so its outcome is unknown and it was not run again. Check its effect before calling it again.' }
+  }
+  if (answer?.kind === 'approval') return { approved: false, error: `the user declined to run it${answer.reason ? ` ("${answer.reason}")` : ''}. Do not call it again unless they ask.` }
+  if (request.status === 'expired') return { approved: false, error: `nobody approved it within ${waited}, so it was not run. Tell the user it needs their approval.` }
+  return { approved: false, error: 'the job stopped before it was approved' }
+}
