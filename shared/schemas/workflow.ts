@@ -2,8 +2,9 @@
  * A workflow is data: nodes and edges, versioned, validated with zod. Node kinds: `start` (the
  * prompt), `agent` (a model with its own system prompt and tools, run through the chat tool
  * loop), `tool` (one server tool, arguments templated from earlier outputs), `router` (picks the
- * next branch by a condition or by asking a model), `parallel` / `merge` (fan out, join) and
- * `output` (the run's answer). Templates: `{{prompt}}`, `{{input}}` (what flowed in),
+ * next branch by a condition or by asking a model), `approval` (asks the person who runs it, with
+ * what came in shown; its edges are the branches `approve` and `reject`), `parallel` / `merge`
+ * (fan out, join) and `output` (the run's answer). Templates: `{{prompt}}`, `{{input}}` (what flowed in),
  * `{{nodes.<id>}}` (an earlier node's output).
  */
 import { z } from 'zod'
@@ -56,16 +57,23 @@ const routerNode = z.object({
   defaultBranch: z.string().trim().min(1).max(40),
   retries,
 })
+const approvalNode = z.object({
+  id,
+  kind: z.literal('approval'),
+  label,
+  /** What the person is asked (a template); default "Continue with this?". What flowed in is shown with it. */
+  question: template.optional(),
+})
 const parallelNode = z.object({ id, kind: z.literal('parallel'), label })
 const mergeNode = z.object({ id, kind: z.literal('merge'), label })
 const outputNode = z.object({ id, kind: z.literal('output'), label, template: template.optional() })
 
-export const workflowNodeSchema = z.discriminatedUnion('kind', [startNode, agentNode, toolNode, routerNode, parallelNode, mergeNode, outputNode])
+export const workflowNodeSchema = z.discriminatedUnion('kind', [startNode, agentNode, toolNode, routerNode, approvalNode, parallelNode, mergeNode, outputNode])
 
 export const workflowEdgeSchema = z.object({
   from: z.string().min(1).max(64),
   to: z.string().min(1).max(64),
-  /** For edges leaving a router: the branch name that takes this edge. */
+  /** For edges leaving a router: the branch name that takes this edge (an approval's: `approve` or `reject`). */
   branch: z.string().trim().min(1).max(40).optional(),
 })
 

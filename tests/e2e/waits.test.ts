@@ -204,6 +204,35 @@ describe('jobs that wait for a person', () => {
     expect(job.content).toMatch(/nobody approved it within/)
   })
 
+  it('pauses a workflow at its approval step, and follows approve or reject', async () => {
+    const definition = {
+      version: 1,
+      name: 'Draft and check',
+      defaultModel: 'or3/offline-demo',
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'check', kind: 'approval', question: 'Continue with "{{prompt}}"?' },
+        { id: 'done', kind: 'output', template: 'Approved: {{input}}' },
+        { id: 'stopped', kind: 'output', template: 'Stopped. {{input}}' },
+      ],
+      edges: [{ from: 'start', to: 'check' }, { from: 'check', to: 'done', branch: 'approve' }, { from: 'check', to: 'stopped', branch: 'reject' }],
+    }
+    const saved = await alice.post('/api/workflows', { definition })
+    expect(saved.status).toBe(201)
+    const workflowId = (await saved.json()).id
+    for (const [answer, output] of [[{ approved: true }, 'Approved: the launch plan'], [{ approved: false, reason: 'needs numbers' }, 'Stopped. Rejected: needs numbers']] as const) {
+      const started = await alice.post(`/api/workflows/${workflowId}/run`, { prompt: 'the launch plan' })
+      expect(started.status).toBe(202)
+      const { jobId } = await started.json()
+      const request = await requestOf(alice, jobId)
+      expect(request).toMatchObject({ kind: 'approval', nodeId: 'check', title: 'Continue with "the launch plan"?', preview: 'the launch plan', origin: 'workflow' })
+      expect((await alice.post(`/api/jobs/${jobId}/input/${request.id}`, answer)).status).toBe(200)
+      const job = await waitForJobEnd(alice, jobId)
+      expect(job).toMatchObject({ status: 'complete', content: output })
+      expect(job.workflowState?.nodeStates.check).toMatchObject({ status: 'completed', branch: answer.approved ? 'approve' : 'reject' })
+    }
+  })
+
   it('keeps answering other clients while a job waits', async () => {
     scriptToolThenEcho()
     const jobId = await alice.startJob({ model: MODEL, messages: [{ role: 'user', content: 'what is 6*7 while others chat' }] })

@@ -66,4 +66,25 @@ export const WORKFLOW_EXAMPLES: Record<string, WorkflowDefinition> = {
       { from: 'general', to: 'output' },
     ],
   },
+  'draft-check-finish': {
+    version: 1,
+    name: 'Draft, check with me, finish',
+    description: 'Drafts an answer, waits for you to approve the draft (from any tab or device), then polishes it; rejected, it tells you why it stopped.',
+    defaultModel: 'or3/offline-demo',
+    nodes: [
+      { id: 'start', kind: 'start', label: 'Request' },
+      { id: 'draft', kind: 'agent', label: 'Draft', systemPrompt: 'You write a short first draft.', prompt: '{{input}}', tools: [], maxToolRounds: 0 },
+      { id: 'check', kind: 'approval', label: 'Check with me', question: 'Continue with this draft for "{{prompt}}"?' },
+      { id: 'polish', kind: 'agent', label: 'Polish', systemPrompt: 'You polish the approved draft without changing what it says.', prompt: '{{input}}', tools: [], maxToolRounds: 0 },
+      { id: 'output', kind: 'output', label: 'Answer' },
+      { id: 'stopped', kind: 'output', label: 'Stopped', template: 'Stopped at the check. {{input}}' },
+    ],
+    edges: [
+      { from: 'start', to: 'draft' },
+      { from: 'draft', to: 'check' },
+      { from: 'check', to: 'polish', branch: 'approve' },
+      { from: 'check', to: 'stopped', branch: 'reject' },
+      { from: 'polish', to: 'output' },
+    ],
+  },
 }

@@ -14,6 +14,10 @@ import { followSignal } from '../follow-signal'
 
 type AgentNode = Extract<WorkflowNode, { kind: 'agent' }>
 type RouterNode = Extract<WorkflowNode, { kind: 'router' }>
+type ApprovalNode = Extract<WorkflowNode, { kind: 'approval' }>
+
+/** What the person who runs a workflow said at an approval step (or that nobody answered in time). */
+export type ApprovalOutcome = { approved: boolean, reason?: string } | { error: string }
 
 /** Whether a router condition's pattern matches (a pattern that no longer compiles never does). */
 function matchesPattern(source: string, input: string): boolean {
@@ -30,6 +34,8 @@ export interface WorkflowRunDependencies {
   runTool: (name: string, args: unknown, signal: AbortSignal) => Promise<NodeOutcome>
   /** Asks a model to pick one of `branches`; returns its reply. */
   askRouter: (node: RouterNode, request: { model: string, prompt: string }, signal: AbortSignal) => Promise<NodeOutcome>
+  /** Asks the person who runs the workflow (an approval step), with what flowed in shown. */
+  askApproval: (node: ApprovalNode, request: { question: string, preview: string }, signal: AbortSignal) => Promise<ApprovalOutcome>
   /** Whether a tool may be re-run after a crash interrupted it. */
   isIdempotent: (tool: string) => boolean
 }
@@ -122,7 +128,8 @@ export async function executeWorkflow(params: {
 
   /** Marks a finished node's outgoing edges active (a router: only its branch). */
   const release = (node: WorkflowNode, branch?: string) => {
-    for (const edge of outgoing.get(node.id) ?? []) edgeState.set(edge, node.kind === 'router' && edge.branch !== branch ? 'skipped' : 'active')
+    const branching = node.kind === 'router' || node.kind === 'approval'
+    for (const edge of outgoing.get(node.id) ?? []) edgeState.set(edge, branching && edge.branch !== branch ? 'skipped' : 'active')
   }
   const skip = (node: WorkflowNode) => {
     setNode(node.id, { status: 'skipped' })
@@ -174,6 +181,14 @@ export async function executeWorkflow(params: {
       case 'tool': {
         if (interrupted.has(node.id) && !dependencies.isIdempotent(node.tool) && !node.retries) return { error: UNKNOWN_NODE_OUTCOME }
         return dependencies.runTool(node.tool, renderArguments(node.arguments, scope, limits.stepChars), controller.signal)
+      }
+      case 'approval': {
+        const asked = await dependencies.askApproval(node, { question: fill(node.question ?? 'Continue with this?'), preview: input }, controller.signal)
+        if ('error' in asked) return asked
+        // Approved, what came in flows on; rejected, the reason does (for a `reject` branch to use).
+        return asked.approved
+          ? { output: input, branch: 'approve' }
+          : { output: `Rejected${asked.reason ? `: ${asked.reason}` : ''}`, branch: 'reject' }
       }
       case 'router': {
         if (node.mode === 'condition') {

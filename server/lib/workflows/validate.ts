@@ -25,7 +25,7 @@ export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolea
         const nodeId = first === 'nodes' && typeof index === 'number' && typeof nodes?.[index]?.id === 'string' ? nodes[index].id as string : undefined
         const where = issue.path.length ? issue.path.join('.') : 'workflow'
         const message = issue.code === 'invalid_union' && issue.path.at(-1) === 'kind'
-          ? `unknown node kind; use start, agent, tool, router, parallel, merge or output`
+          ? `unknown node kind; use start, agent, tool, router, approval, parallel, merge or output`
           : issue.message
         return { nodeId, message: `${where}: ${message}` }
       }),
@@ -75,8 +75,12 @@ export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolea
           if (!pattern.ok) problems.push({ nodeId: node.id, message: `The router "${node.id}" has a pattern for the branch "${item.branch}" that cannot be used (${pattern.error}); back-references and look-arounds are not supported.` })
         }
       }
+    } else if (node.kind === 'approval') {
+      const wrong = out.find(edge => edge.branch !== 'approve' && edge.branch !== 'reject')
+      if (wrong) problems.push({ nodeId: node.id, message: `Every edge leaving the approval step "${node.id}" needs the branch "approve" or "reject" (the edge to "${wrong.to}" has ${wrong.branch ? `"${wrong.branch}"` : 'none'}).` })
+      else if (!out.some(edge => edge.branch === 'approve')) problems.push({ nodeId: node.id, message: `The approval step "${node.id}" needs an edge with the branch "approve" (where the run goes on when the person approves).` })
     } else if (out.some(edge => edge.branch)) {
-      problems.push({ nodeId: node.id, message: `Only router edges have branch names; remove it from the edges leaving "${node.id}".` })
+      problems.push({ nodeId: node.id, message: `Only router and approval edges have branch names; remove it from the edges leaving "${node.id}".` })
     }
   }
 

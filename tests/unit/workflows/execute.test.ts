@@ -28,6 +28,7 @@ function dependencies(overrides: Partial<WorkflowRunDependencies> = {}) {
       return { output: `${name}:${JSON.stringify(args)}` }
     },
     askRouter: async () => ({ output: 'general' }),
+    askApproval: async () => ({ approved: true }),
     isIdempotent: name => name !== 'send_email',
     ...overrides,
   }
@@ -50,6 +51,8 @@ describe('validateWorkflow', () => {
     ['a tool the registry lacks', [{ id: 'start', kind: 'start' }, { id: 't', kind: 'tool', tool: 'launch_rockets' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 't' }, { from: 't', to: 'out' }], /tool "launch_rockets", which this server does not have/, 't'],
     ['a cycle', [{ id: 'start', kind: 'start' }, { id: 'a', kind: 'agent' }, { id: 'b', kind: 'agent' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'a' }, { from: 'a', to: 'b' }, { from: 'b', to: 'a' }, { from: 'b', to: 'out' }], /form a cycle/, 'a'],
     ['a router branch with no edge', [{ id: 'start', kind: 'start' }, { id: 'r', kind: 'router', conditions: [{ branch: 'yes', contains: 'y' }], defaultBranch: 'no' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'r' }, { from: 'r', to: 'out', branch: 'yes' }], /branch "no", but no edge/, 'r'],
+    ['an approval edge without approve or reject', [{ id: 'start', kind: 'start' }, { id: 'ok', kind: 'approval' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'ok' }, { from: 'ok', to: 'out', branch: 'maybe' }], /needs the branch "approve" or "reject"/, 'ok'],
+    ['an approval with no approve edge', [{ id: 'start', kind: 'start' }, { id: 'ok', kind: 'approval' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'ok' }, { from: 'ok', to: 'out', branch: 'reject' }], /needs an edge with the branch "approve"/, 'ok'],
     ['a node nothing leads to', [{ id: 'start', kind: 'start' }, { id: 'lost', kind: 'agent' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'out' }, { from: 'lost', to: 'out' }], /"lost" is never reached/, 'lost'],
   ])('rejects %s, naming the node', (_label, nodes, edges, message, nodeId) => {
     const result = validateWorkflow({ version: 1, name: 'Bad', nodes, edges }, hasTool)
@@ -108,6 +111,26 @@ describe('executeWorkflow', () => {
     const byModel = await executeWorkflow({ workflow: routed, workflowId: 'w', prompt: 'x', dependencies: dependencies({ askRouter: asked }).deps })
     expect(asked.mock.calls[0]![1].prompt).toMatch(/Answer with exactly one of: special, general\./)
     expect(byModel.state.nodeStates).toMatchObject({ r: { branch: 'general' }, special: { status: 'skipped' }, general: { status: 'completed' } })
+  })
+
+  it('asks at an approval step with the draft shown, and follows approve or reject', async () => {
+    const draftThenAsk = workflow(
+      [{ id: 'start', kind: 'start' }, { id: 'draft', kind: 'agent', prompt: 'Draft: {{input}}' }, { id: 'check', kind: 'approval', question: 'Send the draft about {{prompt}}?' }, { id: 'send', kind: 'tool', tool: 'send_email', arguments: { body: '{{input}}' } }, { id: 'why', kind: 'output', template: 'Not sent. {{input}}' }, { id: 'out', kind: 'output' }],
+      [{ from: 'start', to: 'draft' }, { from: 'draft', to: 'check' }, { from: 'check', to: 'send', branch: 'approve' }, { from: 'check', to: 'why', branch: 'reject' }, { from: 'send', to: 'out' }],
+    )
+    const approve = vi.fn<WorkflowRunDependencies['askApproval']>(async () => ({ approved: true }))
+    const approved = dependencies({ askApproval: approve })
+    const sent = await executeWorkflow({ workflow: draftThenAsk, workflowId: 'w', prompt: 'the launch', dependencies: approved.deps })
+    expect(approve.mock.calls[0]![1]).toEqual({ question: 'Send the draft about the launch?', preview: 'draft(Draft: the launch)' })
+    expect(approved.calls).toEqual(['agent:draft', 'tool:send_email'])
+    expect(sent).toMatchObject({ status: 'complete', output: 'send_email:{"body":"draft(Draft: the launch)"}' })
+    expect(sent.state.nodeStates).toMatchObject({ check: { status: 'completed', branch: 'approve' }, why: { status: 'skipped' } })
+
+    const rejected = dependencies({ askApproval: async () => ({ approved: false, reason: 'too long' }) })
+    const kept = await executeWorkflow({ workflow: draftThenAsk, workflowId: 'w', prompt: 'the launch', dependencies: rejected.deps })
+    expect(rejected.calls).toEqual(['agent:draft'])
+    expect(kept).toMatchObject({ status: 'complete', output: 'Not sent. Rejected: too long' })
+    expect(kept.state.nodeStates).toMatchObject({ check: { branch: 'reject' }, send: { status: 'skipped' }, out: { status: 'skipped' } })
   })
 
   it('fails the run at a failing node with its error, unless the node has retries left', async () => {

@@ -15,6 +15,7 @@ import { toPublicJob } from '../public-job'
 import type { JobRunOutcome } from './end'
 import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
 import { overBudgetError } from './budget-meter'
+import { toolCallPeople } from '../waits/tool-call-people'
 import type { ActiveToolCall } from '../../../../shared/types/job'
 import type { WorkflowState } from '../../../../shared/types/workflow'
 
@@ -66,11 +67,12 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     hub.updateWorkflowState(job.id, shown)
   }
 
-  hub.open(toPublicJob({ ...job, resumeCount: job.workflowState ? job.resumeCount + 1 : job.resumeCount }))
+  const requests = job.workflowState && options.inputs ? await options.inputs.ofJob(job.id).catch(() => []) : []
+  hub.open({ ...toPublicJob({ ...job, resumeCount: job.workflowState ? job.resumeCount + 1 : job.resumeCount }), ...(requests.length > 0 ? { inputRequests: requests } : {}) })
   if (job.workflowState) await store.updateJobMetadata(job.id, { resumeCount: job.resumeCount + 1 })
   await whenServerToolsReady()
 
-  const agentLoop = (model: string, messages: Array<{ role: 'system' | 'user', content: string }>, extra: { tools?: string[], maxRounds?: number, onToken?: (text: string) => void, onToolCall?: (call: ActiveToolCall) => void }, nodeSignal: AbortSignal) => {
+  const agentLoop = (model: string, messages: Array<{ role: 'system' | 'user', content: string }>, extra: { nodeId?: string, tools?: string[], maxRounds?: number, onToken?: (text: string) => void, onToolCall?: (call: ActiveToolCall) => void }, nodeSignal: AbortSignal) => {
     let endpoint: ChatEndpoint
     try {
       endpoint = options.endpointFor(model)
@@ -93,6 +95,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       toolsEnabled: (extra.tools?.length ?? 0) > 0,
       toolAccess: options.toolAccess,
       credentials: options.credentials,
+      people: options.inputs && extra.nodeId ? toolCallPeople(options.inputs, job, [], `node:${extra.nodeId}:`) : undefined,
       maxRounds: extra.maxRounds ?? 0,
       maxToolsPerRound: config.backgroundJobs.toolExecution.maxToolsPerRound,
       maxOfferedTools: config.backgroundJobs.toolExecution.maxOfferedTools,
@@ -127,6 +130,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
 
   const dependencies: WorkflowRunDependencies = {
     runAgent: (node, request, hooks, nodeSignal) => agentLoop(request.model, [{ role: 'system', content: request.system }, { role: 'user', content: request.prompt }], {
+      nodeId: node.id,
       tools: node.tools,
       maxRounds: node.maxToolRounds,
       onToken: (text) => {
@@ -148,6 +152,25 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       const outcome = await executeServerTool(name, JSON.stringify(args), { ...context, signal: nodeSignal, credentials: await options.credentials?.() })
       harness.toolFinished()
       return outcome.error === undefined ? { output: outcome.result ?? '' } : { error: outcome.error }
+    },
+    askApproval: async (node, request, nodeSignal) => {
+      if (!options.inputs) return { error: 'this step needs a person\'s approval, and nobody can answer for this run' }
+      harness.toolStarted()
+      const asked = await options.inputs.ask({
+        jobId: job.id,
+        userId: job.userId,
+        kind: 'approval',
+        key: `node:${node.id}`,
+        title: request.question.slice(0, 500),
+        nodeId: node.id,
+        preview: request.preview.slice(0, 20_000),
+        origin: 'workflow',
+      }, nodeSignal).finally(() => harness.toolFinished())
+      if ('aborted' in asked) return { error: 'stopped' }
+      const answer = asked.request.answer
+      if (answer?.kind === 'approval') return { approved: answer.approved, ...(answer.reason ? { reason: answer.reason } : {}) }
+      if (asked.request.status === 'expired') return { approved: false, reason: 'nobody answered in time' }
+      return { error: 'stopped' }
     },
     isIdempotent: name => getServerTool(name)?.idempotent ?? false,
   }

@@ -10,9 +10,9 @@ import type { ClientToolDeclaration } from '../../../../shared/types/tool'
 import type { InputRequestKind, JobInputRequest } from '../../../../shared/types/input-request'
 import type { JobInputs } from './job-inputs'
 
-/** The key of a tool call's request: one per round, call and kind. */
-export function toolCallRequestKey(round: number, callId: string, kind: InputRequestKind): string {
-  return `${round}:${callId}:${kind}`
+/** The key of a tool call's request: one per round, call and kind (within `scope`: a workflow step's agent). */
+export function toolCallRequestKey(round: number, callId: string, kind: InputRequestKind, scope = ''): string {
+  return `${scope}${round}:${callId}:${kind}`
 }
 
 function minutes(ms: number): string {
@@ -25,13 +25,13 @@ function resultText(result: unknown): string {
   return typeof result === 'string' ? result : JSON.stringify(result) ?? 'null'
 }
 
-/** The waits of one job's tool calls. */
-export function toolCallPeople(inputs: JobInputs, job: { id: string, userId: string }, clientTools: readonly ClientToolDeclaration[] = []): ToolCallPeople {
+/** The waits of one job's tool calls (`scope` keeps the calls of different workflow steps apart). */
+export function toolCallPeople(inputs: JobInputs, job: { id: string, userId: string }, clientTools: readonly ClientToolDeclaration[] = [], scope = ''): ToolCallPeople {
   const question = (call: StreamedToolCall, round: number, kind: InputRequestKind, title: string) => ({
     jobId: job.id,
     userId: job.userId,
     kind,
-    key: toolCallRequestKey(round, call.id, kind),
+    key: toolCallRequestKey(round, call.id, kind, scope),
     title,
     toolName: call.name,
     arguments: call.arguments.slice(0, 20_000),
