@@ -7,10 +7,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
 import { JobView, SessionClient, waitForJobEnd, watchJob } from '../support/job-stream-client'
 import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { EVERYTHING_ENTRY } from '../support/mcp-servers'
 import type { JobInputRequest } from '../../shared/types/input-request'
 import type { JobSummary } from '../../shared/types/job'
 
@@ -32,6 +33,7 @@ function freshDir(): string {
 let entry: string
 let fake: FakeOpenRouter
 let policyFile: string
+let mcpFile: string
 
 /** The model asks for the tool named in the user's message, then repeats what the tool said. */
 function scriptToolThenEcho(): void {
@@ -40,6 +42,7 @@ function scriptToolThenEcho(): void {
     if (last.role === 'tool') return textReply(`The tool said: ${String(last.content)}`)
     const text = String(request.body.messages.findLast(message => message.role === 'user')!.content)
     if (text.startsWith('locate')) return toolCallReply([{ id: 'call_loc', name: 'get_user_location', arguments: '{"precision":"city"}' }])
+    if (text.startsWith('ask me')) return toolCallReply([{ id: 'call_ask', name: 'everything__trigger-elicitation-request', arguments: '{}' }])
     return toolCallReply([{ id: 'call_calc', name: 'calculate', arguments: '{"expression":"6*7"}' }])
   })
 }
@@ -50,6 +53,7 @@ function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
     NUXT_OPENROUTER_API_KEY: 'sk-or-v1-server-test-key',
     NUXT_SESSION_PASSWORD: 'a-test-session-password-that-is-long-enough',
     NUXT_TOOLS_POLICY_FILE: policyFile,
+    NUXT_MCP_CONFIG_FILE: mcpFile,
     NUXT_BACKGROUND_JOBS_WAITS_TIMEOUT_MS: '4000',
     NUXT_BACKGROUND_JOBS_WAITS_POLL_MS: '200',
     ...extra,
@@ -71,7 +75,9 @@ beforeAll(async () => {
   fake = await startFakeOpenRouter()
   const dir = freshDir()
   policyFile = join(dir, 'policy.json')
-  writeFileSync(policyFile, JSON.stringify({ rules: [{ name: 'ask before calculating', effect: 'approve', tools: ['calculate'] }] }))
+  writeFileSync(policyFile, JSON.stringify({ rules: [{ name: 'ask before calculating', effect: 'approve', tools: ['calculate'] }, { name: 'guests may use MCP here', effect: 'allow', tools: ['source:mcp'] }] }))
+  mcpFile = join(dir, 'mcp.json')
+  writeFileSync(mcpFile, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], timeoutMs: 30_000 } } }))
   entry = await buildApp()
 }, 180_000)
 
@@ -231,6 +237,28 @@ describe('jobs that wait for a person', () => {
       expect(job).toMatchObject({ status: 'complete', content: output })
       expect(job.workflowState?.nodeStates.check).toMatchObject({ status: 'completed', branch: answer.approved ? 'approve' : 'reject' })
     }
+  })
+
+  it('brings an MCP server\'s question (elicitation) to the user as a form, and the answer back', async () => {
+    await vi.waitFor(async () => {
+      const { mcpServers } = await alice.json('/api/tools')
+      expect(mcpServers.find((server: { name: string }) => server.name === 'everything')).toMatchObject({ state: 'ready' })
+    }, { timeout: 20_000, interval: 100 })
+    scriptToolThenEcho()
+    const jobId = await alice.startJob({ model: MODEL, messages: [{ role: 'user', content: 'ask me a few things' }] })
+    const request = await requestOf(alice, jobId)
+    expect(request).toMatchObject({ kind: 'question', origin: 'mcp:everything', message: 'Please provide inputs for the following fields:', toolName: 'everything__trigger-elicitation-request' })
+    expect(request.schema).toMatchObject({ type: 'object', required: ['name'], properties: { integer: { default: 42 } } })
+    // The form's rules hold: a required field left out is refused with what to fix.
+    const incomplete = await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { action: 'accept', content: { check: true } })
+    expect(incomplete.status).toBe(400)
+    expect((await incomplete.json()).message).toMatch(/name/)
+    expect((await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { action: 'accept', content: { name: 'Ada Lovelace', check: true } })).status).toBe(200)
+    const job = await waitForJobEnd(alice, jobId)
+    expect(job.status).toBe('complete')
+    expect(job.content).toMatch(/Name: Ada Lovelace/)
+    // Fields left empty get the form's defaults.
+    expect(job.content).toMatch(/Favorite Integer: 42/)
   })
 
   it('keeps answering other clients while a job waits', async () => {

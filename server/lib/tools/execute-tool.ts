@@ -119,6 +119,7 @@ export async function executeServerTool(
       jobId: context.jobId ?? '',
       signal,
       credentials,
+      ...(context.askUser ? { askUser: context.askUser } : {}),
     }),
     { timeoutMs, signal: context.signal },
   )

@@ -1,6 +1,6 @@
 import { executeServerTool } from './execute-tool'
 import type { StreamedToolCall } from '../openrouter/types'
-import type { ToolCredentials } from './tool-types'
+import type { ToolCredentials, ToolQuestion, ToolQuestionAnswer } from './tool-types'
 
 /** How one tool call ended, as the job stores it and the UI shows it. */
 export type ToolCallStatus = 'completed' | 'error' | 'timeout' | 'aborted' | 'refused'
@@ -29,6 +29,8 @@ export interface ToolCallPeople {
   runInBrowser(call: StreamedToolCall, round: number, signal: AbortSignal | undefined): Promise<{ result: string } | { error: string, aborted?: boolean }>
   /** Asks the job's user to approve the call: approved, or why not (denied, no answer in time). */
   approve(call: StreamedToolCall, round: number, signal: AbortSignal | undefined): Promise<{ approved: true } | { approved: false, error: string, aborted?: boolean }>
+  /** Asks the job's user a question the running call has (an MCP elicitation). */
+  ask(call: StreamedToolCall, round: number, question: ToolQuestion, signal: AbortSignal | undefined): Promise<ToolQuestionAnswer>
 }
 
 export interface RunToolCallsOptions {
@@ -122,7 +124,9 @@ async function runApproved(call: StreamedToolCall, startedAt: number, options: R
     const decision = await waitingForPerson(options, () => options.people!.approve(call, options.round ?? 0, options.signal))
     if (!decision.approved) return settledRecord(call, startedAt, decision)
   }
-  const outcome = await executeServerTool(call.name, call.arguments, { ...options.context, signal: options.signal })
+  const people = options.people
+  const askUser = people ? (question: ToolQuestion) => waitingForPerson(options, () => people.ask(call, options.round ?? 0, question, options.signal)) : undefined
+  const outcome = await executeServerTool(call.name, call.arguments, { ...options.context, signal: options.signal, ...(askUser ? { askUser } : {}) })
   const status: ToolCallStatus = outcome.error === undefined ? 'completed' : outcome.timedOut ? 'timeout' : outcome.errorCode === 'aborted' ? 'aborted' : 'error'
   return {
     id: call.id,

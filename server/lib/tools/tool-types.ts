@@ -69,6 +69,23 @@ export interface ToolCredentials {
   has(service: string): boolean
 }
 
+/**
+ * A question a tool asks the person it runs for (an MCP server's elicitation): a form from a JSON
+ * Schema, or a page to open. `timeoutMs` bounds the wait below the job's own (the tool's caller
+ * gives up sooner).
+ */
+export interface ToolQuestion {
+  message: string
+  schema?: Record<string, unknown>
+  url?: string
+  /** Who asks, for the person (`mcp:<server>`). */
+  origin?: string
+  timeoutMs?: number
+}
+
+/** The person's answer; `cancel` also when nobody answered in time or the job stopped. */
+export type ToolQuestionAnswer = { action: 'accept', content?: Record<string, unknown> } | { action: 'decline' | 'cancel' }
+
 /** What a handler knows about the call it serves. */
 export interface ToolExecutionContext {
   userId: string
@@ -78,6 +95,8 @@ export interface ToolExecutionContext {
   signal?: AbortSignal
   /** The credentials of the call's user (none set: every `get` is undefined). */
   credentials: ToolCredentials
+  /** Asks the person the call runs for (a job's user, from any tab); absent when nobody can answer. */
+  askUser?: (question: ToolQuestion) => Promise<ToolQuestionAnswer>
 }
 
 /**

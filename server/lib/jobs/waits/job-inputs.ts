@@ -59,14 +59,15 @@ export class JobInputs {
   }
 
   /**
-   * Opens (or finds again) the request and waits until it is settled. `aborted` when `signal`
+   * Opens (or finds again) the request and waits until it is settled, at most `timeoutMs` (never
+   * longer than the configured wait). `aborted` when `signal`
    * stopped the wait: on shutdown or a lost lease the request stays open for the resumed run;
    * otherwise (the job was stopped) it is cancelled.
    */
-  async ask(question: InputQuestion, signal?: AbortSignal): Promise<{ request: JobInputRequest } | { aborted: true }> {
+  async ask(question: InputQuestion, signal?: AbortSignal, timeoutMs = this.settings.timeoutMs): Promise<{ request: JobInputRequest } | { aborted: true }> {
     const { store } = this.options
     const now = Date.now()
-    let request = await store.openInputRequest({ ...question, expiresAt: now + this.settings.timeoutMs, now })
+    let request = await store.openInputRequest({ ...question, expiresAt: now + Math.max(1_000, Math.min(timeoutMs, this.settings.timeoutMs)), now })
     this.publish(request)
     if (request.createdAt === now && request.status === 'open') await this.noteForOwner(request)
     while (request.status === 'open') {

@@ -39,6 +39,8 @@ export function toolCallPeople(inputs: JobInputs, job: { id: string, userId: str
     round,
   })
   const waited = () => minutes(inputs.settings.timeoutMs)
+  /** Questions asked so far per call (a tool may ask more than once). */
+  const questions = new Map<string, number>()
 
   return {
     async runInBrowser(call, round, signal) {
@@ -51,6 +53,22 @@ export function toolCallPeople(inputs: JobInputs, job: { id: string, userId: str
       }
       if (request.status === 'expired') return { error: `no browser answered within ${waited()} (no tab of this app was open, or the user did not allow it). Tell the user; call it again only if they ask.` }
       return { error: 'the job stopped before a browser answered' }
+    },
+
+    async ask(call, round, asked, signal) {
+      const n = (questions.get(call.id) ?? 0) + 1
+      questions.set(call.id, n)
+      const result = await inputs.ask({
+        ...question(call, round, 'question', asked.message.slice(0, 500) || `${call.name} asks you something`),
+        key: `${toolCallRequestKey(round, call.id, 'question', scope)}:${n}`,
+        message: asked.message.slice(0, 4_000),
+        ...(asked.schema ? { schema: asked.schema } : {}),
+        ...(asked.url ? { url: asked.url } : {}),
+        ...(asked.origin ? { origin: asked.origin } : {}),
+      }, signal, asked.timeoutMs)
+      const answer = 'request' in result ? result.request.answer : undefined
+      if (answer?.kind !== 'question') return { action: 'cancel' }
+      return answer.action === 'accept' ? { action: 'accept', content: answer.content ?? {} } : { action: answer.action }
     },
 
     async approve(call, round, signal) {

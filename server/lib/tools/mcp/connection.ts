@@ -15,6 +15,8 @@ import type { McpServerConfig } from './config'
 import { mcpResultText } from './results'
 import { McpToolSet } from './tool-set'
 import type { McpServerStatus } from '../../../../shared/types/tool'
+import type { ToolExecutionContext } from '../tool-types'
+import { answerElicitation, type ElicitingCall } from './elicitation'
 
 /** Where log lines go (consola in the server). */
 export interface McpLogger {
@@ -82,13 +84,15 @@ export class McpServerConnection {
   private refreshing: Promise<void> | undefined
   private toolCount = 0
   private readonly retry: McpRetryPolicy
+  /** Calls under way, for the server's questions (elicitations) to find whom they are for. */
+  private readonly inFlight = new Set<ElicitingCall>()
 
   constructor(readonly config: McpServerConfig, private readonly options: McpConnectionOptions) {
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY
     if (!config.enabled) this.state = 'disabled'
     this.toolSet = options.onTools
       ? undefined
-      : new McpToolSet(config, (tool, args, context) => this.call(tool, args, context.signal), () => this.unavailableReason(), options.logger)
+      : new McpToolSet(config, (tool, args, context) => this.call(tool, args, context), () => this.unavailableReason(), options.logger)
   }
 
   /** Starts connecting in the background (no-op for a disabled server). */
@@ -129,8 +133,22 @@ export class McpServerConnection {
     return `MCP server "${this.config.name}" is unavailable (${why})${retry}. Try again later or answer without this tool.`
   }
 
-  /** Calls `tool` with `args`: the signal cancels it; progress notifications extend its timeout up to the maximum total. */
-  async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+  /**
+   * Calls `tool` with `args`: the signal cancels it; progress notifications extend its timeout up
+   * to the maximum total; a question the server asks meanwhile goes to `context.askUser`.
+   */
+  async call(tool: string, args: Record<string, unknown>, context: Pick<ToolExecutionContext, 'signal' | 'askUser'> = {}): Promise<string> {
+    const { signal } = context
+    const inFlight: ElicitingCall = { startedAt: Date.now(), askUser: context.askUser }
+    this.inFlight.add(inFlight)
+    try {
+      return await this.callOnce(tool, args, signal)
+    } finally {
+      this.inFlight.delete(inFlight)
+    }
+  }
+
+  private async callOnce(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
     for (let attempt = 0; ; attempt++) {
       const client = this.client
       if (this.state !== 'ready' || !client) throw new Error(this.unavailableReason())
@@ -212,12 +230,20 @@ export class McpServerConnection {
     this.setState('connecting')
     this.nextRetryAt = undefined
     const client = new Client({ name: 'or3-chat', version: '1.0.0' }, {
+      // Questions a tool asks while it runs reach the person its job runs for (elicitation.ts).
+      capabilities: { elicitation: { form: {}, url: {} } },
       listChanged: {
         // Refreshed here, at once: a call whose server changed its tools meanwhile waits for the
         // new list, so the job's next round is offered a tool the call just added.
         tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.refreshTools(client) },
       },
     })
+    client.setRequestHandler('elicitation/create', request => answerElicitation(request.params, {
+      server: this.config.name,
+      calls: [...this.inFlight],
+      callTimeoutMs: this.config.timeoutMs,
+      logger: this.options.logger,
+    }))
     client.onerror = (error) => {
       // A last progress notification may arrive just after its call's result: nothing to report.
       if (!/progress notification for an unknown token/i.test(errorText(error))) this.options.logger.warn(`MCP server "${this.config.name}": ${errorText(error)}`)

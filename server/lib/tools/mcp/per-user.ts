@@ -139,7 +139,7 @@ export class McpPerUserServer {
     entry.active++
     try {
       await entry.connection.whenSettled()
-      return await entry.connection.call(tool, args, context.signal)
+      return await entry.connection.call(tool, args, context)
     } finally {
       entry.active--
       entry.lastUsed = this.now()

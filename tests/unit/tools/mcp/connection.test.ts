@@ -129,3 +129,30 @@ describe('an MCP server over Streamable HTTP', () => {
     expect(connection.status().state).toBe('ready')
   })
 })
+
+describe('questions an MCP server asks while its tool runs (elicitation)', () => {
+  it('brings the form to the person the call runs for, and their answer back to the server', async () => {
+    const connection = new McpServerConnection(everythingOverStdio(), { logger, connectTimeoutMs: 20_000, retry: fastRetry })
+    open.push(connection)
+    connection.start()
+    await ready(connection)
+    const asked: Array<Parameters<NonNullable<Parameters<typeof executeServerTool>[2]['askUser']>>[0]> = []
+    const accepted = await executeServerTool('everything__trigger-elicitation-request', '{}', {
+      askUser: async (question) => {
+        asked.push(question)
+        return { action: 'accept', content: { name: 'Ada Lovelace', check: true, integer: 7 } }
+      },
+    })
+    expect(asked).toHaveLength(1)
+    expect(asked[0]).toMatchObject({ message: 'Please provide inputs for the following fields:', origin: 'mcp:everything', schema: { type: 'object', required: ['name'] } })
+    expect(asked[0]!.timeoutMs).toBeGreaterThan(0)
+    expect(accepted.result).toMatch(/Name: Ada Lovelace/)
+    expect(accepted.result).toMatch(/Favorite Integer: 7/)
+
+    const declined = await executeServerTool('everything__trigger-elicitation-request', '{}', { askUser: async () => ({ action: 'decline' }) })
+    expect(declined.result).toMatch(/declined/)
+    // Nobody to ask (a call outside a job): the server is told no, at once.
+    const nobody = await executeServerTool('everything__trigger-elicitation-request', '{}')
+    expect(nobody.result).toMatch(/declined/)
+  })
+})
