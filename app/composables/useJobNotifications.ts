@@ -1,6 +1,7 @@
 import { ref } from 'vue'
 import { useJobs } from './useJobs'
 import { useToasts } from './useToasts'
+import type { JobInputRequest } from '../../shared/types/input-request'
 
 const permission = ref<NotificationPermission | 'unsupported'>('default')
 const asked = ref(false)
@@ -51,12 +52,22 @@ export function useJobNotifications() {
     }
   }
 
+  /** A job waits for the person: a toast, and a browser notification when the tab is hidden and they allowed it. */
+  function inputNeeded(request: Pick<JobInputRequest, 'id' | 'title' | 'kind'>): void {
+    show({ title: 'Waiting for you', body: request.title, tone: 'info' }, 12_000)
+    if (typeof document !== 'undefined' && document.visibilityState === 'hidden' && permission.value === 'granted') {
+      const notification = new Notification('An answer waits for you', { body: request.title, tag: request.id })
+      notification.onclick = () => window.focus()
+    }
+  }
+
   /**
    * Shows answers that ended with nobody watching them (the server records those), then marks
    * them read: on a visit, and whenever one of this session's running jobs ends elsewhere.
    */
   async function showUnread(): Promise<void> {
-    const notifications = await jobs.unreadNotifications(5)
+    // Open requests show on the page themselves; their notes only matter to a later visit's list.
+    const notifications = (await jobs.unreadNotifications(5)).filter(item => item.kind !== 'input-needed')
     if (notifications.length === 0) return
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
     for (const item of notifications.slice(0, 3).reverse()) {
@@ -89,5 +100,5 @@ export function useJobNotifications() {
     return () => clearInterval(timer)
   }
 
-  return { permission, init, shouldOffer, requestPermission, declinePermission, answerFinished, showUnread, watchRunningJobs }
+  return { permission, init, shouldOffer, requestPermission, declinePermission, answerFinished, inputNeeded, showUnread, watchRunningJobs }
 }

@@ -5,7 +5,7 @@ import type { JobStreamEvent } from '../../shared/types/job-events'
 /** The EventSource constructor (injectable for tests). */
 export type EventSourceFactory = (url: string) => EventSource
 
-const EVENT_TYPES = ['snapshot', 'delta', 'tool-call', 'workflow-state', 'status'] as const satisfies ReadonlyArray<JobStreamEvent['type']>
+const EVENT_TYPES = ['snapshot', 'delta', 'tool-call', 'workflow-state', 'input-request', 'status'] as const satisfies ReadonlyArray<JobStreamEvent['type']>
 
 /**
  * Attaches to a job's event stream and keeps a live view of it. The browser's EventSource resends

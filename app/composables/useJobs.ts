@@ -3,7 +3,7 @@ import type { JobNotification, JobStatus, JobSummary } from '../../shared/types/
 /** The session's jobs and the notifications of the ones that ended unwatched. */
 export function useJobs() {
   /** Recent jobs, running ones first. */
-  async function list(query: { limit?: number, status?: JobStatus } = {}): Promise<JobSummary[]> {
+  async function list(query: { limit?: number, status?: JobStatus | 'waiting' } = {}): Promise<JobSummary[]> {
     return (await $fetch<{ jobs: JobSummary[] }>('/api/jobs', { query })).jobs
   }
   /** Stops a job (idempotent). */

@@ -1,5 +1,6 @@
 import { ref } from 'vue'
 import { useApiKey } from './useApiKey'
+import { clientToolDeclarations } from '../utils/client-tools'
 import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
 
 const threads = ref<ChatThread[]>([])
@@ -23,9 +24,12 @@ export function useThreads() {
   function open(id: string): Promise<ThreadWithMessages> {
     return $fetch<ThreadWithMessages>(`/api/threads/${id}`)
   }
-  /** Sends a message (with the user's own key, if any); the answer runs as a job on the server. */
+  /**
+   * Sends a message (with the user's own key, if any); the answer runs as a job on the server and
+   * may call the tools this browser runs (app/utils/client-tools.ts).
+   */
   function send(id: string, input: { content: string, model: string }): Promise<SentThreadMessage> {
-    return $fetch<SentThreadMessage>(`/api/threads/${id}/messages`, { method: 'POST', body: input, headers: apiKey.headers() })
+    return $fetch<SentThreadMessage>(`/api/threads/${id}/messages`, { method: 'POST', body: { ...input, clientTools: clientToolDeclarations() }, headers: apiKey.headers() })
   }
   async function rename(id: string, title: string): Promise<void> {
     const thread = await $fetch<ChatThread>(`/api/threads/${id}`, { method: 'PATCH', body: { title } })

@@ -1,11 +1,12 @@
 /**
  * A job's state as the UI shows it, rebuilt from the job stream's events (shared/types/job-events:
- * snapshot, delta, tool-call, workflow-state, status). Pure functions, shared by the stream
+ * snapshot, delta, tool-call, workflow-state, input-request, status). Pure functions, shared by the stream
  * composable and its tests.
  */
 import type { JobStreamEvent } from '../../shared/types/job-events'
 import type { ActiveToolCall, JobError, JobStatus, PublicJob } from '../../shared/types/job'
 import type { WorkflowState } from '../../shared/types/workflow'
+import type { JobInputRequest } from '../../shared/types/input-request'
 
 /** One tool call card's data: the server's tool call record. */
 export type ToolCallView = ActiveToolCall
@@ -32,6 +33,8 @@ export interface JobView {
   workflowState?: WorkflowState
   /** Workflow runs: the workflow as it was when the run started. */
   workflow?: PublicJob['workflow']
+  /** What the job asked its user (browser tools, approvals, questions), open and settled. */
+  inputRequests?: JobInputRequest[]
 }
 
 /** A view before any event arrived. */
@@ -73,7 +76,14 @@ export function applyJobEvent(view: JobView, event: JobStreamEvent, id?: string)
         completedAt: job.completedAt,
         workflowState: job.workflowState,
         workflow: job.workflow,
+        inputRequests: job.inputRequests ?? [],
       }
+    }
+    case 'input-request': {
+      const requests = view.inputRequests ?? []
+      const index = requests.findIndex(item => item.id === event.request.id)
+      next.inputRequests = index < 0 ? [...requests, event.request] : requests.with(index, event.request)
+      return next
     }
     case 'workflow-state':
       next.workflowState = event.workflowState

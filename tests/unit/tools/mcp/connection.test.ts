@@ -9,6 +9,7 @@ import { McpServers } from '../../../../server/lib/tools/mcp/servers'
 import { clearServerTools, getEnabledDefinitions, getServerTool } from '../../../../server/lib/tools/registry'
 import { executeServerTool } from '../../../../server/lib/tools/execute-tool'
 import { everythingOverStdio, startEverythingOverHttp } from '../../../support/mcp-servers'
+import type { ToolQuestion } from '../../../../server/lib/tools/tool-types'
 
 const logger = { info: () => {}, warn: () => {} }
 const fastRetry = { baseDelayMs: 50, maxDelayMs: 200, breakerAfter: 100, breakerCooldownMs: 60_000 }
@@ -136,7 +137,7 @@ describe('questions an MCP server asks while its tool runs (elicitation)', () =>
     open.push(connection)
     connection.start()
     await ready(connection)
-    const asked: Array<Parameters<NonNullable<Parameters<typeof executeServerTool>[2]['askUser']>>[0]> = []
+    const asked: ToolQuestion[] = []
     const accepted = await executeServerTool('everything__trigger-elicitation-request', '{}', {
       askUser: async (question) => {
         asked.push(question)

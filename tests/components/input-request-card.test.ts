@@ -1,0 +1,102 @@
+/** The card of something a job waits on the person for: approvals, browser tools, questions (forms and links). */
+import { flushPromises, mount } from '@vue/test-utils'
+import { describe, expect, it, vi } from 'vitest'
+import InputRequestCard from '../../app/components/InputRequestCard.vue'
+import { formContent, formFields, initialValues } from '../../app/utils/question-form'
+import type { JobInputRequest } from '../../shared/types/input-request'
+
+function request(fields: Partial<JobInputRequest>): JobInputRequest {
+  return { id: 'req-1', jobId: 'job-1', userId: 'u', kind: 'approval', key: 'k', title: 'Run send_email?', status: 'open', createdAt: 0, expiresAt: Date.UTC(2030, 0, 1, 12, 30), ...fields }
+}
+
+function mountCard(item: JobInputRequest, answer = vi.fn(async () => {}), runTool = vi.fn(async () => {})) {
+  return { wrapper: mount(InputRequestCard, { props: { request: item, answer, runTool } }), answer, runTool }
+}
+
+const ELICITATION_SCHEMA = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', title: 'Full name', maxLength: 100 },
+    check: { type: 'boolean', title: 'Agree' },
+    integer: { type: 'integer', minimum: 1, maximum: 100, default: 42 },
+    email: { type: 'string', format: 'email' },
+    pet: { type: 'string', enum: ['pet-1', 'pet-2'], enumNames: ['Cats', 'Dogs'], default: 'pet-1' },
+    hero: { type: 'string', oneOf: [{ const: 'hero-1', title: 'Superman' }, { const: 'hero-2', title: 'Wonder Woman' }] },
+    fish: { type: 'array', items: { anyOf: [{ const: 'fish-1', title: 'Tuna' }, { const: 'fish-2', title: 'Salmon' }] }, default: ['fish-1'] },
+  },
+}
+
+describe('an approval card', () => {
+  it('shows the tool and its arguments as text, and sends approve or deny with the reason', async () => {
+    const { wrapper, answer } = mountCard(request({ toolName: 'send_email', arguments: '{"to":"a@example.com","body":"<script>alert(1)</script>"}' }))
+    expect(wrapper.find('[data-testid=input-arguments]').text()).toContain('"body": "<script>alert(1)</script>"')
+    expect(wrapper.find('script').exists()).toBe(false)
+    await wrapper.find('[data-testid=approve]').trigger('click')
+    expect(answer).toHaveBeenLastCalledWith(expect.objectContaining({ id: 'req-1' }), { approved: true })
+    await wrapper.find('input[type=text]').setValue('wrong address')
+    await wrapper.find('[data-testid=deny]').trigger('click')
+    expect(answer).toHaveBeenLastCalledWith(expect.anything(), { approved: false, reason: 'wrong address' })
+  })
+
+  it('shows a workflow step\'s draft, and the server\'s refusal when the answer came too late', async () => {
+    const answer = vi.fn(async () => { throw new Error('This request was already approved; the first answer counts.') })
+    const { wrapper } = mountCard(request({ title: 'Continue with this draft?', preview: 'Dear team,\n…', origin: 'workflow' }), answer)
+    expect(wrapper.find('[data-testid=input-preview]').text()).toBe('Dear team,\n…')
+    expect(wrapper.text()).toContain('workflow')
+    await wrapper.find('[data-testid=approve]').trigger('click')
+    await flushPromises()
+    expect(wrapper.find('[data-testid=input-problem]').text()).toMatch(/already approved/)
+  })
+})
+
+describe('a browser tool card', () => {
+  it('asks for consent for a private tool and runs it here only when allowed', async () => {
+    const { wrapper, runTool } = mountCard(request({ kind: 'client-tool', title: 'Run get_user_location in your browser', toolName: 'get_user_location', arguments: '{}' }))
+    expect(wrapper.text()).toContain('Share your location?')
+    await wrapper.find('[data-testid=refuse-tool]').trigger('click')
+    expect(runTool).toHaveBeenLastCalledWith(expect.objectContaining({ id: 'req-1' }), false)
+    await wrapper.find('[data-testid=allow-tool]').trigger('click')
+    expect(runTool).toHaveBeenLastCalledWith(expect.anything(), true)
+  })
+
+  it('says another device can run a tool this browser does not have', () => {
+    const { wrapper } = mountCard(request({ kind: 'client-tool', toolName: 'show_chart' }))
+    expect(wrapper.find('[data-testid=allow-tool]').exists()).toBe(false)
+    expect(wrapper.text()).toMatch(/another tab or device can run it/)
+  })
+})
+
+describe('a question card', () => {
+  it('renders the form from its schema with the defaults, and sends what was filled in', async () => {
+    const { wrapper, answer } = mountCard(request({ kind: 'question', title: 'Please provide inputs', message: 'Please provide inputs for the following fields:', schema: ELICITATION_SCHEMA, origin: 'mcp:everything' }))
+    expect(wrapper.find('[data-field=integer] input').element).toHaveProperty('value', '42')
+    expect(wrapper.findAll('[data-field=pet] option').map(option => option.text())).toEqual(['—', 'Cats', 'Dogs'])
+    expect(wrapper.findAll('[data-field=hero] option').map(option => option.text())).toContain('Wonder Woman')
+    expect(wrapper.find('[data-field=email] input').attributes('type')).toBe('email')
+    await wrapper.find('[data-field=name] input').setValue('Ada Lovelace')
+    await wrapper.find('[data-field=check] input').setValue(true)
+    await wrapper.find('[data-testid=question-accept]').trigger('click')
+    expect(answer).toHaveBeenLastCalledWith(expect.anything(), { action: 'accept', content: { name: 'Ada Lovelace', check: true, integer: 42, pet: 'pet-1', fish: ['fish-1'] } })
+    await wrapper.find('[data-testid=question-decline]').trigger('click')
+    expect(answer).toHaveBeenLastCalledWith(expect.anything(), { action: 'decline' })
+  })
+
+  it('offers a link question\'s page as a plain link, and only http(s) pages', async () => {
+    const { wrapper, answer } = mountCard(request({ kind: 'question', message: 'Finish sign-up', url: 'https://example.com/verify?x=1' }))
+    const link = wrapper.find('[data-testid=question-link]')
+    expect(link.attributes()).toMatchObject({ href: 'https://example.com/verify?x=1', target: '_blank', rel: 'noopener noreferrer nofollow' })
+    await wrapper.find('[data-testid=question-accept]').trigger('click')
+    expect(answer).toHaveBeenLastCalledWith(expect.anything(), { action: 'accept' })
+    const hostile = mountCard(request({ kind: 'question', message: 'x', url: 'javascript:alert(1)' })).wrapper
+    expect(hostile.find('[data-testid=question-link]').exists()).toBe(false)
+  })
+})
+
+describe('the question form', () => {
+  it('leaves empty optional fields out and turns numbers into numbers', () => {
+    const fields = formFields({ type: 'object', properties: { age: { type: 'integer' }, note: { type: 'string' }, tags: { type: 'array', items: { enum: ['a', 'b'] } } }, required: ['age'] })
+    expect(initialValues(fields)).toEqual({ age: '', note: '', tags: [] })
+    expect(formContent(fields, { age: '7', note: '', tags: [] })).toEqual({ age: 7 })
+  })
+})
