@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser } from 'playwright-core'
+import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
+import { launchChromium, screenshot, watchForProblems } from './helpers/browser'
+
+// A job that waits for its person, in a real browser on the offline demo model: the tool policy
+// makes `calculate` ask first; the approval shows in every tab of the person, and approving it in
+// one finishes the answer shown in another.
+
+let app: RunningApp
+let browser: Browser
+let dir: string
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'or3-waits-browser-'))
+  const policy = join(dir, 'policy.json')
+  writeFileSync(policy, JSON.stringify({ rules: [{ name: 'ask before calculating', effect: 'approve', tools: ['calculate'] }] }))
+  app = await startApp(await buildApp(), { NUXT_TOOLS_POLICY_FILE: policy })
+  browser = await launchChromium()
+}, 240_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await app?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('a job that waits for its person, in the browser', () => {
+  it('shows the approval in a second tab, and approving it there finishes the answer in the first', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const first = await context.newPage()
+    const firstProblems = watchForProblems(first)
+    await first.goto(`${app.url}/`)
+    await first.getByTestId('composer-input').fill('What is 6*7?')
+    await first.getByTestId('composer-input').press('Enter')
+    await first.waitForURL(/\/chat\/[\w-]+$/)
+
+    const second = await context.newPage()
+    const secondProblems = watchForProblems(second)
+    await second.goto(`${app.url}/jobs`)
+    const card = second.locator('[data-testid=input-request][data-kind=approval]')
+    await card.waitFor({ timeout: 20_000 })
+    expect(await card.innerText()).toContain('calculate')
+    expect(await card.getByTestId('input-arguments').innerText()).toContain('6*7')
+    expect(await second.locator('[data-testid=job-row][data-waiting=true]').count()).toBe(1)
+    await screenshot(second, 'approval-card')
+    await card.getByTestId('approve').click()
+    await card.waitFor({ state: 'detached' })
+
+    const answer = first.getByTestId('message-assistant').last()
+    await answer.and(first.locator('[data-status=complete]')).waitFor({ timeout: 20_000 })
+    expect(await answer.getByTestId('message-content').innerText()).toContain('42')
+    // The first tab's panel went too, once the answer was given elsewhere.
+    await expect.poll(() => first.locator('[data-testid=input-request]').count(), { timeout: 10_000 }).toBe(0)
+    for (const problems of [firstProblems, secondProblems]) {
+      expect(problems.errors).toEqual([])
+      expect(problems.csp).toEqual([])
+    }
+    await context.close()
+  })
+
+  it('tells the model a denied call was not run', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 800 } })
+    const page = await context.newPage()
+    await page.goto(`${app.url}/`)
+    await page.getByTestId('composer-input').fill('What is 12*12?')
+    await page.getByTestId('composer-input').press('Enter')
+    const card = page.locator('[data-testid=input-request][data-kind=approval]')
+    await card.waitFor({ timeout: 20_000 })
+    await card.locator('input[type=text]').fill('not now')
+    await card.getByTestId('deny').click()
+    const answer = page.getByTestId('message-assistant').last()
+    await answer.and(page.locator('[data-status=complete]')).waitFor({ timeout: 20_000 })
+    await page.locator('[data-testid=tool-card][data-tool=calculate]').locator('summary').click()
+    expect(await page.locator('[data-testid=tool-card][data-tool=calculate]').innerText()).toContain('declined')
+    await context.close()
+  })
+})
