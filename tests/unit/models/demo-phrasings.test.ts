@@ -195,3 +195,35 @@ describe('what it cannot do', () => {
     expect((ask('hello there') as { text: string }).text).toMatch(/offline demo model/)
   })
 })
+
+describe('the demo model and the tools the browser runs', () => {
+  const browserTools = [
+    { type: 'function' as const, function: { name: 'get_user_location', description: 'Where the user is.', parameters: { type: 'object' as const, properties: {} } } },
+    { type: 'function' as const, function: { name: 'get_browser_context', description: 'The browser\'s time zone.', parameters: { type: 'object' as const, properties: {} } } },
+  ]
+  const withBrowser = (content: string) => planDemoReply({ messages: [{ role: 'user', content }], tools: [...getEnabledDefinitions(), ...browserTools] })
+
+  it.each([
+    ['Where am I?', 'get_user_location'],
+    ['what is my current location', 'get_user_location'],
+    ['What\'s my time zone?', 'get_browser_context'],
+    ['what time is it here', 'get_browser_context'],
+  ])('%s → %s, when the app offers it', (content, tool) => {
+    const reply = withBrowser(content)
+    expect(reply).toMatchObject({ kind: 'tool-calls', calls: [{ name: tool }] })
+    // Without the browser's tools, no such call is made.
+    expect(JSON.stringify(ask(content))).not.toContain(tool)
+  })
+
+  it('answers from what the browser sent back', () => {
+    const reply = planDemoReply({
+      tools: browserTools,
+      messages: [
+        { role: 'user', content: 'Where am I?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_user_location', arguments: '{"precision":"city"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: '{"latitude":52.52,"longitude":13.4,"accuracyMeters":1000}' },
+      ],
+    })
+    expect(reply).toMatchObject({ kind: 'text', text: expect.stringContaining('**52.52, 13.4**') })
+  })
+})

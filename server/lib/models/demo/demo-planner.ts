@@ -123,6 +123,15 @@ function toolCallsFor(text: string, offered: ReadonlySet<string>, context: Conte
   // Numbers in words become digits first, so "one hundred and five" is not split at its "and".
   const clauses = wordsToDigits(text).split(/\band\b(?!\s*-?\d)|;|\balso\b/i).map(clause => clause.trim()).filter(Boolean)
   for (const clause of clauses) {
+    // Tools the person's browser runs, when the app offered them: where they are, their own clock.
+    if (offered.has('get_user_location') && /\b(?:where am i|where i am|my (?:current )?(?:location|position))\b/i.test(clause)) {
+      calls.push({ name: 'get_user_location', arguments: { precision: 'city' } })
+      continue
+    }
+    if (offered.has('get_browser_context') && /\b(?:my (?:time ?zone|local time)|(?:time|clock)(?: is it)? (?:here|where i am))\b/i.test(clause)) {
+      calls.push({ name: 'get_browser_context', arguments: {} })
+      continue
+    }
     const { unit, rest } = temperatureUnitIn(clause)
     let intent = intentOf(clause)
     const place = placeIn(rest) ?? (/\bthere\b/i.test(clause) ? lastPlace : undefined)
@@ -175,6 +184,10 @@ function describeResult(name: string, args: Record<string, unknown>, content: st
       const unit = data.unit === 'celsius' ? '°C' : '°F'
       return `It is **sunny** in ${String(data.location)}: **${String(data.temperature)} ${unit}**, humidity ${String(data.humidityPercent)}%. (Demo data: this tool always reports sunshine.)`
     }
+    case 'get_user_location':
+      return `Your browser says you are near **${String(data.latitude)}, ${String(data.longitude)}** (within about ${String(data.accuracyMeters ?? '?')} m).`
+    case 'get_browser_context':
+      return `Your browser says: time zone **${String(data.timeZone)}**, local time **${String(data.localTime)}**.`
     default:
       return `\`${name}\`(${JSON.stringify(args)}) returned: ${content}`
   }
