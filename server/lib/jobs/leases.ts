@@ -74,7 +74,7 @@ export class JobLeases {
   async follow(job: BackgroundJob): Promise<void> {
     let relay = this.relays.get(job.id)
     if (!relay) {
-      relay = startRemoteJobRelay({ jobId: job.id, hub: this.hub, watch: id => this.store.watchJob(id), onError: error => this.logger?.warn(`Following job ${job.id} failed`, error) })
+      relay = startRemoteJobRelay({ jobId: job.id, hub: this.hub, watch: id => this.store.watchJob(id), inputRequests: id => this.store.listInputRequests({ jobId: id }), onError: error => this.logger?.warn(`Following job ${job.id} failed`, error) })
       this.relays.set(job.id, relay)
       void relay.finally(() => setTimeout(() => this.relays.delete(job.id), 0))
     }

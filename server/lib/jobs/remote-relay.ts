@@ -1,10 +1,12 @@
 /**
  * Live view of a job that another instance runs (multi-instance deployments). Polls the store
  * with backoff (fast while text flows, slower when idle) and replays what changed into this
- * instance's live hub, so local viewers get the same snapshot, deltas, tool-call and status
- * events as for a local job. Stops when the job ends or nobody here watches any more.
+ * instance's live hub, so local viewers get the same snapshot, deltas, tool-call, input-request and
+ * status events as for a local job (requests are read only while a tool call or a workflow runs,
+ * the only times a job can wait for its person). Stops when the job ends or nobody here watches any more.
  */
 import { type ActiveToolCall, type BackgroundJob } from '../../../shared/types/job'
+import type { JobInputRequest } from '../../../shared/types/input-request'
 import { toPublicJob } from './public-job'
 import type { JobLiveHub } from './live-hub'
 
@@ -14,6 +16,8 @@ export interface RemoteJobRelayOptions {
   hub: JobLiveHub
   /** Reads the job's current state from the shared store. */
   watch: (jobId: string) => Promise<BackgroundJob | null>
+  /** Reads what the job asked its person (none given: requests are not relayed). */
+  inputRequests?: (jobId: string) => Promise<JobInputRequest[]>
   minIntervalMs?: number
   maxIntervalMs?: number
   onError?: (error: unknown) => void
@@ -39,6 +43,21 @@ export async function startRemoteJobRelay(options: RemoteJobRelayOptions): Promi
   let content = first.content
   let reasoning = first.reasoning
   let calls = new Map(first.activeToolCalls.map(call => [callKey(call), JSON.stringify(call)]))
+  const requests = new Map<string, string>()
+  const mayWait = (job: BackgroundJob) => job.status === 'streaming' && (job.type === 'workflow' || job.activeToolCalls.some(call => call.status === 'pending' || call.status === 'running'))
+  /** Publishes the requests that changed since the last poll; true when one did. */
+  const relayRequests = async (job: BackgroundJob): Promise<boolean> => {
+    if (!options.inputRequests || !mayWait(job)) return false
+    let changed = false
+    for (const request of await options.inputRequests(jobId)) {
+      const serialized = JSON.stringify(request)
+      if (requests.get(request.id) === serialized) continue
+      requests.set(request.id, serialized)
+      hub.updateInputRequest(jobId, request)
+      changed = true
+    }
+    return changed
+  }
   let idlePolls = 0
   let interval = minIntervalMs
 
@@ -85,7 +104,9 @@ export async function startRemoteJobRelay(options: RemoteJobRelayOptions): Promi
         hub.drop(jobId)
         return stop()
       }
-      interval = apply(job) ? minIntervalMs : Math.min(maxIntervalMs, Math.round(interval * 1.5))
+      const changed = apply(job)
+      const asked = !stopped && await relayRequests(job)
+      interval = changed || asked ? minIntervalMs : Math.min(maxIntervalMs, Math.round(interval * 1.5))
     } catch (error) {
       options.onError?.(error)
       interval = maxIntervalMs
@@ -97,6 +118,7 @@ export async function startRemoteJobRelay(options: RemoteJobRelayOptions): Promi
   }
   if (first.status !== 'streaming') apply(first)
   else {
+    await relayRequests(first).catch(error => options.onError?.(error))
     timer = setTimeout(poll, minIntervalMs)
     timer.unref?.()
   }

@@ -9,6 +9,7 @@ import { createSecretBox } from '../../../server/lib/security/secret-box'
 import { createConvexJobStore, type ConvexFunctionClient } from '../../../server/lib/stores/jobs/convex'
 import { textReply, toolCallReply} from '../../support/fake-openrouter'
 import { registerBuiltinToolsOnly, useFakeOpenRouter } from '../../support/upstream'
+import { registerServerTool } from '../../../server/lib/tools/registry'
 import { testServerConfig } from '../../support/server-config'
 
 // Two job layers ("instances") sharing one convex-test backend, as two Nitro servers share one
@@ -30,6 +31,7 @@ beforeEach(() => {
 function instances() {
   const backend = convexTest(schema, import.meta.glob('../../../convex/**/*.ts')) as unknown as ConvexFunctionClient
   const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-shared', retryBaseDelayMs: 5 } })
+  config.backgroundJobs.waits = { timeoutMs: 30_000, claimMs: 10_000, pollMs: 50 }
   const make = (instanceId: string, client: ConvexFunctionClient = backend) => {
     const store = createConvexJobStore({ client, secret, instanceId, leaseMs: LEASE_MS })
     const hub = new JobLiveHub({ graceMs: 50, batchIntervalMs: 20 })
@@ -53,6 +55,35 @@ function viewer(hub: JobLiveHub, jobId: string) {
 }
 
 describe('two instances on one Convex backend', () => {
+  it('shows a job waiting on A to a viewer on B, and an answer given on B lets A go on', async () => {
+    const { make } = instances()
+    const a = make('instance-a')
+    const b = make('instance-b')
+    let sent = 0
+    registerServerTool({ type: 'function', function: { name: 'send_note', description: 'Sends a note.', parameters: { type: 'object', properties: { text: { type: 'string' } } } }, needsApproval: true }, () => {
+      sent++
+      return { sent: true }
+    })
+    fake.script(request => request.body.messages.some(message => message.role === 'tool') ? textReply('Sent.') : toolCallReply([{ id: 'call_note', name: 'send_note', arguments: '{"text":"hi"}' }]))
+    const job = await a.manager.startChatJob({ principal: { userId: 'user-1', role: 'user' }, request: { ...request, messages: [{ role: 'user', content: 'send a note' }] } })
+
+    await b.manager.followRemoteJob((await b.store.getJob(job.id))!)
+    const asked: string[] = []
+    const subscription = b.hub.subscribe(job.id, (event) => {
+      if (event.event.type === 'input-request') asked.push(`${event.event.request.kind}:${event.event.request.status}`)
+    })!
+    await vi.waitFor(() => expect(asked).toContain('approval:open'), { timeout: 5_000 })
+    const [open] = await b.manager.inputs.openFor('user-1')
+    expect(open).toMatchObject({ toolName: 'send_note', arguments: '{"text":"hi"}' })
+    await expect(b.manager.inputs.answer('user-2', job.id, open!.id, { approved: true })).rejects.toMatchObject({ statusCode: 404 })
+    await b.manager.inputs.answer('user-1', job.id, open!.id, { approved: true })
+    await a.manager.settled(job.id)
+    expect(await a.store.getJob(job.id)).toMatchObject({ status: 'complete', content: 'Sent.' })
+    expect(sent).toBe(1)
+    await vi.waitFor(() => expect(asked).toContain('approval:answered'), { timeout: 5_000 })
+    subscription.dispose()
+  })
+
   it('streams a job started on A to a viewer on B, and a stop on B ends it on A', async () => {
     const { make } = instances()
     const a = make('instance-a')
