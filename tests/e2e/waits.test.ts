@@ -261,6 +261,26 @@ describe('jobs that wait for a person', () => {
     expect(job.content).toMatch(/Favorite Integer: 42/)
   })
 
+  it('asks before a workflow\'s tool step runs a tool that needs approval', async () => {
+    const definition = {
+      version: 1,
+      name: 'Calculate',
+      defaultModel: 'or3/offline-demo',
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'calc', kind: 'tool', tool: 'calculate', arguments: { expression: '6*7' } }, { id: 'out', kind: 'output' }],
+      edges: [{ from: 'start', to: 'calc' }, { from: 'calc', to: 'out' }],
+    }
+    const workflowId = (await (await alice.post('/api/workflows', { definition })).json()).id
+    for (const approved of [true, false]) {
+      const { jobId } = await (await alice.post(`/api/workflows/${workflowId}/run`, { prompt: 'go' })).json()
+      const request = await requestOf(alice, jobId)
+      expect(request).toMatchObject({ kind: 'approval', toolName: 'calculate', arguments: '{"expression":"6*7"}' })
+      await alice.post(`/api/jobs/${jobId}/input/${request.id}`, approved ? { approved } : { approved, reason: 'no maths today' })
+      const job = await waitForJobEnd(alice, jobId)
+      if (approved) expect(job).toMatchObject({ status: 'complete', content: expect.stringContaining('42') })
+      else expect(job).toMatchObject({ status: 'error', error: { message: expect.stringContaining('the user declined to run it ("no maths today")') } })
+    }
+  })
+
   it('keeps answering other clients while a job waits', async () => {
     scriptToolThenEcho()
     const jobId = await alice.startJob({ model: MODEL, messages: [{ role: 'user', content: 'what is 6*7 while others chat' }] })

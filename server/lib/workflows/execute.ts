@@ -31,7 +31,8 @@ export type NodeOutcome = { output: string } | { error: string, /** Over a text 
 /** What nodes need from the outside world (the model, the tool registry). */
 export interface WorkflowRunDependencies {
   runAgent: (node: AgentNode, request: { model: string, system: string, prompt: string }, hooks: { onToken: (text: string) => void, onToolCall: (call: ActiveToolCall) => void }, signal: AbortSignal) => Promise<NodeOutcome>
-  runTool: (name: string, args: unknown, signal: AbortSignal) => Promise<NodeOutcome>
+  /** Runs a tool step (`nodeId` names the step, for an approval the tool may need). */
+  runTool: (name: string, args: unknown, signal: AbortSignal, nodeId: string) => Promise<NodeOutcome>
   /** Asks a model to pick one of `branches`; returns its reply. */
   askRouter: (node: RouterNode, request: { model: string, prompt: string }, signal: AbortSignal) => Promise<NodeOutcome>
   /** Asks the person who runs the workflow (an approval step), with what flowed in shown. */
@@ -180,7 +181,7 @@ export async function executeWorkflow(params: {
         }, controller.signal)
       case 'tool': {
         if (interrupted.has(node.id) && !dependencies.isIdempotent(node.tool) && !node.retries) return { error: UNKNOWN_NODE_OUTCOME }
-        return dependencies.runTool(node.tool, renderArguments(node.arguments, scope, limits.stepChars), controller.signal)
+        return dependencies.runTool(node.tool, renderArguments(node.arguments, scope, limits.stepChars), controller.signal, node.id)
       }
       case 'approval': {
         const asked = await dependencies.askApproval(node, { question: fill(node.question ?? 'Continue with this?'), preview: input }, controller.signal)

@@ -144,10 +144,19 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       onToolCall: hooks.onToolCall,
     }, nodeSignal),
     askRouter: (_node, request, nodeSignal) => agentLoop(request.model, [{ role: 'user', content: request.prompt }], {}, nodeSignal),
-    runTool: async (name, args, nodeSignal) => {
+    runTool: async (name, args, nodeSignal, nodeId) => {
       // Checked at run time for the running user too: the policy may have changed since the workflow was saved.
-      const denied = options.toolAccess ? (await options.toolAccess())({ name, source: getServerTool(name)?.source }) : undefined
+      const access = options.toolAccess ? await options.toolAccess() : undefined
+      const tool = { name, source: getServerTool(name)?.source }
+      const denied = access?.(tool)
       if (denied !== undefined) return { error: `tool "${name}" is not available here: ${denied}.` }
+      // A tool that needs approval asks the person running the workflow first, as in a chat.
+      if (getServerTool(name)?.needsApproval || access?.needsApproval?.(tool)) {
+        if (!options.inputs) return { error: `tool "${name}" needs its user's approval, and nobody can answer for this run.` }
+        harness.toolStarted()
+        const decision = await toolCallPeople(options.inputs, job, [], `node:${nodeId}:`).approve({ id: 'tool', index: 0, name, arguments: JSON.stringify(args) }, 0, nodeSignal).finally(() => harness.toolFinished())
+        if (!decision.approved) return { error: decision.error }
+      }
       harness.toolStarted()
       const outcome = await executeServerTool(name, JSON.stringify(args), { ...context, signal: nodeSignal, credentials: await options.credentials?.() })
       harness.toolFinished()
