@@ -1,5 +1,6 @@
 import { ref, watch } from 'vue'
 import { useApiKey } from './useApiKey'
+import { errorMessage } from '../utils/http-error'
 import type { ModelCatalog, ModelSummary } from '../../shared/types/model'
 
 const MODEL_KEY = 'or3:model'
@@ -23,7 +24,7 @@ export function useModels() {
         selected.value = models.value.find(model => model.id === remembered)?.id ?? models.value[0]?.id ?? ''
       }
     } catch (cause) {
-      error.value = cause instanceof Error ? cause.message : 'Could not load the models.'
+      error.value = errorMessage(cause, 'Could not load the models.')
     }
   }
 

@@ -1,5 +1,18 @@
-/** The server's message from a failed `$fetch` (its statusMessage says what to fix). */
+/** What to say when a request got no answer at all (offline, or the server is down). */
+export function unreachableMessage(): string {
+  return typeof navigator !== 'undefined' && navigator.onLine === false
+    ? 'You\'re offline — your message is kept. Send it again when you\'re back online.'
+    : 'The server could not be reached — your message is kept. Check your connection and send it again.'
+}
+
+/**
+ * The server's message from a failed `$fetch` (its statusMessage says what to fix), or, when no
+ * answer came at all, a sentence that says so instead of `[POST] "/api/…": <no response> Failed to fetch`.
+ */
 export function errorMessage(error: unknown, fallback = 'Something went wrong; try again.'): string {
-  const data = (error as { data?: { message?: string, statusMessage?: string } })?.data
-  return data?.message ?? data?.statusMessage ?? (error instanceof Error ? error.message : fallback)
+  const failed = error as { data?: { message?: string, statusMessage?: string }, statusCode?: number, response?: unknown } | null
+  const data = failed?.data
+  if (data?.message ?? data?.statusMessage) return (data.message ?? data.statusMessage)!
+  if (failed && failed.statusCode === undefined && failed.response === undefined && error instanceof Error && /no response|failed to fetch|networkerror|load failed/i.test(error.message)) return unreachableMessage()
+  return error instanceof Error ? error.message : fallback
 }

@@ -233,4 +233,30 @@ describe('chat in the browser', () => {
     await jobs.locator('[data-testid=job-row][data-status=aborted]').first().waitFor()
     await context.close()
   })
+
+  it('keeps the composer focused after sending, and keeps the draft without leaving an empty conversation when a first send fails', async () => {
+    const page = await freshPage()
+    await ask(page, 'What is 2+2?')
+    await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+    await page.getByTestId('composer-input').fill('And 3+3?')
+    await page.getByTestId('composer-input').press('Enter')
+    await page.getByTestId('message-assistant').nth(1).waitFor()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('composer-input')
+
+    // The conversation is created, then the message gets no answer at all (the network drops it).
+    await page.goto(`${app.url}/`)
+    await page.route('**/api/threads/*/messages', route => route.abort('internetdisconnected'))
+    // The first conversation is listed; after the failed send it is still the only one.
+    await expect.poll(() => page.locator('.threads__item').count()).toBe(1)
+    await page.getByTestId('composer-input').fill('This one will not get through')
+    await page.getByTestId('composer-input').press('Enter')
+    const toast = page.getByTestId('toast').filter({ hasText: 'The message was not sent' })
+    await toast.waitFor()
+    expect(await toast.innerText()).toMatch(/could not be reached — your message is kept/)
+    expect(await page.getByTestId('composer-input').inputValue()).toBe('This one will not get through')
+    expect(page.url()).toBe(`${app.url}/`)
+    await expect.poll(() => page.locator('.threads__item').count()).toBe(1)
+    await page.unroute('**/api/threads/*/messages')
+    await context.close()
+  })
 })

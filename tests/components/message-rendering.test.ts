@@ -98,3 +98,13 @@ describe('images in answers', () => {
     expect(html).not.toContain('<img')
   })
 })
+
+describe('errors in plain words', () => {
+  it('says the server could not be reached instead of the fetch library text, and keeps the server messages', async () => {
+    const { errorMessage } = await import('../../app/utils/http-error')
+    const noResponse = Object.assign(new Error('[POST] "/api/threads": <no response> Failed to fetch'), { statusCode: undefined })
+    expect(errorMessage(noResponse)).toMatch(/could not be reached — your message is kept/)
+    const refused = Object.assign(new Error('[POST] "/api/threads/x/messages": 429'), { statusCode: 429, response: {}, data: { message: 'You have 2 answers running; wait for one to finish.' } })
+    expect(errorMessage(refused)).toBe('You have 2 answers running; wait for one to finish.')
+  })
+})
