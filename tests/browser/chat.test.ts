@@ -259,4 +259,26 @@ describe('chat in the browser', () => {
     await page.unroute('**/api/threads/*/messages')
     await context.close()
   })
+
+  for (const width of [1200, 390]) {
+    it(`shows rename and delete of a long-titled conversation inside the sidebar at ${width} px, without sideways scrolling`, async () => {
+      const page = await freshPage()
+      await page.setViewportSize({ width, height: 800 })
+      await ask(page, `Please tell me ${'everything about background jobs and why they outlive the tab '.repeat(3)}`)
+      if (width < 800) await page.getByRole('button', { name: 'Open the sidebar' }).click()
+      const item = page.locator('.threads__item').first()
+      await item.waitFor()
+      await item.hover()
+      const sidebar = (await page.locator('#sidebar').boundingBox())!
+      for (const name of [/^Rename /, /^Delete /]) {
+        const button = (await item.getByRole('button', { name }).boundingBox())!
+        expect(button.x + button.width).toBeLessThanOrEqual(sidebar.x + sidebar.width)
+        expect(button.x).toBeGreaterThanOrEqual(sidebar.x)
+      }
+      const list = page.locator('.sidebar__threads')
+      expect(await list.evaluate(element => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0)
+      await screenshot(page, `sidebar-long-title-${width}`)
+      await context.close()
+    })
+  }
 })
