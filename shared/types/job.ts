@@ -145,6 +145,10 @@ export interface JobTextPage {
 export type JobSummary = Omit<PublicJob, 'content' | 'reasoning' | 'toolRounds' | 'workflowState' | 'inputRequests'> & {
   contentLength: number
   toolRoundCount: number
+  /** What it was asked, in one line: the last user message's first line (a workflow run: its prompt's). */
+  prompt?: string
+  /** A workflow run's workflow name. */
+  workflowName?: string
   /** Open requests the job waits on its user for (a running job only; absent when none). */
   waitingFor?: Array<Pick<JobInputRequest, 'id' | 'kind' | 'title' | 'expiresAt'>>
 }

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
@@ -115,6 +116,23 @@ describe('chat in the browser', () => {
     await expect.poll(() => answer(page).getByTestId('message-outcome').innerText()).toMatch(/Stopped/)
     await expect.poll(() => page.getByTestId('send-button').isVisible()).toBe(true)
     await screenshot(page, 'stopped')
+    await context.close()
+  })
+
+  it('stops an answer with Esc in the composer, then exports the conversation as Markdown and JSON', async () => {
+    const page = await freshPage()
+    await ask(page, 'Write a long essay about keyboards')
+    await expect.poll(async () => (await answer(page).getByTestId('message-content').innerText().catch(() => '')).length).toBeGreaterThan(20)
+    await page.getByTestId('composer-input').press('Escape')
+    await answer(page).and(page.locator('[data-status=aborted]')).waitFor()
+    const [markdown] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()])
+    expect(markdown.suggestedFilename()).toMatch(/^write-a-long-essay-about-keyboards\.md$/)
+    const text = await readFile((await markdown.path())!, 'utf8')
+    expect(text).toContain('## You\n\nWrite a long essay about keyboards')
+    expect(text).toContain('## Assistant (or3/offline-demo)')
+    const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()])
+    const exported = JSON.parse(await readFile((await json.path())!, 'utf8'))
+    expect(exported.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant'])
     await context.close()
   })
 

@@ -86,7 +86,8 @@ describe('background jobs on one server', () => {
     expect((await bob.json('/api/notifications')).notifications).toEqual([])
 
     const { jobs } = await alice.json('/api/jobs')
-    expect(jobs[0]).toMatchObject({ id: jobId, status: 'complete', contentLength: ANSWER.length })
+    // Named in the list by what was asked (its first line), not only by the model.
+    expect(jobs[0]).toMatchObject({ id: jobId, status: 'complete', contentLength: ANSWER.length, prompt: 'Tell me about background jobs' })
     expect(jobs[0]).not.toHaveProperty('content')
   })
 

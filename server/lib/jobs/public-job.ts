@@ -10,10 +10,23 @@ export function toPublicJob(job: BackgroundJob): PublicJob {
   return request?.workflow ? { ...rest, workflow: request.workflow } : rest
 }
 
-/** A short form of a job for lists. */
+/** Characters of a job's prompt a list shows. */
+const PROMPT_LINE_CHARS = 120
+
+/** The first non-empty line of what the job was asked, cut to `PROMPT_LINE_CHARS`. */
+function promptLine(job: BackgroundJob): string | undefined {
+  const asked = job.request?.workflow?.prompt ?? job.request?.messages.findLast(message => message.role === 'user')?.content
+  const text = typeof asked === 'string' ? asked : Array.isArray(asked) ? asked.map(part => (typeof part.text === 'string' ? part.text : '')).join(' ') : ''
+  const line = text.slice(0, 2_000).split('\n').map(item => item.trim()).find(item => item !== '')
+  if (!line) return undefined
+  return line.length > PROMPT_LINE_CHARS ? `${line.slice(0, PROMPT_LINE_CHARS - 1)}…` : line
+}
+
+/** A short form of a job for lists: without the large fields, with its prompt's first line. */
 export function toJobSummary(job: BackgroundJob): JobSummary {
-  const { content, reasoning: _reasoning, toolRounds, workflowState: _workflowState, workflow: _workflow, ...rest } = toPublicJob(job)
-  return { ...rest, contentLength: content.length, toolRoundCount: toolRounds.length }
+  const { content, reasoning: _reasoning, toolRounds, workflowState: _workflowState, workflow, ...rest } = toPublicJob(job)
+  const prompt = promptLine(job)
+  return { ...rest, contentLength: content.length, toolRoundCount: toolRounds.length, ...(prompt ? { prompt } : {}), ...(workflow ? { workflowName: workflow.definition.name } : {}) }
 }
 
 /**

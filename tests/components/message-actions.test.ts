@@ -1,0 +1,73 @@
+/** Message actions (copy), the composer's keys (Enter sends, Esc stops), and exporting a conversation. */
+import { flushPromises, mount } from '@vue/test-utils'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import ChatMessage from '../../app/components/ChatMessage.vue'
+import ChatComposer from '../../app/components/ChatComposer.vue'
+import { exportFileName, threadJson, threadMarkdown } from '../../app/utils/thread-export'
+import type { ThreadWithMessages } from '../../shared/types/thread'
+
+afterEach(() => vi.unstubAllGlobals())
+
+describe('copying a message', () => {
+  it('puts the answer\'s Markdown on the clipboard and says so; not while it streams', async () => {
+    const writeText = vi.fn(async () => {})
+    vi.stubGlobal('navigator', { clipboard: { writeText } })
+    const wrapper = mount(ChatMessage, { props: { message: { id: 'm', role: 'assistant', content: 'The answer is **42**.', status: 'complete' } } })
+    await wrapper.find('[data-testid=copy-message]').trigger('click')
+    await flushPromises()
+    expect(writeText).toHaveBeenCalledWith('The answer is **42**.')
+    expect(wrapper.find('[data-testid=copy-message]').text()).toBe('Copied')
+    const streaming = mount(ChatMessage, { props: { message: { id: 'm', role: 'assistant', content: 'The ans', status: 'streaming' } } })
+    expect(streaming.find('[data-testid=copy-message]').exists()).toBe(false)
+  })
+
+  it('says when the clipboard refused', async () => {
+    vi.stubGlobal('navigator', { clipboard: { writeText: async () => { throw new Error('denied') } } })
+    const wrapper = mount(ChatMessage, { props: { message: { id: 'm', role: 'user', content: 'hello' } } })
+    await wrapper.find('[data-testid=copy-message]').trigger('click')
+    await flushPromises()
+    expect(wrapper.find('[data-testid=copy-message]').text()).toBe('Could not copy')
+  })
+})
+
+describe('the composer', () => {
+  it('sends on Enter, and stops a streaming answer on Esc without losing the draft', async () => {
+    const wrapper = mount(ChatComposer, { props: { busy: false, modelValue: 'hello' } })
+    await wrapper.find('textarea').trigger('keydown', { key: 'Enter' })
+    expect(wrapper.emitted('send')).toEqual([['hello']])
+    await wrapper.find('textarea').trigger('keydown', { key: 'Escape' })
+    expect(wrapper.emitted('stop')).toBeUndefined()
+    await wrapper.setProps({ busy: true, modelValue: 'next question' })
+    await wrapper.find('textarea').trigger('keydown', { key: 'Escape' })
+    expect(wrapper.emitted('stop')).toEqual([[]])
+    expect((wrapper.find('textarea').element as HTMLTextAreaElement).value).toBe('next question')
+  })
+})
+
+describe('exporting a conversation', () => {
+  const conversation: ThreadWithMessages = {
+    thread: { id: 't', userId: 'u', title: 'Tokyo time / <script>', createdAt: 1, updatedAt: 2 } as ThreadWithMessages['thread'],
+    messages: [
+      { id: '1', threadId: 't', role: 'user', content: 'What time is it in Tokyo?', createdAt: 1 },
+      { id: '2', threadId: 't', role: 'assistant', content: 'It is **10:00**.', model: 'or3/offline-demo', createdAt: 2, status: 'complete', toolCalls: [{ id: 'c', name: 'get_current_time', arguments: '{"timezone":"Asia/Tokyo"}', round: 1, status: 'completed' }] },
+      { id: '3', threadId: 't', role: 'assistant', content: '', createdAt: 3, status: 'error', error: { message: 'The model is rate-limited.' } },
+    ],
+  }
+
+  it('writes Markdown with who said what, the tool calls and failures', () => {
+    const markdown = threadMarkdown(conversation)
+    expect(markdown).toMatch(/^# Tokyo time \/ <script>\n/)
+    expect(markdown).toContain('## You\n\nWhat time is it in Tokyo?')
+    expect(markdown).toContain('## Assistant (or3/offline-demo)\n\n> Tool `get_current_time`({"timezone":"Asia/Tokyo"}) → completed\n\nIt is **10:00**.')
+    expect(markdown).toContain('_(failed: The model is rate-limited.)_')
+  })
+
+  it('writes JSON that reads back as the same conversation, under a safe file name', () => {
+    const parsed = JSON.parse(threadJson(conversation))
+    expect(parsed.messages).toEqual(conversation.messages)
+    expect(parsed.thread.title).toBe('Tokyo time / <script>')
+    expect(exportFileName('Tokyo time / <script>', 'md')).toBe('tokyo-time-script.md')
+    expect(exportFileName('../../etc/passwd', 'json')).toBe('etcpasswd.json')
+    expect(exportFileName('   ', 'json')).toBe('conversation.json')
+  })
+})
