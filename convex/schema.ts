@@ -103,9 +103,12 @@ export default defineSchema({
     title: v.string(),
     created_at: v.number(),
     updated_at: v.number(),
+    /** The title with case and accents folded, for the search index (absent on threads stored before search). */
+    search_title: v.optional(v.string()),
   })
     .index('by_thread_id', ['thread_id'])
-    .index('by_user_and_updated', ['user_id', 'updated_at']),
+    .index('by_user_and_updated', ['user_id', 'updated_at'])
+    .searchIndex('search_title', { searchField: 'search_title', filterFields: ['user_id'] }),
 
   thread_messages: defineTable({
     message_id: v.string(),
@@ -121,9 +124,13 @@ export default defineSchema({
     tool_calls: v.optional(v.string()),
     error: v.optional(jobError),
     finish_reason: v.optional(v.string()),
+    /** The thread's owner and the text with case and accents folded, for searching a person's messages (absent on messages stored before search). */
+    user_id: v.optional(v.string()),
+    search_text: v.optional(v.string()),
   })
     .index('by_message_id', ['message_id'])
-    .index('by_thread_and_created', ['thread_id', 'created_at']),
+    .index('by_thread_and_created', ['thread_id', 'created_at'])
+    .searchIndex('search_content', { searchField: 'search_text', filterFields: ['user_id'] }),
 
   /** Saved workflow definitions (JSON), per user. */
   workflows: defineTable({

@@ -4,6 +4,10 @@ import type { Doc } from './_generated/dataModel'
 import type { QueryCtx } from './_generated/server'
 import { serverMutation, serverQuery } from './lib/serverGuard'
 import { jobError, jobStatus } from './schema'
+import { foldText, matchesAll } from '../server/lib/stores/threads/search-terms'
+
+/** What the search indexes read: the text with case and accents folded, as the other stores match. */
+const searchable = (text: string) => foldText(text.slice(0, 100_000))
 
 function toThread(row: Doc<'threads'>) {
   return { id: row.thread_id, userId: row.user_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at }
@@ -33,7 +37,7 @@ export const create = serverMutation({
   args: { threadId: v.string(), userId: v.string(), title: v.string(), now: v.number() },
   handler: async (ctx, args) => {
     if (await findThread(ctx, args.threadId)) throw new Error(`Thread ${args.threadId} already exists.`)
-    const id = await ctx.db.insert('threads', { thread_id: args.threadId, user_id: args.userId, title: args.title, created_at: args.now, updated_at: args.now })
+    const id = await ctx.db.insert('threads', { thread_id: args.threadId, user_id: args.userId, title: args.title, created_at: args.now, updated_at: args.now, search_title: searchable(args.title) })
     return toThread((await ctx.db.get(id))!)
   },
 })
@@ -60,7 +64,7 @@ export const rename = serverMutation({
   handler: async (ctx, { threadId, title, now }) => {
     const thread = await findThread(ctx, threadId)
     if (!thread) return false
-    await ctx.db.patch(thread._id, { title, updated_at: now })
+    await ctx.db.patch(thread._id, { title, updated_at: now, search_title: searchable(title) })
     return true
   },
 })
@@ -95,7 +99,7 @@ export const appendMessage = serverMutation({
     if (!thread) throw new Error(`Thread ${args.threadId} does not exist.`)
     const id = await ctx.db.insert('thread_messages', {
       message_id: args.messageId, thread_id: args.threadId, role: args.role, content: args.content, created_at: args.now,
-      model: args.model, job_id: args.jobId, status: args.status,
+      model: args.model, job_id: args.jobId, status: args.status, user_id: thread.user_id, search_text: searchable(args.content),
     })
     if (args.now > thread.updated_at) await ctx.db.patch(thread._id, { updated_at: args.now })
     return toMessage((await ctx.db.get(id))!)
@@ -117,7 +121,10 @@ export const updateMessage = serverMutation({
     const message = await findMessage(ctx, messageId)
     if (!message) return false
     const patch: Partial<Doc<'thread_messages'>> = {}
-    if (fields.content !== undefined) patch.content = fields.content
+    if (fields.content !== undefined) {
+      patch.content = fields.content
+      patch.search_text = searchable(fields.content)
+    }
     if (fields.status !== undefined) patch.status = fields.status
     if (fields.reasoning !== undefined) patch.reasoning = fields.reasoning
     if (fields.error !== undefined) patch.error = fields.error
@@ -143,5 +150,28 @@ export const listMessages = serverQuery({
   handler: async (ctx, { threadId }) => {
     const rows = await ctx.db.query('thread_messages').withIndex('by_thread_and_created', q => q.eq('thread_id', threadId)).collect()
     return rows.map(toMessage)
+  },
+})
+
+/**
+ * A person's conversations whose title or messages hold every one of `terms` (Convex full-text
+ * search finds candidates; each is checked for every word, as the other stores match), one hit per
+ * conversation: titles first, then messages by relevance.
+ */
+export const search = serverQuery({
+  args: { userId: v.string(), terms: v.array(v.string()), limit: v.number() },
+  handler: async (ctx, { userId, terms, limit }) => {
+    const text = terms.join(' ')
+    const hits = new Map<string, { thread: ReturnType<typeof toThread>, message?: ReturnType<typeof toMessage> }>()
+    const titles = await ctx.db.query('threads').withSearchIndex('search_title', q => q.search('search_title', text).eq('user_id', userId)).take(limit * 5)
+    for (const row of titles) if (hits.size < limit && matchesAll(row.title, terms)) hits.set(row.thread_id, { thread: toThread(row) })
+    const found = await ctx.db.query('thread_messages').withSearchIndex('search_content', q => q.search('search_text', text).eq('user_id', userId)).take(limit * 10)
+    for (const row of found) {
+      if (hits.size >= limit) break
+      if (hits.has(row.thread_id) || !matchesAll(row.content, terms)) continue
+      const thread = await findThread(ctx, row.thread_id)
+      if (thread && thread.user_id === userId) hits.set(row.thread_id, { thread: toThread(thread), message: toMessage(row) })
+    }
+    return [...hits.values()]
   },
 })

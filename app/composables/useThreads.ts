@@ -36,7 +36,7 @@ export function useThreads() {
     threads.value = threads.value.map(item => item.id === id ? thread : item)
   }
   async function remove(id: string): Promise<void> {
-    await $fetch(`/api/threads/${id}`, { method: 'DELETE' })
+    await $fetch<unknown>(`/api/threads/${id}`, { method: 'DELETE' })
     threads.value = threads.value.filter(item => item.id !== id)
   }
   return { threads, loaded, refresh, create, open, send, rename, remove }

@@ -46,3 +46,13 @@ export interface SentThreadMessage {
   assistantMessage: ThreadMessage
   jobId: string
 }
+
+/** One conversation found by `GET /api/threads/search`: where the words are, with some text around them. */
+export interface ThreadSearchHit {
+  thread: ChatThread
+  /** The message the words are in (absent: they are in the title). */
+  messageId?: string
+  role?: ThreadMessage['role']
+  /** Up to ~160 characters around the first match (plain text). */
+  snippet: string
+}

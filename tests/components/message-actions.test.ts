@@ -71,3 +71,13 @@ describe('exporting a conversation', () => {
     expect(exportFileName('   ', 'json')).toBe('conversation.json')
   })
 })
+
+describe('search snippets', () => {
+  it('marks the words that begin with a searched word, as text, without Markdown marks', async () => {
+    const { highlightTerms } = await import('../../app/utils/highlight-terms')
+    const pieces = highlightTerms('In **Asia/Tokyo** it is `10:00` <b>now</b>', 'tok asia')
+    expect(pieces.filter(piece => piece.mark).map(piece => piece.text)).toEqual(['Asia', 'Tokyo'])
+    expect(pieces.map(piece => piece.text).join('')).toBe('In Asia/Tokyo it is 10:00 <b>now</b>')
+    expect(highlightTerms('Crème brûlée', 'creme').filter(piece => piece.mark).map(piece => piece.text)).toEqual(['Crème'])
+  })
+})

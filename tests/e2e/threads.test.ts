@@ -100,4 +100,30 @@ describe('threads', () => {
     expect((await waitForJobEnd(alice, jobId)).status).toBe('aborted')
     expect((await alice.fetch(`/api/threads/${thread.id}`)).status).toBe(404)
   })
+
+  it('searches a person\'s conversations by their words (SQLite FTS5), safely, and only their own', async () => {
+    const alice = new SessionClient(app.url)
+    const bob = new SessionClient(app.url)
+    const thread = await (await alice.post('/api/threads', {})).json()
+    const { jobId } = await (await alice.post(`/api/threads/${thread.id}/messages`, { content: 'What time is it in Tokyo?', model: demo })).json()
+    await waitForJobEnd(alice, jobId)
+    // The answer's words are searchable once it is written back into the conversation.
+    let hits: Array<{ thread: { id: string }, messageId?: string, role?: string, snippet: string }> = []
+    for (let attempt = 0; attempt < 50 && hits.length === 0; attempt++) {
+      hits = (await alice.json(`/api/threads/search?q=${encodeURIComponent('asia/tokyo')}`)).hits
+      if (hits.length === 0) await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    expect(hits).toEqual([expect.objectContaining({ thread: expect.objectContaining({ id: thread.id }), role: 'assistant', snippet: expect.stringMatching(/Tokyo/) })])
+    expect((await bob.json(`/api/threads/search?q=tokyo`)).hits).toEqual([])
+    // Search syntax from the query is only words; hostile or long input is answered, never a 500 or a hang.
+    for (const q of ['"tokyo" OR NEAR(', '*', 'tokyo AND -time', ')(', '\u0000\u2028']) {
+      const response = await alice.fetch(`/api/threads/search?q=${encodeURIComponent(q)}`)
+      expect(response.status, q).toBe(200)
+    }
+    const tooLong = await alice.fetch(`/api/threads/search?q=${'a'.repeat(1_001)}`)
+    expect(tooLong.status).toBe(400)
+    expect(await tooLong.text()).toMatch(/at most 1,000 characters/)
+    const missing = await alice.fetch('/api/threads/search')
+    expect(missing.status).toBe(400)
+  })
 })

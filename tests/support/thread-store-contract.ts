@@ -53,5 +53,36 @@ export function describeThreadStoreContract(name: string, createStore: () => Thr
       expect(await store.updateMessage('missing', { content: 'x' })).toBe(false)
       await expect(store.appendMessage({ threadId: 'missing', role: 'user', content: 'x' })).rejects.toThrow()
     })
+
+    it('finds a person\'s conversations by words in their titles and messages, never another person\'s', async () => {
+      const tokyo = await store.createThread({ userId: 'a', title: 'Trip planning', now: 1 })
+      await store.appendMessage({ threadId: tokyo.id, role: 'user', content: 'What time is it in Tokyo right now?', now: 2 })
+      const answer = await store.appendMessage({ threadId: tokyo.id, role: 'assistant', content: '', status: 'streaming', now: 3 })
+      await store.updateMessage(answer.id, { content: 'In Asia/Tokyo it is ten past nine in the evening. Café opens at ten.', status: 'complete' })
+      const recipes = await store.createThread({ userId: 'a', title: 'Crème brûlée recipe', now: 4 })
+      await store.appendMessage({ threadId: recipes.id, role: 'user', content: 'How long do I bake it?', now: 5 })
+      const others = await store.createThread({ userId: 'b', title: 'Tokyo for someone else', now: 6 })
+      await store.appendMessage({ threadId: others.id, role: 'user', content: 'Tokyo Tokyo Tokyo', now: 7 })
+
+      const byMessage = await store.searchThreads('a', 'tokyo evening')
+      expect(byMessage).toEqual([expect.objectContaining({ thread: expect.objectContaining({ id: tokyo.id }), messageId: answer.id, role: 'assistant' })])
+      expect(byMessage[0]!.snippet).toMatch(/evening/)
+      // Word prefixes, any case, accents ignored; every word must be there.
+      expect((await store.searchThreads('a', 'TOK')).map(hit => hit.thread.id)).toEqual([tokyo.id])
+      expect((await store.searchThreads('a', 'creme brulee')).map(hit => ({ id: hit.thread.id, inTitle: hit.messageId === undefined }))).toEqual([{ id: recipes.id, inTitle: true }])
+      expect((await store.searchThreads('a', 'cafe')).map(hit => hit.thread.id)).toEqual([tokyo.id])
+      expect(await store.searchThreads('a', 'tokyo recipe')).toEqual([])
+      // Operators, quotes and wildcards are words like any other, never syntax.
+      expect(await store.searchThreads('a', '"tokyo" OR * NEAR( -x')).toEqual([])
+      expect((await store.searchThreads('a', 'tokyo" OR "bake')).map(hit => hit.thread.id)).toEqual([])
+      expect(await store.searchThreads('a', '   ')).toEqual([])
+      expect((await store.searchThreads('b', 'tokyo')).map(hit => hit.thread.id)).toEqual([others.id])
+      // A renamed title and a deleted conversation are searched as they are now.
+      await store.renameThread(recipes.id, 'Desserts', 8)
+      expect(await store.searchThreads('a', 'brulee')).toEqual([])
+      expect((await store.searchThreads('a', 'desserts')).map(hit => hit.thread.id)).toEqual([recipes.id])
+      await store.deleteThread(tokyo.id)
+      expect(await store.searchThreads('a', 'tokyo')).toEqual([])
+    })
   })
 }

@@ -56,6 +56,7 @@ export function withThreadQuota(store: ThreadStore, quotas: StorageQuotas): Thre
     updateMessage: (messageId, update) => store.updateMessage(messageId, update),
     getMessage: messageId => store.getMessage(messageId),
     listMessages: threadId => store.listMessages(threadId),
+    searchThreads: (userId, query, options) => store.searchThreads(userId, query, options),
     close: () => store.close(),
   }
 }

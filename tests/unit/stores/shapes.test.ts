@@ -106,9 +106,9 @@ describe('shapes in shared/types match every store', () => {
 
   it('threads and messages', () => {
     expect(sqliteColumns('threads')).toEqual(stored(thread))
-    expect(convexFields('threads')).toEqual(stored(thread, { rename: { id: 'thread_id' } }))
+    expect(convexFields('threads')).toEqual(stored(thread, { rename: { id: 'thread_id' }, storageOnly: ['search_title'] }))
     expect(sqliteColumns('thread_messages')).toEqual(stored(message, { storageOnly: ['sequence'] }))
-    expect(convexFields('thread_messages')).toEqual(stored(message, { rename: { id: 'message_id' } }))
+    expect(convexFields('thread_messages')).toEqual(stored(message, { rename: { id: 'message_id' }, storageOnly: ['user_id', 'search_text'] }))
     const roles = membersOf<ThreadMessage['role']>({ user: true, assistant: true })
     expect(sqliteCheck('thread_messages', 'role')).toEqual(roles)
     expect(literalsOf(schema.tables.thread_messages.validator.fields.role)).toEqual(roles)

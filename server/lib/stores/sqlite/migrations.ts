@@ -150,4 +150,30 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX job_input_requests_by_user_status ON job_input_requests (user_id, status, created_at);
   `,
+  `
+  CREATE VIRTUAL TABLE thread_messages_fts USING fts5(content, content = 'thread_messages', content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 2');
+  CREATE TRIGGER thread_messages_fts_insert AFTER INSERT ON thread_messages BEGIN
+    INSERT INTO thread_messages_fts (rowid, content) VALUES (new.rowid, new.content);
+  END;
+  CREATE TRIGGER thread_messages_fts_delete AFTER DELETE ON thread_messages BEGIN
+    INSERT INTO thread_messages_fts (thread_messages_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+  END;
+  CREATE TRIGGER thread_messages_fts_update AFTER UPDATE OF content ON thread_messages BEGIN
+    INSERT INTO thread_messages_fts (thread_messages_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+    INSERT INTO thread_messages_fts (rowid, content) VALUES (new.rowid, new.content);
+  END;
+  INSERT INTO thread_messages_fts (thread_messages_fts) VALUES ('rebuild');
+  CREATE VIRTUAL TABLE threads_fts USING fts5(title, content = 'threads', content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 2');
+  CREATE TRIGGER threads_fts_insert AFTER INSERT ON threads BEGIN
+    INSERT INTO threads_fts (rowid, title) VALUES (new.rowid, new.title);
+  END;
+  CREATE TRIGGER threads_fts_delete AFTER DELETE ON threads BEGIN
+    INSERT INTO threads_fts (threads_fts, rowid, title) VALUES ('delete', old.rowid, old.title);
+  END;
+  CREATE TRIGGER threads_fts_update AFTER UPDATE OF title ON threads BEGIN
+    INSERT INTO threads_fts (threads_fts, rowid, title) VALUES ('delete', old.rowid, old.title);
+    INSERT INTO threads_fts (rowid, title) VALUES (new.rowid, new.title);
+  END;
+  INSERT INTO threads_fts (threads_fts) VALUES ('rebuild');
+  `,
 ]

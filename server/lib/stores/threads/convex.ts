@@ -3,6 +3,7 @@ import { api } from '../../../../convex/_generated/api'
 import type { ConvexFunctionClient } from '../jobs/convex'
 import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
 import type { ThreadStore } from './thread-store'
+import { searchTerms, snippetAround } from './search-terms'
 
 /** A Convex thread store. */
 export function createConvexThreadStore(options: { client: ConvexFunctionClient, secret: string }): ThreadStore {
@@ -19,6 +20,14 @@ export function createConvexThreadStore(options: { client: ConvexFunctionClient,
     },
     async renameThread(threadId, title, now = Date.now()) {
       return client.mutation(api.threads.rename, { secret, threadId, title, now })
+    },
+    async searchThreads(userId, query, { limit = 20 } = {}) {
+      const terms = searchTerms(query)
+      if (terms.length === 0) return []
+      const found = await client.query(api.threads.search, { secret, userId, terms, limit })
+      return found.map(hit => hit.message
+          ? { thread: hit.thread as ChatThread, messageId: hit.message.id, role: hit.message.role, snippet: snippetAround(hit.message.content, terms) }
+          : { thread: hit.thread as ChatThread, snippet: snippetAround(hit.thread.title, terms) })
     },
     async deleteThread(threadId) {
       return client.mutation(api.threads.remove, { secret, threadId })

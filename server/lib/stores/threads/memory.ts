@@ -1,6 +1,7 @@
 /** In-memory thread store for tests. Records are copied in and out. */
-import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
+import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
 import type { ThreadStore } from './thread-store'
+import { matchesAll, searchTerms, snippetAround } from './search-terms'
 
 /** Creates an empty in-memory thread store. */
 export function createMemoryThreadStore(): ThreadStore {
@@ -29,6 +30,22 @@ export function createMemoryThreadStore(): ThreadStore {
       thread.title = title
       thread.updatedAt = now
       return true
+    },
+    async searchThreads(userId, query, { limit = 20 } = {}) {
+      const terms = searchTerms(query)
+      if (terms.length === 0) return []
+      const hits: ThreadSearchHit[] = []
+      const mine = [...threads.values()].filter(thread => thread.userId === userId).sort((a, b) => b.updatedAt - a.updatedAt)
+      for (const thread of mine) {
+        if (hits.length >= limit) break
+        if (matchesAll(thread.title, terms)) {
+          hits.push({ thread: { ...thread }, snippet: snippetAround(thread.title, terms) })
+          continue
+        }
+        const found = [...messages.values()].find(message => message.threadId === thread.id && matchesAll(message.content, terms))
+        if (found) hits.push({ thread: { ...thread }, messageId: found.id, role: found.role, snippet: snippetAround(found.content, terms) })
+      }
+      return hits
     },
     async deleteThread(threadId) {
       if (!threads.delete(threadId)) return false

@@ -3,8 +3,9 @@
  * migrations are shared, see lib/background-jobs/sqlite-schema.ts).
  */
 import { openSqliteDatabase } from '../sqlite/database'
-import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
+import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
 import type { ThreadStore } from './thread-store'
+import { ftsQuery, searchTerms } from './search-terms'
 
 interface ThreadRow { id: string, user_id: string, title: string, created_at: number, updated_at: number }
 interface MessageRow {
@@ -46,6 +47,12 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
     insertThread: db.prepare('INSERT INTO threads (id, user_id, title, created_at, updated_at) VALUES (@id, @userId, @title, @createdAt, @updatedAt)'),
     getThread: db.prepare<[string], ThreadRow>('SELECT * FROM threads WHERE id = ?'),
     listThreads: db.prepare<[string, number], ThreadRow>('SELECT * FROM threads WHERE user_id = ? ORDER BY updated_at DESC LIMIT ?'),
+    searchTitles: db.prepare<{ query: string, userId: string, limit: number }, ThreadRow>(`SELECT t.* FROM threads_fts JOIN threads t ON t.rowid = threads_fts.rowid
+      WHERE threads_fts MATCH @query AND t.user_id = @userId ORDER BY bm25(threads_fts) LIMIT @limit`),
+    searchMessages: db.prepare<{ query: string, userId: string, limit: number }, ThreadRow & { message_id: string, role: ThreadMessage['role'], snippet: string }>(`SELECT t.*, m.id AS message_id, m.role,
+        snippet(thread_messages_fts, 0, '', '', '…', 24) AS snippet
+      FROM thread_messages_fts JOIN thread_messages m ON m.rowid = thread_messages_fts.rowid JOIN threads t ON t.id = m.thread_id
+      WHERE thread_messages_fts MATCH @query AND t.user_id = @userId ORDER BY bm25(thread_messages_fts) LIMIT @limit`),
     rename: db.prepare('UPDATE threads SET title = ?, updated_at = ? WHERE id = ?'),
     touch: db.prepare('UPDATE threads SET updated_at = max(updated_at, ?) WHERE id = ?'),
     deleteThread: db.prepare('DELETE FROM threads WHERE id = ?'),
@@ -127,6 +134,19 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
     },
     async listMessages(threadId) {
       return statements.listMessages.all(threadId).map(toMessage)
+    },
+    async searchThreads(userId, query, { limit = 20 } = {}) {
+      const terms = searchTerms(query)
+      if (terms.length === 0) return []
+      const match = ftsQuery(terms)
+      const hits = new Map<string, ThreadSearchHit>()
+      for (const row of statements.searchTitles.all({ query: match, userId, limit })) hits.set(row.id, { thread: toThread(row), snippet: row.title })
+      // Several hits in one conversation count once (its best), so read a few more than asked for.
+      for (const row of statements.searchMessages.all({ query: match, userId, limit: limit * 5 })) {
+        if (hits.size >= limit) break
+        if (!hits.has(row.id)) hits.set(row.id, { thread: toThread(row), messageId: row.message_id, role: row.role, snippet: row.snippet.replace(/\s+/g, ' ').trim() })
+      }
+      return [...hits.values()].slice(0, limit)
     },
     async close() {
       if (db.open) db.close()

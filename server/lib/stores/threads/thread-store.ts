@@ -1,5 +1,5 @@
 /** The one interface every thread store implements (memory, sqlite, Convex); one contract suite pins it. */
-import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
+import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
 
 /** A message before it is stored. */
 export type NewThreadMessage = Omit<ThreadMessage, 'id' | 'createdAt'> & { id?: string, now?: number }
@@ -22,5 +22,10 @@ export interface ThreadStore {
   getMessage(messageId: string): Promise<ThreadMessage | null>
   /** A thread's messages, oldest first. */
   listMessages(threadId: string): Promise<ThreadMessage[]>
+  /**
+   * `userId`'s conversations whose title or messages hold every word of `query` (as word prefixes;
+   * see search-terms.ts), one hit per conversation, best first; at most `limit` (default 20).
+   */
+  searchThreads(userId: string, query: string, options?: { limit?: number }): Promise<ThreadSearchHit[]>
   close(): Promise<void>
 }
