@@ -36,7 +36,7 @@ describe('ChatMessage', () => {
   it('shows a user message as plain text, never as markup', () => {
     const wrapper = mount(ChatMessage, { props: { message: { id: '1', role: 'user', content: '<b>bold?</b> **no**' } } })
     expect(wrapper.find('b').exists()).toBe(false)
-    expect(wrapper.text()).toBe('<b>bold?</b> **no**')
+    expect(wrapper.find('.message__user-text').text()).toBe('<b>bold?</b> **no**')
   })
 
   it('shows an answer\'s tool cards in call order, reasoning collapsed, then the markdown text', () => {
