@@ -16,6 +16,8 @@ const { escapeHtml } = markdown.utils
 /** What rendering needs to know beyond the text. */
 interface RenderEnv {
   imageHosts: readonly string[]
+  /** Highlighted HTML for a code block, or undefined to show it plain (code-highlight.ts). */
+  highlight?: (code: string, info: string) => string | undefined
 }
 
 const LINK_ATTRIBUTES = 'target="_blank" rel="noopener noreferrer nofollow"'
@@ -56,8 +58,24 @@ markdown.renderer.rules.image = (tokens, index, options, env: RenderEnv, self) =
   return `<a class="blocked-image" href="${escapeHtml(src)}" ${LINK_ATTRIBUTES} title="Not loaded: images from other sites could tell them you read this. Open it in a new tab if you trust it.">🖼 ${escapeHtml(alt)} <span class="blocked-image-host">(image from ${escapeHtml(host)}, not loaded)</span></a>`
 }
 
-/** HTML for a message's markdown (safe to bind with v-html). */
-export function renderMarkdown(text: string, imageHosts: readonly string[] = []): string {
-  const env: RenderEnv = { imageHosts }
+/**
+ * A code block: a bar with its language and a Copy button (MarkdownContent copies the block's text),
+ * then the code, highlighted when a highlighter gives HTML for it, else escaped as it is.
+ */
+markdown.renderer.rules.fence = (tokens, index, _options, env: RenderEnv) => {
+  const token = tokens[index]!
+  const info = token.info.trim()
+  const language = info.split(/\s+/)[0]?.slice(0, 30) ?? ''
+  const code = token.content
+  const body = env.highlight?.(code, info) ?? `<pre><code${language ? ` class="language-${escapeHtml(language)}"` : ''}>${escapeHtml(code)}</code></pre>`
+  return `<div class="code-block"><div class="code-block__bar"><span class="code-block__lang">${escapeHtml(language || 'text')}</span><button type="button" class="code-block__copy" data-copy-code aria-label="Copy the code">Copy</button></div>${body}</div>\n`
+}
+
+// An indented code block gets the same bar (no language).
+markdown.renderer.rules.code_block = (tokens, index, options, env, self) => markdown.renderer.rules.fence!(tokens, index, options, env, self)
+
+/** HTML for a message's markdown (safe to bind with v-html); `highlight` colours code blocks. */
+export function renderMarkdown(text: string, imageHosts: readonly string[] = [], highlight?: RenderEnv['highlight']): string {
+  const env: RenderEnv = { imageHosts, highlight }
   return markdown.render(text, env)
 }
