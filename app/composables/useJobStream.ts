@@ -16,6 +16,8 @@ const EVENT_TYPES = ['snapshot', 'delta', 'tool-call', 'workflow-state', 'input-
 export function useJobStream(jobId: Ref<string | undefined>, options: { createEventSource?: EventSourceFactory, onFinished?: (view: JobView) => void, retryMs?: number } = {}) {
   const createEventSource = options.createEventSource ?? ((url: string) => new EventSource(url))
   const view = ref<JobView | undefined>()
+  /** The connection dropped and is being made again (the answer goes on on the server meanwhile). */
+  const reconnecting = ref(false)
   let source: EventSource | undefined
   let retryTimer: ReturnType<typeof setTimeout> | undefined
 
@@ -40,6 +42,7 @@ export function useJobStream(jobId: Ref<string | undefined>, options: { createEv
         const data = JSON.parse(message.data) as Omit<JobStreamEvent, 'type'>
         const after = applyJobEvent(before, { type, ...data } as JobStreamEvent, message.lastEventId || undefined)
         view.value = after
+        reconnecting.value = false
         if (type === 'status' || (type === 'snapshot' && isFinished(after))) {
           close()
           options.onFinished?.(after)
@@ -47,6 +50,7 @@ export function useJobStream(jobId: Ref<string | undefined>, options: { createEv
       })
     }
     current.addEventListener('error', () => {
+      if (source === current && !(view.value && isFinished(view.value))) reconnecting.value = true
       // CONNECTING: the browser retries by itself. CLOSED: it gave up (e.g. the server restarted).
       if (current.readyState === 2 && source === current && !(view.value && isFinished(view.value))) {
         retryTimer = setTimeout(() => connect(id), options.retryMs ?? 1500)
@@ -65,5 +69,5 @@ export function useJobStream(jobId: Ref<string | undefined>, options: { createEv
   }, { immediate: true })
 
   onScopeDispose(close)
-  return { view, close }
+  return { view, reconnecting, close }
 }

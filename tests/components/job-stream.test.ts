@@ -76,12 +76,14 @@ describe('useJobStream', () => {
   it('reconnects with the last event id when the stream closes for good before the end (server restart)', async () => {
     vi.useFakeTimers()
     const scope = effectScope()
-    const { view } = scope.run(() => useJobStream(ref('job-1'), { createEventSource: factory, retryMs: 500 }))!
+    const { view, reconnecting } = scope.run(() => useJobStream(ref('job-1'), { createEventSource: factory, retryMs: 500 }))!
     const first = FakeEventSource.created[0]!
     first.emit('snapshot', job('Half'), 'e1-0')
     first.emit('delta', { content: ' way', contentOffset: 4, reasoningOffset: 0, chunksReceived: 2 }, 'e1-7')
-    // Still CONNECTING: the browser retries on its own (sending Last-Event-ID), nothing to do.
+    expect(reconnecting.value).toBe(false)
+    // Still CONNECTING: the browser retries on its own (sending Last-Event-ID), nothing to do but say so.
     first.fail(0)
+    expect(reconnecting.value).toBe(true)
     vi.advanceTimersByTime(1000)
     expect(FakeEventSource.created).toHaveLength(1)
     // CLOSED: reconnect ourselves, carrying the last id in the query.
@@ -91,6 +93,7 @@ describe('useJobStream', () => {
     expect(second.url).toBe('/api/jobs/job-1/stream?lastEventId=e1-7')
     second.emit('delta', { content: ' there', contentOffset: 8, reasoningOffset: 0, chunksReceived: 3 }, 'e1-8')
     expect(view.value!.content).toBe('Half way there')
+    expect(reconnecting.value).toBe(false)
     scope.stop()
     expect(second.closed).toBe(true)
   })
