@@ -28,6 +28,11 @@ export default defineNuxtConfig({
   // (and NUXT_PUBLIC_IMAGE_HOSTS), so an answer cannot make the browser call out to any host.
   // Body size, rate limits, CSRF and methods are the app's own (server/middleware, lib/http), so
   // the module's versions of those are off.
+  vite: {
+    // Fonts (KaTeX's) are files, never inlined as data: URLs, which the CSP's font-src 'self' refuses.
+    build: { assetsInlineLimit: (file: string) => (/\.(?:woff2?|ttf|otf|eot)$/i.test(file) ? false : undefined) },
+  },
+
   security: {
     nonce: true,
     headers: {

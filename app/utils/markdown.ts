@@ -9,9 +9,33 @@
  * make the browser send that request. The CSP's `img-src` enforces the same list.
  */
 import MarkdownIt from 'markdown-it'
+import markdownItKatex from '@vscode/markdown-it-katex'
+import katex from 'katex'
 
 const markdown = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false })
 const { escapeHtml } = markdown.utils
+
+/** Longest formula typeset; a longer one is shown as its source. */
+export const MAX_FORMULA_CHARS = 4_000
+
+/**
+ * Math (`$…$` inline, `$$…$$` on its own lines) typeset with KaTeX: `trust: false` (no links,
+ * classes, styles or ids from a formula), bounded sizes and macro expansion, and long formulas left
+ * as text, so a formula in an answer can neither run anything nor take the page down.
+ */
+markdown.use(markdownItKatex, {
+  katex: {
+    renderToString: (latex: string, options: katex.KatexOptions) => latex.length > MAX_FORMULA_CHARS
+      ? `<code class="math-source">${escapeHtml(latex)}</code>`
+      : katex.renderToString(latex, options),
+  },
+  throwOnError: false,
+  trust: false,
+  strict: 'ignore',
+  maxSize: 20,
+  maxExpand: 200,
+  output: 'htmlAndMathml',
+})
 
 /** What rendering needs to know beyond the text. */
 interface RenderEnv {

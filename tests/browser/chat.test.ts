@@ -414,4 +414,22 @@ describe('chat in the browser', () => {
     await palette.waitFor({ state: 'detached' })
     await context.close()
   })
+
+  it('typesets math under the CSP (KaTeX and its fonts from this app)', async () => {
+    const page = await freshPage()
+    const problems = watchForProblems(page)
+    const fonts: string[] = []
+    page.on('response', (response) => {
+      if (/\.(woff2?|ttf)(\?|$)/.test(response.url())) fonts.push(`${response.status()} ${new URL(response.url()).origin}`)
+    })
+    await ask(page, 'say $$\\int_0^1 x^2\\,dx = \\frac{1}{3}$$')
+    await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+    await answer(page).locator('.katex-block .katex').waitFor()
+    await screenshot(page, 'math')
+    await expect.poll(() => fonts.length).toBeGreaterThan(0)
+    expect(fonts.every(font => font === `200 ${app.url}`)).toBe(true)
+    expect(problems.errors).toEqual([])
+    expect(problems.csp).toEqual([])
+    await context.close()
+  })
 })

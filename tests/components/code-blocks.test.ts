@@ -48,3 +48,22 @@ describe('code blocks', () => {
     expect(renderMarkdown('    indented code')).toContain('<span class="code-block__lang">text</span>')
   })
 })
+
+describe('math', () => {
+  it('typesets inline and display math with KaTeX, and leaves prices alone', () => {
+    const html = renderMarkdown('Euler: $e^{i\\pi} + 1 = 0$, and\n\n$$\n\\int_0^1 x^2\\,dx = \\frac{1}{3}\n$$\n\nIt costs $5 and $10.')
+    expect(html).toContain('class="katex"')
+    expect(html).toContain('katex-block')
+    expect(html).toContain('<annotation encoding="application/x-tex">e^{i\\pi} + 1 = 0</annotation>')
+    expect(html).toContain('It costs $5 and $10.')
+  })
+
+  it('runs nothing a formula asks for: no links, HTML or script, and long formulas stay source', async () => {
+    const { MAX_FORMULA_CHARS } = await import('../../app/utils/markdown')
+    const hostile = renderMarkdown('$\\href{javascript:alert(1)}{x}$ $\\htmlClass{evil}{y}$ $<script>alert(1)</script>$')
+    expect(hostile).not.toMatch(/href="javascript|class="evil"|<script>/)
+    const long = renderMarkdown(`$${'x+'.repeat(MAX_FORMULA_CHARS)}x$`)
+    expect(long).toContain('class="math-source"')
+    expect(long).not.toContain('class="katex"')
+  })
+})
