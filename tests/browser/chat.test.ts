@@ -224,6 +224,12 @@ describe('chat in the browser', () => {
       expect(await page.locator(`[data-testid=run-node][data-node=${node}]`).getAttribute('data-status'), node).toBe('completed')
     }
     expect((await page.getByTestId('run-output').innerText()).length).toBeGreaterThan(20)
+    // A finished step says it has output, and opens from its node in the graph.
+    const draft = page.locator('[data-testid=run-node][data-node=draft]')
+    expect(await draft.locator('details').evaluate(element => (element as HTMLDetailsElement).open)).toBe(false)
+    await draft.getByTestId('step-output-hint').waitFor()
+    await page.locator('.graph__node[data-node=draft]').click()
+    await expect.poll(() => draft.locator('details').evaluate(element => (element as HTMLDetailsElement).open)).toBe(true)
     await screenshot(page, 'workflow-run')
     // The permalink works from another tab.
     const other = await context.newPage()
