@@ -117,6 +117,12 @@ describe('jobs that wait for a person', () => {
     const wrong = await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { result: { latitude: 'north', longitude: 13.4 } })
     expect(wrong.status).toBe(400)
     expect((await wrong.json()).message).toMatch(/latitude/)
+    // Bounded: a body past 128 KiB is refused while it streams in (413), a result past 64 KiB of JSON with 400.
+    const flood = await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { result: { latitude: 1, longitude: 2, padding: 'x'.repeat(200 * 1024) } })
+    expect(flood.status).toBe(413)
+    const large = await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { result: { latitude: 1, longitude: 2, padding: 'x'.repeat(70 * 1024) } })
+    expect(large.status).toBe(400)
+    expect((await large.json()).message).toMatch(/at most 65,536 are accepted/)
     const answered = await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { result: { latitude: 52.52, longitude: 13.4 } })
     expect(answered.status).toBe(200)
 
