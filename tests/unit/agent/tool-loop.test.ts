@@ -369,4 +369,38 @@ describe('executeToolLoop', () => {
     expect(result.finishReason).toBe('error')
     expect(result.error?.message).toBe('Round 1 took longer than 80 ms and was stopped.')
   })
+
+  it('stops the round\'s clock while a call waits for a person, and runs it again afterwards', async () => {
+    let ran = 0
+    registerServerTool({ type: 'function', function: { name: 'send_note' }, needsApproval: true }, () => {
+      ran++
+      return 'sent'
+    })
+    registerServerTool({ type: 'function', function: { name: 'glacial' } }, () => new Promise(() => {}), { timeoutMs: 60_000 })
+    fake.script([toolCallReply([{ id: 'c1', name: 'send_note', arguments: '{}' }]), toolCallReply([{ id: 'c2', name: 'glacial', arguments: '{}' }]), textReply('never')])
+    const asked: string[] = []
+    const people = {
+      // The person takes far longer than the round may.
+      approve: async (call: { name: string }) => {
+        asked.push(call.name)
+        await new Promise(resolve => setTimeout(resolve, 400))
+        return { approved: true as const }
+      },
+      runInBrowser: async () => ({ error: 'no browser' }),
+      ask: async () => ({ action: 'cancel' as const }),
+    }
+    const result = await executeToolLoop(params({ roundTimeoutMs: 150, people }))
+    expect(asked).toEqual(['send_note'])
+    expect(ran).toBe(1)
+    // Round 1 finished although its approval took 400 ms of a 150 ms round; round 2's clock ran as usual.
+    expect(result.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'send_note', status: 'completed', result: 'sent' })
+    expect(result.error?.message).toBe('Round 2 took longer than 150 ms and was stopped.')
+  })
+
+  it('refuses a call that needs approval when nobody can answer for the job', async () => {
+    registerServerTool({ type: 'function', function: { name: 'send_note' }, needsApproval: true }, () => 'sent')
+    fake.script([toolCallReply([{ id: 'c1', name: 'send_note', arguments: '{}' }]), textReply('ok')])
+    const result = await executeToolLoop(params())
+    expect(result.toolRounds[0]!.toolCalls[0]).toMatchObject({ status: 'refused', error: expect.stringContaining('needs its user\'s approval, and nobody can answer') })
+  })
 })
