@@ -60,8 +60,9 @@ export async function viewJob(job: BackgroundJob, page: { offset?: number, limit
  */
 export async function listJobSummaries(userId: string, options: { limit?: number, status?: JobStatus | 'waiting' }): Promise<JobSummary[]> {
   const manager = useBackgroundJobs()
-  const waiting = await manager.inputs.openFor(userId)
   const { status, ...rest } = options
+  // Only running jobs wait: a list of ended ones needs no look at the open requests.
+  const waiting = status === undefined || status === 'streaming' || status === 'waiting' ? await manager.inputs.openFor(userId) : []
   const jobs = await manager.store.listJobsByUser(userId, { ...rest, status: status === 'waiting' ? 'streaming' : status })
   return jobs
     .map(job => withWaits(toJobSummary(job), waiting))

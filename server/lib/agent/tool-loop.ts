@@ -9,7 +9,7 @@ import { formatDuration, OpenRouterError } from '../openrouter/errors'
 import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, ReasoningDetail, StreamedToolCall, Usage } from '../openrouter/types'
 import type { AssistantMessage, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopFinishReason, ToolRoundResult } from './tool-loop-types'
 import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../tools/registry'
-import type { ToolAccessCheck } from '../tools/policy/tool-policy'
+import { approvalNeeded, type ToolAccessCheck } from '../tools/policy/tool-policy'
 import { followSignal } from '../follow-signal'
 import { answerFindTools, FIND_TOOLS, selectOfferedTools } from './tool-selection'
 import type { JsonSchemaObject, OpenRouterToolDefinition } from '../tools/tool-types'
@@ -111,7 +111,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
   const clientTools = (params.clientTools ?? []).map(clientToolDefinition)
   const browserTools = new Set(clientTools.map(tool => tool.function.name))
   const enabledTools = () => params.toolsEnabled === false ? [] : [...getEnabledDefinitions(params.toolNames), ...clientTools].filter(tool => denial(tool.function.name) === undefined)
-  const needsApproval = (name: string) => getServerTool(name)?.needsApproval === true || access?.needsApproval?.({ name, source: getServerTool(name)?.source }) === true
+  const needsApproval = (name: string) => approvalNeeded(name, access)
   const found = new Set<string>()
   const context = latestUserText(params.initialMessages)
   const currentTools = () => selectOfferedTools(enabledTools(), { maxOffered: params.maxOfferedTools ?? 40, context, found })

@@ -8,13 +8,14 @@
 import { z } from 'zod'
 import { getServerTool } from './registry'
 import { answerSchemaProblem } from './outside-schemas'
+import { TOOL_NAME_PATTERN } from './tool-schema'
 import type { ClientToolDeclaration } from '../../../shared/types/tool'
 
 /** Most browser tools one job may declare. */
 export const MAX_CLIENT_TOOLS = 16
 
 const declaration = z.object({
-  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"'),
+  name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-64 letters, digits, "_" or "-"'),
   description: z.string().trim().min(1, 'say what the tool does').max(1_000),
   parameters: z.record(z.string(), z.unknown()),
   resultSchema: z.record(z.string(), z.unknown()).optional(),

@@ -68,6 +68,7 @@ function refusal(call: StreamedToolCall, startedAt: number, error: string): Tool
   return { id: call.id, name: call.name, arguments: call.arguments, status: 'refused', result: toolErrorMessage(call.name, error), error, timedOut: false, startedAt, finishedAt: startedAt, executionTimeMs: 0 }
 }
 
+/** The record of a call the caller settled itself (a local tool, a person's answer): its result, or its error as the model gets it. */
 function settledRecord(call: StreamedToolCall, startedAt: number, outcome: { result: string } | { error: string, aborted?: boolean }): ToolCallRecord {
   const finishedAt = Date.now()
   const base = { id: call.id, name: call.name, arguments: call.arguments, timedOut: false, startedAt, finishedAt, executionTimeMs: finishedAt - startedAt }
@@ -97,15 +98,13 @@ async function runOne(call: StreamedToolCall, position: number, total: number, o
   } else if (!options.offered.has(call.name)) {
     record = refusal(call, startedAt, `tool "${call.name}" was not offered in this conversation, so it was not run.`)
   } else if (options.localTools?.has(call.name)) {
-    let result: string
-    let error: string | undefined
+    let outcome: { result: string } | { error: string }
     try {
-      result = options.localTools.get(call.name)!(call.arguments)
+      outcome = { result: options.localTools.get(call.name)!(call.arguments) }
     } catch (caught) {
-      error = (caught as Error).message
-      result = toolErrorMessage(call.name, error)
+      outcome = { error: (caught as Error).message }
     }
-    record = { id: call.id, name: call.name, arguments: call.arguments, status: error === undefined ? 'completed' : 'error', result, error, timedOut: false, startedAt, finishedAt: Date.now(), executionTimeMs: Date.now() - startedAt }
+    record = settledRecord(call, startedAt, outcome)
   } else if (options.browserTools?.has(call.name)) {
     record = options.people
       ? settledRecord(call, startedAt, await waitingForPerson(options, () => options.people!.runInBrowser(call, options.round ?? 0, options.signal)))

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import type { JsonSchemaObject, ToolParameters } from './tool-types'
 
 /** Tool names OpenRouter (and OpenAI) accept: letters, digits, `_` and `-`, at most 64. */
-const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
 
 const EMPTY_PARAMETERS: JsonSchemaObject = { type: 'object', properties: {} }
 

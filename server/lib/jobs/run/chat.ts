@@ -11,7 +11,6 @@ import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../.
 import { toolErrorMessage, type ToolCallRecord } from '../../tools/run-tool-calls'
 import { withToolExecution } from '../../stores/jobs/job-record'
 import { followSignal } from '../../follow-signal'
-import { toPublicJob } from '../public-job'
 import { UNKNOWN_OUTCOME_ERROR, type ResumePlan } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
 import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
@@ -131,14 +130,13 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
 
   // On resume, rewind to the checkpoint so viewers and the store agree on the text; what the job had
   // asked its user before the restart is shown again (and open requests are waited on again).
-  const requests = resume && options.inputs ? await options.inputs.ofJob(job.id).catch(() => []) : []
   const startState: BackgroundJob = { ...job, content, reasoning, activeToolCalls: activeCalls }
   if (resume) {
     startState.resumeCount = job.resumeCount + 1
     await store.updateJobMetadata(job.id, { content, reasoning, resumeCount: startState.resumeCount })
     await store.updateJob(job.id, { activeToolCalls: activeCalls })
   }
-  hub.open({ ...toPublicJob(startState), ...(requests.length > 0 ? { inputRequests: requests } : {}) })
+  const requests = await harness.openLive(startState, resume !== undefined)
 
   let messages: ChatMessage[] = resume?.messages ?? request.messages
   let rounds = resume?.rounds ?? 0

@@ -4,6 +4,8 @@
  * (end.ts). The runners (chat.ts, workflow.ts) add only what differs.
  */
 import type { JobInputs } from '../waits/job-inputs'
+import type { JobInputRequest } from '../../../../shared/types/input-request'
+import { toPublicJob } from '../public-job'
 import type { ServerConfig } from '../../config/server-config'
 import type { ToolAccessCheck } from '../../tools/policy/tool-policy'
 import type { ToolCredentials } from '../../tools/tool-types'
@@ -96,6 +98,17 @@ export class JobRunHarness {
   /** The error recorded when the inactivity timeout stopped the run. */
   timeoutMessage(what: string): string {
     return `${what} stopped after ${Math.round(this.options.config.backgroundJobs.jobTimeoutMs / 1000)} s with no progress.`
+  }
+
+  /**
+   * Opens the job's live view from `state`. A resumed run shows again what the job had asked its
+   * user before the restart, and gets those requests back (open ones are waited on again).
+   */
+  async openLive(state: BackgroundJob, resumed: boolean): Promise<JobInputRequest[]> {
+    const { inputs, hub } = this.options
+    const requests = resumed && inputs ? await inputs.ofJob(state.id).catch(() => []) : []
+    hub.open({ ...toPublicJob(state), ...(requests.length > 0 ? { inputRequests: requests } : {}) })
+    return requests
   }
 
   /** Ends the run (see end.ts): terminal write, viewers told, owner notified when nobody watched. */

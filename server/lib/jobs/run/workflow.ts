@@ -11,11 +11,11 @@ import { executeServerTool } from '../../tools/execute-tool'
 import { getServerTool, whenServerToolsReady } from '../../tools/registry'
 import { executeWorkflow, tooLongStepError, type NodeOutcome, type WorkflowRunDependencies } from '../../workflows/execute'
 import { followSignal } from '../../follow-signal'
-import { toPublicJob } from '../public-job'
 import type { JobRunOutcome } from './end'
 import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
 import { overBudgetError } from './budget-meter'
 import { toolCallPeople } from '../waits/tool-call-people'
+import { approvalNeeded } from '../../tools/policy/tool-policy'
 import type { ActiveToolCall } from '../../../../shared/types/job'
 import type { WorkflowState } from '../../../../shared/types/workflow'
 
@@ -67,8 +67,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     hub.updateWorkflowState(job.id, shown)
   }
 
-  const requests = job.workflowState && options.inputs ? await options.inputs.ofJob(job.id).catch(() => []) : []
-  hub.open({ ...toPublicJob({ ...job, resumeCount: job.workflowState ? job.resumeCount + 1 : job.resumeCount }), ...(requests.length > 0 ? { inputRequests: requests } : {}) })
+  await harness.openLive({ ...job, resumeCount: job.workflowState ? job.resumeCount + 1 : job.resumeCount }, job.workflowState !== undefined)
   if (job.workflowState) await store.updateJobMetadata(job.id, { resumeCount: job.resumeCount + 1 })
   await whenServerToolsReady()
 
@@ -147,11 +146,10 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     runTool: async (name, args, nodeSignal, nodeId) => {
       // Checked at run time for the running user too: the policy may have changed since the workflow was saved.
       const access = options.toolAccess ? await options.toolAccess() : undefined
-      const tool = { name, source: getServerTool(name)?.source }
-      const denied = access?.(tool)
+      const denied = access?.({ name, source: getServerTool(name)?.source })
       if (denied !== undefined) return { error: `tool "${name}" is not available here: ${denied}.` }
       // A tool that needs approval asks the person running the workflow first, as in a chat.
-      if (getServerTool(name)?.needsApproval || access?.needsApproval?.(tool)) {
+      if (approvalNeeded(name, access)) {
         if (!options.inputs) return { error: `tool "${name}" needs its user's approval, and nobody can answer for this run.` }
         harness.toolStarted()
         const decision = await toolCallPeople(options.inputs, job, [], `node:${nodeId}:`).approve({ id: 'tool', index: 0, name, arguments: JSON.stringify(args) }, 0, nodeSignal).finally(() => harness.toolFinished())

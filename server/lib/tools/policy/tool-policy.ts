@@ -10,6 +10,7 @@ import { readOperatorFile } from '../../config/operator-file'
 import type { SettingsStore } from '../../auth/role-limits'
 import { policyDenial, policyNeedsApproval, toolPolicySchema, type PolicyPrincipal, type PolicyTool, type ToolPolicyRule } from './rules'
 import type { ToolPolicyView } from '../../../../shared/types/tool-policy'
+import { getServerTool } from '../registry'
 
 const SETTING = 'tool-policy'
 const CACHE_MS = 5_000
@@ -44,6 +45,15 @@ export interface ToolAccessCheck {
   (tool: PolicyTool): string | undefined
   /** Whether an `approve` rule makes their calls to `tool` wait for their approval. */
   needsApproval?: (tool: PolicyTool) => boolean
+}
+
+/**
+ * Whether a call to `name` waits for its user's approval: the tool asks for it (`needsApproval`),
+ * or an `approve` rule of `access` does. The one answer for chat tool loops and workflow tool steps.
+ */
+export function approvalNeeded(name: string, access: ToolAccessCheck | undefined): boolean {
+  const tool = getServerTool(name)
+  return tool?.needsApproval === true || access?.needsApproval?.({ name, source: tool?.source }) === true
 }
 
 export class ToolPolicy {
