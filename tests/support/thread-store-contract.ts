@@ -69,6 +69,9 @@ export function describeThreadStoreContract(name: string, createStore: () => Thr
       expect(byMessage[0]!.snippet).toMatch(/evening/)
       // Word prefixes, any case, accents ignored; every word must be there.
       expect((await store.searchThreads('a', 'TOK')).map(hit => hit.thread.id)).toEqual([tokyo.id])
+      // A one-letter word matches only that word, never every word it starts.
+      expect(await store.searchThreads('a', 't')).toEqual([])
+      expect((await store.searchThreads('a', 'i do')).map(hit => hit.thread.id)).toEqual([recipes.id])
       expect((await store.searchThreads('a', 'creme brulee')).map(hit => ({ id: hit.thread.id, inTitle: hit.messageId === undefined }))).toEqual([{ id: recipes.id, inTitle: true }])
       expect((await store.searchThreads('a', 'cafe')).map(hit => hit.thread.id)).toEqual([tokyo.id])
       expect(await store.searchThreads('a', 'tokyo recipe')).toEqual([])

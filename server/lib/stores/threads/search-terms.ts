@@ -1,7 +1,8 @@
 /**
  * Searching conversations: a person's query made safe and bounded (at most 8 words of letters and
  * digits, each at most 40 characters: no operator, quote or wildcard of theirs reaches a search
- * engine), how each store matches them (every word, as a word prefix, case and accents ignored),
+ * engine), how each store matches them (every word, as a word prefix, case and accents ignored; a
+ * one-character word only as a whole word, so "a" cannot make SQLite rank every message it holds),
  * and the snippet shown around the first match.
  */
 
@@ -22,16 +23,19 @@ export function searchTerms(query: string): string[] {
   return [...new Set(words.map(word => word.slice(0, MAX_TERM_CHARS)))].slice(0, MAX_TERMS)
 }
 
-/** An FTS5 query for `terms`: each a quoted prefix, all required. */
+/** Shortest word matched as a prefix; shorter ones match whole words only. */
+const MIN_PREFIX_CHARS = 2
+
+/** An FTS5 query for `terms`: each a quoted prefix (a whole word when very short), all required. */
 export function ftsQuery(terms: readonly string[]): string {
-  return terms.map(term => `"${term}"*`).join(' ')
+  return terms.map(term => (term.length >= MIN_PREFIX_CHARS ? `"${term}"*` : `"${term}"`)).join(' ')
 }
 
 /** Whether every term starts a word of `text` (the memory store's match, same as FTS5's). */
 export function matchesAll(text: string, terms: readonly string[]): boolean {
   if (terms.length === 0) return false
   const words = foldText(text).match(/[\p{L}\p{N}]+/gu) ?? []
-  return terms.every(term => words.some(word => word.startsWith(term)))
+  return terms.every(term => words.some(word => (term.length >= MIN_PREFIX_CHARS ? word.startsWith(term) : word === term)))
 }
 
 /** About `SNIPPET_CHARS` characters of `text` around the first term found, on one line. */
