@@ -103,6 +103,8 @@ export default defineSchema({
     title: v.string(),
     created_at: v.number(),
     updated_at: v.number(),
+    /** The last message of the branch on view, when the user picked a version. */
+    active_message_id: v.optional(v.string()),
     /** The title with case and accents folded, for the search index (absent on threads stored before search). */
     search_title: v.optional(v.string()),
   })
@@ -116,6 +118,8 @@ export default defineSchema({
     role: v.union(v.literal('user'), v.literal('assistant')),
     content: v.string(),
     created_at: v.number(),
+    /** The message this one follows (absent on messages stored before versions). */
+    parent_id: v.optional(v.string()),
     model: v.optional(v.string()),
     job_id: v.optional(v.string()),
     status: v.optional(jobStatus),

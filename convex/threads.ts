@@ -10,7 +10,7 @@ import { foldText, matchesAll } from '../server/lib/stores/threads/search-terms'
 const searchable = (text: string) => foldText(text.slice(0, 100_000))
 
 function toThread(row: Doc<'threads'>) {
-  return { id: row.thread_id, userId: row.user_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at }
+  return { id: row.thread_id, userId: row.user_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at, activeMessageId: row.active_message_id }
 }
 
 function toMessage(row: Doc<'thread_messages'>) {
@@ -20,6 +20,7 @@ function toMessage(row: Doc<'thread_messages'>) {
     role: row.role,
     content: row.content,
     createdAt: row.created_at,
+    parentId: row.parent_id,
     model: row.model,
     jobId: row.job_id,
     status: row.status,
@@ -69,6 +70,17 @@ export const rename = serverMutation({
   },
 })
 
+/** Shows the branch ending at `messageId`. */
+export const setActiveMessage = serverMutation({
+  args: { threadId: v.string(), messageId: v.string() },
+  handler: async (ctx, { threadId, messageId }) => {
+    const thread = await findThread(ctx, threadId)
+    if (!thread) return false
+    await ctx.db.patch(thread._id, { active_message_id: messageId })
+    return true
+  },
+})
+
 /** Deletes the thread and its messages. */
 export const remove = serverMutation({
   args: { threadId: v.string() },
@@ -90,6 +102,7 @@ export const appendMessage = serverMutation({
     role: v.union(v.literal('user'), v.literal('assistant')),
     content: v.string(),
     now: v.number(),
+    parentId: v.optional(v.string()),
     model: v.optional(v.string()),
     jobId: v.optional(v.string()),
     status: v.optional(jobStatus),
@@ -99,7 +112,7 @@ export const appendMessage = serverMutation({
     if (!thread) throw new Error(`Thread ${args.threadId} does not exist.`)
     const id = await ctx.db.insert('thread_messages', {
       message_id: args.messageId, thread_id: args.threadId, role: args.role, content: args.content, created_at: args.now,
-      model: args.model, job_id: args.jobId, status: args.status, user_id: thread.user_id, search_text: searchable(args.content),
+      parent_id: args.parentId, model: args.model, job_id: args.jobId, status: args.status, user_id: thread.user_id, search_text: searchable(args.content),
     })
     if (args.now > thread.updated_at) await ctx.db.patch(thread._id, { updated_at: args.now })
     return toMessage((await ctx.db.get(id))!)

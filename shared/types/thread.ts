@@ -12,6 +12,11 @@ export interface ChatThread {
   title: string
   createdAt: number
   updatedAt: number
+  /**
+   * The last message of the branch on view, when the user picked one of several versions
+   * (absent: the newest message's branch).
+   */
+  activeMessageId?: string
 }
 
 /** Where an assistant message stands: its job's status. */
@@ -24,6 +29,13 @@ export interface ThreadMessage {
   role: 'user' | 'assistant'
   content: string
   createdAt: number
+  /**
+   * The message this one follows: the previous turn of its branch, or the thread's id for a first
+   * message. Several messages with one parent are versions of each other (a regenerated answer,
+   * an edited question). Absent on messages stored before versions: they follow the message
+   * stored before them.
+   */
+  parentId?: string
   /** Assistant messages: the model that answered and the job that produced the answer. */
   model?: string
   jobId?: string
@@ -34,10 +46,23 @@ export interface ThreadMessage {
   finishReason?: string
 }
 
-/** A conversation with its messages (`GET /api/threads/:id`). */
+/** Where a message stands among its versions (messages with the same parent and role), oldest first. */
+export interface MessageVersions {
+  /** Every version's id, oldest first. */
+  ids: string[]
+  /** This message's place in `ids`. */
+  index: number
+}
+
+/** A message of the branch on view, with its versions when there are several. */
+export interface ThreadPathMessage extends ThreadMessage {
+  versions?: MessageVersions
+}
+
+/** A conversation with the messages of the branch on view, oldest first (`GET /api/threads/:id`). */
 export interface ThreadWithMessages {
   thread: ChatThread
-  messages: ThreadMessage[]
+  messages: ThreadPathMessage[]
 }
 
 /** The stored turns of a sent message and the job answering it (`POST /api/threads/:id/messages`). */

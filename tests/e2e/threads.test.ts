@@ -76,6 +76,62 @@ describe('threads', () => {
     expect((await alice.json(`/api/threads/${thread.id}`)).thread.title).toBe('Private')
   })
 
+  it('answers again and edits a question as versions, keeping every branch, and switches between them', async () => {
+    const alice = new SessionClient(app.url)
+    const bob = new SessionClient(app.url)
+    const thread = await (await alice.post('/api/threads', {})).json()
+    const path = (messages: Array<{ content: string }>) => messages.map(message => message.content.slice(0, 12))
+    const first = await (await alice.post(`/api/threads/${thread.id}/messages`, { content: 'What is 6*7?', model: demo })).json()
+    await waitForJobEnd(alice, first.jobId)
+    const question = first.userMessage.id
+    const answer = first.assistantMessage.id
+
+    // Answer again: a second answer beside the first, now on view.
+    const again = await alice.post(`/api/threads/${thread.id}/messages/${answer}/versions`, { model: demo })
+    expect(again.status).toBe(202)
+    const regenerated = await again.json()
+    expect(regenerated.userMessage.id).toBe(question)
+    expect(regenerated.assistantMessage).toMatchObject({ parentId: question, status: 'streaming' })
+    expect((await waitForJobEnd(alice, regenerated.jobId)).content).toContain('42')
+    let view = await alice.json(`/api/threads/${thread.id}`)
+    expect(view.messages.map((message: { id: string }) => message.id)).toEqual([question, regenerated.assistantMessage.id])
+    expect(view.messages[1].versions).toEqual({ ids: [answer, regenerated.assistantMessage.id], index: 1 })
+
+    // Edit the question: a new branch from there, answered with the new text only.
+    const edited = await (await alice.post(`/api/threads/${thread.id}/messages/${question}/versions`, { content: 'What is 2+2?', model: demo })).json()
+    expect(edited.userMessage).toMatchObject({ content: 'What is 2+2?', parentId: thread.id })
+    expect((await waitForJobEnd(alice, edited.jobId)).content).toContain('4')
+    view = await alice.json(`/api/threads/${thread.id}`)
+    expect(path(view.messages)).toEqual(['What is 2+2?', expect.any(String)])
+    expect(view.messages[0].versions).toEqual({ ids: [question, edited.userMessage.id], index: 1 })
+
+    // Back to the first question: its branch comes back with its newest answer, and a new message continues it.
+    view = await alice.json(`/api/threads/${thread.id}/branch`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messageId: question }) })
+    expect(view.messages.map((message: { id: string }) => message.id)).toEqual([question, regenerated.assistantMessage.id])
+    expect(view.thread.activeMessageId).toBe(regenerated.assistantMessage.id)
+    const followUp = await (await alice.post(`/api/threads/${thread.id}/messages`, { content: 'now divide that by 6', model: demo })).json()
+    expect(followUp.userMessage.parentId).toBe(regenerated.assistantMessage.id)
+    expect((await waitForJobEnd(alice, followUp.jobId)).content).toContain('7')
+    expect((await alice.json(`/api/threads/${thread.id}`)).messages).toHaveLength(4)
+
+    // What does not fit says what to fix; someone else's thread is not there.
+    const refusals: Array<[string, unknown, number, RegExp]> = [
+      [`/api/threads/${thread.id}/messages/${question}/versions`, { model: demo }, 400, /write the new text/],
+      [`/api/threads/${thread.id}/messages/${answer}/versions`, { content: 'changed', model: demo }, 400, /answer is not edited/],
+      [`/api/threads/${thread.id}/messages/nope/versions`, { model: demo }, 404, /no such message/],
+      [`/api/threads/${thread.id}/messages/${answer}/versions`, { model: demo, extra: 1 }, 400, /extra/],
+    ]
+    for (const [route, body, status, message] of refusals) {
+      const response = await alice.post(route, body)
+      expect(response.status, route).toBe(status)
+      expect((await response.json()).message).toMatch(message)
+    }
+    const missing = await alice.fetch(`/api/threads/${thread.id}/branch`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messageId: 'nope' }) })
+    expect(missing.status).toBe(404)
+    expect((await bob.post(`/api/threads/${thread.id}/messages/${answer}/versions`, { model: demo })).status).toBe(404)
+    expect((await bob.fetch(`/api/threads/${thread.id}/branch`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messageId: question }) })).status).toBe(404)
+  })
+
   it('renames, validates, and deletes a thread, stopping the answer still running in it', async () => {
     const alice = new SessionClient(app.url)
     const thread = await (await alice.post('/api/threads', {})).json()

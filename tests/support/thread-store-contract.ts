@@ -54,6 +54,23 @@ export function describeThreadStoreContract(name: string, createStore: () => Thr
       await expect(store.appendMessage({ threadId: 'missing', role: 'user', content: 'x' })).rejects.toThrow()
     })
 
+    it('keeps each message\'s parent and the branch the person picked', async () => {
+      const thread = await store.createThread({ userId: 'a', now: 1 })
+      const question = await store.appendMessage({ threadId: thread.id, parentId: thread.id, role: 'user', content: 'Hi', now: 2 })
+      const first = await store.appendMessage({ threadId: thread.id, parentId: question.id, role: 'assistant', content: 'Hello', status: 'complete', now: 3 })
+      const second = await store.appendMessage({ threadId: thread.id, parentId: question.id, role: 'assistant', content: 'Hey', status: 'complete', now: 4 })
+      expect(second.parentId).toBe(question.id)
+      expect((await store.listMessages(thread.id)).map(message => [message.id, message.parentId])).toEqual([
+        [question.id, thread.id], [first.id, question.id], [second.id, question.id],
+      ])
+      expect(await store.getMessage(first.id)).toMatchObject({ parentId: question.id })
+      expect((await store.getThread(thread.id))!.activeMessageId).toBeUndefined()
+      expect(await store.setActiveMessage(thread.id, first.id)).toBe(true)
+      expect(await store.getThread(thread.id)).toMatchObject({ activeMessageId: first.id })
+      expect((await store.listThreads('a'))[0]).toMatchObject({ activeMessageId: first.id })
+      expect(await store.setActiveMessage('missing', first.id)).toBe(false)
+    })
+
     it('finds a person\'s conversations by words in their titles and messages, never another person\'s', async () => {
       const tokyo = await store.createThread({ userId: 'a', title: 'Trip planning', now: 1 })
       await store.appendMessage({ threadId: tokyo.id, role: 'user', content: 'What time is it in Tokyo right now?', now: 2 })

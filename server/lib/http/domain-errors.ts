@@ -18,6 +18,7 @@ import { CredentialInputError } from '../tools/credentials/vault'
 import { McpOAuthFlowError } from '../tools/mcp/oauth/authorizations'
 import { JobInputError } from '../jobs/waits/job-inputs'
 import { ClientToolError } from '../tools/client-tools'
+import { MessageVersionError } from '../threads/versions'
 
 /** How one domain error is answered. */
 export interface HttpAnswer {
@@ -46,6 +47,7 @@ export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
   if (McpAdminError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: MCP_STATUS_MESSAGES[error.statusCode]!, message: error.message }
   if (McpOAuthFlowError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: error.statusCode === 502 ? 'Authorization server problem' : error.statusCode === 404 ? 'No such MCP server' : 'Authorisation refused', message: error.message }
   if (JobInputError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: INPUT_STATUS_MESSAGES[error.statusCode]!, message: error.message, data: error.request ? { request: error.request } : undefined }
+  if (MessageVersionError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: error.statusCode === 404 ? 'No such message' : 'Cannot make that version', message: error.message }
   if (ClientToolError.isInstance(error)) return { statusCode: 400, statusMessage: 'Invalid browser tool', message: error.message }
   if (CredentialInputError.isInstance(error)) return { statusCode: 400, statusMessage: 'Invalid credential', message: error.message }
   if (ToolPolicyInputError.isInstance(error)) return { statusCode: 400, statusMessage: 'Invalid tool policy', message: error.message }

@@ -51,6 +51,7 @@ export function withThreadQuota(store: ThreadStore, quotas: StorageQuotas): Thre
     getThread: threadId => store.getThread(threadId),
     listThreads: (userId, options) => store.listThreads(userId, options),
     renameThread: (threadId, title, now) => store.renameThread(threadId, title, now),
+    setActiveMessage: (threadId, messageId) => store.setActiveMessage(threadId, messageId),
     deleteThread: threadId => store.deleteThread(threadId),
     appendMessage: message => store.appendMessage(message),
     updateMessage: (messageId, update) => store.updateMessage(messageId, update),

@@ -60,9 +60,9 @@ const toolCall = fieldsOf<ActiveToolCall>({
 })
 const execution = fieldsOf<ToolExecutionRecord>({ id: true, name: true, arguments: true, result: true, error: true, executionTimeMs: true })
 const notification = fieldsOf<JobNotification>({ id: true, userId: true, jobId: true, threadId: true, kind: true, title: true, body: true, createdAt: true, readAt: true })
-const thread = fieldsOf<ChatThread>({ id: true, userId: true, title: true, createdAt: true, updatedAt: true })
+const thread = fieldsOf<ChatThread>({ id: true, userId: true, title: true, createdAt: true, updatedAt: true, activeMessageId: true })
 const message = fieldsOf<ThreadMessage>({
-  id: true, threadId: true, role: true, content: true, createdAt: true, model: true, jobId: true, status: true,
+  id: true, threadId: true, role: true, content: true, createdAt: true, parentId: true, model: true, jobId: true, status: true,
   reasoning: true, toolCalls: true, error: true, finishReason: true,
 })
 const workflow = fieldsOf<SavedWorkflow>({ id: true, userId: true, name: true, definition: true, createdAt: true, updatedAt: true })

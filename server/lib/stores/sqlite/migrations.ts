@@ -176,4 +176,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   END;
   INSERT INTO threads_fts (threads_fts) VALUES ('rebuild');
   `,
+  `
+  ALTER TABLE threads ADD COLUMN active_message_id TEXT;
+  ALTER TABLE thread_messages ADD COLUMN parent_id TEXT;
+  `,
 ]

@@ -21,6 +21,9 @@ export function createConvexThreadStore(options: { client: ConvexFunctionClient,
     async renameThread(threadId, title, now = Date.now()) {
       return client.mutation(api.threads.rename, { secret, threadId, title, now })
     },
+    async setActiveMessage(threadId, messageId) {
+      return client.mutation(api.threads.setActiveMessage, { secret, threadId, messageId })
+    },
     async searchThreads(userId, query, { limit = 20 } = {}) {
       const terms = searchTerms(query)
       if (terms.length === 0) return []
@@ -32,8 +35,8 @@ export function createConvexThreadStore(options: { client: ConvexFunctionClient,
     async deleteThread(threadId) {
       return client.mutation(api.threads.remove, { secret, threadId })
     },
-    async appendMessage({ id, now = Date.now(), threadId, role, content, model, jobId, status }) {
-      return await client.mutation(api.threads.appendMessage, { secret, messageId: id ?? crypto.randomUUID(), threadId, role, content, now, model, jobId, status }) as ThreadMessage
+    async appendMessage({ id, now = Date.now(), threadId, role, content, parentId, model, jobId, status }) {
+      return await client.mutation(api.threads.appendMessage, { secret, messageId: id ?? crypto.randomUUID(), threadId, role, content, now, parentId, model, jobId, status }) as ThreadMessage
     },
     async updateMessage(messageId, update) {
       return client.mutation(api.threads.updateMessage, {

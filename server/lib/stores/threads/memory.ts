@@ -31,6 +31,12 @@ export function createMemoryThreadStore(): ThreadStore {
       thread.updatedAt = now
       return true
     },
+    async setActiveMessage(threadId, messageId) {
+      const thread = threads.get(threadId)
+      if (!thread) return false
+      thread.activeMessageId = messageId
+      return true
+    },
     async searchThreads(userId, query, { limit = 20 } = {}) {
       const terms = searchTerms(query)
       if (terms.length === 0) return []

@@ -7,13 +7,14 @@ import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../sha
 import type { ThreadStore } from './thread-store'
 import { ftsQuery, searchTerms } from './search-terms'
 
-interface ThreadRow { id: string, user_id: string, title: string, created_at: number, updated_at: number }
+interface ThreadRow { id: string, user_id: string, title: string, created_at: number, updated_at: number, active_message_id: string | null }
 interface MessageRow {
   id: string
   thread_id: string
   role: ThreadMessage['role']
   content: string
   created_at: number
+  parent_id: string | null
   model: string | null
   job_id: string | null
   status: ThreadMessage['status'] | null
@@ -24,11 +25,14 @@ interface MessageRow {
 }
 
 function toThread(row: ThreadRow): ChatThread {
-  return { id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at }
+  const thread: ChatThread = { id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at }
+  if (row.active_message_id !== null) thread.activeMessageId = row.active_message_id
+  return thread
 }
 
 function toMessage(row: MessageRow): ThreadMessage {
   const message: ThreadMessage = { id: row.id, threadId: row.thread_id, role: row.role, content: row.content, createdAt: row.created_at }
+  if (row.parent_id !== null) message.parentId = row.parent_id
   if (row.model !== null) message.model = row.model
   if (row.job_id !== null) message.jobId = row.job_id
   if (row.status !== null) message.status = row.status
@@ -54,11 +58,12 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
       FROM thread_messages_fts JOIN thread_messages m ON m.rowid = thread_messages_fts.rowid JOIN threads t ON t.id = m.thread_id
       WHERE thread_messages_fts MATCH @query AND t.user_id = @userId ORDER BY bm25(thread_messages_fts) LIMIT @limit`),
     rename: db.prepare('UPDATE threads SET title = ?, updated_at = ? WHERE id = ?'),
+    setActive: db.prepare('UPDATE threads SET active_message_id = ? WHERE id = ?'),
     touch: db.prepare('UPDATE threads SET updated_at = max(updated_at, ?) WHERE id = ?'),
     deleteThread: db.prepare('DELETE FROM threads WHERE id = ?'),
     nextSequence: db.prepare<[string], { next: number }>('SELECT coalesce(max(sequence), 0) + 1 AS next FROM thread_messages WHERE thread_id = ?'),
-    insertMessage: db.prepare(`INSERT INTO thread_messages (id, thread_id, sequence, role, content, created_at, model, job_id, status, reasoning, tool_calls, error, finish_reason)
-      VALUES (@id, @threadId, @sequence, @role, @content, @createdAt, @model, @jobId, @status, @reasoning, @toolCalls, @error, @finishReason)`),
+    insertMessage: db.prepare(`INSERT INTO thread_messages (id, thread_id, sequence, role, content, created_at, parent_id, model, job_id, status, reasoning, tool_calls, error, finish_reason)
+      VALUES (@id, @threadId, @sequence, @role, @content, @createdAt, @parentId, @model, @jobId, @status, @reasoning, @toolCalls, @error, @finishReason)`),
     getMessage: db.prepare<[string], MessageRow>('SELECT * FROM thread_messages WHERE id = ?'),
     listMessages: db.prepare<[string], MessageRow>('SELECT * FROM thread_messages WHERE thread_id = ? ORDER BY created_at, sequence'),
     updateMessage: db.prepare(`UPDATE thread_messages SET
@@ -81,6 +86,7 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
       role: message.role,
       content: message.content,
       createdAt: message.createdAt,
+      parentId: message.parentId ?? null,
       model: message.model ?? null,
       jobId: message.jobId ?? null,
       status: message.status ?? null,
@@ -107,6 +113,9 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
     },
     async renameThread(threadId, title, now = Date.now()) {
       return statements.rename.run(title, now, threadId).changes > 0
+    },
+    async setActiveMessage(threadId, messageId) {
+      return statements.setActive.run(messageId, threadId).changes > 0
     },
     async deleteThread(threadId) {
       return statements.deleteThread.run(threadId).changes > 0

@@ -14,6 +14,8 @@ export interface ThreadStore {
   /** A user's threads, most recently active first. */
   listThreads(userId: string, options?: { limit?: number }): Promise<ChatThread[]>
   renameThread(threadId: string, title: string, now?: number): Promise<boolean>
+  /** Shows the branch ending at `messageId` (see threads/versions.ts); false when the thread does not exist. */
+  setActiveMessage(threadId: string, messageId: string): Promise<boolean>
   /** Deletes the thread and its messages. */
   deleteThread(threadId: string): Promise<boolean>
   /** Adds a message and marks the thread active. */

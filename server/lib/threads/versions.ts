@@ -1,0 +1,112 @@
+/**
+ * A thread's messages form a tree: each message follows its parent (the previous turn of its
+ * branch; the thread's id for a first message). Messages with the same parent and role are
+ * versions of each other: a regenerated answer, or an edited question with everything after it.
+ * The thread shows one branch, the path from its first message to its active message (the one the
+ * user picked, else the newest).
+ *
+ * Messages stored before versions have no parent: each follows the one stored before it, so an
+ * old thread reads as the single branch it was.
+ */
+import type { ThreadStore } from '../stores/threads/thread-store'
+import type { ChatThread, ThreadMessage, ThreadPathMessage, ThreadWithMessages } from '../../../shared/types/thread'
+
+/** The messages of a thread as a tree. */
+export interface MessageTree {
+  byId: ReadonlyMap<string, ThreadMessage>
+  /** Each message's parent id (the thread's id for a first message). */
+  parentOf: ReadonlyMap<string, string>
+  /** Each parent's children, oldest first. */
+  childrenOf: ReadonlyMap<string, ThreadMessage[]>
+}
+
+/** Builds the tree of `messages` (oldest first, as every store lists them). */
+export function messageTree(threadId: string, messages: readonly ThreadMessage[]): MessageTree {
+  const byId = new Map<string, ThreadMessage>()
+  const parentOf = new Map<string, string>()
+  const childrenOf = new Map<string, ThreadMessage[]>()
+  let previous = threadId
+  for (const message of messages) {
+    byId.set(message.id, message)
+    const parent = message.parentId ?? previous
+    parentOf.set(message.id, parent)
+    const children = childrenOf.get(parent)
+    if (children) children.push(message)
+    else childrenOf.set(parent, [message])
+    previous = message.id
+  }
+  return { byId, parentOf, childrenOf }
+}
+
+/** The newest message at the end of the branch that goes through `messageId` (taking the newest child at each turn). */
+export function branchEnd(tree: MessageTree, messageId: string): string {
+  let current = messageId
+  // Each step goes to a newer message, so the walk ends; the bound guards against a corrupt store.
+  for (let steps = 0; steps <= tree.byId.size; steps++) {
+    const children = tree.childrenOf.get(current)
+    if (!children?.length) return current
+    current = children[children.length - 1]!.id
+  }
+  return current
+}
+
+/** The ids from the first message down to `messageId`. */
+export function pathTo(tree: MessageTree, threadId: string, messageId: string): string[] {
+  const path: string[] = []
+  let current: string | undefined = messageId
+  while (current !== undefined && current !== threadId && tree.byId.has(current) && path.length <= tree.byId.size) {
+    path.push(current)
+    current = tree.parentOf.get(current)
+  }
+  return path.reverse()
+}
+
+/** The versions of `message`: its siblings of the same role, oldest first (undefined when it has none). */
+function versionsOf(tree: MessageTree, message: ThreadMessage) {
+  const siblings = (tree.childrenOf.get(tree.parentOf.get(message.id)!) ?? []).filter(sibling => sibling.role === message.role)
+  if (siblings.length < 2) return undefined
+  return { ids: siblings.map(sibling => sibling.id), index: siblings.findIndex(sibling => sibling.id === message.id) }
+}
+
+/** The branch `thread` shows: its active message's path (else the newest message's), each message with its versions. */
+export function threadPath(thread: ChatThread, messages: readonly ThreadMessage[]): ThreadPathMessage[] {
+  if (messages.length === 0) return []
+  const tree = messageTree(thread.id, messages)
+  const newest = messages.reduce((latest, message) => (message.createdAt >= latest.createdAt ? message : latest))
+  const end = thread.activeMessageId && tree.byId.has(thread.activeMessageId) ? thread.activeMessageId : newest.id
+  return pathTo(tree, thread.id, end).map((id) => {
+    const message = tree.byId.get(id)!
+    const versions = versionsOf(tree, message)
+    return versions ? { ...message, versions } : message
+  })
+}
+
+/** Why a message cannot get a new version: 404 not in this thread, 400 the wrong kind of message or body. */
+export class MessageVersionError extends Error {
+  readonly statusCode: 400 | 404
+  constructor(message: string, statusCode: 400 | 404) {
+    super(message)
+    this.name = 'MessageVersionError'
+    this.statusCode = statusCode
+  }
+
+  static isInstance(error: unknown): error is MessageVersionError {
+    return error instanceof Error && error.name === 'MessageVersionError'
+  }
+}
+
+/**
+ * `thread` with the messages of the branch on view. With `show`, the branch through that message
+ * (a version the person picked) becomes the one on view first; 404 when the thread has no such message.
+ */
+export async function viewThread(threads: ThreadStore, thread: ChatThread, show?: string): Promise<ThreadWithMessages> {
+  const all = await threads.listMessages(thread.id)
+  if (show !== undefined) {
+    const tree = messageTree(thread.id, all)
+    if (!tree.byId.has(show)) throw new MessageVersionError('This conversation has no such message.', 404)
+    const activeMessageId = branchEnd(tree, show)
+    await threads.setActiveMessage(thread.id, activeMessageId)
+    thread = { ...thread, activeMessageId }
+  }
+  return { thread, messages: threadPath(thread, all) }
+}
