@@ -31,6 +31,17 @@ export function useThreads() {
   function send(id: string, input: { content: string, model: string }): Promise<SentThreadMessage> {
     return $fetch<SentThreadMessage>(`/api/threads/${id}/messages`, { method: 'POST', body: { ...input, clientTools: clientToolDeclarations() }, headers: apiKey.headers() })
   }
+  /**
+   * A new version of a message: a question sent again with new text (`content`), or the same
+   * question answered again (no `content`). The thread then shows the new version.
+   */
+  function addVersion(id: string, messageId: string, input: { content?: string, model: string }): Promise<SentThreadMessage> {
+    return $fetch<SentThreadMessage>(`/api/threads/${id}/messages/${messageId}/versions`, { method: 'POST', body: { ...input, clientTools: clientToolDeclarations() }, headers: apiKey.headers() })
+  }
+  /** Shows the branch through `messageId` (another version); the conversation as it now reads. */
+  function showVersion(id: string, messageId: string): Promise<ThreadWithMessages> {
+    return $fetch<ThreadWithMessages>(`/api/threads/${id}/branch`, { method: 'PUT', body: { messageId } })
+  }
   async function rename(id: string, title: string): Promise<void> {
     const thread = await $fetch<ChatThread>(`/api/threads/${id}`, { method: 'PATCH', body: { title } })
     threads.value = threads.value.map(item => item.id === id ? thread : item)
@@ -39,5 +50,5 @@ export function useThreads() {
     await $fetch<unknown>(`/api/threads/${id}`, { method: 'DELETE' })
     threads.value = threads.value.filter(item => item.id !== id)
   }
-  return { threads, loaded, refresh, create, open, send, rename, remove }
+  return { threads, loaded, refresh, create, open, send, addVersion, showVersion, rename, remove }
 }

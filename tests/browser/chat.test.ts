@@ -421,6 +421,47 @@ describe('chat in the browser', () => {
     await context.close()
   })
 
+  for (const width of [1200, 390]) {
+    it(`regenerates an answer and edits a question as versions, and switches between them at ${width} px`, async () => {
+      const page = await freshPage()
+      await page.setViewportSize({ width, height: 820 })
+      const problems = watchForProblems(page)
+      await ask(page, 'What is 6*7?')
+      await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+      const firstAnswer = await answerText(page)
+
+      await answer(page).getByTestId('regenerate').click()
+      await answer(page).getByTestId('versions').filter({ hasText: '2 / 2' }).waitFor()
+      await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+      expect(await answerText(page)).toContain('42')
+      await answer(page).getByRole('button', { name: 'Previous version' }).click()
+      await answer(page).getByTestId('versions').filter({ hasText: '1 / 2' }).waitFor()
+      expect(await answerText(page)).toBe(firstAnswer)
+
+      const question = page.getByTestId('message-user').first()
+      await question.getByTestId('edit-message').click()
+      await question.getByRole('textbox', { name: 'Edit your message' }).fill('What is 2+2?')
+      await question.getByRole('textbox', { name: 'Edit your message' }).press('Enter')
+      await page.getByTestId('message-user').first().getByTestId('versions').filter({ hasText: '2 / 2' }).waitFor()
+      expect(await page.getByTestId('message-user').first().innerText()).toContain('What is 2+2?')
+      await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+      expect(await answerText(page)).toContain('4')
+      if (width < 500) await screenshot(page, 'versions-phone')
+      else await screenshot(page, 'versions')
+
+      // Back to the first question: it comes back with its newest answer, and a reload keeps the pick.
+      await page.getByTestId('message-user').first().getByRole('button', { name: 'Previous version' }).click()
+      await page.getByTestId('message-user').filter({ hasText: 'What is 6*7?' }).waitFor()
+      await page.reload()
+      await page.getByTestId('message-user').filter({ hasText: 'What is 6*7?' }).waitFor()
+      expect(await page.getByTestId('message-user').first().getByTestId('versions').innerText()).toContain('1 / 2')
+      expect(await answer(page).getByTestId('versions').innerText()).toContain('2 / 2')
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+      expect(problems.errors).toEqual([])
+      await context.close()
+    })
+  }
+
   it('typesets math under the CSP (KaTeX and its fonts from this app)', async () => {
     const page = await freshPage()
     const problems = watchForProblems(page)

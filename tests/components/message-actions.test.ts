@@ -30,6 +30,53 @@ describe('copying a message', () => {
   })
 })
 
+describe('regenerate, edit and versions', () => {
+  it('answers again from an answer, only when the thread allows it and never while it streams', async () => {
+    const wrapper = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content: '42', status: 'complete' }, canBranch: true } })
+    await wrapper.find('[data-testid=regenerate]').trigger('click')
+    expect(wrapper.emitted('regenerate')).toEqual([[]])
+    expect(wrapper.find('[data-testid=edit-message]').exists()).toBe(false)
+    // A failed answer without text can still be tried again.
+    const failed = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content: '', status: 'error', error: { message: 'Rate limited' } }, canBranch: true } })
+    expect(failed.find('[data-testid=regenerate]').exists()).toBe(true)
+    const busy = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content: '42', status: 'complete' }, canBranch: false } })
+    expect(busy.find('[data-testid=regenerate]').exists()).toBe(false)
+    const streaming = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content: '4', status: 'streaming' }, canBranch: true } })
+    expect(streaming.find('[data-testid=regenerate]').exists()).toBe(false)
+  })
+
+  it('edits a question in place: Enter sends the new text, Esc keeps the old one, an empty text is not sent', async () => {
+    const wrapper = mount(ChatMessage, { props: { message: { id: 'q', role: 'user', content: 'What is 6*7?' }, canBranch: true } })
+    await wrapper.find('[data-testid=edit-message]').trigger('click')
+    const field = wrapper.find('[data-testid=edit-form] textarea')
+    expect((field.element as HTMLTextAreaElement).value).toBe('What is 6*7?')
+    await field.setValue('   ')
+    await wrapper.find('[data-testid=edit-form]').trigger('submit')
+    expect(wrapper.emitted('edit')).toBeUndefined()
+    await field.trigger('keydown', { key: 'Escape' })
+    expect(wrapper.find('[data-testid=edit-form]').exists()).toBe(false)
+    expect(wrapper.text()).toContain('What is 6*7?')
+    await wrapper.find('[data-testid=edit-message]').trigger('click')
+    await wrapper.find('[data-testid=edit-form] textarea').setValue('  What is 2+2? ')
+    await wrapper.find('[data-testid=edit-form] textarea').trigger('keydown', { key: 'Enter' })
+    expect(wrapper.emitted('edit')).toEqual([['What is 2+2?']])
+    expect(wrapper.find('[data-testid=edit-form]').exists()).toBe(false)
+  })
+
+  it('switches versions with ‹ and ›, which stop at the first and the last', async () => {
+    const wrapper = mount(ChatMessage, { props: { message: { id: 'b', role: 'assistant', content: 'Two', status: 'complete', versions: { ids: ['a', 'b', 'c'], index: 1 } } } })
+    expect(wrapper.find('[data-testid=versions]').text()).toContain('2 / 3')
+    await wrapper.find('[aria-label="Previous version"]').trigger('click')
+    await wrapper.find('[aria-label="Next version"]').trigger('click')
+    expect(wrapper.emitted('showVersion')).toEqual([['a'], ['c']])
+    const first = mount(ChatMessage, { props: { message: { id: 'a', role: 'user', content: 'One', versions: { ids: ['a', 'b'], index: 0 } } } })
+    expect(first.find('[aria-label="Previous version"]').attributes('disabled')).toBeDefined()
+    expect(first.find('[aria-label="Next version"]').attributes('disabled')).toBeUndefined()
+    // One version only: no switcher.
+    expect(mount(ChatMessage, { props: { message: { id: 'x', role: 'user', content: 'x' } } }).find('[data-testid=versions]').exists()).toBe(false)
+  })
+})
+
 describe('the composer', () => {
   it('sends on Enter, and stops a streaming answer on Esc without losing the draft', async () => {
     const wrapper = mount(ChatComposer, { props: { busy: false, modelValue: 'hello' } })
