@@ -171,6 +171,10 @@ export default defineNuxtConfig({
     workflows: {
       enabled: features.workflows.enabled,
     },
+    threads: {
+      /** After a conversation's first answer, ask its model for a short title (instead of the first message's words). */
+      generateTitles: true,
+    },
     demoModel: {
       enabled: features.offlineDemoModel.enabled,
       /** Pause between the demo model's streamed tokens, for a realistic pace. */

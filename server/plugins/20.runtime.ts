@@ -8,6 +8,7 @@ import { createSecretBox } from '../lib/security/secret-box'
 import { serverSecret } from '../lib/security/session-secret'
 import { closeStores, openStores } from '../lib/stores'
 import { writeJobIntoThread } from '../lib/threads/write-back'
+import { ThreadTitles } from '../lib/threads/titles'
 import { deleteUserData } from '../lib/auth/delete-user-data'
 import { loadMcpConfigFile } from '../lib/tools/mcp/config'
 import { McpServerCatalog } from '../lib/tools/mcp/admin-servers'
@@ -61,6 +62,8 @@ export default defineNitroPlugin((nitroApp) => {
     logger: mcpLogger,
   })
   const mcp: McpServers = new McpServers({ logger: mcpLogger, connectTimeoutMs: config.mcp.connectTimeoutMs, onStateChange: toolChanges.notify, serverCredentials: credentials.serverWide(), userConnectionIdleMs: config.mcp.userConnectionIdleMs, authorizations })
+  // A conversation's first answer is followed by a short title its model writes.
+  const titles = new ThreadTitles({ threads: stores.threads, config, logger: consola.withTag('threads') })
   const jobs = new BackgroundJobManager({
     store: stores.jobs,
     hub,
@@ -68,8 +71,8 @@ export default defineNitroPlugin((nitroApp) => {
     secretBox: createSecretBox(serverSecret(config), 'job-api-key'),
     logger,
     // An answer that belongs to a thread of its user is written into its assistant message when it ends.
-    onJobFinished: async (job) => {
-      await writeJobIntoThread(stores.threads, job)
+    onJobFinished: async (job, endpoint) => {
+      if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
     },
     roleLimits: { forRole: role => accounts!.limits.forRole(role) },
     usage: stores.accounts,
@@ -136,7 +139,7 @@ export default defineNitroPlugin((nitroApp) => {
     stopFollowingRegistry()
     toolChanges.close()
     mcpCatalog.close()
-    stopping = jobs.shutdown().then(() => hub.close()).then(() => Promise.all([mcp.close(), dynamicTools?.close()])).then(() => {})
+    stopping = jobs.shutdown().then(() => Promise.all([hub.close(), titles.close()])).then(() => Promise.all([mcp.close(), dynamicTools?.close()])).then(() => {})
     return stopping
   }
   const onSignal = () => void stop()

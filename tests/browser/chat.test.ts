@@ -288,7 +288,12 @@ describe('chat in the browser', () => {
     it(`shows rename and delete of a long-titled conversation inside the sidebar at ${width} px, without sideways scrolling`, async () => {
       const page = await freshPage()
       await page.setViewportSize({ width, height: 800 })
-      await ask(page, `Please tell me ${'everything about background jobs and why they outlive the tab '.repeat(3)}`)
+      const url = await ask(page, 'Hello')
+      await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+      // A title as long as a person may give (the model's own are short).
+      const title = `Everything about background jobs ${'and why they outlive the tab '.repeat(3)}`.trim()
+      expect(await page.evaluate(async ({ id, title }) => (await fetch(`/api/threads/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title }) })).status, { id: url.split('/').pop()!, title })).toBe(200)
+      await page.reload()
       if (width < 800) await page.getByRole('button', { name: 'Open the sidebar' }).click()
       const item = page.locator('.threads__item').first()
       await item.waitFor()
@@ -401,6 +406,8 @@ describe('chat in the browser', () => {
     const page = await freshPage()
     const url = await ask(page, 'Palette test: what is 7*6?')
     await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+    // The model's title replaces the first message's words in the sidebar, without a reload.
+    await page.locator('.threads__item').filter({ hasText: 'Calculating 7*6' }).waitFor({ timeout: 15_000 })
     await page.keyboard.press('Control+k')
     const palette = page.getByTestId('command-palette')
     await palette.waitFor()
@@ -410,8 +417,8 @@ describe('chat in the browser', () => {
     await page.waitForURL(`${app.url}/jobs`)
     await palette.waitFor({ state: 'detached' })
     await page.keyboard.press('Control+k')
-    await page.keyboard.type('palette test')
-    expect(await palette.locator('[role=option]').first().innerText()).toContain('Palette test: what is 7*6?')
+    await page.keyboard.type('calculating 7')
+    expect(await palette.locator('[role=option]').first().innerText()).toContain('Calculating 7*6')
     await screenshot(page, 'command-palette')
     await page.keyboard.press('Enter')
     await page.waitForURL(url)

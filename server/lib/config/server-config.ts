@@ -72,6 +72,7 @@ export const serverConfigSchema = z.object({
   tools: z.object({ discovery: z.boolean(), dynamic: z.object({ enabled: z.boolean(), dir: z.string().trim() }), policyFile: z.string().trim(), credentialsFile: z.string().trim() }),
   mcp: z.object({ configFile: z.string().trim(), connectTimeoutMs: milliseconds, adminCommands: z.boolean(), userConnectionIdleMs: milliseconds }),
   workflows: z.object({ enabled: z.boolean() }),
+  threads: z.object({ generateTitles: z.boolean() }),
   demoModel: z.object({ enabled: z.boolean(), tokenDelayMs: z.number().int().nonnegative().max(5_000) }),
   convex: z.object({ url: z.string(), serverSecret: z.string(), leaseMs: z.number().int().min(1_000).max(600_000) }),
   session: z.object({

@@ -8,6 +8,7 @@ import type { ServerConfig } from '../config/server-config'
 import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import type { ToolCredentials } from '../tools/tool-types'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
+import type { ChatEndpoint } from '../openrouter/chat-client'
 import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
 import { clampOutputTokens, JobAdmission, type Admission, type RoleLimitSource } from './admission/gate'
@@ -52,8 +53,11 @@ export interface JobManagerOptions {
   config: ServerConfig
   secretBox: SecretBox
   logger?: JobLogger & { info?: (message: string) => void }
-  /** Called with the stored record once a job has ended (complete, error or aborted). */
-  onJobFinished?: (job: BackgroundJob) => Promise<void> | void
+  /**
+   * Called with the stored record once a job has ended (complete, error or aborted), and for a
+   * chat job this process ran, the endpoint it used (with its key, which the record no longer holds).
+   */
+  onJobFinished?: (job: BackgroundJob, endpoint?: ChatEndpoint) => Promise<void> | void
   /** Each role's limits (default: `limits.roles` of the config, without the admin's changes). */
   roleLimits?: RoleLimitSource
   /** Where each principal's daily usage is counted; without one, budgets are not enforced. */
@@ -250,11 +254,11 @@ export class BackgroundJobManager {
   }
 
   /** Hands the ended job to `onJobFinished` (errors are logged, never thrown). */
-  private async reportFinished(jobId: string): Promise<void> {
+  private async reportFinished(jobId: string, endpoint?: ChatEndpoint): Promise<void> {
     if (!this.options.onJobFinished) return
     try {
       const job = await this.store.getJob(jobId)
-      if (job && job.status !== 'streaming') await this.options.onJobFinished(job)
+      if (job && job.status !== 'streaming') await this.options.onJobFinished(job, endpoint)
     } catch (error) {
       this.options.logger?.warn(`After job ${jobId} ended, its follow-up failed`, error)
     }
@@ -325,7 +329,7 @@ export class BackgroundJobManager {
       // What the run used counts against its user's budget however it ended (an interrupted run's
       // share too: the resumed run counts only its own).
       if (budget) await this.admission.budgets?.record(job.userId, budget.spent()).catch(error => this.options.logger?.warn(`Job ${job.id}: its usage could not be recorded`, error))
-      if (outcome !== 'interrupted') await this.reportFinished(job.id)
+      if (outcome !== 'interrupted') await this.reportFinished(job.id, how.endpoint)
     }).finally(() => {
       stopRenewing?.()
       this.running.delete(job.id)

@@ -246,10 +246,34 @@ function fallback(text: string, offered: ReadonlySet<string>): string {
   return idea ? `${opener} I can tell the time, do arithmetic, convert units and report (demo) weather; try ${idea}.` : `${opener} Add an OpenRouter key in the settings for a real model.`
 }
 
+const TITLE_STOP_WORDS = new Set(['a', 'an', 'the', 'is', 'are', 'was', 'be', 'it', 'its', 'of', 'to', 'in', 'on', 'for', 'and', 'or', 'but', 'with', 'what', 'whats', 'how', 'why', 'who', 'when', 'where', 'which', 'can', 'could', 'would', 'should', 'do', 'does', 'did', 'i', 'me', 'my', 'you', 'your', 'we', 'please', 'tell', 'about', 'give', 'show', 'write', 'some', 'this', 'that', 'there', 'right', 'now', 'hi', 'hello', 'hey', 'question', 'answer'])
+
+/** A title as the demo model writes one: from what the question asks (its tool's topic and place), else its main words. */
+export function demoTitle(text: string): string {
+  const read = text.slice(0, MAX_DEMO_INPUT_CHARS)
+  const question = (/question:\s*([^\n]+)/i.exec(read)?.[1] ?? read).trim()
+  const intent = intentOf(question)
+  const place = intent === 'time' || intent === 'weather' ? placeIn(temperatureUnitIn(question).rest) : undefined
+  if (intent === 'time') return place ? `Time in ${place.name}` : 'The time now'
+  if (intent === 'weather') return place ? `Weather in ${place.name}` : 'The weather'
+  if (intent === 'convert') {
+    const { value, from, to } = conversionIn(question)!
+    return `${value} ${from} to ${to}`
+  }
+  if (intent === 'calculate') return `Calculating ${expressionIn(question)!.slice(0, 40)}`
+  const words = question.split(/[^\p{L}\p{N}'-]+/u).filter(word => word.length > 1 && !TITLE_STOP_WORDS.has(word.toLowerCase())).slice(0, 5)
+  if (words.length === 0) return 'A short chat'
+  const title = words.join(' ')
+  return title[0]!.toUpperCase() + title.slice(1)
+}
+
 /** Decides the demo model's next turn for a chat-completions request. */
 export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 'tools' | 'tool_choice'>): DemoPlan {
   const messages = request.messages ?? []
   if (messages.at(-1)?.role === 'tool') return { kind: 'text', text: answerFromToolResults(messages) }
+  // Asked for a conversation's title (the app does this after a first answer): a few words from the question.
+  const instructions = messages[0]?.role === 'system' ? messageText(messages[0]).slice(0, MAX_DEMO_INPUT_CHARS) : ''
+  if (/\btitle\b/i.test(instructions) && /\bconversation\b/i.test(instructions)) return { kind: 'text', text: demoTitle(messageText(messages.at(-1))) }
 
   const lastUser = [...messages].reverse().find(message => message.role === 'user')
   // Rules read the start of the message only: bounded work however long the message is.
