@@ -5,6 +5,15 @@
 import { defineSchema, defineTable } from 'convex/server'
 import { v } from 'convex/values'
 
+/** A file a message names (see shared/types/attachment.ts). */
+export const messageAttachment = v.object({
+  id: v.string(),
+  name: v.string(),
+  mediaType: v.string(),
+  kind: v.union(v.literal('image'), v.literal('text')),
+  size: v.number(),
+})
+
 export const jobStatus = v.union(v.literal('streaming'), v.literal('complete'), v.literal('error'), v.literal('aborted'))
 
 export const jobError = v.object({
@@ -120,6 +129,7 @@ export default defineSchema({
     created_at: v.number(),
     /** The message this one follows (absent on messages stored before versions). */
     parent_id: v.optional(v.string()),
+    attachments: v.optional(v.array(messageAttachment)),
     model: v.optional(v.string()),
     job_id: v.optional(v.string()),
     status: v.optional(jobStatus),
@@ -135,6 +145,29 @@ export default defineSchema({
     .index('by_message_id', ['message_id'])
     .index('by_thread_and_created', ['thread_id', 'created_at'])
     .searchIndex('search_content', { searchField: 'search_text', filterFields: ['user_id'] }),
+
+  /** Files sent with messages; their bytes are in `thread_attachment_chunks` (a document holds at most 1 MiB). */
+  thread_attachments: defineTable({
+    attachment_id: v.string(),
+    thread_id: v.string(),
+    user_id: v.string(),
+    name: v.string(),
+    media_type: v.string(),
+    kind: v.union(v.literal('image'), v.literal('text')),
+    size: v.number(),
+    created_at: v.number(),
+    /** How many chunks hold the bytes (all written before this row). */
+    chunks: v.number(),
+  })
+    .index('by_attachment_id', ['attachment_id'])
+    .index('by_thread', ['thread_id'])
+    .index('by_user', ['user_id']),
+
+  thread_attachment_chunks: defineTable({
+    attachment_id: v.string(),
+    index: v.number(),
+    bytes: v.bytes(),
+  }).index('by_attachment_and_index', ['attachment_id', 'index']),
 
   /** Saved workflow definitions (JSON), per user. */
   workflows: defineTable({

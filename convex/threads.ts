@@ -1,9 +1,9 @@
 /** Threads and their messages for the Convex thread store. Server secret required. */
 import { v } from 'convex/values'
 import type { Doc } from './_generated/dataModel'
-import type { QueryCtx } from './_generated/server'
+import type { MutationCtx, QueryCtx } from './_generated/server'
 import { serverMutation, serverQuery } from './lib/serverGuard'
-import { jobError, jobStatus } from './schema'
+import { jobError, jobStatus, messageAttachment } from './schema'
 import { foldText, matchesAll } from '../server/lib/stores/threads/search-terms'
 
 /** What the search indexes read: the text with case and accents folded, as the other stores match. */
@@ -21,6 +21,7 @@ function toMessage(row: Doc<'thread_messages'>) {
     content: row.content,
     createdAt: row.created_at,
     parentId: row.parent_id,
+    attachments: row.attachments,
     model: row.model,
     jobId: row.job_id,
     status: row.status,
@@ -81,6 +82,67 @@ export const setActiveMessage = serverMutation({
   },
 })
 
+async function deleteAttachmentChunks(ctx: MutationCtx, attachmentId: string) {
+  for (const chunk of await ctx.db.query('thread_attachment_chunks').withIndex('by_attachment_and_index', q => q.eq('attachment_id', attachmentId)).collect()) {
+    await ctx.db.delete(chunk._id)
+  }
+}
+
+/** Stores one chunk of a file's bytes, before `addAttachment` records the file. */
+export const addAttachmentChunk = serverMutation({
+  args: { attachmentId: v.string(), index: v.number(), bytes: v.bytes() },
+  handler: async (ctx, { attachmentId, index, bytes }) => {
+    await ctx.db.insert('thread_attachment_chunks', { attachment_id: attachmentId, index, bytes })
+  },
+})
+
+/** Records a file whose `chunks` chunks are stored; a thread that is gone takes its chunks with it. */
+export const addAttachment = serverMutation({
+  args: { attachment: messageAttachment, threadId: v.string(), userId: v.string(), now: v.number(), chunks: v.number() },
+  handler: async (ctx, { attachment, threadId, userId, now, chunks }) => {
+    if (!await findThread(ctx, threadId)) {
+      await deleteAttachmentChunks(ctx, attachment.id)
+      throw new Error(`Thread ${threadId} does not exist.`)
+    }
+    await ctx.db.insert('thread_attachments', {
+      attachment_id: attachment.id, thread_id: threadId, user_id: userId, name: attachment.name, media_type: attachment.mediaType,
+      kind: attachment.kind, size: attachment.size, created_at: now, chunks,
+    })
+  },
+})
+
+/** A file's description, its thread and how many chunks hold its bytes, or null. */
+export const getAttachment = serverQuery({
+  args: { attachmentId: v.string() },
+  handler: async (ctx, { attachmentId }) => {
+    const row = await ctx.db.query('thread_attachments').withIndex('by_attachment_id', q => q.eq('attachment_id', attachmentId)).unique()
+    if (!row) return null
+    return {
+      attachment: { id: row.attachment_id, name: row.name, mediaType: row.media_type, kind: row.kind, size: row.size },
+      threadId: row.thread_id, userId: row.user_id, createdAt: row.created_at, chunks: row.chunks,
+    }
+  },
+})
+
+/** One chunk of a file's bytes. */
+export const attachmentChunk = serverQuery({
+  args: { attachmentId: v.string(), index: v.number() },
+  handler: async (ctx, { attachmentId, index }) => {
+    const chunk = await ctx.db.query('thread_attachment_chunks').withIndex('by_attachment_and_index', q => q.eq('attachment_id', attachmentId).eq('index', index)).unique()
+    return chunk?.bytes ?? null
+  },
+})
+
+/** The bytes of every file a person keeps. */
+export const attachmentBytes = serverQuery({
+  args: { userId: v.string() },
+  handler: async (ctx, { userId }) => {
+    let total = 0
+    for await (const row of ctx.db.query('thread_attachments').withIndex('by_user', q => q.eq('user_id', userId))) total += row.size
+    return total
+  },
+})
+
 /** Deletes the thread and its messages. */
 export const remove = serverMutation({
   args: { threadId: v.string() },
@@ -89,6 +151,10 @@ export const remove = serverMutation({
     if (!thread) return false
     for (const message of await ctx.db.query('thread_messages').withIndex('by_thread_and_created', q => q.eq('thread_id', threadId)).collect()) {
       await ctx.db.delete(message._id)
+    }
+    for (const attachment of await ctx.db.query('thread_attachments').withIndex('by_thread', q => q.eq('thread_id', threadId)).collect()) {
+      await deleteAttachmentChunks(ctx, attachment.attachment_id)
+      await ctx.db.delete(attachment._id)
     }
     await ctx.db.delete(thread._id)
     return true
@@ -103,6 +169,7 @@ export const appendMessage = serverMutation({
     content: v.string(),
     now: v.number(),
     parentId: v.optional(v.string()),
+    attachments: v.optional(v.array(messageAttachment)),
     model: v.optional(v.string()),
     jobId: v.optional(v.string()),
     status: v.optional(jobStatus),
@@ -112,7 +179,7 @@ export const appendMessage = serverMutation({
     if (!thread) throw new Error(`Thread ${args.threadId} does not exist.`)
     const id = await ctx.db.insert('thread_messages', {
       message_id: args.messageId, thread_id: args.threadId, role: args.role, content: args.content, created_at: args.now,
-      parent_id: args.parentId, model: args.model, job_id: args.jobId, status: args.status, user_id: thread.user_id, search_text: searchable(args.content),
+      parent_id: args.parentId, attachments: args.attachments, model: args.model, job_id: args.jobId, status: args.status, user_id: thread.user_id, search_text: searchable(args.content),
     })
     if (args.now > thread.updated_at) await ctx.db.patch(thread._id, { updated_at: args.now })
     return toMessage((await ctx.db.get(id))!)

@@ -4,6 +4,7 @@
  * the final text, tool calls and outcome once it has ended.
  */
 import type { ActiveToolCall, JobError } from './job'
+import type { MessageAttachment } from './attachment'
 
 /** A conversation. */
 export interface ChatThread {
@@ -36,6 +37,8 @@ export interface ThreadMessage {
    * stored before them.
    */
   parentId?: string
+  /** User messages: the files sent with it. */
+  attachments?: MessageAttachment[]
   /** Assistant messages: the model that answered and the job that produced the answer. */
   model?: string
   jobId?: string

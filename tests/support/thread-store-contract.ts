@@ -71,6 +71,33 @@ export function describeThreadStoreContract(name: string, createStore: () => Thr
       expect(await store.setActiveMessage('missing', first.id)).toBe(false)
     })
 
+    it('keeps the files sent with a message, byte for byte, and deletes them with their thread', async () => {
+      const thread = await store.createThread({ userId: 'a', now: 1 })
+      const other = await store.createThread({ userId: 'a', now: 1 })
+      // Larger than one Convex chunk (512 KiB), with every byte value.
+      const big = new Uint8Array(700 * 1024).map((_, index) => (index * 7) % 256)
+      const image = { id: 'att-image', name: 'photo.png', mediaType: 'image/png', kind: 'image' as const, size: big.length }
+      const text = { id: 'att-text', name: 'notes.md', mediaType: 'text/markdown', kind: 'text' as const, size: 5 }
+      await store.addAttachment({ attachment: image, bytes: big, threadId: thread.id, userId: 'a', now: 2 })
+      await store.addAttachment({ attachment: text, bytes: new TextEncoder().encode('hello'), threadId: other.id, userId: 'a', now: 3 })
+      await expect(store.addAttachment({ attachment: { ...text, id: 'att-lost' }, bytes: new Uint8Array([1]), threadId: 'missing', userId: 'a' })).rejects.toThrow()
+      const message = await store.appendMessage({ threadId: thread.id, role: 'user', content: 'Look', attachments: [image] })
+      expect((await store.getMessage(message.id))!.attachments).toEqual([image])
+      expect((await store.listMessages(thread.id))[0]!.attachments).toEqual([image])
+
+      const read = await store.readAttachment('att-image')
+      expect(read).toMatchObject({ attachment: image, threadId: thread.id, userId: 'a', createdAt: 2 })
+      expect(Buffer.from(read!.bytes).equals(Buffer.from(big))).toBe(true)
+      expect(new TextDecoder().decode((await store.readAttachment('att-text'))!.bytes)).toBe('hello')
+      expect(await store.readAttachment('missing')).toBeNull()
+      expect(await store.attachmentBytes('a')).toBe(big.length + 5)
+      expect(await store.attachmentBytes('b')).toBe(0)
+
+      await store.deleteThread(thread.id)
+      expect(await store.readAttachment('att-image')).toBeNull()
+      expect(await store.attachmentBytes('a')).toBe(5)
+    })
+
     it('finds a person\'s conversations by words in their titles and messages, never another person\'s', async () => {
       const tokyo = await store.createThread({ userId: 'a', title: 'Trip planning', now: 1 })
       await store.appendMessage({ threadId: tokyo.id, role: 'user', content: 'What time is it in Tokyo right now?', now: 2 })

@@ -6,11 +6,12 @@
  */
 import type Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import schema, { jobError, jobStatus, usage } from '../../../convex/schema'
+import schema, { jobError, jobStatus, messageAttachment, usage } from '../../../convex/schema'
 import { openSqliteDatabase } from '../../../server/lib/stores/sqlite/database'
 import type { Usage } from '../../../shared/types/chat'
 import type { ActiveToolCall, BackgroundJob, JobError, JobNotification, JobStatus, ToolExecutionRecord } from '../../../shared/types/job'
 import type { ChatThread, ThreadMessage } from '../../../shared/types/thread'
+import type { MessageAttachment } from '../../../shared/types/attachment'
 import type { SavedWorkflow } from '../../../shared/types/workflow'
 
 /** Every field of `T`, each named once: the compiler refuses a missing or unknown one. */
@@ -62,9 +63,10 @@ const execution = fieldsOf<ToolExecutionRecord>({ id: true, name: true, argument
 const notification = fieldsOf<JobNotification>({ id: true, userId: true, jobId: true, threadId: true, kind: true, title: true, body: true, createdAt: true, readAt: true })
 const thread = fieldsOf<ChatThread>({ id: true, userId: true, title: true, createdAt: true, updatedAt: true, activeMessageId: true })
 const message = fieldsOf<ThreadMessage>({
-  id: true, threadId: true, role: true, content: true, createdAt: true, parentId: true, model: true, jobId: true, status: true,
+  id: true, threadId: true, role: true, content: true, createdAt: true, parentId: true, attachments: true, model: true, jobId: true, status: true,
   reasoning: true, toolCalls: true, error: true, finishReason: true,
 })
+const attachment = fieldsOf<MessageAttachment>({ id: true, name: true, mediaType: true, kind: true, size: true })
 const workflow = fieldsOf<SavedWorkflow>({ id: true, userId: true, name: true, definition: true, createdAt: true, updatedAt: true })
 
 describe('shapes in shared/types match every store', () => {
@@ -112,6 +114,15 @@ describe('shapes in shared/types match every store', () => {
     const roles = membersOf<ThreadMessage['role']>({ user: true, assistant: true })
     expect(sqliteCheck('thread_messages', 'role')).toEqual(roles)
     expect(literalsOf(schema.tables.thread_messages.validator.fields.role)).toEqual(roles)
+  })
+
+  it('files sent with messages', () => {
+    expect(sqliteColumns('thread_attachments')).toEqual(stored(attachment, { storageOnly: ['thread_id', 'user_id', 'created_at', 'bytes'] }))
+    expect(convexFields('thread_attachments')).toEqual(stored(attachment, { rename: { id: 'attachment_id' }, storageOnly: ['thread_id', 'user_id', 'created_at', 'chunks'] }))
+    expect(Object.keys(messageAttachment.fields).sort()).toEqual([...attachment].sort())
+    const kinds = membersOf<MessageAttachment['kind']>({ image: true, text: true })
+    expect(sqliteCheck('thread_attachments', 'kind')).toEqual(kinds)
+    expect(literalsOf(schema.tables.thread_attachments.validator.fields.kind)).toEqual(kinds)
   })
 
   it('saved workflows', () => {

@@ -180,4 +180,20 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE threads ADD COLUMN active_message_id TEXT;
   ALTER TABLE thread_messages ADD COLUMN parent_id TEXT;
   `,
+  `
+  ALTER TABLE thread_messages ADD COLUMN attachments TEXT;
+  CREATE TABLE thread_attachments (
+    id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    media_type TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('image', 'text')),
+    size INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    bytes BLOB NOT NULL
+  );
+  CREATE INDEX thread_attachments_by_thread ON thread_attachments (thread_id);
+  CREATE INDEX thread_attachments_by_user ON thread_attachments (user_id);
+  `,
 ]

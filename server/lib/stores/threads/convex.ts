@@ -5,6 +5,9 @@ import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
 import type { ThreadStore } from './thread-store'
 import { searchTerms, snippetAround } from './search-terms'
 
+/** Bytes per stored chunk of a file (a Convex document holds at most 1 MiB). */
+const ATTACHMENT_CHUNK_BYTES = 512 * 1024
+
 /** A Convex thread store. */
 export function createConvexThreadStore(options: { client: ConvexFunctionClient, secret: string }): ThreadStore {
   const { client, secret } = options
@@ -21,6 +24,31 @@ export function createConvexThreadStore(options: { client: ConvexFunctionClient,
     async renameThread(threadId, title, now = Date.now()) {
       return client.mutation(api.threads.rename, { secret, threadId, title, now })
     },
+    async addAttachment({ attachment, bytes, threadId, userId, now = Date.now() }) {
+      let chunks = 0
+      for (let offset = 0; offset < bytes.length; offset += ATTACHMENT_CHUNK_BYTES) {
+        const piece = bytes.slice(offset, offset + ATTACHMENT_CHUNK_BYTES)
+        await client.mutation(api.threads.addAttachmentChunk, { secret, attachmentId: attachment.id, index: chunks++, bytes: piece.buffer })
+      }
+      await client.mutation(api.threads.addAttachment, { secret, attachment, threadId, userId, now, chunks })
+    },
+    async readAttachment(attachmentId) {
+      const found = await client.query(api.threads.getAttachment, { secret, attachmentId })
+      if (!found) return null
+      const bytes = new Uint8Array(found.attachment.size)
+      let offset = 0
+      for (let index = 0; index < found.chunks; index++) {
+        const piece = await client.query(api.threads.attachmentChunk, { secret, attachmentId, index })
+        if (!piece) return null
+        bytes.set(new Uint8Array(piece), offset)
+        offset += piece.byteLength
+      }
+      const { chunks: _chunks, ...stored } = found
+      return { ...stored, bytes }
+    },
+    async attachmentBytes(userId) {
+      return client.query(api.threads.attachmentBytes, { secret, userId })
+    },
     async setActiveMessage(threadId, messageId) {
       return client.mutation(api.threads.setActiveMessage, { secret, threadId, messageId })
     },
@@ -35,8 +63,8 @@ export function createConvexThreadStore(options: { client: ConvexFunctionClient,
     async deleteThread(threadId) {
       return client.mutation(api.threads.remove, { secret, threadId })
     },
-    async appendMessage({ id, now = Date.now(), threadId, role, content, parentId, model, jobId, status }) {
-      return await client.mutation(api.threads.appendMessage, { secret, messageId: id ?? crypto.randomUUID(), threadId, role, content, now, parentId, model, jobId, status }) as ThreadMessage
+    async appendMessage({ id, now = Date.now(), threadId, role, content, parentId, attachments, model, jobId, status }) {
+      return await client.mutation(api.threads.appendMessage, { secret, messageId: id ?? crypto.randomUUID(), threadId, role, content, now, parentId, attachments, model, jobId, status }) as ThreadMessage
     },
     async updateMessage(messageId, update) {
       return client.mutation(api.threads.updateMessage, {

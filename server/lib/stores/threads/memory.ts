@@ -1,6 +1,6 @@
 /** In-memory thread store for tests. Records are copied in and out. */
 import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
-import type { ThreadStore } from './thread-store'
+import type { StoredAttachment, ThreadStore } from './thread-store'
 import { matchesAll, searchTerms, snippetAround } from './search-terms'
 
 /** Creates an empty in-memory thread store. */
@@ -9,6 +9,7 @@ export function createMemoryThreadStore(): ThreadStore {
   const messages = new Map<string, ThreadMessage>()
   let sequence = 0
   const order = new Map<string, number>()
+  const attachments = new Map<string, StoredAttachment>()
 
   return {
     async createThread({ userId, title, id, now = Date.now() }) {
@@ -56,7 +57,21 @@ export function createMemoryThreadStore(): ThreadStore {
     async deleteThread(threadId) {
       if (!threads.delete(threadId)) return false
       for (const message of messages.values()) if (message.threadId === threadId) messages.delete(message.id)
+      for (const stored of attachments.values()) if (stored.threadId === threadId) attachments.delete(stored.attachment.id)
       return true
+    },
+    async addAttachment({ now = Date.now(), ...input }) {
+      if (!threads.has(input.threadId)) throw new Error(`Thread ${input.threadId} does not exist.`)
+      attachments.set(input.attachment.id, { ...structuredClone(input), bytes: new Uint8Array(input.bytes), createdAt: now })
+    },
+    async readAttachment(attachmentId) {
+      const stored = attachments.get(attachmentId)
+      return stored ? { ...structuredClone(stored), bytes: new Uint8Array(stored.bytes) } : null
+    },
+    async attachmentBytes(userId) {
+      let total = 0
+      for (const stored of attachments.values()) if (stored.userId === userId) total += stored.attachment.size
+      return total
     },
     async appendMessage({ id, now = Date.now(), ...fields }) {
       const thread = threads.get(fields.threadId)
@@ -85,6 +100,7 @@ export function createMemoryThreadStore(): ThreadStore {
     async close() {
       threads.clear()
       messages.clear()
+      attachments.clear()
     },
   }
 }

@@ -4,7 +4,8 @@
  */
 import { openSqliteDatabase } from '../sqlite/database'
 import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
-import type { ThreadStore } from './thread-store'
+import type { StoredAttachment, ThreadStore } from './thread-store'
+import type { AttachmentKind } from '../../../../shared/types/attachment'
 import { ftsQuery, searchTerms } from './search-terms'
 
 interface ThreadRow { id: string, user_id: string, title: string, created_at: number, updated_at: number, active_message_id: string | null }
@@ -15,6 +16,7 @@ interface MessageRow {
   content: string
   created_at: number
   parent_id: string | null
+  attachments: string | null
   model: string | null
   job_id: string | null
   status: ThreadMessage['status'] | null
@@ -23,6 +25,8 @@ interface MessageRow {
   error: string | null
   finish_reason: string | null
 }
+
+interface AttachmentRow { id: string, thread_id: string, user_id: string, name: string, media_type: string, kind: AttachmentKind, size: number, created_at: number, bytes: Buffer }
 
 function toThread(row: ThreadRow): ChatThread {
   const thread: ChatThread = { id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at }
@@ -33,6 +37,7 @@ function toThread(row: ThreadRow): ChatThread {
 function toMessage(row: MessageRow): ThreadMessage {
   const message: ThreadMessage = { id: row.id, threadId: row.thread_id, role: row.role, content: row.content, createdAt: row.created_at }
   if (row.parent_id !== null) message.parentId = row.parent_id
+  if (row.attachments !== null) message.attachments = JSON.parse(row.attachments)
   if (row.model !== null) message.model = row.model
   if (row.job_id !== null) message.jobId = row.job_id
   if (row.status !== null) message.status = row.status
@@ -62,8 +67,12 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
     touch: db.prepare('UPDATE threads SET updated_at = max(updated_at, ?) WHERE id = ?'),
     deleteThread: db.prepare('DELETE FROM threads WHERE id = ?'),
     nextSequence: db.prepare<[string], { next: number }>('SELECT coalesce(max(sequence), 0) + 1 AS next FROM thread_messages WHERE thread_id = ?'),
-    insertMessage: db.prepare(`INSERT INTO thread_messages (id, thread_id, sequence, role, content, created_at, parent_id, model, job_id, status, reasoning, tool_calls, error, finish_reason)
-      VALUES (@id, @threadId, @sequence, @role, @content, @createdAt, @parentId, @model, @jobId, @status, @reasoning, @toolCalls, @error, @finishReason)`),
+    insertMessage: db.prepare(`INSERT INTO thread_messages (id, thread_id, sequence, role, content, created_at, parent_id, attachments, model, job_id, status, reasoning, tool_calls, error, finish_reason)
+      VALUES (@id, @threadId, @sequence, @role, @content, @createdAt, @parentId, @attachments, @model, @jobId, @status, @reasoning, @toolCalls, @error, @finishReason)`),
+    insertAttachment: db.prepare(`INSERT INTO thread_attachments (id, thread_id, user_id, name, media_type, kind, size, created_at, bytes)
+      VALUES (@id, @threadId, @userId, @name, @mediaType, @kind, @size, @createdAt, @bytes)`),
+    getAttachment: db.prepare<[string], AttachmentRow>('SELECT * FROM thread_attachments WHERE id = ?'),
+    attachmentBytes: db.prepare<[string], { total: number }>('SELECT coalesce(sum(size), 0) AS total FROM thread_attachments WHERE user_id = ?'),
     getMessage: db.prepare<[string], MessageRow>('SELECT * FROM thread_messages WHERE id = ?'),
     listMessages: db.prepare<[string], MessageRow>('SELECT * FROM thread_messages WHERE thread_id = ? ORDER BY created_at, sequence'),
     updateMessage: db.prepare(`UPDATE thread_messages SET
@@ -87,6 +96,7 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
       content: message.content,
       createdAt: message.createdAt,
       parentId: message.parentId ?? null,
+      attachments: message.attachments?.length ? JSON.stringify(message.attachments) : null,
       model: message.model ?? null,
       jobId: message.jobId ?? null,
       status: message.status ?? null,
@@ -136,6 +146,24 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
         finishReason: update.finishReason ?? null,
         jobId: update.jobId ?? null,
       }).changes > 0
+    },
+    async addAttachment({ attachment, bytes, threadId, userId, now = Date.now() }) {
+      statements.insertAttachment.run({ ...attachment, threadId, userId, createdAt: now, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })
+    },
+    async readAttachment(attachmentId) {
+      const row = statements.getAttachment.get(attachmentId)
+      if (!row) return null
+      const stored: StoredAttachment = {
+        attachment: { id: row.id, name: row.name, mediaType: row.media_type, kind: row.kind, size: row.size },
+        bytes: new Uint8Array(row.bytes),
+        threadId: row.thread_id,
+        userId: row.user_id,
+        createdAt: row.created_at,
+      }
+      return stored
+    },
+    async attachmentBytes(userId) {
+      return statements.attachmentBytes.get(userId)!.total
     },
     async getMessage(messageId) {
       const row = statements.getMessage.get(messageId)

@@ -1,11 +1,21 @@
 /** The one interface every thread store implements (memory, sqlite, Convex); one contract suite pins it. */
 import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
+import type { MessageAttachment } from '../../../../shared/types/attachment'
 
 /** A message before it is stored. */
 export type NewThreadMessage = Omit<ThreadMessage, 'id' | 'createdAt'> & { id?: string, now?: number }
 
 /** What an ended job writes back into its assistant message. */
 export type ThreadMessageUpdate = Partial<Pick<ThreadMessage, 'content' | 'status' | 'reasoning' | 'toolCalls' | 'error' | 'finishReason' | 'jobId'>>
+
+/** A stored file with its bytes and the thread (and owner) it belongs to. */
+export interface StoredAttachment {
+  attachment: MessageAttachment
+  bytes: Uint8Array
+  threadId: string
+  userId: string
+  createdAt: number
+}
 
 /** Storage of threads and messages (memory, sqlite, Convex), the same contract for each. */
 export interface ThreadStore {
@@ -16,7 +26,13 @@ export interface ThreadStore {
   renameThread(threadId: string, title: string, now?: number): Promise<boolean>
   /** Shows the branch ending at `messageId` (see threads/versions.ts); false when the thread does not exist. */
   setActiveMessage(threadId: string, messageId: string): Promise<boolean>
-  /** Deletes the thread and its messages. */
+  /** Stores a file sent in `threadId` (the thread must exist); its bytes are deleted with the thread. */
+  addAttachment(input: Omit<StoredAttachment, 'createdAt'> & { now?: number }): Promise<void>
+  /** A stored file with its bytes, or null. */
+  readAttachment(attachmentId: string): Promise<StoredAttachment | null>
+  /** The bytes of every file `userId` keeps (for their storage quota). */
+  attachmentBytes(userId: string): Promise<number>
+  /** Deletes the thread, its messages and its files. */
   deleteThread(threadId: string): Promise<boolean>
   /** Adds a message and marks the thread active. */
   appendMessage(message: NewThreadMessage): Promise<ThreadMessage>
