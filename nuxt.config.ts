@@ -219,6 +219,8 @@ export default defineNuxtConfig({
       threadsPerUser: 1_000,
       /** Messages (both sides) one conversation may hold. */
       messagesPerThread: 1_000,
+      /** Bytes of attached files one user may keep (all their conversations together); 0: no limit. */
+      attachmentBytesPerUser: 200 * 1024 * 1024,
       /** Saved workflows one user may keep. */
       workflowsPerUser: 200,
       /** Answers and workflow runs one client address may start per minute (all its sessions together). */
@@ -245,6 +247,17 @@ export default defineNuxtConfig({
     /** Where the embedded SQLite database and the generated session secret live. */
     dataDir: '.data',
     public: {
+      /** Files a message may carry (checked in the composer and enforced by the server). */
+      attachments: {
+        /** Files per message; 0 switches attachments off. */
+        maxFiles: 4,
+        /** Largest image (PNG, JPEG, GIF, WebP), in bytes. */
+        maxImageBytes: 4 * 1024 * 1024,
+        /** Largest text file, in bytes. */
+        maxTextBytes: 256 * 1024,
+        /** Media types accepted (comma-separated; `text/*`: any text file). Only images and UTF-8 text are ever accepted. */
+        types: 'image/png,image/jpeg,image/webp,image/gif,text/*',
+      },
       /** Comma-separated origins whose images answers may show inline; any other image is a link (the browser never fetches it). */
       imageHosts: '',
     },

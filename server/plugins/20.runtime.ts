@@ -71,6 +71,7 @@ export default defineNitroPlugin((nitroApp) => {
     secretBox: createSecretBox(serverSecret(config), 'job-api-key'),
     logger,
     // An answer that belongs to a thread of its user is written into its assistant message when it ends.
+    readAttachment: attachmentId => stores.threads.readAttachment(attachmentId),
     onJobFinished: async (job, endpoint) => {
       if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
     },

@@ -3,19 +3,21 @@ import { jobPrincipal } from '../lib/http/job-principal'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import { readJsonBody as readBoundedJsonBody } from '../lib/http/read-json-body'
-import { addMessageVersion, messageVersionSchema, sendThreadMessage as sendMessage, threadMessageSchema } from '../lib/threads/send-message'
+import { addMessageVersion, messageBodyBytes, messageVersionSchema, sendThreadMessage as sendMessage, threadMessageSchema } from '../lib/threads/send-message'
 import { viewThread as viewBranch } from '../lib/threads/versions'
 import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
 
 /**
- * Stores the user's message (the request's body: content, model, tools, browser tools) and starts
+ * Stores the user's message (the request's body: content, files, model, tools, browser tools) and starts
  * the answer as a background job; with `versionOf`, a new version of that message instead: its
  * question edited (`content`) or answered again (no `content`). Refused before anything is
- * stored: 400 naming what to fix, 404 for a message not in the thread, 403 for a model the role
+ * stored: 400 naming what to fix (413 / 415 for a file too large or of a type not taken), 404 for a message not in the thread, 403 for a model the role
  * may not use, 429/503 over a cap or rate, 402 with the daily budget used up.
  */
 export async function sendThreadMessage(event: H3Event, thread: ChatThread, versionOf?: string): Promise<SentThreadMessage> {
-  const input = versionOf === undefined ? await readBoundedJsonBody(event, threadMessageSchema) : await readBoundedJsonBody(event, messageVersionSchema)
+  const input = versionOf === undefined
+    ? await readBoundedJsonBody(event, threadMessageSchema, { maxBytes: messageBodyBytes(useServerConfig(event)) })
+    : await readBoundedJsonBody(event, messageVersionSchema)
   const user = await requireSessionUser(event)
   const dependencies = { jobs: useBackgroundJobs(), threads: useThreadStore(), config: useServerConfig(event) }
   try {

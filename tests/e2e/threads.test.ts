@@ -134,6 +134,80 @@ describe('threads', () => {
     expect((await bob.fetch(`/api/threads/${thread.id}/branch`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messageId: question }) })).status).toBe(404)
   })
 
+  it('sends an image and a text file with a message: stored with the thread, described by the demo model, served back safely, only to their owner', async () => {
+    const alice = new SessionClient(app.url)
+    const bob = new SessionClient(app.url)
+    const thread = await (await alice.post('/api/threads', {})).json()
+    const image = Buffer.alloc(2_000)
+    Buffer.from([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).copy(image)
+    image.writeUInt32BE(320, 16)
+    image.writeUInt32BE(200, 20)
+    const notes = '# Packing list\n- passport\n- charger <script>alert(1)</script>\n'
+    const sent = await alice.post(`/api/threads/${thread.id}/messages`, {
+      content: 'What did I send?',
+      model: demo,
+      attachments: [{ name: 'photo.png', data: image.toString('base64') }, { name: '../notes.md', data: Buffer.from(notes).toString('base64') }],
+    })
+    expect(sent.status).toBe(202)
+    const { userMessage, jobId } = await sent.json()
+    expect(userMessage.attachments).toEqual([
+      { id: expect.any(String), name: 'photo.png', mediaType: 'image/png', kind: 'image', size: 2_000 },
+      { id: expect.any(String), name: 'notes.md', mediaType: 'text/markdown', kind: 'text', size: Buffer.byteLength(notes) },
+    ])
+    const job = await waitForJobEnd(alice, jobId)
+    expect(job.content).toContain('a PNG image, 320 × 200 pixels')
+    expect(job.content).toContain('**notes.md**: Markdown text, 4 lines')
+
+    // Served back: the image as itself, the text as plain text (never HTML), sandboxed; someone else gets 404.
+    const [imageRef, notesRef] = userMessage.attachments
+    const served = await alice.fetch(`/api/threads/${thread.id}/attachments/${imageRef.id}`)
+    expect(served.status).toBe(200)
+    expect(served.headers.get('content-type')).toBe('image/png')
+    expect(Buffer.from(await served.arrayBuffer()).equals(image)).toBe(true)
+    const text = await alice.fetch(`/api/threads/${thread.id}/attachments/${notesRef.id}`)
+    expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    expect(text.headers.get('content-security-policy')).toContain('sandbox')
+    expect(text.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(await text.text()).toBe(notes)
+    expect((await bob.fetch(`/api/threads/${thread.id}/attachments/${imageRef.id}`)).status).toBe(404)
+    const other = await (await alice.post('/api/threads', {})).json()
+    expect((await alice.fetch(`/api/threads/${other.id}/attachments/${imageRef.id}`)).status).toBe(404)
+
+    // Answering again reads the same files; the thread lists them with the question.
+    const again = await (await alice.post(`/api/threads/${thread.id}/messages/${(await alice.json(`/api/threads/${thread.id}`)).messages[1].id}/versions`, { model: demo })).json()
+    expect((await waitForJobEnd(alice, again.jobId)).content).toContain('320 × 200 pixels')
+    expect((await alice.json(`/api/threads/${thread.id}`)).messages[0].attachments).toHaveLength(2)
+
+    // Refused files store nothing and say what to change.
+    const refusals: Array<[unknown[], number, RegExp]> = [
+      [[{ name: 'tool.exe', data: Buffer.from([0x4D, 0x5A, 0, 0, 0xFF]).toString('base64') }], 415, /"tool\.exe" is neither an image/],
+      [[{ name: 'big.txt', data: Buffer.alloc(300 * 1024, 'a').toString('base64') }], 413, /text files may be at most 256 KiB/],
+      [Array.from({ length: 5 }, (_, index) => ({ name: `${index}.txt`, data: 'YQ==' })), 400, /at most 4 files/],
+      [[{ name: 'x.txt', data: '%%%' }], 400, /base64/],
+    ]
+    for (const [attachments, status, message] of refusals) {
+      const response = await alice.post(`/api/threads/${other.id}/messages`, { content: 'hi', model: demo, attachments })
+      expect(response.status).toBe(status)
+      expect((await response.json()).message).toMatch(message)
+    }
+    expect((await alice.json(`/api/threads/${other.id}`)).messages).toEqual([])
+  })
+
+  it('cuts off a message body past its files\' limit with a 413 while it streams in, answering another client meanwhile', async () => {
+    const alice = new SessionClient(app.url)
+    const bob = new SessionClient(app.url)
+    const thread = await (await alice.post('/api/threads', {})).json()
+    // 4 files of 4 MiB base64 at most, plus 1 MiB: a 40 MiB body is refused before it is read whole.
+    const huge = JSON.stringify({ content: 'hi', model: demo, attachments: [{ name: 'a.png', data: 'A'.repeat(40 * 1024 * 1024) }] })
+    const [refused, answered] = await Promise.all([
+      alice.fetch(`/api/threads/${thread.id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: huge }).catch(() => undefined),
+      bob.fetch('/api/threads'),
+    ])
+    if (refused) expect(refused.status).toBe(413)
+    expect(answered.status).toBe(200)
+    expect((await alice.json(`/api/threads/${thread.id}`)).messages).toEqual([])
+  })
+
   it('renames, validates, and deletes a thread, stopping the answer still running in it', async () => {
     const alice = new SessionClient(app.url)
     const thread = await (await alice.post('/api/threads', {})).json()

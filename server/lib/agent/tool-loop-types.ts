@@ -61,6 +61,11 @@ export interface ToolExecutionLoopParams {
   toolAccess?: () => Promise<ToolAccessCheck>
   /** The credentials of the job's user, read before every tool round (so one saved meanwhile is used). */
   credentials?: () => Promise<ToolCredentials>
+  /**
+   * Turns the conversation into what the model is sent, before every request (files a message
+   * names by reference become their content); the conversation itself, and checkpoints, keep the references.
+   */
+  expandMessages?: (messages: readonly ChatMessage[]) => Promise<ChatMessage[]>
   /** Tools offered at most; past it the most relevant ones and `find_tools`. Default 40. */
   maxOfferedTools?: number
   /** Limit for one round: the model's stream plus its tools. Default 120000. */

@@ -178,7 +178,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
     const request: ChatCompletionRequest = {
       ...params.request,
       model: params.model,
-      messages,
+      messages: params.expandMessages ? await params.expandMessages(messages) : messages,
       stream: true,
       usage: { include: true },
     }

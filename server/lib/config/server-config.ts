@@ -93,6 +93,7 @@ export const serverConfigSchema = z.object({
     workflowStepChars: z.number().int().min(1_000),
     threadsPerUser: positiveInt,
     messagesPerThread: z.number().int().min(2),
+    attachmentBytesPerUser: z.number().int().min(0),
     workflowsPerUser: positiveInt,
     jobStartsPerIpPerMinute: positiveInt,
     fairShare: z.number().gt(0, 'must be a share above 0, such as 0.5').max(1, 'must be a share of at most 1'),
@@ -104,6 +105,12 @@ export const serverConfigSchema = z.object({
   }),
   dataDir: z.string().trim().min(1, 'must name a directory, such as .data'),
   public: z.object({
+    attachments: z.object({
+      maxFiles: z.number().int().min(0).max(20),
+      maxImageBytes: z.number().int().min(1_024).max(20 * 1024 * 1024),
+      maxTextBytes: z.number().int().min(1_024).max(2 * 1024 * 1024),
+      types: z.string().refine(value => value.split(',').every(type => /^\s*[a-z]+\/(?:[\w.+-]+|\*)\s*$/i.test(type)), 'must be a comma-separated list of media types such as image/png,text/*'),
+    }),
     imageHosts: z.string().refine(value => parseOriginList(value).every(item => /^https:\/\/[^/\s'";]+$/i.test(item)), 'must be a comma-separated list of https origins such as https://images.example.com'),
   }),
 })

@@ -19,6 +19,7 @@ import { McpOAuthFlowError } from '../tools/mcp/oauth/authorizations'
 import { JobInputError } from '../jobs/waits/job-inputs'
 import { ClientToolError } from '../tools/client-tools'
 import { MessageVersionError } from '../threads/versions'
+import { AttachmentError } from '../threads/attachments'
 
 /** How one domain error is answered. */
 export interface HttpAnswer {
@@ -47,6 +48,7 @@ export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
   if (McpAdminError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: MCP_STATUS_MESSAGES[error.statusCode]!, message: error.message }
   if (McpOAuthFlowError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: error.statusCode === 502 ? 'Authorization server problem' : error.statusCode === 404 ? 'No such MCP server' : 'Authorisation refused', message: error.message }
   if (JobInputError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: INPUT_STATUS_MESSAGES[error.statusCode]!, message: error.message, data: error.request ? { request: error.request } : undefined }
+  if (AttachmentError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: error.statusCode === 413 ? 'File too large' : error.statusCode === 415 ? 'File type not accepted' : 'Invalid file', message: error.message }
   if (MessageVersionError.isInstance(error)) return { statusCode: error.statusCode, statusMessage: error.statusCode === 404 ? 'No such message' : 'Cannot make that version', message: error.message }
   if (ClientToolError.isInstance(error)) return { statusCode: 400, statusMessage: 'Invalid browser tool', message: error.message }
   if (CredentialInputError.isInstance(error)) return { statusCode: 400, statusMessage: 'Invalid credential', message: error.message }

@@ -9,6 +9,7 @@ import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import type { ToolCredentials } from '../tools/tool-types'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
 import type { ChatEndpoint } from '../openrouter/chat-client'
+import type { StoredAttachmentContent } from '../threads/attachments'
 import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
 import { clampOutputTokens, JobAdmission, type Admission, type RoleLimitSource } from './admission/gate'
@@ -58,6 +59,8 @@ export interface JobManagerOptions {
    * chat job this process ran, the endpoint it used (with its key, which the record no longer holds).
    */
   onJobFinished?: (job: BackgroundJob, endpoint?: ChatEndpoint) => Promise<void> | void
+  /** A stored file by id with its owner, for the model requests of that owner's jobs (none: files are left out). */
+  readAttachment?: (attachmentId: string) => Promise<(StoredAttachmentContent & { userId: string }) | null>
   /** Each role's limits (default: `limits.roles` of the config, without the admin's changes). */
   roleLimits?: RoleLimitSource
   /** Where each principal's daily usage is counted; without one, budgets are not enforced. */
@@ -308,6 +311,13 @@ export class BackgroundJobManager {
       toolAccess: this.options.toolAccess ? () => this.options.toolAccess!(job.userId) : undefined,
       credentials: this.options.credentialsFor ? () => this.options.credentialsFor!(job.userId) : undefined,
       inputs: this.inputs,
+      // Files only of the job's own user: a request naming another person's file gets "no longer available".
+      readAttachment: this.options.readAttachment
+        ? async (attachmentId: string) => {
+            const file = await this.options.readAttachment!(attachmentId)
+            return file && file.userId === job.userId ? file : null
+          }
+        : undefined,
       // On a shared store a refused write means another instance took the job over: stop here.
       onWriteRefused: () => {
         if (this.leases && !controller.signal.aborted) controller.abort('lease-lost' satisfies JobStopReason)

@@ -12,14 +12,17 @@ export interface StorageQuotas {
   threadsPerUser: number
   messagesPerThread: number
   workflowsPerUser: number
+  /** Bytes of attached files (0: no limit). */
+  attachmentBytesPerUser: number
 }
 
 /** What is over its quota. */
-export type QuotaKind = 'threads' | 'messages' | 'workflows'
+export type QuotaKind = 'threads' | 'messages' | 'workflows' | 'attachments'
 
 const ADVICE: Record<QuotaKind, (limit: number) => string> = {
   threads: limit => `You have ${limit.toLocaleString('en')} conversations, the most kept per user. Delete some you no longer need, then start a new one.`,
   messages: limit => `This conversation holds ${limit.toLocaleString('en')} messages, the most one may. Start a new conversation to go on.`,
+  attachments: limit => `Your attached files would pass ${(limit / 1024 / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} MiB, the most kept per user. Delete conversations with files you no longer need, or send smaller ones.`,
   workflows: limit => `You have ${limit.toLocaleString('en')} saved workflows, the most kept per user. Delete some you no longer need, then save again.`,
 }
 
@@ -38,6 +41,11 @@ export class StorageQuotaError extends Error {
 /** Throws `StorageQuotaError` when a thread that holds `count` messages cannot take `adding` more. */
 export function checkMessageQuota(count: number, adding: number, quotas: StorageQuotas): void {
   if (count + adding > quotas.messagesPerThread) throw new StorageQuotaError('messages', quotas.messagesPerThread)
+}
+
+/** Throws `StorageQuotaError` when `userId`, keeping `kept` bytes of files, cannot add `adding` more. */
+export function checkAttachmentQuota(kept: number, adding: number, quotas: StorageQuotas): void {
+  if (adding > 0 && quotas.attachmentBytesPerUser > 0 && kept + adding > quotas.attachmentBytesPerUser) throw new StorageQuotaError('attachments', quotas.attachmentBytesPerUser)
 }
 
 /** `store`, refusing a new thread for a user who keeps `threadsPerUser` already. */

@@ -7,7 +7,7 @@
 import type { ServerConfig } from '../config/server-config'
 import type { BackgroundJobManager, JobPrincipal } from '../jobs/manager'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
-import { checkMessageQuota } from '../stores/quotas'
+import { checkAttachmentQuota, checkMessageQuota } from '../stores/quotas'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import { threadHistory } from './history'
 import { titleFromMessage } from './titles'
@@ -15,6 +15,9 @@ import type { ChatThread, SentThreadMessage, ThreadMessage } from '../../../shar
 import { MessageVersionError, messageTree, pathTo, threadPath } from './versions'
 import { z } from 'zod'
 import { assertClientToolsFree, clientToolsSchema } from '../tools/client-tools'
+import { acceptAttachments, base64Length, incomingAttachmentSchema, type AcceptedAttachment } from './attachments'
+import { DEFAULT_MAX_BODY_BYTES } from '../http/read-json-body'
+import type { MessageAttachment } from '../../../shared/types/attachment'
 
 const answerFields = {
   model: z.string().trim().min(1, 'choose a model').max(200),
@@ -25,8 +28,14 @@ const answerFields = {
 }
 const messageContent = z.string().trim().min(1, 'write a message').max(100_000)
 
-/** What the composer sends (`POST /api/threads/:id/messages`). */
-export const threadMessageSchema = z.object({ content: messageContent, ...answerFields }).strict()
+/** What the composer sends (`POST /api/threads/:id/messages`): text, and files (each checked for what it is, see attachments.ts). */
+export const threadMessageSchema = z.object({ content: messageContent, attachments: z.array(incomingAttachmentSchema).max(20).optional(), ...answerFields }).strict()
+
+/** The largest body a message may have: its files (base64) at their limits, plus text and fields. */
+export function messageBodyBytes(config: ServerConfig): number {
+  const { maxFiles, maxImageBytes, maxTextBytes } = config.public.attachments
+  return DEFAULT_MAX_BODY_BYTES + maxFiles * (base64Length(Math.max(maxImageBytes, maxTextBytes)) + 2_048)
+}
 
 /**
  * A new version of a message (`POST /api/threads/:id/messages/:messageId/versions`): the edited
@@ -41,8 +50,8 @@ export type MessageVersionInput = z.output<typeof messageVersionSchema>
 type AnswerInput = Omit<SendThreadMessageInput, 'content'> & { principal: JobPrincipal, userApiKey?: string }
 type Dependencies = { jobs: BackgroundJobManager, threads: ThreadStore, config: ServerConfig }
 
-/** The question an answer is for: one already stored (another answer), or new text under a parent. */
-type Question = { stored: ThreadMessage } | { content: string, parentId: string }
+/** The question an answer is for: one already stored (another answer), or new text (with files: new ones, or an edited question's) under a parent. */
+type Question = { stored: ThreadMessage } | { content: string, parentId: string, files?: AcceptedAttachment[], keptFiles?: MessageAttachment[] }
 
 /**
  * Sends `input` in `thread` for `input.principal`, after the last message of the branch on view.
@@ -54,7 +63,9 @@ type Question = { stored: ThreadMessage } | { content: string, parentId: string 
 export async function sendThreadMessage(dependencies: Dependencies, thread: ChatThread, input: SendThreadMessageInput & AnswerInput): Promise<SentThreadMessage> {
   const all = await dependencies.threads.listMessages(thread.id)
   const branch = threadPath(thread, all)
-  return answer(dependencies, thread, all, branch, { content: input.content, parentId: branch.at(-1)?.id ?? thread.id }, input)
+  // Files are checked before anything else happens: a refused one stores nothing.
+  const files = acceptAttachments(input.attachments ?? [], { ...dependencies.config.public.attachments })
+  return answer(dependencies, thread, all, branch, { content: input.content, parentId: branch.at(-1)?.id ?? thread.id, files }, input)
 }
 
 /**
@@ -71,7 +82,8 @@ export async function addMessageVersion(dependencies: Dependencies, thread: Chat
   if (target.role === 'user') {
     if (input.content === undefined) throw new MessageVersionError('content: write the new text of the question.', 400)
     const parentId = tree.parentOf.get(target.id)!
-    return answer(dependencies, thread, all, history(parentId), { content: input.content, parentId }, input)
+    // The edited question keeps the files of the one it replaces.
+    return answer(dependencies, thread, all, history(parentId), { content: input.content, parentId, keptFiles: target.attachments }, input)
   }
   if (input.content !== undefined) throw new MessageVersionError('content: an answer is not edited; leave content out to answer again.', 400)
   const question = tree.byId.get(tree.parentOf.get(target.id)!)
@@ -84,14 +96,25 @@ async function answer(dependencies: Dependencies, thread: ChatThread, all: Threa
   const { jobs, threads, config } = dependencies
   checkMessageQuota(all.length, 'stored' in question ? 1 : 2, config.limits)
   assertClientToolsFree(input.clientTools)
+  const newFiles = 'stored' in question ? [] : question.files ?? []
+  checkAttachmentQuota(newFiles.length ? await threads.attachmentBytes(thread.userId) : 0, newFiles.reduce((total, file) => total + file.bytes.length, 0), config.limits)
   const admission = await jobs.admit(input.principal, { models: [input.model] })
   resolveChatEndpoint(input.model, config, input.userApiKey)
-  const content = 'stored' in question ? question.stored.content : question.content
-  const messages = threadHistory(before, content)
   const now = Date.now()
-  const userMessage = 'stored' in question
-    ? question.stored
-    : await threads.appendMessage({ threadId: thread.id, parentId: question.parentId, role: 'user', content, now })
+  let userMessage: ThreadMessage
+  if ('stored' in question) {
+    userMessage = question.stored
+  } else {
+    const attachments = [...(question.keptFiles ?? [])]
+    for (const file of newFiles) {
+      const attachment: MessageAttachment = { id: crypto.randomUUID(), ...file.attachment }
+      await threads.addAttachment({ attachment, bytes: file.bytes, threadId: thread.id, userId: thread.userId, now })
+      attachments.push(attachment)
+    }
+    userMessage = await threads.appendMessage({ threadId: thread.id, parentId: question.parentId, role: 'user', content: question.content, now, ...(attachments.length ? { attachments } : {}) })
+  }
+  const content = userMessage.content
+  const messages = threadHistory(before, userMessage)
   if (all.length === 0 && thread.title === 'New chat') await threads.renameThread(thread.id, titleFromMessage(content), now)
   const assistantId = crypto.randomUUID()
   const assistantMessage = await threads.appendMessage({ id: assistantId, threadId: thread.id, parentId: userMessage.id, role: 'assistant', content: '', model: input.model, status: 'streaming', now: now + 1 })

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { checkMessageQuota, StorageQuotaError, withThreadQuota, withWorkflowQuota } from '../../../server/lib/stores/quotas'
+import { checkAttachmentQuota, checkMessageQuota, StorageQuotaError, withThreadQuota, withWorkflowQuota } from '../../../server/lib/stores/quotas'
 import { createMemoryThreadStore } from '../../../server/lib/stores/threads/memory'
 import { createMemoryWorkflowStore } from '../../../server/lib/stores/workflows/memory'
 import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'
 import type { WorkflowDefinition } from '../../../shared/schemas/workflow'
 
-const quotas = { threadsPerUser: 3, messagesPerThread: 4, workflowsPerUser: 2 }
+const quotas = { threadsPerUser: 3, messagesPerThread: 4, workflowsPerUser: 2, attachmentBytesPerUser: 3 * 1024 * 1024 }
 
 describe('storage quotas', () => {
   it('refuses a user\'s thread past the quota, saying what to do, while other users go on', async () => {
@@ -32,5 +32,11 @@ describe('storage quotas', () => {
   it('counts both messages of a turn against the per-thread quota', () => {
     expect(() => checkMessageQuota(2, 2, quotas)).not.toThrow()
     expect(() => checkMessageQuota(3, 2, quotas)).toThrow(/holds 4 messages.*Start a new conversation/)
+  })
+
+  it('counts the bytes of a person\'s files against their quota; 0 means no limit', () => {
+    expect(() => checkAttachmentQuota(2 * 1024 * 1024, 1024 * 1024, quotas)).not.toThrow()
+    expect(() => checkAttachmentQuota(2 * 1024 * 1024, 1024 * 1024 + 1, quotas)).toThrow(/pass 3 MiB.*Delete conversations with files/)
+    expect(() => checkAttachmentQuota(10 ** 12, 10 ** 9, { ...quotas, attachmentBytesPerUser: 0 })).not.toThrow()
   })
 })

@@ -5,6 +5,7 @@
  * shutting down, in which case it is left `streaming` at its checkpoint for the next start.
  */
 import { executeToolLoop, type InterruptedToolRound } from '../../agent/tool-loop'
+import { expandAttachments } from '../../threads/attachments'
 import { chatClientOptions } from '../../models/chat-endpoint'
 import type { ChatEndpoint } from '../../openrouter/chat-client'
 import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../../tools/registry'
@@ -25,6 +26,13 @@ export type { JobLogger } from './harness'
 
 /** How a run ended. `interrupted`: stopped by shutdown or a lost lease, left to resume. */
 export type ChatJobOutcome = JobRunOutcome
+
+/** The run's model requests with the files its conversation names, each read once per run. */
+function expandFiles(read: ChatJobRunOptions['readAttachment']): ((messages: readonly ChatMessage[]) => Promise<ChatMessage[]>) | undefined {
+  if (!read) return undefined
+  const cache = new Map<string, Record<string, unknown>>()
+  return messages => expandAttachments(messages, read, cache)
+}
 
 /** Everything one chat run needs. */
 export interface ChatJobRunOptions extends JobRunOptions {
@@ -170,6 +178,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         people: options.inputs ? toolCallPeople(options.inputs, job, request.clientTools) : undefined,
         toolAccess: options.toolAccess,
         credentials: options.credentials,
+        expandMessages: expandFiles(options.readAttachment),
         maxRounds: toolExecution.maxRounds,
         maxToolsPerRound: toolExecution.maxToolsPerRound,
         maxOfferedTools: toolExecution.maxOfferedTools,

@@ -4,6 +4,7 @@
  * (end.ts). The runners (chat.ts, workflow.ts) add only what differs.
  */
 import type { JobInputs } from '../waits/job-inputs'
+import type { StoredAttachmentContent } from '../../threads/attachments'
 import type { JobInputRequest } from '../../../../shared/types/input-request'
 import { toPublicJob } from '../public-job'
 import type { ServerConfig } from '../../config/server-config'
@@ -41,6 +42,8 @@ export interface JobRunOptions {
   credentials?: () => Promise<ToolCredentials>
   /** Where the job asks its user (browser tools, approvals, questions); without it those are refused. */
   inputs?: JobInputs
+  /** A file the job's conversation names (its user's only), for the model requests; without it files are left out. */
+  readAttachment?: (attachmentId: string) => Promise<StoredAttachmentContent | null>
   logger?: JobLogger
 }
 

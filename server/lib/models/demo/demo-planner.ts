@@ -1,4 +1,5 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../openrouter/types'
+import { describeFiles, filesIn, isFilePart } from './demo-files'
 import { arithmeticFromWords, conversionIn, placeIn, temperatureUnitIn, wordsToDigits } from './demo-language'
 
 /**
@@ -26,10 +27,11 @@ const LONG_ANSWER = [
   'This demo model is a small set of rules, not a language model. Ask it for the time somewhere, for some arithmetic, or for the weather, and watch it call the matching tool and answer with the result. Connect an OpenRouter key in the settings for real models.',
 ].join('\n\n')
 
+/** What a message says in words: its text, without the files the app put in as text. */
 function messageText(message: ChatMessage | undefined): string {
   if (!message || message.content === null) return ''
   if (typeof message.content === 'string') return message.content
-  return message.content.map(part => (typeof part.text === 'string' ? part.text : '')).join(' ')
+  return message.content.map(part => (typeof part.text === 'string' && !isFilePart(part.text) ? part.text : '')).join(' ')
 }
 
 /** A tool call the planner makes. */
@@ -276,6 +278,9 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
   if (/\btitle\b/i.test(instructions) && /\bconversation\b/i.test(instructions)) return { kind: 'text', text: demoTitle(messageText(messages.at(-1))) }
 
   const lastUser = [...messages].reverse().find(message => message.role === 'user')
+  // Files sent with the question: the demo model says what it received.
+  const files = Array.isArray(lastUser?.content) ? filesIn(lastUser.content) : []
+  if (files.length > 0) return { kind: 'text', text: describeFiles(files) }
   // Rules read the start of the message only: bounded work however long the message is.
   const text = messageText(lastUser).slice(0, MAX_DEMO_INPUT_CHARS).trim()
   const offered = new Set(request.tool_choice === 'none' ? [] : (request.tools ?? []).map(tool => tool.function.name))
