@@ -28,7 +28,7 @@ export function useThreads() {
    * Sends a message (with the user's own key, if any); the answer runs as a job on the server and
    * may call the tools this browser runs (app/utils/client-tools.ts).
    */
-  function send(id: string, input: { content: string, model: string }): Promise<SentThreadMessage> {
+  function send(id: string, input: { content: string, model: string, attachments?: Array<{ name: string, data: string }> }): Promise<SentThreadMessage> {
     return $fetch<SentThreadMessage>(`/api/threads/${id}/messages`, { method: 'POST', body: { ...input, clientTools: clientToolDeclarations() }, headers: apiKey.headers() })
   }
   /**

@@ -469,6 +469,37 @@ describe('chat in the browser', () => {
     })
   }
 
+  it('sends an image and a text file: the demo model says what it received, and the image shows in the conversation under the CSP', async () => {
+    const page = await freshPage()
+    const problems = watchForProblems(page)
+    await page.goto(`${app.url}/`)
+    // A real 3 × 2 PNG, made in the page so the test needs no file on disk.
+    const png = await page.evaluate(async () => {
+      const canvas = Object.assign(document.createElement('canvas'), { width: 3, height: 2 })
+      canvas.getContext('2d')!.fillRect(0, 0, 3, 2)
+      const blob = await new Promise<Blob>(resolve => canvas.toBlob(blob => resolve(blob!), 'image/png'))
+      return [...new Uint8Array(await blob.arrayBuffer())]
+    })
+    await page.getByTestId('composer-file-input').setInputFiles([
+      { name: 'dot.png', mimeType: 'image/png', buffer: Buffer.from(png) },
+      { name: 'list.csv', mimeType: 'text/csv', buffer: Buffer.from('item,qty\neggs,12\n') },
+    ])
+    await page.getByTestId('composer-files').getByText('dot.png').waitFor()
+    await page.getByTestId('composer-input').fill('What did I send?')
+    await page.getByTestId('composer-input').press('Enter')
+    await page.waitForURL(/\/chat\/[\w-]+$/)
+    await answer(page).and(page.locator('[data-status=complete]')).waitFor()
+    const text = await answerText(page)
+    expect(text).toContain('a PNG image, 3 × 2 pixels')
+    expect(text).toContain('list.csv')
+    const image = page.getByTestId('message-files').locator('img')
+    await expect.poll(() => image.evaluate(element => (element as HTMLImageElement).naturalWidth)).toBe(3)
+    await screenshot(page, 'attachments')
+    expect(problems.errors).toEqual([])
+    expect(problems.csp).toEqual([])
+    await context.close()
+  })
+
   it('typesets math under the CSP (KaTeX and its fonts from this app)', async () => {
     const page = await freshPage()
     const problems = watchForProblems(page)

@@ -81,13 +81,69 @@ describe('the composer', () => {
   it('sends on Enter, and stops a streaming answer on Esc without losing the draft', async () => {
     const wrapper = mount(ChatComposer, { props: { busy: false, modelValue: 'hello' } })
     await wrapper.find('textarea').trigger('keydown', { key: 'Enter' })
-    expect(wrapper.emitted('send')).toEqual([['hello']])
+    expect(wrapper.emitted('send')).toEqual([['hello', []]])
     await wrapper.find('textarea').trigger('keydown', { key: 'Escape' })
     expect(wrapper.emitted('stop')).toBeUndefined()
     await wrapper.setProps({ busy: true, modelValue: 'next question' })
     await wrapper.find('textarea').trigger('keydown', { key: 'Escape' })
     expect(wrapper.emitted('stop')).toEqual([[]])
     expect((wrapper.find('textarea').element as HTMLTextAreaElement).value).toBe('next question')
+  })
+})
+
+describe('attachments', () => {
+  const rules = { maxFiles: 2, maxImageBytes: 1024, maxTextBytes: 512, types: 'image/png,image/jpeg,image/webp,image/gif,text/*' }
+  const png = (name = 'photo.png', size = 100) => new File([new Uint8Array(size)], name, { type: 'image/png' })
+
+  it('adds picked files with their sizes, refuses what cannot go saying why, and sends files without text', async () => {
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: () => 'blob:preview', revokeObjectURL: vi.fn() }))
+    const wrapper = mount(ChatComposer, { props: { busy: false, attachments: rules, imagesAccepted: true } })
+    const input = wrapper.find('[data-testid=composer-file-input]')
+    expect(input.attributes('accept')).toContain('image/png')
+    const pick = async (...files: File[]) => {
+      Object.defineProperty(input.element, 'files', { value: files, configurable: true })
+      await input.trigger('change')
+    }
+    await pick(new File(['<svg/>'], 'logo.svg', { type: 'image/svg+xml' }))
+    expect(wrapper.find('[data-testid=composer-problem]').text()).toContain('SVG')
+    await pick(png('huge.png', 5_000))
+    expect(wrapper.find('[data-testid=composer-problem]').text()).toMatch(/"huge\.png" is 5 KB; images may be at most 1 KB/)
+    await pick(png(), new File(['# notes'], 'notes.md', { type: 'text/markdown' }), png('third.png'))
+    expect(wrapper.findAll('[data-testid=composer-files] li').map(item => item.text())).toEqual([expect.stringContaining('photo.png'), expect.stringContaining('notes.md')])
+    expect(wrapper.find('[data-testid=composer-problem]').text()).toContain('at most 2 files')
+    expect(wrapper.find('[data-testid=composer-files] img').attributes('src')).toBe('blob:preview')
+    await wrapper.find('[aria-label="Remove notes.md"]').trigger('click')
+    expect(wrapper.findAll('[data-testid=composer-files] li')).toHaveLength(1)
+    // Files alone can be sent.
+    expect(wrapper.find('[data-testid=send-button]').attributes('disabled')).toBeUndefined()
+    await wrapper.find('form').trigger('submit')
+    const [[text, files]] = wrapper.emitted('send') as [[string, Array<{ file: File }>]]
+    expect(text).toBe('')
+    expect(files.map(pending => pending.file.name)).toEqual(['photo.png'])
+    expect(wrapper.find('[data-testid=composer-files]').exists()).toBe(false)
+  })
+
+  it('refuses an image for a model that does not read images, and offers no attachments without limits', async () => {
+    const { fileProblem } = await import('../../app/utils/attachments')
+    expect(fileProblem(png(), 0, rules, false)).toMatch(/does not read images/)
+    expect(fileProblem(new File(['x'], 'a.txt', { type: 'text/plain' }), 0, rules, false)).toBeUndefined()
+    expect(fileProblem(new File(['x'], 'clip.mp4', { type: 'video/mp4' }), 0, rules, true)).toMatch(/attach PNG/)
+    expect(fileProblem(new File(['x'], 'a.txt', { type: 'text/plain' }), 0, { ...rules, maxFiles: 0 }, true)).toMatch(/does not take attachments/)
+    expect(mount(ChatComposer, { props: { busy: false } }).find('[data-testid=composer-file-input]').exists()).toBe(false)
+  })
+
+  it('shows a message\'s images as thumbnails and text files as named links to this app, names as text', () => {
+    const wrapper = mount(ChatMessage, { props: { message: { id: 'q', threadId: 't/1', role: 'user', content: '', attachments: [
+      { id: 'img', name: '<img src=x onerror=alert(1)>.png', mediaType: 'image/png', kind: 'image', size: 2048 },
+      { id: 'txt', name: 'notes.md', mediaType: 'text/markdown', kind: 'text', size: 300 },
+    ] } } })
+    const links = wrapper.findAll('[data-testid=message-files] a')
+    expect(links.map(link => link.attributes('href'))).toEqual(['/api/threads/t%2F1/attachments/img', '/api/threads/t%2F1/attachments/txt'])
+    expect(links[0]!.find('img').attributes('alt')).toBe('<img src=x onerror=alert(1)>.png')
+    expect(wrapper.findAll('img')).toHaveLength(1)
+    expect(links[1]!.text()).toContain('notes.md')
+    expect(links[1]!.text()).toContain('300 B')
+    expect(wrapper.find('.message__user-text').exists()).toBe(false)
   })
 })
 

@@ -72,7 +72,7 @@ export interface FakeOpenRouter {
 }
 
 export const FAKE_MODELS = [
-  { id: 'openai/gpt-4o-mini', name: 'OpenAI: GPT-4o-mini', context_length: 128000, pricing: { prompt: '0.00000015', completion: '0.0000006' }, supported_parameters: ['tools', 'tool_choice', 'max_tokens'] },
+  { id: 'openai/gpt-4o-mini', name: 'OpenAI: GPT-4o-mini', context_length: 128000, pricing: { prompt: '0.00000015', completion: '0.0000006' }, supported_parameters: ['tools', 'tool_choice', 'max_tokens'], architecture: { input_modalities: ['text', 'image'] } },
   { id: 'anthropic/claude-sonnet-4', name: 'Anthropic: Claude Sonnet 4', context_length: 200000, pricing: { prompt: '0.000003', completion: '0.000015' }, supported_parameters: ['tools', 'tool_choice', 'reasoning'] },
   { id: 'meta-llama/llama-3-8b-instruct', name: 'Meta: Llama 3 8B', context_length: 8192, pricing: { prompt: '0.00000003', completion: '0.00000006' }, supported_parameters: ['max_tokens'] },
 ]

@@ -16,6 +16,7 @@ interface UpstreamModel {
   context_length?: number
   pricing?: { prompt?: string, completion?: string }
   supported_parameters?: string[]
+  architecture?: { input_modalities?: string[] }
 }
 
 function toSummary(model: UpstreamModel, offline: boolean): ModelSummary {
@@ -26,6 +27,7 @@ function toSummary(model: UpstreamModel, offline: boolean): ModelSummary {
     contextLength: model.context_length ?? null,
     pricing: model.pricing ? { prompt: model.pricing.prompt ?? '0', completion: model.pricing.completion ?? '0' } : null,
     supportsTools: model.supported_parameters?.includes('tools') ?? true,
+    acceptsImages: offline || (model.architecture?.input_modalities?.includes('image') ?? false),
     offline,
   }
 }

@@ -139,7 +139,7 @@ export type AttachmentReference = { type: 'or3_attachment', id: string }
 /** A user turn with its files as references: the text first, then one reference per file. */
 export function userTurn(content: string, attachments: readonly MessageAttachment[] | undefined): ChatMessage {
   if (!attachments?.length) return { role: 'user', content }
-  return { role: 'user', content: [{ type: 'text', text: content }, ...attachments.map((attachment): AttachmentReference => ({ type: 'or3_attachment', id: attachment.id }))] }
+  return { role: 'user', content: [...(content ? [{ type: 'text', text: content }] : []), ...attachments.map((attachment): AttachmentReference => ({ type: 'or3_attachment', id: attachment.id }))] }
 }
 
 /** A stored file as the model is given it. */

@@ -29,7 +29,9 @@ const answerFields = {
 const messageContent = z.string().trim().min(1, 'write a message').max(100_000)
 
 /** What the composer sends (`POST /api/threads/:id/messages`): text, and files (each checked for what it is, see attachments.ts). */
-export const threadMessageSchema = z.object({ content: messageContent, attachments: z.array(incomingAttachmentSchema).max(20).optional(), ...answerFields }).strict()
+export const threadMessageSchema = z.object({ content: z.string().trim().max(100_000), attachments: z.array(incomingAttachmentSchema).max(20).optional(), ...answerFields }).strict()
+  // Files alone are a message too ("what is this?" is implied).
+  .refine(body => body.content.length > 0 || (body.attachments?.length ?? 0) > 0, { message: 'write a message', path: ['content'] })
 
 /** The largest body a message may have: its files (base64) at their limits, plus text and fields. */
 export function messageBodyBytes(config: ServerConfig): number {

@@ -22,7 +22,7 @@ describe('listModels', () => {
   it('offers only the demo model when no key is configured for OpenRouter', async () => {
     const catalog = await listModels(testServerConfig())
     expect(catalog.source).toBe('demo')
-    expect(catalog.models).toEqual([expect.objectContaining({ id: 'or3/offline-demo', name: 'Offline demo model', offline: true, supportsTools: true })])
+    expect(catalog.models).toEqual([expect.objectContaining({ id: 'or3/offline-demo', name: 'Offline demo model', offline: true, supportsTools: true, acceptsImages: true })])
   })
 
   it("lists the upstream's tool-capable models with the key, sorted, demo model last", async () => {
@@ -30,7 +30,9 @@ describe('listModels', () => {
     const catalog = await listModels(config)
     expect(catalog.source).toBe('upstream')
     expect(catalog.models.map(model => model.id)).toEqual(['anthropic/claude-sonnet-4', 'openai/gpt-4o-mini', 'or3/offline-demo'])
-    expect(catalog.models[0]).toMatchObject({ name: 'Anthropic: Claude Sonnet 4', contextLength: 200000, offline: false, pricing: { prompt: '0.000003', completion: '0.000015' } })
+    expect(catalog.models[0]).toMatchObject({ name: 'Anthropic: Claude Sonnet 4', contextLength: 200000, offline: false, acceptsImages: false, pricing: { prompt: '0.000003', completion: '0.000015' } })
+    // Models whose input modalities include images read attached images.
+    expect(catalog.models.find(model => model.id === 'openai/gpt-4o-mini')).toMatchObject({ acceptsImages: true })
     expect(fake.modelRequests.at(-1)!.authorization).toBe('Bearer sk-server')
   })
 
