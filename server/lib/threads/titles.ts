@@ -80,7 +80,9 @@ export async function titleAfterFirstAnswer(
   if (answer?.jobId !== job.id || question?.role !== 'user' || tree.parentOf.get(question.id) !== thread.id) return undefined
   const automatic = titleFromMessage(question.content)
   if (thread.title !== automatic) return undefined
-  const title = await requestTitle(endpoint, config, job.model, question.content, job.content, signal)
+  // The files' names say what a question about files is about ("What is this?").
+  const files = question.attachments?.length ? `\n(Attached: ${question.attachments.map(file => file.name).join(', ')})` : ''
+  const title = await requestTitle(endpoint, config, job.model, `${question.content}${files}`, job.content, signal)
   if (!title || title === automatic || signal?.aborted) return undefined
   // The person may have renamed it while the model wrote.
   const now = await threads.getThread(thread.id)

@@ -74,6 +74,8 @@ describe('titles written after the first answer', () => {
     expect(demoTitle('Question: what is fifteen percent of 240?\n\nAnswer: 36')).toMatch(/^Calculating /)
     expect(demoTitle('Question: Tell me about the history of the Roman empire\n\nAnswer: …')).toBe('History Roman empire')
     expect(demoTitle('Question: hi\n\nAnswer: Hello')).toBe('A short chat')
+    expect(demoTitle('Question: What did I send?\n(Attached: dot.png, list.csv)\n\nAnswer: I received 2 files')).toBe('dot.png, list.csv')
+    expect(demoTitle('Question: \n(Attached: notes.md)\n\nAnswer: I received one file')).toBe('notes.md')
     expect(demoTitle(`Question: ${'word '.repeat(100_000)}`).length).toBeLessThan(60)
   })
 })

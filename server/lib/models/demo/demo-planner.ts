@@ -253,7 +253,8 @@ const TITLE_STOP_WORDS = new Set(['a', 'an', 'the', 'is', 'are', 'was', 'be', 'i
 /** A title as the demo model writes one: from what the question asks (its tool's topic and place), else its main words. */
 export function demoTitle(text: string): string {
   const read = text.slice(0, MAX_DEMO_INPUT_CHARS)
-  const question = (/question:\s*([^\n]+)/i.exec(read)?.[1] ?? read).trim()
+  const question = (/question:[ \t]*([^\n]*)/i.exec(read)?.[1] ?? read).trim()
+  const attached = /^\(Attached: ([^)\n]{1,300})\)/m.exec(read)?.[1]
   const intent = intentOf(question)
   const place = intent === 'time' || intent === 'weather' ? placeIn(temperatureUnitIn(question).rest) : undefined
   if (intent === 'time') return place ? `Time in ${place.name}` : 'The time now'
@@ -264,6 +265,8 @@ export function demoTitle(text: string): string {
   }
   if (intent === 'calculate') return `Calculating ${expressionIn(question)!.slice(0, 40)}`
   const words = question.split(/[^\p{L}\p{N}'-]+/u).filter(word => word.length > 1 && !TITLE_STOP_WORDS.has(word.toLowerCase())).slice(0, 5)
+  // A question about files ("what did I send?") is named by the files.
+  if (attached && words.length < 3) return attached.length > 50 ? `${attached.slice(0, 49)}…` : attached
   if (words.length === 0) return 'A short chat'
   const title = words.join(' ')
   return title[0]!.toUpperCase() + title.slice(1)
