@@ -1,0 +1,111 @@
+import { mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
+import { launchChromium, watchForProblems } from './helpers/browser'
+
+// A tour of every page, as a newcomer sees it, in light and dark: each page renders under the CSP
+// without errors, and the dark theme really is dark. It leaves a screenshot of each page; with
+// DOCS_SCREENSHOTS=1 it writes them to docs/, where the README shows them.
+
+let app: RunningApp
+let browser: Browser
+
+beforeAll(async () => {
+  app = await startApp(await buildApp(), { NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
+  browser = await launchChromium()
+}, 240_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await app?.stop()
+})
+
+const target = process.env.DOCS_SCREENSHOTS === '1'
+  ? resolve(import.meta.dirname, '../../docs')
+  : resolve(import.meta.dirname, 'screenshots/tour')
+
+async function shoot(page: Page, name: string): Promise<void> {
+  mkdirSync(target, { recursive: true })
+  // Toasts about earlier answers would cover the page.
+  for (const close of await page.getByRole('button', { name: 'Dismiss notification' }).all()) await close.click().catch(() => {})
+  // Let fonts, highlighting and the last stream paint settle.
+  await page.waitForTimeout(300)
+  await page.screenshot({ path: join(target, `screenshot-${name}.png`) })
+}
+
+/** The page's background colour's lightness (0 black … 255 white). */
+function backgroundLightness(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const [r, g, b] = getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.map(Number)
+    return (r! + g! + b!) / 3
+  })
+}
+
+async function askAndWait(page: Page, text: string): Promise<void> {
+  await page.getByTestId('composer-input').fill(text)
+  await page.getByTestId('composer-input').press('Enter')
+  await page.getByTestId('message-assistant').last().and(page.locator('[data-status=complete]')).waitFor({ timeout: 30_000 })
+}
+
+describe('a tour of the app in light and dark', () => {
+  for (const theme of ['light', 'dark'] as const) {
+    it(`shows chat, conversations, jobs, workflows and settings in ${theme}`, async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: theme })
+      const page = await context.newPage()
+      const problems = watchForProblems(page)
+      // The person's pick, as the sidebar's toggle keeps it.
+      await context.addInitScript(choice => localStorage.setItem('or3:theme', choice), theme)
+
+      // A few conversations, so the list is a list.
+      await page.goto(`${app.url}/`)
+      await askAndWait(page, 'What is the weather in Lisbon in celsius?')
+      await page.goto(`${app.url}/`)
+      await askAndWait(page, 'Convert 10 km to miles')
+      await page.goto(`${app.url}/`)
+      await askAndWait(page, 'What time is it in Tokyo right now?')
+      await page.getByTestId('message-assistant').last().getByTestId('regenerate').click()
+      await page.getByTestId('message-assistant').last().getByTestId('versions').filter({ hasText: '2 / 2' }).waitFor()
+      await page.getByTestId('message-assistant').last().and(page.locator('[data-status=complete]')).waitFor()
+      await askAndWait(page, 'say Here is the check:\n```ts\nconst ok: boolean = answers.every(answer => answer.kept)\n```')
+      await page.locator('pre.shiki').waitFor()
+      // The generated title reaches the sidebar.
+      await page.locator('.threads__item').filter({ hasText: 'Time in Tokyo' }).waitFor({ timeout: 15_000 })
+      expect(await backgroundLightness(page)).toSatisfy((lightness: number) => (theme === 'dark' ? lightness < 80 : lightness > 200))
+      await shoot(page, `chat-${theme}`)
+
+      // The conversation list, searched.
+      await page.getByRole('searchbox').fill('tokyo')
+      await page.getByTestId('search-hit').first().waitFor()
+      await shoot(page, `threads-${theme}`)
+
+      // The jobs page with one running.
+      await page.goto(`${app.url}/`)
+      await page.getByTestId('composer-input').fill('Write a long story about jobs that outlive their tab')
+      await page.getByTestId('composer-input').press('Enter')
+      await page.waitForURL(/\/chat\//)
+      await page.goto(`${app.url}/jobs`)
+      await page.locator('[data-testid=job-row][data-status=streaming]').first().waitFor()
+      await shoot(page, `jobs-${theme}`)
+
+      // A workflow run, finished.
+      await page.goto(`${app.url}/workflows`)
+      await page.getByTestId('install-research-draft-critique').click()
+      await page.getByTestId('workflow-item').filter({ hasText: 'Research' }).first().waitFor()
+      await page.getByTestId('run-prompt').fill('Plan a weekend in Lisbon')
+      await page.getByTestId('run-workflow').click()
+      await page.waitForURL(/\/workflows\/runs\//)
+      await page.getByTestId('run-status').and(page.locator('[data-status=complete]')).waitFor({ timeout: 90_000 })
+      await shoot(page, `workflows-${theme}`)
+
+      await page.goto(`${app.url}/settings`)
+      await page.getByRole('heading', { level: 1 }).waitFor()
+      await shoot(page, `settings-${theme}`)
+
+      expect(problems.errors).toEqual([])
+      expect(problems.csp).toEqual([])
+      await context.close()
+    })
+  }
+})
