@@ -117,7 +117,7 @@ describe('attachments', () => {
     // Files alone can be sent.
     expect(wrapper.find('[data-testid=send-button]').attributes('disabled')).toBeUndefined()
     await wrapper.find('form').trigger('submit')
-    const [[text, files]] = wrapper.emitted('send') as [[string, Array<{ file: File }>]]
+    const [[text, files]] = wrapper.emitted('send') as unknown as [[string, Array<{ file: File }>]]
     expect(text).toBe('')
     expect(files.map(pending => pending.file.name)).toEqual(['photo.png'])
     expect(wrapper.find('[data-testid=composer-files]').exists()).toBe(false)
