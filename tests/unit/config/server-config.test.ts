@@ -45,7 +45,18 @@ describe('runtime config', () => {
     expect(config.limits.roles.guest).toEqual({ models: 'or3/offline-demo', jobsAtOnce: 2, jobStartsPerMinute: 10, dailyTokens: 200_000, dailyCost: 0, maxOutputTokens: 4_096, workflowModelCalls: 50 })
     expect(config.csrf).toEqual({ allowedOrigins: '' })
     expect(config.dataDir).toBe('.data')
-    expect(config.public).toEqual({ imageHosts: '' })
+    expect(config.public).toEqual({
+      imageHosts: '',
+      attachments: { maxFiles: 4, maxImageBytes: 4 * 1024 * 1024, maxTextBytes: 256 * 1024, types: 'image/png,image/jpeg,image/webp,image/gif,text/*' },
+    })
+    expect(config.limits.attachmentBytesPerUser).toBe(200 * 1024 * 1024)
+    expect(config.threads).toEqual({ generateTitles: true })
+  })
+
+  it('refuses attachment types that are not media types', () => {
+    const raw = defaults()
+    raw.public.attachments.types = 'image/png, <script>'
+    expect(() => parseServerConfig(raw)).toThrow(/NUXT_PUBLIC_ATTACHMENTS_TYPES \(public.attachments.types\): must be a comma-separated list of media types/)
   })
 
   it('refuses a session password shorter than 32 characters', () => {
