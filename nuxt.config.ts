@@ -17,7 +17,13 @@ export default defineNuxtConfig({
   routeRules: { '/**': { ssr: false } },
   telemetry: false,
 
-  modules: ['nuxt-security', 'nuxt-auth-utils'],
+  modules: ['nuxt-security', 'nuxt-auth-utils', '@nuxt/ui'],
+
+  // Nuxt UI: the ecosystem's components. Its fonts would be fetched from the internet and its
+  // colour mode would replace the app's own theme toggle (data-theme + the `dark` class), so both
+  // are off; Lucide icons are bundled, never fetched.
+  ui: { fonts: false, colorMode: false },
+  icon: { serverBundle: 'local', clientBundle: { scan: true } },
 
   // Accounts (nuxt-auth-utils): sealed-cookie sessions and scrypt password hashes. The app asks
   // GET /api/auth/me itself, so the module's session plugins are off.
@@ -66,7 +72,7 @@ export default defineNuxtConfig({
   },
 
   // Resolved from this file so apps that extend this one as a layer find it too.
-  css: [fileURLToPath(new URL('./app/assets/css/main.css', import.meta.url))],
+  css: [fileURLToPath(new URL('./app/assets/css/ui.css', import.meta.url)), fileURLToPath(new URL('./app/assets/css/main.css', import.meta.url))],
   app: {
     head: {
       htmlAttrs: { lang: 'en' },

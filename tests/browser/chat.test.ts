@@ -411,7 +411,7 @@ describe('chat in the browser', () => {
     await page.keyboard.press('Control+k')
     const palette = page.getByTestId('command-palette')
     await palette.waitFor()
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('palette-input')
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName === 'INPUT' && Boolean(document.activeElement.closest('[data-testid=command-palette]')))).toBe(true)
     await page.keyboard.type('jobs')
     await page.keyboard.press('Enter')
     await page.waitForURL(`${app.url}/jobs`)
