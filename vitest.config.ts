@@ -1,4 +1,5 @@
 import vue from '@vitejs/plugin-vue'
+import ui from '@nuxt/ui/vite'
 import { defineConfig } from 'vitest/config'
 
 // Projects by environment: `unit` runs domain modules in plain Node (no Nuxt, no Nitro);
@@ -21,10 +22,12 @@ export default defineConfig({
         },
       },
       {
-        plugins: [vue()],
+        // Nuxt UI's Vue plugin: its components (UButton…) resolve in the tested components as in the app.
+        plugins: [vue(), ui({ ui: { colors: { primary: 'blue', neutral: 'slate' } } })],
         test: {
           name: 'components',
           include: ['tests/components/**/*.test.ts'],
+          setupFiles: ['tests/support/component-icons.ts'],
           environment: 'happy-dom',
           benchmark: { include: [] },
         },
