@@ -1,4 +1,4 @@
-import { ref, watch } from 'vue'
+import { computed, ref, watch } from 'vue'
 import { useApiKey } from './useApiKey'
 import { errorMessage } from '../utils/http-error'
 import type { ModelCatalog, ModelSummary } from '../../shared/types/model'
@@ -8,6 +8,8 @@ const models = ref<ModelSummary[]>([])
 const selected = ref('')
 const error = ref<string>()
 let watching = false
+/** Whether the picked model reads images sent with a message. */
+const imagesAccepted = computed(() => models.value.find(model => model.id === selected.value)?.acceptsImages ?? false)
 
 /** The models the server offers (the offline demo model among them) and the one picked. */
 export function useModels() {
@@ -32,5 +34,5 @@ export function useModels() {
     watching = true
     watch(selected, value => value && localStorage.setItem(MODEL_KEY, value))
   }
-  return { models, selected, error, refresh }
+  return { models, selected, imagesAccepted, error, refresh }
 }

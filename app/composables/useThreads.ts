@@ -1,6 +1,7 @@
 import { ref } from 'vue'
 import { useApiKey } from './useApiKey'
 import { clientToolDeclarations } from '../utils/client-tools'
+import { attachmentsBody, type PendingFile } from '../utils/attachments'
 import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
 
 const threads = ref<ChatThread[]>([])
@@ -25,11 +26,13 @@ export function useThreads() {
     return $fetch<ThreadWithMessages>(`/api/threads/${id}`)
   }
   /**
-   * Sends a message (with the user's own key, if any); the answer runs as a job on the server and
-   * may call the tools this browser runs (app/utils/client-tools.ts).
+   * Sends a message and its files (with the user's own key, if any); the answer runs as a job on
+   * the server and may call the tools this browser runs (app/utils/client-tools.ts).
    */
-  function send(id: string, input: { content: string, model: string, attachments?: Array<{ name: string, data: string }> }): Promise<SentThreadMessage> {
-    return $fetch<SentThreadMessage>(`/api/threads/${id}/messages`, { method: 'POST', body: { ...input, clientTools: clientToolDeclarations() }, headers: apiKey.headers() })
+  async function send(id: string, input: { content: string, model: string, files?: readonly PendingFile[] }): Promise<SentThreadMessage> {
+    const { files = [], ...fields } = input
+    const body = { ...fields, ...(files.length ? { attachments: await attachmentsBody(files) } : {}), clientTools: clientToolDeclarations() }
+    return $fetch<SentThreadMessage>(`/api/threads/${id}/messages`, { method: 'POST', body, headers: apiKey.headers() })
   }
   /**
    * A new version of a message: a question sent again with new text (`content`), or the same

@@ -66,6 +66,11 @@ export function fileProblem(file: Pick<File, 'name' | 'size' | 'type'>, count: n
   return undefined
 }
 
+/** Frees the thumbnails of files that are sent or removed (their `blob:` URLs hold the image in memory). */
+export function releasePreviews(files: readonly PendingFile[]): void {
+  for (const pending of files) if (pending.previewUrl) URL.revokeObjectURL(pending.previewUrl)
+}
+
 /** The file's bytes in base64, as the message body carries them. */
 export async function fileToBase64(file: Blob): Promise<string> {
   const bytes = new Uint8Array(await file.arrayBuffer())

@@ -154,6 +154,20 @@ export function textFilePart(attachment: Pick<MessageAttachment, 'name' | 'media
   return { type: 'text', text: `<file name="${name}" type="${attachment.mediaType}">\n${text}\n</file>` }
 }
 
+const FILE_PART_HEADER = /^<file name="([^"]*)" type="([^"]*)">\n/
+
+/** Whether a text part is a file `textFilePart` made (not words a person wrote). */
+export function isTextFilePart(text: string): boolean {
+  return FILE_PART_HEADER.test(text.slice(0, 400))
+}
+
+/** The file a text part holds when `textFilePart` made it (read from its first 400 characters), else undefined. */
+export function fileInTextPart(text: string): { name: string, mediaType: string, text: string } | undefined {
+  const header = FILE_PART_HEADER.exec(text.slice(0, 400))
+  if (!header) return undefined
+  return { name: header[1]!, mediaType: header[2]!, text: text.slice(header[0].length).replace(/\n<\/file>$/, '') }
+}
+
 /** The model's content part for a stored file. */
 export function modelPart(file: StoredAttachmentContent): Record<string, unknown> {
   if (file.attachment.kind === 'image') {

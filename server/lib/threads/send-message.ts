@@ -66,7 +66,7 @@ export async function sendThreadMessage(dependencies: Dependencies, thread: Chat
   const all = await dependencies.threads.listMessages(thread.id)
   const branch = threadPath(thread, all)
   // Files are checked before anything else happens: a refused one stores nothing.
-  const files = acceptAttachments(input.attachments ?? [], { ...dependencies.config.public.attachments })
+  const files = acceptAttachments(input.attachments ?? [], dependencies.config.public.attachments)
   return answer(dependencies, thread, all, branch, { content: input.content, parentId: branch.at(-1)?.id ?? thread.id, files }, input)
 }
 

@@ -3,18 +3,12 @@
  * pixel dimensions (read from its header); for a text file, its name, type, lines, words and how
  * it begins. It cannot see what a picture shows, and says so.
  */
+import { fileInTextPart } from '../../threads/attachments'
 
 /** A file as the demo model received it in a user turn's content parts. */
 export type ReceivedFile =
   | { kind: 'image', mediaType: string, bytes: Uint8Array }
   | { kind: 'text', name: string, mediaType: string, text: string }
-
-const FILE_PART = /^<file name="([^"]*)" type="([^"]*)">\n/
-
-/** Whether a text part is a file the app put in (not what the person wrote). */
-export function isFilePart(text: string): boolean {
-  return FILE_PART.test(text.slice(0, 400))
-}
 
 /** The files among a user turn's content parts. */
 export function filesIn(parts: ReadonlyArray<Record<string, unknown>>): ReceivedFile[] {
@@ -25,8 +19,8 @@ export function filesIn(parts: ReadonlyArray<Record<string, unknown>>): Received
       const match = typeof url === 'string' ? /^data:(image\/[\w.+-]+);base64,/.exec(url.slice(0, 100)) : null
       if (match) files.push({ kind: 'image', mediaType: match[1]!, bytes: new Uint8Array(Buffer.from((url as string).slice(match[0].length), 'base64')) })
     } else if (part.type === 'text' && typeof part.text === 'string') {
-      const header = FILE_PART.exec(part.text.slice(0, 400))
-      if (header) files.push({ kind: 'text', name: header[1]!, mediaType: header[2]!, text: part.text.slice(header[0].length).replace(/\n<\/file>$/, '') })
+      const file = fileInTextPart(part.text)
+      if (file) files.push({ kind: 'text', ...file })
     }
   }
   return files

@@ -1,5 +1,6 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../openrouter/types'
-import { describeFiles, filesIn, isFilePart } from './demo-files'
+import { describeFiles, filesIn } from './demo-files'
+import { isTextFilePart } from '../../threads/attachments'
 import { arithmeticFromWords, conversionIn, placeIn, temperatureUnitIn, wordsToDigits } from './demo-language'
 
 /**
@@ -31,7 +32,7 @@ const LONG_ANSWER = [
 function messageText(message: ChatMessage | undefined): string {
   if (!message || message.content === null) return ''
   if (typeof message.content === 'string') return message.content
-  return message.content.map(part => (typeof part.text === 'string' && !isFilePart(part.text) ? part.text : '')).join(' ')
+  return message.content.map(part => (typeof part.text === 'string' && !isTextFilePart(part.text) ? part.text : '')).join(' ')
 }
 
 /** A tool call the planner makes. */

@@ -62,11 +62,11 @@ export function createMemoryThreadStore(): ThreadStore {
     },
     async addAttachment({ now = Date.now(), ...input }) {
       if (!threads.has(input.threadId)) throw new Error(`Thread ${input.threadId} does not exist.`)
-      attachments.set(input.attachment.id, { ...structuredClone(input), bytes: new Uint8Array(input.bytes), createdAt: now })
+      attachments.set(input.attachment.id, { ...structuredClone(input), createdAt: now })
     },
     async readAttachment(attachmentId) {
       const stored = attachments.get(attachmentId)
-      return stored ? { ...structuredClone(stored), bytes: new Uint8Array(stored.bytes) } : null
+      return stored ? structuredClone(stored) : null
     },
     async attachmentBytes(userId) {
       let total = 0
