@@ -1,8 +1,7 @@
-import { ref } from 'vue'
+import { useToast } from '@nuxt/ui/composables/useToast'
 
-/** One in-app message. */
+/** One in-app message, as the app words it. */
 export interface Toast {
-  id: number
   title: string
   body?: string
   tone: 'info' | 'success' | 'error'
@@ -10,19 +9,35 @@ export interface Toast {
   to?: string
 }
 
-const toasts = ref<Toast[]>([])
-let nextId = 1
+const TONES = {
+  info: { color: 'neutral', icon: 'i-lucide-info' },
+  success: { color: 'success', icon: 'i-lucide-circle-check' },
+  error: { color: 'error', icon: 'i-lucide-circle-alert' },
+} as const
 
-/** In-app toasts (shown by <ToastHost>), dismissed by the user or after `timeoutMs`. */
+/**
+ * In-app toasts, shown by Nuxt UI's toaster (in `<UApp>`, top right, clear of the composer):
+ * dismissed by the person, by "Open", or after `timeoutMs` (0: until dismissed).
+ */
 export function useToasts() {
-  function dismiss(id: number): void {
-    toasts.value = toasts.value.filter(toast => toast.id !== id)
+  const toaster = useToast()
+  function dismiss(id: string | number): void {
+    toaster.remove(id)
   }
-  function show(toast: Omit<Toast, 'id'>, timeoutMs = 8000): number {
-    const id = nextId++
-    toasts.value = [...toasts.value.slice(-3), { ...toast, id }]
-    if (timeoutMs > 0) setTimeout(() => dismiss(id), timeoutMs)
+  function show(toast: Toast, timeoutMs = 8000): string | number {
+    const id = `toast-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
+    toaster.add({
+      id,
+      title: toast.title,
+      description: toast.body,
+      ...TONES[toast.tone],
+      duration: timeoutMs > 0 ? timeoutMs : Number.POSITIVE_INFINITY,
+      actions: toast.to ? [{ label: 'Open', to: toast.to, color: 'neutral', variant: 'outline', onClick: () => dismiss(id) }] : undefined,
+      ui: { description: 'line-clamp-2' },
+      // Passed through to the toast's element (not in the toast type): tests find toasts by it.
+      ...{ 'data-testid': 'toast' },
+    })
     return id
   }
-  return { toasts, show, dismiss }
+  return { show, dismiss }
 }

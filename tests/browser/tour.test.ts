@@ -29,7 +29,7 @@ const target = process.env.DOCS_SCREENSHOTS === '1'
 async function shoot(page: Page, name: string): Promise<void> {
   mkdirSync(target, { recursive: true })
   // Toasts about earlier answers would cover the page.
-  for (const close of await page.getByRole('button', { name: 'Dismiss notification' }).all()) await close.click().catch(() => {})
+  for (const close of await page.getByRole('button', { name: 'Close' }).all()) await close.click().catch(() => {})
   // Let fonts, highlighting and the last stream paint settle.
   await page.waitForTimeout(300)
   await page.screenshot({ path: join(target, `screenshot-${name}.png`) })

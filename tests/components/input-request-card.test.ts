@@ -71,11 +71,15 @@ describe('a question card', () => {
   it('renders the form from its schema with the defaults, and sends what was filled in', async () => {
     const { wrapper, answer } = mountCard(request({ kind: 'question', title: 'Please provide inputs', message: 'Please provide inputs for the following fields:', schema: ELICITATION_SCHEMA, origin: 'mcp:everything' }))
     expect(wrapper.find('[data-field=integer] input').element).toHaveProperty('value', '42')
-    expect(wrapper.findAll('[data-field=pet] option').map(option => option.text())).toEqual(['—', 'Cats', 'Dogs'])
-    expect(wrapper.findAll('[data-field=hero] option').map(option => option.text())).toContain('Wonder Woman')
+    // Choices are Nuxt UI selects: the default's label shows, an optional one without a value shows "—".
+    const [pet, hero] = wrapper.findAllComponents({ name: 'Select' })
+    expect(pet!.props('items')).toEqual([{ value: 'pet-1', label: 'Cats' }, { value: 'pet-2', label: 'Dogs' }])
+    expect(wrapper.find('[data-field=pet]').text()).toContain('Cats')
+    expect(hero!.props('items').map((item: { label: string }) => item.label)).toContain('Wonder Woman')
+    expect(wrapper.find('[data-field=hero]').text()).toContain('—')
     expect(wrapper.find('[data-field=email] input').attributes('type')).toBe('email')
     await wrapper.find('[data-field=name] input').setValue('Ada Lovelace')
-    await wrapper.find('[data-field=check] input').setValue(true)
+    await wrapper.find('button[data-field=check]').trigger('click')
     await wrapper.find('[data-testid=question-accept]').trigger('click')
     expect(answer).toHaveBeenLastCalledWith(expect.anything(), { action: 'accept', content: { name: 'Ada Lovelace', check: true, integer: 42, pet: 'pet-1', fish: ['fish-1'] } })
     await wrapper.find('[data-testid=question-decline]').trigger('click')

@@ -116,7 +116,7 @@ describe('attachments', () => {
     expect(wrapper.findAll('[data-testid=composer-files] li')).toHaveLength(1)
     // Files alone can be sent.
     expect(wrapper.find('[data-testid=send-button]').attributes('disabled')).toBeUndefined()
-    await wrapper.find('form').trigger('submit')
+    await wrapper.find('[data-testid=send-button]').trigger('click')
     const [[text, files]] = wrapper.emitted('send') as unknown as [[string, Array<{ file: File }>]]
     expect(text).toBe('')
     expect(files.map(pending => pending.file.name)).toEqual(['photo.png'])
