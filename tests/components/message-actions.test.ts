@@ -113,6 +113,8 @@ describe('attachments', () => {
     expect(wrapper.find('[data-testid=composer-problem]').text()).toContain('at most 2 files')
     expect(wrapper.find('[data-testid=composer-files] img').attributes('src')).toBe('blob:preview')
     await wrapper.find('[aria-label="Remove notes.md"]').trigger('click')
+    // Without `imagesAccepted` the composer takes images (a missing boolean prop would otherwise read as false).
+    expect(wrapper.find('[data-testid=composer-problem]').exists()).toBe(false)
     expect(wrapper.findAll('[data-testid=composer-files] li')).toHaveLength(1)
     // Files alone can be sent.
     expect(wrapper.find('[data-testid=send-button]').attributes('disabled')).toBeUndefined()
@@ -121,6 +123,26 @@ describe('attachments', () => {
     expect(text).toBe('')
     expect(files.map(pending => pending.file.name)).toEqual(['photo.png'])
     expect(wrapper.find('[data-testid=composer-files]').exists()).toBe(false)
+  })
+
+  it('sends files alone with Enter, once, and keeps the focus in the field on Esc (Nuxt UI\'s prompt would blur it)', async () => {
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: () => 'blob:preview', revokeObjectURL: vi.fn() }))
+    const wrapper = mount(ChatComposer, { props: { busy: false, attachments: rules }, attachTo: document.body })
+    const input = wrapper.find('[data-testid=composer-file-input]')
+    Object.defineProperty(input.element, 'files', { value: [png()], configurable: true })
+    await input.trigger('change')
+    const field = wrapper.find('textarea')
+    // Without `imagesAccepted` the composer takes images (a missing boolean prop would otherwise read as false).
+    expect(wrapper.find('[data-testid=composer-problem]').exists()).toBe(false)
+    expect(wrapper.findAll('[data-testid=composer-files] li')).toHaveLength(1)
+    ;(field.element as HTMLTextAreaElement).focus()
+    await field.trigger('keydown', { key: 'Escape' })
+    expect(document.activeElement).toBe(field.element)
+    await field.trigger('keydown', { key: 'Enter' })
+    expect(wrapper.findAll('[data-testid=composer-files] li')).toHaveLength(0)
+    expect(wrapper.emitted('send')).toHaveLength(1)
+    expect((wrapper.emitted('send')![0] as [string, Array<{ file: File }>])[1].map(pending => pending.file.name)).toEqual(['photo.png'])
+    wrapper.unmount()
   })
 
   it('refuses an image for a model that does not read images, and offers no attachments without limits', async () => {
