@@ -61,7 +61,7 @@ describe('chat in the browser', () => {
     const card = page.locator('[data-testid=tool-card][data-tool=get_current_time]')
     await card.and(page.locator('[data-status=completed]')).waitFor()
     await answer(page).and(page.locator('[data-status=complete]')).waitFor()
-    await card.locator('summary').click()
+    await card.locator('[data-slot=trigger]').click()
     const result = JSON.parse(await card.getByTestId('tool-result').innerText())
     expect(result.timezone).toBe('Asia/Tokyo')
     expect(await answerText(page)).toContain(result.local)

@@ -74,7 +74,7 @@ describe('a job that waits for its person, in the browser', () => {
     await card.getByTestId('deny').click()
     const answer = page.getByTestId('message-assistant').last()
     await answer.and(page.locator('[data-status=complete]')).waitFor({ timeout: 20_000 })
-    await page.locator('[data-testid=tool-card][data-tool=calculate]').locator('summary').click()
+    await page.locator('[data-testid=tool-card][data-tool=calculate]').locator('[data-slot=trigger]').click()
     expect(await page.locator('[data-testid=tool-card][data-tool=calculate]').innerText()).toContain('declined')
     await context.close()
   })

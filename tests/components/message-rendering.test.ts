@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { mount } from '@vue/test-utils'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import ChatMessage from '../../app/components/ChatMessage.vue'
 import MarkdownContent from '../../app/components/MarkdownContent.vue'
 import { renderMarkdown } from '../../app/utils/markdown'
@@ -56,11 +56,26 @@ describe('ChatMessage', () => {
       },
     })
     expect(wrapper.findAll('[data-testid=tool-card]').map(card => card.attributes('data-tool'))).toEqual(['calculate', 'get_current_time'])
-    const reasoning = wrapper.find('details.message__reasoning')
+    // A finished answer's reasoning is kept, closed (Nuxt UI's reasoning: "Thought…", opened on a click).
+    const reasoning = wrapper.find('[data-testid=reasoning]')
     expect(reasoning.exists()).toBe(true)
-    expect(reasoning.attributes('open')).toBeUndefined()
+    expect(reasoning.attributes('data-state')).toBe('closed')
+    expect(reasoning.text()).toMatch(/Thought/)
     expect(wrapper.find('[data-testid=message-content] strong').text()).toBe('5')
     expect(wrapper.find('[data-testid=message-outcome]').exists()).toBe(false)
+  })
+
+  it('shows the reasoning open while the model thinks, closed once the answer text begins', async () => {
+    vi.useFakeTimers()
+    const message = { id: 'm', role: 'assistant' as const, status: 'streaming' as const, content: '', reasoning: 'Compare the two numbers…' }
+    const wrapper = mount(ChatMessage, { props: { message } })
+    const reasoning = () => wrapper.find('[data-testid=reasoning]')
+    expect(reasoning().attributes('data-state')).toBe('open')
+    expect(reasoning().text()).toContain('Compare the two numbers…')
+    await wrapper.setProps({ message: { ...message, content: 'The first is larger.' } })
+    await vi.runAllTimersAsync()
+    expect(reasoning().attributes('data-state')).toBe('closed')
+    vi.useRealTimers()
   })
 
   it.each([

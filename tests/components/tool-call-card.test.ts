@@ -1,5 +1,6 @@
 import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
+import { createMemoryHistory, createRouter } from 'vue-router'
 import ToolCallCard from '../../app/components/ToolCallCard.vue'
 import type { ToolCallView } from '../../app/utils/job-events'
 
@@ -14,15 +15,15 @@ describe('ToolCallCard', () => {
     [{ status: 'error', timedOut: true, error: 'timed out after 10000 ms', executionTimeMs: 10_000 }, 'Timed out', 'timeout'],
   ] as const)('shows the %o state', (state, label, dataStatus) => {
     const wrapper = mount(ToolCallCard, { props: { call: { ...base, ...state } as ToolCallView } })
-    expect(wrapper.find('.tool-card__status').text()).toBe(label)
+    expect(wrapper.find('[data-slot=suffix]').text().split(' · ')[0]).toBe(label)
     expect(wrapper.find('[data-testid=tool-card]').attributes('data-status')).toBe(dataStatus)
-    expect(wrapper.find('.tool-card__name').text()).toBe('get_current_weather')
+    expect(wrapper.find('[data-slot=label]').text()).toMatch(/^get_current_weather/)
   })
 
   it('shows the duration, the arguments pretty-printed, and the result or error, collapsed until opened', () => {
     const wrapper = mount(ToolCallCard, { props: { call: { ...base, status: 'completed', executionTimeMs: 1500, result: '{"temperature":70,"unit":"F"}' } } })
-    expect(wrapper.find('.tool-card__duration').text()).toBe('1.5 s')
-    expect(wrapper.find('details').attributes('open')).toBeUndefined()
+    expect(wrapper.find('[data-slot=suffix]').text()).toBe('Done · 1.5 s')
+    expect(wrapper.find('[data-testid=tool-card]').attributes('data-state')).toBe('closed')
     expect(wrapper.findAll('pre')[0]!.text()).toBe('{\n  "location": "Paris"\n}')
     expect(wrapper.find('[data-testid=tool-result]').text()).toContain('"temperature": 70')
 
@@ -38,11 +39,14 @@ describe('ToolCallCard', () => {
   })
 
   it('offers to connect when the call ended because a credential is not set or an account is not connected', () => {
-    const missing = mount(ToolCallCard, { props: { call: { ...base, status: 'error', error: 'Tool "github_issues" needs the credential "github/token", which is not set. Tell the user to add it in Settings → Credentials (/settings#credentials) and ask again; do not retry before then.' } } })
+    // Connect is a Nuxt UI link button: it needs the app's router.
+    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/:any(.*)*', component: { render: () => null } }] })
+    const card = (call: ToolCallView) => mount(ToolCallCard, { props: { call }, global: { plugins: [router] } })
+    const missing = card({ ...base, status: 'error', error: 'Tool "github_issues" needs the credential "github/token", which is not set. Tell the user to add it in Settings → Credentials (/settings#credentials) and ask again; do not retry before then.' })
     expect(missing.find('[data-testid=tool-connect]').attributes('href')).toBe('/settings#credentials')
-    const unauthorised = mount(ToolCallCard, { props: { call: { ...base, status: 'error', error: 'Tool "secure__whoami" failed: The user\'s authorisation for MCP server "secure" expired or was revoked (invalid_grant). Tell the user to re-authorise it in Settings → Connections (/settings#connections) and ask again.' } } })
+    const unauthorised = card({ ...base, status: 'error', error: 'Tool "secure__whoami" failed: The user\'s authorisation for MCP server "secure" expired or was revoked (invalid_grant). Tell the user to re-authorise it in Settings → Connections (/settings#connections) and ask again.' })
     expect(unauthorised.find('[data-testid=tool-connect]').attributes('href')).toBe('/settings#connections')
-    const other = mount(ToolCallCard, { props: { call: { ...base, status: 'error', error: 'boom' } } })
+    const other = card({ ...base, status: 'error', error: 'boom' })
     expect(other.find('[data-testid=tool-connect]').exists()).toBe(false)
   })
 })
