@@ -71,8 +71,8 @@ describe('a question card', () => {
   it('renders the form from its schema with the defaults, and sends what was filled in', async () => {
     const { wrapper, answer } = mountCard(request({ kind: 'question', title: 'Please provide inputs', message: 'Please provide inputs for the following fields:', schema: ELICITATION_SCHEMA, origin: 'mcp:everything' }))
     expect(wrapper.find('[data-field=integer] input').element).toHaveProperty('value', '42')
-    // Choices are Nuxt UI selects: the default's label shows, an optional one without a value shows "—".
-    const [pet, hero] = wrapper.findAllComponents({ name: 'Select' })
+    // Choices are Nuxt UI select menus: the default's label shows, an optional one without a value shows "—".
+    const [pet, hero] = wrapper.findAllComponents({ name: 'SelectMenu' })
     expect(pet!.props('items')).toEqual([{ value: 'pet-1', label: 'Cats' }, { value: 'pet-2', label: 'Dogs' }])
     expect(wrapper.find('[data-field=pet]').text()).toContain('Cats')
     expect(hero!.props('items').map((item: { label: string }) => item.label)).toContain('Wonder Woman')
@@ -84,6 +84,13 @@ describe('a question card', () => {
     expect(answer).toHaveBeenLastCalledWith(expect.anything(), { action: 'accept', content: { name: 'Ada Lovelace', check: true, integer: 42, pet: 'pet-1', fish: ['fish-1'] } })
     await wrapper.find('[data-testid=question-decline]').trigger('click')
     expect(answer).toHaveBeenLastCalledWith(expect.anything(), { action: 'decline' })
+  })
+
+  it('lets an optional choice be cleared, and then leaves it out of the answer', async () => {
+    const { wrapper, answer } = mountCard(request({ kind: 'question', title: 'Pick', schema: { type: 'object', properties: { pet: { type: 'string', enum: ['cat', 'dog'], default: 'cat' } } } }))
+    await wrapper.find('[data-field=pet] [data-slot=trailingClear]').trigger('click')
+    await wrapper.find('[data-testid=question-accept]').trigger('click')
+    expect(answer).toHaveBeenLastCalledWith(expect.anything(), { action: 'accept', content: {} })
   })
 
   it('offers a link question\'s page as a plain link, and only http(s) pages', async () => {
