@@ -231,6 +231,10 @@ export default defineNuxtConfig({
       workflowsPerUser: 200,
       /** Answers and workflow runs one client address may start per minute (all its sessions together). */
       jobStartsPerIpPerMinute: 60,
+      /** Bytes of request bodies one client address may be sending at once (a message with files is up to ~22 MiB); more gets a 429. */
+      bodyBytesInFlightPerIp: 48 * 1024 * 1024,
+      /** Bytes of request bodies the server reads at once, all clients together; more gets a 503. */
+      bodyBytesInFlight: 512 * 1024 * 1024,
       /** Share of maxConcurrentJobs one user, one client address, or all guests together may hold (fair share). */
       fairShare: 0.5,
       /**

@@ -3,6 +3,7 @@
  * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
  */
 import type { AccountService } from './auth/accounts'
+import type { BodyBudget } from './http/body-budget'
 import type { StreamSlots } from './http/stream-slots'
 import type { ToolSources } from './tools/tool-sources'
 import type { BackgroundJobManager } from './jobs/manager'
@@ -18,6 +19,8 @@ export interface ServerRuntime {
   accounts: AccountService
   /** Open job streams, counted against their caps. */
   streams: StreamSlots
+  /** Request bodies being read, counted per client address and for the server. */
+  bodies: BodyBudget
   /** MCP servers (the operator's and the admin's), the dynamic tools directory, and tool-change events. */
   tools: ToolSources
 }

@@ -3,6 +3,7 @@ import { AccountService } from '../lib/auth/accounts'
 import { BackgroundJobManager } from '../lib/jobs/manager'
 import { JobLiveHub } from '../lib/jobs/live-hub'
 import { StreamSlots } from '../lib/http/stream-slots'
+import { BodyBudget } from '../lib/http/body-budget'
 import { setServerRuntime } from '../lib/runtime'
 import { createSecretBox } from '../lib/security/secret-box'
 import { serverSecret } from '../lib/security/session-secret'
@@ -123,7 +124,8 @@ export default defineNitroPlugin((nitroApp) => {
   }
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, slots: streams, policy: toolPolicy, credentials, authorizations })
-  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams, tools })
+  const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
+  setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams, bodies, tools })
 
   jobs.startSweeper()
   jobs.recoverInterruptedJobs()

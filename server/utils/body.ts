@@ -1,8 +1,14 @@
-import type { H3Event } from 'h3'
+import { getRequestIP, type H3Event } from 'h3'
 import type { z } from 'zod'
 import { readJsonBody as readBoundedJsonBody, type ReadJsonBodyOptions } from '../lib/http/read-json-body'
+import { currentServerRuntime } from '../lib/runtime'
 
-/** The request's JSON body validated by `schema`: 413 past the size limit (checked while reading), 415 when not JSON, 400 too deeply nested or naming each invalid field. */
-export function readJsonBody<T extends z.ZodType>(event: H3Event, schema: T, options?: ReadJsonBodyOptions): Promise<z.output<T>> {
-  return readBoundedJsonBody(event, schema, options)
+/**
+ * The request's JSON body validated by `schema`: 413 past the size limit (checked while reading), 415 when not JSON, 400 too deeply nested or naming each invalid field;
+ * 429 / 503 when this client address (or the server) is already receiving too many bytes at once.
+ */
+export function readJsonBody<T extends z.ZodType>(event: H3Event, schema: T, options?: Omit<ReadJsonBodyOptions, 'reserve'>): Promise<z.output<T>> {
+  const bodies = currentServerRuntime()?.bodies
+  const client = getRequestIP(event, { xForwardedFor: useServerConfig(event).limits.trustProxy }) ?? 'unknown'
+  return readBoundedJsonBody(event, schema, { ...options, ...(bodies ? { reserve: (bytes: number) => bodies.reserve(client, bytes) } : {}) })
 }

@@ -2,7 +2,6 @@ import type { H3Event } from 'h3'
 import { jobPrincipal } from '../lib/http/job-principal'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
-import { readJsonBody as readBoundedJsonBody } from '../lib/http/read-json-body'
 import { addMessageVersion, messageBodyBytes, messageVersionSchema, sendThreadMessage as sendMessage, threadMessageSchema } from '../lib/threads/send-message'
 import { viewThread as viewBranch } from '../lib/threads/versions'
 import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
@@ -16,8 +15,8 @@ import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../sh
  */
 export async function sendThreadMessage(event: H3Event, thread: ChatThread, versionOf?: string): Promise<SentThreadMessage> {
   const input = versionOf === undefined
-    ? await readBoundedJsonBody(event, threadMessageSchema, { maxBytes: messageBodyBytes(useServerConfig(event)) })
-    : await readBoundedJsonBody(event, messageVersionSchema)
+    ? await readJsonBody(event, threadMessageSchema, { maxBytes: messageBodyBytes(useServerConfig(event)) })
+    : await readJsonBody(event, messageVersionSchema)
   const user = await requireSessionUser(event)
   const dependencies = { jobs: useBackgroundJobs(), threads: useThreadStore(), config: useServerConfig(event) }
   try {

@@ -48,6 +48,26 @@ function chunkedUpload(path: string, cookie: string, totalBytes: number): Promis
   })
 }
 
+/**
+ * Starts a POST declaring `declaredBytes` of JSON and sends only its first bytes, then waits (an
+ * upload in progress, or a client trickling a body in). Resolves `answer` if the server answers
+ * before the body is complete; `abort` drops the connection.
+ */
+function stalledUpload(path: string, cookie: string, declaredBytes: number): { answer: Promise<{ status: number, retryAfter?: string, body: { message?: string } }>, abort: () => void } {
+  const request = httpRequest(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(declaredBytes), cookie } })
+  const answer = new Promise<{ status: number, retryAfter?: string, body: { message?: string } }>((resolve) => {
+    request.on('response', (response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => (text += chunk))
+      response.on('end', () => resolve({ status: response.statusCode!, retryAfter: response.headers['retry-after'] as string | undefined, body: JSON.parse(text) }))
+    })
+  })
+  request.on('error', () => {})
+  request.write('{"model":"or3/offline-demo","content":"')
+  return { answer, abort: () => request.destroy() }
+}
+
 function nestedArrays(depth: number): string {
   return `${'['.repeat(depth)}"deep"${']'.repeat(depth)}`
 }
@@ -65,6 +85,35 @@ describe('hostile request bodies', () => {
     // Refused while the body was still coming, not after reading all of it.
     expect(answer.bytesWritten).toBeLessThan(5 * 1024 * 1024)
     expect((await attacker.json('/api/jobs')).jobs).toEqual([])
+  })
+
+  it('refuses a third large upload from one address while two are still coming (429, Retry-After), answers other requests meanwhile, and frees the bytes when an upload is dropped', async () => {
+    const client = new SessionClient(app.url)
+    const thread = await client.json('/api/threads', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    const path = `/api/threads/${thread.id}/messages`
+    const twentyMiB = 20 * 1024 * 1024
+    // Two messages with files at their size, still being sent: 40 of the address's 48 MiB.
+    const first = stalledUpload(path, client.cookie, twentyMiB)
+    const second = stalledUpload(path, client.cookie, twentyMiB)
+    await expect.poll(async () => {
+      const third = stalledUpload(path, client.cookie, twentyMiB)
+      const answer = await Promise.race([third.answer, new Promise<undefined>(resolve => setTimeout(resolve, 1_000))])
+      third.abort()
+      return answer?.status
+    }, { timeout: 15_000 }).toBe(429)
+    const refused = stalledUpload(path, client.cookie, twentyMiB)
+    const answer = await refused.answer
+    expect(answer.status).toBe(429)
+    expect(answer.retryAfter).toBe('5')
+    expect(answer.body.message).toMatch(/already sending 40 MiB of requests; wait for them to finish/)
+    // Small requests of the same address, and other clients, go on.
+    expect((await client.fetch('/api/threads', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(201)
+    expect((await new SessionClient(app.url).fetch('/api/threads')).status).toBe(200)
+    // Dropped uploads give their bytes back: a complete 20 MiB body is read again (and refused for what it says, not for its size).
+    first.abort()
+    second.abort()
+    const padding = 'x'.repeat(twentyMiB - 100)
+    await expect.poll(async () => (await client.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'or3/offline-demo', content: padding }) })).status, { timeout: 15_000 }).toBe(400)
   })
 
   it('cuts off a chunked workflow definition past 256 KiB, and saves nothing', async () => {

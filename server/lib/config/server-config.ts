@@ -96,6 +96,8 @@ export const serverConfigSchema = z.object({
     attachmentBytesPerUser: z.number().int().min(0),
     workflowsPerUser: positiveInt,
     jobStartsPerIpPerMinute: positiveInt,
+    bodyBytesInFlightPerIp: z.number().int().min(4 * 1024 * 1024, 'must be at least 4 MiB (4194304): one message with files is larger'),
+    bodyBytesInFlight: z.number().int().min(16 * 1024 * 1024, 'must be at least 16 MiB (16777216)'),
     fairShare: z.number().gt(0, 'must be a share above 0, such as 0.5').max(1, 'must be a share of at most 1'),
     roles: z.object({ admin: roleLimits, user: roleLimits, guest: roleLimits }),
     trustProxy: z.boolean(),

@@ -6,11 +6,15 @@
  *   multipart, text/plain: what a cross-site form can send) from starting anything;
  * - nesting deeper than `maxDepth` is refused with a 400 before any code walks it (deep nesting
  *   otherwise overflows the stack in JSON.stringify, a 500);
- * - a body that fails its zod schema gets a 400 naming each field.
+ * - a body that fails its zod schema gets a 400 naming each field;
+ * - with `reserve`, the body's bytes are counted against the client's and the server's bytes in
+ *   flight while it is read and parsed (see body-budget.ts): over a cap it is refused before any
+ *   of it is read, with a 429 or 503 and Retry-After.
  */
 import getRawBody from 'raw-body'
 import { createError, getRequestHeader, setResponseHeader, type H3Event } from 'h3'
 import { z } from 'zod'
+import { BodyBudgetError } from './body-budget'
 
 /** Largest JSON body of the app's routes unless a route says otherwise (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
@@ -38,6 +42,8 @@ export interface ReadJsonBodyOptions {
   maxBytes?: number
   /** An empty body reads as `{}` (routes whose fields are all optional). */
   allowEmpty?: boolean
+  /** Reserves the body's bytes for this client while it is read (a BodyBudget bound to the client); returns the release. */
+  reserve?: (bytes: number) => () => void
 }
 
 /** Reads, bounds and parses the JSON body of `event`, and validates it against `schema`. */
@@ -50,7 +56,27 @@ export async function readJsonBody<T extends z.ZodType>(event: H3Event, schema: 
     throw createError({ statusCode: 415, statusMessage: 'Send the body as JSON with "Content-Type: application/json".' })
   }
   if (declaredLength > maxBytes) throw tooLarge(event, maxBytes)
+  const release = hasBody && options.reserve ? reserveBody(event, options.reserve, declaredLength > 0 ? declaredLength : maxBytes) : undefined
+  try {
+    return await readAndParse(event, schema, options, maxBytes, hasBody)
+  } finally {
+    release?.()
+  }
+}
 
+function reserveBody(event: H3Event, reserve: (bytes: number) => () => void, bytes: number): () => void {
+  try {
+    return reserve(bytes)
+  } catch (error) {
+    if (!BodyBudgetError.isInstance(error)) throw error
+    setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)
+    // The body is not read: close the connection after the answer rather than take it in.
+    setResponseHeader(event, 'Connection', 'close')
+    throw createError({ statusCode: error.statusCode, statusMessage: error.message })
+  }
+}
+
+async function readAndParse<T extends z.ZodType>(event: H3Event, schema: T, options: ReadJsonBodyOptions, maxBytes: number, hasBody: boolean): Promise<z.output<T>> {
   let text = ''
   if (hasBody) {
     try {

@@ -1,0 +1,76 @@
+/**
+ * Request bodies are memory while they are read and parsed (a message with files is up to ~22
+ * MiB), so the bytes being read at once are counted: per client address and for the whole
+ * server. A client that opens many large uploads at once (or trickles them in slowly) gets a 429
+ * telling it to wait for its others, and the server a 503 before it would run out of memory;
+ * nobody else's request waits behind them. The per-IP start rate only counts a request once its
+ * body is read, which is why this sits in front of it.
+ */
+
+/** The caps, from `limits.bodies` in the runtime config. */
+export interface BodyBudgetLimits {
+  /** Bytes of bodies one client address may have in flight at once. */
+  perClientBytes: number
+  /** Bytes of bodies the server reads at once, all clients together. */
+  totalBytes: number
+}
+
+/** Seconds a refused client is asked to wait. */
+const RETRY_AFTER_SECONDS = 5
+
+/** A body over a cap: 429 (this client) or 503 (the server), with the words to show. */
+export class BodyBudgetError extends Error {
+  override name = 'BodyBudgetError'
+  readonly retryAfterSeconds = RETRY_AFTER_SECONDS
+  constructor(readonly statusCode: 429 | 503, message: string) {
+    super(message)
+  }
+
+  static isInstance(error: unknown): error is BodyBudgetError {
+    return error instanceof Error && error.name === 'BodyBudgetError'
+  }
+}
+
+/** Counts the bytes of request bodies in flight, and refuses one that would pass a cap. */
+export class BodyBudget {
+  private total = 0
+  private readonly byClient = new Map<string, number>()
+
+  constructor(private readonly limits: BodyBudgetLimits) {}
+
+  /** Bytes reserved now, all clients together. */
+  get inFlight(): number {
+    return this.total
+  }
+
+  /**
+   * Reserves `bytes` for a body `client` is sending (its declared length, or the route's limit
+   * when it did not declare one). Returns the release, idempotent; throws a BodyBudgetError when
+   * a cap would be passed (nothing is reserved then).
+   */
+  reserve(client: string, bytes: number): () => void {
+    const size = Math.max(0, Math.ceil(bytes))
+    const mine = this.byClient.get(client) ?? 0
+    if (mine + size > this.limits.perClientBytes) {
+      throw new BodyBudgetError(429, `This client is already sending ${mebibytes(mine)} of requests; wait for them to finish, then send this one again.`)
+    }
+    if (this.total + size > this.limits.totalBytes) {
+      throw new BodyBudgetError(503, 'The server is receiving too much at once; send this again in a few seconds.')
+    }
+    this.byClient.set(client, mine + size)
+    this.total += size
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      this.total -= size
+      const left = (this.byClient.get(client) ?? size) - size
+      if (left > 0) this.byClient.set(client, left)
+      else this.byClient.delete(client)
+    }
+  }
+}
+
+function mebibytes(bytes: number): string {
+  return `${Math.max(1, Math.round(bytes / (1024 * 1024)))} MiB`
+}
