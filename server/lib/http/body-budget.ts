@@ -6,8 +6,9 @@
  * nobody else's request waits behind them. The per-IP start rate only counts a request once its
  * body is read, which is why this sits in front of it.
  */
+import { OverCapacityError } from './over-capacity'
 
-/** The caps, from `limits.bodies` in the runtime config. */
+/** The caps, from `limits.bodyBytesInFlightPerIp` and `limits.bodyBytesInFlight` in the runtime config. */
 export interface BodyBudgetLimits {
   /** Bytes of bodies one client address may have in flight at once. */
   perClientBytes: number
@@ -15,16 +16,9 @@ export interface BodyBudgetLimits {
   totalBytes: number
 }
 
-/** Seconds a refused client is asked to wait. */
-const RETRY_AFTER_SECONDS = 5
-
 /** A body over a cap: 429 (this client) or 503 (the server), with the words to show. */
-export class BodyBudgetError extends Error {
+export class BodyBudgetError extends OverCapacityError {
   override name = 'BodyBudgetError'
-  readonly retryAfterSeconds = RETRY_AFTER_SECONDS
-  constructor(readonly statusCode: 429 | 503, message: string) {
-    super(message)
-  }
 
   static isInstance(error: unknown): error is BodyBudgetError {
     return error instanceof Error && error.name === 'BodyBudgetError'

@@ -3,6 +3,7 @@
  * job and for the whole server. One client holding thousands of streams must get a 429 telling it
  * to close some, not take every connection the server has (the others got ECONNRESET).
  */
+import { OverCapacityError } from './over-capacity'
 
 /** The caps, from `backgroundJobs.streams` in the runtime config. */
 export interface StreamLimits {
@@ -12,16 +13,9 @@ export interface StreamLimits {
   max: number
 }
 
-/** Seconds a refused client is asked to wait. */
-const RETRY_AFTER_SECONDS = 5
-
 /** A stream over a cap: 429 (this user or job) or 503 (the server), with the words to show. */
-export class StreamLimitError extends Error {
+export class StreamLimitError extends OverCapacityError {
   override name = 'StreamLimitError'
-  readonly retryAfterSeconds = RETRY_AFTER_SECONDS
-  constructor(readonly statusCode: 429 | 503, message: string) {
-    super(message)
-  }
 
   static isInstance(error: unknown): error is StreamLimitError {
     return error instanceof Error && error.name === 'StreamLimitError'
