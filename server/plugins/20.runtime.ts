@@ -63,8 +63,14 @@ export default defineNitroPlugin((nitroApp) => {
     logger: mcpLogger,
   })
   const mcp: McpServers = new McpServers({ logger: mcpLogger, connectTimeoutMs: config.mcp.connectTimeoutMs, onStateChange: toolChanges.notify, serverCredentials: credentials.serverWide(), userConnectionIdleMs: config.mcp.userConnectionIdleMs, authorizations })
-  // A conversation's first answer is followed by a short title its model writes.
-  const titles = new ThreadTitles({ threads: stores.threads, config, logger: consola.withTag('threads') })
+  // A conversation's first answer is followed by a short title its model writes, counted against
+  // the person's daily budget like their answers (the job manager keeps the budgets).
+  const titles = new ThreadTitles({
+    threads: stores.threads,
+    config,
+    budget: { allowance: userId => jobs.remainingBudget(userId), record: (userId, spent) => jobs.recordUsage(userId, spent) },
+    logger: consola.withTag('threads'),
+  })
   const jobs = new BackgroundJobManager({
     store: stores.jobs,
     hub,

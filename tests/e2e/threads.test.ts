@@ -35,6 +35,10 @@ describe('threads', () => {
     // Titled by the first message at once, then by the model once it has answered.
     expect(['What is 6*7?', 'Calculating 6*7']).toContain(titled.title)
     await expect.poll(async () => (await alice.json(`/api/threads/${thread.id}`)).thread.title).toBe('Calculating 6*7')
+    // The title request counts against the person's daily budget like the answer (recorded before the title is written).
+    const answerTokens = job.usage?.totalTokens ?? 0
+    expect(answerTokens).toBeGreaterThan(0)
+    expect((await alice.json('/api/auth/usage')).tokens).toBeGreaterThan(answerTokens)
     expect(messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant'])
     expect(messages[1]).toMatchObject({ status: 'complete', content: job.content, toolCalls: [expect.objectContaining({ name: 'calculate', status: 'completed' })] })
 

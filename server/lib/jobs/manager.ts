@@ -13,7 +13,7 @@ import type { StoredAttachmentContent } from '../threads/attachments'
 import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
 import { clampOutputTokens, JobAdmission, type Admission, type RoleLimitSource } from './admission/gate'
-import type { Allowance, UsageLedger } from './admission/budget'
+import type { Allowance, SpentBudget, UsageLedger } from './admission/budget'
 import type { LimiterFactory } from '../stores/rate-limits/limiters'
 import type { JobPrincipal } from './admission/principal'
 import { BudgetMeter } from './run/budget-meter'
@@ -349,7 +349,17 @@ export class BackgroundJobManager {
 
   /** The budget of a job resumed after a restart: what its user's budget has left now. */
   private async resumedJobMeter(userId: string): Promise<BudgetMeter> {
+    return new BudgetMeter(await this.remainingBudget(userId))
+  }
+
+  /** What `userId`'s daily budget has left now (nothing once a budget is used up), for a run resumed or a request made outside a job (a thread's title). */
+  async remainingBudget(userId: string): Promise<Allowance> {
     const role = await this.options.roleOf?.(userId).catch(() => 'user' as const) ?? 'user'
-    return new BudgetMeter(await this.admission.allowanceOnResume(userId, role))
+    return this.admission.allowanceOnResume(userId, role)
+  }
+
+  /** Counts what a model request made outside a job used against `userId`'s daily budget. */
+  async recordUsage(userId: string, spent: SpentBudget): Promise<void> {
+    await this.admission.budgets?.record(userId, spent)
   }
 }

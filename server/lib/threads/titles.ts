@@ -1,11 +1,14 @@
 /**
  * Thread titles: the first message's words at once, then, after the first answer, a short title
  * the answering model writes (one small request through the same client, after the answer has
- * ended, so it never delays it). A title the person gave is never replaced.
+ * ended, so it never delays it). A title the person gave is never replaced. The request counts
+ * against the person's daily budget like their answers, and is not made once that is used up.
  */
 import type { ServerConfig } from '../config/server-config'
 import { chatClientOptions } from '../models/chat-endpoint'
 import { streamChatCompletion, type ChatEndpoint } from '../openrouter/chat-client'
+import type { Allowance, SpentBudget } from '../jobs/admission/budget'
+import { BudgetMeter } from '../jobs/run/budget-meter'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { BackgroundJob } from '../../../shared/types/job'
 import { MAX_THREAD_TITLE } from '../../../shared/limits'
@@ -37,8 +40,18 @@ export function cleanTitle(reply: string): string | undefined {
   return title.slice(0, MAX_THREAD_TITLE)
 }
 
-/** Asks `endpoint`'s `model` for a title of a conversation that began with `question` and `answer`; undefined when it gives none in time. */
-export async function requestTitle(endpoint: ChatEndpoint, config: ServerConfig, model: string, question: string, answer: string, signal?: AbortSignal): Promise<string | undefined> {
+/** The person's daily budget, for a model request made outside a job: what is left, and where to count what it used. */
+export interface TitleBudget {
+  allowance(userId: string): Promise<Allowance>
+  record(userId: string, spent: SpentBudget): Promise<void>
+}
+
+/**
+ * Asks `endpoint`'s `model` for a title of a conversation that began with `question` and
+ * `answer`: the title (undefined when it gives none in time) and what the request used (the
+ * usage the provider reports, else an estimate from the text).
+ */
+export async function requestTitle(endpoint: ChatEndpoint, config: ServerConfig, model: string, question: string, answer: string, signal?: AbortSignal): Promise<{ title?: string, spent: SpentBudget }> {
   const request = {
     model,
     stream: true as const,
@@ -50,12 +63,17 @@ export async function requestTitle(endpoint: ChatEndpoint, config: ServerConfig,
   }
   const timeout = AbortSignal.timeout(TITLE_TIMEOUT_MS)
   let reply = ''
+  const meter = new BudgetMeter()
   for await (const event of streamChatCompletion(endpoint, request, { ...chatClientOptions(config), signal: signal ? AbortSignal.any([signal, timeout]) : timeout })) {
-    if (event.type === 'text-delta') reply += event.text
-    if (event.type === 'error') return undefined
+    if (event.type === 'text-delta') {
+      reply += event.text
+      meter.addText(event.text.length)
+    }
+    if (event.type === 'usage') meter.addUsage(event.usage)
+    if (event.type === 'error') return { spent: meter.spent() }
     if (reply.length > 1_000) break
   }
-  return cleanTitle(reply)
+  return { title: cleanTitle(reply), spent: meter.spent() }
 }
 
 /**
@@ -64,12 +82,12 @@ export async function requestTitle(endpoint: ChatEndpoint, config: ServerConfig,
  * not renamed it). Returns the new title, or undefined when it left the title alone.
  */
 export async function titleAfterFirstAnswer(
-  dependencies: { threads: ThreadStore, config: ServerConfig },
+  dependencies: { threads: ThreadStore, config: ServerConfig, budget?: TitleBudget },
   job: BackgroundJob,
   endpoint: ChatEndpoint,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
-  const { threads, config } = dependencies
+  const { threads, config, budget } = dependencies
   if (!config.threads.generateTitles || job.type !== 'chat' || job.status !== 'complete' || !job.threadId || !job.content.trim()) return undefined
   const thread = await threads.getThread(job.threadId)
   if (!thread || thread.userId !== job.userId) return undefined
@@ -82,7 +100,13 @@ export async function titleAfterFirstAnswer(
   if (thread.title !== automatic) return undefined
   // The files' names say what a question about files is about ("What is this?").
   const files = question.attachments?.length ? `\n(Attached: ${question.attachments.map(file => file.name).join(', ')})` : ''
-  const title = await requestTitle(endpoint, config, job.model, `${question.content}${files}`, job.content, signal)
+  // A person whose daily budget is used up keeps the first words rather than spend past it.
+  if (budget) {
+    const left = await budget.allowance(job.userId)
+    if (left.tokens <= 0 || left.cost <= 0) return undefined
+  }
+  const { title, spent } = await requestTitle(endpoint, config, job.model, `${question.content}${files}`, job.content, signal)
+  await budget?.record(job.userId, spent)
   if (!title || title === automatic || signal?.aborted) return undefined
   // The person may have renamed it while the model wrote.
   const now = await threads.getThread(thread.id)
@@ -99,7 +123,7 @@ export class ThreadTitles {
   private readonly pending = new Set<Promise<unknown>>()
   private readonly stopped = new AbortController()
 
-  constructor(private readonly dependencies: { threads: ThreadStore, config: ServerConfig, logger?: { warn: (message: string, error?: unknown) => void } }) {}
+  constructor(private readonly dependencies: { threads: ThreadStore, config: ServerConfig, budget?: TitleBudget, logger?: { warn: (message: string, error?: unknown) => void } }) {}
 
   /** Titles `job`'s thread if it answered its first question (see `titleAfterFirstAnswer`); never throws. */
   after(job: BackgroundJob, endpoint: ChatEndpoint): void {

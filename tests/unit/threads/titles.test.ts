@@ -102,6 +102,24 @@ describe('titles through OpenRouter', () => {
     expect((await threads.getThread(thread.id))!.title).toBe('Tokyo time check')
   })
 
+  it('counts the title request against the person\'s daily budget, and makes none once that is used up', async () => {
+    const endpoint = resolveChatEndpoint('openai/gpt-4o-mini', testServerConfig({ openrouter: { baseUrl: upstream.url, apiKey: 'k' } }))
+    const recorded: Array<[string, { tokens: number, cost: number }]> = []
+    const budgetLeft = (tokens: number) => ({ allowance: async () => ({ tokens, cost: Infinity }), record: async (userId: string, spent: { tokens: number, cost: number }) => void recorded.push([userId, spent]) })
+
+    upstream.script([textReply('Tokyo time', { usage: { prompt: 120, completion: 6, cost: 0.0002 } })])
+    const counted = await answeredThread()
+    expect(await titleAfterFirstAnswer({ threads: counted.threads, config, budget: budgetLeft(5_000) }, counted.job, endpoint)).toBe('Tokyo time')
+    expect(recorded).toEqual([['alice', { tokens: 126, cost: 0.0002 }]])
+
+    const requestsBefore = upstream.requests.length
+    const usedUp = await answeredThread()
+    expect(await titleAfterFirstAnswer({ threads: usedUp.threads, config, budget: budgetLeft(0) }, usedUp.job, endpoint)).toBeUndefined()
+    expect(upstream.requests).toHaveLength(requestsBefore)
+    expect((await usedUp.threads.getThread(usedUp.thread.id))!.title).toBe('What time is it in Tokyo right now?')
+    expect(recorded).toHaveLength(1)
+  })
+
   it('keeps the question\'s words when the model fails, and stops a request under way at shutdown', async () => {
     upstream.script([{ type: 'http-error', status: 429, body: { error: { message: 'slow down' } } }])
     const failing = await answeredThread()
