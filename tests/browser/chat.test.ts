@@ -456,13 +456,22 @@ describe('chat in the browser', () => {
       if (width < 500) await screenshot(page, 'versions-phone')
       else await screenshot(page, 'versions')
 
-      // Back to the first question: it comes back with its newest answer, and a reload keeps the pick.
+      // Back to the first question: it comes back with the answer last read under it (the first of
+      // two, not the newest), and a reload keeps the pick.
       await page.getByTestId('message-user').first().getByRole('button', { name: 'Previous version' }).click()
       await page.getByTestId('message-user').filter({ hasText: 'What is 6*7?' }).waitFor()
+      expect(await answer(page).getByTestId('versions').innerText()).toContain('1 / 2')
+      expect(await answerText(page)).toBe(firstAnswer)
       await page.reload()
       await page.getByTestId('message-user').filter({ hasText: 'What is 6*7?' }).waitFor()
       expect(await page.getByTestId('message-user').first().getByTestId('versions').innerText()).toContain('1 / 2')
-      expect(await answer(page).getByTestId('versions').innerText()).toContain('2 / 2')
+      expect(await answer(page).getByTestId('versions').innerText()).toContain('1 / 2')
+      // Forward to the edited question and back again: each shows what was read under it.
+      await page.getByTestId('message-user').first().getByRole('button', { name: 'Next version' }).click()
+      await page.getByTestId('message-user').filter({ hasText: 'What is 2+2?' }).waitFor()
+      await page.getByTestId('message-user').first().getByRole('button', { name: 'Previous version' }).click()
+      await page.getByTestId('message-user').filter({ hasText: 'What is 6*7?' }).waitFor()
+      expect(await answer(page).getByTestId('versions').innerText()).toContain('1 / 2')
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
       expect(problems.errors).toEqual([])
       await context.close()
