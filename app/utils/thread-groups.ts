@@ -1,0 +1,36 @@
+/** One section of the conversation list. */
+export interface ThreadGroup<T> {
+  label: string
+  threads: T[]
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/**
+ * The conversation list in sections by last activity, the way people look for a conversation:
+ * Today, Yesterday, Previous 7 days, Previous 30 days, then one per month ("October 2026"), in the
+ * browser's time zone. Each section keeps the list's order (newest first); a time in the future
+ * (another device's clock) counts as today.
+ */
+export function groupThreadsByDay<T extends { updatedAt: number }>(threads: readonly T[], now = Date.now(), locale?: string): ThreadGroup<T>[] {
+  const today = new Date(now)
+  today.setHours(0, 0, 0, 0)
+  const startOfToday = today.getTime()
+  const month = new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric' })
+  const labelOf = (time: number): string => {
+    if (time >= startOfToday) return 'Today'
+    if (time >= startOfToday - DAY_MS) return 'Yesterday'
+    if (time >= startOfToday - 7 * DAY_MS) return 'Previous 7 days'
+    if (time >= startOfToday - 30 * DAY_MS) return 'Previous 30 days'
+    return month.format(time)
+  }
+  // One section per label, in the order the list first reaches it (newest first: the order of time).
+  const groups = new Map<string, T[]>()
+  for (const thread of threads) {
+    const label = labelOf(thread.updatedAt)
+    const section = groups.get(label)
+    if (section) section.push(thread)
+    else groups.set(label, [thread])
+  }
+  return [...groups].map(([label, list]) => ({ label, threads: list }))
+}

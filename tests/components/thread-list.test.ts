@@ -1,0 +1,56 @@
+/** The sidebar's conversation list: sections by last activity, rename and delete on every row. */
+import { mount } from '@vue/test-utils'
+import { describe, expect, it } from 'vitest'
+import { createMemoryHistory, createRouter } from 'vue-router'
+import ThreadList from '../../app/components/ThreadList.vue'
+import { groupThreadsByDay } from '../../app/utils/thread-groups'
+
+const HOUR = 60 * 60 * 1000
+const DAY = 24 * HOUR
+
+describe('groupThreadsByDay', () => {
+  // Wednesday 2026-11-18, 15:00 in the test's time zone.
+  const now = new Date(2026, 10, 18, 15, 0).getTime()
+  const at = (year: number, month: number, day: number, hour = 12) => new Date(year, month, day, hour).getTime()
+
+  it('puts each conversation under Today, Yesterday, Previous 7 days, Previous 30 days, or its month', () => {
+    const threads = [
+      { id: 'future', updatedAt: now + HOUR },
+      { id: 'morning', updatedAt: at(2026, 10, 18, 0) },
+      { id: 'late-yesterday', updatedAt: at(2026, 10, 17, 23) },
+      { id: 'early-yesterday', updatedAt: at(2026, 10, 17, 0) },
+      { id: 'monday-last-week', updatedAt: at(2026, 10, 12) },
+      { id: 'three-weeks', updatedAt: at(2026, 9, 28) },
+      { id: 'september', updatedAt: at(2026, 8, 3) },
+      { id: 'last-year', updatedAt: at(2025, 11, 30) },
+    ]
+    expect(groupThreadsByDay(threads, now, 'en-GB').map(group => [group.label, group.threads.map(thread => thread.id)])).toEqual([
+      ['Today', ['future', 'morning']],
+      ['Yesterday', ['late-yesterday', 'early-yesterday']],
+      ['Previous 7 days', ['monday-last-week']],
+      ['Previous 30 days', ['three-weeks']],
+      ['September 2026', ['september']],
+      ['December 2025', ['last-year']],
+    ])
+  })
+
+  it('gives one section per label even when the list is not in time order', () => {
+    const groups = groupThreadsByDay([{ id: 'a', updatedAt: now }, { id: 'b', updatedAt: now - 2 * DAY }, { id: 'c', updatedAt: now - HOUR }], now)
+    expect(groups.map(group => group.label)).toEqual(['Today', 'Previous 7 days'])
+    expect(groups[0]!.threads.map(thread => thread.id)).toEqual(['a', 'c'])
+  })
+})
+
+describe('ThreadList', () => {
+  it('shows the sections as headings, with every row\'s Rename and Delete', async () => {
+    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/:any(.*)*', component: { render: () => null } }] })
+    const wrapper = mount(ThreadList, {
+      props: { threads: [{ id: 't1', title: 'Time in Tokyo', updatedAt: Date.now() }, { id: 't2', title: 'Old trip', updatedAt: Date.now() - 3 * DAY }], activeId: 't1' },
+      global: { plugins: [router], stubs: { NuxtLink: { props: ['to'], template: '<a :href="to"><slot /></a>' } } },
+    })
+    expect(wrapper.findAll('.threads__heading').map(heading => heading.text())).toEqual(['Today', 'Previous 7 days'])
+    expect(wrapper.findAll('.threads__item').map(row => row.text())).toEqual(['Time in Tokyo', 'Old trip'])
+    expect(wrapper.find('[aria-label="Rename Old trip"]').exists()).toBe(true)
+    expect(wrapper.find('[aria-label="Delete Time in Tokyo"]').exists()).toBe(true)
+  })
+})
