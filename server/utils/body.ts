@@ -1,6 +1,7 @@
-import { getRequestIP, type H3Event } from 'h3'
+import type { H3Event } from 'h3'
 import type { z } from 'zod'
 import { readJsonBody as readBoundedJsonBody, type ReadJsonBodyOptions } from '../lib/http/read-json-body'
+import { clientAddress } from '../lib/http/client-address'
 import { currentServerRuntime } from '../lib/runtime'
 
 /**
@@ -9,6 +10,7 @@ import { currentServerRuntime } from '../lib/runtime'
  */
 export function readJsonBody<T extends z.ZodType>(event: H3Event, schema: T, options?: Omit<ReadJsonBodyOptions, 'reserve'>): Promise<z.output<T>> {
   const bodies = currentServerRuntime()?.bodies
-  const client = getRequestIP(event, { xForwardedFor: useServerConfig(event).limits.trustProxy }) ?? 'unknown'
-  return readBoundedJsonBody(event, schema, { ...options, ...(bodies ? { reserve: (bytes: number) => bodies.reserve(client, bytes) } : {}) })
+  // The address is looked up only for a request that has a body to reserve.
+  const reserve = bodies && ((bytes: number) => bodies.reserve(clientAddress(event, useServerConfig(event)) ?? 'unknown', bytes))
+  return readBoundedJsonBody(event, schema, { ...options, ...(reserve ? { reserve } : {}) })
 }

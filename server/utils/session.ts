@@ -6,6 +6,7 @@ import type { StoredAccount } from '../lib/stores/accounts/account-store'
 import { AuthError } from '../lib/auth/auth-errors'
 import { accountSessionData, guestSessionData, needsRenewal, sessionHolder, type SessionData } from '../lib/auth/session-data'
 import { throwHttpError } from '../lib/http/domain-errors'
+import { clientAddress } from '../lib/http/client-address'
 import { serverSecret } from '../lib/security/session-secret'
 
 
@@ -38,10 +39,6 @@ async function readSessionData(event: H3Event): Promise<SessionData> {
 
 async function writeSessionData(event: H3Event, data: SessionData): Promise<void> {
   await replaceUserSession(event, data as Parameters<typeof replaceUserSession>[1], sessionConfig(event))
-}
-
-function clientAddress(event: H3Event): string | undefined {
-  return getRequestIP(event, { xForwardedFor: useServerConfig(event).limits.trustProxy })
 }
 
 async function resolvePrincipal(event: H3Event): Promise<SessionPrincipal | null> {
@@ -77,7 +74,7 @@ async function resolvePrincipal(event: H3Event): Promise<SessionPrincipal | null
     if (needsRenewal(holder.renewedAt, config.session.maxAge, now)) await writeSessionData(event, guestSessionData(holder.userId, now))
     return { id: holder.userId, name: 'Guest', role: 'guest' }
   }
-  await accounts.attempts.newSession(clientAddress(event))
+  await accounts.attempts.newSession(clientAddress(event, useServerConfig(event)))
   const guest = guestSessionData(randomUUID(), now)
   await writeSessionData(event, guest)
   return guest.user!

@@ -1,13 +1,13 @@
-import { getRequestIP, type H3Event } from 'h3'
+import type { H3Event } from 'h3'
+import { clientAddress } from './client-address'
 import type { ServerConfig } from '../config/server-config'
 import type { JobPrincipal } from '../jobs/admission/principal'
 import type { SessionPrincipal } from '../../../shared/types/account'
 
 /**
  * Who starts a job from this request, as admission counts them: the session's user and role, and
- * the client address (the socket's, or X-Forwarded-For's when `limits.trustProxy` says a proxy
- * sets it). `userId` is the owner the job runs for when it differs (a workflow's owner).
+ * the client address (see client-address.ts). `userId` is the owner the job runs for when it differs (a workflow's owner).
  */
 export function jobPrincipal(event: H3Event, config: ServerConfig, user: SessionPrincipal, userId = user.id): JobPrincipal {
-  return { userId, role: user.role, ip: getRequestIP(event, { xForwardedFor: config.limits.trustProxy }) }
+  return { userId, role: user.role, ip: clientAddress(event, config) }
 }
