@@ -58,8 +58,8 @@ export const claim = serverMutation({
 })
 
 export const answer = serverMutation({
-  args: { jobId: v.string(), requestId: v.string(), answer: v.string(), now: v.number() },
-  handler: (ctx, { jobId, requestId, answer, now }) => change(ctx, jobId, requestId, request => inputRequestRules.answer(request, JSON.parse(answer) as InputAnswer, now)),
+  args: { jobId: v.string(), requestId: v.string(), answer: v.string(), now: v.number(), claimant: v.optional(v.string()), claimMs: v.optional(v.number()) },
+  handler: (ctx, { jobId, requestId, answer, ...options }) => change(ctx, jobId, requestId, request => inputRequestRules.answer(request, JSON.parse(answer) as InputAnswer, options)),
 })
 
 export const close = serverMutation({

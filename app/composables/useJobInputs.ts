@@ -66,6 +66,7 @@ export function useJobInputs(options: { onNew?: (request: JobInputRequest) => vo
     try {
       const claim = await $fetch<InputClaim>(`/api/jobs/${encodeURIComponent(request.jobId)}/input/${encodeURIComponent(request.id)}/claim`, { method: 'POST', body: { claimant: currentTabId() } })
       if (!claim.claimed) return
+      // The result counts only from the tab that holds the claim: it says which tab it is.
       let body: Record<string, unknown>
       if (!allowed) {
         body = { error: 'the user did not allow it' }
@@ -76,7 +77,7 @@ export function useJobInputs(options: { onNew?: (request: JobInputRequest) => vo
           body = { error: (error instanceof Error ? error.message : String(error)).slice(0, 1_000) || 'it failed in the browser' }
         }
       }
-      await answer(request, body)
+      await answer(request, { ...body, claimant: currentTabId() })
     } catch {
       // Another tab answered first, or the request expired: the next refresh drops it.
     } finally {

@@ -220,9 +220,12 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       const taker = holder === 'tab-1' ? 'tab-2' : 'tab-1'
       expect(await store.claimInputRequest(job.id, request.id, taker, { claimMs: 10_000, now: 20_000 })).toMatchObject({ ok: true, request: { claimedBy: taker, claimedAt: 20_000 } })
 
+      // The tab that lost the claim may not answer; neither may one that names no claim.
+      expect(await store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 0 } }, { claimant: holder, claimMs: 10_000, now: 20_500 })).toMatchObject({ ok: false, reason: 'claimed', request: { claimedBy: taker, status: 'open' } })
+      expect(await store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 0 } }, { claimMs: 10_000, now: 20_500 })).toMatchObject({ ok: false, reason: 'claimed' })
       const answers = await Promise.all([
-        store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 1 } }, 21_000),
-        store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 2 } }, 21_000),
+        store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 1 } }, { claimant: taker, claimMs: 10_000, now: 21_000 }),
+        store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 2 } }, { claimant: taker, claimMs: 10_000, now: 21_000 }),
       ])
       expect(answers.filter(answer => answer.ok)).toHaveLength(1)
       expect(answers.find(answer => !answer.ok)).toMatchObject({ ok: false, reason: 'settled' })
@@ -232,6 +235,10 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       expect(await store.closeInputRequest(job.id, request.id, 'expired')).toMatchObject({ ok: false, reason: 'settled' })
       expect(await store.answerInputRequest('another-job', request.id, { kind: 'client-tool', result: 1 })).toEqual({ ok: false, reason: 'missing' })
       expect(await store.listInputRequests({ userId: 'user-a', status: 'open' })).toEqual([])
+
+      // Nobody holds a claim (or only a lapsed one): answering takes it, for the tab that answers.
+      const unclaimed = await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'client-tool', key: 'k2', title: 'Share?', expiresAt: 100_000, now: 1_000 })
+      expect(await store.answerInputRequest(job.id, unclaimed.id, { kind: 'client-tool', result: 3 }, { claimant: 'tab-9', claimMs: 10_000, now: 2_000 })).toMatchObject({ ok: true, request: { status: 'answered', claimedBy: 'tab-9', claimedAt: 2_000 } })
     })
 
     it('expires or cancels an open request, and consumes an answer only once', async () => {
@@ -243,7 +250,7 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
 
       const approved = await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'approval', key: 'b', title: 'Run it?', expiresAt: 5_000, now: 1_000 })
       expect(await store.consumeInputRequest(job.id, approved.id)).toBe(false)
-      await store.answerInputRequest(job.id, approved.id, { kind: 'approval', approved: true, reason: 'fine' }, 2_000)
+      await store.answerInputRequest(job.id, approved.id, { kind: 'approval', approved: true, reason: 'fine' }, { now: 2_000 })
       expect(await store.consumeInputRequest(job.id, approved.id, 3_000)).toBe(true)
       expect(await store.consumeInputRequest(job.id, approved.id, 4_000)).toBe(false)
       expect(await store.getInputRequest(job.id, approved.id)).toMatchObject({ status: 'answered', consumedAt: 3_000, answer: { approved: true, reason: 'fine' } })

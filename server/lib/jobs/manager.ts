@@ -199,7 +199,7 @@ export class BackgroundJobManager {
     // stop in time (it died), end the job here; its late writes will be refused.
     if (this.leases && await this.leases.abortElsewhere(jobId)) return true
     const aborted = await this.store.abortJob(jobId)
-    if (aborted) await this.reportFinished(jobId)
+    if (aborted) await this.endedOutsideRun(jobId)
     return aborted
   }
 
@@ -269,6 +269,12 @@ export class BackgroundJobManager {
 
   private async failAndReport(jobId: string, error: JobError): Promise<void> {
     await this.store.failJob(jobId, error)
+    await this.endedOutsideRun(jobId)
+  }
+
+  /** A job ended without its run (stopped elsewhere, not resumable): what it asked is closed (a run closes its own), then reported. */
+  private async endedOutsideRun(jobId: string): Promise<void> {
+    await this.inputs.closeAllOf(jobId).catch(error => this.options.logger?.warn(`Job ${jobId}: its open requests could not be closed`, error))
     await this.reportFinished(jobId)
   }
 
@@ -334,6 +340,7 @@ export class BackgroundJobManager {
       this.options.logger?.warn(`Job ${job.id} crashed`, error)
       const failure: JobError = { kind: 'internal', message: 'The job failed unexpectedly on the server.' }
       await this.store.failJob(job.id, failure).catch(() => {})
+      await this.inputs.closeAllOf(job.id).catch(() => {})
       this.hub.finish(job.id, { status: 'error', error: failure, completedAt: Date.now() })
     }).then(async (outcome) => {
       // What the run used counts against its user's budget however it ended (an interrupted run's

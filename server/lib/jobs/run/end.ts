@@ -9,6 +9,7 @@ import type { Usage } from '../../openrouter/types'
 import type { JobLiveHub, JobTerminal } from '../live-hub'
 import type { ThrottledJobWriter } from '../writer'
 import { notifyUnwatchedJob } from '../notifications'
+import type { JobInputs } from '../waits/job-inputs'
 
 /** Why a job's signal was aborted. `lease-lost`: another instance took the job over. */
 export type JobStopReason = 'user' | 'timeout' | 'shutdown' | 'lease-lost'
@@ -36,6 +37,7 @@ export async function endJobRun(options: RunEnding & {
   hub: JobLiveHub
   writer: ThrottledJobWriter
   signal: AbortSignal
+  inputs?: JobInputs
   logger: { warn: (message: string, ...details: unknown[]) => void }
 }): Promise<JobRunOutcome> {
   const { job, store, hub, writer, result } = options
@@ -68,6 +70,8 @@ export async function endJobRun(options: RunEnding & {
     await store.completeJob(job.id, { ...final, finishReason: result.finishReason })
     terminal = { status: 'complete', finishReason: result.finishReason, usage, completedAt: now }
   }
+  // Nothing waits any more: what the job had asked is closed before viewers hear it ended.
+  await options.inputs?.closeAllOf(job.id).catch(error => options.logger.warn(`Job ${job.id}: its open requests could not be closed`, error))
   if (options.streamFinalContent) hub.appendText(job.id, { content: final.content }, final.chunksReceived)
   const watchers = hub.finish(job.id, terminal)
   if (watchers === 0 && reason !== 'user') {

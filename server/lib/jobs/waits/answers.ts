@@ -15,7 +15,7 @@ export class InputAnswerError extends Error {
   override readonly name = 'InputAnswerError'
 }
 
-const clientToolBody = z.object({ result: z.unknown().optional(), error: z.string().trim().min(1).max(2_000).optional() })
+const clientToolBody = z.object({ result: z.unknown().optional(), error: z.string().trim().min(1).max(2_000).optional(), claimant: z.string().trim().min(8, 'send the tab\'s id as "claimant" (8-100 characters)').max(100).optional() })
   .refine(body => (body.result === undefined) !== (body.error === undefined), 'send either "result" (what the tool produced) or "error" (why it could not run), not both')
 const approvalBody = z.object({ approved: z.boolean({ error: '"approved" must be true or false' }), reason: z.string().trim().max(1_000).optional() })
 const questionBody = z.object({

@@ -7,6 +7,7 @@
  * its next poll of the store. Only the job's owner may answer or claim; the first answer wins.
  */
 import type { InputClaim, JobInputRequest } from '../../../../shared/types/input-request'
+import type { BackgroundJob } from '../../../../shared/types/job'
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { NewInputRequest } from '../../stores/jobs/input-request-store'
 import type { JobLiveHub } from '../live-hub'
@@ -40,9 +41,15 @@ export type InputQuestion = Omit<NewInputRequest, 'expiresAt' | 'now' | 'id'>
 /** Why a waiting run was stopped without its request being ended (it resumes and waits again). */
 const RESUMABLE_STOPS = new Set(['shutdown', 'lease-lost'])
 
+/** The tab a browser tool's result comes from (`claimant` of the answer's body). */
+function claimantOf(body: unknown): string | undefined {
+  const claimant = (body as { claimant?: unknown } | null)?.claimant
+  return typeof claimant === 'string' && claimant.length <= 100 ? claimant : undefined
+}
+
 function describeSettled(request: JobInputRequest): JobInputError {
   if (request.status === 'expired') return new JobInputError(410, 'This request expired before it was answered; the job went on without an answer.', request)
-  if (request.status === 'cancelled') return new JobInputError(409, 'The job ended before this request was answered.', request)
+  if (request.status === 'cancelled') return new JobInputError(410, 'The job has ended, so this request is closed; nothing waits for its answer any more.', request)
   const answer = request.answer
   const what = answer?.kind === 'approval' ? (answer.approved ? 'approved' : 'denied') : answer?.kind === 'question' ? `answered (${answer.action})` : 'answered'
   return new JobInputError(409, `This request was already ${what}${request.answeredAt ? ` at ${new Date(request.answeredAt).toISOString()}` : ''}; the first answer counts.`, request)
@@ -88,20 +95,45 @@ export class JobInputs {
     return { request }
   }
 
-  /** Records `userId`'s answer to a request of their job; refused with a JobInputError. */
-  async answer(userId: string, jobId: string, requestId: string, body: unknown): Promise<JobInputRequest> {
-    const request = await this.openRequestOf(userId, jobId, requestId)
+  /**
+   * Records the owner's answer to a request of `job`; refused with a JobInputError. A browser
+   * tool's result counts only from the tab that holds its claim (`claimant` in the body); a request
+   * of a job that has ended is closed and refused with 410.
+   */
+  async answer(job: Pick<BackgroundJob, 'id' | 'userId' | 'status'>, requestId: string, body: unknown): Promise<JobInputRequest> {
+    const request = await this.openRequestOf(job.userId, job.id, requestId)
+    if (job.status !== 'streaming') {
+      await this.closeAllOf(job.id)
+      throw new JobInputError(410, `The job has ended (${job.status}), so this request is closed; nothing waits for its answer any more.`, request)
+    }
     let answer
     try {
       answer = parseInputAnswer(request, body)
     } catch (error) {
       throw new JobInputError(400, (error as Error).message, request)
     }
-    const result = await this.options.store.answerInputRequest(jobId, requestId, answer)
-    if (!result.ok) throw result.reason === 'missing' ? new JobInputError(404, 'No such request for this job.') : describeSettled(result.request)
+    const result = await this.options.store.answerInputRequest(job.id, requestId, answer, { claimant: claimantOf(body), claimMs: this.settings.claimMs })
+    if (!result.ok) {
+      if (result.reason === 'missing') throw new JobInputError(404, 'No such request for this job.')
+      if (result.reason === 'claimed') throw new JobInputError(409, 'Another tab is running this browser tool call, and only its result counts. Leave it to that tab.', result.request)
+      throw describeSettled(result.request)
+    }
     this.publish(result.request)
     this.wake(requestId)
     return result.request
+  }
+
+  /**
+   * Closes every open request of `jobId` (its job has ended, any way): viewers and listings drop
+   * them at once, and a late answer gets 410. Safe to call more than once.
+   */
+  async closeAllOf(jobId: string): Promise<void> {
+    const open = (await this.options.store.listInputRequests({ jobId })).filter(request => request.status === 'open')
+    for (const request of open) {
+      const closed = await this.options.store.closeInputRequest(jobId, request.id, 'cancelled')
+      if (closed.ok) this.publish(closed.request)
+      this.wake(request.id)
+    }
   }
 
   /** Takes a browser tool call for tab `claimant`, so no other tab runs it; `claimed: false` when another tab holds it. */
@@ -123,10 +155,21 @@ export class JobInputs {
     return this.options.store.listInputRequests({ jobId })
   }
 
-  /** What `userId`'s jobs wait on them for now, newest first. */
+  /**
+   * What `userId`'s jobs wait on them for now, newest first. A request whose job has ended is left
+   * out (and closed) even if the ending did not get to close it (a crash in between).
+   */
   async openFor(userId: string): Promise<JobInputRequest[]> {
     const now = Date.now()
-    return (await this.options.store.listInputRequests({ userId, status: 'open' })).filter(request => request.expiresAt > now)
+    const open = (await this.options.store.listInputRequests({ userId, status: 'open' })).filter(request => request.expiresAt > now)
+    const ended = new Set<string>()
+    await Promise.all([...new Set(open.map(request => request.jobId))].map(async (jobId) => {
+      const job = await this.options.store.getJob(jobId)
+      if (job?.status === 'streaming') return
+      ended.add(jobId)
+      await this.closeAllOf(jobId).catch(error => this.options.logger?.warn(`Job ${jobId}: its open requests could not be closed`, error))
+    }))
+    return open.filter(request => !ended.has(request.jobId))
   }
 
   /** Marks an approval acted on; false when it already was (a restart must not run the tool twice). */

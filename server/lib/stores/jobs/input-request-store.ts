@@ -30,12 +30,32 @@ export interface InputRequestStore {
    * than `claimMs` (that tab went away). `claimed` when another holds it; `settled` when done.
    */
   claimInputRequest(jobId: string, requestId: string, claimant: string, options: { claimMs: number, now?: number }): Promise<InputRequestChange>
-  /** Answers an open request (first answer wins; `settled` for a later one). */
-  answerInputRequest(jobId: string, requestId: string, answer: InputAnswer, now?: number): Promise<InputRequestChange>
+  /**
+   * Answers an open request (first answer wins; `settled` for a later one). A browser tool call is
+   * answered only by the tab that holds its claim (`claimed` for another), or by any tab while
+   * nobody holds a live claim (answering then takes it).
+   */
+  answerInputRequest(jobId: string, requestId: string, answer: InputAnswer, options?: AnswerOptions): Promise<InputRequestChange>
   /** Ends an open request without an answer (`expired` past its time, `cancelled` with its job). */
   closeInputRequest(jobId: string, requestId: string, status: 'expired' | 'cancelled', now?: number): Promise<InputRequestChange>
   /** Marks an answered request acted on; false when it already was (the action must not run again). */
   consumeInputRequest(jobId: string, requestId: string, now?: number): Promise<boolean>
+}
+
+/** Who answers, and when. */
+export interface AnswerOptions {
+  /** The tab that sends a browser tool's result (see `claimInputRequest`). */
+  claimant?: string
+  /** How long a claim holds without a result (`waits.claimMs`). */
+  claimMs?: number
+  now?: number
+}
+
+/** Whether `claimant` may settle `request` now: it holds the claim, or nobody holds a live one. */
+function holdsClaim(request: JobInputRequest, claimant: string | undefined, claimMs: number, now: number): boolean {
+  if (request.kind !== 'client-tool' || !request.claimedBy || request.claimedBy === claimant) return true
+  // Another tab's claim: it is theirs while it lives; lapsed, anyone may take it (as a claim would).
+  return request.claimedAt !== undefined && now - request.claimedAt >= claimMs
 }
 
 /** Most requests one list returns. */
@@ -54,9 +74,11 @@ export const inputRequestRules = {
     if (request.claimedBy && request.claimedBy !== claimant && request.claimedAt !== undefined && now - request.claimedAt < claimMs) return { ok: false, reason: 'claimed', request }
     return { ok: true, request: { ...request, claimedBy: claimant, claimedAt: now } }
   },
-  answer(request: JobInputRequest, answer: InputAnswer, now: number): InputRequestChange {
+  answer(request: JobInputRequest, answer: InputAnswer, options: AnswerOptions & { now: number }): InputRequestChange {
     if (request.status !== 'open') return { ok: false, reason: 'settled', request }
-    return { ok: true, request: { ...request, status: 'answered', answer, answeredAt: now } }
+    if (!holdsClaim(request, options.claimant, options.claimMs ?? 0, options.now)) return { ok: false, reason: 'claimed', request }
+    const claim = request.kind === 'client-tool' && options.claimant ? { claimedBy: options.claimant, claimedAt: request.claimedBy === options.claimant ? request.claimedAt : options.now } : {}
+    return { ok: true, request: { ...request, ...claim, status: 'answered', answer, answeredAt: options.now } }
   },
   close(request: JobInputRequest, status: 'expired' | 'cancelled', now: number): InputRequestChange {
     if (request.status !== 'open') return { ok: false, reason: 'settled', request }

@@ -35,8 +35,8 @@ export function createConvexInputRequests(client: ConvexFunctionClient, secret: 
     async claimInputRequest(jobId, requestId, claimant, { claimMs, now = Date.now() }) {
       return toChange(await client.mutation(api.inputRequests.claim, { secret, jobId, requestId, claimant, claimMs, now }))
     },
-    async answerInputRequest(jobId, requestId, answer, now = Date.now()) {
-      return toChange(await client.mutation(api.inputRequests.answer, { secret, jobId, requestId, answer: JSON.stringify(answer), now }))
+    async answerInputRequest(jobId, requestId, answer, { now = Date.now(), claimant, claimMs } = {}) {
+      return toChange(await client.mutation(api.inputRequests.answer, { secret, jobId, requestId, answer: JSON.stringify(answer), now, ...(claimant === undefined ? {} : { claimant }), ...(claimMs === undefined ? {} : { claimMs }) }))
     },
     async closeInputRequest(jobId, requestId, status, now = Date.now()) {
       return toChange(await client.mutation(api.inputRequests.close, { secret, jobId, requestId, status, now }))

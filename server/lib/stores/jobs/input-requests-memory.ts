@@ -38,8 +38,8 @@ export function createMemoryInputRequests(): InputRequestStore & { deleteForJobs
     async claimInputRequest(jobId, requestId, claimant, { claimMs, now = Date.now() }) {
       return change(jobId, requestId, request => inputRequestRules.claim(request, claimant, claimMs, now))
     },
-    async answerInputRequest(jobId, requestId, answer, now = Date.now()) {
-      return change(jobId, requestId, request => inputRequestRules.answer(request, structuredClone(answer), now))
+    async answerInputRequest(jobId, requestId, answer, { now = Date.now(), ...options } = {}) {
+      return change(jobId, requestId, request => inputRequestRules.answer(request, structuredClone(answer), { ...options, now }))
     },
     async closeInputRequest(jobId, requestId, status, now = Date.now()) {
       return change(jobId, requestId, request => inputRequestRules.close(request, status, now))

@@ -56,8 +56,8 @@ export function createSqliteInputRequests(db: Database): InputRequestStore {
     async claimInputRequest(jobId, requestId, claimant, { claimMs, now = Date.now() }) {
       return change.immediate(jobId, requestId, request => inputRequestRules.claim(request, claimant, claimMs, now))
     },
-    async answerInputRequest(jobId, requestId, answer, now = Date.now()) {
-      return change.immediate(jobId, requestId, request => inputRequestRules.answer(request, answer, now))
+    async answerInputRequest(jobId, requestId, answer, { now = Date.now(), ...options } = {}) {
+      return change.immediate(jobId, requestId, request => inputRequestRules.answer(request, answer, { ...options, now }))
     },
     async closeInputRequest(jobId, requestId, status, now = Date.now()) {
       return change.immediate(jobId, requestId, request => inputRequestRules.close(request, status, now))
