@@ -162,7 +162,7 @@ export const updateWorkflowState = serverMutation({
 export const finish = serverMutation({
   args: {
     jobId: v.string(),
-    status: v.union(v.literal('complete'), v.literal('error'), v.literal('aborted')),
+    status: v.union(v.literal('complete'), v.literal('error'), v.literal('aborted'), v.literal('rejected')),
     content: v.optional(v.string()),
     reasoning: v.optional(v.string()),
     chunksReceived: v.optional(v.number()),
@@ -239,7 +239,7 @@ export const cleanupExpired = serverMutation({
   args: { finishedBefore: v.number(), batch: v.optional(v.number()) },
   handler: async (ctx, { finishedBefore, batch = 50 }) => {
     let deleted = 0
-    for (const status of ['complete', 'error', 'aborted'] as const) {
+    for (const status of ['complete', 'error', 'aborted', 'rejected'] as const) {
       const expired = await ctx.db.query('background_jobs')
         .withIndex('by_status_and_completed', q => q.eq('status', status).lt('completed_at', finishedBefore))
         .take(batch - deleted)

@@ -14,7 +14,7 @@ export const messageAttachment = v.object({
   size: v.number(),
 })
 
-export const jobStatus = v.union(v.literal('streaming'), v.literal('complete'), v.literal('error'), v.literal('aborted'))
+export const jobStatus = v.union(v.literal('streaming'), v.literal('complete'), v.literal('error'), v.literal('aborted'), v.literal('rejected'))
 
 export const jobError = v.object({
   message: v.string(),

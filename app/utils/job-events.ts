@@ -113,12 +113,13 @@ export function applyJobEvent(view: JobView, event: JobStreamEvent, id?: string)
 
 /** Whether the job has ended. */
 export function isFinished(view: Pick<JobView, 'status'>): boolean {
-  return view.status === 'complete' || view.status === 'error' || view.status === 'aborted'
+  return view.status !== 'connecting' && view.status !== 'streaming'
 }
 
 /** A sentence for an ended job that did not simply complete, with what to do. */
 export function describeOutcome(view: Pick<JobView, 'status' | 'error' | 'finishReason'>): string | undefined {
   if (view.status === 'aborted') return 'Stopped. The answer above is what arrived before you stopped it.'
+  if (view.status === 'rejected') return view.error ? [view.error.message, view.error.hint].filter(Boolean).join(' ') : 'Not approved, so the run ended there.'
   if (view.status === 'error') {
     const error = view.error
     if (!error) return 'The answer failed. Try sending it again.'

@@ -12,7 +12,7 @@ import type { ClientToolDeclaration } from './tool'
 export type JobType = 'chat' | 'workflow'
 
 /** A job is `streaming` until it reaches one of the three terminal states. */
-export type JobStatus = 'streaming' | 'complete' | 'error' | 'aborted'
+export type JobStatus = 'streaming' | 'complete' | 'error' | 'aborted' | 'rejected'
 
 /** One tool call of a job (any round), as viewers see it: status, timing and result. */
 export interface ActiveToolCall {

@@ -21,7 +21,7 @@ export interface ChatThread {
 }
 
 /** Where an assistant message stands: its job's status. */
-export type ChatMessageStatus = 'streaming' | 'complete' | 'error' | 'aborted'
+export type ChatMessageStatus = 'streaming' | 'complete' | 'error' | 'aborted' | 'rejected'
 
 /** One message of a thread. */
 export interface ThreadMessage {

@@ -138,6 +138,15 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       expect(await store.abortJob('no-such-job')).toBe(false)
     })
 
+    it('ends a run a person said no to as rejected, with the reason, once', async () => {
+      const job = await store.createJob(jobInput())
+      const reason = { kind: 'rejected', message: 'Step "Check" was not approved (not today).' }
+      expect(await store.rejectJob(job.id, reason, { content: 'draft' })).toBe(true)
+      expect(await store.rejectJob(job.id, reason)).toBe(false)
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'rejected', error: reason, content: 'draft', finishReason: 'rejected' })
+      expect((await store.listJobsByUser(job.userId, { status: 'rejected' })).map(item => item.id)).toEqual([job.id])
+    })
+
     it('lists a user\'s jobs, running first then newest, with a limit and a status filter', async () => {
       const old = await store.createJob(jobInput({ now: 1 }))
       const running = await store.createJob(jobInput({ now: 2 }))

@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 const querySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).optional(),
-  status: z.enum(['streaming', 'waiting', 'complete', 'error', 'aborted']).optional(),
+  status: z.enum(['streaming', 'waiting', 'complete', 'error', 'aborted', 'rejected']).optional(),
 })
 
 /** The session user's recent jobs, running ones first (`?limit=`, `?status=`; `waiting`: running jobs that wait for them). */

@@ -69,7 +69,8 @@ export function tooLongStepError(produced: number, limits: WorkflowRunLimits, sc
 
 /** How a run ended. */
 export interface WorkflowRunResult {
-  status: 'complete' | 'error' | 'aborted'
+  /** `rejected`: an approval step was rejected (or nobody answered) and no `reject` edge leads on. */
+  status: 'complete' | 'error' | 'rejected' | 'aborted'
   output: string
   state: WorkflowState
   error?: string
@@ -126,6 +127,8 @@ export async function executeWorkflow(params: {
   // A run-wide controller: the caller's abort, or a failing node, stops every running node.
   const { controller, dispose: stopFollowing } = followSignal(params.signal)
   let failure: { nodeId: string, error: string } | undefined
+  // An approval said no with nowhere for "no" to go: the run ends `rejected`.
+  let rejection: { nodeId: string, reason: string } | undefined
 
   /** Marks a finished node's outgoing edges active (a router: only its branch). */
   const release = (node: WorkflowNode, branch?: string) => {
@@ -227,7 +230,7 @@ export async function executeWorkflow(params: {
     }
     if ('error' in outcome && controller.signal.aborted) {
       // Stopped from outside, or because another step failed: not this step's failure.
-      setNode(node.id, { status: 'skipped', finishedAt: Date.now(), error: failure ? `stopped because "${failure.nodeId}" failed` : 'stopped' })
+      setNode(node.id, { status: 'skipped', finishedAt: Date.now(), error: failure ? `stopped because "${failure.nodeId}" failed` : rejection ? `stopped because "${rejection.nodeId}" was rejected` : 'stopped' })
       changed()
       return
     }
@@ -246,6 +249,10 @@ export async function executeWorkflow(params: {
     producedChars += outcome.output.length
     setNode(node.id, { status: 'completed', finishedAt: Date.now(), output: outcome.output, ...(outcome.branch ? { branch: outcome.branch } : {}) })
     state.executionOrder.push(node.id)
+    if (node.kind === 'approval' && outcome.branch === 'reject' && !(outgoing.get(node.id) ?? []).some(edge => edge.branch === 'reject') && !failure && !rejection) {
+      rejection = { nodeId: node.id, reason: outcome.output }
+      controller.abort('node-rejected')
+    }
     release(node, outcome.branch)
     callbacks.onNodeFinish?.(node.id, outcome.output)
     changed()
@@ -283,6 +290,7 @@ export async function executeWorkflow(params: {
   const output = workflow.nodes.filter(node => node.kind === 'output' && state.nodeStates[node.id]!.status === 'completed').map(node => outputs[node.id] ?? '').join('\n\n')
   changed()
   if (failure) return { status: 'error', output, state, error: `Step "${nodes.get(failure.nodeId)?.label ?? failure.nodeId}" failed: ${failure.error}` }
+  if (rejection) return { status: 'rejected', output, state, error: `Step "${nodes.get(rejection.nodeId)?.label ?? rejection.nodeId}" was not approved (${rejection.reason.replace(/^Rejected:?\s*/, '') || 'no reason given'}), and the workflow has no path for a rejection, so the run ended there.` }
   if (controller.signal.aborted) return { status: 'aborted', output, state }
   return { status: 'complete', output, state }
 }

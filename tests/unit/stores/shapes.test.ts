@@ -53,7 +53,7 @@ const job = fieldsOf<BackgroundJob>({
   error: true, finishReason: true, startedAt: true, updatedAt: true, completedAt: true, resumeCount: true,
   request: true, checkpoint: true, apiKeyCiphertext: true,
 })
-const jobStatuses = membersOf<JobStatus>({ streaming: true, complete: true, error: true, aborted: true })
+const jobStatuses = membersOf<JobStatus>({ streaming: true, complete: true, error: true, aborted: true, rejected: true })
 const jobTypes = membersOf<BackgroundJob['type']>({ chat: true, workflow: true })
 const toolCall = fieldsOf<ActiveToolCall>({
   id: true, name: true, arguments: true, round: true, status: true, timedOut: true, startedAt: true, finishedAt: true,

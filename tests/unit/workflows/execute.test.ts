@@ -133,6 +133,23 @@ describe('executeWorkflow', () => {
     expect(kept.state.nodeStates).toMatchObject({ check: { branch: 'reject' }, send: { status: 'skipped' }, out: { status: 'skipped' } })
   })
 
+  it.each([
+    ['rejected', { approved: false, reason: 'not today' }, /not approved \(not today\)/],
+    ['left unanswered', { approved: false, reason: 'nobody answered in time' }, /not approved \(nobody answered in time\)/],
+  ])('ends the run as rejected, never complete, when an approval is %s with no reject edge', async (_, answer, message) => {
+    const approveOnly = workflow(
+      [{ id: 'start', kind: 'start' }, { id: 'check', kind: 'approval', label: 'Check' }, { id: 'side', kind: 'agent' }, { id: 'send', kind: 'tool', tool: 'send_email', arguments: { body: '{{input}}' } }, { id: 'out', kind: 'output' }],
+      [{ from: 'start', to: 'check' }, { from: 'start', to: 'side' }, { from: 'check', to: 'send', branch: 'approve' }, { from: 'send', to: 'out' }, { from: 'side', to: 'out' }],
+    )
+    const run = dependencies({ askApproval: async () => answer })
+    const result = await executeWorkflow({ workflow: approveOnly, workflowId: 'w', prompt: 'p', dependencies: run.deps })
+    expect(result.status).toBe('rejected')
+    expect(result.error).toMatch(/^Step "Check" was /)
+    expect(result.error).toMatch(message)
+    expect(run.calls).not.toContain('tool:send_email')
+    expect(result.state.nodeStates).toMatchObject({ check: { status: 'completed', branch: 'reject' }, send: { status: 'skipped' }, out: { status: 'skipped' } })
+  })
+
   it('fails the run at a failing node with its error, unless the node has retries left', async () => {
     let failures = 0
     const flaky = dependencies({

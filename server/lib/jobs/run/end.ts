@@ -1,6 +1,6 @@
 /**
  * How every job run ends, chat or workflow: stopped for shutdown or a lost lease (no terminal
- * write, the job resumes elsewhere or later), or written as complete, error or aborted, announced
+ * write, the job resumes elsewhere or later), or written as complete, error, rejected or aborted, announced
  * to viewers, and noted for its owner when nobody watched.
  */
 import type { JobStore } from '../../stores/jobs/job-store'
@@ -15,10 +15,10 @@ import type { JobInputs } from '../waits/job-inputs'
 export type JobStopReason = 'user' | 'timeout' | 'shutdown' | 'lease-lost'
 
 /** How a run ended. `interrupted`: stopped by shutdown or a lost lease, left to resume. */
-export type JobRunOutcome = 'complete' | 'error' | 'aborted' | 'interrupted'
+export type JobRunOutcome = 'complete' | 'error' | 'aborted' | 'rejected' | 'interrupted'
 
 /** What the run itself produced, before stop reasons are taken into account. */
-export type RunResult = { status: 'complete', finishReason: string } | { status: 'error', error: JobError } | { status: 'aborted' }
+export type RunResult = { status: 'complete', finishReason: string } | { status: 'error', error: JobError } | { status: 'rejected', error: JobError } | { status: 'aborted' }
 
 /** What a runner says about how its run went. */
 export interface RunEnding {
@@ -66,6 +66,9 @@ export async function endJobRun(options: RunEnding & {
   } else if (result.status === 'error') {
     await store.failJob(job.id, result.error, { ...final, finishReason: 'error' })
     terminal = { status: 'error', error: result.error, finishReason: 'error', usage, completedAt: now }
+  } else if (result.status === 'rejected') {
+    await store.rejectJob(job.id, result.error, { ...final, finishReason: 'rejected' })
+    terminal = { status: 'rejected', error: result.error, finishReason: 'rejected', usage, completedAt: now }
   } else {
     await store.completeJob(job.id, { ...final, finishReason: result.finishReason })
     terminal = { status: 'complete', finishReason: result.finishReason, usage, completedAt: now }

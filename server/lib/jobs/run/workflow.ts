@@ -214,7 +214,9 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       ? { status: 'error', error: overBudgetError(overBudget) }
       : result.status === 'error'
         ? { status: 'error', error: { kind: 'workflow', message: result.error ?? 'The workflow failed.', hint: 'Open the failed step to see what went wrong, fix the workflow or the input, and run it again.' } }
-        : result.status === 'aborted' ? { status: 'aborted' } : { status: 'complete', finishReason: 'stop' },
+        : result.status === 'rejected'
+          ? { status: 'rejected', error: { kind: 'rejected', message: result.error ?? 'An approval step was not approved.', hint: 'Run it again and approve the step, or add a "reject" edge to say what happens on a no.' } }
+          : result.status === 'aborted' ? { status: 'aborted' } : { status: 'complete', finishReason: 'stop' },
     final: { content: result.output, reasoning: '', chunksReceived: 0 },
     timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The workflow') },
     // The text of the run is its output; node text reaches viewers through workflow-state events.

@@ -108,6 +108,9 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
     async failJob(jobId, error, final = {}) {
       return client.mutation(api.jobs.finish, { secret, jobId, status: 'error', error, content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason ?? 'error', now: final.now ?? Date.now(), owner })
     },
+    async rejectJob(jobId, reason, final = {}) {
+      return client.mutation(api.jobs.finish, { secret, jobId, status: 'rejected', error: reason, content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason ?? 'rejected', now: final.now ?? Date.now(), owner })
+    },
     async abortJob(jobId, final = {}) {
       // Aborting is allowed from any instance (a user's stop wins over the lease).
       return client.mutation(api.jobs.finish, { secret, jobId, status: 'aborted', content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason ?? 'aborted', now: final.now ?? Date.now() })

@@ -96,14 +96,14 @@ export function applyComplete(job: BackgroundJob, final: CompleteJobInput): void
   finish(job, final.now ?? Date.now())
 }
 
-/** Marks a job failed or aborted, keeping the text it had. */
-export function applyFailure(job: BackgroundJob, status: 'error' | 'aborted', final: JobFinalState, error?: JobError): void {
+/** Marks a job failed, rejected or aborted, keeping the text it had. */
+export function applyFailure(job: BackgroundJob, status: 'error' | 'rejected' | 'aborted', final: JobFinalState, error?: JobError): void {
   job.status = status
   if (final.content !== undefined) job.content = final.content
   if (final.reasoning !== undefined) job.reasoning = final.reasoning
   if (final.chunksReceived !== undefined) job.chunksReceived = final.chunksReceived
   if (final.usage) job.usage = final.usage
-  job.finishReason = final.finishReason ?? (status === 'aborted' ? 'aborted' : 'error')
+  job.finishReason = final.finishReason ?? (status === 'error' ? 'error' : status)
   if (error) job.error = error
   finish(job, final.now ?? Date.now())
 }

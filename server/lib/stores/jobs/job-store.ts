@@ -89,6 +89,8 @@ export interface JobStore extends InputRequestStore {
   updateWorkflowState(jobId: string, state: WorkflowState): Promise<boolean>
   completeJob(jobId: string, final: CompleteJobInput): Promise<boolean>
   failJob(jobId: string, error: JobError, final?: JobFinalState): Promise<boolean>
+  /** A run a person said no to (an approval step rejected or left unanswered, with no path for it): `reason` says which. */
+  rejectJob(jobId: string, reason: JobError, final?: JobFinalState): Promise<boolean>
   /** Idempotent: `false` when the job had already finished. */
   abortJob(jobId: string, final?: JobFinalState): Promise<boolean>
   /** A user's jobs, running ones first, then newest first. */

@@ -56,6 +56,9 @@ export function createMemoryJobStore(): JobStore {
     async failJob(jobId, error, final) {
       return mutate(jobId, job => applyFailure(job, 'error', structuredClone(final ?? {}), structuredClone(error)))
     },
+    async rejectJob(jobId, reason, final) {
+      return mutate(jobId, job => applyFailure(job, 'rejected', structuredClone(final ?? {}), structuredClone(reason)))
+    },
     async abortJob(jobId, final) {
       return mutate(jobId, job => applyFailure(job, 'aborted', structuredClone(final ?? {})))
     },

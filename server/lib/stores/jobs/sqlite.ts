@@ -4,7 +4,7 @@
  * the process, so each operation is atomic; a crash loses nothing that was acknowledged.
  */
 import { randomUUID } from 'node:crypto'
-import type { BackgroundJob, JobNotification, ToolRoundRecord } from '../../../../shared/types/job'
+import type { BackgroundJob, JobNotification, JobStatus, ToolRoundRecord } from '../../../../shared/types/job'
 import { listLimit, type JobStore, type JobFinalState } from './job-store'
 import { openSqliteDatabase } from '../sqlite/database'
 import { withToolExecution } from './job-record'
@@ -84,7 +84,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     return statements.setToolRounds.run({ id: jobId, toolRounds: JSON.stringify(rounds), now: Date.now() }).changes > 0
   })
 
-  const finish = db.transaction((jobId: string, status: 'complete' | 'error' | 'aborted', final: JobFinalState, error?: unknown) => {
+  const finish = db.transaction((jobId: string, status: Exclude<JobStatus, 'streaming'>, final: JobFinalState, error?: unknown) => {
     const now = final.now ?? Date.now()
     const changed = statements.finish.run({
       id: jobId,
@@ -180,6 +180,9 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     },
     async failJob(jobId, error, final = {}) {
       return finish(jobId, 'error', final, error)
+    },
+    async rejectJob(jobId, reason, final = {}) {
+      return finish(jobId, 'rejected', final, reason)
     },
     async abortJob(jobId, final = {}) {
       return finish(jobId, 'aborted', final)

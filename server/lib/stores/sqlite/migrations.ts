@@ -196,4 +196,38 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX thread_attachments_by_thread ON thread_attachments (thread_id);
   CREATE INDEX thread_attachments_by_user ON thread_attachments (user_id);
   `,
+  // A job may end 'rejected' (a person said no): the status CHECK is widened by rebuilding the table.
+  `
+  CREATE TABLE background_jobs_next (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    type TEXT NOT NULL CHECK (type IN ('chat', 'workflow')),
+    model TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('streaming', 'complete', 'error', 'aborted', 'rejected')),
+    content TEXT NOT NULL DEFAULT '',
+    reasoning TEXT NOT NULL DEFAULT '',
+    chunks_received INTEGER NOT NULL DEFAULT 0,
+    active_tool_calls TEXT NOT NULL DEFAULT '[]',
+    tool_rounds TEXT NOT NULL DEFAULT '[]',
+    workflow_state TEXT,
+    usage TEXT,
+    error TEXT,
+    finish_reason TEXT,
+    started_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    completed_at INTEGER,
+    resume_count INTEGER NOT NULL DEFAULT 0,
+    request TEXT,
+    checkpoint TEXT,
+    api_key_ciphertext TEXT
+  );
+  INSERT INTO background_jobs_next SELECT * FROM background_jobs;
+  DROP TABLE background_jobs;
+  ALTER TABLE background_jobs_next RENAME TO background_jobs;
+  CREATE INDEX background_jobs_by_user_status ON background_jobs (user_id, status, started_at);
+  CREATE INDEX background_jobs_by_thread_message ON background_jobs (thread_id, message_id);
+  CREATE INDEX background_jobs_by_status_completed ON background_jobs (status, completed_at);
+  `,
 ]

@@ -36,4 +36,21 @@ describe('sqlite job store', () => {
     db.close()
     expect(() => createSqliteJobStore({ path })).toThrow(/newer than this server knows/)
   })
+
+  it('keeps every job when an older file is upgraded to the schema that knows "rejected"', async () => {
+    const path = join(directory, 'upgrade.sqlite')
+    const old = new Database(path)
+    const before = SQLITE_MIGRATIONS.findIndex(sql => sql.includes('background_jobs_next'))
+    for (const sql of SQLITE_MIGRATIONS.slice(0, before)) old.exec(sql)
+    old.pragma(`user_version = ${before}`)
+    old.prepare(`INSERT INTO background_jobs (id, user_id, thread_id, message_id, type, model, status, content, started_at, updated_at, checkpoint)
+      VALUES ('old-job', 'u', 't', 'm', 'workflow', 'x', 'streaming', 'kept text', 1, 2, '{"rounds":1}')`).run()
+    old.close()
+
+    const store = createSqliteJobStore({ path })
+    expect(await store.getJob('old-job')).toMatchObject({ status: 'streaming', content: 'kept text', startedAt: 1 })
+    expect(await store.rejectJob('old-job', { kind: 'rejected', message: 'no' })).toBe(true)
+    expect(await store.getJob('old-job')).toMatchObject({ status: 'rejected', error: { message: 'no' }, finishReason: 'rejected' })
+    await store.close()
+  })
 })
