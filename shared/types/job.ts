@@ -77,6 +77,12 @@ export interface PendingToolRound {
   assistant: Extract<ChatMessage, { role: 'assistant' }>
   contentLength: number
   reasoningLength: number
+  /**
+   * Calls that may have side effects and had begun to run (written before each one starts), so
+   * a resumed run knows a call that had not begun can safely run now. Absent in checkpoints
+   * written before it existed: every unfinished call then counts as begun.
+   */
+  started?: string[]
 }
 
 /** Where a chat job resumes: the conversation after its last completed tool round. */

@@ -1,6 +1,6 @@
 /** Workflows: a saved definition per user, and the progress of a run (kept on its job). */
 import type { WorkflowDefinition } from '../schemas/workflow'
-import type { ActiveToolCall } from './job'
+import type { ActiveToolCall, JobCheckpoint, ToolExecutionRecord } from './job'
 
 export type { WorkflowDefinition, WorkflowNode } from '../schemas/workflow'
 
@@ -26,6 +26,20 @@ export interface WorkflowNodeState {
   branch?: string
   /** Failed attempts so far (nodes with retries). */
   attempts?: number
+  /** A tool step: when its tool began to run (recorded before it does, so a restart never runs it twice). */
+  toolStartedAt?: number
+}
+
+/**
+ * Where a running agent step stands, checkpointed like a chat job: its conversation after its last
+ * finished tool round, its text so far, the round under way and the calls of it that finished.
+ * Kept while the step runs (a restart resumes it from here), dropped when it ends; never shown to viewers.
+ */
+export interface AgentStepCheckpoint extends JobCheckpoint {
+  /** The step's text so far (`contentLength`, or the pending round's, says how much of it a resumed step keeps). */
+  content: string
+  /** The pending round's calls that finished, with what the model was told. */
+  executions: ToolExecutionRecord[]
 }
 
 /** Progress of a workflow job. */
@@ -36,6 +50,13 @@ export interface WorkflowState {
   executionOrder: string[]
   currentNodeId: string | null
   failedNodeId?: string | null
+  /**
+   * The run records when a tool step's tool begins (`toolStartedAt`). Absent in runs saved before it
+   * did: a tool step they left running counts as begun.
+   */
+  startsRecorded?: boolean
+  /** Agent steps under way, by node id (server-side only: stripped from what viewers get). */
+  agentSteps?: Record<string, AgentStepCheckpoint>
 }
 
 /** One problem, with the node (or edge) it is about. */

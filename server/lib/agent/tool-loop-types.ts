@@ -21,8 +21,13 @@ export type ToolLoopFinishReason = 'stop' | 'length' | 'content_filter' | 'tool_
 export interface ToolLoopCallbacks {
   onTextDelta?: (text: string, info: { round: number }) => void
   onReasoningDelta?: (text: string, info: { round: number }) => void
-  /** The model asked for tools; `assistant` is its turn (text, tool_calls, reasoning details). Called before any runs. */
-  onToolRoundStart?: (event: { round: number, assistant: AssistantMessage, calls: StreamedToolCall[] }) => void
+  /**
+   * The model asked for tools; `assistant` is its turn (text, tool_calls, reasoning details).
+   * Called, and awaited, before any runs: the place to checkpoint the round.
+   */
+  onToolRoundStart?: (event: { round: number, assistant: AssistantMessage, calls: StreamedToolCall[] }) => void | Promise<void>
+  /** A registry tool call is about to run (after any approval); awaited (see RunToolCallsOptions.beforeExecute). */
+  beforeToolExecute?: (event: { round: number, call: StreamedToolCall }) => Promise<void>
   onToolCallStart?: (event: { round: number, id: string, name: string, arguments: string, startedAt: number }) => void
   onToolCallFinish?: (event: ToolCallRecord & { round: number }) => void
   /** A model request reported what it used (once per request, at its end). */

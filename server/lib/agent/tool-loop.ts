@@ -146,6 +146,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
     denial: name => (localTools.has(name) ? undefined : denial(name)),
     localTools,
     signal,
+    beforeExecute: callbacks.beforeToolExecute ? call => callbacks.beforeToolExecute!({ round, call }) : undefined,
     onStart: (call, callStartedAt) => callbacks.onToolCallStart?.({ round, id: call.id, name: call.name, arguments: call.arguments, startedAt: callStartedAt }),
     onFinish: record => callbacks.onToolCallFinish?.({ ...record, round }),
   })
@@ -244,7 +245,7 @@ export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<
       }
 
       assistantTurn.tool_calls = calls.map(toWireToolCall)
-      callbacks.onToolRoundStart?.({ round, assistant: assistantTurn, calls })
+      await callbacks.onToolRoundStart?.({ round, assistant: assistantTurn, calls })
       const startedAt = Date.now()
       const records = await runRound(round, calls, deadline.signal, deadline.hold)
       completeToolRound(round, assistantTurn, records, records.length, startedAt)

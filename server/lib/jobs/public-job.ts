@@ -1,5 +1,6 @@
 /** The forms of a job the HTTP API shows: whole without secrets, or short for lists. */
 import type { BackgroundJob, JobSummary, PublicJob } from '../../../shared/types/job'
+import type { WorkflowState } from '../../../shared/types/workflow'
 
 /** Characters of text (each of content and reasoning) `GET /api/jobs/:id` shows unless asked for more. */
 export const JOB_TEXT_PAGE_CHARS = 200_000
@@ -7,7 +8,15 @@ export const JOB_TEXT_PAGE_CHARS = 200_000
 /** Picks the fields the API may show. */
 export function toPublicJob(job: BackgroundJob): PublicJob {
   const { request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...rest } = job
+  if (rest.workflowState) rest.workflowState = publicWorkflowState(rest.workflowState)
   return request?.workflow ? { ...rest, workflow: request.workflow } : rest
+}
+
+/** A workflow run's state as viewers see it: without its agent steps' checkpoints. */
+export function publicWorkflowState(state: WorkflowState): WorkflowState {
+  if (!state.agentSteps) return state
+  const { agentSteps: _steps, ...shown } = state
+  return shown
 }
 
 /** Characters of a job's prompt a list shows. */

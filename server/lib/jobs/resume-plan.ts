@@ -1,10 +1,14 @@
 /**
- * Where an interrupted chat job picks up after a restart: the conversation after its last
- * completed tool round, its text rewound to that point, and the tool round that was running (if
- * any) with the calls that had already finished.
+ * Where an interrupted agent run picks up after a restart (a chat job, or a workflow's agent
+ * step): the conversation after its last completed tool round, its text rewound to that point,
+ * and the tool round that was running (if any) with the calls that had finished and those that
+ * had begun. Pure functions of what was checkpointed.
  */
 import type { ChatMessage } from '../openrouter/types'
-import type { BackgroundJob, PendingToolRound, ToolExecutionRecord } from '../../../shared/types/job'
+import type { ToolCallRecord } from '../tools/run-tool-calls'
+import { toolErrorMessage } from '../tools/run-tool-calls'
+import type { InterruptedToolRound } from '../agent/tool-loop-types'
+import type { BackgroundJob, JobCheckpoint, PendingToolRound, ToolExecutionRecord } from '../../../shared/types/job'
 
 /** One call of the interrupted round, with its result when it had finished before the crash. */
 export interface InterruptedCall {
@@ -21,30 +25,38 @@ export interface ResumePlan {
   toolRounds: number
   content: string
   reasoning: string
-  interruptedRound?: { round: number, assistant: PendingToolRound['assistant'], calls: InterruptedCall[] }
+  interruptedRound?: {
+    round: number
+    assistant: PendingToolRound['assistant']
+    calls: InterruptedCall[]
+    /** Calls with side effects that had begun (undefined: an older checkpoint, every unfinished call counts as begun). */
+    started?: string[]
+  }
 }
 
-/** The plan to resume `job`, or a reason it cannot be resumed. */
-export function planResume(job: BackgroundJob): ResumePlan | { error: string } {
-  if (job.type !== 'chat' || !job.request) return { error: 'the job was interrupted by a server restart and cannot be resumed' }
-  const checkpoint = job.checkpoint ?? { messages: job.request.messages, rounds: 0, toolRounds: 0, contentLength: 0, reasoningLength: 0 }
+/** What was checkpointed, in the form both chat jobs and agent steps keep it. */
+export interface CheckpointedRun {
+  checkpoint: Pick<JobCheckpoint, 'messages' | 'rounds' | 'toolRounds' | 'pendingToolRound'>
+  /** Text the run had made, and how much of it the last completed round had. */
+  content: string
+  reasoning: string
+  contentLength: number
+  reasoningLength: number
+  /** Finished calls of the pending round. */
+  recorded: readonly ToolExecutionRecord[]
+}
+
+/** Where a run resumes from what it checkpointed. */
+export function planFromCheckpoint(run: CheckpointedRun): ResumePlan {
+  const { checkpoint } = run
   const pending = checkpoint.pendingToolRound
-  if (!pending) {
-    return {
-      messages: checkpoint.messages,
-      rounds: checkpoint.rounds,
-      toolRounds: checkpoint.toolRounds,
-      content: job.content.slice(0, checkpoint.contentLength),
-      reasoning: job.reasoning.slice(0, checkpoint.reasoningLength),
-    }
-  }
-  const recorded = job.toolRounds.find(round => round.round === pending.round)?.toolCalls ?? []
+  const base = { messages: checkpoint.messages, toolRounds: checkpoint.toolRounds }
+  if (!pending) return { ...base, rounds: checkpoint.rounds, content: run.content.slice(0, run.contentLength), reasoning: run.reasoning.slice(0, run.reasoningLength) }
   return {
-    messages: checkpoint.messages,
+    ...base,
     rounds: pending.round,
-    toolRounds: checkpoint.toolRounds,
-    content: job.content.slice(0, pending.contentLength),
-    reasoning: job.reasoning.slice(0, pending.reasoningLength),
+    content: run.content.slice(0, pending.contentLength),
+    reasoning: run.reasoning.slice(0, pending.reasoningLength),
     interruptedRound: {
       round: pending.round,
       assistant: pending.assistant,
@@ -52,11 +64,47 @@ export function planResume(job: BackgroundJob): ResumePlan | { error: string } {
         id: call.id,
         name: call.function.name,
         arguments: call.function.arguments,
-        recorded: recorded.find(item => item.id === call.id),
+        recorded: run.recorded.find(item => item.id === call.id),
       })),
+      ...(pending.started ? { started: pending.started } : {}),
     },
   }
 }
 
+/** The plan to resume a chat `job`, or a reason it cannot be resumed. */
+export function planResume(job: BackgroundJob): ResumePlan | { error: string } {
+  if (job.type !== 'chat' || !job.request) return { error: 'the job was interrupted by a server restart and cannot be resumed' }
+  const checkpoint = job.checkpoint ?? { messages: job.request.messages, rounds: 0, toolRounds: 0, contentLength: 0, reasoningLength: 0 }
+  const round = checkpoint.pendingToolRound?.round
+  const recorded = round === undefined ? [] : job.toolRounds.find(item => item.round === round)?.toolCalls ?? []
+  return planFromCheckpoint({ checkpoint, content: job.content, reasoning: job.reasoning, contentLength: checkpoint.contentLength, reasoningLength: checkpoint.reasoningLength, recorded })
+}
+
 /** What the model is told about a call that may have been running when the server died. */
 export const UNKNOWN_OUTCOME_ERROR = 'the server restarted while this call was running, so its outcome is unknown. It was not run again because it may have side effects; check its effect before calling it again.'
+
+/**
+ * The interrupted round as the tool loop finishes it: calls that had finished keep their stored
+ * result; a call with side effects that had begun gets "outcome unknown" (`unknown`, to record);
+ * every other call runs now (one that had not begun, or one safe to repeat). A call that waited
+ * for a person asks again under the same request key, so an answer given meanwhile is the one used.
+ */
+export function interruptedRoundOf(plan: NonNullable<ResumePlan['interruptedRound']>, isIdempotent: (tool: string) => boolean): InterruptedToolRound & { unknown: ToolCallRecord[] } {
+  const begun = (callId: string) => plan.started === undefined || plan.started.includes(callId)
+  const settled = new Map<string, ToolCallRecord>()
+  const unknown: ToolCallRecord[] = []
+  const now = Date.now()
+  for (const call of plan.calls) {
+    const base = { id: call.id, name: call.name, arguments: call.arguments, timedOut: false, startedAt: now, finishedAt: now }
+    if (call.recorded) {
+      const failed = call.recorded.error !== undefined
+      settled.set(call.id, { ...base, status: failed ? 'error' : 'completed', result: call.recorded.result, error: call.recorded.error, executionTimeMs: call.recorded.executionTimeMs })
+    } else if (begun(call.id) && !isIdempotent(call.name)) {
+      const record: ToolCallRecord = { ...base, status: 'error', result: toolErrorMessage(call.name, UNKNOWN_OUTCOME_ERROR), error: UNKNOWN_OUTCOME_ERROR, executionTimeMs: 0 }
+      settled.set(call.id, record)
+      unknown.push(record)
+    }
+  }
+  const calls = plan.calls.map((call, index) => ({ index, id: call.id, name: call.name, arguments: call.arguments }))
+  return { round: plan.round, assistant: plan.assistant, calls, settled, unknown }
+}

@@ -91,6 +91,22 @@ export class ThrottledJobWriter {
     return this.queue
   }
 
+  /**
+   * A checkpoint: buffered text first, then `write`, in order; resolves `true` only once the store
+   * has it (a refusal or an error resolves `false`, and is reported as for any write). What
+   * follows a checkpoint outside the process (a tool with side effects) waits for it.
+   */
+  async checkpoint(write: () => Promise<unknown>): Promise<boolean> {
+    let written = false
+    await this.flush()
+    await this.enqueue(async () => {
+      const result = await write()
+      written = result !== false
+      return result
+    })
+    return written
+  }
+
   /** Stops the window timer; buffered text is dropped (call `flush` first to keep it). */
   dispose(): void {
     this.clearWindow()

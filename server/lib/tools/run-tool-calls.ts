@@ -55,6 +55,11 @@ export interface RunToolCallsOptions {
   /** Stops the round's deadline while a call waits for a person; call the returned function when it is over. */
   holdDeadline?: () => () => void
   signal?: AbortSignal
+  /**
+   * Called (and awaited) right before a registry tool runs, after any approval: where the caller
+   * durably notes that the call has begun, so a restart never runs a call with side effects twice.
+   */
+  beforeExecute?: (call: StreamedToolCall) => Promise<void>
   onStart?: (call: StreamedToolCall, startedAt: number) => void
   onFinish?: (record: ToolCallRecord) => void
 }
@@ -125,6 +130,11 @@ async function runApproved(call: StreamedToolCall, startedAt: number, options: R
   }
   const people = options.people
   const askUser = people ? (question: ToolQuestion) => waitingForPerson(options, () => people.ask(call, options.round ?? 0, question, options.signal)) : undefined
+  try {
+    await options.beforeExecute?.(call)
+  } catch (caught) {
+    return refusal(call, startedAt, `not run: ${(caught as Error).message}`)
+  }
   const outcome = await executeServerTool(call.name, call.arguments, { ...options.context, signal: options.signal, ...(askUser ? { askUser } : {}) })
   const status: ToolCallStatus = outcome.error === undefined ? 'completed' : outcome.timedOut ? 'timeout' : outcome.errorCode === 'aborted' ? 'aborted' : 'error'
   return {

@@ -2,15 +2,17 @@
  * Runs a workflow graph: nodes start as soon as everything flowing into them has resolved, so
  * independent branches run at the same time; a router activates one branch and skips the others;
  * a merge joins what reached it. Every transition updates the run state and calls
- * `onStateChange`, which the job layer persists, so an interrupted run can resume from its
- * completed nodes (their outputs are reused, never recomputed). Never throws.
+ * `onStateChange`, which the job layer persists, so an interrupted run resumes from its completed
+ * nodes (their outputs are reused, never recomputed), its agent steps from their checkpoints, and
+ * a tool step that had begun a tool with side effects is reported, not run again. Never throws.
  */
 import type { ActiveToolCall } from '../../../shared/types/job'
-import type { WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
+import type { AgentStepCheckpoint, WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
 import { renderArguments, renderTemplate, TemplateTooLargeError } from './templates'
-import type { WorkflowDefinition, WorkflowEdge, WorkflowNode } from '../../../shared/schemas/workflow'
+import type { WorkflowDefinition, WorkflowNode } from '../../../shared/schemas/workflow'
 import { compileRouterPattern } from './router-patterns'
 import { followSignal } from '../follow-signal'
+import { WorkflowGraph } from './graph'
 
 type AgentNode = Extract<WorkflowNode, { kind: 'agent' }>
 type RouterNode = Extract<WorkflowNode, { kind: 'router' }>
@@ -28,11 +30,24 @@ function matchesPattern(source: string, input: string): boolean {
 /** A node's work either produced text or failed with a message. */
 export type NodeOutcome = { output: string } | { error: string, /** Over a text limit: retrying would not help. */ tooLong?: boolean }
 
+/** What an agent step gets besides its request: where its progress goes, and where it resumes. */
+export interface AgentStepHooks {
+  onToken: (text: string) => void
+  onToolCall: (call: ActiveToolCall) => void
+  /** Keeps the step's checkpoint in the run state; resolves `true` once it is stored. */
+  save: (checkpoint: AgentStepCheckpoint) => Promise<boolean>
+  /** The checkpoint of this step from before a restart: the step continues from it. */
+  resume?: AgentStepCheckpoint
+}
+
 /** What nodes need from the outside world (the model, the tool registry). */
 export interface WorkflowRunDependencies {
-  runAgent: (node: AgentNode, request: { model: string, system: string, prompt: string }, hooks: { onToken: (text: string) => void, onToolCall: (call: ActiveToolCall) => void }, signal: AbortSignal) => Promise<NodeOutcome>
-  /** Runs a tool step (`nodeId` names the step, for an approval the tool may need). */
-  runTool: (name: string, args: unknown, signal: AbortSignal, nodeId: string) => Promise<NodeOutcome>
+  runAgent: (node: AgentNode, request: { model: string, system: string, prompt: string }, hooks: AgentStepHooks, signal: AbortSignal) => Promise<NodeOutcome>
+  /**
+   * Runs a tool step (`nodeId` names the step, for an approval the tool may need).
+   * `markStarted` must resolve `true` before a tool with side effects runs: it records that it began.
+   */
+  runTool: (name: string, args: unknown, signal: AbortSignal, nodeId: string, markStarted: () => Promise<boolean>) => Promise<NodeOutcome>
   /** Asks a model to pick one of `branches`; returns its reply. */
   askRouter: (node: RouterNode, request: { model: string, prompt: string }, signal: AbortSignal) => Promise<NodeOutcome>
   /** Asks the person who runs the workflow (an approval step), with what flowed in shown. */
@@ -48,8 +63,8 @@ export interface WorkflowRunCallbacks {
   onNodeFinish?: (nodeId: string, output: string) => void
   onToolCallEvent?: (nodeId: string, call: ActiveToolCall) => void
   onError?: (nodeId: string, error: string) => void
-  /** The whole state after every transition (persist it). */
-  onStateChange?: (state: WorkflowState) => void
+  /** The whole state after every transition (persist it); resolves `true` once stored. */
+  onStateChange?: (state: WorkflowState) => void | Promise<boolean>
 }
 
 /** How much text a run may make (the `limits` config). */
@@ -79,86 +94,202 @@ export interface WorkflowRunResult {
 /** What an interrupted node that called a non-idempotent tool reports. */
 export const UNKNOWN_NODE_OUTCOME = 'the server restarted while this step was calling a tool that may have side effects, so its outcome is unknown and it was not run again. Check the effect, then run the workflow again.'
 
-function joinInputs(parts: Array<{ label: string, output: string }>): string {
-  if (parts.length === 1) return parts[0]!.output
-  return parts.map(part => `## ${part.label}\n\n${part.output}`).join('\n\n')
-}
-
-/** Runs `workflow` for `prompt` (or continues `resume`). */
-export async function executeWorkflow(params: {
+/** What `executeWorkflow` takes. */
+export interface WorkflowRunParams {
   workflow: WorkflowDefinition
   workflowId: string
   prompt: string
   dependencies: WorkflowRunDependencies
   callbacks?: WorkflowRunCallbacks
   signal?: AbortSignal
+  /** True when the caller's `signal` stops the run to resume it later (shutdown): running steps are left as they stand, checkpoints kept. */
+  isResumableStop?: () => boolean
   resume?: WorkflowState
   limits?: WorkflowRunLimits
-}): Promise<WorkflowRunResult> {
-  const { workflow, prompt, dependencies } = params
-  const limits = params.limits ?? { stepChars: Number.POSITIVE_INFINITY, runChars: Number.POSITIVE_INFINITY }
-  const callbacks = params.callbacks ?? {}
-  const nodes = new Map(workflow.nodes.map(node => [node.id, node]))
-  const incoming = new Map<string, WorkflowEdge[]>()
-  const outgoing = new Map<string, WorkflowEdge[]>()
-  for (const edge of workflow.edges) {
-    incoming.set(edge.to, [...(incoming.get(edge.to) ?? []), edge])
-    outgoing.set(edge.from, [...(outgoing.get(edge.from) ?? []), edge])
-  }
+}
 
+type StepOutcome = NodeOutcome & { branch?: string }
+
+/** The branch a router's model reply names first, else the router's default. */
+function branchNamed(reply: string, branches: readonly string[], fallback: string): string {
+  const lower = reply.toLowerCase()
+  const chosen = branches.map(branch => ({ branch, at: lower.indexOf(branch.toLowerCase()) })).filter(item => item.at >= 0).sort((a, b) => a.at - b.at)[0]
+  return chosen?.branch ?? fallback
+}
+
+/** The state a resumed run starts from: completed nodes kept, the rest pending, checkpoints of steps under way. */
+function startingState(params: WorkflowRunParams, interrupted: ReadonlySet<string>): WorkflowState {
   const previous = params.resume?.nodeStates ?? {}
   const state: WorkflowState = {
     workflowId: params.workflowId,
-    workflowName: workflow.name,
-    nodeStates: Object.fromEntries(workflow.nodes.map(node => [node.id, previous[node.id]?.status === 'completed' ? previous[node.id]! : { status: 'pending' as const }])),
+    workflowName: params.workflow.name,
+    nodeStates: Object.fromEntries(params.workflow.nodes.map(node => [node.id, previous[node.id]?.status === 'completed' ? previous[node.id]! : { status: 'pending' as const }])),
     executionOrder: (params.resume?.executionOrder ?? []).filter(id => previous[id]?.status === 'completed'),
     currentNodeId: null,
     failedNodeId: null,
+    startsRecorded: true,
   }
-  const interrupted = new Set(Object.entries(previous).filter(([, node]) => node.status === 'running').map(([id]) => id))
-  const edgeState = new Map<WorkflowEdge, 'pending' | 'active' | 'skipped'>(workflow.edges.map(edge => [edge, 'pending']))
-  const outputs: Record<string, string | undefined> = {}
-  let producedChars = 0
-  const changed = () => callbacks.onStateChange?.(structuredClone(state))
-  const setNode = (id: string, patch: Partial<WorkflowNodeState>) => {
-    state.nodeStates[id] = { ...state.nodeStates[id]!, ...patch }
-  }
+  const steps = Object.entries(params.resume?.agentSteps ?? {}).filter(([id]) => interrupted.has(id))
+  if (steps.length > 0) state.agentSteps = Object.fromEntries(steps)
+  return state
+}
 
-  // A run-wide controller: the caller's abort, or a failing node, stops every running node.
-  const { controller, dispose: stopFollowing } = followSignal(params.signal)
-  let failure: { nodeId: string, error: string } | undefined
-  // An approval said no with nowhere for "no" to go: the run ends `rejected`.
-  let rejection: { nodeId: string, reason: string } | undefined
+/** One run of a workflow (see the module comment). */
+class WorkflowRun {
+  private readonly graph: WorkflowGraph
+  private readonly state: WorkflowState
+  private readonly limits: WorkflowRunLimits
+  private readonly callbacks: WorkflowRunCallbacks
+  /** Nodes that were running when the last run stopped (their checkpoints and start marks count). */
+  private readonly interrupted: ReadonlySet<string>
+  private readonly outputs: Record<string, string | undefined> = {}
+  private producedChars = 0
+  /** Run-wide: the caller's abort, a failing node or a rejection stops every running node. */
+  private readonly controller: AbortController
+  private readonly stopFollowing: () => void
+  private failure: { nodeId: string, error: string } | undefined
+  /** An approval said no with nowhere for "no" to go: the run ends `rejected`. */
+  private rejection: { nodeId: string, reason: string } | undefined
 
-  /** Marks a finished node's outgoing edges active (a router: only its branch). */
-  const release = (node: WorkflowNode, branch?: string) => {
-    const branching = node.kind === 'router' || node.kind === 'approval'
-    for (const edge of outgoing.get(node.id) ?? []) edgeState.set(edge, branching && edge.branch !== branch ? 'skipped' : 'active')
-  }
-  const skip = (node: WorkflowNode) => {
-    setNode(node.id, { status: 'skipped' })
-    for (const edge of outgoing.get(node.id) ?? []) edgeState.set(edge, 'skipped')
-  }
-
-  // Completed nodes from before a restart count as done: reuse their outputs and decisions.
-  for (const node of workflow.nodes) {
-    const done = state.nodeStates[node.id]!
-    if (done.status === 'completed') {
-      outputs[node.id] = done.output ?? ''
-      producedChars += outputs[node.id]!.length
-      release(node, done.branch)
+  constructor(private readonly params: WorkflowRunParams) {
+    this.graph = new WorkflowGraph(params.workflow)
+    this.limits = params.limits ?? { stepChars: Number.POSITIVE_INFINITY, runChars: Number.POSITIVE_INFINITY }
+    this.callbacks = params.callbacks ?? {}
+    this.interrupted = new Set(Object.entries(params.resume?.nodeStates ?? {}).filter(([, node]) => node.status === 'running').map(([id]) => id))
+    this.state = startingState(params, this.interrupted)
+    const { controller, dispose } = followSignal(params.signal)
+    this.controller = controller
+    this.stopFollowing = dispose
+    // Completed nodes from before a restart count as done: reuse their outputs and decisions.
+    for (const node of params.workflow.nodes) {
+      const done = this.state.nodeStates[node.id]!
+      if (done.status !== 'completed') continue
+      this.outputs[node.id] = done.output ?? ''
+      this.producedChars += done.output?.length ?? 0
+      this.graph.release(node, done.branch)
     }
   }
 
-  const inputOf = (node: WorkflowNode): string => {
-    if (node.kind === 'start') return prompt
-    const active = (incoming.get(node.id) ?? []).filter(edge => edgeState.get(edge) === 'active')
-    return joinInputs(active.map(edge => ({ label: nodes.get(edge.from)?.label ?? edge.from, output: outputs[edge.from] ?? '' })))
+  /** Runs every node that becomes ready until none is left or running, then says how it went. */
+  async run(): Promise<WorkflowRunResult> {
+    const running = new Map<string, Promise<void>>()
+    try {
+      while (true) {
+        if (!this.controller.signal.aborted) this.startReady(running)
+        if (running.size === 0) break
+        await Promise.race(running.values())
+      }
+    } finally {
+      this.stopFollowing()
+    }
+    return this.result()
   }
 
-  const runNode = async (node: WorkflowNode, input: string): Promise<NodeOutcome & { branch?: string }> => {
-    const scope = { prompt, input, nodes: outputs }
-    const fill = (template: string) => renderTemplate(template, scope, limits.stepChars)
+  /** Starts every pending node whose inputs have resolved (skipping those no live edge reaches). */
+  private startReady(running: Map<string, Promise<void>>): void {
+    let progressed = true
+    while (progressed) {
+      progressed = false
+      for (const node of this.params.workflow.nodes) {
+        if (this.state.nodeStates[node.id]!.status !== 'pending' || running.has(node.id)) continue
+        const readiness = this.graph.readiness(node)
+        if (readiness === 'wait') continue
+        if (readiness === 'skip') {
+          this.setNode(node.id, { status: 'skipped' })
+          this.graph.skip(node.id)
+          progressed = true
+          continue
+        }
+        running.set(node.id, this.execute(node).finally(() => running.delete(node.id)))
+      }
+    }
+  }
+
+  private setNode(id: string, patch: Partial<WorkflowNodeState>): void {
+    this.state.nodeStates[id] = { ...this.state.nodeStates[id]!, ...patch }
+  }
+
+  /** Hands the state to `onStateChange`; resolves `true` once it is stored. */
+  private async changed(): Promise<boolean> {
+    return (await this.callbacks.onStateChange?.(structuredClone(this.state))) ?? true
+  }
+
+  /** Whether the run is stopping to resume later (running steps keep their state). */
+  private get stoppingToResume(): boolean {
+    return this.params.signal?.aborted === true && this.params.isResumableStop?.() === true
+  }
+
+  /** Runs one node (with its retries) and records how it ended. */
+  private async execute(node: WorkflowNode): Promise<void> {
+    const input = this.graph.inputOf(node, this.params.prompt, this.outputs)
+    const resumed = this.interrupted.has(node.id)
+    const before = this.params.resume?.nodeStates[node.id]
+    // A step resumed from its checkpoint keeps the calls it had shown.
+    this.setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: undefined, toolCalls: resumed && this.state.agentSteps?.[node.id] ? before?.toolCalls : undefined })
+    this.state.currentNodeId = node.id
+    this.callbacks.onNodeStart?.(node.id)
+    void this.changed()
+    const outcome = await this.attempt(node, input)
+    if (this.stoppingToResume) return
+    this.dropCheckpoint(node.id)
+    if ('error' in outcome) this.ended(node, outcome)
+    else this.completed(node, outcome)
+    void this.changed()
+  }
+
+  /** The node's work, tried `1 + retries` times while it fails for a reason another try may cure. */
+  private async attempt(node: WorkflowNode, input: string): Promise<StepOutcome> {
+    const attempts = 1 + ('retries' in node ? node.retries ?? 0 : 0)
+    let outcome: StepOutcome = { error: 'not run' }
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      outcome = await this.runNode(node, input).catch(error => ({ error: error instanceof Error ? error.message : String(error), tooLong: error instanceof TemplateTooLargeError }))
+      if (!('error' in outcome) && outcome.output.length > this.limits.stepChars) outcome = { error: tooLongStepError(outcome.output.length, this.limits, 'step'), tooLong: true }
+      else if (!('error' in outcome) && this.producedChars + outcome.output.length > this.limits.runChars) outcome = { error: tooLongStepError(this.producedChars + outcome.output.length, this.limits, 'run'), tooLong: true }
+      // Another attempt would render or produce the same text again.
+      if (!('error' in outcome) || this.controller.signal.aborted || outcome.tooLong) break
+      this.setNode(node.id, { attempts: attempt })
+      this.dropCheckpoint(node.id)
+    }
+    return outcome
+  }
+
+  /** A node that failed, or was stopped because the run stopped. */
+  private ended(node: WorkflowNode, outcome: { error: string }): void {
+    if (this.controller.signal.aborted) {
+      // Stopped from outside, or because another step failed or was rejected: not this step's failure.
+      const why = this.failure ? `stopped because "${this.failure.nodeId}" failed` : this.rejection ? `stopped because "${this.rejection.nodeId}" was rejected` : 'stopped'
+      this.setNode(node.id, { status: 'skipped', finishedAt: Date.now(), error: why })
+      return
+    }
+    this.setNode(node.id, { status: 'error', finishedAt: Date.now(), error: outcome.error })
+    if (!this.failure) {
+      this.failure = { nodeId: node.id, error: outcome.error }
+      this.state.failedNodeId = node.id
+      this.controller.abort('node-failed')
+    }
+    this.callbacks.onError?.(node.id, outcome.error)
+  }
+
+  /** A node that produced its output: what it releases flows on. */
+  private completed(node: WorkflowNode, outcome: { output: string, branch?: string }): void {
+    this.outputs[node.id] = outcome.output
+    this.producedChars += outcome.output.length
+    this.setNode(node.id, { status: 'completed', finishedAt: Date.now(), output: outcome.output, ...(outcome.branch ? { branch: outcome.branch } : {}) })
+    this.state.executionOrder.push(node.id)
+    if (node.kind === 'approval' && outcome.branch === 'reject' && !this.graph.hasBranch(node.id, 'reject') && !this.failure && !this.rejection) {
+      this.rejection = { nodeId: node.id, reason: outcome.output }
+      this.controller.abort('node-rejected')
+    }
+    this.graph.release(node, outcome.branch)
+    this.callbacks.onNodeFinish?.(node.id, outcome.output)
+  }
+
+  /** What one kind of node does. */
+  private async runNode(node: WorkflowNode, input: string): Promise<StepOutcome> {
+    const { prompt, dependencies, workflow } = this.params
+    const scope = { prompt, input, nodes: this.outputs }
+    const fill = (template: string) => renderTemplate(template, scope, this.limits.stepChars)
+    const signal = this.controller.signal
     switch (node.kind) {
       case 'start':
         return { output: prompt }
@@ -168,129 +299,91 @@ export async function executeWorkflow(params: {
       case 'output':
         return { output: node.template ? fill(node.template) : input }
       case 'agent':
-        return dependencies.runAgent(node, {
-          model: node.model ?? workflow.defaultModel,
-          system: fill(node.systemPrompt),
-          prompt: fill(node.prompt ?? '{{input}}'),
-        }, {
-          onToken: text => callbacks.onToken?.(node.id, text),
-          onToolCall: (call) => {
-            const calls = state.nodeStates[node.id]!.toolCalls ?? []
-            const index = calls.findIndex(item => item.id === call.id)
-            setNode(node.id, { toolCalls: index >= 0 ? calls.with(index, call) : [...calls, call] })
-            callbacks.onToolCallEvent?.(node.id, call)
-            changed()
-          },
-        }, controller.signal)
-      case 'tool': {
-        if (interrupted.has(node.id) && !dependencies.isIdempotent(node.tool) && !node.retries) return { error: UNKNOWN_NODE_OUTCOME }
-        return dependencies.runTool(node.tool, renderArguments(node.arguments, scope, limits.stepChars), controller.signal, node.id)
-      }
+        return dependencies.runAgent(node, { model: node.model ?? workflow.defaultModel, system: fill(node.systemPrompt), prompt: fill(node.prompt ?? '{{input}}') }, this.agentHooks(node.id), signal)
+      case 'tool':
+        return this.runToolStep(node, renderArguments(node.arguments, scope, this.limits.stepChars))
       case 'approval': {
-        const asked = await dependencies.askApproval(node, { question: fill(node.question ?? 'Continue with this?'), preview: input }, controller.signal)
+        const asked = await dependencies.askApproval(node, { question: fill(node.question ?? 'Continue with this?'), preview: input }, signal)
         if ('error' in asked) return asked
         // Approved, what came in flows on; rejected, the reason does (for a `reject` branch to use).
-        return asked.approved
-          ? { output: input, branch: 'approve' }
-          : { output: `Rejected${asked.reason ? `: ${asked.reason}` : ''}`, branch: 'reject' }
+        return asked.approved ? { output: input, branch: 'approve' } : { output: `Rejected${asked.reason ? `: ${asked.reason}` : ''}`, branch: 'reject' }
       }
-      case 'router': {
-        if (node.mode === 'condition') {
-          const match = node.conditions.find(item => (item.contains && input.toLowerCase().includes(item.contains.toLowerCase())) || (item.matches && matchesPattern(item.matches, input)))
-          return { output: input, branch: match?.branch ?? node.defaultBranch }
-        }
-        const branches = [...new Set((outgoing.get(node.id) ?? []).map(edge => edge.branch!))]
-        const asked = await dependencies.askRouter(node, {
-          model: node.model ?? workflow.defaultModel,
-          prompt: `${fill(node.instruction ?? '')}\n\nInput:\n${input}\n\nAnswer with exactly one of: ${branches.join(', ')}.`,
-        }, controller.signal)
-        if ('error' in asked) return asked
-        const reply = asked.output.toLowerCase()
-        const chosen = branches.map(branch => ({ branch, at: reply.indexOf(branch.toLowerCase()) })).filter(item => item.at >= 0).sort((a, b) => a.at - b.at)[0]
-        return { output: input, branch: chosen?.branch ?? node.defaultBranch }
-      }
+      case 'router':
+        return this.route(node, input, fill)
     }
   }
 
-  const execute = async (node: WorkflowNode): Promise<void> => {
-    const input = inputOf(node)
-    const attempts = 1 + ('retries' in node ? node.retries ?? 0 : 0)
-    setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: undefined, toolCalls: undefined })
-    state.currentNodeId = node.id
-    callbacks.onNodeStart?.(node.id)
-    changed()
-    let outcome: NodeOutcome & { branch?: string } = { error: 'not run' }
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      outcome = await runNode(node, input).catch(error => ({ error: error instanceof Error ? error.message : String(error), tooLong: error instanceof TemplateTooLargeError }))
-      if (!('error' in outcome) && outcome.output.length > limits.stepChars) outcome = { error: tooLongStepError(outcome.output.length, limits, 'step'), tooLong: true }
-      else if (!('error' in outcome) && producedChars + outcome.output.length > limits.runChars) outcome = { error: tooLongStepError(producedChars + outcome.output.length, limits, 'run'), tooLong: true }
-      // Another attempt would render or produce the same text again.
-      if (!('error' in outcome) || controller.signal.aborted || outcome.tooLong) break
-      setNode(node.id, { attempts: attempt })
+  /** A tool step: one that had begun a tool with side effects before a restart is reported, not run again. */
+  private runToolStep(node: Extract<WorkflowNode, { kind: 'tool' }>, args: unknown): Promise<NodeOutcome> {
+    const { resume } = this.params
+    const begun = resume?.startsRecorded !== true || resume.nodeStates[node.id]?.toolStartedAt !== undefined
+    if (begun && this.interrupted.has(node.id) && !this.params.dependencies.isIdempotent(node.tool) && !node.retries) return Promise.resolve({ error: UNKNOWN_NODE_OUTCOME })
+    const markStarted = () => {
+      this.setNode(node.id, { toolStartedAt: Date.now() })
+      return this.changed()
     }
-    if ('error' in outcome && controller.signal.aborted) {
-      // Stopped from outside, or because another step failed: not this step's failure.
-      setNode(node.id, { status: 'skipped', finishedAt: Date.now(), error: failure ? `stopped because "${failure.nodeId}" failed` : rejection ? `stopped because "${rejection.nodeId}" was rejected` : 'stopped' })
-      changed()
-      return
-    }
-    if ('error' in outcome) {
-      setNode(node.id, { status: 'error', finishedAt: Date.now(), error: outcome.error })
-      if (!failure) {
-        failure = { nodeId: node.id, error: outcome.error }
-        state.failedNodeId = node.id
-        controller.abort('node-failed')
-      }
-      callbacks.onError?.(node.id, outcome.error)
-      changed()
-      return
-    }
-    outputs[node.id] = outcome.output
-    producedChars += outcome.output.length
-    setNode(node.id, { status: 'completed', finishedAt: Date.now(), output: outcome.output, ...(outcome.branch ? { branch: outcome.branch } : {}) })
-    state.executionOrder.push(node.id)
-    if (node.kind === 'approval' && outcome.branch === 'reject' && !(outgoing.get(node.id) ?? []).some(edge => edge.branch === 'reject') && !failure && !rejection) {
-      rejection = { nodeId: node.id, reason: outcome.output }
-      controller.abort('node-rejected')
-    }
-    release(node, outcome.branch)
-    callbacks.onNodeFinish?.(node.id, outcome.output)
-    changed()
+    return this.params.dependencies.runTool(node.tool, args, this.controller.signal, node.id, markStarted)
   }
 
-  const running = new Map<string, Promise<void>>()
-  try {
-    while (true) {
-      if (!controller.signal.aborted) {
-        let progressed = true
-        while (progressed) {
-          progressed = false
-          for (const node of workflow.nodes) {
-            if (state.nodeStates[node.id]!.status !== 'pending' || running.has(node.id)) continue
-            const edges = incoming.get(node.id) ?? []
-            if (edges.some(edge => edgeState.get(edge) === 'pending')) continue
-            if (node.kind !== 'start' && !edges.some(edge => edgeState.get(edge) === 'active')) {
-              skip(node)
-              progressed = true
-              continue
-            }
-            running.set(node.id, execute(node).finally(() => running.delete(node.id)))
-          }
-        }
-      }
-      if (running.size === 0) break
-      await Promise.race(running.values())
+  /** A router: the first matching condition's branch, or the branch a model names. */
+  private async route(node: RouterNode, input: string, fill: (template: string) => string): Promise<StepOutcome> {
+    if (node.mode === 'condition') {
+      const match = node.conditions.find(item => (item.contains && input.toLowerCase().includes(item.contains.toLowerCase())) || (item.matches && matchesPattern(item.matches, input)))
+      return { output: input, branch: match?.branch ?? node.defaultBranch }
     }
-  } finally {
-    stopFollowing()
+    const branches = this.graph.branchesOf(node.id)
+    const asked = await this.params.dependencies.askRouter(node, {
+      model: node.model ?? this.params.workflow.defaultModel,
+      prompt: `${fill(node.instruction ?? '')}\n\nInput:\n${input}\n\nAnswer with exactly one of: ${branches.join(', ')}.`,
+    }, this.controller.signal)
+    if ('error' in asked) return asked
+    return { output: input, branch: branchNamed(asked.output, branches, node.defaultBranch) }
   }
 
-  state.currentNodeId = null
-  for (const [id, node] of Object.entries(state.nodeStates)) if (node.status === 'pending') setNode(id, { status: 'skipped' })
-  const output = workflow.nodes.filter(node => node.kind === 'output' && state.nodeStates[node.id]!.status === 'completed').map(node => outputs[node.id] ?? '').join('\n\n')
-  changed()
-  if (failure) return { status: 'error', output, state, error: `Step "${nodes.get(failure.nodeId)?.label ?? failure.nodeId}" failed: ${failure.error}` }
-  if (rejection) return { status: 'rejected', output, state, error: `Step "${nodes.get(rejection.nodeId)?.label ?? rejection.nodeId}" was not approved (${rejection.reason.replace(/^Rejected:?\s*/, '') || 'no reason given'}), and the workflow has no path for a rejection, so the run ended there.` }
-  if (controller.signal.aborted) return { status: 'aborted', output, state }
-  return { status: 'complete', output, state }
+  /** Where an agent step's progress goes, and the checkpoint it resumes from. */
+  private agentHooks(nodeId: string): AgentStepHooks {
+    return {
+      onToken: text => this.callbacks.onToken?.(nodeId, text),
+      onToolCall: (call) => {
+        const calls = this.state.nodeStates[nodeId]!.toolCalls ?? []
+        const index = calls.findIndex(item => item.id === call.id && item.round === call.round)
+        this.setNode(nodeId, { toolCalls: index >= 0 ? calls.with(index, call) : [...calls, call] })
+        this.callbacks.onToolCallEvent?.(nodeId, call)
+        void this.changed()
+      },
+      save: (checkpoint) => {
+        this.state.agentSteps = { ...this.state.agentSteps, [nodeId]: structuredClone(checkpoint) }
+        return this.changed()
+      },
+      resume: this.state.agentSteps?.[nodeId],
+    }
+  }
+
+  /** A step ended (or starts again): its checkpoint goes. */
+  private dropCheckpoint(nodeId: string): void {
+    if (!this.state.agentSteps?.[nodeId]) return
+    const { [nodeId]: _ended, ...rest } = this.state.agentSteps
+    this.state.agentSteps = Object.keys(rest).length > 0 ? rest : undefined
+  }
+
+  /** How the run ended, with the output steps' text. */
+  private result(): WorkflowRunResult {
+    const { state, graph } = this
+    state.currentNodeId = null
+    if (!this.stoppingToResume) for (const [id, node] of Object.entries(state.nodeStates)) if (node.status === 'pending') this.setNode(id, { status: 'skipped' })
+    const output = this.params.workflow.nodes.filter(node => node.kind === 'output' && state.nodeStates[node.id]!.status === 'completed').map(node => this.outputs[node.id] ?? '').join('\n\n')
+    void this.changed()
+    if (this.failure) return { status: 'error', output, state, error: `Step "${graph.label(this.failure.nodeId)}" failed: ${this.failure.error}` }
+    if (this.rejection) {
+      const reason = this.rejection.reason.replace(/^Rejected:?\s*/, '') || 'no reason given'
+      return { status: 'rejected', output, state, error: `Step "${graph.label(this.rejection.nodeId)}" was not approved (${reason}), and the workflow has no path for a rejection, so the run ended there.` }
+    }
+    if (this.controller.signal.aborted) return { status: 'aborted', output, state }
+    return { status: 'complete', output, state }
+  }
+}
+
+/** Runs `workflow` for `prompt` (or continues `resume`). */
+export function executeWorkflow(params: WorkflowRunParams): Promise<WorkflowRunResult> {
+  return new WorkflowRun(params).run()
 }

@@ -67,7 +67,7 @@ describe('executeWorkflow', () => {
     const { deps, calls } = dependencies()
     const states: WorkflowState[] = []
     const tokens: string[] = []
-    const result = await executeWorkflow({ workflow: threeSteps(), workflowId: 'w', prompt: 'hi', dependencies: deps, callbacks: { onStateChange: state => states.push(state), onToken: (node, text) => tokens.push(`${node}${text}`) } })
+    const result = await executeWorkflow({ workflow: threeSteps(), workflowId: 'w', prompt: 'hi', dependencies: deps, callbacks: { onStateChange: (state) => { states.push(state) }, onToken: (node, text) => tokens.push(`${node}${text}`) } })
     expect(result.status).toBe('complete')
     expect(calls).toEqual(['agent:a', 'agent:b', 'agent:c'])
     expect(result.output).toBe('c(C: b(B: a(A: hi)) / a(A: hi))')
@@ -207,6 +207,34 @@ describe('executeWorkflow', () => {
     const result = await executeWorkflow({ workflow: mail, workflowId: 'w', prompt: 'a@example.com', dependencies: deps, resume })
     expect(calls).toEqual([])
     expect(result).toMatchObject({ status: 'error', state: { failedNodeId: 'send', nodeStates: { send: { error: UNKNOWN_NODE_OUTCOME } } } })
+
+    // A run that records starts: the tool that had begun is reported, one that had not (it waited for approval) runs now, once.
+    const begun = await executeWorkflow({ workflow: mail, workflowId: 'w', prompt: 'a@example.com', dependencies: deps, resume: { ...resume, startsRecorded: true, nodeStates: { ...resume.nodeStates, send: { status: 'running', toolStartedAt: 5 } } } })
+    expect(calls).toEqual([])
+    expect(begun).toMatchObject({ status: 'error', state: { nodeStates: { send: { error: UNKNOWN_NODE_OUTCOME } } } })
+    const waited = await executeWorkflow({ workflow: mail, workflowId: 'w', prompt: 'a@example.com', dependencies: deps, resume: { ...resume, startsRecorded: true } })
+    expect(calls).toEqual(['tool:send_email'])
+    expect(waited.status).toBe('complete')
+  })
+
+  it('records that a tool step\'s tool begins before it runs, and keeps a step\'s state as it stands when stopped to resume', async () => {
+    const mail = workflow(
+      [{ id: 'start', kind: 'start' }, { id: 'send', kind: 'tool', tool: 'send_email', arguments: { to: '{{prompt}}' } }, { id: 'out', kind: 'output' }],
+      [{ from: 'start', to: 'send' }, { from: 'send', to: 'out' }],
+    )
+    const saved: WorkflowState[] = []
+    const stop = new AbortController()
+    const { deps } = dependencies({
+      runTool: async (_name, _args, signal, _nodeId, markStarted) => {
+        expect(await markStarted()).toBe(true)
+        expect(saved.at(-1)!.nodeStates.send).toMatchObject({ status: 'running', toolStartedAt: expect.any(Number) })
+        stop.abort('shutdown')
+        return { error: signal.aborted ? 'stopped' : 'late' }
+      },
+    })
+    const result = await executeWorkflow({ workflow: mail, workflowId: 'w', prompt: 'a', dependencies: deps, signal: stop.signal, isResumableStop: () => true, callbacks: { onStateChange: async (state) => { saved.push(state); return true } } })
+    expect(result.status).toBe('aborted')
+    expect(saved.at(-1)!.nodeStates.send).toMatchObject({ status: 'running', toolStartedAt: expect.any(Number) })
   })
 })
 

@@ -5,18 +5,17 @@
  */
 import type { JobInputs } from '../waits/job-inputs'
 import type { StoredAttachmentContent } from '../../threads/attachments'
-import type { JobInputRequest } from '../../../../shared/types/input-request'
 import { toPublicJob } from '../public-job'
 import type { ServerConfig } from '../../config/server-config'
 import type { ToolAccessCheck } from '../../tools/policy/tool-policy'
 import type { ToolCredentials } from '../../tools/tool-types'
-import type { ToolCallRecord } from '../../tools/run-tool-calls'
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { JobLiveHub } from '../live-hub'
 import { ThrottledJobWriter } from '../writer'
 import type { BudgetMeter } from './budget-meter'
 import { endJobRun, type JobRunOutcome, type RunEnding } from './end'
-import type { ActiveToolCall, BackgroundJob } from '../../../../shared/types/job'
+import { JobRunEvents } from './run-events'
+import type { BackgroundJob } from '../../../../shared/types/job'
 
 /** Where log lines go (consola in the server, silent in tests). */
 export interface JobLogger {
@@ -47,33 +46,12 @@ export interface JobRunOptions {
   logger?: JobLogger
 }
 
-/** Tool results are shown to viewers up to this length (the model gets them whole). */
-const DISPLAY_RESULT_CHARS = 2_000
-
-/** A tool call as viewers see it: running (from its start) or finished (from its record). */
-export function toolCallView(call: ToolCallRecord | { id: string, name: string, arguments: string, startedAt: number }, round: number): ActiveToolCall {
-  if (!('status' in call)) return { id: call.id, name: call.name, arguments: call.arguments, round, status: 'running', startedAt: call.startedAt }
-  const view: ActiveToolCall = {
-    id: call.id,
-    name: call.name,
-    arguments: call.arguments,
-    round,
-    status: call.status === 'completed' ? 'completed' : 'error',
-    startedAt: call.startedAt,
-    finishedAt: call.finishedAt,
-    executionTimeMs: call.executionTimeMs,
-    result: call.result.length > DISPLAY_RESULT_CHARS ? `${call.result.slice(0, DISPLAY_RESULT_CHARS)}…` : call.result,
-  }
-  if (call.timedOut) view.timedOut = true
-  if (call.error !== undefined) view.error = call.error
-  return view
-}
-
 /** The shared parts of one run. */
 export class JobRunHarness {
   readonly writer: ThrottledJobWriter
   readonly logger: JobLogger
   private toolsRunning = 0
+  private sink: JobRunEvents | undefined
 
   constructor(private readonly options: JobRunOptions) {
     const { job, store, config } = options
@@ -103,15 +81,21 @@ export class JobRunHarness {
     return `${what} stopped after ${Math.round(this.options.config.backgroundJobs.jobTimeoutMs / 1000)} s with no progress.`
   }
 
+  /** Where the run's events go (hub and store together); there once `openLive` has run. */
+  get events(): JobRunEvents {
+    if (!this.sink) throw new Error('openLive() first')
+    return this.sink
+  }
+
   /**
-   * Opens the job's live view from `state`. A resumed run shows again what the job had asked its
-   * user before the restart, and gets those requests back (open ones are waited on again).
+   * Opens the job's live view and its event sink from `state`. A resumed run shows again what the
+   * job had asked its user before the restart, and gets those requests back (open ones are waited on again).
    */
-  async openLive(state: BackgroundJob, resumed: boolean): Promise<JobInputRequest[]> {
-    const { inputs, hub } = this.options
+  async openLive(state: BackgroundJob, resumed: boolean): Promise<void> {
+    const { inputs, hub, store } = this.options
     const requests = resumed && inputs ? await inputs.ofJob(state.id).catch(() => []) : []
     hub.open({ ...toPublicJob(state), ...(requests.length > 0 ? { inputRequests: requests } : {}) })
-    return requests
+    this.sink = new JobRunEvents(state.id, hub, this.writer, store, state)
   }
 
   /** Ends the run (see end.ts): terminal write, viewers told, owner notified when nobody watched. */

@@ -1,23 +1,28 @@
 /**
- * Runs a workflow job: the executor's node transitions are persisted as the job's
- * `workflowState` (in order, through the job's write queue) and fanned out to viewers; agent
- * nodes run the same tool loop as chat, tool nodes go through the server registry. An
- * interrupted run resumes from its completed nodes. Never throws.
+ * Runs a workflow job: the executor's state goes to the job's event sink on every transition
+ * (viewers, and the store in order), agent steps are checkpointed agent runs nested in their
+ * nodes (agent-run.ts, the same as chat), tool steps go through the server registry with their
+ * start recorded first. An interrupted run resumes from its completed nodes and its steps'
+ * checkpoints. Never throws.
  */
 import { executeToolLoop } from '../../agent/tool-loop'
 import { chatClientOptions } from '../../models/chat-endpoint'
 import type { ChatEndpoint } from '../../openrouter/chat-client'
 import { executeServerTool } from '../../tools/execute-tool'
 import { getServerTool, whenServerToolsReady } from '../../tools/registry'
-import { executeWorkflow, tooLongStepError, type NodeOutcome, type WorkflowRunDependencies } from '../../workflows/execute'
+import { executeWorkflow, tooLongStepError, type AgentStepHooks, type NodeOutcome, type WorkflowRunDependencies, type WorkflowRunResult } from '../../workflows/execute'
 import { followSignal } from '../../follow-signal'
-import type { JobRunOutcome } from './end'
-import { JobRunHarness, toolCallView, type JobRunOptions } from './harness'
+import { planFromCheckpoint } from '../resume-plan'
+import type { JobRunOutcome, RunResult } from './end'
+import { JobRunHarness, type JobRunOptions } from './harness'
 import { overBudgetError } from './budget-meter'
+import { runCheckpointedAgent, type AgentRunJournal } from './agent-run'
+import { executionOf } from './run-events'
+import type { JobStopReason } from './end'
 import { toolCallPeople } from '../waits/tool-call-people'
 import { approvalNeeded } from '../../tools/policy/tool-policy'
-import type { ActiveToolCall } from '../../../../shared/types/job'
-import type { WorkflowState } from '../../../../shared/types/workflow'
+import type { JobCheckpoint, ToolExecutionRecord } from '../../../../shared/types/job'
+import type { WorkflowNode, WorkflowState } from '../../../../shared/types/workflow'
 
 /** Everything one workflow run needs. */
 export interface WorkflowJobRunOptions extends JobRunOptions {
@@ -28,151 +33,217 @@ export interface WorkflowJobRunOptions extends JobRunOptions {
 /** How often live node text is pushed to viewers (it is persisted on node transitions). */
 const LIVE_OUTPUT_INTERVAL_MS = 150
 
-async function loopOutcome(run: Promise<Awaited<ReturnType<typeof executeToolLoop>>>, tooLong: () => string | undefined): Promise<NodeOutcome> {
-  const result = await run
-  const overLimit = tooLong()
+/** Why a run stops to resume later (its steps keep their state). */
+const RESUMABLE_STOPS = new Set<unknown>(['shutdown', 'lease-lost'] satisfies JobStopReason[])
+
+/** The text steps are making, shown to viewers between transitions (throttled). */
+class LiveStepText {
+  private readonly text = new Map<string, string>()
+  private timer: ReturnType<typeof setTimeout> | undefined
+  state: WorkflowState | undefined
+
+  constructor(private readonly show: (state: WorkflowState) => void) {}
+
+  add(nodeId: string, delta: string): void {
+    this.text.set(nodeId, (this.text.get(nodeId) ?? '') + delta)
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined
+      this.publish()
+    }, LIVE_OUTPUT_INTERVAL_MS)
+  }
+
+  done(nodeId: string): void {
+    this.text.delete(nodeId)
+  }
+
+  /** Shows the last state with each running step's text so far. */
+  publish(): void {
+    if (!this.state) return
+    const shown = structuredClone(this.state)
+    for (const [nodeId, text] of this.text) if (shown.nodeStates[nodeId]?.status === 'running') shown.nodeStates[nodeId]!.output = text
+    this.show(shown)
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer)
+  }
+}
+
+/** An agent step's journal: its checkpoint and finished calls go into the run state (`hooks.save`). */
+function stepJournal(hooks: AgentStepHooks, text: () => string): AgentRunJournal {
+  let executions: ToolExecutionRecord[] = hooks.resume?.executions ?? []
+  let last: JobCheckpoint | undefined = hooks.resume
+  const save = (checkpoint: JobCheckpoint) => {
+    // Finished calls belong to the round under way; a new round (or none) starts with none.
+    if (checkpoint.pendingToolRound?.round !== last?.pendingToolRound?.round) executions = []
+    last = checkpoint
+    return hooks.save({ ...checkpoint, content: text(), executions: [...executions] })
+  }
+  return {
+    save,
+    recorded: (_round, record) => {
+      executions = [...executions.filter(item => item.id !== record.id), executionOf(record)]
+      if (last) void save(last)
+    },
+    toolCall: call => hooks.onToolCall(call),
+    textLengths: () => ({ content: text().length, reasoning: 0 }),
+  }
+}
+
+/** The parts of a workflow run its steps share. */
+class WorkflowJobContext {
+  readonly budget
+  readonly runStop: AbortController
+  readonly stopFollowingRun: () => void
+  overBudget: 'tokens' | 'cost' | undefined
+
+  constructor(readonly options: WorkflowJobRunOptions, readonly harness: JobRunHarness) {
+    this.budget = options.budget
+    const { controller, dispose } = followSignal(options.signal)
+    this.runStop = controller
+    this.stopFollowingRun = dispose
+  }
+
+  /** Checks the user's budget; past it, the run stops. */
+  checkBudget(): void {
+    if (this.overBudget || !this.budget) return
+    this.overBudget = this.budget.exceeded()
+    if (this.overBudget) this.runStop.abort('over-budget')
+  }
+
+  /** The loop parameters every model call of a step shares. */
+  loopBase(model: string, endpoint: ChatEndpoint, signal: AbortSignal) {
+    const { job, config } = this.options
+    return {
+      jobId: job.id,
+      userId: job.userId,
+      threadId: job.threadId,
+      model,
+      endpoint,
+      client: chatClientOptions(config),
+      // The role's output clamp, set when the run was created.
+      request: job.request!.fields,
+      toolAccess: this.options.toolAccess,
+      credentials: this.options.credentials,
+      maxToolsPerRound: config.backgroundJobs.toolExecution.maxToolsPerRound,
+      maxOfferedTools: config.backgroundJobs.toolExecution.maxOfferedTools,
+      roundTimeoutMs: config.backgroundJobs.toolExecution.roundTimeoutMs,
+      signal,
+    }
+  }
+}
+
+/** An agent step: a checkpointed agent run nested in its node, its text held to the step limit. */
+async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowNode, { kind: 'agent' }>, request: { model: string, system: string, prompt: string }, hooks: AgentStepHooks, nodeSignal: AbortSignal): Promise<NodeOutcome> {
+  const { options, harness } = context
+  let endpoint: ChatEndpoint
+  try {
+    endpoint = options.endpointFor(request.model)
+  } catch (error) {
+    return { error: (error as Error).message }
+  }
+  const resume = hooks.resume ? planFromCheckpoint({ checkpoint: hooks.resume, content: hooks.resume.content, reasoning: '', contentLength: hooks.resume.contentLength, reasoningLength: 0, recorded: hooks.resume.executions }) : undefined
+  let text = resume?.content ?? ''
+  // A step's model stops as soon as its text passes the step limit, not when it ends.
+  const stepChars = options.config.limits.workflowStepChars
+  const { controller: step, dispose } = followSignal(nodeSignal)
+  let overLimit: string | undefined
+  const messages = [{ role: 'system' as const, content: request.system }, { role: 'user' as const, content: request.prompt }].filter(message => message.content !== '')
+  const result = await runCheckpointedAgent({
+    resume,
+    journal: stepJournal(hooks, () => text),
+    tools: { started: () => harness.toolStarted(), finished: () => harness.toolFinished() },
+    isIdempotent: name => getServerTool(name)?.idempotent === true,
+    loop: {
+      ...context.loopBase(request.model, endpoint, step.signal),
+      initialMessages: messages,
+      toolNames: node.tools ?? [],
+      toolsEnabled: (node.tools?.length ?? 0) > 0,
+      people: options.inputs ? toolCallPeople(options.inputs, options.job, [], `node:${node.id}:`) : undefined,
+      maxRounds: node.maxToolRounds ?? 0,
+      callbacks: {
+        onTextDelta: (delta) => {
+          if (overLimit) return
+          if (text.length + delta.length > stepChars) {
+            overLimit = tooLongStepError(text.length + delta.length, { stepChars, runChars: options.config.limits.jobContentChars }, 'step')
+            step.abort('too-long')
+            return
+          }
+          text += delta
+          hooks.onToken(delta)
+          harness.activity()
+          context.budget?.addText(delta.length)
+          context.checkBudget()
+        },
+        onUsage: usage => context.budget?.addUsage(usage),
+      },
+    },
+  }).finally(dispose)
   if (overLimit) return { error: overLimit, tooLong: true }
   if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed' }
   if (result.finishReason === 'aborted') return { error: 'stopped' }
   return { output: result.finalContent }
 }
 
-/** Runs `options.job` (a workflow job) to its end, or to its saved state on shutdown. */
-export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<JobRunOutcome> {
-  const { job, store, hub, config, signal } = options
-  const spec = job.request!.workflow!
-  const workflow = spec.definition
-  const harness = new JobRunHarness(options)
-  const { writer } = harness
-  const context = { userId: job.userId, threadId: job.threadId, jobId: job.id }
-  const activity = () => harness.activity()
-  const limits = { stepChars: config.limits.workflowStepChars, runChars: config.limits.jobContentChars }
-  // The user's daily budget: checked as text streams and before each node; past it the run stops.
-  const budget = options.budget
-  const { controller: runStop, dispose: stopFollowingRun } = followSignal(signal)
-  let overBudget: 'tokens' | 'cost' | undefined
-  const checkBudget = () => {
-    if (overBudget || !budget) return
-    overBudget = budget.exceeded()
-    if (overBudget) runStop.abort('over-budget')
+/** A router's question to its model (no tools: nothing to checkpoint). */
+async function askRouterModel(context: WorkflowJobContext, request: { model: string, prompt: string }, signal: AbortSignal): Promise<NodeOutcome> {
+  let endpoint: ChatEndpoint
+  try {
+    endpoint = context.options.endpointFor(request.model)
+  } catch (error) {
+    return { error: (error as Error).message }
   }
+  const result = await executeToolLoop({
+    ...context.loopBase(request.model, endpoint, signal),
+    initialMessages: [{ role: 'user', content: request.prompt }],
+    toolNames: [],
+    toolsEnabled: false,
+    maxRounds: 0,
+    callbacks: { onTextDelta: () => context.harness.activity(), onUsage: usage => context.budget?.addUsage(usage) },
+  })
+  if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed' }
+  if (result.finishReason === 'aborted') return { error: 'stopped' }
+  return { output: result.finalContent }
+}
 
-  let state: WorkflowState | undefined = job.workflowState
-  const liveOutput = new Map<string, string>()
-  let liveTimer: ReturnType<typeof setTimeout> | undefined
-  const publish = () => {
-    if (!state) return
-    const shown = structuredClone(state)
-    for (const [nodeId, text] of liveOutput) if (shown.nodeStates[nodeId]?.status === 'running') shown.nodeStates[nodeId]!.output = text
-    hub.updateWorkflowState(job.id, shown)
+/** A tool step: the running user's policy, their approval when the tool needs it, its start recorded, then the tool. */
+async function runToolStep(context: WorkflowJobContext, name: string, args: unknown, signal: AbortSignal, nodeId: string, markStarted: () => Promise<boolean>): Promise<NodeOutcome> {
+  const { options, harness } = context
+  const { job } = options
+  // Checked at run time for the running user too: the policy may have changed since the workflow was saved.
+  const access = options.toolAccess ? await options.toolAccess() : undefined
+  const denied = access?.({ name, source: getServerTool(name)?.source })
+  if (denied !== undefined) return { error: `tool "${name}" is not available here: ${denied}.` }
+  // A tool that needs approval asks the person running the workflow first, as in a chat.
+  if (approvalNeeded(name, access)) {
+    if (!options.inputs) return { error: `tool "${name}" needs its user's approval, and nobody can answer for this run.` }
+    harness.toolStarted()
+    const decision = await toolCallPeople(options.inputs, job, [], `node:${nodeId}:`).approve({ id: 'tool', index: 0, name, arguments: JSON.stringify(args) }, 0, signal).finally(() => harness.toolFinished())
+    if (!decision.approved) return { error: decision.error }
   }
+  if (!getServerTool(name)?.idempotent && !await markStarted()) return { error: `the server could not record that "${name}" was starting, so it did not run it (a restart could otherwise run it twice). Try again.` }
+  harness.toolStarted()
+  const outcome = await executeServerTool(name, JSON.stringify(args), { userId: job.userId, threadId: job.threadId, jobId: job.id, signal, credentials: await options.credentials?.() })
+  harness.toolFinished()
+  return outcome.error === undefined ? { output: outcome.result ?? '' } : { error: outcome.error }
+}
 
-  await harness.openLive({ ...job, resumeCount: job.workflowState ? job.resumeCount + 1 : job.resumeCount }, job.workflowState !== undefined)
-  if (job.workflowState) await store.updateJobMetadata(job.id, { resumeCount: job.resumeCount + 1 })
-  await whenServerToolsReady()
-
-  const agentLoop = (model: string, messages: Array<{ role: 'system' | 'user', content: string }>, extra: { nodeId?: string, tools?: string[], maxRounds?: number, onToken?: (text: string) => void, onToolCall?: (call: ActiveToolCall) => void }, nodeSignal: AbortSignal) => {
-    let endpoint: ChatEndpoint
-    try {
-      endpoint = options.endpointFor(model)
-    } catch (error) {
-      return Promise.resolve<NodeOutcome>({ error: (error as Error).message })
-    }
-    // A step's model stops as soon as its text passes the step limit, not when it ends.
-    const { controller: step, dispose: stopFollowing } = followSignal(nodeSignal)
-    let produced = 0
-    let overLimit: string | undefined
-    return loopOutcome(executeToolLoop({
-      ...context,
-      model,
-      initialMessages: messages.filter(message => message.content !== ''),
-      endpoint,
-      client: chatClientOptions(config),
-      // The role's output clamp, set when the run was created.
-      request: job.request!.fields,
-      toolNames: extra.tools ?? [],
-      toolsEnabled: (extra.tools?.length ?? 0) > 0,
-      toolAccess: options.toolAccess,
-      credentials: options.credentials,
-      people: options.inputs && extra.nodeId ? toolCallPeople(options.inputs, job, [], `node:${extra.nodeId}:`) : undefined,
-      maxRounds: extra.maxRounds ?? 0,
-      maxToolsPerRound: config.backgroundJobs.toolExecution.maxToolsPerRound,
-      maxOfferedTools: config.backgroundJobs.toolExecution.maxOfferedTools,
-      roundTimeoutMs: config.backgroundJobs.toolExecution.roundTimeoutMs,
-      signal: step.signal,
-      callbacks: {
-        onTextDelta: (text) => {
-          if (overLimit) return
-          produced += text.length
-          if (produced > limits.stepChars) {
-            overLimit = tooLongStepError(produced, limits, 'step')
-            step.abort('too-long')
-            return
-          }
-          extra.onToken?.(text)
-          activity()
-          budget?.addText(text.length)
-          checkBudget()
-        },
-        onUsage: usage => budget?.addUsage(usage),
-        onToolCallStart: (call) => {
-          harness.toolStarted()
-          extra.onToolCall?.(toolCallView(call, call.round))
-        },
-        onToolCallFinish: (record) => {
-          harness.toolFinished()
-          extra.onToolCall?.(toolCallView(record, record.round))
-        },
-      },
-    }).finally(stopFollowing), () => overLimit)
-  }
-
-  const dependencies: WorkflowRunDependencies = {
-    runAgent: (node, request, hooks, nodeSignal) => agentLoop(request.model, [{ role: 'system', content: request.system }, { role: 'user', content: request.prompt }], {
-      nodeId: node.id,
-      tools: node.tools,
-      maxRounds: node.maxToolRounds,
-      onToken: (text) => {
-        liveOutput.set(node.id, (liveOutput.get(node.id) ?? '') + text)
-        liveTimer ??= setTimeout(() => {
-          liveTimer = undefined
-          publish()
-        }, LIVE_OUTPUT_INTERVAL_MS)
-        hooks.onToken(text)
-      },
-      onToolCall: hooks.onToolCall,
-    }, nodeSignal),
-    askRouter: (_node, request, nodeSignal) => agentLoop(request.model, [{ role: 'user', content: request.prompt }], {}, nodeSignal),
-    runTool: async (name, args, nodeSignal, nodeId) => {
-      // Checked at run time for the running user too: the policy may have changed since the workflow was saved.
-      const access = options.toolAccess ? await options.toolAccess() : undefined
-      const denied = access?.({ name, source: getServerTool(name)?.source })
-      if (denied !== undefined) return { error: `tool "${name}" is not available here: ${denied}.` }
-      // A tool that needs approval asks the person running the workflow first, as in a chat.
-      if (approvalNeeded(name, access)) {
-        if (!options.inputs) return { error: `tool "${name}" needs its user's approval, and nobody can answer for this run.` }
-        harness.toolStarted()
-        const decision = await toolCallPeople(options.inputs, job, [], `node:${nodeId}:`).approve({ id: 'tool', index: 0, name, arguments: JSON.stringify(args) }, 0, nodeSignal).finally(() => harness.toolFinished())
-        if (!decision.approved) return { error: decision.error }
-      }
-      harness.toolStarted()
-      const outcome = await executeServerTool(name, JSON.stringify(args), { ...context, signal: nodeSignal, credentials: await options.credentials?.() })
-      harness.toolFinished()
-      return outcome.error === undefined ? { output: outcome.result ?? '' } : { error: outcome.error }
-    },
-    askApproval: async (node, request, nodeSignal) => {
+/** The workflow's dependencies on the world, bound to this job. */
+function stepDependencies(context: WorkflowJobContext, live: LiveStepText): WorkflowRunDependencies {
+  const { options, harness } = context
+  const { job } = options
+  return {
+    runAgent: (node, request, hooks, signal) => runAgentStep(context, node, request, { ...hooks, onToken: (text) => {
+      live.add(node.id, text)
+      hooks.onToken(text)
+    } }, signal),
+    askRouter: (_node, request, signal) => askRouterModel(context, request, signal),
+    runTool: (name, args, signal, nodeId, markStarted) => runToolStep(context, name, args, signal, nodeId, markStarted),
+    askApproval: async (node, request, signal) => {
       if (!options.inputs) return { error: 'this step needs a person\'s approval, and nobody can answer for this run' }
       harness.toolStarted()
-      const asked = await options.inputs.ask({
-        jobId: job.id,
-        userId: job.userId,
-        kind: 'approval',
-        key: `node:${node.id}`,
-        title: request.question.slice(0, 500),
-        nodeId: node.id,
-        preview: request.preview.slice(0, 20_000),
-        origin: 'workflow',
-      }, nodeSignal).finally(() => harness.toolFinished())
+      const asked = await options.inputs.ask({ jobId: job.id, userId: job.userId, kind: 'approval', key: `node:${node.id}`, title: request.question.slice(0, 500), nodeId: node.id, preview: request.preview.slice(0, 20_000), origin: 'workflow' }, signal)
+        .finally(() => harness.toolFinished())
       if ('aborted' in asked) return { error: 'stopped' }
       const answer = asked.request.answer
       if (answer?.kind === 'approval') return { approved: answer.approved, ...(answer.reason ? { reason: answer.reason } : {}) }
@@ -181,42 +252,57 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     },
     isIdempotent: name => getServerTool(name)?.idempotent ?? false,
   }
+}
+
+/** How the run went, in the job's terms. */
+function runResultOf(result: WorkflowRunResult, context: WorkflowJobContext): RunResult {
+  if (context.overBudget && !context.options.signal.aborted) return { status: 'error', error: overBudgetError(context.overBudget) }
+  if (result.status === 'error') return { status: 'error', error: { kind: 'workflow', message: result.error ?? 'The workflow failed.', hint: 'Open the failed step to see what went wrong, fix the workflow or the input, and run it again.' } }
+  if (result.status === 'rejected') return { status: 'rejected', error: { kind: 'rejected', message: result.error ?? 'An approval step was not approved.', hint: 'Run it again and approve the step, or add a "reject" edge to say what happens on a no.' } }
+  if (result.status === 'aborted') return { status: 'aborted' }
+  return { status: 'complete', finishReason: 'stop' }
+}
+
+/** Runs `options.job` (a workflow job) to its end, or to its saved state on shutdown. */
+export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<JobRunOutcome> {
+  const { job, store, config, signal } = options
+  const spec = job.request!.workflow!
+  const harness = new JobRunHarness(options)
+  const resumed = job.workflowState !== undefined
+  await harness.openLive({ ...job, resumeCount: resumed ? job.resumeCount + 1 : job.resumeCount }, resumed)
+  if (resumed) await store.updateJobMetadata(job.id, { resumeCount: job.resumeCount + 1 })
+  await whenServerToolsReady()
+  const context = new WorkflowJobContext(options, harness)
+  const live = new LiveStepText(state => harness.events.showWorkflowState(state))
 
   const result = await executeWorkflow({
-    workflow,
+    workflow: spec.definition,
     workflowId: spec.workflowId,
     prompt: spec.prompt,
-    dependencies,
-    signal: runStop.signal,
+    dependencies: stepDependencies(context, live),
+    signal: context.runStop.signal,
+    isResumableStop: () => RESUMABLE_STOPS.has(signal.reason),
     resume: job.workflowState,
-    limits,
+    limits: { stepChars: config.limits.workflowStepChars, runChars: config.limits.jobContentChars },
     callbacks: {
       onNodeStart: () => {
-        checkBudget()
-        activity()
+        context.checkBudget()
+        harness.activity()
       },
       onNodeFinish: (nodeId) => {
-        liveOutput.delete(nodeId)
-        activity()
+        live.done(nodeId)
+        harness.activity()
       },
       onStateChange: (next) => {
-        state = next
-        publish()
-        void writer.enqueue(() => store.updateWorkflowState(job.id, next))
+        live.state = next
+        return harness.events.workflowState(next)
       },
     },
   })
-  if (liveTimer) clearTimeout(liveTimer)
-  stopFollowingRun()
-
+  live.dispose()
+  context.stopFollowingRun()
   return harness.end({
-    result: overBudget && !signal.aborted
-      ? { status: 'error', error: overBudgetError(overBudget) }
-      : result.status === 'error'
-        ? { status: 'error', error: { kind: 'workflow', message: result.error ?? 'The workflow failed.', hint: 'Open the failed step to see what went wrong, fix the workflow or the input, and run it again.' } }
-        : result.status === 'rejected'
-          ? { status: 'rejected', error: { kind: 'rejected', message: result.error ?? 'An approval step was not approved.', hint: 'Run it again and approve the step, or add a "reject" edge to say what happens on a no.' } }
-          : result.status === 'aborted' ? { status: 'aborted' } : { status: 'complete', finishReason: 'stop' },
+    result: runResultOf(result, context),
     final: { content: result.output, reasoning: '', chunksReceived: 0 },
     timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The workflow') },
     // The text of the run is its output; node text reaches viewers through workflow-state events.

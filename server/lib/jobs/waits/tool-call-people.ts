@@ -4,15 +4,22 @@
  * approval becomes an `approval` request. What the model is told when nobody answers, the user
  * says no, or the job stops, is written here.
  */
+import { createHash } from 'node:crypto'
 import type { ToolCallPeople } from '../../tools/run-tool-calls'
 import type { StreamedToolCall } from '../../openrouter/types'
 import type { ClientToolDeclaration } from '../../../../shared/types/tool'
 import type { InputRequestKind, JobInputRequest } from '../../../../shared/types/input-request'
 import type { JobInputs } from './job-inputs'
 
-/** The key of a tool call's request: one per round, call and kind (within `scope`: a workflow step's agent). */
-export function toolCallRequestKey(round: number, callId: string, kind: InputRequestKind, scope = ''): string {
-  return `${scope}${round}:${callId}:${kind}`
+/**
+ * The key of a tool call's request, stable across restarts: where the call stands (within `scope`,
+ * a workflow step; its round; its position in the round), the kind of wait, and what is asked (a
+ * digest of the tool and its arguments). The model's call id is left out: a round asked again
+ * after a crash may name its calls differently, yet asks the same, and finds the same request.
+ */
+export function toolCallRequestKey(round: number, call: Pick<StreamedToolCall, 'index' | 'name' | 'arguments'>, kind: InputRequestKind, scope = ''): string {
+  const asked = createHash('sha256').update(call.name).update('\0').update(call.arguments).digest('base64url').slice(0, 22)
+  return `${scope}r${round}:c${call.index}:${kind}:${asked}`
 }
 
 function minutes(ms: number): string {
@@ -31,7 +38,7 @@ export function toolCallPeople(inputs: JobInputs, job: { id: string, userId: str
     jobId: job.id,
     userId: job.userId,
     kind,
-    key: toolCallRequestKey(round, call.id, kind, scope),
+    key: toolCallRequestKey(round, call, kind, scope),
     title,
     toolName: call.name,
     arguments: call.arguments.slice(0, 20_000),
@@ -60,7 +67,7 @@ export function toolCallPeople(inputs: JobInputs, job: { id: string, userId: str
       questions.set(call.id, n)
       const result = await inputs.ask({
         ...question(call, round, 'question', asked.message.slice(0, 500) || `${call.name} asks you something`),
-        key: `${toolCallRequestKey(round, call.id, 'question', scope)}:${n}`,
+        key: `${toolCallRequestKey(round, call, 'question', scope)}:${n}`,
         message: asked.message.slice(0, 4_000),
         ...(asked.schema ? { schema: asked.schema } : {}),
         ...(asked.url ? { url: asked.url } : {}),

@@ -14,7 +14,7 @@ const fake = useFakeOpenRouter()
 let store: JobStore
 let hub: JobLiveHub
 const config = testServerConfig({ openrouter: { retryBaseDelayMs: 5 } })
-const sendEmail = vi.fn(async () => 'sent')
+const sendEmail = vi.fn(async (_args: { to?: string }) => 'sent')
 
 beforeEach(() => {
   registerBuiltinToolsOnly()
@@ -146,6 +146,57 @@ describe('runChatJob', () => {
     const stored = (await store.getJob(job.id))!
     expect(stored).toMatchObject({ status: 'complete', content: 'Working on it.\n\nAll three done.', resumeCount: 1 })
     expect(stored.toolRounds[0]!.toolCalls.map(call => call.id).sort()).toEqual(['done_before', 'rerun_me', 'unknown'])
+  })
+})
+
+describe('exactly once across a restart', () => {
+  it('stores the round and the start of a call with side effects before the call runs', async () => {
+    fake.script([toolCallReply([{ id: 'mail_1', name: 'send_email', arguments: '{"to":"a@example.com"}' }]), textReply('Sent.')])
+    const job = await createJob()
+    const seen: unknown[] = []
+    sendEmail.mockImplementationOnce(async () => {
+      seen.push((await store.getJob(job.id))!.checkpoint?.pendingToolRound)
+      return 'sent'
+    })
+    expect(await run(job)).toBe('complete')
+    expect(seen).toEqual([expect.objectContaining({ round: 1, started: ['mail_1'], assistant: expect.objectContaining({ tool_calls: [expect.objectContaining({ id: 'mail_1' })] }) })])
+    // Once the round completed, its checkpoint has no round under way.
+    expect((await store.getJob(job.id))!.status).toBe('complete')
+  })
+
+  it('runs a call with side effects that had not begun, and reports (never re-runs) one that had', async () => {
+    const job = await createJob()
+    const assistant = {
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [
+        { id: 'begun', type: 'function' as const, function: { name: 'send_email', arguments: '{"to":"a@example.com"}' } },
+        { id: 'not_begun', type: 'function' as const, function: { name: 'send_email', arguments: '{"to":"b@example.com"}' } },
+      ],
+    }
+    await store.updateJobMetadata(job.id, {
+      checkpoint: { messages: [{ role: 'user', content: 'Do three things' }], rounds: 0, toolRounds: 0, contentLength: 0, reasoningLength: 0, pendingToolRound: { round: 1, assistant, contentLength: 0, reasoningLength: 0, started: ['begun'] } },
+    })
+    const interrupted = (await store.getJob(job.id))!
+    fake.script([textReply('One sent, one unknown.')])
+    const before = fake.requests.length
+    expect(await run(interrupted, undefined, planResume(interrupted) as ResumePlan)).toBe('complete')
+    expect(sendEmail).toHaveBeenCalledTimes(1)
+    expect(sendEmail.mock.calls[0]![0]).toEqual({ to: 'b@example.com' })
+    expect(fake.requests[before]!.body.messages.slice(2)).toEqual([
+      { role: 'tool', tool_call_id: 'begun', content: `Error executing tool "send_email": ${UNKNOWN_OUTCOME_ERROR}` },
+      { role: 'tool', tool_call_id: 'not_begun', content: 'sent' },
+    ])
+  })
+
+  it('does not run a call with side effects whose start could not be stored', async () => {
+    fake.script([toolCallReply([{ id: 'mail_1', name: 'send_email', arguments: '{"to":"a@example.com"}' }]), textReply('Could not.')])
+    const job = await createJob()
+    const update = store.updateJobMetadata.bind(store)
+    store.updateJobMetadata = async (id, change) => (change.checkpoint?.pendingToolRound?.started?.length ? false : update(id, change))
+    expect(await run(job)).toBe('complete')
+    expect(sendEmail).not.toHaveBeenCalled()
+    expect((await store.getJob(job.id))!.toolRounds[0]!.toolCalls[0]!.result).toMatch(/could not record that this call was starting/)
   })
 })
 

@@ -1,0 +1,74 @@
+/**
+ * The one sink a run's events go to: each event is applied to the live hub (what viewers see now)
+ * and to the job's writer (what the store keeps), in one call, so no runner pairs the two by hand
+ * and nothing one of them needs is forgotten by the other. Checkpoints resolve once the store has
+ * them, for the steps that must not go on before (a tool with side effects).
+ */
+import type { JobStore } from '../../stores/jobs/job-store'
+import type { ToolCallRecord } from '../../tools/run-tool-calls'
+import { withToolExecution } from '../../stores/jobs/job-record'
+import type { JobLiveHub } from '../live-hub'
+import { publicWorkflowState } from '../public-job'
+import type { ThrottledJobWriter } from '../writer'
+import type { ActiveToolCall, JobCheckpoint, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
+import type { WorkflowState } from '../../../../shared/types/workflow'
+
+/** What a finished call leaves in the job's record: what the model got, not how it is shown. */
+export function executionOf(record: ToolCallRecord): ToolExecutionRecord {
+  return { id: record.id, name: record.name, arguments: record.arguments, result: record.result, executionTimeMs: record.executionTimeMs, ...(record.error === undefined ? {} : { error: record.error }) }
+}
+
+/** One job's event sink (see the module comment). */
+export class JobRunEvents {
+  private activeCalls: ActiveToolCall[]
+  private toolRounds: ToolRoundRecord[]
+
+  constructor(
+    private readonly jobId: string,
+    private readonly hub: JobLiveHub,
+    private readonly writer: ThrottledJobWriter,
+    private readonly store: JobStore,
+    start: { activeToolCalls: ActiveToolCall[], toolRounds: ToolRoundRecord[] },
+  ) {
+    this.activeCalls = start.activeToolCalls
+    this.toolRounds = start.toolRounds
+  }
+
+  /** Streamed text (viewers get it batched; the store in throttled writes). */
+  text(delta: { content?: string, reasoning?: string }, chunksReceived: number): void {
+    this.hub.appendText(this.jobId, delta, chunksReceived)
+    this.writer.addText(delta, chunksReceived)
+  }
+
+  /** A tool call appeared or changed state. */
+  toolCall(call: ActiveToolCall): void {
+    const index = this.activeCalls.findIndex(item => item.id === call.id && item.round === call.round)
+    this.activeCalls = index >= 0 ? this.activeCalls.with(index, call) : [...this.activeCalls, call]
+    this.hub.updateToolCall(this.jobId, call)
+    void this.writer.setActiveToolCalls(this.activeCalls)
+  }
+
+  /** A call of a chat job finished: what the model got is kept with its round. */
+  toolExecution(round: number, record: ToolCallRecord): void {
+    const execution = executionOf(record)
+    this.toolRounds = withToolExecution(this.toolRounds, round, execution)
+    this.hub.setToolRounds(this.jobId, this.toolRounds)
+    void this.writer.enqueue(() => this.store.appendToolExecution(this.jobId, round, execution))
+  }
+
+  /** Where a chat job resumes; `true` once stored. */
+  checkpoint(checkpoint: JobCheckpoint): Promise<boolean> {
+    return this.writer.checkpoint(() => this.store.updateJobMetadata(this.jobId, { checkpoint }))
+  }
+
+  /** A workflow moved on: viewers see it (without checkpoints), the store keeps it whole; `true` once stored. */
+  workflowState(state: WorkflowState): Promise<boolean> {
+    this.showWorkflowState(state)
+    return this.writer.checkpoint(() => this.store.updateWorkflowState(this.jobId, state))
+  }
+
+  /** Shows viewers a workflow state that is not kept (live step text between transitions). */
+  showWorkflowState(state: WorkflowState): void {
+    this.hub.updateWorkflowState(this.jobId, publicWorkflowState(state))
+  }
+}
