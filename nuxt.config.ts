@@ -135,6 +135,11 @@ export default defineNuxtConfig({
         claimMs: 120_000,
         /** How often a waiting job looks for an answer given on another instance. */
         pollMs: 2_000,
+        /** A job that waits gives up its running slot and counts against these caps instead (past them, it keeps its slot). */
+        maxWaitingJobs: 200,
+        maxWaitingJobsPerUser: 10,
+        /** Longest one run may wait for people in all; past it, what it asks expires at once. */
+        maxTotalMs: 7_200_000,
       },
       sseBatching: {
         enabled: features.sseBatching.enabled,

@@ -13,7 +13,8 @@ export interface StoreHealth {
 /** The job manager and its store. */
 export interface JobsHealth {
   store: StoreHealth
-  jobs: { running: number, max: number, accepting: boolean }
+  /** `running`: jobs holding a running slot; `waiting`: jobs parked while they wait for a person. */
+  jobs: { running: number, waiting: number, max: number, accepting: boolean }
 }
 
 /** The whole report. */

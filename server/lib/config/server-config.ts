@@ -56,6 +56,9 @@ export const serverConfigSchema = z.object({
       timeoutMs: milliseconds,
       claimMs: milliseconds,
       pollMs: z.number().int().min(50).max(60_000),
+      maxWaitingJobs: positiveInt,
+      maxWaitingJobsPerUser: positiveInt,
+      maxTotalMs: milliseconds,
     }),
     sseBatching: z.object({
       enabled: z.boolean(),

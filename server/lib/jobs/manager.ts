@@ -96,12 +96,14 @@ export class BackgroundJobManager {
     this.admission = new JobAdmission({
       maxConcurrentJobs: backgroundJobs.maxConcurrentJobs,
       fairShare: limits.fairShare,
+      maxWaitingJobs: backgroundJobs.waits.maxWaitingJobs,
+      maxWaitingJobsPerUser: backgroundJobs.waits.maxWaitingJobsPerUser,
       jobStartsPerIpPerMinute: limits.jobStartsPerIpPerMinute,
       roleLimits: options.roleLimits ?? { forRole: async role => limits.roles[role] },
       usage: options.usage,
       limiterFor: options.limiterFor,
     })
-    this.inputs = new JobInputs({ store: options.store, hub: options.hub, settings: options.config.backgroundJobs.waits, logger: options.logger })
+    this.inputs = new JobInputs({ store: options.store, hub: options.hub, settings: options.config.backgroundJobs.waits, logger: options.logger, parking: this.admission.slots })
     this.leases = isLeaseStore(options.store) ? new JobLeases(options.store, options.hub, options.logger) : undefined
     this.sweeper = new JobSweeper({
       store: options.store,
@@ -135,7 +137,8 @@ export class BackgroundJobManager {
       ? undefined
       : probe.status === 'rejected' ? (probe.error instanceof Error ? probe.error.message : String(probe.error)) : `no answer within ${HEALTH_PROBE_MS} ms`
     const store = { provider: this.store.name, ok: error === undefined, latencyMs: Math.round(performance.now() - started), ...(error === undefined ? {} : { error }) }
-    return { store, jobs: { running: this.running.size, max: this.options.config.backgroundJobs.maxConcurrentJobs, accepting: !this.closing } }
+    const waiting = this.admission.slots.waiting
+    return { store, jobs: { running: this.running.size - waiting, waiting, max: this.options.config.backgroundJobs.maxConcurrentJobs, accepting: !this.closing } }
   }
 
   /** Whether `jobId` runs in this process. */

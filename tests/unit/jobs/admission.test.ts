@@ -52,6 +52,46 @@ describe('job slots', () => {
     slots.close()
     expect(() => slots.check(user('v', '8.8.8.8'), 5)).toThrow(expect.objectContaining({ scope: 'server' }))
   })
+
+  it('frees a waiting job\'s slot for others, and gives it one back in order once answered', async () => {
+    const slots = new JobSlots({ maxConcurrentJobs: 2, fairShare: 1, maxWaitingJobs: 10, maxWaitingJobsPerUser: 10 })
+    slots.admit('a1', user('a', '1.1.1.1'), 5)
+    slots.admit('a2', user('a', '1.1.1.1'), 5)
+    expect(() => slots.check(user('b', '2.2.2.2'), 5)).toThrow(expect.objectContaining({ scope: 'server' }))
+    expect(slots.park('a1')).toBe(true)
+    expect(slots.park('a2')).toBe(true)
+    expect([slots.size, slots.waiting]).toEqual([0, 2])
+    slots.admit('b1', user('b', '2.2.2.2'), 5)
+    slots.admit('b2', user('b', '2.2.2.2'), 5)
+
+    // Both answered while the server is full: they queue, in order, and go first when slots free.
+    const order: string[] = []
+    const first = slots.unpark('a1').then(() => order.push('a1'))
+    const second = slots.unpark('a2').then(() => order.push('a2'))
+    expect(() => slots.check(user('c', '3.3.3.3'), 5)).toThrow(expect.objectContaining({ scope: 'server' }))
+    slots.release('b1')
+    await first
+    expect(order).toEqual(['a1'])
+    slots.release('b2')
+    await second
+    expect(order).toEqual(['a1', 'a2'])
+    expect([slots.size, slots.waiting]).toEqual([2, 0])
+  })
+
+  it('keeps a waiting job\'s slot past the waiting caps, and lets a stopped job leave the queue', async () => {
+    const slots = new JobSlots({ maxConcurrentJobs: 1, fairShare: 1, maxWaitingJobs: 5, maxWaitingJobsPerUser: 1 })
+    slots.take('a1', { userId: 'a' })
+    slots.take('a2', { userId: 'a' })
+    expect(slots.park('a1')).toBe(true)
+    expect(slots.park('a2')).toBe(false)
+    const stop = new AbortController()
+    const queued = slots.unpark('a1', stop.signal)
+    stop.abort()
+    await queued
+    expect(slots.waiting).toBe(1)
+    slots.release('a1')
+    expect(slots.waiting).toBe(0)
+  })
 })
 
 describe('daily budgets', () => {

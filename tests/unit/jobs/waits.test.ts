@@ -6,6 +6,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { BackgroundJobManager } from '../../../server/lib/jobs/manager'
 import { JobLiveHub } from '../../../server/lib/jobs/live-hub'
+import { JobInputs } from '../../../server/lib/jobs/waits/job-inputs'
 import { createSecretBox } from '../../../server/lib/security/secret-box'
 import { registerServerTool } from '../../../server/lib/tools/registry'
 import { createMemoryJobStore } from '../../../server/lib/stores/jobs/memory'
@@ -23,8 +24,8 @@ let manager: BackgroundJobManager
 
 const LOCATE = { name: 'get_location', description: 'Where the user is', parameters: { type: 'object', properties: {} } }
 
-function newManager() {
-  const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server', retryBaseDelayMs: 5 }, backgroundJobs: { waits: { timeoutMs: 60_000, claimMs: 30_000, pollMs: 50 } } })
+function newManager(maxConcurrentJobs = 20) {
+  const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server', retryBaseDelayMs: 5 }, backgroundJobs: { maxConcurrentJobs, waits: { timeoutMs: 60_000, claimMs: 30_000, pollMs: 50 } }, limits: { fairShare: 1 } })
   store = createMemoryJobStore()
   manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox })
 }
@@ -79,6 +80,43 @@ describe('requests end with their job', () => {
     expect(await manager.inputs.openFor('u')).toEqual([])
     expect(await store.getInputRequest(job.id, request.id)).toMatchObject({ status: 'cancelled' })
     await manager.shutdown()
+  })
+})
+
+describe('waiting does not hold a running slot', () => {
+  const mail = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user' as const, content: 'mail it' }], fields: {} }
+
+  it('lets another user\'s answer start and finish while jobs wait, and runs the waiting ones once answered', async () => {
+    newManager(2)
+    const waiting = [await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request: mail }), await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request: mail })]
+    const requests = await Promise.all(waiting.map(job => openRequestOf(job.id)))
+    await vi.waitFor(async () => expect((await manager.health()).jobs).toMatchObject({ running: 0, waiting: 2 }))
+
+    fake.script(() => textReply('Hello, b.'))
+    const other = await manager.startChatJob({ principal: { userId: 'b', role: 'user' }, request: { ...mail, messages: [{ role: 'user', content: 'hi' }] } })
+    await manager.settled(other.id)
+    expect(await store.getJob(other.id)).toMatchObject({ status: 'complete', content: 'Hello, b.' })
+
+    scriptToolThenEcho()
+    for (const [index, job] of waiting.entries()) await manager.inputs.answer((await store.getJob(job.id))!, requests[index]!.id, { approved: true })
+    await Promise.all(waiting.map(job => manager.settled(job.id)))
+    for (const job of waiting) expect(await store.getJob(job.id)).toMatchObject({ status: 'complete', content: 'Tool said: sent' })
+    expect(sendEmail).toHaveBeenCalledTimes(2)
+  })
+})
+
+describe('a run\'s total waiting time', () => {
+  it('is bounded: a request asked when little is left expires with what is left, not the whole wait', async () => {
+    store = createMemoryJobStore()
+    const inputs = new JobInputs({ store, hub: new JobLiveHub({ graceMs: 10 }), settings: { timeoutMs: 60_000, claimMs: 30_000, pollMs: 50, maxTotalMs: 5_000 } })
+    const job = await store.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x' })
+    // An earlier request of the job that stayed open 4.5 s.
+    const earlier = await store.openInputRequest({ jobId: job.id, userId: 'u', kind: 'approval', key: 'earlier', title: 'Earlier', expiresAt: Date.now() + 60_000, now: Date.now() - 4_500 })
+    await store.closeInputRequest(job.id, earlier.id, 'expired', Date.now())
+    const asked = await inputs.ask({ jobId: job.id, userId: 'u', kind: 'approval', key: 'later', title: 'Later' })
+    expect(asked).toMatchObject({ request: { status: 'expired' } })
+    const { request } = asked as { request: JobInputRequest }
+    expect(request.expiresAt - request.createdAt).toBeLessThanOrEqual(1_000)
   })
 })
 

@@ -3,6 +3,8 @@
  * of the server cap that no one user, no one client address and not all guests together can exceed,
  * so a flood of fresh sessions cannot take every slot from the people already here. A slot is
  * reserved before the first await of a start, so starts racing each other cannot overshoot a cap.
+ * A job that waits for a person is parked: its slot stops counting as running (it counts against
+ * the waiting caps instead), and once answered it queues, in order, for a running slot again.
  * Counts are this process's: each instance applies the caps to the jobs it runs.
  */
 import type { JobPrincipal } from './principal'
@@ -31,11 +33,14 @@ function capacityMessage(scope: CapacityScope, limit: number): string {
   }
 }
 
-/** The server-wide caps (`backgroundJobs.maxConcurrentJobs`, `limits.fairShare`). */
+/** The server-wide caps (`backgroundJobs.maxConcurrentJobs`, `limits.fairShare`, `backgroundJobs.waits`). */
 export interface CapacityLimits {
   maxConcurrentJobs: number
   /** Share of `maxConcurrentJobs` one user, one address, or all guests together may hold. */
   fairShare: number
+  /** Jobs parked while they wait for a person, on the server and per user (past them a waiting job keeps its slot). */
+  maxWaitingJobs?: number
+  maxWaitingJobsPerUser?: number
 }
 
 /** Seconds a refused client is asked to wait. */
@@ -45,18 +50,29 @@ interface Slot {
   userId: string
   ip?: string
   guest: boolean
+  /** Waiting for a person: not counted as running. */
+  parked?: boolean
 }
 
 /** Counts running jobs (and reservations) against the caps. */
 export class JobSlots {
   private readonly slots = new Map<string, Slot>()
+  /** Parked jobs that were answered, in the order they asked for a running slot again. */
+  private readonly queue: Array<{ key: string, start: () => void }> = []
   private closed = false
 
   constructor(private readonly limits: CapacityLimits) {}
 
-  /** Jobs running or being created. */
+  /** Jobs running or being created (parked ones do not count). */
   get size(): number {
-    return this.slots.size
+    let running = 0
+    for (const slot of this.slots.values()) if (!slot.parked) running++
+    return running
+  }
+
+  /** Jobs parked while they wait for a person. */
+  get waiting(): number {
+    return this.slots.size - this.size
   }
 
   /** Slots one user, one address, or all guests may hold. */
@@ -67,12 +83,14 @@ export class JobSlots {
   /** Throws `JobCapacityError` when `principal`, whose role runs `jobsAtOnce` at most, may not start another job now. */
   check(principal: JobPrincipal, jobsAtOnce: number): void {
     const { maxConcurrentJobs } = this.limits
-    if (this.closed || this.slots.size >= maxConcurrentJobs) throw new JobCapacityError('server', maxConcurrentJobs, RETRY_AFTER_SECONDS)
+    // Answered jobs queued for a slot go first.
+    if (this.closed || this.size + this.queue.length >= maxConcurrentJobs) throw new JobCapacityError('server', maxConcurrentJobs, RETRY_AFTER_SECONDS)
     const share = this.fairShare
     let mine = 0
     let sameAddress = 0
     let guests = 0
     for (const slot of this.slots.values()) {
+      if (slot.parked) continue
       if (slot.userId === principal.userId) mine++
       if (principal.ip !== undefined && slot.ip === principal.ip) sameAddress++
       if (slot.guest) guests++
@@ -94,9 +112,73 @@ export class JobSlots {
     this.slots.set(key, { userId: principal.userId, ip: principal.ip, guest: principal.role === 'guest' })
   }
 
-  /** Frees the slot `key`. */
+  /** Frees the slot `key` (a parked or queued job's too). */
   release(key: string): void {
     this.slots.delete(key)
+    const queued = this.queue.findIndex(entry => entry.key === key)
+    if (queued >= 0) this.queue.splice(queued, 1)[0]!.start()
+    this.startQueued()
+  }
+
+  /**
+   * Job `key` starts waiting for a person: its slot stops counting as running, unless the waiting
+   * caps are full (then it keeps it: `false`).
+   */
+  park(key: string): boolean {
+    const slot = this.slots.get(key)
+    if (!slot || slot.parked) return false
+    let waiting = 0
+    let mine = 0
+    for (const other of this.slots.values()) {
+      if (!other.parked) continue
+      waiting++
+      if (other.userId === slot.userId) mine++
+    }
+    if (waiting >= (this.limits.maxWaitingJobs ?? Infinity) || mine >= (this.limits.maxWaitingJobsPerUser ?? Infinity)) return false
+    slot.parked = true
+    this.startQueued()
+    return true
+  }
+
+  /** Parked job `key` has its answer: resolves once it holds a running slot again (queued in order), or `signal` aborts. */
+  unpark(key: string, signal?: AbortSignal): Promise<void> {
+    const slot = this.slots.get(key)
+    if (!slot?.parked) return Promise.resolve()
+    return new Promise((resolve) => {
+      const done = () => {
+        signal?.removeEventListener('abort', giveUp)
+        resolve()
+      }
+      const giveUp = () => {
+        const at = this.queue.findIndex(entry => entry.key === key)
+        if (at >= 0) this.queue.splice(at, 1)
+        done()
+      }
+      this.queue.push({ key, start: done })
+      signal?.addEventListener('abort', giveUp, { once: true })
+      this.startQueued()
+    })
+  }
+
+  /** Gives queued jobs running slots, in order, while the server and their fair share have room. */
+  private startQueued(): void {
+    for (let index = 0; index < this.queue.length && this.size < this.limits.maxConcurrentJobs;) {
+      const entry = this.queue[index]!
+      const slot = this.slots.get(entry.key)
+      if (slot && this.runningOf(slot.userId) >= this.fairShare) {
+        index++
+        continue
+      }
+      this.queue.splice(index, 1)
+      if (slot) slot.parked = false
+      entry.start()
+    }
+  }
+
+  private runningOf(userId: string): number {
+    let running = 0
+    for (const slot of this.slots.values()) if (!slot.parked && slot.userId === userId) running++
+    return running
   }
 
   /** Refuses every new job from now on (shutdown). */

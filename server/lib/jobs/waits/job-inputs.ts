@@ -17,6 +17,8 @@ import { parseInputAnswer } from './answers'
 export interface WaitSettings {
   /** An open request expires after this long; the job goes on without an answer. */
   timeoutMs: number
+  /** Longest one job may wait for people in all (its requests' open times added up). */
+  maxTotalMs?: number
   /** A tab's claim of a browser tool call lapses after this long without a result (another may take it). */
   claimMs: number
   /** How often a waiting run reads its request from the store (answers given on another instance). */
@@ -56,10 +58,18 @@ function describeSettled(request: JobInputRequest): JobInputError {
 }
 
 /** The waits of one server process. */
+/** Where a waiting job gives up its running slot and, answered, takes one again (admission/caps.ts). */
+export interface JobParking {
+  park(jobId: string): boolean
+  unpark(jobId: string, signal?: AbortSignal): Promise<void>
+}
+
 export class JobInputs {
   private readonly wakers = new Map<string, Set<() => void>>()
+  /** Waits under way per job, and whether the job gave up its slot for them. */
+  private readonly waitsOf = new Map<string, { count: number, parked: boolean }>()
 
-  constructor(private readonly options: { store: JobStore, hub: JobLiveHub, settings: WaitSettings, logger?: { warn: (message: string, ...details: unknown[]) => void } }) {}
+  constructor(private readonly options: { store: JobStore, hub: JobLiveHub, settings: WaitSettings, parking?: JobParking, logger?: { warn: (message: string, ...details: unknown[]) => void } }) {}
 
   get settings(): WaitSettings {
     return this.options.settings
@@ -74,9 +84,23 @@ export class JobInputs {
   async ask(question: InputQuestion, signal?: AbortSignal, timeoutMs = this.settings.timeoutMs): Promise<{ request: JobInputRequest } | { aborted: true }> {
     const { store } = this.options
     const now = Date.now()
-    let request = await store.openInputRequest({ ...question, expiresAt: now + Math.max(1_000, Math.min(timeoutMs, this.settings.timeoutMs)), now })
+    const allowed = Math.min(timeoutMs, this.settings.timeoutMs, await this.waitLeft(question.jobId, now))
+    const request = await store.openInputRequest({ ...question, expiresAt: now + Math.max(1_000, allowed), now })
     this.publish(request)
     if (request.createdAt === now && request.status === 'open') await this.noteForOwner(request)
+    if (request.status !== 'open') return { request }
+    this.startWaiting(request.jobId)
+    try {
+      return await this.waitFor(request, signal)
+    } finally {
+      await this.stopWaiting(request.jobId, signal)
+    }
+  }
+
+  /** Waits until `request` is settled (answered here or elsewhere, or expired), or `signal` stops it. */
+  private async waitFor(open: JobInputRequest, signal?: AbortSignal): Promise<{ request: JobInputRequest } | { aborted: true }> {
+    const { store } = this.options
+    let request = open
     while (request.status === 'open') {
       if (signal?.aborted) return this.stopped(request, signal)
       const left = request.expiresAt - Date.now()
@@ -93,6 +117,30 @@ export class JobInputs {
       request = latest
     }
     return { request }
+  }
+
+  /** What is left of the job's total waiting time (`maxTotalMs`), counting every request it made. */
+  private async waitLeft(jobId: string, now: number): Promise<number> {
+    const { maxTotalMs } = this.settings
+    if (maxTotalMs === undefined) return Infinity
+    const asked = await this.options.store.listInputRequests({ jobId }).catch(() => [])
+    const waited = asked.reduce((sum, request) => sum + Math.max(0, (request.status === 'open' ? now : request.answeredAt ?? now) - request.createdAt), 0)
+    return maxTotalMs - waited
+  }
+
+  /** A wait begins: the job's first gives up its running slot (when the waiting caps allow). */
+  private startWaiting(jobId: string): void {
+    const waits = this.waitsOf.get(jobId) ?? { count: 0, parked: false }
+    if (waits.count++ === 0) waits.parked = this.options.parking?.park(jobId) ?? false
+    this.waitsOf.set(jobId, waits)
+  }
+
+  /** A wait ended: after the job's last, it takes a running slot again (queued in order when none is free). */
+  private async stopWaiting(jobId: string, signal?: AbortSignal): Promise<void> {
+    const waits = this.waitsOf.get(jobId)
+    if (!waits || --waits.count > 0) return
+    this.waitsOf.delete(jobId)
+    if (waits.parked) await this.options.parking?.unpark(jobId, signal)
   }
 
   /**
