@@ -19,6 +19,13 @@ export type ToolLoopFinishReason = 'stop' | 'length' | 'content_filter' | 'tool_
 
 /** Progress as it happens, for the job layer to persist and fan out. */
 export interface ToolLoopCallbacks {
+  /**
+   * A model request is about to go out (`request`: what is sent); awaited. Aborting the loop's
+   * signal here stops the loop before it is sent (a budget that refuses it).
+   */
+  beforeModelRequest?: (event: { round: number, request: ChatCompletionRequest }) => void | Promise<void>
+  /** The request that `beforeModelRequest` announced has ended, however it ended. */
+  afterModelRequest?: (event: { round: number }) => void
   onTextDelta?: (text: string, info: { round: number }) => void
   onReasoningDelta?: (text: string, info: { round: number }) => void
   /**

@@ -7,7 +7,7 @@ import { runToolCalls, type ToolCallRecord } from '../tools/run-tool-calls'
 import { streamChatCompletion } from '../openrouter/chat-client'
 import { formatDuration, OpenRouterError } from '../openrouter/errors'
 import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, ReasoningDetail, StreamedToolCall, Usage } from '../openrouter/types'
-import type { AssistantMessage, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopFinishReason, ToolRoundResult } from './tool-loop-types'
+import type { AssistantMessage, InterruptedToolRound, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopCallbacks, ToolLoopFinishReason, ToolRoundResult } from './tool-loop-types'
 import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../tools/registry'
 import { approvalNeeded, type ToolAccessCheck } from '../tools/policy/tool-policy'
 import { followSignal } from '../follow-signal'
@@ -89,6 +89,51 @@ function clientToolDefinition(tool: ClientToolDeclaration): OpenRouterToolDefini
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters: structuredClone(tool.parameters) as JsonSchemaObject } }
 }
 
+/** The offered tool set, read again before every model request (see `ToolLoop`). */
+class OfferedTools {
+  access: ToolAccessCheck | undefined
+  tools: OpenRouterToolDefinition[] = []
+  offered = new Set<string>()
+  readonly browserTools: Set<string>
+  readonly localTools: Map<string, (argumentsJson: string) => string>
+  private readonly clientTools: OpenRouterToolDefinition[]
+  private readonly found = new Set<string>()
+  private readonly context: string
+
+  constructor(private readonly params: ToolExecutionLoopParams) {
+    this.clientTools = (params.clientTools ?? []).map(clientToolDefinition)
+    this.browserTools = new Set(this.clientTools.map(tool => tool.function.name))
+    this.context = latestUserText(params.initialMessages)
+    this.localTools = new Map([[FIND_TOOLS, (argumentsJson: string) => answerFindTools(this.enabled(), argumentsJson, this.found)]])
+  }
+
+  /** Why the principal may not use `name`, if they may not (the policy as last read). */
+  denial(name: string): string | undefined {
+    return this.access?.({ name, source: getServerTool(name)?.source })
+  }
+
+  /** Reads the policy and the registry again: what the next request offers. */
+  async refresh(): Promise<void> {
+    this.access = await this.params.toolAccess?.()
+    this.tools = selectOfferedTools(this.enabled(), { maxOffered: this.params.maxOfferedTools ?? 40, context: this.context, found: this.found })
+    this.offered = new Set(this.tools.map(tool => tool.function.name))
+  }
+
+  private enabled(): OpenRouterToolDefinition[] {
+    if (this.params.toolsEnabled === false) return []
+    return [...getEnabledDefinitions(this.params.toolNames), ...this.clientTools].filter(tool => this.denial(tool.function.name) === undefined)
+  }
+}
+
+/** What one model request streamed. */
+interface StreamedRound {
+  text: string
+  error?: OpenRouterError
+  finish: FinishReason
+  reasoningDetails?: ReasoningDetail[]
+  calls: StreamedToolCall[]
+}
+
 /**
  * Runs the conversation to an answer. Never throws: upstream errors end the loop with
  * `finishReason: 'error'` and `error`, keeping what was streamed; failing tools are fed back to the
@@ -96,166 +141,187 @@ function clientToolDefinition(tool: ClientToolDeclaration): OpenRouterToolDefini
  * the model answer, and the loop reports `tool_limit`.
  */
 export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<ToolExecutionLoopResult> {
-  const maxRounds = params.maxRounds ?? 10
-  const maxToolsPerRound = params.maxToolsPerRound ?? 20
-  const roundTimeoutMs = params.roundTimeoutMs ?? 120_000
-  const callbacks = params.callbacks ?? {}
-
   await whenServerToolsReady()
-  // The tool set is read again before every model request, so a tool added (or an MCP server
-  // back) between rounds is offered from the next one, and one withdrawn is no longer offered.
-  // Past `maxOfferedTools`, the most relevant are offered with `find_tools` (tool-selection.ts).
-  // The tool policy is read again before every request too: what the principal may not use is never offered.
-  let access: ToolAccessCheck | undefined
-  const denial = (name: string) => access?.({ name, source: getServerTool(name)?.source })
-  const clientTools = (params.clientTools ?? []).map(clientToolDefinition)
-  const browserTools = new Set(clientTools.map(tool => tool.function.name))
-  const enabledTools = () => params.toolsEnabled === false ? [] : [...getEnabledDefinitions(params.toolNames), ...clientTools].filter(tool => denial(tool.function.name) === undefined)
-  const needsApproval = (name: string) => approvalNeeded(name, access)
-  const found = new Set<string>()
-  const context = latestUserText(params.initialMessages)
-  const currentTools = () => selectOfferedTools(enabledTools(), { maxOffered: params.maxOfferedTools ?? 40, context, found })
-  const localTools = new Map([[FIND_TOOLS, (argumentsJson: string) => answerFindTools(enabledTools(), argumentsJson, found)]])
-  access = await params.toolAccess?.()
-  let tools = currentTools()
-  let offered = new Set(tools.map(tool => tool.function.name))
+  return new ToolLoop(params).run()
+}
 
-  const messages: ChatMessage[] = [...params.initialMessages]
-  const toolRounds: ToolRoundResult[] = []
-  const usage = emptyUsage()
-  const toolRoundsBefore = params.resume?.toolRounds ?? 0
-  let finalContent = params.resume?.content ?? ''
-  let reasoning = params.resume?.reasoning ?? ''
-  let totalRounds = params.resume?.rounds ?? 0
-  let totalToolCalls = 0
+/**
+ * One loop's state and steps. The tool set is read again before every model request, so a tool
+ * added (or an MCP server back) between rounds is offered from the next one, and one withdrawn is
+ * no longer offered; so is the tool policy: what the principal may not use is never offered. Past
+ * `maxOfferedTools`, the most relevant are offered with `find_tools` (tool-selection.ts).
+ */
+class ToolLoop {
+  private readonly callbacks: ToolLoopCallbacks
+  private readonly tools: OfferedTools
+  private readonly messages: ChatMessage[]
+  private readonly toolRounds: ToolRoundResult[] = []
+  private readonly usage = emptyUsage()
+  private readonly toolRoundsBefore: number
+  private finalContent: string
+  private reasoning: string
+  private totalRounds: number
+  private totalToolCalls = 0
 
-  const finish = (finishReason: ToolLoopFinishReason, error?: OpenRouterError): ToolExecutionLoopResult =>
-    ({ finalContent, reasoning, totalRounds, totalToolCalls, toolRounds, finishReason, usage, error, messages })
-
-  /** Runs one round's calls through the registry, reporting each start and finish. */
-  const runRound = async (round: number, calls: readonly StreamedToolCall[], signal: AbortSignal | undefined, holdDeadline?: () => () => void) => runToolCalls(calls, {
-    round,
-    browserTools,
-    needsApproval,
-    people: params.people,
-    holdDeadline,
-    offered,
-    maxToolsPerRound,
-    concurrency: params.toolConcurrency ?? 5,
-    context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId, credentials: await params.credentials?.() },
-    denial: name => (localTools.has(name) ? undefined : denial(name)),
-    localTools,
-    signal,
-    beforeExecute: callbacks.beforeToolExecute ? call => callbacks.beforeToolExecute!({ round, call }) : undefined,
-    onStart: (call, callStartedAt) => callbacks.onToolCallStart?.({ round, id: call.id, name: call.name, arguments: call.arguments, startedAt: callStartedAt }),
-    onFinish: record => callbacks.onToolCallFinish?.({ ...record, round }),
-  })
-
-  /** Adds a round's assistant turn and tool results to the conversation, and reports the round. */
-  const completeToolRound = (round: number, assistant: AssistantMessage, records: ToolCallRecord[], executed: number, startedAt: number) => {
-    messages.push(assistant)
-    for (const record of records) messages.push({ role: 'tool', tool_call_id: record.id, content: record.result })
-    toolRounds.push({ round, toolCalls: records, totalExecutionMs: Date.now() - startedAt })
-    totalToolCalls += executed
-    callbacks.onRoundFinish?.({ round, finishReason: 'tool_calls', toolCalls: records, messages })
+  constructor(private readonly params: ToolExecutionLoopParams) {
+    this.callbacks = params.callbacks ?? {}
+    this.tools = new OfferedTools(params)
+    this.messages = [...params.initialMessages]
+    this.toolRoundsBefore = params.resume?.toolRounds ?? 0
+    this.finalContent = params.resume?.content ?? ''
+    this.reasoning = params.resume?.reasoning ?? ''
+    this.totalRounds = params.resume?.rounds ?? 0
   }
 
-  const interrupted = params.resume?.interruptedRound
-  if (interrupted) {
-    const { round, assistant, calls, settled } = interrupted
+  async run(): Promise<ToolExecutionLoopResult> {
+    await this.tools.refresh()
+    if (this.params.resume?.interruptedRound) {
+      await this.finishInterrupted(this.params.resume.interruptedRound)
+      if (this.params.signal?.aborted) return this.finish('aborted')
+    }
+    while (true) {
+      const ended = await this.round(++this.totalRounds)
+      if (ended) return ended
+    }
+  }
+
+  private finish(finishReason: ToolLoopFinishReason, error?: OpenRouterError): ToolExecutionLoopResult {
+    const { finalContent, reasoning, totalRounds, totalToolCalls, toolRounds, usage, messages } = this
+    return { finalContent, reasoning, totalRounds, totalToolCalls, toolRounds, finishReason, usage, error, messages }
+  }
+
+  /** Finishes a round a stop cut short: settled calls keep their record, the others run. */
+  private async finishInterrupted({ round, assistant, calls, settled }: InterruptedToolRound): Promise<void> {
     const startedAt = Date.now()
-    const rerun = await runRound(round, calls.filter(call => !settled.has(call.id)), params.signal)
-    totalRounds = Math.max(totalRounds, round)
-    completeToolRound(round, assistant, calls.map(call => settled.get(call.id) ?? rerun.find(record => record.id === call.id)!), rerun.length, startedAt)
-    if (params.signal?.aborted) return finish('aborted')
+    const rerun = await this.runCalls(round, calls.filter(call => !settled.has(call.id)), this.params.signal)
+    this.totalRounds = Math.max(this.totalRounds, round)
+    this.completeToolRound(round, assistant, calls.map(call => settled.get(call.id) ?? rerun.find(record => record.id === call.id)!), rerun.length, startedAt)
   }
 
-  while (true) {
-    const round = ++totalRounds
-    access = await params.toolAccess?.()
-    tools = currentTools()
-    offered = new Set(tools.map(tool => tool.function.name))
-    const forceAnswer = toolRoundsBefore + toolRounds.length >= maxRounds
+  /** One model request and the tools it asks for; the loop's result when it ends here. */
+  private async round(round: number): Promise<ToolExecutionLoopResult | undefined> {
+    await this.tools.refresh()
+    const forceAnswer = this.toolRoundsBefore + this.toolRounds.length >= (this.params.maxRounds ?? 10)
+    const request = await this.modelRequest(forceAnswer)
+    await this.callbacks.beforeModelRequest?.({ round, request })
+    if (this.params.signal?.aborted) return this.finish('aborted')
+    const roundTimeoutMs = this.params.roundTimeoutMs ?? 120_000
+    const deadline = roundSignal(this.params.signal, roundTimeoutMs)
+    try {
+      let streamed: StreamedRound
+      try {
+        streamed = await this.stream(round, request, deadline.signal)
+      } finally {
+        this.callbacks.afterModelRequest?.({ round })
+      }
+      if (this.params.signal?.aborted) return this.finish('aborted')
+      if (deadline.timedOut()) return this.finish('error', roundTimeoutError(round, roundTimeoutMs))
+      if (streamed.error) return this.finish('error', streamed.error)
+
+      const assistantTurn: AssistantMessage = { role: 'assistant', content: streamed.text || null }
+      if (streamed.reasoningDetails) assistantTurn.reasoning_details = streamed.reasoningDetails
+      if (streamed.finish !== 'tool_calls' || streamed.calls.length === 0 || forceAnswer) {
+        this.messages.push(assistantTurn)
+        this.callbacks.onRoundFinish?.({ round, finishReason: streamed.finish, toolCalls: [], messages: this.messages })
+        if (forceAnswer) return this.finish('tool_limit')
+        return this.finish(streamed.finish === 'length' || streamed.finish === 'content_filter' ? streamed.finish : 'stop')
+      }
+
+      assistantTurn.tool_calls = streamed.calls.map(toWireToolCall)
+      await this.callbacks.onToolRoundStart?.({ round, assistant: assistantTurn, calls: streamed.calls })
+      const startedAt = Date.now()
+      const records = await this.runCalls(round, streamed.calls, deadline.signal, deadline.hold)
+      this.completeToolRound(round, assistantTurn, records, records.length, startedAt)
+      if (this.params.signal?.aborted) return this.finish('aborted')
+      if (deadline.timedOut()) return this.finish('error', roundTimeoutError(round, roundTimeoutMs))
+      return undefined
+    } finally {
+      deadline.dispose()
+    }
+  }
+
+  /** The next request: the conversation so far (its files expanded) and the tools on offer. */
+  private async modelRequest(forceAnswer: boolean): Promise<ChatCompletionRequest> {
+    const { params } = this
     const request: ChatCompletionRequest = {
       ...params.request,
       model: params.model,
-      messages: params.expandMessages ? await params.expandMessages(messages) : messages,
+      messages: params.expandMessages ? await params.expandMessages(this.messages) : this.messages,
       stream: true,
       usage: { include: true },
     }
     // Tools go out again on every request that carries tool results, even when none may be called.
-    if (tools.length > 0) request.tools = tools
+    if (this.tools.tools.length > 0) request.tools = this.tools.tools
     if (forceAnswer) request.tool_choice = 'none'
+    return request
+  }
 
-    const deadline = roundSignal(params.signal, roundTimeoutMs)
-    try {
-      let roundText = ''
-      let roundError: OpenRouterError | undefined
-      let roundFinish: FinishReason = 'stop'
-      let reasoningDetails: ReasoningDetail[] | undefined
-      const calls: StreamedToolCall[] = []
-
-      for await (const event of streamChatCompletion(params.endpoint, request, { ...params.client, signal: deadline.signal })) {
-        switch (event.type) {
-          case 'text-delta': {
-            // A new round's text starts on its own paragraph, in the stream as in the result.
-            const text = roundText === '' && finalContent !== '' ? `\n\n${event.text}` : event.text
-            roundText += event.text
-            finalContent += text
-            callbacks.onTextDelta?.(text, { round })
-            break
-          }
-          case 'reasoning-delta':
-            reasoning += event.text
-            callbacks.onReasoningDelta?.(event.text, { round })
-            break
-          case 'reasoning-details':
-            reasoningDetails = event.details
-            break
-          case 'tool-call':
-            calls.push(event.toolCall)
-            break
-          case 'usage':
-            addUsage(usage, event.usage)
-            callbacks.onUsage?.(event.usage, { round })
-            break
-          case 'error':
-            roundError = event.error
-            break
-          case 'finish':
-            roundFinish = event.finishReason
-            break
+  /** Streams one model request, passing its text on as it comes. */
+  private async stream(round: number, request: ChatCompletionRequest, signal: AbortSignal): Promise<StreamedRound> {
+    const streamed: StreamedRound = { text: '', finish: 'stop', calls: [] }
+    for await (const event of streamChatCompletion(this.params.endpoint, request, { ...this.params.client, signal })) {
+      switch (event.type) {
+        case 'text-delta': {
+          // A new round's text starts on its own paragraph, in the stream as in the result.
+          const text = streamed.text === '' && this.finalContent !== '' ? `\n\n${event.text}` : event.text
+          streamed.text += event.text
+          this.finalContent += text
+          this.callbacks.onTextDelta?.(text, { round })
+          break
         }
+        case 'reasoning-delta':
+          this.reasoning += event.text
+          this.callbacks.onReasoningDelta?.(event.text, { round })
+          break
+        case 'reasoning-details':
+          streamed.reasoningDetails = event.details
+          break
+        case 'tool-call':
+          streamed.calls.push(event.toolCall)
+          break
+        case 'usage':
+          addUsage(this.usage, event.usage)
+          this.callbacks.onUsage?.(event.usage, { round })
+          break
+        case 'error':
+          streamed.error = event.error
+          break
+        case 'finish':
+          streamed.finish = event.finishReason
+          break
       }
-
-      if (params.signal?.aborted) return finish('aborted')
-      if (deadline.timedOut()) {
-        return finish('error', roundTimeoutError(round, roundTimeoutMs))
-      }
-      if (roundError) return finish('error', roundError)
-
-      const assistantTurn: AssistantMessage = { role: 'assistant', content: roundText || null }
-      if (reasoningDetails) assistantTurn.reasoning_details = reasoningDetails
-
-      if (roundFinish !== 'tool_calls' || calls.length === 0 || forceAnswer) {
-        messages.push(assistantTurn)
-        callbacks.onRoundFinish?.({ round, finishReason: roundFinish, toolCalls: [], messages })
-        if (forceAnswer) return finish('tool_limit')
-        return finish(roundFinish === 'length' || roundFinish === 'content_filter' ? roundFinish : 'stop')
-      }
-
-      assistantTurn.tool_calls = calls.map(toWireToolCall)
-      await callbacks.onToolRoundStart?.({ round, assistant: assistantTurn, calls })
-      const startedAt = Date.now()
-      const records = await runRound(round, calls, deadline.signal, deadline.hold)
-      completeToolRound(round, assistantTurn, records, records.length, startedAt)
-
-      if (params.signal?.aborted) return finish('aborted')
-      if (deadline.timedOut()) {
-        return finish('error', roundTimeoutError(round, roundTimeoutMs))
-      }
-    } finally {
-      deadline.dispose()
     }
+    return streamed
+  }
+
+  /** Runs one round's calls through the registry, reporting each start and finish. */
+  private async runCalls(round: number, calls: readonly StreamedToolCall[], signal: AbortSignal | undefined, holdDeadline?: () => () => void): Promise<ToolCallRecord[]> {
+    const { params, callbacks, tools } = this
+    return runToolCalls(calls, {
+      round,
+      browserTools: tools.browserTools,
+      needsApproval: name => approvalNeeded(name, tools.access),
+      people: params.people,
+      holdDeadline,
+      offered: tools.offered,
+      maxToolsPerRound: params.maxToolsPerRound ?? 20,
+      concurrency: params.toolConcurrency ?? 5,
+      context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId, credentials: await params.credentials?.() },
+      denial: name => (tools.localTools.has(name) ? undefined : tools.denial(name)),
+      localTools: tools.localTools,
+      signal,
+      beforeExecute: callbacks.beforeToolExecute ? call => callbacks.beforeToolExecute!({ round, call }) : undefined,
+      onStart: (call, callStartedAt) => callbacks.onToolCallStart?.({ round, id: call.id, name: call.name, arguments: call.arguments, startedAt: callStartedAt }),
+      onFinish: record => callbacks.onToolCallFinish?.({ ...record, round }),
+    })
+  }
+
+  /** Adds a round's assistant turn and tool results to the conversation, and reports the round. */
+  private completeToolRound(round: number, assistant: AssistantMessage, records: ToolCallRecord[], executed: number, startedAt: number): void {
+    this.messages.push(assistant)
+    for (const record of records) this.messages.push({ role: 'tool', tool_call_id: record.id, content: record.result })
+    this.toolRounds.push({ round, toolCalls: records, totalExecutionMs: Date.now() - startedAt })
+    this.totalToolCalls += executed
+    this.callbacks.onRoundFinish?.({ round, finishReason: 'tool_calls', toolCalls: records, messages: this.messages })
   }
 }

@@ -5,7 +5,7 @@
  */
 import { createError, setResponseHeader, type H3Event } from 'h3'
 import { AuthError } from '../auth/auth-errors'
-import { BudgetExceededError } from '../jobs/admission/budget'
+import { BudgetExceededError, BudgetHeldError } from '../jobs/admission/budget'
 import { JobCapacityError } from '../jobs/admission/caps'
 import { RateLimitError } from '../jobs/admission/start-rate'
 import { WorkflowCostError } from '../workflows/model-calls'
@@ -40,6 +40,7 @@ export function httpAnswerFor(error: unknown): HttpAnswer | undefined {
   if (JobCapacityError.isInstance(error)) {
     return { statusCode: error.scope === 'server' ? 503 : 429, statusMessage: error.scope === 'server' ? 'Server busy' : 'Too many running answers', message: error.message, data: { scope: error.scope, limit: error.limit }, retryAfterSeconds: error.retryAfterSeconds }
   }
+  if (BudgetHeldError.isInstance(error)) return { statusCode: 429, statusMessage: 'Budget held by answers in progress', message: error.message, data: { budget: error.budget, limit: error.limit }, retryAfterSeconds: error.retryAfterSeconds }
   if (BudgetExceededError.isInstance(error)) return { statusCode: 402, statusMessage: 'Daily budget used up', message: error.message, data: { budget: error.budget, limit: error.limit, resetsAt: error.resetsAt }, retryAfterSeconds: error.retryAfterSeconds }
   if (WorkflowCostError.isInstance(error)) return { statusCode: 400, statusMessage: 'Workflow too costly', message: error.message, data: { modelCalls: error.calls, limit: error.limit } }
   if (RateLimitError.isInstance(error)) return { statusCode: 429, statusMessage: 'Too many starts', message: error.message, data: { scope: error.scope, limit: error.limit }, retryAfterSeconds: error.retryAfterSeconds }

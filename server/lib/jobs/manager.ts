@@ -14,9 +14,9 @@ import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
 import { clampOutputTokens, JobAdmission, type Admission, type RoleLimitSource } from './admission/gate'
 import type { Allowance, SpentBudget, UsageLedger } from './admission/budget'
+import type { RunBudget } from './admission/budget-pool'
 import type { LimiterFactory } from '../stores/rate-limits/limiters'
 import type { JobPrincipal } from './admission/principal'
-import { BudgetMeter } from './run/budget-meter'
 import { runWithDeadline } from '../tools/run-with-deadline'
 import { JobLeases } from './leases'
 import type { JobLiveHub } from './live-hub'
@@ -156,7 +156,7 @@ export class BackgroundJobManager {
    * caps, the start rate and the daily budget; throws the first refusal. Callers that must refuse
    * before they store anything admit first and pass the admission to the start.
    */
-  admit(principal: JobPrincipal, request: { models: Iterable<string>, workflow?: StartWorkflowJobInput['definition'] }): Promise<Admission> {
+  admit(principal: JobPrincipal, request: Parameters<JobAdmission['admit']>[1]): Promise<Admission> {
     return this.admission.admit(principal, request)
   }
 
@@ -165,13 +165,18 @@ export class BackgroundJobManager {
    * admission's refusals and `MissingApiKeyError` when the model needs a key nobody gave.
    */
   async startChatJob(input: StartChatJobInput, admission?: Admission): Promise<BackgroundJob> {
-    assertClientToolsFree(input.request.clientTools)
-    const admitted = admission ?? await this.admit(input.principal, { models: [input.request.model] })
-    const endpoint = resolveChatEndpoint(input.request.model, this.options.config, input.userApiKey)
-    const request = { ...input.request, fields: clampOutputTokens(input.request.fields, admitted.limits.maxOutputTokens) }
-    const job = await this.createAdmitted(admitted, () => this.store.createJob(newChatJob({ ...input, request }, this.options.secretBox)))
-    this.launch(job, { endpoint }, admitted.allowance)
-    return job
+    try {
+      assertClientToolsFree(input.request.clientTools)
+    } catch (error) {
+      admission?.budget.close()
+      throw error
+    }
+    const admitted = admission ?? await this.admit(input.principal, { models: [input.request.model], firstRequest: { messages: input.request.messages, max_tokens: input.request.fields.max_tokens } })
+    return this.launchAdmitted(admitted, async () => {
+      const endpoint = resolveChatEndpoint(input.request.model, this.options.config, input.userApiKey)
+      const request = { ...input.request, fields: clampOutputTokens(input.request.fields, admitted.limits.maxOutputTokens) }
+      return { job: await this.store.createJob(newChatJob({ ...input, request }, this.options.secretBox)), how: { endpoint } }
+    })
   }
 
   /**
@@ -179,11 +184,11 @@ export class BackgroundJobManager {
    * `MissingApiKeyError` when one of its models needs a key nobody gave.
    */
   async startWorkflowJob(input: StartWorkflowJobInput): Promise<BackgroundJob> {
-    const admitted = await this.admit(input.principal, { models: workflowModels(input.definition), workflow: input.definition })
-    for (const model of workflowModels(input.definition)) resolveChatEndpoint(model, this.options.config, input.userApiKey)
-    const job = await this.createAdmitted(admitted, () => this.store.createJob(newWorkflowJob(input, this.options.secretBox, admitted.limits.maxOutputTokens)))
-    this.launch(job, { userKey: input.userApiKey }, admitted.allowance)
-    return job
+    const admitted = await this.admit(input.principal, { models: workflowModels(input.definition), workflow: input.definition, firstRequest: { messages: [{ role: 'user', content: input.prompt }] } })
+    return this.launchAdmitted(admitted, async () => {
+      for (const model of workflowModels(input.definition)) resolveChatEndpoint(model, this.options.config, input.userApiKey)
+      return { job: await this.store.createJob(newWorkflowJob(input, this.options.secretBox, admitted.limits.maxOutputTokens)), how: { userKey: input.userApiKey } }
+    })
   }
 
   /**
@@ -281,30 +286,37 @@ export class BackgroundJobManager {
     await this.reportFinished(jobId)
   }
 
-  /** Creates a job while holding a slot taken before the first await, so racing starts cannot overshoot the caps. */
-  private async createAdmitted(admitted: Admission, create: () => Promise<BackgroundJob>): Promise<BackgroundJob> {
+  /**
+   * Creates a job while holding a slot taken before the first await, so racing starts cannot
+   * overshoot the caps, and runs it. A start that fails frees its budget's reservation.
+   */
+  private async launchAdmitted(admitted: Admission, create: () => Promise<{ job: BackgroundJob, how: RelaunchPlan }>): Promise<BackgroundJob> {
     const reservation = `pending:${crypto.randomUUID()}`
-    this.admission.slots.admit(reservation, admitted.principal, admitted.limits.jobsAtOnce)
     try {
-      const job = await create()
+      this.admission.slots.admit(reservation, admitted.principal, admitted.limits.jobsAtOnce)
+      const { job, how } = await create()
       // The job's slot is taken before the reservation is freed, so no start slips in between.
       this.admission.slots.take(job.id, admitted.principal)
+      this.launch(job, how, admitted.budget)
       return job
+    } catch (error) {
+      admitted.budget.close()
+      throw error
     } finally {
       this.admission.slots.release(reservation)
     }
   }
 
   /**
-   * Runs `job`. `allowance` is what its budget left at its start; a job resumed after a restart
-   * (none given) gets what its user's budget has left now.
+   * Runs `job`. `budget` is the one admitted with its start (its first request reserved); a job
+   * resumed after a restart (none given) counts from what its user's budget has left now.
    */
-  private launch(job: BackgroundJob, how: RelaunchPlan, allowance?: Allowance): void {
+  private launch(job: BackgroundJob, how: RelaunchPlan, admittedBudget?: RunBudget): void {
     const controller = new AbortController()
     const run: RunningJob = { userId: job.userId, controller, done: Promise.resolve(), lastActivityAt: Date.now(), toolsRunning: 0 }
     this.running.set(job.id, run)
-    if (!allowance) this.admission.slots.take(job.id, { userId: job.userId })
-    const meter = allowance ? Promise.resolve(new BudgetMeter(allowance)) : this.resumedJobMeter(job.userId)
+    if (!admittedBudget) this.admission.slots.take(job.id, { userId: job.userId })
+    const meter = admittedBudget ? Promise.resolve(admittedBudget) : this.resumedJobBudget(job.userId)
     const stopRenewing = this.leases?.keepRenewed(job.id, controller)
     const common = {
       job,
@@ -332,7 +344,7 @@ export class BackgroundJobManager {
         if (this.leases && !controller.signal.aborted) controller.abort('lease-lost' satisfies JobStopReason)
       },
     }
-    let budget: BudgetMeter | undefined
+    let budget: RunBudget | undefined
     run.done = meter.then((given) => {
       budget = given
       return job.type === 'workflow'
@@ -349,6 +361,7 @@ export class BackgroundJobManager {
       // What the run used counts against its user's budget however it ended (an interrupted run's
       // share too: the resumed run counts only its own).
       if (budget) await this.admission.budgets?.record(job.userId, budget.spent()).catch(error => this.options.logger?.warn(`Job ${job.id}: its usage could not be recorded`, error))
+      budget?.close()
       if (outcome !== 'interrupted') await this.reportFinished(job.id, how.endpoint)
     }).finally(() => {
       stopRenewing?.()
@@ -357,15 +370,18 @@ export class BackgroundJobManager {
     })
   }
 
-  /** The budget of a job resumed after a restart: what its user's budget has left now. */
-  private async resumedJobMeter(userId: string): Promise<BudgetMeter> {
-    return new BudgetMeter(await this.remainingBudget(userId))
+  /** The budget of a job resumed after a restart: it counts from what its user's budget has left now. */
+  private async resumedJobBudget(userId: string): Promise<RunBudget> {
+    return this.admission.budgetOnResume(userId, await this.roleOf(userId))
   }
 
-  /** What `userId`'s daily budget has left now (nothing once a budget is used up), for a run resumed or a request made outside a job (a thread's title). */
+  /** What `userId`'s daily budget has left now, their answers' reservations counted as used, for a request made outside a job (a thread's title). */
   async remainingBudget(userId: string): Promise<Allowance> {
-    const role = await this.options.roleOf?.(userId).catch(() => 'user' as const) ?? 'user'
-    return this.admission.allowanceOnResume(userId, role)
+    return this.admission.budgetLeft(userId, await this.roleOf(userId))
+  }
+
+  private async roleOf(userId: string): Promise<Role> {
+    return await this.options.roleOf?.(userId).catch(() => 'user' as const) ?? 'user'
   }
 
   /** Counts what a model request made outside a job used against `userId`'s daily budget. */

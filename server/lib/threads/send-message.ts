@@ -12,6 +12,7 @@ import type { ThreadStore } from '../stores/threads/thread-store'
 import { threadHistory } from './history'
 import { titleFromMessage } from './titles'
 import type { ChatThread, SentThreadMessage, ThreadMessage } from '../../../shared/types/thread'
+import type { ChatMessage } from '../openrouter/types'
 import { MessageVersionError, messageTree, pathTo, threadPath } from './versions'
 import { z } from 'zod'
 import { assertClientToolsFree, clientToolsSchema } from '../tools/client-tools'
@@ -93,15 +94,9 @@ export async function addMessageVersion(dependencies: Dependencies, thread: Chat
   return answer(dependencies, thread, all, history(tree.parentOf.get(question.id)!), { stored: question }, input)
 }
 
-/** Stores the question (unless stored) and an assistant message for its answer, and starts the answer's job. */
-async function answer(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, input: AnswerInput): Promise<SentThreadMessage> {
-  const { jobs, threads, config } = dependencies
-  checkMessageQuota(all.length, 'stored' in question ? 1 : 2, config.limits)
-  assertClientToolsFree(input.clientTools)
-  const newFiles = 'stored' in question ? [] : question.files ?? []
-  checkAttachmentQuota(newFiles.length ? await threads.attachmentBytes(thread.userId) : 0, newFiles.reduce((total, file) => total + file.bytes.length, 0), config.limits)
-  const admission = await jobs.admit(input.principal, { models: [input.model] })
-  resolveChatEndpoint(input.model, config, input.userApiKey)
+/** Stores the question (unless stored, with its new files) and an empty assistant message for its answer, made the branch on view. */
+async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, newFiles: AcceptedAttachment[], model: string) {
+  const { threads } = dependencies
   const now = Date.now()
   let userMessage: ThreadMessage
   if ('stored' in question) {
@@ -115,13 +110,33 @@ async function answer(dependencies: Dependencies, thread: ChatThread, all: Threa
     }
     userMessage = await threads.appendMessage({ threadId: thread.id, parentId: question.parentId, role: 'user', content: question.content, now, ...(attachments.length ? { attachments } : {}) })
   }
-  const content = userMessage.content
   const messages = threadHistory(before, userMessage)
-  if (all.length === 0 && thread.title === 'New chat') await threads.renameThread(thread.id, titleFromMessage(content), now)
-  const assistantId = crypto.randomUUID()
-  const assistantMessage = await threads.appendMessage({ id: assistantId, threadId: thread.id, parentId: userMessage.id, role: 'assistant', content: '', model: input.model, status: 'streaming', now: now + 1 })
-  await threads.setActiveMessage(thread.id, assistantId)
+  if (all.length === 0 && thread.title === 'New chat') await threads.renameThread(thread.id, titleFromMessage(userMessage.content), now)
+  const assistantMessage = await threads.appendMessage({ id: crypto.randomUUID(), threadId: thread.id, parentId: userMessage.id, role: 'assistant', content: '', model, status: 'streaming', now: now + 1 })
+  await threads.setActiveMessage(thread.id, assistantMessage.id)
+  return { userMessage, assistantMessage, messages }
+}
 
+/** Stores the question (unless stored) and an assistant message for its answer, and starts the answer's job. */
+async function answer(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, input: AnswerInput): Promise<SentThreadMessage> {
+  const { jobs, threads, config } = dependencies
+  checkMessageQuota(all.length, 'stored' in question ? 1 : 2, config.limits)
+  assertClientToolsFree(input.clientTools)
+  const newFiles = 'stored' in question ? [] : question.files ?? []
+  checkAttachmentQuota(newFiles.length ? await threads.attachmentBytes(thread.userId) : 0, newFiles.reduce((total, file) => total + file.bytes.length, 0), config.limits)
+  const questionText = 'stored' in question ? question.stored.content : question.content
+  const admission = await jobs.admit(input.principal, { models: [input.model], firstRequest: { messages: threadHistory(before, { content: questionText }) } })
+  let stored: { userMessage: ThreadMessage, assistantMessage: ThreadMessage, messages: ChatMessage[] }
+  try {
+    resolveChatEndpoint(input.model, config, input.userApiKey)
+    stored = await storeTurn(dependencies, thread, all, before, question, newFiles, input.model)
+  } catch (error) {
+    // Nothing was started: the budget the start reserved is free again.
+    admission.budget.close()
+    throw error
+  }
+  const { userMessage, assistantMessage, messages } = stored
+  const assistantId = assistantMessage.id
   try {
     const job = await jobs.startChatJob({
       principal: input.principal,

@@ -8,7 +8,7 @@ import type { ServerConfig } from '../config/server-config'
 import { chatClientOptions } from '../models/chat-endpoint'
 import { streamChatCompletion, type ChatEndpoint } from '../openrouter/chat-client'
 import type { Allowance, SpentBudget } from '../jobs/admission/budget'
-import { BudgetMeter } from '../jobs/run/budget-meter'
+import { RequestSpend } from '../jobs/admission/budget-pool'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { BackgroundJob } from '../../../shared/types/job'
 import { MAX_THREAD_TITLE } from '../../../shared/limits'
@@ -63,7 +63,7 @@ export async function requestTitle(endpoint: ChatEndpoint, config: ServerConfig,
   }
   const timeout = AbortSignal.timeout(TITLE_TIMEOUT_MS)
   let reply = ''
-  const meter = new BudgetMeter()
+  const meter = new RequestSpend()
   for await (const event of streamChatCompletion(endpoint, request, { ...chatClientOptions(config), signal: signal ? AbortSignal.any([signal, timeout]) : timeout })) {
     if (event.type === 'text-delta') {
       reply += event.text

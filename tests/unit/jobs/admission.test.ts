@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { BudgetExceededError, DailyBudgets, nextUtcMidnight, utcDay } from '../../../server/lib/jobs/admission/budget'
+import { BudgetExceededError, BudgetHeldError, DailyBudgets, nextUtcMidnight, utcDay } from '../../../server/lib/jobs/admission/budget'
+import { estimateRequestTokens, RequestSpend, type RunBudget } from '../../../server/lib/jobs/admission/budget-pool'
 import { JobCapacityError, JobSlots } from '../../../server/lib/jobs/admission/caps'
 import { clampOutputTokens, JobAdmission } from '../../../server/lib/jobs/admission/gate'
-import { BudgetMeter } from '../../../server/lib/jobs/run/budget-meter'
 import { RoleLimitPolicy } from '../../../server/lib/auth/role-limits'
 import { createMemoryAccountStore } from '../../../server/lib/stores/accounts/memory'
 import type { AccountStore } from '../../../server/lib/stores/accounts/account-store'
@@ -97,6 +97,7 @@ describe('job slots', () => {
 describe('daily budgets', () => {
   let store: AccountStore
   let now: number
+  const limits = { dailyTokens: 1_000, dailyCost: 0, maxOutputTokens: 0 }
   beforeEach(() => {
     store = createMemoryAccountStore()
     now = Date.UTC(2026, 10, 22, 18, 30)
@@ -104,17 +105,16 @@ describe('daily budgets', () => {
 
   it('gives what is left today, refuses with 402 details when it is used up, and starts again at midnight UTC', async () => {
     const budgets = new DailyBudgets(store, () => now)
-    const limits = { dailyTokens: 1_000, dailyCost: 0 }
-    expect(await budgets.allowance('ann', limits)).toEqual({ tokens: 1_000, cost: Infinity })
+    expect(await budgets.left('ann', limits)).toEqual({ tokens: 1_000, cost: Infinity })
     await budgets.record('ann', { tokens: 600, cost: 0.2 })
-    expect(await budgets.allowance('ann', limits)).toEqual({ tokens: 400, cost: Infinity })
+    expect(await budgets.left('ann', limits)).toEqual({ tokens: 400, cost: Infinity })
     await budgets.record('ann', { tokens: 450, cost: 0 })
-    const refusal = await budgets.allowance('ann', limits).catch((error: unknown) => error)
+    const refusal = await budgets.admit('ann', limits, 10).catch((error: unknown) => error)
     expect(BudgetExceededError.isInstance(refusal)).toBe(true)
     expect(refusal).toMatchObject({ budget: 'tokens', limit: 1_000, resetsAt: Date.UTC(2026, 10, 23), retryAfterSeconds: 5.5 * 3_600, message: expect.stringMatching(/daily budget of 1,000 tokens\. It starts again at 00:00 UTC/) })
-    expect(await budgets.allowance('bob', limits)).toEqual({ tokens: 1_000, cost: Infinity })
+    expect(await budgets.left('bob', limits)).toEqual({ tokens: 1_000, cost: Infinity })
     now = Date.UTC(2026, 10, 23, 0, 1)
-    expect(await budgets.allowance('ann', limits)).toEqual({ tokens: 1_000, cost: Infinity })
+    expect(await budgets.left('ann', limits)).toEqual({ tokens: 1_000, cost: Infinity })
     expect(utcDay(now)).toBe('2026-11-23')
     expect(nextUtcMidnight(Date.UTC(2026, 11, 31, 23, 59))).toBe(Date.UTC(2027, 0, 1))
   })
@@ -124,25 +124,78 @@ describe('daily budgets', () => {
     await budgets.record('ann', { tokens: 0, cost: 0 })
     expect(await store.getUsage('ann', utcDay(now))).toBeNull()
     await budgets.record('ann', { tokens: 10, cost: 1.5 })
-    await expect(budgets.allowance('ann', { dailyTokens: 0, dailyCost: 1.5 })).rejects.toMatchObject({ budget: 'cost', limit: 1.5 })
-    expect(await budgets.allowance('ann', { dailyTokens: 0, dailyCost: 0 })).toEqual({ tokens: Infinity, cost: Infinity })
+    await expect(budgets.admit('ann', { dailyTokens: 0, dailyCost: 1.5, maxOutputTokens: 0 }, 10)).rejects.toMatchObject({ budget: 'cost', limit: 1.5 })
+    expect(await budgets.left('ann', { dailyTokens: 0, dailyCost: 0, maxOutputTokens: 0 })).toEqual({ tokens: Infinity, cost: Infinity })
+  })
+
+  it('reserves each start\'s first request, so starts at the same moment cannot all take the same remainder', async () => {
+    const budgets = new DailyBudgets(store, () => now)
+    const small = { dailyTokens: 40, dailyCost: 0, maxOutputTokens: 0 }
+    const starts = await Promise.allSettled([1, 2, 3, 4, 5].map(() => budgets.admit('ann', small, 500)))
+    const admitted = starts.filter(start => start.status === 'fulfilled').map(start => (start as PromiseFulfilledResult<RunBudget>).value)
+    expect(admitted).toHaveLength(1)
+    const refusals = starts.filter(start => start.status === 'rejected').map(start => (start as PromiseRejectedResult).reason)
+    expect(refusals.every(BudgetHeldError.isInstance)).toBe(true)
+    expect(refusals[0]).toMatchObject({ budget: 'tokens', limit: 40, retryAfterSeconds: 5, message: expect.stringMatching(/answers in progress may use the rest of your daily budget of 40 tokens/) })
+    expect(await budgets.left('ann', small)).toEqual({ tokens: 0, cost: Infinity })
+    // The run's first request takes over the start's reservation; its usage replaces it when it ends.
+    const run = admitted[0]!
+    const request = await run.reserve({ messages: [{ role: 'user', content: 'hi' }] })
+    expect(request).toBeInstanceOf(RequestSpend)
+    ;(request as RequestSpend).addUsage({ totalTokens: 12, cost: 0 })
+    run.finish(request as RequestSpend)
+    expect(await budgets.left('ann', small)).toEqual({ tokens: 28, cost: Infinity })
+    await budgets.record('ann', run.spent())
+    run.close()
+    expect(budgets.pools.size).toBe(0)
+    expect(await budgets.left('ann', small)).toEqual({ tokens: 28, cost: Infinity })
+    // A start that does not go on frees what it reserved.
+    const abandoned = await budgets.admit('ann', small, 500)
+    expect(await budgets.left('ann', small)).toEqual({ tokens: 0, cost: Infinity })
+    abandoned.close()
+    expect(await budgets.left('ann', small)).toEqual({ tokens: 28, cost: Infinity })
+  })
+
+  it('makes a request wait while the rest is only held by requests under way, and refuses one once it is spent', async () => {
+    const budgets = new DailyBudgets(store, () => now)
+    const run = await budgets.resume('ann', { dailyTokens: 100, dailyCost: 0, maxOutputTokens: 60 })
+    const first = await run.reserve({ messages: [{ role: 'user', content: 'x'.repeat(40) }] }) as RequestSpend
+    expect(first.reservedTokens).toBe(70)
+    const second = await run.reserve({ messages: [] }) as RequestSpend
+    expect(second.reservedTokens).toBe(30)
+    let third: unknown
+    const waiting = run.reserve({ messages: [] }).then(result => (third = result))
+    await Promise.resolve()
+    expect(third).toBeUndefined()
+    first.addUsage({ totalTokens: 20, cost: 0 })
+    run.finish(first)
+    await waiting
+    // 100 - 20 used - 30 held by the second: the third gets the 50 left.
+    expect((third as RequestSpend).reservedTokens).toBe(50)
+    second.addText(400)
+    ;(third as RequestSpend).addUsage({ totalTokens: 30, cost: 0 })
+    expect(run.exceeded()).toBe('tokens')
+    expect(await run.reserve({ messages: [] })).toBe('tokens')
+    // A waiting request gives up when its run stops.
+    const stop = new AbortController()
+    const other = await budgets.resume('ann', { dailyTokens: 100, dailyCost: 0, maxOutputTokens: 60 })
+    run.finish(second)
+    run.finish(third as RequestSpend)
+    expect(await other.reserve({ messages: [] }, stop.signal)).toBe('tokens')
   })
 })
 
-describe('budget meter', () => {
-  it('estimates streamed text until the real usage arrives, and says which budget ran out', () => {
-    const meter = new BudgetMeter({ tokens: 100, cost: 1 })
-    meter.addText(200)
-    expect(meter.spent()).toEqual({ tokens: 50, cost: 0 })
-    expect(meter.exceeded()).toBeUndefined()
-    meter.addUsage({ totalTokens: 70, cost: 0.5 })
-    expect(meter.spent()).toEqual({ tokens: 70, cost: 0.5 })
-    meter.addText(120)
-    expect(meter.exceeded()).toBe('tokens')
-    const credits = new BudgetMeter({ tokens: Infinity, cost: 0.1 })
-    credits.addUsage({ totalTokens: 5, cost: 0.2 })
-    expect(credits.exceeded()).toBe('cost')
-    expect(new BudgetMeter().exceeded()).toBeUndefined()
+describe('request spend', () => {
+  it('estimates streamed text until the real usage arrives, and estimates a request from its prompt and max_tokens', () => {
+    const spend = new RequestSpend()
+    spend.addText(200)
+    expect(spend.spent()).toEqual({ tokens: 50, cost: 0 })
+    spend.addUsage({ totalTokens: 70, cost: 0.5 })
+    expect(spend.spent()).toEqual({ tokens: 70, cost: 0.5 })
+    spend.addText(120)
+    expect(spend.spent()).toEqual({ tokens: 70, cost: 0.5 })
+    expect(estimateRequestTokens({ messages: [{ role: 'user', content: 'x'.repeat(400) }], max_tokens: 50 }, 1_024)).toBe(150)
+    expect(estimateRequestTokens({ messages: [{ role: 'user', content: [{ type: 'text', text: 'abcd' }, { type: 'image_url', image_url: { url: `data:${'A'.repeat(10_000)}` } }] }] }, 1_024)).toBe(1_025)
   })
 })
 
@@ -153,7 +206,8 @@ describe('admission', () => {
     const admission = new JobAdmission({ maxConcurrentJobs: 20, fairShare: 0.5, jobStartsPerIpPerMinute: 1_000, roleLimits: policy, usage: store })
     await expect(admission.admit(guest('g'), { models: ['openai/gpt-4o'] })).rejects.toMatchObject({ refusal: 'model-not-allowed' })
     const admitted = await admission.admit(guest('g'), { models: ['or3/offline-demo'] })
-    expect(admitted).toMatchObject({ limits: { dailyTokens: 200_000, maxOutputTokens: 4_096 }, allowance: { tokens: 200_000, cost: Infinity } })
+    expect(admitted).toMatchObject({ limits: { dailyTokens: 200_000, maxOutputTokens: 4_096 } })
+    admitted.budget.close()
     const costly = structuredClone(WORKFLOW_EXAMPLES['triage-router']!)
     for (const node of costly.nodes) if (node.kind === 'agent') Object.assign(node, { maxToolRounds: 20, retries: 5 })
     expect(workflowModelCallBound(costly)).toBeGreaterThan(50)
@@ -161,13 +215,14 @@ describe('admission', () => {
 
     await policy.setOverrides({ guest: { models: '*', dailyTokens: 10, jobStartsPerMinute: 3 } })
     expect((await policy.view()).effective.guest).toMatchObject({ models: '*', dailyTokens: 10, jobsAtOnce: 2 })
-    await admission.admit(guest('h'), { models: ['openai/gpt-4o'] })
+    ;(await admission.admit(guest('h'), { models: ['openai/gpt-4o'] })).budget.close()
     await store.addUsage('h', utcDay(Date.now()), { tokens: 10, cost: 0 })
     await expect(admission.admit(guest('h'), { models: ['or3/offline-demo'] })).rejects.toMatchObject({ name: 'BudgetExceededError' })
     await expect(admission.admit(guest('h'), { models: ['or3/offline-demo'] })).rejects.toMatchObject({ name: 'BudgetExceededError' })
     // Those refusals still counted as starts: the fourth is over the admin's rate of 3.
     await expect(admission.admit(guest('h'), { models: ['or3/offline-demo'] })).rejects.toMatchObject({ name: 'RateLimitError', limit: 3 })
-    expect(await admission.allowanceOnResume('h', 'guest')).toEqual({ tokens: 0, cost: 0 })
+    expect(await admission.budgetLeft('h', 'guest')).toEqual({ tokens: 0, cost: Infinity })
+    expect(await (await admission.budgetOnResume('h', 'guest')).reserve({ messages: [] })).toBe('tokens')
     await policy.setOverrides({})
     expect((await policy.view()).effective.guest).toEqual(defaults.guest)
   })

@@ -158,3 +158,63 @@ describe('BackgroundJobManager', () => {
     await manager.shutdown()
   })
 })
+
+describe('budget reservations', () => {
+  const today = () => new Date().toISOString().slice(0, 10)
+  function budgetManager(dailyTokens: number) {
+    const usage = createMemoryAccountStore()
+    const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server', retryBaseDelayMs: 5 }, backgroundJobs: { maxConcurrentJobs: 20 }, limits: { fairShare: 1, roles: { user: { dailyTokens, jobsAtOnce: 10, workflowModelCalls: 200 } } } })
+    store = createMemoryJobStore()
+    manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox, usage })
+    return usage
+  }
+
+  it('lets one of five answers started at once against a 40-token budget run, and refuses the rest with 429 while it holds the rest', async () => {
+    const usage = budgetManager(40)
+    // Every request uses 36 tokens: more than one would pass the budget by most of a request.
+    fake.script(() => textReply('fine', { usage: { prompt: 20, completion: 16 } }))
+    const starts = await Promise.allSettled(Array.from({ length: 5 }, () => manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })))
+    const started = starts.flatMap(start => (start.status === 'fulfilled' ? [start.value] : []))
+    const refused = starts.flatMap(start => (start.status === 'rejected' ? [start.reason] : []))
+    expect(started).toHaveLength(1)
+    expect(refused.map(error => error.name)).toEqual(['BudgetHeldError', 'BudgetHeldError', 'BudgetHeldError', 'BudgetHeldError'])
+    await manager.settled(started[0]!.id)
+    expect((await store.getJob(started[0]!.id))!.status).toBe('complete')
+    expect((await usage.getUsage('a', today()))!.tokens).toBe(36)
+    // Once it ended, what is left (4 tokens) admits the next one; after it the budget is spent.
+    const next = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
+    await manager.settled(next.id)
+    expect((await usage.getUsage('a', today()))!.tokens).toBe(72)
+    await expect(manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })).rejects.toMatchObject({ name: 'BudgetExceededError' })
+    await manager.shutdown()
+  })
+
+  it('makes a workflow\'s twenty parallel agents reserve before they start: the run passes its budget by less than one request', async () => {
+    const usage = budgetManager(40)
+    fake.script(() => textReply('fine', { usage: { prompt: 20, completion: 16 } }))
+    const agents = Array.from({ length: 20 }, (_, index) => `agent${index}`)
+    const definition = {
+      version: 1 as const,
+      name: 'Twenty at once',
+      description: '',
+      defaultModel: 'openai/gpt-4o-mini',
+      nodes: [
+        { id: 'start', kind: 'start' as const },
+        { id: 'fan', kind: 'parallel' as const },
+        ...agents.map(id => ({ id, kind: 'agent' as const, systemPrompt: '', prompt: '{{prompt}}', tools: [], maxToolRounds: 0 })),
+        { id: 'join', kind: 'merge' as const },
+        { id: 'out', kind: 'output' as const },
+      ],
+      edges: [{ from: 'start', to: 'fan' }, ...agents.flatMap(id => [{ from: 'fan', to: id }, { from: id, to: 'join' }]), { from: 'join', to: 'out' }],
+    }
+    const before = fake.requests.length
+    const job = await manager.startWorkflowJob({ principal: { userId: 'w', role: 'user' }, workflowId: 'wf', definition, prompt: 'go' })
+    await manager.settled(job.id)
+    const ended = (await store.getJob(job.id))!
+    expect(ended, JSON.stringify(ended.error)).toMatchObject({ status: "error", error: { kind: "over-budget" } })
+    // The first agent holds the whole budget; the second gets the 4 tokens it left; then it is spent.
+    expect(fake.requests.length - before).toBe(2)
+    expect((await usage.getUsage('w', today()))!.tokens).toBe(72)
+    await manager.shutdown()
+  })
+})

@@ -1,10 +1,12 @@
 /**
  * Daily budgets: the tokens and credits each principal may use per UTC day (its role's
  * `dailyTokens` / `dailyCost`, 0 for none), counted from the usage every job reports when it
- * ends (the usage ledger in the account store, shared by every instance). A start with nothing
- * left is refused with 402; a running job gets what was left at its start as its allowance
- * (run/budget-meter.ts), and stops when it has used it, keeping its text.
+ * ends (the usage ledger in the account store, shared by every instance) and, while jobs run,
+ * from what they use and reserve (budget-pool.ts). A start with nothing left is refused with 402;
+ * one whose rest is held by answers under way gets 429 until they end. A running job stops when
+ * its user's budget is used up, keeping its text.
  */
+import { BudgetPools, DEFAULT_OUTPUT_ESTIMATE, RunBudget } from './budget-pool'
 import type { DailyUsage, RoleLimits } from '../../../../shared/types/limits'
 
 /** Where usage is kept (the account store implements it). */
@@ -52,6 +54,20 @@ export class BudgetExceededError extends Error {
   }
 }
 
+/** Raised when what is left of a principal's budget is held by their answers under way; answered 429 until one ends. */
+export class BudgetHeldError extends Error {
+  override name = 'BudgetHeldError'
+  readonly retryAfterSeconds = 5
+  constructor(readonly budget: 'tokens' | 'cost', readonly limit: number) {
+    const unit = budget === 'tokens' ? 'tokens' : 'credits'
+    super(`Your answers in progress may use the rest of your daily budget of ${limit.toLocaleString('en')} ${unit}. Try again when one of them ends.`)
+  }
+
+  static isInstance(error: unknown): error is BudgetHeldError {
+    return error instanceof Error && error.name === 'BudgetHeldError'
+  }
+}
+
 /** Words for a used-up budget, shared by the 402 answer and the error of a job stopped by it. */
 export function budgetMessage(budget: 'tokens' | 'cost', limit: number | undefined, resetsAt: number): string {
   const unit = budget === 'tokens' ? 'tokens' : 'credits'
@@ -59,20 +75,53 @@ export function budgetMessage(budget: 'tokens' | 'cost', limit: number | undefin
   return `You have used your ${what}. It starts again at ${new Date(resetsAt).toISOString().slice(11, 16)} UTC; an admin can raise it.`
 }
 
-/** Reads and records principals' daily usage against their budgets. */
+/** The parts of a role's limits a budget reads. */
+export type BudgetLimits = Pick<RoleLimits, 'dailyTokens' | 'dailyCost' | 'maxOutputTokens'>
+
+/** What a run is expected to write per request when its request names no `max_tokens`: the role's cap, or a default. */
+export function outputEstimateOf(limits: Pick<RoleLimits, 'maxOutputTokens'>): number {
+  return limits.maxOutputTokens > 0 ? limits.maxOutputTokens : DEFAULT_OUTPUT_ESTIMATE
+}
+
+/** Reads and records principals' daily usage, and holds the live budgets of their runs. */
 export class DailyBudgets {
+  readonly pools = new BudgetPools()
+
   constructor(private readonly ledger: UsageLedger, private readonly now: () => number = Date.now) {}
 
-  /** What `userId` may still use today under `limits`; throws `BudgetExceededError` when a budget is used up. */
-  async allowance(userId: string, limits: Pick<RoleLimits, 'dailyTokens' | 'dailyCost'>): Promise<Allowance> {
-    if (limits.dailyTokens <= 0 && limits.dailyCost <= 0) return { tokens: Infinity, cost: Infinity }
+  /**
+   * The budget of a start by `userId` under `limits`, its first request (about `estimate` tokens)
+   * reserved. Throws `BudgetExceededError` when a budget is used up, `BudgetHeldError` when the
+   * rest is held by the user's answers under way.
+   */
+  async admit(userId: string, limits: BudgetLimits, estimate: number): Promise<RunBudget> {
     const now = this.now()
-    const used = await this.ledger.getUsage(userId, utcDay(now))
-    const tokens = limits.dailyTokens > 0 ? limits.dailyTokens - (used?.tokens ?? 0) : Infinity
-    const cost = limits.dailyCost > 0 ? limits.dailyCost - (used?.cost ?? 0) : Infinity
-    if (tokens <= 0) throw new BudgetExceededError('tokens', limits.dailyTokens, nextUtcMidnight(now), now)
-    if (cost <= 0) throw new BudgetExceededError('cost', limits.dailyCost, nextUtcMidnight(now), now)
-    return { tokens, cost }
+    const opened = this.pools.open(userId, { ...await this.counted(userId, limits, now), outputEstimate: outputEstimateOf(limits), prepay: estimate })
+    if (opened instanceof RunBudget) return opened
+    const budget = opened === 'held' ? (limits.dailyTokens > 0 ? 'tokens' : 'cost') : opened
+    const limit = budget === 'tokens' ? limits.dailyTokens : limits.dailyCost
+    if (opened === 'held') throw new BudgetHeldError(budget, limit)
+    throw new BudgetExceededError(budget, limit, nextUtcMidnight(now), now)
+  }
+
+  /** The budget of a run resumed after a restart: never refused here; with nothing left, its first request is. */
+  async resume(userId: string, limits: BudgetLimits): Promise<RunBudget> {
+    return this.pools.open(userId, { ...await this.counted(userId, limits, this.now()), outputEstimate: outputEstimateOf(limits) }) as RunBudget
+  }
+
+  /** What `userId` may still use today under `limits`, their runs' reservations counted as used (`Infinity`: no budget). */
+  async left(userId: string, limits: BudgetLimits): Promise<Allowance> {
+    const { limit, used } = await this.counted(userId, limits, this.now())
+    return this.pools.left(userId, limit, used)
+  }
+
+  /** The limit of `limits` and what the ledger counts of today. */
+  private async counted(userId: string, limits: BudgetLimits, now: number): Promise<{ limit: Allowance, day: string, used: SpentBudget }> {
+    const limit = { tokens: limits.dailyTokens > 0 ? limits.dailyTokens : Infinity, cost: limits.dailyCost > 0 ? limits.dailyCost : Infinity }
+    const day = utcDay(now)
+    if (limit.tokens === Infinity && limit.cost === Infinity) return { limit, day, used: { tokens: 0, cost: 0 } }
+    const used = await this.ledger.getUsage(userId, day)
+    return { limit, day, used: { tokens: used?.tokens ?? 0, cost: used?.cost ?? 0 } }
   }
 
   /** Adds what a job used to today's usage of `userId` (nothing to add: no write). */

@@ -2,17 +2,20 @@
  * The one place a job start is admitted. In order: the role's models, the workflow's cost bound,
  * the concurrency caps with their fair shares, the start rate, the daily budget. Each refusal is a
  * domain error the HTTP layer answers (403, 400, 429/503, 429, 402) with words a person can act
- * on. What it returns is what the job runs with: its role's limits and its budget allowance.
+ * on. What it returns is what the job runs with: its role's limits and its budget, its first model
+ * request already reserved (budget-pool.ts).
  */
 import { assertModelsAllowed } from '../../auth/model-access'
 import { assertWorkflowCost } from '../../workflows/model-calls'
-import { DailyBudgets, type Allowance, type UsageLedger } from './budget'
+import { DailyBudgets, outputEstimateOf, type Allowance, type UsageLedger } from './budget'
+import { estimateRequestTokens, RunBudget } from './budget-pool'
 import { JobSlots, type CapacityLimits } from './caps'
 import { JobStartRate } from './start-rate'
 import { memoryLimiters, type LimiterFactory } from '../../stores/rate-limits/limiters'
 import type { JobPrincipal } from './principal'
 import type { Role } from '../../../../shared/types/account'
 import type { RoleLimits } from '../../../../shared/types/limits'
+import type { ChatMessage } from '../../openrouter/types'
 import type { WorkflowDefinition } from '../../../../shared/types/workflow'
 
 /** Where each role's limits come from (the configured defaults with the admin's changes). */
@@ -35,14 +38,20 @@ export interface AdmissionOptions extends CapacityLimits {
 export interface AdmissionRequest {
   models: Iterable<string>
   workflow?: WorkflowDefinition
+  /** The first model request, for its reservation (without one: the role's output cap). */
+  firstRequest?: { messages: readonly ChatMessage[], max_tokens?: unknown }
 }
 
-/** A start that passed: the limits and allowance the job runs with. */
+/**
+ * A start that passed: the limits and budget the job runs with. Its budget holds a reservation:
+ * a start that does not go on must `close` it.
+ */
 export interface Admission {
   principal: JobPrincipal
   limits: RoleLimits
-  allowance: Allowance
+  budget: RunBudget
 }
+
 
 /** Admits job starts and holds the running jobs' slots. */
 export class JobAdmission {
@@ -64,19 +73,21 @@ export class JobAdmission {
     // Caps first: a start the caps refuse does not count against the rate.
     this.slots.check(principal, limits.jobsAtOnce)
     await this.rate.consume(principal, limits.jobStartsPerMinute)
-    const allowance = this.budgets ? await this.budgets.allowance(principal.userId, limits) : { tokens: Infinity, cost: Infinity }
-    return { principal, limits, allowance }
+    if (!this.budgets) return { principal, limits, budget: new RunBudget(undefined, outputEstimateOf(limits)) }
+    const estimate = estimateRequestTokens(request.firstRequest ?? { messages: [] }, outputEstimateOf(limits))
+    return { principal, limits, budget: await this.budgets.admit(principal.userId, limits, estimate) }
   }
 
-  /** The allowance a resumed job of `userId` (role `role`) runs with; a used-up budget gives it nothing left. */
-  async allowanceOnResume(userId: string, role: Role): Promise<Allowance> {
-    if (!this.budgets) return { tokens: Infinity, cost: Infinity }
+  /** The budget a resumed job of `userId` (role `role`) runs with; with nothing left, its first request is refused. */
+  async budgetOnResume(userId: string, role: Role): Promise<RunBudget> {
     const limits = await this.options.roleLimits.forRole(role)
-    try {
-      return await this.budgets.allowance(userId, limits)
-    } catch {
-      return { tokens: 0, cost: 0 }
-    }
+    return this.budgets ? this.budgets.resume(userId, limits) : new RunBudget(undefined, outputEstimateOf(limits))
+  }
+
+  /** What `userId` (role `role`) has left of today's budget, their answers' reservations counted as used. */
+  async budgetLeft(userId: string, role: Role): Promise<Allowance> {
+    if (!this.budgets) return { tokens: Infinity, cost: Infinity }
+    return this.budgets.left(userId, await this.options.roleLimits.forRole(role))
   }
 }
 

@@ -1,52 +1,53 @@
 /**
- * One run's spending against the allowance it started with (admission/budget.ts). The upstream
- * reports real usage at the end of each model request; between reports the streamed text is
- * counted as an estimate (4 characters a token), so a long answer stops while it streams rather
- * than after. A run can pass its allowance by at most one request's prompt, which is only known
- * when that request ends.
+ * A run's model requests metered against its user's daily budget (admission/budget-pool.ts): each
+ * request reserves before it goes out, counts its streamed text as it comes (4 characters a token)
+ * and settles with the usage the upstream reports when it ends. A request the budget refuses is
+ * not sent; the run stops as over budget, keeping its text. A run passes its budget by at most one
+ * request (its prompt is only known when that request ends).
  */
-import { budgetMessage, nextUtcMidnight, type Allowance, type SpentBudget } from '../admission/budget'
-import type { Usage } from '../../../../shared/types/chat'
+import { budgetMessage, nextUtcMidnight } from '../admission/budget'
+import type { BudgetRefusal, RequestSpend, RunBudget } from '../admission/budget-pool'
+import type { ToolLoopCallbacks } from '../../agent/tool-loop-types'
 import type { JobError } from '../../../../shared/types/job'
 
-const CHARS_PER_TOKEN = 4
-
-/** Counts what a run has used. */
-export class BudgetMeter {
-  private reportedTokens = 0
-  private reportedCost = 0
-  private streamedChars = 0
-
-  constructor(readonly allowance: Allowance = { tokens: Infinity, cost: Infinity }) {}
-
-  /** A model request's real usage (replaces the estimate of its streamed text). */
-  addUsage(usage: Pick<Usage, 'totalTokens' | 'cost'>): void {
-    this.reportedTokens += usage.totalTokens
-    this.reportedCost += usage.cost
-    this.streamedChars = 0
-  }
-
-  /** Text streamed by the request under way. */
-  addText(chars: number): void {
-    this.streamedChars += chars
-  }
-
-  /** What the run has used so far (reported usage plus the estimate of the request under way). */
-  spent(): SpentBudget {
-    return { tokens: this.reportedTokens + Math.ceil(this.streamedChars / CHARS_PER_TOKEN), cost: this.reportedCost }
-  }
-
-  /** Which budget the run has used up, if any. */
-  exceeded(): 'tokens' | 'cost' | undefined {
-    const spent = this.spent()
-    if (spent.tokens >= this.allowance.tokens) return 'tokens'
-    if (spent.cost >= this.allowance.cost) return 'cost'
-    return undefined
+/**
+ * `callbacks` with the budget's metering added: the request is reserved before it goes out (a
+ * refusal calls `onRefused`, which must stop the loop), text and usage count against it, and its
+ * reservation is settled when it ends. Without a budget, `callbacks` as they are.
+ */
+export function meteredCallbacks(budget: RunBudget | undefined, callbacks: ToolLoopCallbacks, onRefused: (budget: BudgetRefusal) => void, signal?: AbortSignal): ToolLoopCallbacks {
+  if (!budget) return callbacks
+  let current: RequestSpend | undefined
+  return {
+    ...callbacks,
+    beforeModelRequest: async (event) => {
+      const reserved = await budget.reserve(event.request, signal)
+      if (typeof reserved === 'string') onRefused(reserved)
+      else current = reserved
+      await callbacks.beforeModelRequest?.(event)
+    },
+    afterModelRequest: (event) => {
+      if (current) budget.finish(current)
+      current = undefined
+      callbacks.afterModelRequest?.(event)
+    },
+    onTextDelta: (text, info) => {
+      current?.addText(text.length)
+      callbacks.onTextDelta?.(text, info)
+    },
+    onReasoningDelta: (text, info) => {
+      current?.addText(text.length)
+      callbacks.onReasoningDelta?.(text, info)
+    },
+    onUsage: (usage, info) => {
+      current?.addUsage(usage)
+      callbacks.onUsage?.(usage, info)
+    },
   }
 }
 
 /** The error of a run stopped by its budget: what was used, when it starts again; the text so far is kept. */
-export function overBudgetError(budget: 'tokens' | 'cost', now = Date.now()): JobError {
+export function overBudgetError(budget: BudgetRefusal, now = Date.now()): JobError {
   return {
     kind: 'over-budget',
     message: `${budgetMessage(budget, undefined, nextUtcMidnight(now))} The answer stopped here; the text so far is kept.`,

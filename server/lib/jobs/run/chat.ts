@@ -13,7 +13,7 @@ import { followSignal } from '../../follow-signal'
 import type { ResumePlan } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
 import { JobRunHarness, type JobRunOptions } from './harness'
-import { overBudgetError } from './budget-meter'
+import { meteredCallbacks, overBudgetError } from './budget-meter'
 import { runCheckpointedAgent, type AgentRunJournal } from './agent-run'
 import type { ChatMessage } from '../../../../shared/types/chat'
 import type { BackgroundJob, JobError } from '../../../../shared/types/job'
@@ -72,8 +72,14 @@ class ChatText {
   /** Checks the budget; past it, stops the model. */
   checkBudget(): void {
     if (this.overBudget || !this.options.budget) return
-    this.overBudget = this.options.budget.exceeded()
-    if (this.overBudget) this.stop.abort('over-budget')
+    this.stopOverBudget(this.options.budget.exceeded())
+  }
+
+  /** Stops the model because `budget` is used up (a request it refused, or the text past it). */
+  stopOverBudget(budget: 'tokens' | 'cost' | undefined): void {
+    if (this.overBudget || !budget) return
+    this.overBudget = budget
+    this.stop.abort('over-budget')
   }
 
   /** Takes streamed text up to the limit, and sends it to the job's viewers and store. */
@@ -91,7 +97,6 @@ class ChatText {
     this.chunksReceived++
     this.harness.events.text({ [kind]: text }, this.chunksReceived)
     this.harness.activity()
-    this.options.budget?.addText(text.length)
     this.checkBudget()
   }
 }
@@ -169,14 +174,13 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
           maxOfferedTools: toolExecution.maxOfferedTools,
           roundTimeoutMs: toolExecution.roundTimeoutMs,
           signal: text.stop.signal,
-          callbacks: {
+          // Each request reserves before it goes out; real usage arrives as it ends and is checked
+          // before the next, so an answer that ended is never turned into an error by its own final count.
+          callbacks: meteredCallbacks(options.budget, {
             onTextDelta: delta => text.add('content', delta),
             onReasoningDelta: delta => text.add('reasoning', delta),
-            // Real usage arrives as a request ends; it is checked before the next request (below), so
-            // an answer that ended is never turned into an error by its own final count.
-            onUsage: usage => options.budget?.addUsage(usage),
             onRoundFinish: () => text.checkBudget(),
-          },
+          }, budget => text.stopOverBudget(budget), text.stop.signal),
         },
       })
   text.dispose()

@@ -12,7 +12,7 @@ import type { ToolCredentials } from '../../tools/tool-types'
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { JobLiveHub } from '../live-hub'
 import { ThrottledJobWriter } from '../writer'
-import type { BudgetMeter } from './budget-meter'
+import type { RunBudget } from '../admission/budget-pool'
 import { endJobRun, type JobRunOutcome, type RunEnding } from './end'
 import { JobRunEvents } from './run-events'
 import type { BackgroundJob } from '../../../../shared/types/job'
@@ -33,8 +33,8 @@ export interface JobRunOptions {
   onActivity?: (toolsRunning: number) => void
   /** Called when the store refuses a progress write: the job is no longer this run's to write. */
   onWriteRefused?: () => void
-  /** What the run may spend of its user's daily budget, and what it has spent (none: no budget). */
-  budget?: BudgetMeter
+  /** The run's share of its user's daily budget: its requests reserve and count against it (none: no budget). */
+  budget?: RunBudget
   /** The tool policy for the job's user, read again before every model request and tool node. */
   toolAccess?: () => Promise<ToolAccessCheck>
   /** The credentials of the job's user, read again before every tool round and tool node. */

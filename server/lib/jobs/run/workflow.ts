@@ -5,7 +5,7 @@
  * start recorded first. An interrupted run resumes from its completed nodes and its steps'
  * checkpoints. Never throws.
  */
-import { executeToolLoop } from '../../agent/tool-loop'
+import { executeToolLoop, type ToolLoopCallbacks } from '../../agent/tool-loop'
 import { chatClientOptions } from '../../models/chat-endpoint'
 import type { ChatEndpoint } from '../../openrouter/chat-client'
 import { executeServerTool } from '../../tools/execute-tool'
@@ -15,7 +15,7 @@ import { followSignal } from '../../follow-signal'
 import { planFromCheckpoint } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
 import { JobRunHarness, type JobRunOptions } from './harness'
-import { overBudgetError } from './budget-meter'
+import { meteredCallbacks, overBudgetError } from './budget-meter'
 import { runCheckpointedAgent, type AgentRunJournal } from './agent-run'
 import { executionOf } from './run-events'
 import type { JobStopReason } from './end'
@@ -107,8 +107,19 @@ class WorkflowJobContext {
   /** Checks the user's budget; past it, the run stops. */
   checkBudget(): void {
     if (this.overBudget || !this.budget) return
-    this.overBudget = this.budget.exceeded()
-    if (this.overBudget) this.runStop.abort('over-budget')
+    this.stopOverBudget(this.budget.exceeded())
+  }
+
+  /** Stops the run because `budget` is used up (a request it refused, or text past it). */
+  stopOverBudget(budget: 'tokens' | 'cost' | undefined): void {
+    if (this.overBudget || !budget) return
+    this.overBudget = budget
+    this.runStop.abort('over-budget')
+  }
+
+  /** A step's loop callbacks, its model requests metered against the budget (parallel steps wait their turn for it). */
+  metered(callbacks: ToolLoopCallbacks, signal: AbortSignal): ToolLoopCallbacks {
+    return meteredCallbacks(this.budget, callbacks, budget => this.stopOverBudget(budget), signal)
   }
 
   /** The loop parameters every model call of a step shares. */
@@ -161,8 +172,8 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
       toolsEnabled: (node.tools?.length ?? 0) > 0,
       people: options.inputs ? toolCallPeople(options.inputs, options.job, [], `node:${node.id}:`) : undefined,
       maxRounds: node.maxToolRounds ?? 0,
-      callbacks: {
-        onTextDelta: (delta) => {
+      callbacks: context.metered({
+        onTextDelta: (delta: string) => {
           if (overLimit) return
           if (text.length + delta.length > stepChars) {
             overLimit = tooLongStepError(text.length + delta.length, { stepChars, runChars: options.config.limits.jobContentChars }, 'step')
@@ -172,11 +183,9 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
           text += delta
           hooks.onToken(delta)
           harness.activity()
-          context.budget?.addText(delta.length)
           context.checkBudget()
         },
-        onUsage: usage => context.budget?.addUsage(usage),
-      },
+      }, step.signal),
     },
   }).finally(dispose)
   if (overLimit) return { error: overLimit, tooLong: true }
@@ -199,7 +208,7 @@ async function askRouterModel(context: WorkflowJobContext, request: { model: str
     toolNames: [],
     toolsEnabled: false,
     maxRounds: 0,
-    callbacks: { onTextDelta: () => context.harness.activity(), onUsage: usage => context.budget?.addUsage(usage) },
+    callbacks: context.metered({ onTextDelta: () => context.harness.activity() }, signal),
   })
   if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed' }
   if (result.finishReason === 'aborted') return { error: 'stopped' }
