@@ -8,6 +8,7 @@ import { createRequire } from 'node:module'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { cruise, type IReporterOutput } from 'dependency-cruiser'
+import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -17,6 +18,23 @@ function filesUnder(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true, recursive: true })
     .filter(entry => entry.isFile() && entry.name.endsWith('.ts'))
     .map(entry => join(entry.parentPath, entry.name))
+}
+
+/** Functions (declarations, methods, arrows) of `file` longer than `maxLines`, as `file:line name (n lines)`. */
+function longFunctions(file: string, maxLines: number): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
+  const found: string[] = []
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart()).line
+      const lines = source.getLineAndCharacterOfPosition(node.getEnd()).line - first + 1
+      const name = 'name' in node && node.name ? node.name.getText() : '(anonymous)'
+      if (lines > maxLines) found.push(`${relative(root, file)}:${first + 1} ${name} (${lines} lines)`)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
 }
 
 /** The names server/utils auto-imports into every handler (what Nitro's scanner sees). */
@@ -51,6 +69,26 @@ describe('architecture', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8')
     expect(names.length, names.join(', ')).toBeLessThanOrEqual(30)
     for (const name of names) expect(readme, `README does not list the facade's ${name}`).toContain(`\`${name}\``)
+  })
+
+  it('keeps the run core in small steps: no function of server/lib/jobs, agent or workflows passes 80 lines', () => {
+    const files = ['jobs', 'agent', 'workflows'].flatMap(directory => filesUnder(join(root, 'server/lib', directory)))
+    expect(files.length).toBeGreaterThan(30)
+    expect(files.flatMap(file => longFunctions(file, 80))).toEqual([])
+  })
+
+  it('sends a run\'s events through its one sink: no other file of jobs/run calls the live hub or the store writer', () => {
+    const runFiles = filesUnder(join(root, 'server/lib/jobs/run')).filter(file => !file.endsWith('run-events.ts'))
+    const calls: string[] = []
+    for (const file of runFiles) {
+      const source = readFileSync(file, 'utf8')
+      for (const match of source.matchAll(/\b(hub|writer)\.(\w+)\(/g)) {
+        // Opening the live view (before the sink exists) is the harness's.
+        if (file.endsWith('harness.ts') && match[0] === 'hub.open(') continue
+        calls.push(`${relative(root, file)}: ${match[0]}`)
+      }
+    }
+    expect(calls).toEqual([])
   })
 
   it('gives every server/utils export a line of JSDoc', () => {

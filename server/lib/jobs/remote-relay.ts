@@ -27,100 +27,131 @@ const callKey = (call: ActiveToolCall) => `${call.round}:${call.id}`
 
 /** Starts relaying `jobId`; resolves once the first snapshot is in the hub. Returns a stopper. */
 export async function startRemoteJobRelay(options: RemoteJobRelayOptions): Promise<{ stop: () => void }> {
-  const { jobId, hub } = options
-  const minIntervalMs = options.minIntervalMs ?? 100
-  const maxIntervalMs = options.maxIntervalMs ?? 1_000
-  let stopped = false
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const stop = () => {
-    stopped = true
-    if (timer) clearTimeout(timer)
+  const first = await options.watch(options.jobId)
+  const relay = new RemoteJobRelay(options, first)
+  if (first) await relay.begin(first)
+  return { stop: () => relay.stop() }
+}
+
+/** What a relay has published, and its polling. */
+class RemoteJobRelay {
+  private readonly minIntervalMs: number
+  private readonly maxIntervalMs: number
+  private stopped = false
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private content = ''
+  private reasoning = ''
+  private calls = new Map<string, string>()
+  private readonly requests = new Map<string, string>()
+  private idlePolls = 0
+  private interval: number
+
+  constructor(private readonly options: RemoteJobRelayOptions, first: BackgroundJob | null) {
+    this.minIntervalMs = options.minIntervalMs ?? 100
+    this.maxIntervalMs = options.maxIntervalMs ?? 1_000
+    this.interval = this.minIntervalMs
+    if (first) {
+      this.content = first.content
+      this.reasoning = first.reasoning
+      this.calls = new Map(first.activeToolCalls.map(call => [callKey(call), JSON.stringify(call)]))
+    }
   }
 
-  const first = await options.watch(jobId)
-  if (!first) return { stop }
-  hub.open(toPublicJob(first))
-  let content = first.content
-  let reasoning = first.reasoning
-  let calls = new Map(first.activeToolCalls.map(call => [callKey(call), JSON.stringify(call)]))
-  const requests = new Map<string, string>()
-  const mayWait = (job: BackgroundJob) => job.status === 'streaming' && (job.type === 'workflow' || job.activeToolCalls.some(call => call.status === 'pending' || call.status === 'running'))
+  /** Opens the job in the hub and starts polling (an ended job is finished at once). */
+  async begin(first: BackgroundJob): Promise<void> {
+    this.options.hub.open(toPublicJob(first))
+    if (first.status !== 'streaming') {
+      this.apply(first)
+      return
+    }
+    await this.relayRequests(first).catch(error => this.options.onError?.(error))
+    this.schedule(this.minIntervalMs)
+  }
+
+  stop(): void {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return
+    this.timer = setTimeout(() => void this.poll(), delayMs)
+    this.timer.unref?.()
+  }
+
+  /** Whether the job may be waiting for its person (requests are read only then). */
+  private static mayWait(job: BackgroundJob): boolean {
+    return job.status === 'streaming' && (job.type === 'workflow' || job.activeToolCalls.some(call => call.status === 'pending' || call.status === 'running'))
+  }
+
   /** Publishes the requests that changed since the last poll; true when one did. */
-  const relayRequests = async (job: BackgroundJob): Promise<boolean> => {
-    if (!options.inputRequests || !mayWait(job)) return false
+  private async relayRequests(job: BackgroundJob): Promise<boolean> {
+    if (!this.options.inputRequests || !RemoteJobRelay.mayWait(job)) return false
     let changed = false
-    for (const request of await options.inputRequests(jobId)) {
+    for (const request of await this.options.inputRequests(this.options.jobId)) {
       const serialized = JSON.stringify(request)
-      if (requests.get(request.id) === serialized) continue
-      requests.set(request.id, serialized)
-      hub.updateInputRequest(jobId, request)
+      if (this.requests.get(request.id) === serialized) continue
+      this.requests.set(request.id, serialized)
+      this.options.hub.updateInputRequest(this.options.jobId, request)
       changed = true
     }
     return changed
   }
-  let idlePolls = 0
-  let interval = minIntervalMs
 
-  const apply = (job: BackgroundJob): boolean => {
+  /** Publishes what changed in `job` since the last poll; true when something did. */
+  private apply(job: BackgroundJob): boolean {
+    const { hub, jobId } = this.options
     let changed = false
-    if (!job.content.startsWith(content) || !job.reasoning.startsWith(reasoning)) {
+    if (!job.content.startsWith(this.content) || !job.reasoning.startsWith(this.reasoning)) {
       // The job was resumed from a checkpoint and rewound its text: start over from a snapshot.
       hub.open(toPublicJob({ ...job, status: 'streaming' }))
       changed = true
-    } else if (job.content.length > content.length || job.reasoning.length > reasoning.length) {
-      hub.appendText(jobId, { content: job.content.slice(content.length), reasoning: job.reasoning.slice(reasoning.length) }, job.chunksReceived)
+    } else if (job.content.length > this.content.length || job.reasoning.length > this.reasoning.length) {
+      hub.appendText(jobId, { content: job.content.slice(this.content.length), reasoning: job.reasoning.slice(this.reasoning.length) }, job.chunksReceived)
       changed = true
     }
-    content = job.content
-    reasoning = job.reasoning
+    this.content = job.content
+    this.reasoning = job.reasoning
     const next = new Map<string, string>()
     for (const call of job.activeToolCalls) {
       const serialized = JSON.stringify(call)
       next.set(callKey(call), serialized)
-      if (calls.get(callKey(call)) !== serialized) {
+      if (this.calls.get(callKey(call)) !== serialized) {
         hub.updateToolCall(jobId, call)
         changed = true
       }
     }
-    calls = next
+    this.calls = next
     if (job.status !== 'streaming') {
       hub.finish(jobId, { status: job.status, finishReason: job.finishReason, error: job.error, usage: job.usage, completedAt: job.completedAt ?? Date.now() })
-      stop()
+      this.stop()
     }
     return changed
   }
 
-  const poll = async () => {
-    if (stopped) return
-    if (hub.viewerCount(jobId) > 0) idlePolls = 0
-    else if (++idlePolls >= 3) {
+  /** One poll: stops when nobody here watches or the job is gone; polls faster while things change. */
+  private async poll(): Promise<void> {
+    const { hub, jobId } = this.options
+    if (this.stopped) return
+    if (hub.viewerCount(jobId) > 0) this.idlePolls = 0
+    else if (++this.idlePolls >= 3) {
       hub.drop(jobId)
-      return stop()
+      return this.stop()
     }
     try {
-      const job = await options.watch(jobId)
-      if (stopped) return
+      const job = await this.options.watch(jobId)
+      if (this.stopped) return
       if (!job) {
         hub.drop(jobId)
-        return stop()
+        return this.stop()
       }
-      const changed = apply(job)
-      const asked = !stopped && await relayRequests(job)
-      interval = changed || asked ? minIntervalMs : Math.min(maxIntervalMs, Math.round(interval * 1.5))
+      const changed = this.apply(job)
+      const asked = !this.stopped && await this.relayRequests(job)
+      this.interval = changed || asked ? this.minIntervalMs : Math.min(this.maxIntervalMs, Math.round(this.interval * 1.5))
     } catch (error) {
-      options.onError?.(error)
-      interval = maxIntervalMs
+      this.options.onError?.(error)
+      this.interval = this.maxIntervalMs
     }
-    if (!stopped) {
-      timer = setTimeout(poll, interval)
-      timer.unref?.()
-    }
+    this.schedule(this.interval)
   }
-  if (first.status !== 'streaming') apply(first)
-  else {
-    await relayRequests(first).catch(error => options.onError?.(error))
-    timer = setTimeout(poll, minIntervalMs)
-    timer.unref?.()
-  }
-  return { stop }
 }

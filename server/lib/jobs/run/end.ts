@@ -6,8 +6,8 @@
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { BackgroundJob, JobError } from '../../../../shared/types/job'
 import type { Usage } from '../../openrouter/types'
-import type { JobLiveHub, JobTerminal } from '../live-hub'
-import type { ThrottledJobWriter } from '../writer'
+import type { JobTerminal } from '../live-hub'
+import type { JobRunEvents } from './run-events'
 import { notifyUnwatchedJob } from '../notifications'
 import type { JobInputs } from '../waits/job-inputs'
 
@@ -34,24 +34,20 @@ export interface RunEnding {
 export async function endJobRun(options: RunEnding & {
   job: BackgroundJob
   store: JobStore
-  hub: JobLiveHub
-  writer: ThrottledJobWriter
+  events: JobRunEvents
   signal: AbortSignal
   inputs?: JobInputs
   logger: { warn: (message: string, ...details: unknown[]) => void }
 }): Promise<JobRunOutcome> {
-  const { job, store, hub, writer, result } = options
+  const { job, store, events, result } = options
   const reason = options.signal.aborted ? (options.signal.reason as JobStopReason | undefined) : undefined
   if (reason === 'shutdown' || reason === 'lease-lost') {
     // Shutdown keeps what streamed (the checkpoint says where to resume); a lost lease writes
     // nothing, the new owner's writes win.
-    if (reason === 'shutdown') await writer.flush()
-    writer.dispose()
-    hub.drop(job.id)
+    await events.interrupted(reason === 'shutdown')
     return 'interrupted'
   }
-  await writer.flush()
-  writer.dispose()
+  await events.drained()
 
   const now = Date.now()
   const final = { ...options.final, now }
@@ -75,8 +71,7 @@ export async function endJobRun(options: RunEnding & {
   }
   // Nothing waits any more: what the job had asked is closed before viewers hear it ended.
   await options.inputs?.closeAllOf(job.id).catch(error => options.logger.warn(`Job ${job.id}: its open requests could not be closed`, error))
-  if (options.streamFinalContent) hub.appendText(job.id, { content: final.content }, final.chunksReceived)
-  const watchers = hub.finish(job.id, terminal)
+  const watchers = events.ended(terminal, options.streamFinalContent ? final : undefined)
   if (watchers === 0 && reason !== 'user') {
     await notifyUnwatchedJob(store, job, terminal, final.content).catch(error => options.logger.warn(`Job ${job.id}: could not record its notification`, error))
   }

@@ -100,7 +100,7 @@ export class JobRunHarness {
 
   /** Ends the run (see end.ts): terminal write, viewers told, owner notified when nobody watched. */
   end(ending: RunEnding): Promise<JobRunOutcome> {
-    const { job, store, hub, signal, inputs } = this.options
-    return endJobRun({ job, store, hub, writer: this.writer, signal, inputs, logger: this.logger, ...ending })
+    const { job, store, signal, inputs } = this.options
+    return endJobRun({ job, store, events: this.events, signal, inputs, logger: this.logger, ...ending })
   }
 }

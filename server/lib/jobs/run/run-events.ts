@@ -7,7 +7,7 @@
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { ToolCallRecord } from '../../tools/run-tool-calls'
 import { withToolExecution } from '../../stores/jobs/job-record'
-import type { JobLiveHub } from '../live-hub'
+import type { JobLiveHub, JobTerminal } from '../live-hub'
 import { publicWorkflowState } from '../public-job'
 import type { ThrottledJobWriter } from '../writer'
 import type { ActiveToolCall, JobCheckpoint, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
@@ -70,5 +70,27 @@ export class JobRunEvents {
   /** Shows viewers a workflow state that is not kept (live step text between transitions). */
   showWorkflowState(state: WorkflowState): void {
     this.hub.updateWorkflowState(this.jobId, publicWorkflowState(state))
+  }
+
+  /**
+   * The run stopped to resume later: viewers here are let go (they reconnect to the resumed run);
+   * with `keepText` (shutdown) what streamed is stored first, else (a lost lease) nothing more is written.
+   */
+  async interrupted(keepText: boolean): Promise<void> {
+    if (keepText) await this.writer.flush()
+    this.writer.dispose()
+    this.hub.drop(this.jobId)
+  }
+
+  /** The run has nothing more to stream: every write it made is stored (before its terminal write). */
+  async drained(): Promise<void> {
+    await this.writer.flush()
+    this.writer.dispose()
+  }
+
+  /** The run ended as `terminal` (already stored); `finalText`: a last delta first. Returns how many viewers were told. */
+  ended(terminal: JobTerminal, finalText?: { content: string, chunksReceived: number }): number {
+    if (finalText) this.hub.appendText(this.jobId, { content: finalText.content }, finalText.chunksReceived)
+    return this.hub.finish(this.jobId, terminal)
   }
 }
