@@ -32,6 +32,8 @@ export type StreamStep =
   | { done: true }
   /** Stop writing but keep the connection open, until the client gives up. */
   | { stall: true }
+  /** Hold the stream until `until` settles (or the client gives up), then go on. */
+  | { until: Promise<unknown> }
   /** Destroy the socket mid-stream (no [DONE], no clean end). */
   | { destroy: true }
 
@@ -94,6 +96,10 @@ async function writeStream(reply: Extract<FakeReply, { type: 'stream' }>, respon
     if (record.clientDisconnected) return
     if ('delayMs' in step) await wait(step.delayMs)
     else if ('stall' in step) return await new Promise<void>(resolve => response.once('close', () => resolve()))
+    else if ('until' in step) {
+      const closed = new Promise<'closed'>(resolve => response.once('close', () => resolve('closed')))
+      if (await Promise.race([step.until.then(() => 'go' as const, () => 'go' as const), closed]) === 'closed') return
+    }
     else if ('destroy' in step) return void response.socket?.destroy()
     else if ('chunk' in step) response.write(sseData(step.chunk))
     else if ('chunkAt' in step) response.write(sseData(step.chunkAt()))

@@ -57,13 +57,13 @@ function describeSettled(request: JobInputRequest): JobInputError {
   return new JobInputError(409, `This request was already ${what}${request.answeredAt ? ` at ${new Date(request.answeredAt).toISOString()}` : ''}; the first answer counts.`, request)
 }
 
-/** The waits of one server process. */
 /** Where a waiting job gives up its running slot and, answered, takes one again (admission/caps.ts). */
 export interface JobParking {
   park(jobId: string): boolean
   unpark(jobId: string, signal?: AbortSignal): Promise<void>
 }
 
+/** The waits of one server process. */
 export class JobInputs {
   private readonly wakers = new Map<string, Set<() => void>>()
   /** Waits under way per job, and whether the job gave up its slot for them. */
