@@ -185,6 +185,18 @@ describe('daily budgets', () => {
   })
 })
 
+describe('a resumed run whose ledger cannot be read', () => {
+  it('takes nothing to be left (its first request is refused), and a role without a budget is never refused', async () => {
+    const broken = { getUsage: async () => { throw new Error('store down') }, addUsage: async () => {} }
+    const budgets = new DailyBudgets(broken)
+    const run = await budgets.resume('ann', { dailyTokens: 100, dailyCost: 0, maxOutputTokens: 0 })
+    expect(await run.reserve({ messages: [] })).toBe('tokens')
+    run.close()
+    const free = await budgets.resume('ann', { dailyTokens: 0, dailyCost: 0, maxOutputTokens: 0 })
+    expect(await free.reserve({ messages: [] })).toBeInstanceOf(RequestSpend)
+  })
+})
+
 describe('request spend', () => {
   it('estimates streamed text until the real usage arrives, and estimates a request from its prompt and max_tokens', () => {
     const spend = new RequestSpend()

@@ -83,6 +83,11 @@ export function outputEstimateOf(limits: Pick<RoleLimits, 'maxOutputTokens'>): n
   return limits.maxOutputTokens > 0 ? limits.maxOutputTokens : DEFAULT_OUTPUT_ESTIMATE
 }
 
+/** A role's daily limits as amounts (`Infinity`: no budget). */
+function limitOf(limits: BudgetLimits): Allowance {
+  return { tokens: limits.dailyTokens > 0 ? limits.dailyTokens : Infinity, cost: limits.dailyCost > 0 ? limits.dailyCost : Infinity }
+}
+
 /** Reads and records principals' daily usage, and holds the live budgets of their runs. */
 export class DailyBudgets {
   readonly pools = new BudgetPools()
@@ -104,9 +109,18 @@ export class DailyBudgets {
     throw new BudgetExceededError(budget, limit, nextUtcMidnight(now), now)
   }
 
-  /** The budget of a run resumed after a restart: never refused here; with nothing left, its first request is. */
+  /**
+   * The budget of a run resumed after a restart: never refused here; with nothing left, its first
+   * request is. When the ledger cannot be read, nothing is taken to be left (the run keeps its text
+   * and stops as over budget rather than spend what may not be there).
+   */
   async resume(userId: string, limits: BudgetLimits): Promise<RunBudget> {
-    return this.pools.open(userId, { ...await this.counted(userId, limits, this.now()), outputEstimate: outputEstimateOf(limits) }) as RunBudget
+    const now = this.now()
+    const counted = await this.counted(userId, limits, now).catch(() => {
+      const limit = limitOf(limits)
+      return { limit, day: utcDay(now), used: { tokens: Number.isFinite(limit.tokens) ? limit.tokens : 0, cost: Number.isFinite(limit.cost) ? limit.cost : 0 } }
+    })
+    return this.pools.open(userId, { ...counted, outputEstimate: outputEstimateOf(limits) }) as RunBudget
   }
 
   /** What `userId` may still use today under `limits`, their runs' reservations counted as used (`Infinity`: no budget). */
@@ -117,7 +131,7 @@ export class DailyBudgets {
 
   /** The limit of `limits` and what the ledger counts of today. */
   private async counted(userId: string, limits: BudgetLimits, now: number): Promise<{ limit: Allowance, day: string, used: SpentBudget }> {
-    const limit = { tokens: limits.dailyTokens > 0 ? limits.dailyTokens : Infinity, cost: limits.dailyCost > 0 ? limits.dailyCost : Infinity }
+    const limit = limitOf(limits)
     const day = utcDay(now)
     if (limit.tokens === Infinity && limit.cost === Infinity) return { limit, day, used: { tokens: 0, cost: 0 } }
     const used = await this.ledger.getUsage(userId, day)
