@@ -123,7 +123,9 @@ describe('jobs that wait for a person', () => {
     const large = await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { result: { latitude: 1, longitude: 2, padding: 'x'.repeat(70 * 1024) } })
     expect(large.status).toBe(400)
     expect((await large.json()).message).toMatch(/at most 65,536 are accepted/)
-    const answered = await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { result: { latitude: 52.52, longitude: 13.4 } })
+    // Only the tab holding the claim is heard.
+    expect((await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { result: { latitude: 52.52, longitude: 13.4 } })).status).toBe(409)
+    const answered = await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { result: { latitude: 52.52, longitude: 13.4 }, claimant: 'tab-aaaaaaaa' })
     expect(answered.status).toBe(200)
 
     const job = await waitForJobEnd(alice, jobId)
@@ -144,9 +146,13 @@ describe('jobs that wait for a person', () => {
     const jobId = await alice.startJob({ model: MODEL, messages: [{ role: 'user', content: 'locate us' }], _clientTools: [LOCATION_TOOL] })
     const request = await requestOf(alice, jobId)
     const claim = (claimant: string) => alice.json<{ claimed: boolean }>(`/api/jobs/${jobId}/input/${request.id}/claim`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ claimant }) })
-    const results = await Promise.all([claim('tab-one-11111'), claim('tab-two-22222'), claim('tab-three-333')])
+    const tabs = ['tab-one-11111', 'tab-two-22222', 'tab-three-333']
+    const results = await Promise.all(tabs.map(claim))
     expect(results.filter(result => result.claimed)).toHaveLength(1)
-    await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { error: 'The user did not allow location access.' })
+    const winner = tabs[results.findIndex(result => result.claimed)]!
+    const loser = tabs.find(tab => tab !== winner)!
+    expect((await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { error: 'I lost the race.', claimant: loser })).status).toBe(409)
+    expect((await alice.post(`/api/jobs/${jobId}/input/${request.id}`, { error: 'The user did not allow location access.', claimant: winner })).status).toBe(200)
     const job = await waitForJobEnd(alice, jobId)
     expect(job.content).toContain('the browser could not run it: The user did not allow location access.')
   })
