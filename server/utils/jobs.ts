@@ -16,8 +16,9 @@ import type { BackgroundJob, JobStatus, JobSummary, PublicJob } from '../../shar
  * cap or rate, 402 with the daily budget used up, 400 when the model needs a key nobody gave.
  */
 export async function startChatJobForRequest(event: H3Event): Promise<{ job: BackgroundJob, request: StreamRequest }> {
-  const request = await readStreamRequest(event)
+  // Who asks is known before the body is read: nothing of a stranger's body is parsed or checked.
   const user = await requireSessionUser(event)
+  const request = await readStreamRequest(event)
   if (request._background && !useServerConfig(event).backgroundJobs.enabled) {
     throw createError({ statusCode: 400, statusMessage: 'Background jobs are switched off on this server (NUXT_BACKGROUND_JOBS_ENABLED=false); send the request without _background to stream the answer.' })
   }

@@ -158,10 +158,8 @@ export class AccountService {
     await this.attempts.beforeSignIn(ip, key)
     const account = await this.store.findAccountByName(name)
     const matches = await this.passwords.verify(account?.passwordHash ?? await this.decoy(), password)
-    if (!account || !matches) {
-      await this.attempts.signInFailed(key)
-      throw new AuthError('bad-credentials', WRONG_CREDENTIALS)
-    }
+    // A failure keeps the count taken before the check (whether or not the account exists, so both look alike).
+    if (!account || !matches) throw new AuthError('bad-credentials', WRONG_CREDENTIALS)
     await this.attempts.signInSucceeded(key)
     if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
     return account

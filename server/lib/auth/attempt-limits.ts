@@ -37,7 +37,11 @@ export class AttemptLimits {
     this.sessionsPerIp = limiterFor({ keyPrefix: 'session-ip', points: settings.sessionsPerIpPerMinute, duration: 60 })
   }
 
-  /** Counts a sign-in attempt from `ip` and refuses one for an account locked by failures. */
+  /**
+   * Counts a sign-in attempt from `ip`, and one against the account name before its password is
+   * checked (so guesses sent at once are counted at once: past the limit they are refused without
+   * a check); a sign-in that succeeds takes its count back (`signInSucceeded`).
+   */
   async beforeSignIn(ip: string | undefined, nameKey: string): Promise<void> {
     if (ip) {
       try {
@@ -47,15 +51,12 @@ export class AttemptLimits {
         throw new AuthError('too-many-attempts', `Too many sign-in attempts from this network address. Try again in ${retryAfter(refusal)} s.`, retryAfter(refusal))
       }
     }
-    const failures = await this.failuresPerAccount.get(nameKey)
-    if (failures && failures.remainingPoints <= 0) {
-      throw new AuthError('too-many-attempts', `Too many failed sign-ins for this account. Try again in ${retryAfter(failures)} s, or ask the admin to reset the password.`, retryAfter(failures))
+    try {
+      await this.failuresPerAccount.consume(nameKey)
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal
+      throw new AuthError('too-many-attempts', `Too many failed sign-ins for this account. Try again in ${retryAfter(refusal)} s, or ask the admin to reset the password.`, retryAfter(refusal))
     }
-  }
-
-  /** Records a failed sign-in for the account name (whether or not it exists, so both look alike). */
-  async signInFailed(nameKey: string): Promise<void> {
-    await this.failuresPerAccount.penalty(nameKey, 1)
   }
 
   /** Forgets an account's failures after it signs in. */

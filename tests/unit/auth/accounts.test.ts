@@ -77,6 +77,15 @@ describe('AccountService', () => {
     expect(locked.retryAfterSeconds).toBeGreaterThan(0)
   })
 
+  it('counts guesses sent at once before any is checked: past the limit they are refused unchecked', async () => {
+    await accounts.signUp('Ada', 'password-1', undefined)
+    const before = hasher.verifications
+    const results = await Promise.all(Array.from({ length: 30 }, () => refusal(accounts.signIn('Ada', 'nope', undefined))))
+    expect(results.filter(result => result.refusal === 'bad-credentials')).toHaveLength(3)
+    expect(results.filter(result => result.refusal === 'too-many-attempts')).toHaveLength(27)
+    expect(hasher.verifications - before).toBe(3)
+  })
+
   it('ends sessions of an older version, a disabled account, and a deleted one', async () => {
     const ada = await accounts.signUp('Ada', 'password-1', undefined)
     const claims = { userId: ada.id, version: ada.sessionVersion }
