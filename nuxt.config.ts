@@ -254,6 +254,8 @@ export default defineNuxtConfig({
       },
       /** Read the client address from X-Forwarded-For (only behind a proxy that sets it). */
       trustProxy: false,
+      /** Which hops of X-Forwarded-For are proxies: a count, or addresses and CIDR ranges; empty: one (the peer). */
+      trustedProxies: '',
     },
     csrf: {
       /** Comma-separated origins, besides the app's own, whose pages may call state-changing API routes. */

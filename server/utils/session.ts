@@ -117,3 +117,8 @@ export async function setSessionAccount(event: H3Event, account: StoredAccount |
   if (account) await writeSessionData(event, accountSessionData(account, Date.now()))
   else await clearUserSession(event, sessionConfig(event))
 }
+
+/** The client address per-address limits count for this request (lib/http/client-address: the socket's, or the right-most untrusted hop behind trusted proxies). */
+export function requestAddress(event: H3Event): string | undefined {
+  return clientAddress(event, useServerConfig(event))
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { RoleLimits } from '../../../shared/types/limits'
 import { parseOriginList } from '../../../shared/origin-list'
+import { trustedProxiesProblem } from '../http/client-address'
 
 const positiveInt = z.number().int().positive()
 const milliseconds = z.number().int().positive().max(2_147_483_647)
@@ -104,6 +105,10 @@ export const serverConfigSchema = z.object({
     fairShare: z.number().gt(0, 'must be a share above 0, such as 0.5').max(1, 'must be a share of at most 1'),
     roles: z.object({ admin: roleLimits, user: roleLimits, guest: roleLimits }),
     trustProxy: z.boolean(),
+    trustedProxies: z.string().superRefine((value, context) => {
+      const problem = trustedProxiesProblem(value)
+      if (problem) context.addIssue({ code: 'custom', message: `${problem} (a number of proxies, or addresses and CIDR ranges separated by commas)` })
+    }),
   }),
   csrf: z.object({
     allowedOrigins: z.string().refine(value => parseOriginList(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),
