@@ -8,8 +8,9 @@ export function useApiTokens() {
     tokens.value = await $fetch<ApiTokenSummary[]>('/api/auth/tokens')
   }
 
-  async function create(name: string): Promise<CreatedApiToken> {
-    const created = await $fetch<CreatedApiToken>('/api/auth/tokens', { method: 'POST', body: { name } })
+  /** Creates a token named `name`; the account's password is asked again. */
+  async function create(name: string, password: string): Promise<CreatedApiToken> {
+    const created = await $fetch<CreatedApiToken>('/api/auth/tokens', { method: 'POST', body: { name, password } })
     await refresh()
     return created
   }

@@ -143,7 +143,12 @@ describe('accounts', () => {
 
   it('accepts a personal API token as Bearer (no cookie, no Origin check) until it is revoked', async () => {
     const bea = await signIn('Bea')
-    const created = await (await bea.post('/api/auth/tokens', { name: 'script' })).json()
+    // Minting asks for the password again: a session alone cannot.
+    const refused = await bea.post('/api/auth/tokens', { name: 'script', password: 'not Bea\'s password' })
+    expect(refused.status).toBe(403)
+    expect((await refused.json()).message).toMatch(/not your password/)
+    expect((await bea.post('/api/auth/tokens', { name: 'script' })).status).toBe(400)
+    const created = await (await bea.post('/api/auth/tokens', { name: 'script', password })).json()
     expect(created.token).toMatch(/^or3_[\w-]{43}$/)
     const listed = await bea.json('/api/auth/tokens')
     expect(listed).toEqual([expect.objectContaining({ id: created.id, name: 'script', prefix: created.token.slice(0, 10) })])

@@ -184,9 +184,15 @@ export class AccountService {
     return { id: account.id, name: account.name, role: account.role }
   }
 
-  /** Ends every session of the account, on every device (its API tokens stay valid). */
+  /** Ends every session of the account, on every device, and revokes its API tokens. */
   async endAllSessions(id: string): Promise<void> {
     await this.store.updateAccount(id, { endSessions: true })
+    await this.revokeAllTokens(id)
+  }
+
+  /** Revokes every API token of the account (its sessions ended: a token must not outlive them). */
+  private async revokeAllTokens(userId: string): Promise<void> {
+    for (const token of await this.store.listApiTokens(userId)) await this.store.deleteApiToken(userId, token.id)
   }
 
   async getAccount(id: string): Promise<StoredAccount | null> {
@@ -197,8 +203,17 @@ export class AccountService {
     return (await this.store.listApiTokens(userId)).map(tokenSummary)
   }
 
-  /** A new token for the user, its secret shown this once. */
-  async createToken(userId: string, name: string, now = Date.now()): Promise<CreatedApiToken> {
+  /**
+   * A new token for the user, its secret shown this once. The account's password is asked again
+   * (a session or a token alone cannot mint one), counted like a sign-in against the account.
+   */
+  async createToken(userId: string, name: string, password: string, now = Date.now()): Promise<CreatedApiToken> {
+    const account = await this.store.getAccount(userId)
+    if (!account) throw new AuthError('session-ended', 'Your session has ended (the password was changed or the account removed). Sign in again.')
+    const key = accountNameKey(account.name)
+    await this.attempts.beforeSignIn(undefined, key)
+    if (!await this.passwords.verify(account.passwordHash, password)) throw new AuthError('wrong-password', 'That is not your password; a token is created only with it.')
+    await this.attempts.signInSucceeded(key)
     if ((await this.store.listApiTokens(userId)).length >= this.settings.tokensPerUser) {
       throw new AuthError('too-many-tokens', `You have ${this.settings.tokensPerUser} API tokens, the most allowed. Revoke one you no longer use first.`)
     }
@@ -233,6 +248,8 @@ export class AccountService {
     const patch: AccountPatch = { role: change.role, disabled: change.disabled }
     if (change.password !== undefined) patch.passwordHash = await this.passwords.hash(change.password)
     const updated = await this.store.updateAccount(id, patch)
+    // A new password or a disabled account ends its sessions; its tokens end with them.
+    if (updated && (change.password !== undefined || change.disabled === true)) await this.revokeAllTokens(id)
     return updated ? publicAccount(updated) : null
   }
 

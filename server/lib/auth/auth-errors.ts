@@ -7,6 +7,7 @@ export const AUTH_REFUSALS = {
   'bad-credentials': 401,
   'bad-token': 401,
   'disabled': 403,
+  'wrong-password': 403,
   'signup-closed': 403,
   'bad-invite': 403,
   'not-admin': 403,

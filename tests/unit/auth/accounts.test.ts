@@ -121,15 +121,35 @@ describe('AccountService', () => {
 
   it('issues tokens shown once and stored hashed, up to the per-account cap, and refuses revoked or malformed ones', async () => {
     const ada = await accounts.signUp('Ada', 'password-1', undefined)
-    const first = await accounts.createToken(ada.id, 'script')
-    await accounts.createToken(ada.id, 'cron')
-    expect((await refusal(accounts.createToken(ada.id, 'third'))).refusal).toBe('too-many-tokens')
+    expect((await refusal(accounts.createToken(ada.id, 'script', 'not-my-password'))).refusal).toBe('wrong-password')
+    const first = await accounts.createToken(ada.id, 'script', 'password-1')
+    await accounts.createToken(ada.id, 'cron', 'password-1')
+    expect((await refusal(accounts.createToken(ada.id, 'third', 'password-1'))).refusal).toBe('too-many-tokens')
     expect(JSON.stringify(await store.listApiTokens(ada.id))).not.toContain(first.token)
     expect(await accounts.principalForToken(first.token)).toMatchObject({ id: ada.id, role: 'admin' })
     expect((await accounts.listTokens(ada.id)).find(token => token.id === first.id)?.lastUsedAt).not.toBeNull()
     await accounts.revokeToken(ada.id, first.id)
     expect((await refusal(accounts.principalForToken(first.token))).refusal).toBe('bad-token')
     expect((await refusal(accounts.principalForToken('or3_short'))).refusal).toBe('bad-token')
+  })
+
+  it('revokes an account\'s tokens when its sessions end: sign out everywhere, a new password, disabled', async () => {
+    const ada = await accounts.signUp('Ada', 'password-1', undefined)
+    const bob = await accounts.createAccount('Bob', 'password-2', 'user')
+    const mint = async (id: string, password: string) => (await accounts.createToken(id, 'script', password)).token
+    let token = await mint(ada.id, 'password-1')
+    await accounts.endAllSessions(ada.id)
+    expect((await refusal(accounts.principalForToken(token))).refusal).toBe('bad-token')
+    token = await mint(bob.id, 'password-2')
+    await accounts.updateAccount(bob.id, { password: 'password-3' })
+    expect((await refusal(accounts.principalForToken(token))).refusal).toBe('bad-token')
+    token = await mint(bob.id, 'password-3')
+    await accounts.updateAccount(bob.id, { disabled: true })
+    await accounts.updateAccount(bob.id, { disabled: false })
+    expect((await refusal(accounts.principalForToken(token))).refusal).toBe('bad-token')
+    // Guessing the password to mint a token counts like guessing it to sign in.
+    for (let attempt = 0; attempt < 3; attempt++) await refusal(accounts.createToken(bob.id, 'x', 'guess'))
+    expect((await refusal(accounts.createToken(bob.id, 'x', 'password-3'))).refusal).toBe('too-many-attempts')
   })
 
   it('bounds new guest sessions per address', async () => {
