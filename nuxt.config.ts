@@ -116,6 +116,8 @@ export default defineNuxtConfig({
       streams: {
         perUser: 100,
         perJob: 25,
+        /** All users and guests of one client address together. */
+        perAddress: 200,
         max: 10_000,
       },
       toolExecution: {

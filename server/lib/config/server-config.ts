@@ -42,6 +42,7 @@ export const serverConfigSchema = z.object({
     streams: z.object({
       perUser: positiveInt,
       perJob: positiveInt,
+      perAddress: positiveInt,
       max: positiveInt,
     }),
     completedJobRetentionMs: milliseconds,

@@ -15,10 +15,10 @@ const KEEP_ALIVE_MS = 15_000
  * the missed events), then live deltas, tool calls and the final status, then the end of the
  * stream. With `abortOnClose`, a client that leaves before the end aborts the job.
  */
-export async function serveJobStream(event: H3Event, jobs: BackgroundJobManager, job: BackgroundJob, options: { abortOnClose?: boolean, slots?: StreamSlots } = {}): Promise<void> {
+export async function serveJobStream(event: H3Event, jobs: BackgroundJobManager, job: BackgroundJob, options: { abortOnClose?: boolean, slots?: StreamSlots, address?: string } = {}): Promise<void> {
   let release: (() => void) | undefined
   try {
-    release = options.slots?.acquire(job.userId, job.id)
+    release = options.slots?.acquire(job.userId, job.id, options.address)
   } catch (error) {
     if (!StreamLimitError.isInstance(error)) throw error
     // The job was started for this stream (`abortOnClose`): nobody will watch it, so stop it.

@@ -10,13 +10,13 @@ const KEEP_ALIVE_MS = 25_000
 /**
  * Serves "the tools changed" as server-sent events: `ready` with the current version at once,
  * then `tools-changed` with the new version whenever the registry or a source's state changes
- * (the page then reads `GET /api/tools` again). Counted against the same per-user and server
- * stream caps as job streams, so it cannot be used to hold connections either.
+ * (the page then reads `GET /api/tools` again). Counted against the same per-user, per-address and
+ * server stream caps as job streams, so it cannot be used to hold connections either.
  */
-export function serveToolChanges(event: H3Event, feed: ToolChangeFeed, slots: StreamSlots, userId: string): Promise<void> {
+export function serveToolChanges(event: H3Event, feed: ToolChangeFeed, slots: StreamSlots, viewer: { userId: string, address?: string }): Promise<void> {
   let release: () => void
   try {
-    release = slots.acquire(userId, `tools:${userId}`)
+    release = slots.acquire(viewer.userId, `tools:${viewer.userId}`, viewer.address)
   } catch (error) {
     if (!StreamLimitError.isInstance(error)) throw error
     setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)

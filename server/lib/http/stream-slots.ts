@@ -1,7 +1,9 @@
 /**
- * Open job streams are connections (file descriptors, buffers), so they are counted: per user, per
- * job and for the whole server. One client holding thousands of streams must get a 429 telling it
- * to close some, not take every connection the server has (the others got ECONNRESET).
+ * Open live streams (job streams, tool-change feeds) are connections (file descriptors, buffers),
+ * so they are counted: per user, per job, per client address and for the whole server. One client
+ * holding thousands of streams, or a crowd of fresh guest sessions from one address, must get a 429
+ * telling it to close some, not take every connection the server has (the others got ECONNRESET,
+ * or 503 for the admin's own answer).
  */
 import { OverCapacityError } from './over-capacity'
 
@@ -9,6 +11,8 @@ import { OverCapacityError } from './over-capacity'
 export interface StreamLimits {
   perUser: number
   perJob: number
+  /** Streams one client address may hold (all its users and guests together). */
+  perAddress: number
   /** Streams open on this server at most. */
   max: number
 }
@@ -27,6 +31,7 @@ export class StreamSlots {
   private total = 0
   private readonly byUser = new Map<string, number>()
   private readonly byJob = new Map<string, number>()
+  private readonly byAddress = new Map<string, number>()
 
   constructor(private readonly limits: StreamLimits) {}
 
@@ -36,17 +41,19 @@ export class StreamSlots {
   }
 
   /**
-   * Takes a slot for a stream of `jobId` watched by `userId`, or throws a `StreamLimitError`.
-   * Returns the idempotent release.
+   * Takes a slot for a stream of `jobId` watched by `userId` from `address` (none known: not
+   * counted per address), or throws a `StreamLimitError`. Returns the idempotent release.
    */
-  acquire(userId: string, jobId: string): () => void {
+  acquire(userId: string, jobId: string, address?: string): () => void {
     const refuse = (statusCode: 429 | 503, message: string) => new StreamLimitError(statusCode, message)
     if (this.total >= this.limits.max) throw refuse(503, `The server has its maximum of ${this.limits.max} live streams open. Try again in a few seconds.`)
     if ((this.byUser.get(userId) ?? 0) >= this.limits.perUser) throw refuse(429, `You have ${this.limits.perUser} live streams open, the most allowed at once. Close some tabs and try again.`)
     if ((this.byJob.get(jobId) ?? 0) >= this.limits.perJob) throw refuse(429, `This answer already has ${this.limits.perJob} live viewers, the most allowed at once. Close some tabs and try again.`)
+    if (address !== undefined && (this.byAddress.get(address) ?? 0) >= this.limits.perAddress) throw refuse(429, `Your network address has ${this.limits.perAddress} live streams open, the most allowed at once. Close some tabs and try again.`)
     this.total++
     increment(this.byUser, userId, 1)
     increment(this.byJob, jobId, 1)
+    if (address !== undefined) increment(this.byAddress, address, 1)
     let released = false
     return () => {
       if (released) return
@@ -54,6 +61,7 @@ export class StreamSlots {
       this.total--
       increment(this.byUser, userId, -1)
       increment(this.byJob, jobId, -1)
+      if (address !== undefined) increment(this.byAddress, address, -1)
     }
   }
 }

@@ -94,8 +94,8 @@ export class ToolSources {
     }
   }
 
-  /** Serves "the tools changed" to an open page of `userId` as server-sent events. */
-  serveChanges(event: H3Event, userId: string): Promise<void> {
-    return serveToolChanges(event, this.parts.changes, this.parts.slots, userId)
+  /** Serves "the tools changed" to an open page of `viewer` (a user at a client address) as server-sent events. */
+  serveChanges(event: H3Event, viewer: { userId: string, address?: string }): Promise<void> {
+    return serveToolChanges(event, this.parts.changes, this.parts.slots, viewer)
   }
 }

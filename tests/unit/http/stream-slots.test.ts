@@ -3,7 +3,7 @@ import { StreamSlots } from '../../../server/lib/http/stream-slots'
 
 describe('StreamSlots', () => {
   it('refuses past each cap with the status and words of that cap, and frees a slot exactly once', () => {
-    const slots = new StreamSlots({ perUser: 3, perJob: 2, max: 4 })
+    const slots = new StreamSlots({ perUser: 3, perJob: 2, perAddress: 100, max: 4 })
     const a1 = slots.acquire('alice', 'job-1')
     slots.acquire('alice', 'job-1')
     expect(() => slots.acquire('alice', 'job-1')).toThrow(expect.objectContaining({ statusCode: 429, message: expect.stringMatching(/already has 2 live viewers/) }))
@@ -16,5 +16,15 @@ describe('StreamSlots', () => {
     expect(slots.open).toBe(3)
     expect(() => slots.acquire('carol', 'job-5')).not.toThrow()
     expect(slots.open).toBe(4)
+  })
+
+  it('caps one address whatever its users: fresh guests from one address cannot take every stream', () => {
+    const slots = new StreamSlots({ perUser: 100, perJob: 25, perAddress: 3, max: 1_000 })
+    const releases = ['guest-1', 'guest-2', 'guest-3'].map(guest => slots.acquire(guest, `tools:${guest}`, '203.0.113.9'))
+    expect(() => slots.acquire('guest-4', 'tools:guest-4', '203.0.113.9')).toThrow(expect.objectContaining({ statusCode: 429, message: expect.stringMatching(/Your network address has 3 live streams open/) }))
+    // Another address, the admin's, is served.
+    expect(() => slots.acquire('admin', 'job-1', '198.51.100.1')).not.toThrow()
+    releases[0]!()
+    expect(() => slots.acquire('guest-4', 'tools:guest-4', '203.0.113.9')).not.toThrow()
   })
 })
