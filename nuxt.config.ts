@@ -218,6 +218,8 @@ export default defineNuxtConfig({
       signInFailuresPerAccount: 10,
       /** New guest sessions one client address may start per minute. */
       sessionsPerIpPerMinute: 30,
+      /** Sign-up attempts one client address may make per hour (each creates an account with its own budget). */
+      signupsPerIpPerHour: 10,
       /** Personal API tokens one account may hold. */
       tokensPerUser: 20,
       /** How long an invite link works. */

@@ -140,6 +140,15 @@ export const useInvite = serverMutation({
   },
 })
 
+/** Whether an invite could be used now (unused, not expired), without using it. */
+export const inviteUsable = serverQuery({
+  args: { codeHash: v.string(), now: v.number() },
+  handler: async (ctx, { codeHash, now }) => {
+    const row = await ctx.db.query('invites').withIndex('by_code_hash', q => q.eq('code_hash', codeHash)).first()
+    return row !== null && row.used_at === null && row.expires_at > now
+  },
+})
+
 export const getSetting = serverQuery({
   args: { key: v.string() },
   handler: async (ctx, { key }) => (await ctx.db.query('settings').withIndex('by_key', q => q.eq('key', key)).first())?.value ?? null,

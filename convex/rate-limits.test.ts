@@ -35,12 +35,13 @@ describe('rate-limit counters on Convex', () => {
     await expect(instanceA.consume('alice')).resolves.toMatchObject({ consumedPoints: 1, isFirstInDuration: true })
   })
 
-  it('serves penalty, get and delete, so sign-in lockouts hold across instances', async () => {
+  it('counts sign-in guesses before their check and deletes them on success, so lockouts hold across instances', async () => {
     const settings = { signInAttemptsPerIpPerMinute: 100, signInFailuresPerAccount: 2, sessionsPerIpPerMinute: 100, limiterFor: convexLimiters(client, secret, () => now) }
     const instanceA = new AttemptLimits(settings)
     const instanceB = new AttemptLimits(settings)
-    await instanceA.signInFailed('ada')
-    await instanceB.signInFailed('ada')
+    // Two guesses (one on each instance) count before either is checked; the third is refused.
+    await instanceA.beforeSignIn('10.0.0.1', 'ada')
+    await instanceB.beforeSignIn('10.0.0.1', 'ada')
     await expect(instanceA.beforeSignIn('10.0.0.1', 'ada')).rejects.toMatchObject({ refusal: 'too-many-attempts', retryAfterSeconds: 900 })
     await expect(instanceB.beforeSignIn('10.0.0.1', 'bob')).resolves.toBeUndefined()
     await instanceB.signInSucceeded('ada')

@@ -97,6 +97,7 @@ export default defineNitroPlugin((nitroApp) => {
     signInAttemptsPerIpPerMinute: auth.signInAttemptsPerIpPerMinute,
     signInFailuresPerAccount: auth.signInFailuresPerAccount,
     sessionsPerIpPerMinute: auth.sessionsPerIpPerMinute,
+    signupsPerIpPerHour: auth.signupsPerIpPerHour,
     limiterFor: stores.limiterFor,
     tokensPerUser: auth.tokensPerUser,
     inviteTtlMs: Math.round(auth.inviteTtlHours * 3_600_000),

@@ -60,7 +60,11 @@ export function describeAccountStoreContract(name: string, createStore: () => Ac
     it('uses an invite once, and never after it expires', async () => {
       await store.createInvite({ codeHash: 'once', createdBy: 'admin', expiresAt: 100, now: 1 })
       await store.createInvite({ codeHash: 'late', createdBy: 'admin', expiresAt: 100, now: 1 })
+      expect(await store.inviteUsable('once', 10)).toBe(true)
+      expect(await store.inviteUsable('late', 100)).toBe(false)
+      expect(await store.inviteUsable('unknown', 10)).toBe(false)
       expect(await store.useInvite('once', 10)).toBe(true)
+      expect(await store.inviteUsable('once', 11)).toBe(false)
       expect(await store.useInvite('once', 11)).toBe(false)
       expect(await store.useInvite('late', 100)).toBe(false)
       expect(await store.useInvite('unknown', 10)).toBe(false)

@@ -47,6 +47,10 @@ export function publicAccount(account: StoredAccount): Account {
   return { id: account.id, name: account.name, role: account.role, disabled: account.disabled, createdAt: account.createdAt }
 }
 
+function badInvite(invite: string | undefined): AuthError {
+  return new AuthError('bad-invite', invite ? 'This invite link was already used or has expired. Ask the admin for a new one.' : 'Sign-up needs an invite link from the admin.')
+}
+
 function tokenSummary(token: StoredApiToken): ApiTokenSummary {
   return { id: token.id, name: token.name, prefix: token.prefix, createdAt: token.createdAt, lastUsedAt: token.lastUsedAt }
 }
@@ -132,16 +136,19 @@ export class AccountService {
    * takes the guest's id, so they are its own without moving a record; that guest id is never a
    * guest again, see `isGuestId`).
    */
-  async signUp(name: string, password: string, invite: string | undefined, fromGuest?: string): Promise<StoredAccount> {
+  async signUp(name: string, password: string, invite: string | undefined, fromGuest?: string, ip?: string): Promise<StoredAccount> {
+    await this.attempts.beforeSignUp(ip)
     if (fromGuest !== undefined && await this.store.getAccount(fromGuest)) throw new AuthError('name-taken', 'This guest session already became an account. Sign in instead.')
     if (await this.needsSetup()) return this.createFirstAdmin(name, password, fromGuest)
     const policy = await this.signupPolicy()
     if (policy === 'closed') throw new AuthError('signup-closed', 'Sign-up is closed on this server. Ask its admin for an account or an invite link.')
+    // The invite first: without a usable one nothing else is looked up or hashed, so a taken and a
+    // free name get the same answer at the same cost.
+    const inviteHash = invite ? hashInviteCode(invite) : undefined
+    if (policy === 'invite' && !(inviteHash && await this.store.inviteUsable(inviteHash))) throw badInvite(invite)
     if (await this.store.findAccountByName(name)) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
     const passwordHash = await this.passwords.hash(password)
-    if (policy === 'invite' && !(invite && await this.store.useInvite(hashInviteCode(invite)))) {
-      throw new AuthError('bad-invite', invite ? 'This invite link was already used or has expired. Ask the admin for a new one.' : 'Sign-up needs an invite link from the admin.')
-    }
+    if (policy === 'invite' && !await this.store.useInvite(inviteHash!)) throw badInvite(invite)
     const account = await this.store.createAccount({ name, passwordHash, role: 'user', id: fromGuest })
     if (!account) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
     return account

@@ -13,6 +13,8 @@ export interface AttemptLimitSettings {
   signInAttemptsPerIpPerMinute: number
   signInFailuresPerAccount: number
   sessionsPerIpPerMinute: number
+  /** Sign-up attempts per address per hour (default 10). */
+  signupsPerIpPerHour?: number
   /** Where the counters live (default: this process's memory). */
   limiterFor?: LimiterFactory
 }
@@ -29,12 +31,25 @@ export class AttemptLimits {
   private readonly signInsPerIp: RateLimiterAbstract
   private readonly failuresPerAccount: RateLimiterAbstract
   private readonly sessionsPerIp: RateLimiterAbstract
+  private readonly signupsPerIp: RateLimiterAbstract
 
   constructor(settings: AttemptLimitSettings) {
     const limiterFor = settings.limiterFor ?? memoryLimiters
     this.signInsPerIp = limiterFor({ keyPrefix: 'sign-in-ip', points: settings.signInAttemptsPerIpPerMinute, duration: 60 })
     this.failuresPerAccount = limiterFor({ keyPrefix: 'sign-in-account', points: settings.signInFailuresPerAccount, duration: FAILURE_WINDOW_SECONDS })
     this.sessionsPerIp = limiterFor({ keyPrefix: 'session-ip', points: settings.sessionsPerIpPerMinute, duration: 60 })
+    this.signupsPerIp = limiterFor({ keyPrefix: 'sign-up-ip', points: settings.signupsPerIpPerHour ?? 10, duration: 3_600 })
+  }
+
+  /** Counts a sign-up attempt from `ip` (refused or not, before anything is looked up or hashed). */
+  async beforeSignUp(ip: string | undefined): Promise<void> {
+    if (!ip) return
+    try {
+      await this.signupsPerIp.consume(ip)
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal
+      throw new AuthError('too-many-attempts', `Too many sign-ups from this network address. Try again in ${retryAfter(refusal)} s, or ask the admin to create your account.`, retryAfter(refusal))
+    }
   }
 
   /**

@@ -90,6 +90,7 @@ export const serverConfigSchema = z.object({
     signInAttemptsPerIpPerMinute: positiveInt,
     signInFailuresPerAccount: positiveInt,
     sessionsPerIpPerMinute: positiveInt,
+    signupsPerIpPerHour: positiveInt,
     tokensPerUser: z.number().int().min(1).max(1_000),
     inviteTtlHours: z.number().positive().max(24 * 365),
   }),

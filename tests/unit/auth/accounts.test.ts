@@ -7,10 +7,12 @@ import { createMemoryAccountStore } from '../../../server/lib/stores/accounts/me
 import type { AccountStore } from '../../../server/lib/stores/accounts/account-store'
 
 /** A real (small-cost) scrypt, counting how often it verifies. */
-function scryptHasher(): PasswordHasher & { verifications: number } {
+function scryptHasher(): PasswordHasher & { verifications: number, hashes: number } {
   const hasher = {
     verifications: 0,
+    hashes: 0,
     async hash(password: string) {
+      hasher.hashes++
       const salt = randomBytes(8).toString('hex')
       return `${salt}:${scryptSync(password, salt, 16, { N: 1024 }).toString('hex')}`
     },
@@ -150,6 +152,35 @@ describe('AccountService', () => {
     // Guessing the password to mint a token counts like guessing it to sign in.
     for (let attempt = 0; attempt < 3; attempt++) await refusal(accounts.createToken(bob.id, 'x', 'guess'))
     expect((await refusal(accounts.createToken(bob.id, 'x', 'password-3'))).refusal).toBe('too-many-attempts')
+  })
+
+  it('checks the invite before the name, so a missing or wrong invite answers the same for a taken and a free name, at the same cost', async () => {
+    await accounts.signUp('Ada', 'password-1', undefined)
+    await accounts.setSignupPolicy('invite')
+    const hashes = hasher.hashes
+    for (const invite of [undefined, 'wrong-code']) {
+      const taken = await refusal(accounts.signUp('Ada', 'password-1', invite))
+      const free = await refusal(accounts.signUp('Zed', 'password-1', invite))
+      expect([taken.refusal, free.refusal]).toEqual(['bad-invite', 'bad-invite'])
+      expect(taken.message).toBe(free.message)
+    }
+    // No refusal hashed a password.
+    expect(hasher.hashes).toBe(hashes)
+    // A holder of a good invite who picks a taken name is told so, and keeps the invite.
+    const { code } = await accounts.createInvite('admin')
+    expect((await refusal(accounts.signUp('Ada', 'password-2', code))).refusal).toBe('name-taken')
+    expect((await accounts.signUp('Zed', 'password-2', code)).name).toBe('Zed')
+  })
+
+  it('counts sign-ups per address, refused or not', async () => {
+    const limited = new AccountService(store, hasher, { ...settings, signupsPerIpPerHour: 2 })
+    await limited.signUp('Ada', 'password-1', undefined, undefined, '203.0.113.5')
+    await limited.setSignupPolicy('open')
+    await limited.signUp('Bob', 'password-1', undefined, undefined, '203.0.113.5')
+    const third = await refusal(limited.signUp('Cy', 'password-1', undefined, undefined, '203.0.113.5'))
+    expect(third.refusal).toBe('too-many-attempts')
+    expect(third.message).toMatch(/Too many sign-ups from this network address/)
+    expect((await limited.signUp('Cy', 'password-1', undefined, undefined, '198.51.100.2')).name).toBe('Cy')
   })
 
   it('bounds new guest sessions per address', async () => {

@@ -38,6 +38,7 @@ describe('runtime config', () => {
       signInAttemptsPerIpPerMinute: 20,
       signInFailuresPerAccount: 10,
       sessionsPerIpPerMinute: 30,
+      signupsPerIpPerHour: 10,
       tokensPerUser: 20,
       inviteTtlHours: 168,
     })

@@ -57,6 +57,8 @@ export interface AccountStore {
   createInvite(input: { codeHash: string, createdBy: string, expiresAt: number, now?: number }): Promise<void>
   /** Uses up an invite: true only the first time, and only before it expires. */
   useInvite(codeHash: string, now?: number): Promise<boolean>
+  /** Whether an invite could be used now (unused, not expired), without using it. */
+  inviteUsable(codeHash: string, now?: number): Promise<boolean>
 
   getSetting(key: string): Promise<string | null>
   setSetting(key: string, value: string): Promise<void>

@@ -50,6 +50,9 @@ export function createConvexAccountStore(options: { client: ConvexFunctionClient
     async useInvite(codeHash, now = Date.now()) {
       return await client.mutation(api.accounts.useInvite, { secret, codeHash, now }) as boolean
     },
+    async inviteUsable(codeHash, now = Date.now()) {
+      return await client.query(api.accounts.inviteUsable, { secret, codeHash, now }) as boolean
+    },
     async getSetting(key) {
       return await client.query(api.accounts.getSetting, { secret, key }) as string | null
     },

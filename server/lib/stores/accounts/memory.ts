@@ -72,6 +72,10 @@ export function createMemoryAccountStore(): AccountStore {
       invite.usedAt = now
       return true
     },
+    async inviteUsable(codeHash, now = Date.now()) {
+      const invite = invites.get(codeHash)
+      return invite !== undefined && invite.usedAt === null && invite.expiresAt > now
+    },
     async getSetting(key) {
       return settings.get(key) ?? null
     },

@@ -38,6 +38,7 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
     touchToken: db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?'),
     insertInvite: db.prepare('INSERT INTO invites (code_hash, created_by, created_at, expires_at) VALUES (@codeHash, @createdBy, @now, @expiresAt)'),
     useInvite: db.prepare('UPDATE invites SET used_at = @now WHERE code_hash = @codeHash AND used_at IS NULL AND expires_at > @now'),
+    inviteUsable: db.prepare<{ codeHash: string, now: number }, { usable: number }>('SELECT 1 AS usable FROM invites WHERE code_hash = @codeHash AND used_at IS NULL AND expires_at > @now'),
     getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
     setSetting: db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     deleteSettings: db.prepare<[string, string]>('DELETE FROM settings WHERE substr(key, 1, length(?)) = ?'),
@@ -106,6 +107,9 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
     },
     async useInvite(codeHash, now = Date.now()) {
       return statements.useInvite.run({ codeHash, now }).changes > 0
+    },
+    async inviteUsable(codeHash, now = Date.now()) {
+      return statements.inviteUsable.get({ codeHash, now }) !== undefined
     },
     async getSetting(key) {
       return statements.getSetting.get(key)?.value ?? null
