@@ -267,6 +267,11 @@ export default defineNuxtConfig({
     },
     /** Where the embedded SQLite database and the generated session secret live. */
     dataDir: '.data',
+    /**
+     * The URL people open (https://chat.example.com): links given to others (OAuth callbacks) use it,
+     * and requests for other host names are refused. Empty: the request's own origin.
+     */
+    siteUrl: '',
     public: {
       /** Files a message may carry (checked in the composer and enforced by the server). */
       attachments: {

@@ -17,8 +17,9 @@ export function useAuth() {
     await refresh()
   }
 
-  async function signUp(name: string, password: string, invite?: string, keepGuestData = false): Promise<void> {
-    await $fetch('/api/auth/register', { method: 'POST', body: { name, password, ...(invite ? { invite } : {}), ...(keepGuestData ? { keepGuestData } : {}) } })
+  /** Creates an account (the first one: the admin, with the server's setup code when it asks for one) and signs it in. */
+  async function signUp(name: string, password: string, invite?: string, keepGuestData = false, setupCode?: string): Promise<void> {
+    await $fetch('/api/auth/register', { method: 'POST', body: { name, password, ...(invite ? { invite } : {}), ...(keepGuestData ? { keepGuestData } : {}), ...(setupCode ? { setupCode } : {}) } })
     await refresh()
   }
 

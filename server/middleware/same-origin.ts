@@ -15,7 +15,8 @@ export default defineEventHandler((event) => {
   allowedOrigins ??= parseOriginList(useServerConfig(event).csrf.allowedOrigins)
   const refusal = crossSiteRefusal({
     method: event.method,
-    ownOrigin: `${getRequestProtocol(event, { xForwardedProto: false })}://${getRequestHost(event, { xForwardedHost: false })}`,
+    // The configured site when there is one; a Host header alone is what DNS rebinding forges.
+    ownOrigin: requestSite(event).siteOrigin ?? `${getRequestProtocol(event, { xForwardedProto: false })}://${getRequestHost(event, { xForwardedHost: false })}`,
     origin: getRequestHeader(event, 'origin'),
     secFetchSite: getRequestHeader(event, 'sec-fetch-site'),
     allowedOrigins,

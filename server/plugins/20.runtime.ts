@@ -134,6 +134,12 @@ export default defineNitroPlugin((nitroApp) => {
   const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
   setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams, bodies, tools })
 
+  // Until the first account exists, how to create it from another machine (first-run.ts).
+  if (!config.siteUrl) {
+    accounts.needsSetup().then((needed) => {
+      if (needed) consola.withTag('auth').info(`No accounts yet. Create the admin account at http://localhost:${process.env.PORT ?? 3000} on this machine, or from elsewhere with the setup code ${accounts!.firstRun.setupCode} (it changes on every start; set NUXT_SITE_URL to create it through your site instead).`)
+    }).catch(() => {})
+  }
   jobs.startSweeper()
   jobs.recoverInterruptedJobs()
     .then(count => count > 0 && logger.info(`Resumed ${count} job(s) interrupted by the last shutdown.`))

@@ -25,6 +25,8 @@ export const signUpBody = z.object({
   name: accountName,
   password: accountPassword,
   invite: z.string().trim().max(100).optional(),
+  /** The one-time code the server printed at start-up, to create the first account from another machine. */
+  setupCode: z.string().trim().max(40).optional(),
   /** Signing up from a guest session: the new account keeps the guest's conversations, workflows and jobs. */
   keepGuestData: z.boolean().optional(),
 }).strict()

@@ -48,6 +48,8 @@ export interface AuthState {
   user: SessionPrincipal | null
   /** No account exists yet: the first visitor creates the admin account. */
   needsSetup: boolean
+  /** Creating it from here needs the setup code the server printed to its log (not this machine, no NUXT_SITE_URL). */
+  setupCodeRequired: boolean
   signup: SignupPolicy
   guests: boolean
   /** The field limits the forms show (the server checks the same ones). */

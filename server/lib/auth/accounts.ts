@@ -10,6 +10,7 @@ import { accountNameKey, type AccountPatch, type AccountStore, type StoredAccoun
 import { hashApiToken, looksLikeApiToken, newApiToken } from './api-tokens'
 import { AttemptLimits, type AttemptLimitSettings } from './attempt-limits'
 import { AuthError } from './auth-errors'
+import { FirstRunGuard, type FirstRunRequest } from './first-run'
 import { RoleLimitPolicy } from './role-limits'
 
 /** Hashing passwords (scrypt, from nuxt-auth-utils in the server; anything alike in tests). */
@@ -116,6 +117,9 @@ export class AccountService {
     await this.store.setSetting(SIGNUP_SETTING, policy)
   }
 
+  /** Who may create the first account (the setup code printed at start-up). */
+  readonly firstRun = new FirstRunGuard()
+
   /** Creates the admin account on first run (with `id`, when it takes over a guest's); 409 once any account exists. */
   async createFirstAdmin(name: string, password: string, id?: string): Promise<StoredAccount> {
     const account = await this.store.createAccount({ name, passwordHash: await this.passwords.hash(password), role: 'admin', onlyIfNone: true, id })
@@ -136,10 +140,14 @@ export class AccountService {
    * takes the guest's id, so they are its own without moving a record; that guest id is never a
    * guest again, see `isGuestId`).
    */
-  async signUp(name: string, password: string, invite: string | undefined, fromGuest?: string, ip?: string): Promise<StoredAccount> {
+  async signUp(name: string, password: string, invite: string | undefined, fromGuest?: string, ip?: string, firstRun?: FirstRunRequest): Promise<StoredAccount> {
     await this.attempts.beforeSignUp(ip)
     if (fromGuest !== undefined && await this.store.getAccount(fromGuest)) throw new AuthError('name-taken', 'This guest session already became an account. Sign in instead.')
-    if (await this.needsSetup()) return this.createFirstAdmin(name, password, fromGuest)
+    if (await this.needsSetup()) {
+      const refusal = this.firstRun.refusal(firstRun ?? { siteConfigured: false, loopback: true })
+      if (refusal) throw new AuthError('setup-code', refusal)
+      return this.createFirstAdmin(name, password, fromGuest)
+    }
     const policy = await this.signupPolicy()
     if (policy === 'closed') throw new AuthError('signup-closed', 'Sign-up is closed on this server. Ask its admin for an account or an invite link.')
     // The invite first: without a usable one nothing else is looked up or hashed, so a taken and a

@@ -8,6 +8,7 @@ export const AUTH_REFUSALS = {
   'bad-token': 401,
   'disabled': 403,
   'wrong-password': 403,
+  'setup-code': 403,
   'signup-closed': 403,
   'bad-invite': 403,
   'not-admin': 403,

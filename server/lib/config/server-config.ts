@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { RoleLimits } from '../../../shared/types/limits'
 import { parseOriginList } from '../../../shared/origin-list'
 import { trustedProxiesProblem } from '../http/client-address'
+import { siteUrlProblem } from '../http/site-origin'
 
 const positiveInt = z.number().int().positive()
 const milliseconds = z.number().int().positive().max(2_147_483_647)
@@ -116,6 +117,10 @@ export const serverConfigSchema = z.object({
     allowedOrigins: z.string().refine(value => parseOriginList(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),
   }),
   dataDir: z.string().trim().min(1, 'must name a directory, such as .data'),
+  siteUrl: z.string().superRefine((value, context) => {
+    const problem = siteUrlProblem(value)
+    if (problem) context.addIssue({ code: 'custom', message: problem })
+  }),
   public: z.object({
     attachments: z.object({
       maxFiles: z.number().int().min(0).max(20),

@@ -1,0 +1,74 @@
+/**
+ * Where people reach this app. With `siteUrl` set (NUXT_SITE_URL) that is the one origin: every URL
+ * the app gives to others (an OAuth callback) is built on it, the cross-site check compares with
+ * it, and a request for another host name is refused (421), which also defeats DNS rebinding (a
+ * page on another name that resolves to this server). Without it the origin is the request's own,
+ * and the first admin account can be created only from this machine (loopback) or with the
+ * one-time setup code the server prints at start-up (first-run.ts).
+ */
+import { isIP } from 'node:net'
+
+/** The origin of `siteUrl` (`https://chat.example.com`), or undefined when it is not set. */
+export function siteOriginOf(siteUrl: string): string | undefined {
+  const text = siteUrl.trim()
+  return text === '' ? undefined : new URL(text).origin
+}
+
+/** Why `siteUrl` cannot be used (for the config schema), or undefined. */
+export function siteUrlProblem(siteUrl: string): string | undefined {
+  const text = siteUrl.trim()
+  if (text === '') return undefined
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return 'must be the URL people open, such as https://chat.example.com'
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must start with https:// (or http://)'
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) return 'must be an origin only (scheme, host and port), such as https://chat.example.com'
+  return undefined
+}
+
+/** Whether a request for `host` (its Host header, with any port) is for the site at `siteOrigin`. */
+export function hostMatchesSite(host: string | undefined, siteOrigin: string): boolean {
+  if (!host) return false
+  const site = new URL(siteOrigin)
+  const wanted = site.host.toLowerCase()
+  const given = host.trim().toLowerCase()
+  // A default port may or may not be written.
+  const defaultPort = site.protocol === 'https:' ? '443' : '80'
+  return given === wanted || given === `${wanted}:${defaultPort}`
+}
+
+/** Whether `host` (a Host header) names this machine: localhost, 127.x or ::1, with any port. */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false
+  const name = host.trim().toLowerCase().replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1')
+  if (name === 'localhost' || name.endsWith('.localhost')) return true
+  return isLoopbackAddress(name)
+}
+
+/** Whether `address` is a loopback address (127.0.0.0/8, ::1, or IPv4-mapped 127.x). */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false
+  const bare = address.replace(/^::ffff:/i, '')
+  if (isIP(bare) === 4) return bare.startsWith('127.')
+  return bare === '::1'
+}
+
+/**
+ * The origin to give to others for a request: the configured site's, else the page's own origin
+ * when the browser says it (`Origin`) and it names the host the request was sent to (behind a TLS
+ * proxy the page is https while the server sees http), else the request's.
+ */
+export function appOriginFor(request: { siteOrigin?: string, origin?: string, host?: string, requestOrigin: string }): string {
+  if (request.siteOrigin) return request.siteOrigin
+  const origin = request.origin?.trim()
+  if (origin && origin !== 'null' && request.host) {
+    try {
+      const url = new URL(origin)
+      if ((url.protocol === 'https:' || url.protocol === 'http:') && url.host.toLowerCase() === request.host.trim().toLowerCase()) return url.origin
+    } catch {}
+  }
+  return request.requestOrigin
+}
