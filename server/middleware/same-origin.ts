@@ -16,7 +16,7 @@ export default defineEventHandler((event) => {
   const refusal = crossSiteRefusal({
     method: event.method,
     // The configured site when there is one; a Host header alone is what DNS rebinding forges.
-    ownOrigin: requestSite(event).siteOrigin ?? `${getRequestProtocol(event, { xForwardedProto: false })}://${getRequestHost(event, { xForwardedHost: false })}`,
+    ownOrigin: event.context.site.siteOrigin ?? `${getRequestProtocol(event, { xForwardedProto: false })}://${getRequestHost(event, { xForwardedHost: false })}`,
     origin: getRequestHeader(event, 'origin'),
     secFetchSite: getRequestHeader(event, 'sec-fetch-site'),
     allowedOrigins,

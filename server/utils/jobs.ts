@@ -39,7 +39,7 @@ export async function startChatJobForRequest(event: H3Event): Promise<{ job: Bac
 /** Serves a job as server-sent events (snapshot or exact replay, live events, end); see lib/http/serve-job-stream. */
 export function serveJobStream(event: H3Event, job: BackgroundJob, options: { abortOnClose?: boolean } = {}): Promise<void> {
   // useBackgroundJobs() answers 503 while the runtime is not installed, so it is there for the slots.
-  return serveJobEvents(event, useBackgroundJobs(), job, { ...options, slots: currentServerRuntime()!.streams, address: requestAddress(event) })
+  return serveJobEvents(event, useBackgroundJobs(), job, { ...options, slots: currentServerRuntime()!.streams, address: event.context.clientAddress })
 }
 
 /**

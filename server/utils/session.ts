@@ -7,7 +7,6 @@ import { AuthError } from '../lib/auth/auth-errors'
 import { accountSessionData, guestSessionData, needsRenewal, sessionHolder, type SessionData } from '../lib/auth/session-data'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { clientAddress } from '../lib/http/client-address'
-import { appOriginFor, isLoopbackAddress, isLoopbackHost, siteOriginOf } from '../lib/http/site-origin'
 import { serverSecret } from '../lib/security/session-secret'
 
 
@@ -119,25 +118,3 @@ export async function setSessionAccount(event: H3Event, account: StoredAccount |
   else await clearUserSession(event, sessionConfig(event))
 }
 
-/** The client address per-address limits count for this request (lib/http/client-address: the socket's, or the right-most untrusted hop behind trusted proxies). */
-export function requestAddress(event: H3Event): string | undefined {
-  return clientAddress(event, useServerConfig(event))
-}
-
-/**
- * How this request reaches the app (lib/http/site-origin): the configured site's origin, whether
- * it came from this machine for a loopback name, and the origin to give to others (OAuth callbacks).
- */
-export function requestSite(event: H3Event): { siteOrigin?: string, siteConfigured: boolean, loopback: boolean, appOrigin: string } {
-  const config = useServerConfig(event)
-  const siteOrigin = siteOriginOf(config.siteUrl)
-  const host = getRequestHeader(event, 'host')
-  const trustProxy = config.limits.trustProxy
-  return {
-    siteOrigin,
-    siteConfigured: siteOrigin !== undefined,
-    // The socket's peer, not a forwarded address: a proxy on this machine forwards others' requests.
-    loopback: isLoopbackAddress(event.node.req.socket?.remoteAddress) && isLoopbackHost(host) && !getRequestHeader(event, 'x-forwarded-for'),
-    appOrigin: appOriginFor({ siteOrigin, origin: getRequestHeader(event, 'origin'), host, requestOrigin: getRequestURL(event, { xForwardedHost: trustProxy, xForwardedProto: trustProxy }).origin }),
-  }
-}

@@ -5,7 +5,7 @@ export default defineEventHandler(async (event): Promise<AuthState> => {
   const user = await requireSessionUser(event, { optional: true })
   const accounts = useAccounts()
   const [needsSetup, signup] = await Promise.all([accounts.needsSetup(), accounts.signupPolicy()])
-  const site = requestSite(event)
+  const site = event.context.site
   const setupCodeRequired = needsSetup && !site.siteConfigured && !site.loopback
   return { user, needsSetup, setupCodeRequired, signup, guests: useServerConfig(event).auth.guests, limits: ACCOUNT_LIMITS }
 })

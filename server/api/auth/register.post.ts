@@ -8,8 +8,8 @@ import { signUpBody } from '../../../shared/schemas/account'
 export default defineEventHandler(async (event) => {
   const body = await readJsonBody(event, signUpBody)
   const current = body.keepGuestData ? await requireSessionUser(event, { optional: true }) : null
-  const { siteConfigured, loopback } = requestSite(event)
-  const account = await useAccounts().signUp(body.name, body.password, body.invite, current?.role === 'guest' ? current.id : undefined, requestAddress(event), { siteConfigured, loopback, setupCode: body.setupCode })
+  const { siteConfigured, loopback } = event.context.site
+  const account = await useAccounts().signUp(body.name, body.password, body.invite, current?.role === 'guest' ? current.id : undefined, event.context.clientAddress, { siteConfigured, loopback, setupCode: body.setupCode })
   await setSessionAccount(event, account)
   setResponseStatus(event, 201)
   return { user: { id: account.id, name: account.name, role: account.role } }

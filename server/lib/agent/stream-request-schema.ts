@@ -6,9 +6,43 @@ export const MAX_STREAM_BODY_BYTES = 1024 * 1024
 
 const text = z.string().max(200_000)
 
+/** Image types a model is sent inline. */
+const DATA_IMAGE = /^data:image\/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$/
+
+/**
+ * What a user message may carry, by type and scheme: text, images as data URLs (never a link,
+ * which a self-hosted model server might fetch from inside the network), and the app's own stored
+ * files by id (`or3_attachment`: read for the job's own user only). Anything else is refused with
+ * the part named.
+ */
+const contentPart = z.union([
+  z.object({ type: z.literal('text'), text }).strict(),
+  z.object({
+    type: z.literal('image_url'),
+    image_url: z.object({
+      url: z.string().max(900_000).regex(DATA_IMAGE, 'must be a data URL of a PNG, JPEG, GIF or WebP image (data:image/png;base64,…); links are not sent to the model, attach the file instead'),
+      detail: z.enum(['auto', 'low', 'high']).optional(),
+    }).strict(),
+  }).strict(),
+  z.object({ type: z.literal('or3_attachment'), id: z.string().min(1).max(200) }).strict(),
+], { error: issue => issue.code === 'invalid_union' ? 'must be a text part, an image as a data URL, or a file attached to the conversation (file and audio parts are not accepted; attach files instead)' : undefined })
+const contentParts = z.array(contentPart).max(50)
+
+/** A user message's content: text, or a list of parts whose problems are reported at the part. */
+const userContent = z.unknown().transform((value, context): string | z.output<typeof contentParts> => {
+  if (typeof value !== 'string' && !Array.isArray(value)) {
+    context.addIssue({ code: 'custom', message: 'must be text or a list of parts' })
+    return z.NEVER
+  }
+  const parsed = typeof value === 'string' ? text.safeParse(value) : contentParts.safeParse(value)
+  if (parsed.success) return parsed.data
+  for (const issue of parsed.error.issues) context.addIssue({ code: 'custom', message: issue.message, path: issue.path })
+  return z.NEVER
+})
+
 const messageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: text }),
-  z.object({ role: z.literal('user'), content: z.union([text, z.array(z.record(z.string(), z.unknown())).max(50)]) }),
+  z.object({ role: z.literal('user'), content: userContent }),
   z.object({
     role: z.literal('assistant'),
     content: text.nullable(),

@@ -7,6 +7,33 @@
  * one-time setup code the server prints at start-up (first-run.ts).
  */
 import { isIP } from 'node:net'
+import { getRequestHeader, getRequestURL, type H3Event } from 'h3'
+import type { ServerConfig } from '../config/server-config'
+
+/** How one request reaches the app (set on `event.context.site` for every request). */
+export interface RequestSite {
+  /** NUXT_SITE_URL's origin, when set. */
+  siteOrigin?: string
+  siteConfigured: boolean
+  /** From this machine (its socket's peer), for a loopback host name, not forwarded by a proxy. */
+  loopback: boolean
+  /** The origin to give to others (OAuth callbacks): see `appOriginFor`. */
+  appOrigin: string
+}
+
+/** How `event` reaches the app under `config`. */
+export function requestSiteOf(event: H3Event, config: Pick<ServerConfig, 'siteUrl' | 'limits'>): RequestSite {
+  const siteOrigin = siteOriginOf(config.siteUrl)
+  const host = getRequestHeader(event, 'host')
+  const trustProxy = config.limits.trustProxy
+  return {
+    siteOrigin,
+    siteConfigured: siteOrigin !== undefined,
+    // The socket's peer, not a forwarded address: a proxy on this machine forwards others' requests.
+    loopback: isLoopbackAddress(event.node.req.socket?.remoteAddress) && isLoopbackHost(host) && !getRequestHeader(event, 'x-forwarded-for'),
+    appOrigin: appOriginFor({ siteOrigin, origin: getRequestHeader(event, 'origin'), host, requestOrigin: getRequestURL(event, { xForwardedHost: trustProxy, xForwardedProto: trustProxy }).origin }),
+  }
+}
 
 /** The origin of `siteUrl` (`https://chat.example.com`), or undefined when it is not set. */
 export function siteOriginOf(siteUrl: string): string | undefined {
