@@ -57,11 +57,17 @@ export const list = serverQuery({
 
 /** Changes an account; a new password, a change of `disabled` or `endSessions` bumps its session version. */
 export const update = serverMutation({
-  args: { accountId: v.string(), role: v.optional(role), disabled: v.optional(v.boolean()), passwordHash: v.optional(v.string()), endSessions: v.optional(v.boolean()) },
-  handler: async (ctx, { accountId, role, disabled, passwordHash, endSessions }) => {
+  args: { accountId: v.string(), role: v.optional(role), disabled: v.optional(v.boolean()), passwordHash: v.optional(v.string()), endSessions: v.optional(v.boolean()), keepAnAdmin: v.optional(v.boolean()) },
+  handler: async (ctx, { accountId, role, disabled, passwordHash, endSessions, keepAnAdmin }) => {
     const row = await findAccount(ctx, accountId)
     if (!row) return null
     const endsSessions = endSessions === true || passwordHash !== undefined || (disabled !== undefined && disabled !== row.disabled)
+    // Checked in this mutation's transaction: two admins demoting each other at once cannot both win.
+    const losesAdmin = row.role === 'admin' && !row.disabled && ((role ?? row.role) !== 'admin' || (disabled ?? row.disabled))
+    if (keepAnAdmin && losesAdmin) {
+      const admins = await ctx.db.query('accounts').filter(q => q.and(q.eq(q.field('role'), 'admin'), q.eq(q.field('disabled'), false))).collect()
+      if (!admins.some(admin => admin.account_id !== accountId)) return { lastAdmin: true as const }
+    }
     await ctx.db.patch(row._id, {
       ...(role !== undefined && { role }),
       ...(disabled !== undefined && { disabled }),

@@ -1,6 +1,6 @@
 /** The behaviour every account store must have (memory, sqlite, Convex). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { AccountStore } from '../../server/lib/stores/accounts/account-store'
+import { LastAdminError, type AccountStore } from '../../server/lib/stores/accounts/account-store'
 
 /** Registers the account store contract tests for one store. */
 export function describeAccountStoreContract(name: string, createStore: () => AccountStore | Promise<AccountStore>): void {
@@ -37,6 +37,20 @@ export function describeAccountStoreContract(name: string, createStore: () => Ac
       expect(await store.updateAccount(account.id, { disabled: true })).toMatchObject({ sessionVersion: 3 })
       expect(await store.updateAccount(account.id, { endSessions: true })).toMatchObject({ sessionVersion: 4, disabled: true, passwordHash: 'new' })
       expect(await store.updateAccount('missing', { disabled: true })).toBeNull()
+    })
+
+    it('keeps an active admin: of two admins demoting and disabling each other at once, one change is refused', async () => {
+      const ada = (await store.createAccount({ name: 'Ada', passwordHash: 'h', role: 'admin', now: 1 }))!
+      const bob = (await store.createAccount({ name: 'Bob', passwordHash: 'h', role: 'admin', now: 2 }))!
+      const results = await Promise.allSettled([store.updateAccount(ada.id, { role: 'user', keepAnAdmin: true }), store.updateAccount(bob.id, { disabled: true, keepAnAdmin: true })])
+      expect(results.filter(result => result.status === 'fulfilled')).toHaveLength(1)
+      const refused = results.find(result => result.status === 'rejected') as PromiseRejectedResult
+      expect(LastAdminError.isInstance(refused.reason)).toBe(true)
+      const admins = (await store.listAccounts(10)).filter(account => account.role === 'admin' && !account.disabled)
+      expect(admins).toHaveLength(1)
+      // Without the flag (a change that keeps the role) nothing is checked; a user is never the last admin.
+      const cy = (await store.createAccount({ name: 'Cy', passwordHash: 'h', role: 'user', now: 3 }))!
+      expect(await store.updateAccount(cy.id, { disabled: true, keepAnAdmin: true })).toMatchObject({ disabled: true })
     })
 
     it('stores tokens by hash, lists them per user, revokes only the owner\'s, and deletes them with the account', async () => {

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Account, ApiTokenSummary, CreatedApiToken, CreatedInvite, Role, SessionPrincipal, SignupPolicy } from '../../../shared/types/account'
 import type { MyUsage, RoleLimitTable, UserUsageRow } from '../../../shared/types/limits'
-import { accountNameKey, type AccountPatch, type AccountStore, type StoredAccount, type StoredApiToken } from '../stores/accounts/account-store'
+import { accountNameKey, LastAdminError, type AccountPatch, type AccountStore, type StoredAccount, type StoredApiToken } from '../stores/accounts/account-store'
 import { hashApiToken, looksLikeApiToken, newApiToken } from './api-tokens'
 import { AttemptLimits, type AttemptLimitSettings } from './attempt-limits'
 import { AuthError } from './auth-errors'
@@ -46,6 +46,16 @@ export const MAX_LISTED_ACCOUNTS = 1_000
 /** The public form of a stored account. */
 export function publicAccount(account: StoredAccount): Account {
   return { id: account.id, name: account.name, role: account.role, disabled: account.disabled, createdAt: account.createdAt }
+}
+
+/** `change`, with the store's refusal to leave no active admin as the 409 people see. */
+async function keepingAnAdmin<T>(change: Promise<T>): Promise<T> {
+  try {
+    return await change
+  } catch (error) {
+    if (LastAdminError.isInstance(error)) throw new AuthError('last-admin', error.message)
+    throw error
+  }
 }
 
 function badInvite(invite: string | undefined): AuthError {
@@ -254,15 +264,14 @@ export class AccountService {
     return (await this.store.listAccounts(MAX_LISTED_ACCOUNTS)).map(publicAccount)
   }
 
-  /** An admin's change to an account; the last active admin cannot be demoted or disabled. */
+  /**
+   * An admin's change to an account; the last active admin cannot be demoted or disabled (checked
+   * in the store's transaction, so two admins demoting each other at once leave one).
+   */
   async updateAccount(id: string, change: { role?: Account['role'], disabled?: boolean, password?: string }): Promise<Account | null> {
-    const account = await this.store.getAccount(id)
-    if (!account) return null
-    const losesAdmin = account.role === 'admin' && !account.disabled && (change.role === 'user' || change.disabled === true)
-    if (losesAdmin) await this.requireAnotherAdmin(id)
-    const patch: AccountPatch = { role: change.role, disabled: change.disabled }
+    const patch: AccountPatch = { role: change.role, disabled: change.disabled, keepAnAdmin: true }
     if (change.password !== undefined) patch.passwordHash = await this.passwords.hash(change.password)
-    const updated = await this.store.updateAccount(id, patch)
+    const updated = await keepingAnAdmin(this.store.updateAccount(id, patch))
     // A new password or a disabled account ends its sessions; its tokens end with them.
     if (updated && (change.password !== undefined || change.disabled === true)) await this.revokeAllTokens(id)
     return updated ? publicAccount(updated) : null
@@ -270,17 +279,12 @@ export class AccountService {
 
   /** Deletes an account with its tokens and (`onAccountDeleted`) its data; the last active admin cannot be deleted. */
   async deleteAccount(id: string): Promise<boolean> {
-    const account = await this.store.getAccount(id)
-    if (!account) return false
-    if (account.role === 'admin' && !account.disabled) await this.requireAnotherAdmin(id)
+    // Disabled first, in one transaction with the last-admin check (two admins deleting each other
+    // at once leave one); its data goes next, the account last (a failure leaves it disabled, to retry).
+    if (!await keepingAnAdmin(this.store.updateAccount(id, { disabled: true, keepAnAdmin: true }))) return false
     await this.settings.onAccountDeleted?.(id)
     await this.store.deleteUsage(id)
     return this.store.deleteAccount(id)
-  }
-
-  private async requireAnotherAdmin(id: string): Promise<void> {
-    const admins = (await this.store.listAccounts(MAX_LISTED_ACCOUNTS)).filter(item => item.role === 'admin' && !item.disabled && item.id !== id)
-    if (admins.length === 0) throw new AuthError('last-admin', 'This is the only active admin. Make another account admin first.')
   }
 
   private decoy(): Promise<string> {

@@ -27,6 +27,28 @@ export interface AccountPatch {
   passwordHash?: string
   /** End every session of the account ("sign out everywhere"). */
   endSessions?: boolean
+  /**
+   * Refuse (`LastAdminError`) a change that would leave no active admin: checked and applied in
+   * one transaction, so two admins demoting each other at once cannot both succeed.
+   */
+  keepAnAdmin?: boolean
+}
+
+/** A change refused because it would leave no active admin (see `AccountPatch.keepAnAdmin`). */
+export class LastAdminError extends Error {
+  override name = 'LastAdminError'
+  constructor() {
+    super('This is the only active admin. Make another account admin first.')
+  }
+
+  static isInstance(error: unknown): error is LastAdminError {
+    return error instanceof Error && error.name === 'LastAdminError'
+  }
+}
+
+/** Whether `before` → `after` takes away an active admin. */
+export function losesActiveAdmin(before: Pick<StoredAccount, 'role' | 'disabled'>, after: Pick<StoredAccount, 'role' | 'disabled'>): boolean {
+  return before.role === 'admin' && !before.disabled && (after.role !== 'admin' || after.disabled)
 }
 
 /** Storage of accounts, their API tokens, invites, the admin's settings, and daily usage. */

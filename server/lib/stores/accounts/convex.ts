@@ -2,7 +2,7 @@
 import { api } from '../../../../convex/_generated/api'
 import type { ConvexFunctionClient } from '../jobs/convex'
 import type { DailyUsage } from '../../../../shared/types/limits'
-import { accountNameKey, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
+import { accountNameKey, LastAdminError, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
 
 /** A Convex account store. */
 export function createConvexAccountStore(options: { client: ConvexFunctionClient, secret: string }): AccountStore {
@@ -24,7 +24,9 @@ export function createConvexAccountStore(options: { client: ConvexFunctionClient
       return await client.query(api.accounts.list, { secret, limit }) as StoredAccount[]
     },
     async updateAccount(accountId, patch) {
-      return await client.mutation(api.accounts.update, { secret, accountId, ...patch }) as StoredAccount | null
+      const result = await client.mutation(api.accounts.update, { secret, accountId, ...patch }) as StoredAccount | { lastAdmin: true } | null
+      if (result && 'lastAdmin' in result) throw new LastAdminError()
+      return result
     },
     async deleteAccount(accountId) {
       return await client.mutation(api.accounts.remove, { secret, accountId }) as boolean

@@ -1,6 +1,6 @@
 /** In-memory account store for tests. */
 import type { DailyUsage } from '../../../../shared/types/limits'
-import { accountNameKey, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
+import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
 
 /** Creates an empty in-memory account store. */
 export function createMemoryAccountStore(): AccountStore {
@@ -35,9 +35,11 @@ export function createMemoryAccountStore(): AccountStore {
     async updateAccount(id, patch) {
       const account = accounts.get(id)
       if (!account) return null
-      const { endSessions, ...fields } = patch
+      const { endSessions, keepAnAdmin, ...fields } = patch
       const endsSessions = endSessions === true || patch.passwordHash !== undefined || (patch.disabled !== undefined && patch.disabled !== account.disabled)
-      Object.assign(account, Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)))
+      const changes = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined))
+      if (keepAnAdmin && losesActiveAdmin(account, { ...account, ...changes }) && ![...accounts.values()].some(other => other.id !== id && other.role === 'admin' && !other.disabled)) throw new LastAdminError()
+      Object.assign(account, changes)
       if (endsSessions) account.sessionVersion++
       return { ...account }
     },

@@ -1,7 +1,7 @@
 /** Accounts, API tokens, invites and settings in the app's sqlite file. */
 import type { DailyUsage } from '../../../../shared/types/limits'
 import { openSqliteDatabase } from '../sqlite/database'
-import { accountNameKey, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
+import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountPatch, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
 
 interface AccountRow { id: string, name: string, password_hash: string, role: 'admin' | 'user', disabled: number, session_version: number, created_at: number }
 interface TokenRow { id: string, user_id: string, name: string, prefix: string, token_hash: string, created_at: number, last_used_at: number | null }
@@ -25,6 +25,7 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
   const db = openSqliteDatabase(options.path)
   const statements = {
     count: db.prepare<[], { count: number }>('SELECT COUNT(*) AS count FROM accounts'),
+    otherActiveAdmins: db.prepare<[string], { count: number }>('SELECT COUNT(*) AS count FROM accounts WHERE role = \'admin\' AND disabled = 0 AND id != ?'),
     insert: db.prepare('INSERT INTO accounts (id, name, name_key, password_hash, role, created_at) VALUES (@id, @name, @nameKey, @passwordHash, @role, @now) ON CONFLICT (name_key) DO NOTHING'),
     get: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?'),
     byName: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE name_key = ?'),
@@ -55,6 +56,18 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
     const inserted = statements.insert.run({ id: input.id, name: input.name.trim(), nameKey: accountNameKey(input.name), passwordHash: input.passwordHash, role: input.role, now: input.now }).changes > 0
     return inserted ? toAccount(statements.get.get(input.id)!) : null
   })
+  // Read, checked and written in one immediate transaction: another process on the file waits.
+  const updateAccount = db.transaction((id: string, patch: AccountPatch) => {
+    const row = statements.get.get(id)
+    if (!row) return null
+    const current = toAccount(row)
+    const { endSessions, keepAnAdmin, ...fields } = patch
+    const endsSessions = endSessions === true || patch.passwordHash !== undefined || (patch.disabled !== undefined && patch.disabled !== current.disabled)
+    const next = { ...current, ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) } as StoredAccount
+    if (keepAnAdmin && losesActiveAdmin(current, next) && statements.otherActiveAdmins.get(id)!.count === 0) throw new LastAdminError()
+    statements.update.run({ id, role: next.role, disabled: next.disabled ? 1 : 0, passwordHash: next.passwordHash, sessionVersion: current.sessionVersion + (endsSessions ? 1 : 0) })
+    return toAccount(statements.get.get(id)!)
+  })
   return {
     async hasAccounts() {
       return statements.count.get()!.count > 0
@@ -74,14 +87,7 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
       return statements.list.all(limit).map(toAccount)
     },
     async updateAccount(id, patch) {
-      const row = statements.get.get(id)
-      if (!row) return null
-      const current = toAccount(row)
-      const { endSessions, ...fields } = patch
-      const endsSessions = endSessions === true || patch.passwordHash !== undefined || (patch.disabled !== undefined && patch.disabled !== current.disabled)
-      const next = { ...current, ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) } as StoredAccount
-      statements.update.run({ id, role: next.role, disabled: next.disabled ? 1 : 0, passwordHash: next.passwordHash, sessionVersion: current.sessionVersion + (endsSessions ? 1 : 0) })
-      return toAccount(statements.get.get(id)!)
+      return updateAccount.immediate(id, patch)
     },
     async deleteAccount(id) {
       return statements.remove.run(id).changes > 0
