@@ -29,6 +29,7 @@ export const create = serverMutation({
   handler: async (ctx, args) => {
     if (args.onlyIfNone && await ctx.db.query('accounts').first()) return null
     if (await ctx.db.query('accounts').withIndex('by_name_key', q => q.eq('name_key', args.nameKey)).first()) return null
+    if (await findAccount(ctx, args.accountId)) return null
     const id = await ctx.db.insert('accounts', { account_id: args.accountId, name: args.name, name_key: args.nameKey, password_hash: args.passwordHash, role: args.role, disabled: false, session_version: 1, created_at: args.now })
     return toAccount((await ctx.db.get(id))!)
   },

@@ -39,6 +39,13 @@ export function describeAccountStoreContract(name: string, createStore: () => Ac
       expect(await store.updateAccount('missing', { disabled: true })).toBeNull()
     })
 
+    it('refuses a second account with the id of one that exists (two sign-ups from one guest at once)', async () => {
+      expect(await store.createAccount({ name: 'Ada', passwordHash: 'h', role: 'user', id: 'guest-1', now: 1 })).toMatchObject({ id: 'guest-1', name: 'Ada' })
+      expect(await store.createAccount({ name: 'Bob', passwordHash: 'h', role: 'user', id: 'guest-1', now: 2 })).toBeNull()
+      expect(await store.getAccount('guest-1')).toMatchObject({ name: 'Ada' })
+      expect(await store.findAccountByName('Bob')).toBeNull()
+    })
+
     it('keeps an active admin: of two admins demoting and disabling each other at once, one change is refused', async () => {
       const ada = (await store.createAccount({ name: 'Ada', passwordHash: 'h', role: 'admin', now: 1 }))!
       const bob = (await store.createAccount({ name: 'Bob', passwordHash: 'h', role: 'admin', now: 2 }))!

@@ -168,8 +168,10 @@ export class AccountService {
     const passwordHash = await this.passwords.hash(password)
     if (policy === 'invite' && !await this.store.useInvite(inviteHash!)) throw badInvite(invite)
     const account = await this.store.createAccount({ name, passwordHash, role: 'user', id: fromGuest })
-    if (!account) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
-    return account
+    if (account) return account
+    // Refused by the store: the name, or (a second sign-up from the same guest session at once) the id.
+    if (fromGuest !== undefined && await this.store.getAccount(fromGuest)) throw new AuthError('name-taken', 'This guest session already became an account. Sign in instead.')
+    throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
   }
 
   /** Whether `id` may act as a guest: not once an account took it over (a copy of the old guest cookie must not open the account). */

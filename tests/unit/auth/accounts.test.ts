@@ -183,6 +183,16 @@ describe('AccountService', () => {
     expect((await limited.signUp('Cy', 'password-1', undefined, undefined, '198.51.100.2')).name).toBe('Cy')
   })
 
+  it('turns a guest into one account when it signs up twice at once (409 for the other, never a 500)', async () => {
+    await accounts.signUp('Ada', 'password-1', undefined)
+    await accounts.setSignupPolicy('open')
+    const results = await Promise.allSettled([accounts.signUp('Gus', 'password-1', undefined, 'guest-9'), accounts.signUp('Gwen', 'password-1', undefined, 'guest-9')])
+    expect(results.filter(result => result.status === 'fulfilled')).toHaveLength(1)
+    const refused = (results.find(result => result.status === 'rejected') as PromiseRejectedResult).reason
+    expect(refused).toMatchObject({ refusal: 'name-taken', message: expect.stringMatching(/already became an account/) })
+    expect((await store.listAccounts(10)).filter(account => account.id === 'guest-9')).toHaveLength(1)
+  })
+
   it('bounds new guest sessions per address', async () => {
     await accounts.attempts.newSession('10.0.0.9')
     await accounts.attempts.newSession('10.0.0.9')

@@ -56,8 +56,9 @@ export interface AccountStore {
   /** Whether any account exists (none: the first visitor creates the admin). */
   hasAccounts(): Promise<boolean>
   /**
-   * Creates an account. Null when the name is taken (names compare case-insensitively), or when
-   * `onlyIfNone` and an account already exists (so only one first-run admin can be created).
+   * Creates an account. Null when the name is taken (names compare case-insensitively), the id is
+   * taken (two sign-ups from one guest session at once), or when `onlyIfNone` and an account
+   * already exists (so only one first-run admin can be created).
    */
   createAccount(input: { name: string, passwordHash: string, role: Account['role'], onlyIfNone?: boolean, id?: string, now?: number }): Promise<StoredAccount | null>
   getAccount(id: string): Promise<StoredAccount | null>

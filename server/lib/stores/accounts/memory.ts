@@ -16,7 +16,7 @@ export function createMemoryAccountStore(): AccountStore {
       return accounts.size > 0
     },
     async createAccount({ name, passwordHash, role, onlyIfNone, id, now = Date.now() }) {
-      if ((onlyIfNone && accounts.size > 0) || byName(name)) return null
+      if ((onlyIfNone && accounts.size > 0) || byName(name) || (id !== undefined && accounts.has(id))) return null
       const account: StoredAccount = { id: id ?? crypto.randomUUID(), name: name.trim(), passwordHash, role, disabled: false, createdAt: now, sessionVersion: 1 }
       accounts.set(account.id, account)
       return { ...account }

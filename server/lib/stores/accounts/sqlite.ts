@@ -26,7 +26,7 @@ export function createSqliteAccountStore(options: { path: string }): AccountStor
   const statements = {
     count: db.prepare<[], { count: number }>('SELECT COUNT(*) AS count FROM accounts'),
     otherActiveAdmins: db.prepare<[string], { count: number }>('SELECT COUNT(*) AS count FROM accounts WHERE role = \'admin\' AND disabled = 0 AND id != ?'),
-    insert: db.prepare('INSERT INTO accounts (id, name, name_key, password_hash, role, created_at) VALUES (@id, @name, @nameKey, @passwordHash, @role, @now) ON CONFLICT (name_key) DO NOTHING'),
+    insert: db.prepare('INSERT INTO accounts (id, name, name_key, password_hash, role, created_at) VALUES (@id, @name, @nameKey, @passwordHash, @role, @now) ON CONFLICT DO NOTHING'),
     get: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?'),
     byName: db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE name_key = ?'),
     list: db.prepare<[number], AccountRow>('SELECT * FROM accounts ORDER BY created_at, id LIMIT ?'),
