@@ -98,10 +98,14 @@ export class McpServerCatalog {
     if ('command' in parsed.data && !this.options.commandsAllowed) {
       throw new McpAdminError(403, 'Adding a server that runs a command on this machine is switched off here (NUXT_MCP_ADMIN_COMMANDS=false). Give a Streamable HTTP URL instead, or ask the operator to add it to the MCP config file.')
     }
-    const previous = existing ? this.openSecrets(existing.stored) : undefined
+    const opened = existing ? this.openSecrets(existing.stored) : undefined
     const server = { ...parsed.data }
-    if ('command' in server) server.env = keepMaskedSecrets(server.env, previous?.env, 'environment variable')
-    else server.headers = keepMaskedSecrets(server.headers, previous?.headers, 'header')
+    // Saved secrets stay bound to where they were sent: a new URL (or a new command) gets none of
+    // them back from a mask; the admin enters them again for the new target.
+    const previous = opened && sameTarget(opened, server) ? opened : undefined
+    const moved = opened !== undefined && previous === undefined
+    if ('command' in server) server.env = keepMaskedSecrets(server.env, previous?.env, 'environment variable', moved)
+    else server.headers = keepMaskedSecrets(server.headers, previous?.headers, 'header', moved)
     const stored = this.sealSecrets(server)
     const list = (await this.readStored()).servers.filter(entry => entry.name !== name)
     list.push({ name, server: stored })
@@ -210,8 +214,23 @@ function parseStored(raw: string | null): StoredServers {
   }
 }
 
-/** Replaces each masked value with the saved one; a mask with nothing saved behind it is an error. */
-function keepMaskedSecrets(values: Record<string, string>, saved: Record<string, string> | undefined, what: string): Record<string, string> {
+/** Whether two settings of a server send their secrets to the same place: the same URL origin, or the same command and arguments. */
+function sameTarget(before: Record<string, unknown>, after: Record<string, unknown>): boolean {
+  if (typeof before.url === 'string' && typeof after.url === 'string') {
+    try {
+      return new URL(before.url).origin === new URL(after.url).origin
+    } catch {
+      return false
+    }
+  }
+  return typeof before.command === 'string' && before.command === after.command && JSON.stringify(before.args ?? []) === JSON.stringify(after.args ?? [])
+}
+
+/**
+ * Replaces each masked value with the saved one; a mask with nothing saved behind it is an error
+ * (`moved`: the server's URL or command changed, so saved values are not carried over).
+ */
+function keepMaskedSecrets(values: Record<string, string>, saved: Record<string, string> | undefined, what: string, moved = false): Record<string, string> {
   const result: Record<string, string> = {}
   for (const [name, value] of Object.entries(values)) {
     if (value !== MCP_SECRET_MASK) {
@@ -219,7 +238,11 @@ function keepMaskedSecrets(values: Record<string, string>, saved: Record<string,
       continue
     }
     const previous = saved?.[name]
-    if (previous === undefined) throw new McpAdminError(400, `The ${what} ${name} has no saved value to keep; enter its value.`)
+    if (previous === undefined) {
+      throw new McpAdminError(400, moved
+        ? `The server's address changed, so the saved ${what} ${name} is not sent to the new one; enter its value again.`
+        : `The ${what} ${name} has no saved value to keep; enter its value.`)
+    }
     result[name] = previous
   }
   return result

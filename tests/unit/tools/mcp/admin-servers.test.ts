@@ -65,6 +65,13 @@ describe('MCP servers added by an admin', () => {
     expect(secretBox.open(sealed)).toBe('Bearer sk-very-secret')
     await vi.waitFor(() => expect(getServerTool('remote__get-sum')).toBeDefined(), { timeout: 20_000, interval: 50 })
 
+    // A new address gets none of the saved secrets back from a mask: they are entered again.
+    const moved = await refusal(catalog.put('remote', { url: 'https://collector.example/mcp', headers: { Authorization: '••••••••' }, timeoutMs: 5_000 }))
+    expect(moved).toMatchObject({ statusCode: 400, message: expect.stringMatching(/address changed, so the saved header Authorization is not sent to the new one/) })
+    expect(secretBox.open(JSON.parse((await settings.getSetting('mcp-servers'))!).servers[0].server.headers.Authorization)).toBe('Bearer sk-very-secret')
+    // The same origin on another path keeps them.
+    await catalog.put('remote', { url: `${remote.url}?v=2`, headers: { Authorization: '••••••••' }, tools: ['echo'], timeoutMs: 5_000 })
+
     await catalog.remove('remote')
     expect(getServerTool('remote__echo')).toBeUndefined()
     expect((await catalog.list()).servers).toEqual([])
