@@ -349,6 +349,15 @@ describe('an OAuth-protected MCP server', () => {
       expect(back.status).toBe(302)
       return back.headers.get('location')!
     }
+    // A script's Bearer request (exempt from the cross-site check) cannot point the callback at
+    // another origin, and a null Origin is no 500: the callback is always this app's.
+    const { token } = await client.json('/api/auth/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'oauth-check', password: 'a long enough password' }) })
+    for (const origin of ['https://collector.example', 'null']) {
+      const started = await fetch(`${app.url}/api/mcp-oauth/secure/connect`, { method: 'POST', headers: { authorization: `Bearer ${token}`, origin } })
+      expect(started.status).toBe(200)
+      const redirect = new URL(new URL((await started.json()).authorizationUrl).searchParams.get('redirect_uri')!)
+      expect(redirect.origin).toBe(app.url)
+    }
     expect(await connect(client, 'root@idp')).toBe('/settings?connected=secure#connections')
     expect((await client.json('/api/mcp-oauth')).servers).toEqual([{ server: 'secure', state: 'connected', connectedAt: expect.any(Number) }])
     await vi.waitFor(async () => expect((await client.json('/api/tools')).tools.find((tool: { name: string }) => tool.name === 'secure__whoami')).toBeDefined(), { timeout: 15_000, interval: 100 })
