@@ -15,6 +15,7 @@ import { loadMcpConfigFile } from '../lib/tools/mcp/config'
 import { McpServerCatalog } from '../lib/tools/mcp/admin-servers'
 import { McpServers } from '../lib/tools/mcp/servers'
 import { McpAuthorizations } from '../lib/tools/mcp/oauth/authorizations'
+import { McpCredentialConsents } from '../lib/tools/mcp/consents'
 import { DynamicToolsDirectory } from '../lib/tools/dynamic/directory'
 import { deferServerToolsReady, onServerToolsChanged } from '../lib/tools/registry'
 import { ToolChangeFeed } from '../lib/tools/tool-changes'
@@ -62,7 +63,8 @@ export default defineNitroPlugin((nitroApp) => {
     onChange: (userId, server) => mcp.authorizationChanged(userId, server),
     logger: mcpLogger,
   })
-  const mcp: McpServers = new McpServers({ logger: mcpLogger, connectTimeoutMs: config.mcp.connectTimeoutMs, onStateChange: toolChanges.notify, serverCredentials: credentials.serverWide(), userConnectionIdleMs: config.mcp.userConnectionIdleMs, authorizations })
+  const consents = new McpCredentialConsents(stores.accounts)
+  const mcp: McpServers = new McpServers({ logger: mcpLogger, connectTimeoutMs: config.mcp.connectTimeoutMs, onStateChange: toolChanges.notify, serverCredentials: credentials.serverWide(), userConnectionIdleMs: config.mcp.userConnectionIdleMs, authorizations, consents })
   // A conversation's first answer is followed by a short title its model writes, counted against
   // the person's daily budget like their answers (the job manager keeps the budgets).
   const titles = new ThreadTitles({
@@ -105,6 +107,7 @@ export default defineNitroPlugin((nitroApp) => {
       await deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId)
       await credentials.deleteUser(userId)
       await authorizations.deleteUser(userId)
+      await consents.deleteUser(userId)
     },
     roleLimits: limits.roles,
   })
@@ -130,7 +133,7 @@ export default defineNitroPlugin((nitroApp) => {
     deferServerToolsReady(dynamicTools.start().catch(error => consola.withTag('tools').error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
   }
   const streams = new StreamSlots(config.backgroundJobs.streams)
-  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, slots: streams, policy: toolPolicy, credentials, authorizations })
+  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, slots: streams, policy: toolPolicy, credentials, authorizations, consents })
   const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
   setServerRuntime({ jobs, threads: stores.threads, workflows: stores.workflows, accounts, streams, bodies, tools })
 

@@ -17,3 +17,13 @@ export interface McpAuthorization {
   /** Why it needs re-authorising, or why the last attempt failed. */
   problem?: string
 }
+
+/** A person's consent to send their own credentials to an MCP server an admin added (Settings → Connections). */
+export interface McpCredentialConsent {
+  server: string
+  /** Where the server sends them: its URL's origin, or its command. A new address asks again. */
+  target: string
+  /** The credentials (`service/key`) it would send. */
+  credentials: string[]
+  allowed: boolean
+}

@@ -10,10 +10,12 @@ afterEach(() => {
   vi.unstubAllGlobals()
 })
 
-function stubFetch(servers: unknown[]) {
-  vi.stubGlobal('$fetch', async (url: string, options: { method?: string } = {}) => {
-    calls.push({ url, method: options.method })
+function stubFetch(servers: unknown[], consents: unknown[] = []) {
+  vi.stubGlobal('$fetch', async (url: string, options: { method?: string, body?: unknown } = {}) => {
+    calls.push({ url, method: options.method, ...(options.body ? { body: options.body } : {}) })
     if (url === '/api/mcp-oauth') return { servers }
+    if (url === '/api/mcp-consents') return { servers: consents }
+    if (url.startsWith('/api/mcp-consents/')) return { servers: [{ ...(consents[0] as object), allowed: options.method === 'PUT' }] }
     if (options.method === 'DELETE') return { servers: [{ server: 'github', state: 'not-connected' }] }
     return { authorizationUrl: 'https://idp.example/authorize?x=1' }
   })
@@ -37,6 +39,19 @@ describe('MCP connections in settings', () => {
     await flushPromises()
     expect(calls.at(-1)).toEqual({ url: '/api/mcp-oauth/github', method: 'DELETE' })
     expect(wrapper.find('[data-testid=connection-github]').attributes('data-state')).toBe('not-connected')
+  })
+
+  it('asks before an admin\'s server gets the person\'s credentials, showing where they go, and allows that address', async () => {
+    stubFetch([], [{ server: 'gh', target: 'https://mcp.example.com', credentials: ['github/token'], allowed: false }])
+    const wrapper = mount(McpConnections, { props: { canConnect: true } })
+    await flushPromises()
+    const row = wrapper.find('[data-testid=consent-gh]')
+    expect(row.attributes('data-allowed')).toBe('false')
+    expect(row.text()).toMatch(/sends your github\/token to https:\/\/mcp.example.com/)
+    await wrapper.find('[data-testid=allow-gh]').trigger('click')
+    await flushPromises()
+    expect(calls.at(-1)).toEqual({ url: '/api/mcp-consents/gh', method: 'PUT', body: { target: 'https://mcp.example.com' } })
+    expect(wrapper.find('[data-testid=consent-gh]').attributes('data-allowed')).toBe('true')
   })
 
   it('lets guests see the servers but not connect', async () => {

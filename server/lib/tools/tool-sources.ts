@@ -15,6 +15,9 @@ import type { ToolChangeFeed } from './tool-changes'
 import type { ToolPolicy } from './policy/tool-policy'
 import type { CredentialVault } from './credentials/vault'
 import type { McpAuthorizations } from './mcp/oauth/authorizations'
+import type { McpCredentialConsents } from './mcp/consents'
+import { McpAdminError } from './mcp/admin-servers'
+import type { McpCredentialConsent } from '../../../shared/types/credentials'
 import type { PolicyPrincipal } from './policy/rules'
 import type { McpServerStatus, ToolCatalog, ToolSummary } from '../../../shared/types/tool'
 
@@ -27,6 +30,7 @@ export interface ToolSourcesParts {
   policy: ToolPolicy
   credentials: CredentialVault
   authorizations: McpAuthorizations
+  consents: McpCredentialConsents
 }
 
 export class ToolSources {
@@ -50,6 +54,31 @@ export class ToolSources {
   /** People's OAuth authorisations with MCP servers: connect, callback, disconnect, list. */
   get authorizations(): McpAuthorizations {
     return this.parts.authorizations
+  }
+
+  /** Where `userId` stands with each admin's MCP server that would send their own credentials. */
+  credentialConsents(userId: string): Promise<McpCredentialConsent[]> {
+    return this.parts.consents.list(userId, this.parts.mcp.consentServers())
+  }
+
+  /**
+   * `userId` allows `server` their credentials at `target`, the address they were shown: 404 when
+   * no admin's server asks, 409 when its address changed since (they look again).
+   */
+  async allowCredentials(userId: string, server: string, target: string): Promise<McpCredentialConsent[]> {
+    const current = this.parts.mcp.consentServers().find(item => item.name === server)
+    if (!current) throw new McpAdminError(404, `No MCP server "${server}" asks for your credentials.`)
+    if (current.target !== target) throw new McpAdminError(409, `MCP server "${server}" now sends to ${current.target}, not ${target}. Check that address, then allow it again.`)
+    await this.parts.consents.allow(userId, server, target)
+    this.parts.mcp.consentChanged(userId, server)
+    return this.credentialConsents(userId)
+  }
+
+  /** `userId` takes their consent to `server` back: its next call asks again. */
+  async withdrawCredentials(userId: string, server: string): Promise<McpCredentialConsent[]> {
+    await this.parts.consents.withdraw(userId, server)
+    this.parts.mcp.consentChanged(userId, server)
+    return this.credentialConsents(userId)
   }
 
   /** Each MCP server's state, in config order. */

@@ -18,6 +18,7 @@ import { fillCredentials, oauthOf, type McpServerConfig } from './config'
 import { McpAuthorizationRequired, type McpAuthorizations } from './oauth/authorizations'
 import { McpServerConnection, type McpConnectionOptions } from './connection'
 import { McpToolSet } from './tool-set'
+import { McpConsentRequired, mcpTarget } from './consents'
 import type { McpServerStatus } from '../../../../shared/types/tool'
 
 interface UserConnection {
@@ -40,8 +41,15 @@ export class McpPerUserServer {
   constructor(
     readonly config: McpServerConfig,
     /** The credentials its placeholders name (`service/key`). */
-    private readonly needs: string[],
-    private readonly options: McpConnectionOptions & { idleMs: number, now?: () => number, /** Set for a server with `oauth`. */ authorizations?: McpAuthorizations },
+    readonly needs: string[],
+    private readonly options: McpConnectionOptions & {
+      idleMs: number
+      now?: () => number
+      /** Set for a server with `oauth`. */
+      authorizations?: McpAuthorizations
+      /** Set for a server an admin added: whether a person allowed it their credentials at its address (consents.ts). */
+      consented?: (userId: string) => Promise<boolean>
+    },
   ) {
     this.toolSet = new McpToolSet(config, (tool, args, context) => this.call(tool, args, context), () => undefined, options.logger, needs)
   }
@@ -108,6 +116,7 @@ export class McpPerUserServer {
     if (this.toolSet.size > 0 || !this.config.enabled || this.closed) return
     if (this.needs.some(need => credentials.get(...(need.split('/') as [string, string])) === undefined)) return
     if (await this.authorizationNeeded(userId)) return
+    if (this.options.consented && !await this.options.consented(userId)) return
     const { connection } = this.connectionFor(userId, credentials)
     await connection.whenSettled()
     if (connection.status().state === 'failed') this.lastError = connection.status().error
@@ -134,6 +143,11 @@ export class McpPerUserServer {
     if (needed) {
       this.forget(context.userId)
       throw needed
+    }
+    // Nor anything with a person's credentials to an admin's server they have not allowed at its address.
+    if (this.needs.length > 0 && this.options.consented && !await this.options.consented(context.userId)) {
+      this.forget(context.userId)
+      throw new McpConsentRequired(this.config.name, mcpTarget(this.config), this.needs)
     }
     const entry = this.connectionFor(context.userId, context.credentials)
     entry.active++

@@ -10,6 +10,7 @@ import { credentialPlaceholders, fillCredentials, oauthOf, type McpServerConfig 
 import type { McpAuthorizations, OAuthServer } from './oauth/authorizations'
 import { McpServerConnection, type McpConnectionOptions } from './connection'
 import { McpPerUserServer } from './per-user'
+import { mcpTarget, type McpCredentialConsents } from './consents'
 import type { ToolCredentials } from '../tool-types'
 import type { McpServerOrigin, McpServerStatus } from '../../../../shared/types/tool'
 
@@ -39,6 +40,8 @@ export interface McpServersOptions extends McpConnectionOptions {
   now?: () => number
   /** People's OAuth authorisations, for servers configured with `oauth`. */
   authorizations?: McpAuthorizations
+  /** People's consents to send their credentials to an admin's server (consents.ts); without it none is asked. */
+  consents?: McpCredentialConsents
 }
 
 /** Longest a page or a job waits for a per-person server to list its tools the first time. */
@@ -52,16 +55,33 @@ export class McpServers {
 
   constructor(private readonly options: McpServersOptions) {}
 
-  /** The handle for `config`: shared unless it names credentials that only people have. */
-  private open(config: McpServerConfig): McpServerHandle {
+  /**
+   * The handle for `config`: shared unless it names credentials that only people have. An admin's
+   * server gets a person's credentials only with their consent to its address.
+   */
+  private open(config: McpServerConfig, origin: McpServerOrigin): McpServerHandle {
     const needs = credentialPlaceholders(config)
     const server = this.options.serverCredentials
-    const perUser = { ...this.options, idleMs: this.options.userConnectionIdleMs ?? 600_000 }
+    const { consents } = this.options
+    const target = mcpTarget(config)
+    const consented = origin === 'admin' && consents ? (userId: string) => consents.allowed(userId, config.name, target) : undefined
+    const perUser = { ...this.options, idleMs: this.options.userConnectionIdleMs ?? 600_000, consented }
     if (oauthOf(config)) return new McpPerUserServer(config, needs, perUser)
     if (needs.length === 0) return new McpServerConnection(config, this.options)
     const serverWide = (need: string) => server?.get(...(need.split('/') as [string, string])) !== undefined
     if (needs.every(serverWide)) return new McpServerConnection(fillCredentials(config, (service, key) => server!.get(service, key)), this.options)
     return new McpPerUserServer(config, needs, perUser)
+  }
+
+  /** The admin's running servers that would send a person's own credentials, with where to and which. */
+  consentServers(): Array<{ name: string, target: string, needs: string[] }> {
+    return [...this.running.values()].flatMap(({ connection, origin, config }) =>
+      origin === 'admin' && connection instanceof McpPerUserServer && connection.needs.length > 0 && config.enabled ? [{ name: config.name, target: mcpTarget(config), needs: [...connection.needs] }] : [])
+  }
+
+  /** `userId`'s consent to `server` changed: their connection is opened again on next use. */
+  consentChanged(userId: string, server: string): void {
+    this.authorizationChanged(userId, server)
   }
 
   /** The running servers each person authorises with OAuth. */
@@ -128,7 +148,7 @@ export class McpServers {
         continue
       }
       if (current) stopping.push(current.connection.close())
-      const connection = this.open(config)
+      const connection = this.open(config, origin)
       running.set(config.name, { connection, origin, config })
       starting.push(connection)
     }

@@ -10,6 +10,8 @@ import { McpPerUserServer } from '../../../../server/lib/tools/mcp/per-user'
 import { clearServerTools, getServerTool } from '../../../../server/lib/tools/registry'
 import { executeServerTool } from '../../../../server/lib/tools/execute-tool'
 import type { ToolCredentials } from '../../../../server/lib/tools/tool-types'
+import { McpCredentialConsents } from '../../../../server/lib/tools/mcp/consents'
+import { createMemoryAccountStore } from '../../../../server/lib/stores/accounts/memory'
 
 const logger = { info: () => {}, warn: () => {} }
 const fixture = fileURLToPath(new URL('../../../fixtures/mcp/whoami-server.mjs', import.meta.url))
@@ -55,6 +57,33 @@ describe('an MCP server that uses each person\'s credentials', () => {
     await vi.waitFor(() => expect((servers.get('gh') as McpPerUserServer).connections).toBe(0), { timeout: 5_000, interval: 50 })
     // The tools stay offered; the next call opens a connection again.
     expect(await executeServerTool('gh__whoami', '{}', { userId: 'bob', credentials: tokens({ 'github/token': 'bob-token' }) })).toMatchObject({ result: 'token bob-token' })
+  }, 60_000)
+
+  it('sends a person\'s credential to a server an admin added only after they allowed it at its address; a new address asks again', async () => {
+    const consents = new McpCredentialConsents(createMemoryAccountStore())
+    const servers = new McpServers({ logger, connectTimeoutMs: 20_000, consents })
+    open.push(servers)
+    await servers.apply([{ config, origin: 'admin' }])
+    const ada = tokens({ 'github/token': 'ada-token' })
+    const target = `${process.execPath} ${fixture}`
+    expect(servers.consentServers()).toEqual([{ name: 'gh', target, needs: ['github/token'] }])
+    // Not allowed: nothing is connected, nothing sent.
+    await servers.discoverFor('ada', ada)
+    expect((servers.get('gh') as McpPerUserServer).connections).toBe(0)
+    await consents.allow('ada', 'gh', target)
+    await servers.discoverFor('ada', ada)
+    expect(await executeServerTool('gh__whoami', '{}', { userId: 'ada', credentials: ada })).toMatchObject({ result: 'token ada-token' })
+    // Bob has not allowed it: his call is refused before anything is sent, saying where to allow it.
+    const bob = await executeServerTool('gh__whoami', '{}', { userId: 'bob', credentials: tokens({ 'github/token': 'bob-token' }) })
+    expect(bob.error).toMatch(/added by an admin.*would send your "github\/token" credential there.*Settings → Connections/)
+    expect((servers.get('gh') as McpPerUserServer).connections).toBe(1)
+    // The admin points it elsewhere: Ada's consent was for the old address.
+    await servers.apply([{ config: { ...config, args: [fixture, '--elsewhere'] }, origin: 'admin' }])
+    await vi.waitFor(() => expect(getServerTool('gh__whoami')).toBeUndefined(), { timeout: 5_000, interval: 20 })
+    expect(servers.consentServers()[0]!.target).toBe(`${target} --elsewhere`)
+    expect(await consents.allowed('ada', 'gh', `${target} --elsewhere`)).toBe(false)
+    await consents.withdraw('ada', 'gh')
+    expect(await consents.allowed('ada', 'gh', target)).toBe(false)
   }, 60_000)
 
   it('shares one connection when the server-wide credentials fill every placeholder', async () => {
