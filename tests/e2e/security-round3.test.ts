@@ -139,6 +139,48 @@ describe('2, 4. accounts: guesses at once, and tokens', () => {
   })
 })
 
+describe('8, 9, 10. admins, guests becoming accounts, and MCP secrets', () => {
+  it('leaves an admin when two demote each other at once, makes one account of two sign-ups from one guest, and keeps a saved secret from a new address', async () => {
+    const app = await start({ NUXT_AUTH_GUESTS: 'true' })
+    const root = await createAdmin(app)
+    expect((await root.post('/api/admin/users', { name: 'Second', password })).status).toBe(201)
+    const users = await root.json('/api/admin/users') as Array<{ id: string, name: string }>
+    const second = users.find(user => user.name === 'Second')!
+    expect((await root.fetch(`/api/admin/users/${second.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ role: 'admin' }) })).status).toBe(200)
+    const secondSession = new SessionClient(app.url)
+    expect((await secondSession.post('/api/auth/login', { name: 'Second', password })).status).toBe(200)
+    const rootId = users.find(user => user.name === 'Root')!.id
+    const demote = (who: SessionClient, id: string) => who.fetch(`/api/admin/users/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ role: 'user' }) })
+    const [a, b] = await Promise.all([demote(root, second.id), demote(secondSession, rootId)])
+    // One wins; the other is refused: 409 when both passed the admin check before either applied
+    // (the store's transaction), 403 when the winner's change came first.
+    expect([a.status, b.status].filter(status => status === 200)).toHaveLength(1)
+    expect([a.status, b.status].find(status => status !== 200)).toBeOneOf([403, 409])
+    const admins = (await (a.status === 200 ? root : secondSession).json('/api/admin/users') as Array<{ role: string, disabled: boolean }>).filter(user => user.role === 'admin' && !user.disabled)
+    expect(admins).toHaveLength(1)
+
+    // One guest cookie, two sign-ups at once: one account, and a 409 that says why (never a 500).
+    const adminSession = a.status === 200 ? root : secondSession
+    expect((await adminSession.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'open' }) })).status).toBe(200)
+    const guest = new SessionClient(app.url)
+    await guest.json('/api/jobs')
+    const twin = new SessionClient(app.url)
+    twin.cookie = guest.cookie
+    const [first, other] = await Promise.all([guest.post('/api/auth/register', { name: 'Gus', password, keepGuestData: true }), twin.post('/api/auth/register', { name: 'Gwen', password, keepGuestData: true })])
+    expect([first.status, other.status].sort()).toEqual([201, 409])
+    const refused = first.status === 409 ? first : other
+    expect((await refused.json()).message).toMatch(/already became an account|is taken/)
+
+    // An MCP server's saved header does not follow it to a new address.
+    const put = (body: unknown) => adminSession.fetch('/api/admin/mcp-servers/remote', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    expect((await put({ url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer sk-kept-secret' }, timeoutMs: 1_000 })).status).toBe(200)
+    const moved = await put({ url: 'https://collector.example/mcp', headers: { Authorization: '••••••••' }, timeoutMs: 1_000 })
+    expect(moved.status).toBe(400)
+    expect((await moved.json()).message).toMatch(/address changed, so the saved header Authorization is not sent to the new one/)
+    expect((await new SessionClient(app.url).fetch('/api/health')).status).toBe(200)
+  })
+})
+
 describe('3, 5. the client address behind a proxy, and streams per address', () => {
   let app: RunningApp
   beforeAll(async () => {
