@@ -43,13 +43,7 @@ export class AttemptLimits {
 
   /** Counts a sign-up attempt from `ip` (refused or not, before anything is looked up or hashed). */
   async beforeSignUp(ip: string | undefined): Promise<void> {
-    if (!ip) return
-    try {
-      await this.signupsPerIp.consume(ip)
-    } catch (refusal) {
-      if (!(refusal instanceof RateLimiterRes)) throw refusal
-      throw new AuthError('too-many-attempts', `Too many sign-ups from this network address. Try again in ${retryAfter(refusal)} s, or ask the admin to create your account.`, retryAfter(refusal))
-    }
+    if (ip) await consumeOrRefuse(this.signupsPerIp, ip, seconds => `Too many sign-ups from this network address. Try again in ${seconds} s, or ask the admin to create your account.`)
   }
 
   /**
@@ -58,20 +52,8 @@ export class AttemptLimits {
    * a check); a sign-in that succeeds takes its count back (`signInSucceeded`).
    */
   async beforeSignIn(ip: string | undefined, nameKey: string): Promise<void> {
-    if (ip) {
-      try {
-        await this.signInsPerIp.consume(ip)
-      } catch (refusal) {
-        if (!(refusal instanceof RateLimiterRes)) throw refusal
-        throw new AuthError('too-many-attempts', `Too many sign-in attempts from this network address. Try again in ${retryAfter(refusal)} s.`, retryAfter(refusal))
-      }
-    }
-    try {
-      await this.failuresPerAccount.consume(nameKey)
-    } catch (refusal) {
-      if (!(refusal instanceof RateLimiterRes)) throw refusal
-      throw new AuthError('too-many-attempts', `Too many failed sign-ins for this account. Try again in ${retryAfter(refusal)} s, or ask the admin to reset the password.`, retryAfter(refusal))
-    }
+    if (ip) await consumeOrRefuse(this.signInsPerIp, ip, seconds => `Too many sign-in attempts from this network address. Try again in ${seconds} s.`)
+    await consumeOrRefuse(this.failuresPerAccount, nameKey, seconds => `Too many failed sign-ins for this account. Try again in ${seconds} s, or ask the admin to reset the password.`)
   }
 
   /** Forgets an account's failures after it signs in. */
@@ -81,12 +63,16 @@ export class AttemptLimits {
 
   /** Counts a new guest session from `ip`. */
   async newSession(ip: string | undefined): Promise<void> {
-    if (!ip) return
-    try {
-      await this.sessionsPerIp.consume(ip)
-    } catch (refusal) {
-      if (!(refusal instanceof RateLimiterRes)) throw refusal
-      throw new AuthError('too-many-attempts', `Too many new sessions from this network address. Keep the session cookie between requests, or try again in ${retryAfter(refusal)} s.`, retryAfter(refusal))
-    }
+    if (ip) await consumeOrRefuse(this.sessionsPerIp, ip, seconds => `Too many new sessions from this network address. Keep the session cookie between requests, or try again in ${seconds} s.`)
+  }
+}
+
+/** Takes a point from `limiter` for `key`, or refuses with `message` (given the seconds to wait) and `Retry-After`. */
+async function consumeOrRefuse(limiter: RateLimiterAbstract, key: string, message: (seconds: number) => string): Promise<void> {
+  try {
+    await limiter.consume(key)
+  } catch (refusal) {
+    if (!(refusal instanceof RateLimiterRes)) throw refusal
+    throw new AuthError('too-many-attempts', message(retryAfter(refusal)), retryAfter(refusal))
   }
 }
