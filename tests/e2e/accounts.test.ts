@@ -99,7 +99,14 @@ describe('accounts', () => {
     expect((await session.fetch('/api/threads')).status).toBe(401)
   })
 
-  it('lets an invite link sign up exactly once, under the invite policy', async () => {
+  it('lets an invite link sign up exactly once, under the default closed policy and under the invite policy', async () => {
+    // Closed (the default): nobody signs up without an invite, and an invite still works.
+    expect((await admin.json('/api/auth/me')).signup).toBe('closed')
+    expect((await client().post('/api/auth/register', { name: 'Ivy', password })).status).toBe(403)
+    const early = await (await admin.post('/api/admin/invites', {})).json()
+    expect((await client().post('/api/auth/register', { name: 'Ivy', password, invite: early.code })).status).toBe(201)
+    expect((await client().post('/api/auth/register', { name: 'Ike', password, invite: early.code })).status).toBe(403)
+
     expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'invite' }) })).status).toBe(200)
     expect((await client().post('/api/auth/register', { name: 'Bea', password })).status).toBe(403)
     const invite = await (await admin.post('/api/admin/invites', {})).json()

@@ -159,14 +159,16 @@ export class AccountService {
       return this.createFirstAdmin(name, password, fromGuest)
     }
     const policy = await this.signupPolicy()
-    if (policy === 'closed') throw new AuthError('signup-closed', 'Sign-up is closed on this server. Ask its admin for an account or an invite link.')
+    // An invite is the admin's decision: it works under every policy ("closed" only means nobody
+    // signs up without one); under "open" none is needed and none is used up.
+    const inviteHash = policy !== 'open' && invite ? hashInviteCode(invite) : undefined
+    if (policy === 'closed' && !inviteHash) throw new AuthError('signup-closed', 'Sign-up is closed on this server. Ask its admin for an account or an invite link.')
     // The invite first: without a usable one nothing else is looked up or hashed, so a taken and a
     // free name get the same answer at the same cost.
-    const inviteHash = invite ? hashInviteCode(invite) : undefined
-    if (policy === 'invite' && !(inviteHash && await this.store.inviteUsable(inviteHash))) throw badInvite(invite)
+    if (policy !== 'open' && !(inviteHash && await this.store.inviteUsable(inviteHash))) throw badInvite(invite)
     if (await this.store.findAccountByName(name)) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
     const passwordHash = await this.passwords.hash(password)
-    if (policy === 'invite' && !await this.store.useInvite(inviteHash!)) throw badInvite(invite)
+    if (inviteHash && !await this.store.useInvite(inviteHash)) throw badInvite(invite)
     const account = await this.store.createAccount({ name, passwordHash, role: 'user', id: fromGuest })
     if (account) return account
     // Refused by the store: the name, or (a second sign-up from the same guest session at once) the id.

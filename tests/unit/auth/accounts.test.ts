@@ -48,6 +48,11 @@ describe('AccountService', () => {
     expect((await accounts.signUp('Ada', 'password-1', undefined)).role).toBe('admin')
     expect((await refusal(accounts.createFirstAdmin('Eve', 'password-1'))).refusal).toBe('already-set-up')
     expect((await refusal(accounts.signUp('Bob', 'password-1', undefined))).refusal).toBe('signup-closed')
+    // An invite works under the default "closed" policy too: the admin made it.
+    const early = await accounts.createInvite('admin')
+    expect((await refusal(accounts.signUp('Bob', 'password-1', 'not-a-code'))).refusal).toBe('bad-invite')
+    expect((await accounts.signUp('Eve-Invited', 'password-1', early.code)).role).toBe('user')
+    expect((await refusal(accounts.signUp('Fay', 'password-1', early.code))).refusal).toBe('bad-invite')
     await accounts.setSignupPolicy('open')
     expect((await accounts.signUp('Bob', 'password-1', undefined)).role).toBe('user')
     expect((await refusal(accounts.signUp('BOB', 'password-1', undefined))).refusal).toBe('name-taken')
