@@ -119,6 +119,19 @@ describe('chat in the browser', () => {
     await context.close()
   })
 
+  it('keeps the focus in the composer after the first message of a new chat: Esc stops the answer, typing goes on there', async () => {
+    const page = await freshPage()
+    await ask(page, 'Write a long essay about focus')
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('composer-input')
+    await expect.poll(async () => (await answer(page).getByTestId('message-content').innerText().catch(() => '')).length).toBeGreaterThan(20)
+    // The keyboard, not a click on the field: what a person does right after sending.
+    await page.keyboard.press('Escape')
+    await answer(page).and(page.locator('[data-status=aborted]')).waitFor()
+    await page.keyboard.type('and then?')
+    expect(await page.getByTestId('composer-input').inputValue()).toBe('and then?')
+    await context.close()
+  })
+
   it('stops an answer with Esc in the composer, then exports the conversation as Markdown and JSON', async () => {
     const page = await freshPage()
     await ask(page, 'Write a long essay about keyboards')
