@@ -34,6 +34,10 @@ export default defineNuxtConfig({
   // (and NUXT_PUBLIC_IMAGE_HOSTS), so an answer cannot make the browser call out to any host.
   // Body size, rate limits, CSRF and methods are the app's own (server/middleware, lib/http), so
   // the module's versions of those are off.
+  // Built assets are stored gzip- and brotli-compressed beside themselves at build time, and sent so
+  // to every browser that accepts it (the chat page's scripts: ~1.75 MB as files).
+  nitro: { compressPublicAssets: { gzip: true, brotli: true } },
+
   vite: {
     // Fonts (KaTeX's) are files, never inlined as data: URLs, which the CSP's font-src 'self' refuses.
     build: { assetsInlineLimit: (file: string) => (/\.(?:woff2?|ttf|otf|eot)$/i.test(file) ? false : undefined) },

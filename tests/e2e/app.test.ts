@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
-import { $fetch, fetch, setup } from '@nuxt/test-utils/e2e'
+import { request as httpRequest } from 'node:http'
+import { $fetch, fetch, setup, url } from '@nuxt/test-utils/e2e'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -40,6 +41,34 @@ describe('the built app', async () => {
       expect(html).toMatch(/<html\s+lang="en"/)
       expect(html).toContain('id="__nuxt"')
     }
+  })
+
+  it('sends the chat page\'s scripts brotli- or gzip-compressed to a browser that accepts it, as they are to one that does not', async () => {
+    const html = await (await fetch('/')).text()
+    const scripts = [...new Set([...html.matchAll(/(?:src|href)="(\/_nuxt\/[^"]+\.js)"/g)].map(match => match[1]!))]
+    expect(scripts.length).toBeGreaterThan(0)
+    const get = (path: string, encoding: string) => new Promise<{ encoding?: string, bytes: number }>((resolve, reject) => {
+      httpRequest(url(path), { headers: { 'accept-encoding': encoding } }, (response) => {
+        let bytes = 0
+        response.on('data', (chunk: Buffer) => (bytes += chunk.length))
+        response.on('end', () => resolve({ encoding: response.headers['content-encoding'], bytes }))
+      }).on('error', reject).end()
+    })
+    let plain = 0
+    let brotli = 0
+    for (const script of scripts) {
+      const [br, gzip, identity] = [await get(script, 'br'), await get(script, 'gzip'), await get(script, 'identity')]
+      // A file too small to gain is sent as it is.
+      if (identity.bytes > 2_048) {
+        expect(br.encoding, script).toBe('br')
+        expect(gzip.encoding, script).toBe('gzip')
+        expect(br.bytes).toBeLessThan(identity.bytes)
+      }
+      expect(identity.encoding).toBeUndefined()
+      plain += identity.bytes
+      brotli += br.bytes
+    }
+    expect(brotli).toBeLessThan(plain / 2)
   })
 
   it('GET /api/models offers the offline demo model when no key is configured', async () => {
