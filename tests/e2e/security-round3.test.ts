@@ -253,6 +253,10 @@ describe('11. DNS rebinding and the site\'s origin', () => {
     const me = await raw(app, '/api/auth/me', { headers: rebound })
     expect(me.body).toMatchObject({ needsSetup: true, setupCodeRequired: true })
     expect((await raw(app, '/api/auth/me')).body).toMatchObject({ needsSetup: true, setupCodeRequired: false })
+    // Forwarded by a proxy on this machine: this machine's own request (nuxt dev's proxy) needs no
+    // code, someone else's (nginx in front) does.
+    expect((await raw(app, '/api/auth/me', { headers: { 'x-forwarded-for': '127.0.0.1' } })).body).toMatchObject({ setupCodeRequired: false })
+    expect((await raw(app, '/api/auth/me', { headers: { 'x-forwarded-for': '203.0.113.5' } })).body).toMatchObject({ setupCodeRequired: true })
     const refused = await raw(app, '/api/auth/register', { method: 'POST', headers: rebound, body: { name: 'Mallory', password } })
     expect(refused.status).toBe(403)
     expect(refused.body.message).toMatch(/needs the setup code the server printed/)

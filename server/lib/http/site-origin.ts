@@ -29,8 +29,10 @@ export function requestSiteOf(event: H3Event, config: Pick<ServerConfig, 'siteUr
   return {
     siteOrigin,
     siteConfigured: siteOrigin !== undefined,
-    // The socket's peer, not a forwarded address: a proxy on this machine forwards others' requests.
-    loopback: isLoopbackAddress(event.node.req.socket?.remoteAddress) && isLoopbackHost(host) && !getRequestHeader(event, 'x-forwarded-for'),
+    // Every hop: the socket's peer (none on a Unix socket, which only this machine can open:
+    // `nuxt dev` serves through one) and each forwarded address (a proxy on this machine forwards
+    // others' requests; `nuxt dev`'s own proxy forwards this machine's).
+    loopback: isLocalPeer(event.node.req.socket?.remoteAddress) && isLoopbackHost(host) && forwardedHops(getRequestHeader(event, 'x-forwarded-for')).every(isLoopbackAddress),
     appOrigin: appOriginFor({ siteOrigin, origin: getRequestHeader(event, 'origin'), host, requestOrigin: getRequestURL(event, { xForwardedHost: trustProxy, xForwardedProto: trustProxy }).origin }),
   }
 }
@@ -65,6 +67,16 @@ export function hostMatchesSite(host: string | undefined, siteOrigin: string): b
   // A default port may or may not be written.
   const defaultPort = site.protocol === 'https:' ? '443' : '80'
   return given === wanted || given === `${wanted}:${defaultPort}`
+}
+
+/** Whether a socket's peer is this machine: a loopback address, or none (a Unix socket). */
+function isLocalPeer(address: string | undefined): boolean {
+  return address === undefined || address === '' || isLoopbackAddress(address)
+}
+
+/** The addresses of an `X-Forwarded-For` header, in order. */
+function forwardedHops(header: string | undefined): string[] {
+  return (header ?? '').split(',').map(item => item.trim()).filter(Boolean)
 }
 
 /** Whether `host` (a Host header) names this machine: localhost, 127.x or ::1, with any port. */
