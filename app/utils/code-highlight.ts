@@ -33,7 +33,7 @@ export function loadHighlighter(): Promise<HighlighterCore> {
   loading ??= (async () => {
     const [{ createHighlighterCore }, { createJavaScriptRegexEngine }] = await Promise.all([import('shiki/core'), import('shiki/engine/javascript')])
     return createHighlighterCore({
-      themes: [import('@shikijs/themes/github-light'), import('@shikijs/themes/github-dark')],
+      themes: [import('@shikijs/themes/github-light-default'), import('@shikijs/themes/github-dark-default')],
       langs: [
         import('@shikijs/langs/typescript'), import('@shikijs/langs/tsx'), import('@shikijs/langs/javascript'), import('@shikijs/langs/jsx'),
         import('@shikijs/langs/json'), import('@shikijs/langs/bash'), import('@shikijs/langs/python'), import('@shikijs/langs/html'),
@@ -61,7 +61,7 @@ export function highlightCode(highlighter: HighlighterCore | undefined, code: st
   if (cached !== undefined) return cached
   let html: string
   try {
-    html = highlighter.codeToHtml(code, { lang, themes: { light: 'github-light', dark: 'github-dark' }, defaultColor: false })
+    html = highlighter.codeToHtml(code, { lang, themes: { light: 'github-light-default', dark: 'github-dark-default' }, defaultColor: false })
   } catch {
     return undefined
   }

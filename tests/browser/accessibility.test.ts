@@ -1,0 +1,77 @@
+/**
+ * The accessibility audit a buyer runs first (issue 29): axe-core over every page, in light and
+ * dark, at desktop and phone width, with content in it (an answer with a tool card and code, a
+ * finished job), fails on any critical or serious violation; and no page scrolls sideways at 390 px.
+ */
+import { AxeBuilder } from '@axe-core/playwright'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
+import { launchChromium } from './helpers/browser'
+
+let app: RunningApp
+let browser: Browser
+let context: BrowserContext
+let page: Page
+let chatPath = '/'
+
+/** Critical and serious violations of the page as it is now, as lines a person can act on. */
+async function violations(target: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page: target }).analyze()
+  return result.violations
+    .filter(violation => violation.impact === 'critical' || violation.impact === 'serious')
+    .flatMap(violation => violation.nodes.map(node => `${violation.impact} ${violation.id}: ${node.target.join(' ')} (${(node.failureSummary ?? '').split('\n').slice(1, 2).join(' ').trim()})`))
+}
+
+beforeAll(async () => {
+  app = await startApp(await buildApp(), { NUXT_SESSION_PASSWORD: 'an-accessibility-test-password-long-enough', NUXT_AUTH_GUESTS: 'false' })
+  browser = await launchChromium()
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' })
+  page = await context.newPage()
+  // First run: the form itself is audited, then the admin account it creates is used everywhere.
+  await page.goto(`${app.url}/login`)
+  await page.getByTestId('login-form').waitFor()
+  expect(await violations(page)).toEqual([])
+  await page.locator('input[name=name]').fill('Root')
+  await page.locator('input[name=password]').fill('correct horse battery')
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await page.waitForURL(`${app.url}/`)
+  // Content to audit: an answer with a tool card and a code block, and the job it was.
+  await page.getByTestId('composer-input').fill('What time is it in Tokyo?')
+  await page.getByTestId('composer-input').press('Enter')
+  await page.waitForURL(/\/chat\/[\w-]+$/)
+  await page.getByTestId('message-assistant').last().and(page.locator('[data-status=complete]')).waitFor()
+  await page.getByTestId('composer-input').fill('say ```ts\nconst answer: number = 42\n```')
+  await page.getByTestId('composer-input').press('Enter')
+  await page.getByTestId('message-assistant').nth(1).and(page.locator('[data-status=complete]')).waitFor()
+  chatPath = new URL(page.url()).pathname
+}, 240_000)
+
+afterAll(async () => {
+  await context?.close()
+  await browser?.close()
+  await app?.stop()
+})
+
+describe('every page passes axe (no critical or serious violation) and fits a phone', () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const width of [1280, 390]) {
+      it(`in ${scheme} at ${width} px`, async () => {
+        await page.emulateMedia({ colorScheme: scheme })
+        await page.setViewportSize({ width, height: 844 })
+        const found: Record<string, string[]> = {}
+        for (const path of ['/', chatPath, '/jobs', '/workflows', '/settings', '/admin']) {
+          await page.goto(`${app.url}${path}`)
+          await page.waitForLoadState('networkidle')
+          // Nothing hovered: what a page shows at rest.
+          await page.mouse.move(0, 0)
+          const problems = await violations(page)
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+          if (overflow > 0) problems.push(`scrolls sideways by ${overflow} px`)
+          if (problems.length > 0) found[path] = problems
+        }
+        expect(found).toEqual({})
+      }, 120_000)
+    }
+  }
+})
