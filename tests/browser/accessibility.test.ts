@@ -60,9 +60,19 @@ describe('every page passes axe (no critical or serious violation) and fits a ph
         await page.emulateMedia({ colorScheme: scheme })
         await page.setViewportSize({ width, height: 844 })
         const found: Record<string, string[]> = {}
-        for (const path of ['/', chatPath, '/jobs', '/workflows', '/settings', '/admin']) {
+        // Each page with what shows it has loaded its content (waiting on these rather than on an
+        // idle network, which the live streams keep busy).
+        const pages: Array<[string, string]> = [
+          ['/', '[data-testid=composer-input]'],
+          [chatPath, '[data-testid=message-assistant] [data-testid=message-content]'],
+          ['/jobs', '[data-testid=job-row]'],
+          ['/workflows', '[data-testid^=install-]'],
+          ['/settings', '[data-testid=tool-list] li'],
+          ['/admin', '[data-testid=signup-policy]'],
+        ]
+        for (const [path, loaded] of pages) {
           await page.goto(`${app.url}${path}`)
-          await page.waitForLoadState('networkidle')
+          await page.locator(loaded).first().waitFor()
           // Nothing hovered: what a page shows at rest.
           await page.mouse.move(0, 0)
           const problems = await violations(page)
