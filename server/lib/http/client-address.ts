@@ -18,9 +18,12 @@ import type { ServerConfig } from '../config/server-config'
 export function clientAddress(event: H3Event, config: Pick<ServerConfig, 'limits'>): string | undefined {
   const peer = event.node.req.socket?.remoteAddress
   if (!config.limits.trustProxy) return peer
-  const header = event.node.req.headers['x-forwarded-for']
-  const forwarded = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map(item => item.trim()).filter(Boolean)
-  return clientFromChain([...forwarded, ...(peer ? [peer] : [])], trustedProxiesOf(config.limits.trustedProxies))
+  return clientFromChain([...forwardedAddresses(event.node.req.headers['x-forwarded-for']), ...(peer ? [peer] : [])], trustedProxiesOf(config.limits.trustedProxies))
+}
+
+/** The addresses of `X-Forwarded-For` header(s), left to right. */
+export function forwardedAddresses(header: string | string[] | undefined): string[] {
+  return (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map(item => item.trim()).filter(Boolean)
 }
 
 /** Which hops of a chain are proxies: the last `hops` of it, or those `list` holds. */

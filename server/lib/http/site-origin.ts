@@ -9,6 +9,7 @@
 import { isIP } from 'node:net'
 import { getRequestHeader, getRequestURL, type H3Event } from 'h3'
 import type { ServerConfig } from '../config/server-config'
+import { forwardedAddresses } from './client-address'
 
 /** How one request reaches the app (set on `event.context.site` for every request). */
 export interface RequestSite {
@@ -16,15 +17,22 @@ export interface RequestSite {
   siteOrigin?: string
   siteConfigured: boolean
   /** From this machine (its socket's peer), for a loopback host name, not forwarded by a proxy. */
-  loopback: boolean
+  readonly loopback: boolean
   /** The origin to give to others (OAuth callbacks): see `appOriginFor`. */
-  appOrigin: string
+  readonly appOrigin: string
 }
 
-/** How `event` reaches the app under `config`. */
+/** NUXT_SITE_URL's origin per value: parsed once, not on every request. */
+const siteOrigins = new Map<string, string | undefined>()
+
+/**
+ * How `event` reaches the app under `config`. Read on every request, so what only the first-run
+ * and OAuth routes need (`loopback`, `appOrigin`) is worked out when they ask.
+ */
 export function requestSiteOf(event: H3Event, config: Pick<ServerConfig, 'siteUrl' | 'limits'>): RequestSite {
-  const siteOrigin = siteOriginOf(config.siteUrl)
-  const host = getRequestHeader(event, 'host')
+  if (!siteOrigins.has(config.siteUrl)) siteOrigins.set(config.siteUrl, siteOriginOf(config.siteUrl))
+  const siteOrigin = siteOrigins.get(config.siteUrl)
+  const host = () => getRequestHeader(event, 'host')
   const trustProxy = config.limits.trustProxy
   return {
     siteOrigin,
@@ -32,8 +40,12 @@ export function requestSiteOf(event: H3Event, config: Pick<ServerConfig, 'siteUr
     // Every hop: the socket's peer (none on a Unix socket, which only this machine can open:
     // `nuxt dev` serves through one) and each forwarded address (a proxy on this machine forwards
     // others' requests; `nuxt dev`'s own proxy forwards this machine's).
-    loopback: isLocalPeer(event.node.req.socket?.remoteAddress) && isLoopbackHost(host) && forwardedHops(getRequestHeader(event, 'x-forwarded-for')).every(isLoopbackAddress),
-    appOrigin: appOriginFor({ siteOrigin, origin: getRequestHeader(event, 'origin'), host, requestOrigin: getRequestURL(event, { xForwardedHost: trustProxy, xForwardedProto: trustProxy }).origin }),
+    get loopback() {
+      return isLocalPeer(event.node.req.socket?.remoteAddress) && isLoopbackHost(host()) && forwardedAddresses(event.node.req.headers['x-forwarded-for']).every(isLoopbackAddress)
+    },
+    get appOrigin() {
+      return appOriginFor({ siteOrigin, origin: getRequestHeader(event, 'origin'), host: host(), requestOrigin: getRequestURL(event, { xForwardedHost: trustProxy, xForwardedProto: trustProxy }).origin })
+    },
   }
 }
 
@@ -72,11 +84,6 @@ export function hostMatchesSite(host: string | undefined, siteOrigin: string): b
 /** Whether a socket's peer is this machine: a loopback address, or none (a Unix socket). */
 function isLocalPeer(address: string | undefined): boolean {
   return address === undefined || address === '' || isLoopbackAddress(address)
-}
-
-/** The addresses of an `X-Forwarded-For` header, in order. */
-function forwardedHops(header: string | undefined): string[] {
-  return (header ?? '').split(',').map(item => item.trim()).filter(Boolean)
 }
 
 /** Whether `host` (a Host header) names this machine: localhost, 127.x or ::1, with any port. */
