@@ -1,11 +1,12 @@
 /**
  * Syntax highlighting of code blocks in answers, with shiki (the grammars and themes VS Code uses),
- * loaded on first use in the browser only: the core, the JavaScript regex engine (no WebAssembly),
- * two themes (light and dark, switched by CSS variables) and the common languages. Blocks past
- * `MAX_HIGHLIGHT_CHARS` or in another language stay plain (still escaped) text. Results are kept in
- * a small cache so a streaming answer re-highlights only the block that grows.
+ * loaded on first use in the browser only: the core, the JavaScript regex engine (no WebAssembly)
+ * and two themes (light and dark, switched by CSS variables), then each language's grammar the first
+ * time a block on the page is written in it (a TypeScript answer fetches TypeScript, not 24
+ * grammars). Blocks past `MAX_HIGHLIGHT_CHARS` or in another language stay plain (still escaped)
+ * text. Results are kept in a small cache so a streaming answer re-highlights only the block that grows.
  */
-import type { HighlighterCore } from 'shiki/core'
+import type { HighlighterCore, LanguageInput } from 'shiki/core'
 
 /** Longest block highlighted; longer ones are shown plain (highlighting runs on the page's thread). */
 export const MAX_HIGHLIGHT_CHARS = 20_000
@@ -25,37 +26,77 @@ export function grammarOf(info: string): string | undefined {
   return LANGUAGE_ALIASES[info.trim().split(/\s+/)[0]?.toLowerCase() ?? '']
 }
 
+/** Each grammar's module, fetched the first time a block needs it (one chunk per language). */
+const GRAMMARS: Record<string, () => LanguageInput> = {
+  typescript: () => import('@shikijs/langs/typescript'), tsx: () => import('@shikijs/langs/tsx'),
+  javascript: () => import('@shikijs/langs/javascript'), jsx: () => import('@shikijs/langs/jsx'),
+  json: () => import('@shikijs/langs/json'), bash: () => import('@shikijs/langs/bash'),
+  python: () => import('@shikijs/langs/python'), html: () => import('@shikijs/langs/html'),
+  css: () => import('@shikijs/langs/css'), vue: () => import('@shikijs/langs/vue'),
+  sql: () => import('@shikijs/langs/sql'), yaml: () => import('@shikijs/langs/yaml'),
+  markdown: () => import('@shikijs/langs/markdown'), diff: () => import('@shikijs/langs/diff'),
+  go: () => import('@shikijs/langs/go'), rust: () => import('@shikijs/langs/rust'),
+  java: () => import('@shikijs/langs/java'), c: () => import('@shikijs/langs/c'),
+  cpp: () => import('@shikijs/langs/cpp'), csharp: () => import('@shikijs/langs/csharp'),
+  php: () => import('@shikijs/langs/php'), ruby: () => import('@shikijs/langs/ruby'),
+  toml: () => import('@shikijs/langs/toml'), docker: () => import('@shikijs/langs/docker'),
+}
+
+/** The grammars the fenced code blocks of `text` are written in (known ones only), each once. */
+export function grammarsIn(text: string): string[] {
+  const found = new Set<string>()
+  // A fence at a line start, then its info string: one linear scan of the text.
+  for (const match of text.matchAll(/(?:^|\n) {0,3}(?:```|~~~)[ \t]*([^\s`~]{1,30})/g)) {
+    const grammar = grammarOf(match[1]!)
+    if (grammar) found.add(grammar)
+  }
+  return [...found]
+}
+
 let loading: Promise<HighlighterCore> | undefined
+const grammarLoads = new Map<string, Promise<void>>()
 const cache = new Map<string, string>()
 
-/** The highlighter, loading it the first time (resolves in the browser; its modules are fetched lazily). */
-export function loadHighlighter(): Promise<HighlighterCore> {
+/**
+ * The highlighter with `grammars` ready, loading the core the first time and each grammar the
+ * first time it is asked for (in the browser; every module is fetched lazily). Later calls share
+ * the loads already made.
+ */
+export async function loadHighlighter(grammars: readonly string[]): Promise<HighlighterCore> {
   loading ??= (async () => {
     const [{ createHighlighterCore }, { createJavaScriptRegexEngine }] = await Promise.all([import('shiki/core'), import('shiki/engine/javascript')])
     return createHighlighterCore({
       themes: [import('@shikijs/themes/github-light-default'), import('@shikijs/themes/github-dark-default')],
-      langs: [
-        import('@shikijs/langs/typescript'), import('@shikijs/langs/tsx'), import('@shikijs/langs/javascript'), import('@shikijs/langs/jsx'),
-        import('@shikijs/langs/json'), import('@shikijs/langs/bash'), import('@shikijs/langs/python'), import('@shikijs/langs/html'),
-        import('@shikijs/langs/css'), import('@shikijs/langs/vue'), import('@shikijs/langs/sql'), import('@shikijs/langs/yaml'),
-        import('@shikijs/langs/markdown'), import('@shikijs/langs/diff'), import('@shikijs/langs/go'), import('@shikijs/langs/rust'),
-        import('@shikijs/langs/java'), import('@shikijs/langs/c'), import('@shikijs/langs/cpp'), import('@shikijs/langs/csharp'),
-        import('@shikijs/langs/php'), import('@shikijs/langs/ruby'), import('@shikijs/langs/toml'), import('@shikijs/langs/docker'),
-      ],
+      langs: [],
       engine: createJavaScriptRegexEngine(),
     })
-  })()
-  return loading
+  })().catch((error: unknown) => {
+    loading = undefined
+    throw error
+  })
+  const highlighter = await loading
+  await Promise.all(grammars.filter(grammar => grammar in GRAMMARS).map((grammar) => {
+    let load = grammarLoads.get(grammar)
+    if (!load) {
+      load = highlighter.loadLanguage(GRAMMARS[grammar]!()).catch((error: unknown) => {
+        grammarLoads.delete(grammar)
+        throw error
+      })
+      grammarLoads.set(grammar, load)
+    }
+    return load
+  }))
+  return highlighter
 }
 
 /**
  * `code` as highlighted HTML (`<pre class="shiki">…`, colours as CSS variables for both themes),
- * or undefined when it is not highlighted (unknown language, too long, highlighter not loaded).
+ * or undefined when it is not highlighted (unknown language, too long, highlighter or grammar not loaded).
  * shiki escapes the code; the styles come from the themes, never from the text.
  */
 export function highlightCode(highlighter: HighlighterCore | undefined, code: string, info: string): string | undefined {
   const lang = grammarOf(info)
-  if (!highlighter || !lang || code.length > MAX_HIGHLIGHT_CHARS) return undefined
+  if (!highlighter || !lang || code.length > MAX_HIGHLIGHT_CHARS || !highlighter.getLoadedLanguages().includes(lang)) return undefined
   const key = `${lang}\u0000${code}`
   const cached = cache.get(key)
   if (cached !== undefined) return cached

@@ -9,8 +9,6 @@
  * make the browser send that request. The CSP's `img-src` enforces the same list.
  */
 import MarkdownIt from 'markdown-it'
-import markdownItKatex from '@vscode/markdown-it-katex'
-import katex from 'katex'
 
 const markdown = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false })
 const { escapeHtml } = markdown.utils
@@ -18,24 +16,39 @@ const { escapeHtml } = markdown.utils
 /** Longest formula typeset; a longer one is shown as its source. */
 export const MAX_FORMULA_CHARS = 4_000
 
+let mathLoading: Promise<void> | undefined
+let mathLoaded = false
+
 /**
- * Math (`$…$` inline, `$$…$$` on its own lines) typeset with KaTeX: `trust: false` (no links,
- * classes, styles or ids from a formula), bounded sizes and macro expansion, and long formulas left
- * as text, so a formula in an answer can neither run anything nor take the page down.
+ * Whether `text` may hold a formula, as the math rule reads one: a `$$`, or `$…$` on one line that
+ * starts with no space and whose closing `$` is not followed by a letter or digit ("$5 and $10" are
+ * prices). Each `$` is scanned to the next one at most: linear, no backtracking.
  */
-markdown.use(markdownItKatex, {
-  katex: {
-    renderToString: (latex: string, options: katex.KatexOptions) => latex.length > MAX_FORMULA_CHARS
-      ? `<code class="math-source">${escapeHtml(latex)}</code>`
-      : katex.renderToString(latex, options),
-  },
-  throwOnError: false,
-  trust: false,
-  strict: 'ignore',
-  maxSize: 20,
-  maxExpand: 200,
-  output: 'htmlAndMathml',
-})
+export function mayHoldMath(text: string): boolean {
+  return /\$\$|\$[^\s$][^$\n]*\$(?![A-Za-z0-9])/.test(text)
+}
+
+/** Whether math is typeset yet (after `loadMath()` resolved); until then a formula shows as its source. */
+export function isMathLoaded(): boolean {
+  return mathLoaded
+}
+
+/**
+ * Loads KaTeX (markdown-math.ts, a separate chunk with its stylesheet) and adds math to the
+ * renderer; the first call loads it, later ones share that load. Render again when it resolves.
+ */
+export function loadMath(): Promise<void> {
+  // A member call, not a destructured `installMath(…)`: Nuxt's auto-imports would see that name and
+  // import the module statically, putting KaTeX back into every page that renders markdown.
+  mathLoading ??= import('./markdown-math').then((math) => {
+    math.installMath(markdown, MAX_FORMULA_CHARS)
+    mathLoaded = true
+  }).catch((error: unknown) => {
+    mathLoading = undefined
+    throw error
+  })
+  return mathLoading
+}
 
 /** What rendering needs to know beyond the text. */
 interface RenderEnv {

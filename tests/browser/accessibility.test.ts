@@ -85,3 +85,56 @@ describe('every page passes axe (no critical or serious violation) and fits a ph
     }
   }
 })
+
+/** What a cold load of `path` cost: compressed script bytes, their count, first contentful paint, and when `ready` showed. */
+async function coldLoad(path: string, ready: string): Promise<{ scripts: number, scriptKB: number, firstPaintMs: number, readyMs: number, katexLoaded: boolean, largest: string }> {
+  // A new context has an empty cache; it carries the signed-in session over.
+  const cold = await browser.newContext({ viewport: { width: 1280, height: 800 }, storageState: await context.storageState() })
+  try {
+    const fresh = await cold.newPage()
+    await fresh.goto(`${app.url}${path}`)
+    await fresh.locator(ready).first().waitFor()
+    return await fresh.evaluate(() => {
+      // Each script once (a module preloaded and then imported is listed twice).
+      const byName = new Map((performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(entry => /\.m?js(?:\?|$)/.test(entry.name)).map(entry => [entry.name, entry]))
+      const scripts = [...byName.values()]
+      const katexLoaded = [...document.styleSheets].some((sheet) => {
+        try {
+          return [...sheet.cssRules].some(rule => rule.cssText.includes('KaTeX_Main'))
+        } catch {
+          return false
+        }
+      })
+      return {
+        scripts: scripts.length,
+        scriptKB: Math.round(scripts.reduce((sum, entry) => sum + entry.encodedBodySize, 0) / 1024),
+        firstPaintMs: Math.round(performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1),
+        readyMs: Math.round(performance.now()),
+        katexLoaded,
+        largest: scripts.sort((a, b) => b.encodedBodySize - a.encodedBodySize).slice(0, 6).map(entry => `${entry.name.split('/').pop()} ${Math.round(entry.encodedBodySize / 1024)} KB`).join(', '),
+      }
+    })
+  } finally {
+    await cold.close()
+  }
+}
+
+describe('page weight (issue 29; the times are printed, not asserted)', () => {
+  it('loads the new chat and a conversation with at most 400 KB of compressed script, and KaTeX only for math', async () => {
+    const newChat = await coldLoad('/', '[data-testid=composer-input]')
+    const conversation = await coldLoad(chatPath, '[data-testid=message-assistant] [data-testid=message-content]')
+    console.log(`[page weight] new chat: ${newChat.scripts} scripts, ${newChat.scriptKB} KB compressed, first paint ${newChat.firstPaintMs} ms, composer at ${newChat.readyMs} ms; largest: ${newChat.largest}`)
+    console.log(`[page weight] conversation with code: ${conversation.scripts} scripts, ${conversation.scriptKB} KB compressed, first paint ${conversation.firstPaintMs} ms, answer at ${conversation.readyMs} ms; largest: ${conversation.largest}`)
+    expect(newChat.scriptKB).toBeLessThanOrEqual(400)
+    expect(conversation.scriptKB).toBeLessThanOrEqual(400)
+    expect(newChat.katexLoaded).toBe(false)
+    expect(conversation.katexLoaded).toBe(false)
+
+    // An answer with a formula loads KaTeX (its chunk and stylesheet) and typesets it.
+    await page.goto(`${app.url}${chatPath}`)
+    await page.getByTestId('composer-input').fill('say Euler: $e^{i\\pi} + 1 = 0$')
+    await page.getByTestId('composer-input').press('Enter')
+    await page.getByTestId('message-assistant').nth(2).locator('.katex').waitFor()
+    expect(await page.getByTestId('message-assistant').nth(2).locator('.katex-mathml annotation').textContent()).toBe('e^{i\\pi} + 1 = 0')
+  }, 120_000)
+})
