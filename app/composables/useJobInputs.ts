@@ -12,6 +12,17 @@ const seen = new Set<string>()
 let tabId: string | undefined
 /** Told of each request this tab sees for the first time (the layout's toast and notification). */
 let announce: ((request: JobInputRequest) => void) | undefined
+/** Told when a request this tab showed is no longer open (its toast goes with it). */
+let settled: ((requestId: string) => void) | undefined
+/** Jobs this page streams live now (how many views of each): their waits show in the conversation itself. */
+const jobsOnView = new Map<string, number>()
+
+/** Sets the shared list, telling `settled` of each request that left it. */
+function setRequests(next: JobInputRequest[]): void {
+  const kept = new Set(next.map(request => request.id))
+  for (const request of requests.value) if (!kept.has(request.id)) settled?.(request.id)
+  requests.value = next
+}
 
 /** This tab's id, the claimant of the browser tool calls it runs (kept across reloads of the tab). */
 function currentTabId(): string {
@@ -29,11 +40,12 @@ function currentTabId(): string {
  * tab sees its call; one that does waits for "Allow" on its card. The claim makes sure only one tab
  * runs a call; the first answer counts, so a tab that loses the race just drops the card.
  */
-export function useJobInputs(options: { onNew?: (request: JobInputRequest) => void } = {}) {
+export function useJobInputs(options: { onNew?: (request: JobInputRequest) => void, onSettled?: (requestId: string) => void } = {}) {
   if (options.onNew) announce = options.onNew
+  if (options.onSettled) settled = options.onSettled
   async function refresh(): Promise<void> {
     const now = Date.now()
-    requests.value = (await $fetch<{ requests: JobInputRequest[] }>('/api/jobs/inputs')).requests.filter(request => request.expiresAt > now)
+    setRequests((await $fetch<{ requests: JobInputRequest[] }>('/api/jobs/inputs')).requests.filter(request => request.expiresAt > now))
     for (const request of requests.value) {
       if (seen.has(request.id)) continue
       seen.add(request.id)
@@ -47,10 +59,10 @@ export function useJobInputs(options: { onNew?: (request: JobInputRequest) => vo
   async function answer(request: JobInputRequest, body: Record<string, unknown>): Promise<void> {
     try {
       await $fetch(`/api/jobs/${encodeURIComponent(request.jobId)}/input/${encodeURIComponent(request.id)}`, { method: 'POST', body })
-      requests.value = requests.value.filter(item => item.id !== request.id)
+      setRequests(requests.value.filter(item => item.id !== request.id))
     } catch (error) {
       const status = (error as { statusCode?: number }).statusCode
-      if (status === 409 || status === 410 || status === 404) requests.value = requests.value.filter(item => item.id !== request.id)
+      if (status === 409 || status === 410 || status === 404) setRequests(requests.value.filter(item => item.id !== request.id))
       throw new Error(errorMessage(error, 'The answer could not be sent; try again.'))
     }
   }
@@ -100,5 +112,34 @@ export function useJobInputs(options: { onNew?: (request: JobInputRequest) => vo
     }
   }
 
-  return { requests, refresh, answer, runClientTool, watch }
+  /**
+   * What a job's live stream says of its waits, taken at once (the stream carries every change, so
+   * a request answered in another tab or on another device leaves this one as soon as the event
+   * arrives, not at the next poll): requests it reports no longer open go, and all of them when the
+   * job has ended. New open ones are fetched (their full shape comes from the list).
+   */
+  function takeFromStream(jobId: string, streamed: readonly Pick<JobInputRequest, 'id' | 'status'>[], jobEnded: boolean): void {
+    const closed = new Set(streamed.filter(request => request.status !== 'open').map(request => request.id))
+    const remaining = requests.value.filter(request => request.jobId !== jobId || (!jobEnded && !closed.has(request.id)))
+    if (remaining.length !== requests.value.length) setRequests(remaining)
+    const known = new Set(requests.value.map(request => request.id))
+    if (!jobEnded && streamed.some(request => request.status === 'open' && !known.has(request.id))) void refresh().catch(() => {})
+  }
+
+  /** Marks a job as streamed live on this page until the returned function is called. */
+  function showing(jobId: string): () => void {
+    jobsOnView.set(jobId, (jobsOnView.get(jobId) ?? 0) + 1)
+    return () => {
+      const left = (jobsOnView.get(jobId) ?? 1) - 1
+      if (left > 0) jobsOnView.set(jobId, left)
+      else jobsOnView.delete(jobId)
+    }
+  }
+
+  /** Whether the job is streamed live on this page (and the tab is visible): its waits are in front of the person. */
+  function isOnView(jobId: string): boolean {
+    return jobsOnView.has(jobId) && document.visibilityState === 'visible'
+  }
+
+  return { requests, refresh, answer, runClientTool, watch, takeFromStream, showing, isOnView }
 }

@@ -1,11 +1,21 @@
 import { ref } from 'vue'
 import { useJobs } from './useJobs'
 import { useToasts } from './useToasts'
+import { plainPreview } from '../utils/plain-text'
 import type { JobInputRequest } from '../../shared/types/input-request'
 
 const permission = ref<NotificationPermission | 'unsupported'>('default')
 const asked = ref(false)
 const ASKED_KEY = 'or3:notifications-asked'
+/** The toast shown for each open wait, removed when the wait is answered. */
+const waitToasts = new Map<string, string | number>()
+/** Whether a conversation is the one on view in this tab (set by the layout). */
+let isReading: (threadId: string) => boolean = () => false
+
+/** Whether the person is looking at this conversation now (on view, in a visible tab). */
+function readingNow(threadId: string): boolean {
+  return typeof document !== 'undefined' && document.visibilityState === 'visible' && isReading(threadId)
+}
 
 /**
  * Telling the user about answers that finished while they were elsewhere: an in-app toast, and a
@@ -13,7 +23,7 @@ const ASKED_KEY = 'or3:notifications-asked'
  * after an answer has finished while they were away, never on first load.
  */
 export function useJobNotifications() {
-  const { show } = useToasts()
+  const { show, dismiss } = useToasts()
   const jobs = useJobs()
 
   function init(): void {
@@ -39,12 +49,21 @@ export function useJobNotifications() {
     localStorage.setItem(ASKED_KEY, '1')
   }
 
-  /** An answer finished; `here` says whether the user is looking at its thread right now. */
+  /** Tells which conversation this tab shows, so nothing announces an answer the person is reading. */
+  function setReading(check: (threadId: string) => boolean): void {
+    isReading = check
+  }
+
+  /**
+   * An answer finished; `here` says whether its thread is this tab's page. The preview is plain
+   * words (no markdown marks). Nothing shows in a tab whose person is reading it.
+   */
   function answerFinished(options: { threadId: string, title: string, body: string, tone: 'success' | 'error' | 'info', here: boolean }): void {
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
-    if (!options.here) show({ title: options.title, body: options.body, tone: options.tone, to: `/chat/${options.threadId}` })
+    const body = plainPreview(options.body)
+    if (!options.here && !readingNow(options.threadId)) show({ title: options.title, body, tone: options.tone, to: `/chat/${options.threadId}` })
     if (hidden && permission.value === 'granted') {
-      const notification = new Notification(options.title, { body: options.body, tag: options.threadId })
+      const notification = new Notification(options.title, { body, tag: options.threadId })
       notification.onclick = () => {
         window.focus()
         window.location.assign(`/chat/${options.threadId}`)
@@ -52,29 +71,44 @@ export function useJobNotifications() {
     }
   }
 
-  /** A job waits for the person: a toast, and a browser notification when the tab is hidden and they allowed it. */
-  function inputNeeded(request: Pick<JobInputRequest, 'id' | 'title' | 'kind'>): void {
-    show({ title: 'Waiting for you', body: request.title, tone: 'info' }, 12_000)
+  /**
+   * A job waits for the person: a toast (not when its card is on view, `onView`, which it would
+   * only cover), gone when the wait is answered; and a browser notification when the tab is hidden
+   * and they allowed it.
+   */
+  function inputNeeded(request: Pick<JobInputRequest, 'id' | 'title' | 'kind'>, options: { onView?: boolean } = {}): void {
+    if (!options.onView) waitToasts.set(request.id, show({ title: 'Waiting for you', body: request.title, tone: 'info' }, 8_000))
     if (typeof document !== 'undefined' && document.visibilityState === 'hidden' && permission.value === 'granted') {
       const notification = new Notification('An answer waits for you', { body: request.title, tag: request.id })
       notification.onclick = () => window.focus()
     }
   }
 
+  /** A wait was answered (here or elsewhere), expired or ended with its job: its toast goes. */
+  function inputSettled(requestId: string): void {
+    const toast = waitToasts.get(requestId)
+    if (toast === undefined) return
+    waitToasts.delete(requestId)
+    dismiss(toast)
+  }
+
   /**
    * Shows answers that ended with nobody watching them (the server records those), then marks
-   * them read: on a visit, and whenever one of this session's running jobs ends elsewhere.
+   * them read: on a visit, and whenever one of this session's running jobs ends elsewhere. An
+   * answer in the conversation the person is reading is marked read without a toast.
    */
   async function showUnread(): Promise<void> {
     // Open requests show on the page themselves; their notes only matter to a later visit's list.
     const notifications = (await jobs.unreadNotifications(5)).filter(item => item.kind !== 'input-needed')
     if (notifications.length === 0) return
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
-    for (const item of notifications.slice(0, 3).reverse()) {
-      show({ title: item.title, body: item.body, tone: item.kind === 'job-error' ? 'error' : 'success', to: `/chat/${item.threadId}` }, 12_000)
-      if (hidden && permission.value === 'granted') new Notification(item.title, { body: item.body, tag: item.jobId })
+    const elsewhere = notifications.filter(item => !readingNow(item.threadId))
+    for (const item of elsewhere.slice(0, 3).reverse()) {
+      const body = plainPreview(item.body)
+      show({ title: item.title, body, tone: item.kind === 'job-error' ? 'error' : 'success', to: `/chat/${item.threadId}` }, 12_000)
+      if (hidden && permission.value === 'granted') new Notification(item.title, { body, tag: item.jobId })
     }
-    if (notifications.length > 3) show({ title: `${notifications.length - 3} more answers finished while you were away`, tone: 'info', to: '/jobs' })
+    if (elsewhere.length > 3) show({ title: `${elsewhere.length - 3} more answers finished while you were away`, tone: 'info', to: '/jobs' })
     await jobs.markRead(notifications.map(item => item.id))
   }
 
@@ -100,5 +134,5 @@ export function useJobNotifications() {
     return () => clearInterval(timer)
   }
 
-  return { permission, init, shouldOffer, requestPermission, declinePermission, answerFinished, inputNeeded, showUnread, watchRunningJobs }
+  return { permission, init, shouldOffer, requestPermission, declinePermission, setReading, answerFinished, inputNeeded, inputSettled, showUnread, watchRunningJobs }
 }

@@ -415,6 +415,22 @@ describe('chat in the browser', () => {
     await context.close()
   })
 
+  it('follows the first code and math answer of a page to its end (highlighting and KaTeX arrive after the text)', async () => {
+    const page = await freshPage()
+    await page.setViewportSize({ width: 1000, height: 500 })
+    const lines = Array.from({ length: 12 }, (_, index) => `Line ${index + 1} of the answer before the code.`).join('\n\n')
+    const code = Array.from({ length: 15 }, (_, index) => `const value${index}: number = ${index} * 2`).join('\n')
+    await ask(page, `say ${lines}\n\n\`\`\`ts\n${code}\n\`\`\`\n\n$$\n\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\n$$\n\nThe end.`)
+    const last = answer(page)
+    await last.and(page.locator('[data-status=complete]')).waitFor({ timeout: 20_000 })
+    await last.locator('pre.shiki').waitFor()
+    await last.locator('.katex-display').waitFor()
+    const scroller = page.locator('.chat__scroller')
+    await expect.poll(() => scroller.evaluate(element => element.scrollHeight - element.scrollTop - element.clientHeight)).toBeLessThan(80)
+    expect(await page.getByTestId('jump-to-latest').count()).toBe(0)
+    await context.close()
+  })
+
   it('opens the command palette with Ctrl+K: goes to jobs, and to a conversation by its title', async () => {
     const page = await freshPage()
     const url = await ask(page, 'Palette test: what is 7*6?')

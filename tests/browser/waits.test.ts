@@ -47,8 +47,22 @@ describe('a job that waits for its person, in the browser', () => {
     expect(await card.getByTestId('input-arguments').innerText()).toContain('6*7')
     expect(await second.locator('[data-testid=job-row][data-waiting=true]').count()).toBe(1)
     await screenshot(second, 'approval-card')
+    // In the first tab the conversation shows the wait: its tool card says what it waits for (not
+    // "Running"), its card is on the page, and no toast covers it there. The second tab, on Jobs, got one.
+    const toolCard = first.locator('[data-testid=tool-card][data-tool=calculate]')
+    await toolCard.and(first.locator('[data-awaiting=approval]')).waitFor({ timeout: 20_000 })
+    expect(await toolCard.innerText()).toContain('Waiting for your approval')
+    const firstCard = first.locator('[data-testid=input-request][data-kind=approval]')
+    await firstCard.waitFor()
+    expect(await first.getByTestId('toast').filter({ hasText: 'Waiting for you' }).count()).toBe(0)
+    await second.getByTestId('toast').filter({ hasText: 'Waiting for you' }).waitFor()
+    // From here the first tab's polls of the open waits fail: what it learns, it learns from the job stream.
+    await first.route('**/api/jobs/inputs', route => route.abort())
     await card.getByTestId('approve').click()
     await card.waitFor({ state: 'detached' })
+    // The approval's toast in the second tab goes with it.
+    await second.getByTestId('toast').filter({ hasText: 'Waiting for you' }).waitFor({ state: 'detached' })
+    await firstCard.waitFor({ state: 'detached' })
 
     const answer = first.getByTestId('message-assistant').last()
     await answer.and(first.locator('[data-status=complete]')).waitFor({ timeout: 20_000 })

@@ -20,6 +20,19 @@ describe('ToolCallCard', () => {
     expect(wrapper.find('[data-slot=label]').text()).toMatch(/^get_current_weather/)
   })
 
+  it.each([
+    ['approval', 'Waiting for your approval'],
+    ['question', 'Waiting for your answer'],
+    ['client-tool', 'Waiting for your browser'],
+  ] as const)('says a running call waits for the person (%s), not "Running"; once it ends, how it ended', (kind, label) => {
+    const wrapper = mount(ToolCallCard, { props: { call: { ...base, status: 'running', startedAt: 1 }, awaiting: kind } })
+    expect(wrapper.find('[data-slot=suffix]').text()).toBe(label)
+    expect(wrapper.find('[data-testid=tool-card]').attributes('data-awaiting')).toBe(kind)
+    const done = mount(ToolCallCard, { props: { call: { ...base, status: 'completed', executionTimeMs: 5 }, awaiting: kind } })
+    expect(done.find('[data-slot=suffix]').text()).toBe('Done · 5 ms')
+    expect(done.find('[data-testid=tool-card]').attributes('data-awaiting')).toBeUndefined()
+  })
+
   it('shows the duration, the arguments pretty-printed, and the result or error, collapsed until opened', () => {
     const wrapper = mount(ToolCallCard, { props: { call: { ...base, status: 'completed', executionTimeMs: 1500, result: '{"temperature":70,"unit":"F"}' } } })
     expect(wrapper.find('[data-slot=suffix]').text()).toBe('Done · 1.5 s')
