@@ -1,6 +1,7 @@
 /** The forms of a job the HTTP API shows: whole without secrets, or short for lists. */
 import type { BackgroundJob, JobSummary, PublicJob } from '../../../shared/types/job'
 import type { WorkflowState } from '../../../shared/types/workflow'
+import { fileInTextPart } from '../threads/attachments'
 
 /** Characters of text (each of content and reasoning) `GET /api/jobs/:id` shows unless asked for more. */
 export const JOB_TEXT_PAGE_CHARS = 200_000
@@ -22,11 +23,21 @@ export function publicWorkflowState(state: WorkflowState): WorkflowState {
 /** Characters of a job's prompt a list shows. */
 const PROMPT_LINE_CHARS = 120
 
-/** The first non-empty line of what the job was asked, cut to `PROMPT_LINE_CHARS`. */
+/** Names the files a question was sent with, when it has no words: "report.csv", "2 files: a.png, b.txt". */
+function filesLine(parts: ReadonlyArray<{ type?: unknown, text?: unknown }>): string | undefined {
+  const named = parts.flatMap(part => (typeof part.text === 'string' ? [fileInTextPart(part.text)?.name].filter((name): name is string => Boolean(name)) : []))
+  const count = parts.filter(part => part.type !== 'text' || (typeof part.text === 'string' && fileInTextPart(part.text))).length
+  if (count === 0) return undefined
+  if (count === 1) return named[0] ?? 'An attached file'
+  return named.length > 0 ? `${count} files: ${named.join(', ')}` : `${count} attached files`
+}
+
+/** The first non-empty line of what the job was asked (or the files it was sent, when it has no words), cut to `PROMPT_LINE_CHARS`. */
 function promptLine(job: BackgroundJob): string | undefined {
   const asked = job.request?.workflow?.prompt ?? job.request?.messages.findLast(message => message.role === 'user')?.content
-  const text = typeof asked === 'string' ? asked : Array.isArray(asked) ? asked.map(part => (typeof part.text === 'string' ? part.text : '')).join(' ') : ''
-  const line = text.slice(0, 2_000).split('\n').map(item => item.trim()).find(item => item !== '')
+  const parts = Array.isArray(asked) ? asked as ReadonlyArray<{ type?: unknown, text?: unknown }> : []
+  const words = typeof asked === 'string' ? asked : parts.map(part => (typeof part.text === 'string' && !fileInTextPart(part.text) ? part.text : '')).join(' ')
+  const line = words.slice(0, 2_000).split('\n').map(item => item.trim()).find(item => item !== '') ?? filesLine(parts)
   if (!line) return undefined
   return line.length > PROMPT_LINE_CHARS ? `${line.slice(0, PROMPT_LINE_CHARS - 1)}…` : line
 }
