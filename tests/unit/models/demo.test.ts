@@ -146,3 +146,25 @@ describe('the demo planner on hostile input', () => {
   })
 })
 
+
+describe('the demo model\'s numbers and counts read as a person expects (issue 29)', () => {
+  it('counts a file\'s lines without the one after its last newline', async () => {
+    const { countText } = await import('../../../server/lib/models/demo/demo-files')
+    expect(countText('name,age\nAda,36\nAlan,41\nGrace,85\n')).toEqual({ lines: 4, words: 4 })
+    expect(countText('name,age\nAda,36\nAlan,41\nGrace,85')).toEqual({ lines: 4, words: 4 })
+    expect(countText('one line')).toEqual({ lines: 1, words: 2 })
+    expect(countText('\n')).toEqual({ lines: 1, words: 0 })
+    expect(countText('')).toEqual({ lines: 0, words: 0 })
+  })
+
+  it('rounds a conversion to 4 decimals and a calculation\'s floating-point noise away', async () => {
+    const { readableNumber } = await import('../../../server/lib/models/demo/demo-planner')
+    expect(readableNumber(6.21371192237, 4)).toBe('6.2137')
+    expect(readableNumber(100, 4)).toBe('100')
+    expect(readableNumber(0.1 + 0.2, 10)).toBe('0.3')
+    expect(readableNumber(1 / 3, 10)).toBe('0.3333333333')
+    expect(readableNumber(0.00001234, 4)).toBe('0.0000123')
+    expect(readableNumber(-37.77777777, 4)).toBe('-37.7778')
+    expect(readableNumber('n/a', 4)).toBe('n/a')
+  })
+})

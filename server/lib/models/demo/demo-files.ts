@@ -63,12 +63,15 @@ const sizeText = (bytes: number) => bytes >= 1024 * 1024 ? `${(bytes / 1024 / 10
 const FORMATS: Record<string, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/gif': 'GIF', 'image/webp': 'WebP' }
 const TEXT_KINDS: Record<string, string> = { 'text/markdown': 'Markdown text', 'text/csv': 'a CSV table', 'application/json': 'JSON' }
 
-/** Counts lines and words in `text` in one pass, reading at most its first 300,000 characters. */
-function countText(text: string): { lines: number, words: number } {
-  let lines = text.length > 0 ? 1 : 0
+/**
+ * Counts lines and words in `text` in one pass, reading at most its first 300,000 characters. A
+ * newline ends a line, so the one most files end with does not start another.
+ */
+export function countText(text: string): { lines: number, words: number } {
+  const end = Math.min(text.length, 300_000)
+  let lines = end > 0 && text.charCodeAt(end - 1) !== 10 ? 1 : 0
   let words = 0
   let inWord = false
-  const end = Math.min(text.length, 300_000)
   for (let index = 0; index < end; index++) {
     const code = text.charCodeAt(index)
     if (code === 10) lines++

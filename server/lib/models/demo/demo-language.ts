@@ -194,6 +194,15 @@ const NUMBER = String.raw`-?\d+(?:\.\d+)?`
  */
 export function arithmeticFromWords(text: string): string {
   return wordsToDigits(text)
+    // Money is a number: "$45", "€12.50", "60 dollars", "1,200".
+    .replace(/[$€£¥]\s?(?=\d)/g, '')
+    .replace(/(\d)\s*(?:dollars?|bucks|euros?|usd|eur|gbp)\b/gi, '$1')
+    .replace(/(\d),(?=\d{3}\b)/g, '$1')
+    // A tip is a share of the bill; a discount takes its share off the price.
+    .replace(new RegExp(String.raw`(${NUMBER})\s*(?:%|percent|per cent)\s+tip\s+(?:on|for|of)\s+(?:a\s+|the\s+)?(?:bill\s+of\s+)?(${NUMBER})`, 'gi'), '($1 / 100 * $2)')
+    .replace(new RegExp(String.raw`\btip\s+of\s+(${NUMBER})\s*(?:%|percent|per cent)\s+(?:on|for)\s+(?:a\s+|the\s+)?(${NUMBER})`, 'gi'), '($1 / 100 * $2)')
+    .replace(new RegExp(String.raw`(${NUMBER})\s*(?:%|percent|per cent)\s+(?:off|discount\s+(?:on|off|from|of))\s+(?:of\s+)?(${NUMBER})`, 'gi'), '($2 - $1 / 100 * $2)')
+    .replace(new RegExp(String.raw`\bsqrt\s+(${NUMBER})`, 'gi'), 'sqrt($1)')
     .replace(new RegExp(String.raw`(${NUMBER})\s*(?:%|percent|per cent)\s+of\s+(${NUMBER})`, 'gi'), '($1 / 100 * $2)')
     .replace(new RegExp(String.raw`(?:the\s+)?square\s+root\s+of\s+(${NUMBER})`, 'gi'), 'sqrt($1)')
     .replace(new RegExp(String.raw`(?:the\s+)?cube\s+root\s+of\s+(${NUMBER})`, 'gi'), 'cbrt($1)')
@@ -206,7 +215,6 @@ export function arithmeticFromWords(text: string): string {
     .replace(/\s+(?:plus|and)\s+(?=-?\d)/gi, ' + ')
     .replace(/\s+(?:minus|less)\s+/gi, ' - ')
     .replace(/\s+(?:mod|modulo)\s+/gi, ' % ')
-    .replace(/(\d),(?=\d{3}\b)/g, '$1')
 }
 
 /** A unit as people write it → the unit `convert_units` takes. */
@@ -233,6 +241,20 @@ const UNITS: Record<string, string> = {
   'mph': 'mph',
   'm/s': 'm/s',
   'kn': 'kn', 'knot': 'kn', 'knots': 'kn',
+}
+
+/** What each unit measures: a conversion is between units of one kind. */
+const UNIT_KINDS: Record<string, string> = {
+  km: 'length', m: 'length', cm: 'length', mm: 'length', mi: 'length', ft: 'length', in: 'length', yd: 'length',
+  kg: 'weight', g: 'weight', lb: 'weight', oz: 'weight',
+  l: 'volume', ml: 'volume', gal: 'volume',
+  c: 'temperature', f: 'temperature', k: 'temperature',
+  'km/h': 'speed', 'mph': 'speed', 'm/s': 'speed', 'kn': 'speed',
+}
+
+/** The kind of quantity a unit (as `convert_units` takes it) measures: length, weight, volume, temperature, speed. */
+export function unitKind(unit: string): string | undefined {
+  return UNIT_KINDS[unit]
 }
 
 function unitOf(word: string): string | undefined {

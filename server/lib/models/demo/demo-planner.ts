@@ -1,7 +1,8 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../openrouter/types'
 import { describeFiles, filesIn } from './demo-files'
 import { isTextFilePart } from '../../threads/attachments'
-import { arithmeticFromWords, conversionIn, placeIn, temperatureUnitIn, wordsToDigits } from './demo-language'
+import { arithmeticFromWords, conversionIn, placeIn, temperatureUnitIn, unitKind, wordsToDigits } from './demo-language'
+import { evaluateExpression } from '../../tools/builtin/expression-evaluator'
 
 /**
  * The offline demo model's "mind": a small rule-based planner that reads the conversation the
@@ -44,20 +45,33 @@ type Intent = 'time' | 'weather' | 'convert' | 'calculate'
 function intentOf(clause: string): Intent | undefined {
   // Conversions first: "60 miles per hour in km/h" is not a question about the time.
   if (conversionIn(clause)) return 'convert'
-  if (/\b(?:time|clock|o'?clock|date|day is it|hour)\b/i.test(clause)) return 'time'
-  if (/\b(?:weather|temperature|forecast|sunny|rain(?:ing|y)?|snow(?:ing)?|hot|cold|warm|humid|degrees outside)\b/i.test(clause)) return 'weather'
+  if (/\b(?:time|clock|o'?clock|date|day is it|hour)\b|\bis it (?:morning|night|evening|afternoon|daytime|late|early)\b/i.test(clause)) return 'time'
+  // The weather, as people ask it: misspelt, or by what they would wear or carry.
+  if (/\b(?:weather|wether|weathr|weaher|wheather|waether|weater|temperature|forecast|sunny|rain(?:ing|y)?|snow(?:ing)?|hot|cold|warm|humid|degrees outside|umbrella|raincoat|jacket|coat|sunscreen)\b|\b(?:nice|good) (?:out|outside|day|weather)\b|\bgoing to be (?:nice|good|sunny|wet)\b/i.test(clause)) return 'weather'
   if (expressionIn(clause)) return 'calculate'
   return undefined
 }
 
-/** An arithmetic expression in the text (words read as numbers and operators), if there is one worth calculating. */
+/** Words before a sum that are not part of it: "ok and 81 / 9", "so 8 * 8", "price after a 40% discount…". */
+const LEADING_FILLER = /^(?:(?:and|so|ok|okay|then|now|also|well|just|please|take|the|price|after|a|an)\s+)+/i
+
+/**
+ * An arithmetic expression in the text (words read as numbers and operators), if there is one worth
+ * calculating and the calculator takes it: a half-understood sum ("x + 2", "and 15% of that" with
+ * nothing before it) is no expression, so it never becomes a failed tool call.
+ */
 function expressionIn(text: string, previous?: number): string | null {
   let said = text
   if (previous !== undefined) said = followUpArithmetic(said, previous) ?? said
   const asked = /(?:calculate|compute|evaluate|work out|what(?:'s| is| are)|how much is|whats)\s+(.+?)\s*[?.!=]*$/i.exec(said)?.[1] ?? said
-  const cleaned = arithmeticFromWords(asked).replace(/[?.!=]+$/, '').trim()
+  const cleaned = arithmeticFromWords(asked).replace(/[?.!=]+$/, '').trim().replace(LEADING_FILLER, '')
   const looksLikeMath = /\d/.test(cleaned) && (/[-+*/^%!×÷]/.test(cleaned) || /\b(?:sqrt|cbrt|log|ln|sin|cos|tan|abs|round)\s*\(/i.test(cleaned))
-  return looksLikeMath && /^[\d\s.+\-*/^%!()×÷a-z_]+$/i.test(cleaned) && !/\b[a-z]{4,}\b(?!\s*\()/i.test(cleaned.replace(/\b(?:sqrt|cbrt|log|abs|round|sin|cos|tan|ln|pi)\b/gi, '')) ? cleaned : null
+  if (!looksLikeMath || !/^[\d\s.+\-*/^%!()×÷a-z_]+$/i.test(cleaned) || /\b[a-z]{4,}\b(?!\s*\()/i.test(cleaned.replace(/\b(?:sqrt|cbrt|log|abs|round|sin|cos|tan|ln|pi)\b/gi, ''))) return null
+  try {
+    return Number.isFinite(evaluateExpression(cleaned)) ? cleaned : null
+  } catch {
+    return null
+  }
 }
 
 /** "now divide that by 4", "double it", "add 5 to that", "that times 3": the previous result put in. */
@@ -73,6 +87,7 @@ function followUpArithmetic(text: string, previous: number): string | undefined 
     [new RegExp(String.raw`\bdouble\s+${it}`, 'i'), () => `${value} * 2`],
     [new RegExp(String.raw`\b(?:halve\s+|half\s+of\s+)${it}`, 'i'), () => `${value} / 2`],
     [new RegExp(String.raw`\bsquare\s+${it}`, 'i'), () => `${value}^2`],
+    [new RegExp(String.raw`(-?[\d.]+)\s*(?:%|percent|per cent)\s+off\s+${it}`, 'i'), operand => `${value} - ${operand} / 100 * ${value}`],
   ]
   for (const [pattern, build] of verbs) {
     const match = pattern.exec(said)
@@ -119,10 +134,11 @@ function contextOf(messages: ChatMessage[]): Context {
 }
 
 /** Tool calls the user's message asks for, one per clause ("time in Tokyo and the weather there"). */
-function toolCallsFor(text: string, offered: ReadonlySet<string>, context: Context): { calls: PlannedCall[], unknownPlace?: string } {
+function toolCallsFor(text: string, offered: ReadonlySet<string>, context: Context): { calls: PlannedCall[], unknownPlace?: string, mixedUnits?: { from: string, to: string } } {
   const calls: PlannedCall[] = []
   let lastPlace = context.place
   let unknownPlace: string | undefined
+  let mixedUnits: { from: string, to: string } | undefined
   // Numbers in words become digits first, so "one hundred and five" is not split at its "and".
   const clauses = wordsToDigits(text).split(/\band\b(?!\s*-?\d)|;|\balso\b/i).map(clause => clause.trim()).filter(Boolean)
   for (const clause of clauses) {
@@ -137,7 +153,8 @@ function toolCallsFor(text: string, offered: ReadonlySet<string>, context: Conte
     }
     const { unit, rest } = temperatureUnitIn(clause)
     let intent = intentOf(clause)
-    const place = placeIn(rest) ?? (/\bthere\b/i.test(clause) ? lastPlace : undefined)
+    // "there", or the weather with no place named: the place the conversation was about.
+    const place = placeIn(rest) ?? (/\bthere\b/i.test(clause) || intent === 'weather' ? lastPlace : undefined)
     // A follow-up that only names a place ("and in Madrid?", "what about London") asks what was asked last.
     if (!intent && place && (context.intent === 'time' || context.intent === 'weather') && /^(?:and\s+)?(?:what about|how about|and|in|for|at|what of)?\b/i.test(clause) && clause.split(/\s+/).length <= 6) intent = context.intent
     if (intent === 'time' && offered.has('get_current_time')) {
@@ -152,7 +169,10 @@ function toolCallsFor(text: string, offered: ReadonlySet<string>, context: Conte
       calls.push({ name: 'get_current_weather', arguments: { location: place.name, ...(unit ? { unit } : {}) } })
       lastPlace = place
     } else if (intent === 'convert' && offered.has('convert_units')) {
-      calls.push({ name: 'convert_units', arguments: conversionIn(clause)! })
+      const conversion = conversionIn(clause)!
+      // Millilitres to ounces (of weight) is no conversion: say so rather than call a tool that fails.
+      if (unitKind(conversion.from) !== unitKind(conversion.to)) mixedUnits = { from: conversion.from, to: conversion.to }
+      else calls.push({ name: 'convert_units', arguments: conversion })
     } else if (offered.has('calculate')) {
       const expression = expressionIn(clause, context.previousResult)
       if (expression) calls.push({ name: 'calculate', arguments: { expression } })
@@ -163,7 +183,18 @@ function toolCallsFor(text: string, offered: ReadonlySet<string>, context: Conte
     const expression = expressionIn(text, context.previousResult)
     if (expression) calls.push({ name: 'calculate', arguments: { expression } })
   }
-  return { calls, unknownPlace }
+  return { calls, unknownPlace, mixedUnits }
+}
+
+/**
+ * A number as a person reads it: a conversion to 4 decimals at most ("6.2137", not
+ * "6.21371192237"), a calculation without floating-point noise ("0.3", not "0.30000000000000004").
+ * Tiny values keep three significant digits instead of rounding to 0.
+ */
+export function readableNumber(value: unknown, decimals: number): string {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return String(value)
+  if (value !== 0 && Math.abs(value) < 10 ** -decimals) return value.toPrecision(3)
+  return String(Number(Number(value.toPrecision(12)).toFixed(decimals)))
 }
 
 function describeResult(name: string, args: Record<string, unknown>, content: string): string {
@@ -180,9 +211,9 @@ function describeResult(name: string, args: Record<string, unknown>, content: st
     case 'get_current_time':
       return `In **${String(data.timezone)}** it is **${String(data.local)}** (UTC${String(data.utcOffset)}).`
     case 'calculate':
-      return `\`${String(data.expression)}\` = **${String(data.result)}**`
+      return `\`${String(data.expression)}\` = **${readableNumber(data.result, 10)}**`
     case 'convert_units':
-      return `${String(data.value)} ${String(data.from)} = **${String(data.result)} ${String(data.to)}**`
+      return `${String(data.value)} ${String(data.from)} = **${readableNumber(data.result, 4)} ${String(data.to)}**`
     case 'get_current_weather': {
       const unit = data.unit === 'celsius' ? '°C' : '°F'
       return `It is **sunny** in ${String(data.location)}: **${String(data.temperature)} ${unit}**, humidity ${String(data.humidityPercent)}%. (Demo data: this tool always reports sunshine.)`
@@ -215,6 +246,27 @@ function answerFromToolResults(messages: ChatMessage[]): string {
   })
   const used = [...new Set(calls.map(call => `\`${call.function.name}\``))].join(', ')
   return `${lines.join('\n\n')}\n\n_Answered by the offline demo model with ${used}._`
+}
+
+/** Topics of this app's own long answer: asking for a long text about them gets it without a word of apology. */
+const APP_TOPICS = /\b(?:background|jobs?|tabs?|this app|the app|stream\w*|scroll\w*|focus|keyboards?|settings|pages?|answers?|tools?|workflows?)\b/i
+
+/**
+ * A request for writing (a story, a poem, an essay, a long answer). The demo has one long text, about
+ * this app, which it streams for a long answer about anything of the app's; for a story or poem on
+ * another subject it says plainly that it cannot write one, and offers the long text only when a long
+ * piece was asked for (so the streaming can still be seen). Undefined when no writing was asked for.
+ */
+function writingAsked(text: string, offered: ReadonlySet<string>): string | undefined {
+  const long = /\b(?:long|essay|story|explain in detail)\b/i.test(text)
+  const piece = /\b(story|poem|song|essay|tale|limerick|haiku|joke)\b/i.exec(text)?.[1]?.toLowerCase()
+  if (!long && !piece) return undefined
+  const topic = /\babout\s+([^.?!\n]{1,60})/i.exec(text)?.[1]?.trim()
+  if (!piece || (topic && APP_TOPICS.test(topic))) return LONG_ANSWER
+  const cannot = `I cannot write a ${piece}${topic ? ` about ${topic}` : ''}: I am a few rules, not a language model (add an OpenRouter key in the settings for one that can).`
+  if (long) return `${cannot} What I can do is stream a long answer, so here is mine, about how this app works.\n\n${LONG_ANSWER}`
+  const idea = ideas(offered)[0]
+  return idea ? `${cannot} I can tell the time, do arithmetic, convert units and report (demo) weather; try ${idea}.` : cannot
 }
 
 /** What to try, from the tools offered. */
@@ -291,13 +343,17 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
 
   const echo = /^(?:please\s+)?(?:say|repeat|echo)(?:\s+after\s+me)?\s*:?\s+/i.exec(text)
   if (echo) return { kind: 'text', text: text.slice(echo[0].length) }
-  if (/\b(?:long|essay|story|explain in detail)\b/i.test(text)) return { kind: 'text', text: LONG_ANSWER }
-  const { calls, unknownPlace } = toolCallsFor(text, offered, contextOf(messages.slice(0, messages.lastIndexOf(lastUser!) + 1)))
+  const writing = writingAsked(text, offered)
+  if (writing) return { kind: 'text', text: writing }
+  const { calls, unknownPlace, mixedUnits } = toolCallsFor(text, offered, contextOf(messages.slice(0, messages.lastIndexOf(lastUser!) + 1)))
   if (calls.length > 0) return { kind: 'tool-calls', calls }
   if (unknownPlace) {
     return { kind: 'text', text: `I do not know which time zone "${unknownPlace}" is in. Try a large city near it (Tokyo, New York, Berlin…) or a zone name such as Europe/Vienna.` }
   }
-  if (/\bweather\b/i.test(text) && offered.has('get_current_weather')) {
+  if (mixedUnits) {
+    return { kind: 'text', text: `I can only convert between units of the same kind: ${mixedUnits.from} measures ${unitKind(mixedUnits.from) ?? 'one thing'} and ${mixedUnits.to} ${unitKind(mixedUnits.to) ?? 'another'}. Try "Convert 500 ml to gallons" or "16 oz in grams".` }
+  }
+  if (intentOf(text) === 'weather' && offered.has('get_current_weather')) {
     return { kind: 'text', text: 'Which place would you like the weather for? For example: "What\'s the weather in Lisbon?"' }
   }
   if (text === '' || /^(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening)|help|who are you|what can you do|what are you)\b/i.test(text)) return { kind: 'text', text: introduction(offered) }
