@@ -86,6 +86,62 @@ describe('every page passes axe (no critical or serious violation) and fits a ph
   }
 })
 
+/** Audits the page as it is now in light and dark, at desktop and phone width; returns the problems by combination. */
+async function auditEverySchemeAndWidth(ready: string): Promise<Record<string, string[]>> {
+  const found: Record<string, string[]> = {}
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const width of [1280, 390]) {
+      await page.emulateMedia({ colorScheme: scheme })
+      await page.setViewportSize({ width, height: 844 })
+      await page.locator(ready).first().waitFor()
+      await page.mouse.move(0, 0)
+      const problems = await violations(page)
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+      if (overflow > 0) problems.push(`scrolls sideways by ${overflow} px`)
+      if (problems.length > 0) found[`${scheme} ${width}`] = problems
+    }
+  }
+  return found
+}
+
+describe('states beyond a page at rest pass axe too', () => {
+  it('a running answer waiting for an approval (its card and its tool card)', async () => {
+    await page.goto(`${app.url}/admin`)
+    await page.getByTestId('signup-policy').waitFor()
+    const setRules = (rules: unknown[]) => page.evaluate(async (body) => {
+      const response = await fetch('/api/admin/tool-policy', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: body }) })
+      if (!response.ok) throw new Error(`tool policy: ${response.status}`)
+    }, rules)
+    await setRules([{ effect: 'approve', tools: ['calculate'] }])
+    try {
+      await page.goto(`${app.url}/`)
+      await page.getByTestId('composer-input').fill('What is 6*7?')
+      await page.getByTestId('composer-input').press('Enter')
+      await page.waitForURL(/\/chat\/[\w-]+$/)
+      expect(await auditEverySchemeAndWidth('[data-testid=tool-card][data-awaiting=approval]')).toEqual({})
+      await page.locator('[data-testid=input-request][data-kind=approval]').getByTestId('approve').click()
+      await page.getByTestId('message-assistant').last().and(page.locator('[data-status=complete]')).waitFor()
+    } finally {
+      await setRules([])
+    }
+  }, 120_000)
+
+  it('a workflow run\'s view, finished', async () => {
+    await page.goto(`${app.url}/workflows`)
+    await page.locator('[data-testid^=install-]').first().waitFor()
+    const jobId = await page.evaluate(async () => {
+      const { examples } = await (await fetch('/api/workflows/examples')).json() as { examples: Array<{ definition: unknown }> }
+      const created = await (await fetch('/api/workflows', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition: examples[0]!.definition }) })).json() as { workflow?: { id: string }, id?: string }
+      const id = created.workflow?.id ?? created.id
+      const run = await (await fetch(`/api/workflows/${id}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'What is 12 * 7?' }) })).json() as { jobId: string }
+      return run.jobId
+    })
+    await page.goto(`${app.url}/workflows/runs/${jobId}`)
+    await page.locator('[data-testid=run-status]:not([data-status=streaming]):not([data-status=connecting])').waitFor({ timeout: 60_000 })
+    expect(await auditEverySchemeAndWidth('[data-testid=run-node]')).toEqual({})
+  }, 120_000)
+})
+
 /** What a cold load of `path` cost: compressed script bytes, their count, first contentful paint, and when `ready` showed. */
 async function coldLoad(path: string, ready: string): Promise<{ scripts: number, scriptKB: number, firstPaintMs: number, readyMs: number, katexLoaded: boolean, largest: string }> {
   // A new context has an empty cache; it carries the signed-in session over.
@@ -137,4 +193,56 @@ describe('page weight (issue 29; the times are printed, not asserted)', () => {
     await page.getByTestId('message-assistant').nth(2).locator('.katex').waitFor()
     expect(await page.getByTestId('message-assistant').nth(2).locator('.katex-mathml annotation').textContent()).toBe('e^{i\\pi} + 1 = 0')
   }, 120_000)
+})
+
+describe('the first day of a team (issue 29)', () => {
+  it('keeps a closed phone sidebar out of the tab order, and moves the focus in and out with it', async () => {
+    await page.emulateMedia({ colorScheme: 'light' })
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${app.url}/`)
+    await page.getByTestId('composer-input').waitFor()
+    const sidebar = page.getByTestId('sidebar')
+    expect(await sidebar.getAttribute('inert')).not.toBeNull()
+    const inSidebar = () => page.evaluate(() => Boolean(document.activeElement?.closest('#sidebar')))
+    await page.locator('body').focus()
+    for (let step = 0; step < 8; step++) {
+      await page.keyboard.press('Tab')
+      expect(await inSidebar()).toBe(false)
+    }
+    await page.getByTestId('open-sidebar').click()
+    await expect.poll(() => sidebar.getAttribute('inert')).toBeNull()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Close the sidebar')
+    await page.keyboard.press('Escape')
+    await expect.poll(() => sidebar.getAttribute('inert')).not.toBeNull()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Open the sidebar')
+    // At desktop width the sidebar is always there and never inert.
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await expect.poll(() => sidebar.getAttribute('inert')).toBeNull()
+  })
+
+  for (const policy of ['closed', 'invite', 'open'] as const) {
+    it(`lets an invited person create an account when sign-up is "${policy}"`, async () => {
+      await page.goto(`${app.url}/admin`)
+      await page.getByTestId('signup-policy').waitFor()
+      const invite = await page.evaluate(async (signup) => {
+        const set = await fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup }) })
+        if (!set.ok) throw new Error(`settings: ${set.status}`)
+        return (await (await fetch('/api/admin/invites', { method: 'POST' })).json()) as { url: string }
+      }, policy)
+      const stranger = await browser.newContext({ viewport: { width: 390, height: 844 } })
+      try {
+        const invited = await stranger.newPage()
+        await invited.goto(invite.url)
+        await invited.getByTestId('login-form').waitFor()
+        await invited.locator('input[name=name]').fill(`Invitee ${policy}`)
+        await invited.locator('input[name=password]').fill('a long enough password')
+        await invited.getByRole('button', { name: 'Create account' }).click()
+        await invited.waitForURL(`${app.url}/`)
+        await invited.getByTestId('composer-input').waitFor()
+        expect(await invited.getByTestId('account-name').textContent()).toBe(`Invitee ${policy}`)
+      } finally {
+        await stranger.close()
+      }
+    })
+  }
 })
