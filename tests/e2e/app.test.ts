@@ -1,10 +1,16 @@
-import { fileURLToPath } from 'node:url'
 import { request as httpRequest } from 'node:http'
-import { $fetch, fetch, setup, url } from '@nuxt/test-utils/e2e'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+
+// The shared build of this test run (buildApp), not a build of its own: one Nuxt build fewer per run.
+let app: RunningApp
+const url = (path: string) => `${app.url}${path}`
+const fetch = (path: string, init?: RequestInit) => globalThis.fetch(url(path), init)
+async function $fetch<T>(path: string): Promise<T> {
+  const response = await fetch(path)
+  if (!response.ok) throw new Error(`${path}: ${response.status}`)
+  return await response.json() as T
+}
 
 interface ToolSummary {
   name: string
@@ -14,10 +20,11 @@ interface ToolSummary {
   source: { kind: string, name?: string }
 }
 
-describe('the built app', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'or3-app-e2e-'))
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
-  await setup({ rootDir: fileURLToPath(new URL('../..', import.meta.url)), server: true, browser: false, env: { NUXT_DATA_DIR: dataDir, NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: '*' } })
+describe('the built app', () => {
+  beforeAll(async () => {
+    app = await startApp(await buildApp(), { NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: '*' })
+  }, 240_000)
+  afterAll(() => app?.stop())
 
   it('GET /api/tools lists the enabled tools with name, description, parameters, runtime and source', async () => {
     const { tools } = await $fetch<{ tools: ToolSummary[] }>('/api/tools')
