@@ -160,7 +160,7 @@ describe('threads', () => {
     ])
     const job = await waitForJobEnd(alice, jobId)
     expect(job.content).toContain('a PNG image, 320 × 200 pixels')
-    expect(job.content).toContain('**notes.md**: Markdown text, 4 lines')
+    expect(job.content).toContain('**notes.md**: Markdown text, 3 lines')
 
     // Served back: the image as itself, the text as plain text (never HTML), sandboxed; someone else gets 404.
     const [imageRef, notesRef] = userMessage.attachments
