@@ -16,6 +16,9 @@ let announce: ((request: JobInputRequest) => void) | undefined
 let settled: ((requestId: string) => void) | undefined
 /** Jobs this page streams live now (how many views of each): their waits show in the conversation itself. */
 const jobsOnView = new Map<string, number>()
+/** Requests a job stream said are no longer open: a poll that was already on its way cannot bring them back. */
+const closedByStream = new Set<string>()
+const MAX_CLOSED_REMEMBERED = 500
 
 /** Sets the shared list, telling `settled` of each request that left it. */
 function setRequests(next: JobInputRequest[]): void {
@@ -45,7 +48,7 @@ export function useJobInputs(options: { onNew?: (request: JobInputRequest) => vo
   if (options.onSettled) settled = options.onSettled
   async function refresh(): Promise<void> {
     const now = Date.now()
-    setRequests((await $fetch<{ requests: JobInputRequest[] }>('/api/jobs/inputs')).requests.filter(request => request.expiresAt > now))
+    setRequests((await $fetch<{ requests: JobInputRequest[] }>('/api/jobs/inputs')).requests.filter(request => request.expiresAt > now && !closedByStream.has(request.id)))
     for (const request of requests.value) {
       if (seen.has(request.id)) continue
       seen.add(request.id)
@@ -120,6 +123,8 @@ export function useJobInputs(options: { onNew?: (request: JobInputRequest) => vo
    */
   function takeFromStream(jobId: string, streamed: readonly Pick<JobInputRequest, 'id' | 'status'>[], jobEnded: boolean): void {
     const closed = new Set(streamed.filter(request => request.status !== 'open').map(request => request.id))
+    for (const id of closed) closedByStream.add(id)
+    while (closedByStream.size > MAX_CLOSED_REMEMBERED) closedByStream.delete(closedByStream.values().next().value!)
     const remaining = requests.value.filter(request => request.jobId !== jobId || (!jobEnded && !closed.has(request.id)))
     if (remaining.length !== requests.value.length) setRequests(remaining)
     const known = new Set(requests.value.map(request => request.id))

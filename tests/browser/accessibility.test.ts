@@ -178,6 +178,8 @@ describe('page weight (issue 29; the times are printed, not asserted)', () => {
     await page.getByTestId('composer-input').press('Enter')
     await page.getByTestId('message-assistant').nth(2).locator('.katex').waitFor()
     expect(await page.getByTestId('message-assistant').nth(2).locator('.katex-mathml annotation').textContent()).toBe('e^{i\\pi} + 1 = 0')
+    // Typeset math passes the audit too.
+    expect(await auditEverySchemeAndWidth('.katex')).toEqual({})
   }, 120_000)
 })
 

@@ -417,9 +417,9 @@ describe('chat in the browser', () => {
 
   it('follows the first code and math answer of a page to its end (highlighting and KaTeX arrive after the text)', async () => {
     const page = await freshPage()
-    await page.setViewportSize({ width: 1000, height: 500 })
-    const lines = Array.from({ length: 12 }, (_, index) => `Line ${index + 1} of the answer before the code.`).join('\n\n')
-    const code = Array.from({ length: 15 }, (_, index) => `const value${index}: number = ${index} * 2`).join('\n')
+    await page.setViewportSize({ width: 1000, height: 420 })
+    const lines = Array.from({ length: 6 }, (_, index) => `Line ${index + 1} of the answer.`).join('\n\n')
+    const code = Array.from({ length: 8 }, (_, index) => `const value${index} = ${index} * 2`).join('\n')
     await ask(page, `say ${lines}\n\n\`\`\`ts\n${code}\n\`\`\`\n\n$$\n\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\n$$\n\nThe end.`)
     const last = answer(page)
     await last.and(page.locator('[data-status=complete]')).waitFor({ timeout: 20_000 })
