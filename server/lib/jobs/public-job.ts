@@ -23,21 +23,29 @@ export function publicWorkflowState(state: WorkflowState): WorkflowState {
 /** Characters of a job's prompt a list shows. */
 const PROMPT_LINE_CHARS = 120
 
+type AskedPart = { type?: unknown, text?: unknown }
+
+/** What one part of a question is: words a person wrote, a file put in as text (with its name), or another file (an image). */
+function readPart(part: AskedPart): { words: string } | { file: string | undefined } {
+  if (typeof part.text !== 'string') return part.type === 'text' ? { words: '' } : { file: undefined }
+  const file = fileInTextPart(part.text)
+  return file ? { file: file.name } : { words: part.text }
+}
+
 /** Names the files a question was sent with, when it has no words: "report.csv", "2 files: a.png, b.txt". */
-function filesLine(parts: ReadonlyArray<{ type?: unknown, text?: unknown }>): string | undefined {
-  const named = parts.flatMap(part => (typeof part.text === 'string' ? [fileInTextPart(part.text)?.name].filter((name): name is string => Boolean(name)) : []))
-  const count = parts.filter(part => part.type !== 'text' || (typeof part.text === 'string' && fileInTextPart(part.text))).length
-  if (count === 0) return undefined
-  if (count === 1) return named[0] ?? 'An attached file'
-  return named.length > 0 ? `${count} files: ${named.join(', ')}` : `${count} attached files`
+function filesLine(files: ReadonlyArray<string | undefined>): string | undefined {
+  const named = files.filter((name): name is string => Boolean(name))
+  if (files.length === 0) return undefined
+  if (files.length === 1) return named[0] ?? 'An attached file'
+  return named.length > 0 ? `${files.length} files: ${named.join(', ')}` : `${files.length} attached files`
 }
 
 /** The first non-empty line of what the job was asked (or the files it was sent, when it has no words), cut to `PROMPT_LINE_CHARS`. */
 function promptLine(job: BackgroundJob): string | undefined {
   const asked = job.request?.workflow?.prompt ?? job.request?.messages.findLast(message => message.role === 'user')?.content
-  const parts = Array.isArray(asked) ? asked as ReadonlyArray<{ type?: unknown, text?: unknown }> : []
-  const words = typeof asked === 'string' ? asked : parts.map(part => (typeof part.text === 'string' && !fileInTextPart(part.text) ? part.text : '')).join(' ')
-  const line = words.slice(0, 2_000).split('\n').map(item => item.trim()).find(item => item !== '') ?? filesLine(parts)
+  const parts = (Array.isArray(asked) ? asked as readonly AskedPart[] : []).map(readPart)
+  const words = typeof asked === 'string' ? asked : parts.map(part => ('words' in part ? part.words : '')).join(' ')
+  const line = words.slice(0, 2_000).split('\n').map(item => item.trim()).find(item => item !== '') ?? filesLine(parts.flatMap(part => ('file' in part ? [part.file] : [])))
   if (!line) return undefined
   return line.length > PROMPT_LINE_CHARS ? `${line.slice(0, PROMPT_LINE_CHARS - 1)}…` : line
 }
