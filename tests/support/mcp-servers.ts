@@ -21,8 +21,11 @@ export function everythingOverStdio(name = 'everything') {
   return { name, transport: 'stdio' as const, command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], env: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 30_000 }
 }
 
-/** server-everything over Streamable HTTP on a free port; `restart` stops it and starts a fresh one on the same port. */
-export async function startEverythingOverHttp(): Promise<{ url: string, restart: () => Promise<void>, stop: () => Promise<void> }> {
+/**
+ * server-everything over Streamable HTTP on a free port: `stop` kills it, `start` starts a fresh
+ * one on the same port, `restart` both; `pid` is the running one's process id.
+ */
+export async function startEverythingOverHttp(): Promise<{ url: string, start: () => Promise<void>, restart: () => Promise<void>, stop: () => Promise<void>, pid: () => number }> {
   const port = await freePort()
   let child: ChildProcess | undefined
   const start = async () => {
@@ -39,14 +42,15 @@ export async function startEverythingOverHttp(): Promise<{ url: string, restart:
     })
   }
   const stop = async () => {
-    if (!child || child.exitCode !== null) return
+    // A killed child has a signalCode, not an exitCode.
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise(resolve => child!.once('exit', resolve))
     child.kill('SIGKILL')
     await exited
   }
   await start()
-  return { url: `http://127.0.0.1:${port}/mcp`, restart: async () => {
+  return { url: `http://127.0.0.1:${port}/mcp`, start, restart: async () => {
     await stop()
     await start()
-  }, stop }
+  }, stop, pid: () => child!.pid! }
 }

@@ -130,6 +130,7 @@ export async function executeServerTool(
     case 'aborted':
       return failure(toolName, 'aborted', `Tool "${toolName}" was aborted before it finished.`, startedAt, tool.runtime)
     case 'rejected':
+      if ((outcome.error as Error | null)?.name === 'ToolUnavailableError') return failure(toolName, 'unavailable', describeThrown(outcome.error), startedAt, tool.runtime)
       return failure(toolName, 'execution_failed', `Tool "${toolName}" failed: ${describeThrown(outcome.error)}`, startedAt, tool.runtime)
     case 'fulfilled': {
       const serialized = serializeToolResult(outcome.value)

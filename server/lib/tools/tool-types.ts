@@ -137,6 +137,14 @@ export interface RegisterServerToolOptions {
   needsApproval?: boolean
 }
 
+/**
+ * Thrown by a handler whose tool could not be reached at all, so nothing ran (a server that is
+ * down): the call ends `unavailable` with this message rather than `execution_failed`.
+ */
+export class ToolUnavailableError extends Error {
+  override name = 'ToolUnavailableError'
+}
+
 /** Why a tool call produced no result. Lets callers show "timed out" apart from "failed". */
 export type ToolErrorCode =
   | 'not_registered'

@@ -18,6 +18,8 @@ const common = {
   timeoutMs: z.number().int().min(100).max(3_600_000).default(60_000),
   /** Longest a call may take whatever progress it reports. */
   maxTotalTimeoutMs: z.number().int().min(100).max(3_600_000).default(600_000),
+  /** How often an idle connection is checked with an MCP ping, so a server that went away is noticed before a call (0: never; default 30 s). */
+  pingIntervalMs: z.number().int().min(0).max(3_600_000).optional(),
   /** Only these of its tools are registered (default: all). */
   tools: z.array(z.string().min(1).max(128)).max(1_000).optional(),
 }

@@ -7,6 +7,12 @@
  * the registry but are not offered to models, and a call gets "MCP server X is unavailable
  * (reason)". A server that forgot our session (it restarted) is reconnected transparently on the
  * next call. A stdio child gets only the environment its config gives it, plus PATH.
+ *
+ * Liveness: a stdio child's exit closes the connection at once. An HTTP server has no such signal,
+ * so a request that cannot reach it, a server-sent stream that drops (checked with an MCP `ping`)
+ * or the transport giving up its reconnects closes the connection and marks it failed with the
+ * reason, into the same backoff and breaker; while idle, a `ping` every `pingIntervalMs` notices
+ * a server that went away (or a child that hangs) before a call does.
  */
 import { Client, StreamableHTTPClientTransport, type AuthProvider, type FetchLike, type Tool, type Transport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
@@ -15,7 +21,7 @@ import type { McpServerConfig } from './config'
 import { mcpResultText } from './results'
 import { McpToolSet } from './tool-set'
 import type { McpServerStatus } from '../../../../shared/types/tool'
-import type { ToolExecutionContext } from '../tool-types'
+import { ToolUnavailableError, type ToolExecutionContext } from '../tool-types'
 import { answerElicitation, type ElicitingCall } from './elicitation'
 
 /** Where log lines go (consola in the server). */
@@ -52,6 +58,9 @@ export interface McpConnectionOptions {
   auth?: { authProvider: AuthProvider, fetch: FetchLike }
 }
 
+/** How often an idle connection is pinged when its config does not say. */
+export const DEFAULT_PING_INTERVAL_MS = 30_000
+
 /** Pages of a tool list read at most (a server paging forever does not hold a connection). */
 const MAX_TOOL_PAGES = 20
 
@@ -61,6 +70,22 @@ const MAX_LOG_LINE = 2_000
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
+
+/** Network failures of a request: the server's address answers nothing (or nothing any more). */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
+/** Of those, the ones where the request never reached the server (a call surely did not run). */
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
+
+/** The network error code under a failed fetch (undici puts it on `cause`), if it was one. */
+function networkCode(error: unknown): string | undefined {
+  for (let current = error as { code?: unknown, cause?: unknown } | undefined, depth = 0; current && depth < 4; current = current.cause as typeof current, depth++) {
+    if (typeof current.code === 'string' && NETWORK_CODES.has(current.code)) return current.code
+  }
+  return error instanceof TypeError && /fetch failed/i.test(error.message) ? 'fetch failed' : undefined
+}
+
+/** Transport errors that say the server-sent stream is gone or cannot come back. */
+const STREAM_TROUBLE = /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/i
 
 /** A server that no longer knows our session (it restarted): HTTP 404 on a request that carried one. */
 function isStaleSession(error: unknown): boolean {
@@ -86,6 +111,11 @@ export class McpServerConnection {
   private readonly retry: McpRetryPolicy
   /** Calls under way, for the server's questions (elicitations) to find whom they are for. */
   private readonly inFlight = new Set<ElicitingCall>()
+  private pinger: ReturnType<typeof setInterval> | undefined
+  /** A liveness check under way (one at a time). */
+  private probing: Promise<void> | undefined
+  /** The stdio child's last line on stderr (shown when it exits). */
+  private lastStderr: string | undefined
 
   constructor(readonly config: McpServerConfig, private readonly options: McpConnectionOptions) {
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY
@@ -166,6 +196,13 @@ export class McpServerConnection {
         return mcpResultText(result as Parameters<typeof mcpResultText>[0], MAX_TOOL_RESULT_BYTES)
       } catch (error) {
         if (signal?.aborted) throw error
+        const code = this.config.transport === 'http' ? networkCode(error) : undefined
+        if (code) {
+          // The server is gone: the connection closes now (not at the next call) and backs off.
+          this.connectionLost(client, `it cannot be reached: ${code}`)
+          if (NEVER_SENT_CODES.has(code)) throw new ToolUnavailableError(this.unavailableReason())
+          throw new Error(`MCP server "${this.config.name}" went away during the call (${code}); it may or may not have run there.`)
+        }
         // The server restarted and forgot our session: the call never ran there. Reconnect and send it again, once.
         if (attempt === 0 && this.config.transport === 'http' && isStaleSession(error)) {
           this.options.logger.info(`MCP server "${this.config.name}" lost its session; reconnecting.`)
@@ -182,6 +219,7 @@ export class McpServerConnection {
   async close(): Promise<void> {
     this.closing = true
     clearTimeout(this.retryTimer)
+    clearInterval(this.pinger)
     await this.connecting?.catch(() => {})
     const client = this.client
     this.client = undefined
@@ -245,8 +283,12 @@ export class McpServerConnection {
       logger: this.options.logger,
     }))
     client.onerror = (error) => {
+      const text = errorText(error)
       // A last progress notification may arrive just after its call's result: nothing to report.
-      if (!/progress notification for an unknown token/i.test(errorText(error))) this.options.logger.warn(`MCP server "${this.config.name}": ${errorText(error)}`)
+      if (/progress notification for an unknown token/i.test(text)) return
+      this.options.logger.warn(`MCP server "${this.config.name}": ${text}`)
+      // The server's stream dropped or could not come back: is the server still there?
+      if (this.config.transport === 'http' && STREAM_TROUBLE.test(text)) void this.probe(client)
     }
     try {
       await client.connect(this.transport(), { timeout: this.options.connectTimeoutMs })
@@ -261,17 +303,61 @@ export class McpServerConnection {
       this.failures = 0
       this.lastError = undefined
       this.setState('ready')
+      this.startPinging(client)
       this.options.logger.info(`MCP server "${this.config.name}"${this.options.label ? ` (${this.options.label})` : ''} is ready with ${this.toolCount} tool(s).`)
     } catch (error) {
       await client.close().catch(() => {})
-      this.failed(errorText(error))
+      this.failed(this.withStderr(errorText(error)))
     }
   }
 
-  private connectionLost(client: Client): void {
+  /** The reason, with the stdio child's last stderr line when it said something (why it exited at start). */
+  private withStderr(reason: string): string {
+    return this.config.transport === 'stdio' && this.lastStderr ? `${reason}; it last printed: ${this.lastStderr.slice(0, 300)}` : reason
+  }
+
+  /** Pings the server while no call is under way, every `pingIntervalMs` (0: never). */
+  private startPinging(client: Client): void {
+    clearInterval(this.pinger)
+    const every = this.config.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS
+    if (every === 0) return
+    this.pinger = setInterval(() => {
+      if (this.client !== client) return clearInterval(this.pinger)
+      if (this.inFlight.size === 0) void this.probe(client)
+    }, every)
+    this.pinger.unref?.()
+  }
+
+  /**
+   * Checks that the server still answers (an MCP `ping`, bounded by the call timeout): a server
+   * that forgot our session is reconnected; one that does not answer closes the connection.
+   */
+  private probe(client: Client): Promise<void> {
+    this.probing ??= client.ping({ timeout: Math.min(this.config.timeoutMs, 10_000) })
+      .then(() => {})
+      .catch(async (error: unknown) => {
+        if (this.client !== client || this.closing) return
+        if (this.config.transport === 'http' && isStaleSession(error)) {
+          this.options.logger.info(`MCP server "${this.config.name}" lost its session; reconnecting.`)
+          await this.reconnectNow()
+          return
+        }
+        this.connectionLost(client, `it stopped answering: ${networkCode(error) ?? errorText(error)}`)
+      })
+      .finally(() => {
+        this.probing = undefined
+      })
+    return this.probing
+  }
+
+  /** The connection is gone: it is closed (an HTTP transport stops its own retries) and backs off. */
+  private connectionLost(client: Client, reason?: string): void {
     if (this.closing || this.client !== client) return
     this.client = undefined
-    this.failed(this.config.transport === 'stdio' ? 'its process exited' : 'the connection closed')
+    clearInterval(this.pinger)
+    client.onclose = undefined
+    void client.close().catch(() => {})
+    this.failed(reason ?? (this.config.transport === 'stdio' ? 'its process exited' : 'the connection closed'))
   }
 
   private failed(reason: string): void {
@@ -304,12 +390,17 @@ export class McpServerConnection {
       stderr: 'pipe',
     })
     this.stdio = transport
+    this.lastStderr = undefined
     let pending = ''
     transport.stderr?.on('data', (chunk: Buffer) => {
       pending += chunk.toString('utf8')
       const lines = pending.split('\n')
       pending = (lines.pop() ?? '').slice(-MAX_LOG_LINE)
-      for (const line of lines) if (line.trim()) this.options.logger.info(`[mcp:${config.name}] ${line.slice(0, MAX_LOG_LINE)}`)
+      for (const line of lines) {
+        if (!line.trim()) continue
+        this.lastStderr = line.trim().slice(0, MAX_LOG_LINE)
+        this.options.logger.info(`[mcp:${config.name}] ${line.slice(0, MAX_LOG_LINE)}`)
+      }
     })
     return transport
   }

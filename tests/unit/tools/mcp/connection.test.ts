@@ -100,6 +100,16 @@ describe('an MCP server over stdio', () => {
   })
 })
 
+describe('a stdio server that exits at start', () => {
+  it('shows the last line it printed on stderr in its state (the real cause, not just "Connection closed")', async () => {
+    const connection = new McpServerConnection({ name: 'exits', transport: 'stdio', command: process.execPath, args: ['-e', 'console.error("starting up"); console.error("Error: GITHUB_TOKEN is not set"); process.exit(1)'], env: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 10_000 }, { logger, connectTimeoutMs: 20_000, retry: { ...fastRetry, baseDelayMs: 60_000, maxDelayMs: 60_000 } })
+    open.push(connection)
+    connection.start()
+    await vi.waitFor(() => expect(connection.status().state).toBe('failed'), { timeout: 15_000, interval: 20 })
+    expect(connection.status().error).toMatch(/; it last printed: Error: GITHUB_TOKEN is not set$/)
+  })
+})
+
 describe('a server whose tools change', () => {
   it('registers a tool it adds while connected (tools/list_changed) before the adding call returns', async () => {
     const fixture = fileURLToPath(new URL('../../../fixtures/mcp/list-changed-server.mjs', import.meta.url))
@@ -117,7 +127,7 @@ describe('a server whose tools change', () => {
 })
 
 describe('an MCP server over Streamable HTTP', () => {
-  it('calls its tools, and after the server restarts (our session unknown to it) the next call works', async () => {
+  it('calls its tools, and after the server restarts (our session unknown to it) it is back by itself', async () => {
     const http = await startEverythingOverHttp()
     open.push({ close: http.stop })
     const connection = new McpServerConnection({ name: 'remote', transport: 'http', url: http.url, headers: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 30_000 }, { logger, connectTimeoutMs: 20_000, retry: fastRetry })
@@ -126,8 +136,74 @@ describe('an MCP server over Streamable HTTP', () => {
     await ready(connection)
     expect(await executeServerTool('remote__echo', JSON.stringify({ message: 'one' }))).toMatchObject({ result: 'Echo: one' })
     await http.restart()
-    expect(await executeServerTool('remote__echo', JSON.stringify({ message: 'two' }))).toMatchObject({ result: 'Echo: two' })
+    // The dropped stream is noticed and the connection opened again after a short backoff.
+    await vi.waitFor(async () => expect(await executeServerTool('remote__echo', JSON.stringify({ message: 'two' }))).toMatchObject({ result: 'Echo: two' }), { timeout: 15_000, interval: 50 })
     expect(connection.status().state).toBe('ready')
+  })
+})
+
+describe('a Streamable HTTP server that goes away', () => {
+  const remote = (url: string, extra: Record<string, unknown> = {}) => ({ name: 'remote', transport: 'http' as const, url, headers: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 30_000, ...extra })
+  const remoteOffered = () => getEnabledDefinitions().some(tool => tool.function.name.startsWith('remote__'))
+
+  it('is marked failed with the reason when it stops and stays down, its tools are not offered, calls are told when the next attempt is, and it comes back by itself', async () => {
+    const http = await startEverythingOverHttp()
+    open.push({ close: http.stop })
+    const connection = new McpServerConnection(remote(http.url, { pingIntervalMs: 0 }), { logger, connectTimeoutMs: 20_000, retry: { ...fastRetry, baseDelayMs: 400, maxDelayMs: 1_000 } })
+    open.push(connection)
+    connection.start()
+    await ready(connection)
+    expect(remoteOffered()).toBe(true)
+
+    await http.stop()
+    // No call needed: the dropped server-sent stream is checked with a ping, which nothing answers.
+    await vi.waitFor(() => expect(connection.status().state).toBe('failed'), { timeout: 15_000, interval: 20 })
+    expect(connection.status()).toMatchObject({ error: expect.stringMatching(/ECONNREFUSED|fetch failed|reach|answer/), failures: expect.any(Number), nextRetryAt: expect.any(Number) })
+    expect(remoteOffered()).toBe(false)
+    expect(await executeServerTool('remote__echo', JSON.stringify({ message: 'x' }))).toMatchObject({ errorCode: 'unavailable', error: expect.stringMatching(/MCP server "remote" is unavailable \(.+\); the next attempt is in \d+ s/) })
+    // Still down after more attempts: the backoff keeps going (failures count up).
+    await vi.waitFor(() => expect(connection.status().failures).toBeGreaterThanOrEqual(2), { timeout: 15_000, interval: 20 })
+
+    await http.start()
+    await ready(connection)
+    expect(connection.status().failures).toBe(0)
+    expect(remoteOffered()).toBe(true)
+    expect(await executeServerTool('remote__echo', JSON.stringify({ message: 'back' }))).toMatchObject({ result: 'Echo: back' })
+  })
+
+  it('is noticed by the idle ping when it hangs (stopped, its sockets still open)', async () => {
+    const http = await startEverythingOverHttp()
+    open.push({ close: async () => {
+      process.kill(http.pid(), 'SIGCONT')
+      await http.stop()
+    } })
+    const connection = new McpServerConnection(remote(http.url, { timeoutMs: 400, pingIntervalMs: 200 }), { logger, connectTimeoutMs: 20_000, retry: { ...fastRetry, baseDelayMs: 60_000, maxDelayMs: 60_000 } })
+    open.push(connection)
+    connection.start()
+    await ready(connection)
+    process.kill(http.pid(), 'SIGSTOP')
+    await vi.waitFor(() => expect(connection.status().state).toBe('failed'), { timeout: 15_000, interval: 20 })
+    expect(connection.status().error).toMatch(/stopped answering/)
+    expect(remoteOffered()).toBe(false)
+    process.kill(http.pid(), 'SIGCONT')
+    // An admin's reconnect does not wait out the backoff.
+    await connection.reconnect()
+    expect(connection.status().state).toBe('ready')
+  })
+
+  it('a call that finds it gone closes the connection at once and is answered "unavailable"', async () => {
+    const http = await startEverythingOverHttp()
+    open.push({ close: http.stop })
+    // A server that cannot keep a server-sent stream open (405 on GET) gives no other sign; no ping either.
+    const connection = new McpServerConnection(remote(http.url, { pingIntervalMs: 0 }), { logger, connectTimeoutMs: 20_000, retry: { ...fastRetry, baseDelayMs: 60_000, maxDelayMs: 60_000 } })
+    open.push(connection)
+    connection.start()
+    await ready(connection)
+    ;(connection as unknown as { probe: () => Promise<void> }).probe = async () => {}
+    await http.stop()
+    const call = await executeServerTool('remote__echo', JSON.stringify({ message: 'x' }))
+    expect(call).toMatchObject({ errorCode: 'unavailable', error: expect.stringMatching(/cannot be reached: (ECONNREFUSED|fetch failed)\); the next attempt is in \d+ s/) })
+    expect(connection.status().state).toBe('failed')
   })
 })
 
