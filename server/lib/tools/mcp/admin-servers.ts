@@ -12,7 +12,7 @@
 import { z } from 'zod'
 import type { SecretBox } from '../../security/secret-box'
 import type { SettingsStore } from '../../auth/role-limits'
-import { MCP_SERVER_NAME, mcpServerSchema, toMcpServerConfig, type McpServerConfig } from './config'
+import { MCP_SERVER_NAME, mcpServerProblems, mcpServerSchema, toMcpServerConfig, type McpServerConfig } from './config'
 import type { McpServers } from './servers'
 import { MCP_SECRET_MASK, type McpServerSettings, type McpServerSettingsList, type McpServerStatus } from '../../../../shared/types/tool'
 
@@ -93,7 +93,7 @@ export class McpServerCatalog {
     if (!existing && this.admin.length >= MAX_ADMIN_MCP_SERVERS) throw new McpAdminError(409, `There are already ${MAX_ADMIN_MCP_SERVERS} servers added here, the most allowed; remove one first.`)
     const parsed = mcpServerSchema.safeParse(body)
     if (!parsed.success) {
-      throw new McpAdminError(400, parsed.error.issues.map(issue => `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`).join('; '))
+      throw new McpAdminError(400, mcpServerProblems(parsed.error.issues, body).map(({ field, message }) => `${field.length > 0 ? `${field.join('.')}: ` : ''}${message}`).join('; '))
     }
     if ('command' in parsed.data && !this.options.commandsAllowed) {
       throw new McpAdminError(403, 'Adding a server that runs a command on this machine is switched off here (NUXT_MCP_ADMIN_COMMANDS=false). Give a Streamable HTTP URL instead, or ask the operator to add it to the MCP config file.')

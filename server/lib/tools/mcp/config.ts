@@ -5,6 +5,7 @@
  * `env`, `cwd`) or a Streamable HTTP endpoint (`url`, `headers`). Users never supply commands:
  * only this file does.
  */
+import { dirname, isAbsolute, resolve } from 'node:path'
 import { readOperatorFile } from '../../config/operator-file'
 import { z } from 'zod'
 
@@ -49,8 +50,32 @@ const httpServer = z.object({
   message: 'must not set Authorization on a server that uses "oauth" (each person\'s token is sent instead)',
 })
 
+const EITHER_KIND = 'must have either "command" (a program run over stdio) or "url" (a Streamable HTTP endpoint), with only the fields that kind takes'
+
 /** One server as the file (or an admin's form) gives it, without its name. */
-export const mcpServerSchema = z.union([stdioServer, httpServer], { error: 'must have either "command" (a program run over stdio) or "url" (a Streamable HTTP endpoint), with only the fields that kind takes' })
+export const mcpServerSchema = z.union([stdioServer, httpServer], { error: EITHER_KIND })
+
+/** One problem of a server entry: the field (empty for the entry itself) and what is wrong. */
+export interface McpServerProblem {
+  field: string[]
+  message: string
+}
+
+/**
+ * What is wrong with one server entry, field by field. zod reports a union that fits neither kind
+ * as one generic issue; the entry's own `command` or `url` says which kind was meant, so that
+ * kind's issues are the ones reported ("field "args": expected array, received string").
+ */
+export function mcpServerProblems(issues: readonly z.core.$ZodIssue[], entry: unknown): McpServerProblem[] {
+  const fields = entry && typeof entry === 'object' ? entry as Record<string, unknown> : {}
+  const meant = 'command' in fields && !('url' in fields) ? 0 : 'url' in fields && !('command' in fields) ? 1 : undefined
+  return issues.flatMap((issue) => {
+    if (issue.code === 'invalid_union' && issue.path.length === 0 && meant !== undefined && issue.errors[meant]?.length) {
+      return issue.errors[meant]!.map(inner => ({ field: inner.path.map(String), message: inner.message }))
+    }
+    return [{ field: issue.path.map(String), message: issue.code === 'invalid_union' ? EITHER_KIND : issue.message }]
+  })
+}
 
 export const mcpConfigSchema = z.object({
   mcpServers: z.record(z.string().regex(MCP_SERVER_NAME, 'server names are 1-32 letters, digits, "_" or "-"'), mcpServerSchema).default({}),
@@ -71,12 +96,13 @@ export class McpConfigError extends Error {
 export function parseMcpConfig(raw: unknown, source: string): McpServerConfig[] {
   const parsed = mcpConfigSchema.safeParse(raw)
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const [root, server, ...field] = issue.path.map(String)
-      const where = root === 'mcpServers' && server !== undefined ? `server "${server}"${field.length > 0 ? `, field "${field.join('.')}"` : ''}` : issue.path.join('.') || 'the file'
+    const entries = (raw as { mcpServers?: Record<string, unknown> } | null)?.mcpServers ?? {}
+    const problems = parsed.error.issues.flatMap((issue) => {
+      const [root, server, ...rest] = issue.path.map(String)
       // zod reports a bad record key without the key schema's own message.
-      const message = issue.code === 'invalid_key' && root === 'mcpServers' ? 'server names are 1-32 letters, digits, "_" or "-"' : issue.message
-      return `- ${where}: ${message}`
+      if (issue.code === 'invalid_key' && root === 'mcpServers') return [`- ${issue.path.join('.')}: server names are 1-32 letters, digits, "_" or "-"`]
+      if (root !== 'mcpServers' || server === undefined) return [`- ${issue.path.join('.') || 'the file'}: ${issue.message}`]
+      return mcpServerProblems([{ ...issue, path: rest }], entries[server]).map(({ field, message }) => `- server "${server}"${field.length > 0 ? `, field "${field.join('.')}"` : ''}: ${message}`)
     })
     throw new McpConfigError(`Invalid MCP server config ${source}:\n${problems.join('\n')}`)
   }
@@ -95,9 +121,29 @@ export function toMcpServerEntry(config: McpServerConfig): z.input<typeof mcpSer
   return rest
 }
 
-/** Reads and validates the config file at `path` (`.yaml`/`.yml` as YAML, anything else as JSON). */
+/**
+ * Reads and validates the config file at `path` (`.yaml`/`.yml` as YAML, anything else as JSON).
+ * A stdio server's relative paths mean the file's folder, wherever the app was started from.
+ */
 export function loadMcpConfigFile(path: string): McpServerConfig[] {
-  return parseMcpConfig(readOperatorFile(path, { name: 'MCP server config', variable: 'NUXT_MCP_CONFIG_FILE' }, message => new McpConfigError(message)), path)
+  const servers = parseMcpConfig(readOperatorFile(path, { name: 'MCP server config', variable: 'NUXT_MCP_CONFIG_FILE' }, message => new McpConfigError(message)), path)
+  return servers.map(server => resolvePathsFrom(dirname(resolve(path)), server))
+}
+
+/** A relative path: `./x`, `../x` or `dir/x` (a bare name such as `npx` is looked up on PATH, and `-y` or `@scope/pkg` are not paths). */
+function isRelativePath(value: string): boolean {
+  return !isAbsolute(value) && /^\.{1,2}[/\\]/.test(value)
+}
+
+/**
+ * A stdio server with its paths made absolute against `folder`: `cwd` (default: `folder` itself),
+ * a `command` with a folder in it, and `args` that start with `./` or `../`.
+ */
+export function resolvePathsFrom(folder: string, config: McpServerConfig): McpServerConfig {
+  if (config.transport !== 'stdio') return config
+  const cwd = config.cwd === undefined ? folder : resolve(folder, config.cwd)
+  const command = isRelativePath(config.command) || (!isAbsolute(config.command) && /[/\\]/.test(config.command)) ? resolve(folder, config.command) : config.command
+  return { ...config, cwd, command, args: config.args.map(arg => (isRelativePath(arg) ? resolve(folder, arg) : arg)) }
 }
 
 /** The server's OAuth settings when each person authorises it themselves, else undefined. */

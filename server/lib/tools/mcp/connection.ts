@@ -181,7 +181,7 @@ export class McpServerConnection {
   private async callOnce(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
     for (let attempt = 0; ; attempt++) {
       const client = this.client
-      if (this.state !== 'ready' || !client) throw new Error(this.unavailableReason())
+      if (this.state !== 'ready' || !client) throw new ToolUnavailableError(this.unavailableReason())
       try {
         const result = await client.callTool({ name: tool, arguments: args }, {
           signal,

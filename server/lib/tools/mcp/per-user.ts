@@ -67,16 +67,20 @@ export class McpPerUserServer {
 
   status(): McpServerStatus {
     const known = this.toolSet.size > 0
+    // The worst of the people's connections: one that keeps failing shows here, not "0 failures".
+    const connections = [...this.users.values()].map(({ connection }) => connection.status())
+    const failing = connections.filter(connection => connection.state === 'failed').sort((a, b) => b.failures - a.failures)[0]
     return {
       name: this.config.name,
       transport: this.config.transport,
-      state: !this.config.enabled ? 'disabled' : this.closed ? 'closed' : known ? 'ready' : this.lastError ? 'failed' : 'connecting',
+      state: !this.config.enabled ? 'disabled' : this.closed ? 'closed' : known ? 'ready' : this.lastError || failing ? 'failed' : 'connecting',
       tools: this.toolSet.size,
-      failures: 0,
-      circuit: 'closed',
+      failures: failing?.failures ?? 0,
+      circuit: connections.some(connection => connection.circuit === 'open') ? 'open' : 'closed',
+      ...(known && failing?.error ? { error: `${connections.filter(connection => connection.state === 'failed').length} of ${connections.length} people's connections are failing: ${failing.error}` } : {}),
       skipped: this.toolSet.skipped,
       ...(!known && this.config.enabled
-        ? { error: this.lastError ?? (this.usesOAuth
+        ? { error: this.lastError ?? failing?.error ?? (this.usesOAuth
           ? 'Each person connects their own account in Settings → Connections; its tools are listed once someone has.'
           : `Connects per person with their own ${this.needs.map(need => `"${need}"`).join(', ')}; its tools are listed once someone who has set ${this.needs.length === 1 ? 'it' : 'them'} uses it or opens Settings.`) }
         : {}),

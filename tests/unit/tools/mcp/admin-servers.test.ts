@@ -86,6 +86,7 @@ describe('MCP servers added by an admin', () => {
     expect(await refusal(catalog.put('bad name!', { url: remote.url }))).toMatchObject({ statusCode: 400 })
     expect(await refusal(catalog.put('web', { url: 'ftp://example.com' }))).toMatchObject({ statusCode: 400 })
     expect(await refusal(catalog.put('web', { url: remote.url, timeoutMs: 5 }))).toMatchObject({ statusCode: 400, message: expect.stringContaining('timeoutMs') })
+    expect(await refusal(catalog.put('web', { url: remote.url, tools: 'echo' }))).toMatchObject({ statusCode: 400, message: expect.stringMatching(/^tools: .*expected array, received string$/) })
     expect(await refusal(catalog.put('web', { url: remote.url, headers: { Authorization: '••••••••' } }))).toMatchObject({ statusCode: 400, message: expect.stringContaining('no saved value') })
     expect(await refusal(catalog.remove('everything'))).toMatchObject({ statusCode: 409 })
     expect(await refusal(catalog.remove('nothing'))).toMatchObject({ statusCode: 404 })

@@ -11,7 +11,8 @@ describe('MCP server config', () => {
     const dir = mkdtempSync(join(tmpdir(), 'or3-mcp-config-'))
     writeFileSync(join(dir, 'mcp.yaml'), 'mcpServers:\n  everything:\n    command: npx\n    args: [-y, "@modelcontextprotocol/server-everything"]\n    env: { DEBUG: "1" }\n  remote:\n    type: http\n    url: https://tools.example.com/mcp\n    headers: { Authorization: Bearer abc }\n    timeoutMs: 5000\n    tools: [search]\n')
     expect(loadMcpConfigFile(join(dir, 'mcp.yaml'))).toEqual([
-      { name: 'everything', transport: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], env: { DEBUG: '1' }, enabled: true, timeoutMs: 60_000, maxTotalTimeoutMs: 600_000 },
+      // A stdio child starts in the file's folder unless it says otherwise.
+      { name: 'everything', transport: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], env: { DEBUG: '1' }, cwd: dir, enabled: true, timeoutMs: 60_000, maxTotalTimeoutMs: 600_000 },
       { name: 'remote', transport: 'http', url: 'https://tools.example.com/mcp', headers: { Authorization: 'Bearer abc' }, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 600_000, tools: ['search'] },
     ])
     writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { a: { command: 'node', enabled: false } } }))
@@ -34,6 +35,13 @@ describe('MCP server config', () => {
     expect(problems({ mcpServers: { x: { url: 'ftp://example.com' } } })).toMatch(/server "x"/)
     expect(problems({ mcpServers: { x: { command: 'node', url: 'http://a' } } })).toMatch(/either "command"/)
     expect(problems({ servers: {} })).toMatch(/servers/)
+    // A field of the wrong type is named with the type it takes, not "must have either command or url".
+    const wrongTypes = problems({ mcpServers: { x: { command: 'node', args: 'server.js', timeoutMs: '5000' }, y: { url: 'https://a.example/mcp', headers: ['Authorization: x'] } } })
+    expect(wrongTypes).toMatch(/server "x", field "args": .*expected array, received string/)
+    expect(wrongTypes).toMatch(/server "x", field "timeoutMs": .*expected number, received string/)
+    expect(wrongTypes).toMatch(/server "y", field "headers": .*expected record, received array/)
+    expect(wrongTypes).not.toMatch(/either "command"/)
+    expect(problems({ mcpServers: { x: { command: 'node', unknownField: 1 } } })).toMatch(/server "x".*unknownField/)
     // Each person's OAuth token is the Authorization: a fixed one beside it would be a mistake.
     expect(problems({ mcpServers: { x: { url: 'https://a.example/mcp', oauth: true, headers: { authorization: 'Bearer x' } } } })).toMatch(/server "x"[\s\S]*must not set Authorization on a server that uses "oauth"/)
     expect(parseMcpConfig({ mcpServers: { x: { url: 'https://a.example/mcp', oauth: { scope: 'repo read' } } } }, 'mcp.json')).toMatchObject([{ name: 'x', transport: 'http', oauth: { scope: 'repo read' } }])
@@ -41,6 +49,23 @@ describe('MCP server config', () => {
     writeFileSync(join(dir, 'broken.json'), '{ not json')
     expect(() => loadMcpConfigFile(join(dir, 'broken.json'))).toThrow(/broken\.json is not valid JSON/)
     expect(() => loadMcpConfigFile(join(dir, 'missing.yaml'))).toThrow(/Cannot read the MCP server config .*missing\.yaml/)
+  })
+})
+
+describe('paths in a stdio server of the config file', () => {
+  it('are relative to the file\'s folder, wherever the app was started from', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'or3-mcp-paths-'))
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: {
+      local: { command: 'node', args: ['./servers/fs.js', '../shared/x.js', '-y', '@scope/pkg', 'stdio'] },
+      script: { command: 'bin/server', cwd: 'work' },
+      absolute: { command: '/usr/bin/node', cwd: '/srv', args: ['/opt/s.js'] },
+      remote: { url: 'https://a.example/mcp' },
+    } }))
+    const [local, script, absolute, remote] = loadMcpConfigFile(join(dir, 'mcp.json'))
+    expect(local).toMatchObject({ command: 'node', cwd: dir, args: [join(dir, 'servers/fs.js'), join(dir, '../shared/x.js'), '-y', '@scope/pkg', 'stdio'] })
+    expect(script).toMatchObject({ command: join(dir, 'bin/server'), cwd: join(dir, 'work') })
+    expect(absolute).toMatchObject({ command: '/usr/bin/node', cwd: '/srv', args: ['/opt/s.js'] })
+    expect(remote).not.toHaveProperty('cwd')
   })
 })
 

@@ -86,6 +86,16 @@ describe('an MCP server that uses each person\'s credentials', () => {
     expect(await consents.allowed('ada', 'gh', target)).toBe(false)
   }, 60_000)
 
+  it('reports a person\'s failing connection in its state (failures, the reason) instead of "0 failures"', async () => {
+    const servers = new McpServers({ logger, connectTimeoutMs: 20_000, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000, breakerAfter: 8, breakerCooldownMs: 60_000 } })
+    open.push(servers)
+    await servers.apply([{ config, origin: 'file' }])
+    await servers.discoverFor('ada', tokens({ 'github/token': 'ada-token' }))
+    const eve = await executeServerTool('gh__whoami', '{}', { userId: 'eve', credentials: tokens({ 'github/token': 'revoked' }) })
+    expect(eve).toMatchObject({ errorCode: 'unavailable', error: expect.stringMatching(/unavailable \(.*this token was revoked\)/) })
+    expect(servers.statuses()[0]).toMatchObject({ state: 'ready', failures: 1, error: expect.stringMatching(/^1 of 2 people's connections are failing: .*this token was revoked/) })
+  }, 60_000)
+
   it('shares one connection when the server-wide credentials fill every placeholder', async () => {
     const servers = new McpServers({ logger, connectTimeoutMs: 20_000, serverCredentials: tokens({ 'github/token': 'shared-token' }) })
     open.push(servers)
