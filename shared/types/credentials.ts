@@ -16,6 +16,8 @@ export interface McpAuthorization {
   connectedAt?: number
   /** Why it needs re-authorising, or why the last attempt failed. */
   problem?: string
+  /** The wider access the server asked for (`reauthorize` after "insufficient scope"): re-authorising asks for these scopes. */
+  scope?: string
 }
 
 /** A person's consent to send their own credentials to an MCP server an admin added (Settings → Connections). */

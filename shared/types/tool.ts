@@ -70,6 +70,19 @@ export interface DynamicToolFile {
 /** What stands in for a saved secret (a header or environment value) when a server's settings are shown; sent back unchanged, it keeps the saved value. */
 export const MCP_SECRET_MASK = '••••••••'
 
+/** A server's OAuth settings (the config file's `oauth` object), its client secret and private key masked when shown. */
+export interface McpOAuthSettingsView {
+  scope?: string
+  grant?: 'authorization_code' | 'client_credentials'
+  clientId?: string
+  clientSecret?: string
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none'
+  issuer?: string
+  privateKey?: string
+  signingAlgorithm?: string
+  clientMetadataUrl?: string
+}
+
 /** An MCP server's settings as the admin page shows and edits them (secret values masked). */
 export interface McpServerSettings {
   name: string
@@ -77,8 +90,8 @@ export interface McpServerSettings {
   /** Streamable HTTP: the endpoint, and header names with masked values. */
   url?: string
   headers?: Record<string, string>
-  /** Each person signs in to it with OAuth (Settings → Connections); an object may name the scopes asked for. */
-  oauth?: boolean | { scope?: string }
+  /** It signs in with OAuth: each person in Settings → Connections, or the app itself (`client_credentials`); secrets masked. */
+  oauth?: boolean | McpOAuthSettingsView
   /** stdio: the program, its arguments, working directory, and variable names with masked values. */
   command?: string
   args?: string[]

@@ -117,9 +117,31 @@ describe('MCP servers', () => {
     expect(await waitForJobEnd(client, jobId, 10_000)).toMatchObject({ status: 'aborted' })
   }, 60_000)
 
+  it('notices an HTTP server that went down and stays down, withdraws its tools saying when the next attempt is, and takes it back by itself', async () => {
+    const client = asRoot()
+    const remoteState = async () => ((await client.json('/api/tools')).mcpServers as Array<{ name: string, state: string, error?: string }>).find(server => server.name === 'remote')!
+    await remote.stop()
+    await vi.waitFor(async () => expect(await remoteState()).toMatchObject({ state: 'failed', error: expect.stringMatching(/stopped answering|cannot be reached/) }), { timeout: 15_000, interval: 100 })
+    const offered = (await client.json('/api/tools')).tools as Array<{ name: string, unavailable?: string }>
+    expect(offered.find(tool => tool.name === 'remote__echo')).toMatchObject({ unavailable: expect.stringMatching(/the next attempt is in \d+ s/) })
+    // Not offered to a model meanwhile; one that calls it anyway is told so, and no request goes out ("fetch failed" never reaches anyone).
+    callThenAnswer('remote__echo', { message: 'while down' }, 'It is down.')
+    const asked = fake.requests.length
+    const down = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Echo' }], _tools: ['remote__echo'] }), 30_000)
+    expect(JSON.stringify(fake.requests[asked]!.body.tools ?? [])).not.toContain('remote__echo')
+    expect(down.toolRounds[0]!.toolCalls[0]!.result).toMatch(/was not offered/)
+
+    await remote.start()
+    await vi.waitFor(async () => expect((await remoteState()).state).toBe('ready'), { timeout: 30_000, interval: 100 })
+    callThenAnswer('remote__echo', { message: 'back' }, 'Echoed.')
+    const back = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Echo' }], _tools: ['remote__echo'] }), 30_000)
+    expect(back.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'remote__echo', result: 'Echo: back' })
+  }, 90_000)
+
   it('reconnects to an HTTP server that restarted: the next call goes through', async () => {
     const client = asRoot()
     await remote.restart()
+    await vi.waitFor(async () => expect(((await client.json('/api/tools')).mcpServers as Array<{ name: string, state: string }>).find(server => server.name === 'remote')!.state).toBe('ready'), { timeout: 30_000, interval: 100 })
     callThenAnswer('remote__echo', { message: 'after restart' }, 'Echoed.')
     const job = await waitForJobEnd(client, await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Echo' }], _tools: ['remote__echo'] }), 30_000)
     expect(job).toMatchObject({ status: 'complete', content: 'Echoed.' })
@@ -334,6 +356,18 @@ export default {
 })
 
 describe('an OAuth-protected MCP server', () => {
+  it('serves the app\'s client ID metadata document to anyone (authorization servers fetch it), naming its callback', async () => {
+    const answer = await fetch(`${app.url}/api/mcp-oauth/client-metadata.json`)
+    expect(answer.status).toBe(200)
+    expect(await answer.json()).toMatchObject({
+      client_id: `${app.url}/api/mcp-oauth/client-metadata.json`,
+      client_name: 'or3-chat',
+      redirect_uris: [`${app.url}/api/mcp-oauth/callback`],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    })
+  })
+
   it('is authorised from Settings, runs calls with the person\'s token, refreshes once for parallel calls, and asks to re-authorise when the refresh is refused', async () => {
     const client = asRoot()
     expect((await client.json('/api/mcp-oauth')).servers).toEqual([{ server: 'secure', state: 'not-connected' }])

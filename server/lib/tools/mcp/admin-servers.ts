@@ -4,7 +4,7 @@
  * kept in the account store's settings, so every instance runs the same set: this one applies a
  * change at once, the others on their next sync (`syncIntervalMs`).
  *
- * Secrets: header and environment values are sealed (AES-256-GCM under the server secret) before
+ * Secrets: header and environment values, and an OAuth client's secret or private key, are sealed (AES-256-GCM under the server secret) before
  * they are stored, and never shown again: the page gets a mask, and a mask sent back keeps the
  * saved value. A server that runs a command (stdio) runs it on this machine with the app's user,
  * so admins may add one only where the operator allows it (`mcp.adminCommands`).
@@ -105,7 +105,10 @@ export class McpServerCatalog {
     const previous = opened && sameTarget(opened, server) ? opened : undefined
     const moved = opened !== undefined && previous === undefined
     if ('command' in server) server.env = keepMaskedSecrets(server.env, previous?.env, 'environment variable', moved)
-    else server.headers = keepMaskedSecrets(server.headers, previous?.headers, 'header', moved)
+    else {
+      server.headers = keepMaskedSecrets(server.headers, previous?.headers, 'header', moved)
+      if (typeof server.oauth === 'object') server.oauth = { ...server.oauth, ...keepMaskedSecrets(oauthSecrets(server.oauth), oauthSecrets(previous?.oauth), 'OAuth setting', moved) }
+    }
     const stored = this.sealSecrets(server)
     const list = (await this.readStored()).servers.filter(entry => entry.name !== name)
     list.push({ name, server: stored })
@@ -182,6 +185,10 @@ export class McpServerCatalog {
       const values = server[key] as Record<string, string> | undefined
       if (values) sealed[key] = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, this.options.secretBox.seal(value)]))
     }
+    if (server.oauth && typeof server.oauth === 'object') {
+      const oauth = server.oauth as Record<string, unknown>
+      sealed.oauth = { ...oauth, ...Object.fromEntries(Object.entries(oauthSecrets(oauth)).map(([name, value]) => [name, this.options.secretBox.seal(value)])) }
+    }
     return sealed
   }
 
@@ -199,8 +206,26 @@ export class McpServerCatalog {
       }
       opened[key] = plain
     }
+    if (server.oauth && typeof server.oauth === 'object') {
+      const oauth = { ...server.oauth as Record<string, unknown> }
+      for (const [name, sealed] of Object.entries(oauthSecrets(oauth))) {
+        const value = this.options.secretBox.open(sealed)
+        if (value === undefined) return undefined
+        oauth[name] = value
+      }
+      opened.oauth = oauth
+    }
     return opened
   }
+}
+
+/** The secret fields of a server's OAuth settings (a pre-registered client's secret, a private key), by name. */
+const OAUTH_SECRET_FIELDS = ['clientSecret', 'privateKey'] as const
+
+function oauthSecrets(oauth: unknown): Record<string, string> {
+  if (!oauth || typeof oauth !== 'object') return {}
+  const fields = oauth as Record<string, unknown>
+  return Object.fromEntries(OAUTH_SECRET_FIELDS.flatMap(name => (typeof fields[name] === 'string' ? [[name, fields[name]]] : [])))
 }
 
 /** A stored value that no longer parses counts as no servers rather than breaking start-up. */
@@ -270,6 +295,6 @@ function settingsView(config: McpServerConfig, origin: McpServerSettings['origin
     ...(status ? { status } : {}),
   }
   return config.transport === 'http'
-    ? { ...common, url: config.url, headers: mask(config.headers), ...(config.oauth ? { oauth: config.oauth } : {}) }
+    ? { ...common, url: config.url, headers: mask(config.headers), ...(config.oauth ? { oauth: config.oauth === true ? true : { ...config.oauth, ...Object.fromEntries(Object.keys(oauthSecrets(config.oauth)).map(name => [name, MCP_SECRET_MASK])) } } : {}) }
     : { ...common, command: config.command, args: config.args, env: mask(config.env), ...(config.cwd ? { cwd: config.cwd } : {}) }
 }

@@ -35,15 +35,56 @@ const stdioServer = z.object({
   ...common,
 }).strict()
 
+/**
+ * How a server protected by OAuth is signed in to. By default each person connects their own
+ * account (the authorization code flow, the app registering itself dynamically); a client
+ * registered beforehand is given with `clientId` (and `clientSecret`); `client_credentials` signs
+ * the app in as itself, one connection for everyone (machine to machine).
+ */
+const oauthSettings = z.object({
+  /** Scopes to ask for; default: what the server's challenge names, else its metadata's `scopes_supported`, else none. */
+  scope: z.string().trim().min(1).max(1_000).optional(),
+  grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+  /** A client registered beforehand with the authorization server (for servers without dynamic registration). */
+  clientId: z.string().trim().min(1).max(2_000).optional(),
+  clientSecret: z.string().min(1).max(8_192).optional(),
+  /** How the client authenticates at the token endpoint (default: what the authorization server supports). */
+  tokenEndpointAuthMethod: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
+  /** The authorization server (its issuer) a client registered beforehand belongs to: its secret is sent to no other. */
+  issuer: z.url({ protocol: /^https?$/ }).optional(),
+  /** `client_credentials` with a signed assertion (private_key_jwt) instead of a secret: a PEM private key. */
+  privateKey: z.string().min(1).max(16_384).optional(),
+  signingAlgorithm: z.enum(['ES256', 'ES384', 'RS256', 'RS384', 'RS512', 'PS256', 'EdDSA']).optional(),
+  /**
+   * An https URL where this app's client ID metadata document is served (the app serves one at
+   * /api/mcp-oauth/client-metadata.json): used as the client id by authorization servers that
+   * support such documents, instead of registering.
+   */
+  clientMetadataUrl: z.url({ protocol: /^https$/, error: 'must be an https URL with a path, such as https://chat.example.com/api/mcp-oauth/client-metadata.json' }).optional(),
+}).strict().superRefine((oauth, context) => {
+  const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message })
+  if (oauth.grant === 'client_credentials') {
+    if (!oauth.clientId) problem('clientId', 'is needed for "client_credentials" (the client the authorization server knows this app as)')
+    if (!oauth.clientSecret && !oauth.privateKey) problem('clientSecret', 'or "privateKey" is needed for "client_credentials"')
+    if (oauth.clientMetadataUrl) problem('clientMetadataUrl', 'is for people\'s sign-in, not "client_credentials"')
+  } else if (oauth.privateKey) {
+    problem('privateKey', 'is only for "grant": "client_credentials"')
+  }
+  if ((oauth.clientSecret || oauth.tokenEndpointAuthMethod) && !oauth.clientId) problem('clientId', 'must be given with "clientSecret" or "tokenEndpointAuthMethod" (a client registered beforehand)')
+})
+
+/** A server's OAuth settings, as the config gives them. */
+export type McpOAuthSettings = z.infer<typeof oauthSettings>
+
 const httpServer = z.object({
   type: z.enum(['http', 'streamable-http', 'streamableHttp']).optional(),
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:3001/mcp' }),
   headers: z.record(z.string().regex(/^[!#$%&'*+.^`|~\w-]+$/, 'must be an HTTP header name'), z.string().max(8_192)).default({}),
   /**
    * The server is protected by OAuth: each person connects their own account in Settings and
-   * calls carry their token (`true`, or `{ scope }` to ask for particular scopes).
+   * calls carry their token (`true`, or the settings above).
    */
-  oauth: z.union([z.boolean(), z.object({ scope: z.string().trim().min(1).max(1_000).optional() }).strict()]).optional(),
+  oauth: z.union([z.boolean(), oauthSettings]).optional(),
   ...common,
 }).strict().refine(server => !server.oauth || !Object.keys(server.headers).some(header => header.toLowerCase() === 'authorization'), {
   path: ['headers'],
@@ -146,10 +187,16 @@ export function resolvePathsFrom(folder: string, config: McpServerConfig): McpSe
   return { ...config, cwd, command, args: config.args.map(arg => (isRelativePath(arg) ? resolve(folder, arg) : arg)) }
 }
 
-/** The server's OAuth settings when each person authorises it themselves, else undefined. */
-export function oauthOf(config: McpServerConfig): { scope?: string } | undefined {
+/** The server's OAuth settings when it signs in with OAuth (each person, or the app itself), else undefined. */
+export function oauthOf(config: McpServerConfig): McpOAuthSettings | undefined {
   if (config.transport !== 'http' || !config.oauth) return undefined
   return config.oauth === true ? {} : config.oauth
+}
+
+/** Whether each person connects their own account to it (OAuth other than `client_credentials`). */
+export function signsInPerPerson(config: McpServerConfig): boolean {
+  const oauth = oauthOf(config)
+  return oauth !== undefined && oauth.grant !== 'client_credentials'
 }
 
 /** `${credentials:<service>/<key>}` in an env or header value: filled from the credentials of whoever the connection is for. */

@@ -14,7 +14,7 @@
  * reason, into the same backoff and breaker; while idle, a `ping` every `pingIntervalMs` notices
  * a server that went away (or a child that hangs) before a call does.
  */
-import { Client, StreamableHTTPClientTransport, type AuthProvider, type FetchLike, type Tool, type Transport } from '@modelcontextprotocol/client'
+import { Client, StreamableHTTPClientTransport, type AuthProvider, type FetchLike, type OAuthClientProvider, type Tool, type Transport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { MAX_TOOL_RESULT_BYTES } from '../tool-result'
 import type { McpServerConfig } from './config'
@@ -55,7 +55,7 @@ export interface McpConnectionOptions {
   /** Shown in log lines after the server's name (whose connection this is). */
   label?: string
   /** How an HTTP connection authenticates (one person's OAuth tokens), when it does. */
-  auth?: { authProvider: AuthProvider, fetch: FetchLike }
+  auth?: { authProvider: AuthProvider | OAuthClientProvider, fetch?: FetchLike }
 }
 
 /** How often an idle connection is pinged when its config does not say. */
@@ -269,7 +269,7 @@ export class McpServerConnection {
     this.nextRetryAt = undefined
     const client = new Client({ name: 'or3-chat', version: '1.0.0' }, {
       // Questions a tool asks while it runs reach the person its job runs for (elicitation.ts).
-      capabilities: { elicitation: { form: {}, url: {} } },
+      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
       listChanged: {
         // Refreshed here, at once: a call whose server changed its tools meanwhile waits for the
         // new list, so the job's next round is offered a tool the call just added.

@@ -14,7 +14,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Tool } from '@modelcontextprotocol/client'
 import type { ToolCredentials, ToolExecutionContext } from '../tool-types'
-import { fillCredentials, oauthOf, type McpServerConfig } from './config'
+import { fillCredentials, signsInPerPerson, type McpServerConfig } from './config'
 import { McpAuthorizationRequired, type McpAuthorizations } from './oauth/authorizations'
 import { McpServerConnection, type McpConnectionOptions } from './connection'
 import { McpToolSet } from './tool-set'
@@ -94,15 +94,15 @@ export class McpPerUserServer {
 
   /** Whether each person authorises it with OAuth. */
   get usesOAuth(): boolean {
-    return oauthOf(this.config) !== undefined
+    return signsInPerPerson(this.config)
   }
 
   /** Why `userId` cannot use it yet (not connected, or to re-authorise), else undefined. */
   async authorizationNeeded(userId: string): Promise<McpAuthorizationRequired | undefined> {
     const { authorizations } = this.options
     if (!this.usesOAuth || !authorizations) return undefined
-    const { state, problem } = await authorizations.status(userId, this.config.name)
-    return state === 'connected' ? undefined : new McpAuthorizationRequired(this.config.name, state === 'reauthorize' ? 'reauthorize' : 'connect', problem)
+    const { state, problem, scope } = await authorizations.status(userId, this.config.name)
+    return state === 'connected' ? undefined : new McpAuthorizationRequired(this.config.name, state === 'reauthorize' ? 'reauthorize' : 'connect', problem, scope)
   }
 
   /** Closes `userId`'s connection (their authorisation changed): the next call opens a new one. */
@@ -158,6 +158,10 @@ export class McpPerUserServer {
     try {
       await entry.connection.whenSettled()
       return await entry.connection.call(tool, args, context)
+    } catch (error) {
+      // Refused for want of scope (or the refresh was refused) meanwhile: say what the person can do, not the transport's words.
+      const needed = await this.authorizationNeeded(context.userId)
+      throw needed ?? error
     } finally {
       entry.active--
       entry.lastUsed = this.now()

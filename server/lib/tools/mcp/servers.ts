@@ -6,7 +6,8 @@
  * settings and the health report, and closed together at shutdown (stdio children stopped).
  */
 import { isDeepStrictEqual } from 'node:util'
-import { credentialPlaceholders, fillCredentials, oauthOf, type McpServerConfig } from './config'
+import { ClientCredentialsProvider, PrivateKeyJwtProvider, type OAuthClientProvider } from '@modelcontextprotocol/client'
+import { credentialPlaceholders, fillCredentials, oauthOf, signsInPerPerson, type McpOAuthSettings, type McpServerConfig } from './config'
 import type { McpAuthorizations, OAuthServer } from './oauth/authorizations'
 import { McpServerConnection, type McpConnectionOptions } from './connection'
 import { McpPerUserServer } from './per-user'
@@ -66,7 +67,10 @@ export class McpServers {
     const target = mcpTarget(config)
     const consented = origin === 'admin' && consents ? (userId: string) => consents.allowed(userId, config.name, target) : undefined
     const perUser = { ...this.options, idleMs: this.options.userConnectionIdleMs ?? 600_000, consented }
-    if (oauthOf(config)) return new McpPerUserServer(config, needs, perUser)
+    if (signsInPerPerson(config)) return new McpPerUserServer(config, needs, perUser)
+    const oauth = oauthOf(config)
+    // Signed in as the app itself (client_credentials): one connection for everyone; the SDK gets and renews its token.
+    if (oauth && needs.length === 0) return new McpServerConnection(config, { ...this.options, auth: { authProvider: machineSignIn(oauth) } })
     if (needs.length === 0) return new McpServerConnection(config, this.options)
     const serverWide = (need: string) => server?.get(...(need.split('/') as [string, string])) !== undefined
     if (needs.every(serverWide)) return new McpServerConnection(fillCredentials(config, (service, key) => server!.get(service, key)), this.options)
@@ -88,7 +92,15 @@ export class McpServers {
   oauthServers(): OAuthServer[] {
     return [...this.running.values()].flatMap(({ config }) => {
       const oauth = oauthOf(config)
-      return oauth && config.transport === 'http' && config.enabled ? [{ name: config.name, url: config.url, ...(oauth.scope ? { scope: oauth.scope } : {}) }] : []
+      if (!oauth || !signsInPerPerson(config) || config.transport !== 'http' || !config.enabled) return []
+      const { scope, clientId, clientSecret, tokenEndpointAuthMethod, issuer, clientMetadataUrl } = oauth
+      return [{
+        name: config.name,
+        url: config.url,
+        ...(scope ? { scope } : {}),
+        ...(clientId ? { client: { clientId, ...(clientSecret ? { clientSecret } : {}), ...(tokenEndpointAuthMethod ? { tokenEndpointAuthMethod } : {}), ...(issuer ? { issuer } : {}) } } : {}),
+        ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
+      }]
     })
   }
 
@@ -183,4 +195,12 @@ export class McpServers {
     this.running = new Map()
     await Promise.all(running.map(({ connection }) => connection.close()))
   }
+}
+
+/** The SDK's provider for a server the app signs in to as itself (`client_credentials`, with a secret or a signed assertion). */
+function machineSignIn(oauth: McpOAuthSettings): OAuthClientProvider {
+  const common = { clientId: oauth.clientId!, clientName: 'or3-chat', ...(oauth.scope ? { scope: oauth.scope } : {}), ...(oauth.issuer ? { expectedIssuer: oauth.issuer } : {}) }
+  return oauth.privateKey
+    ? new PrivateKeyJwtProvider({ ...common, privateKey: oauth.privateKey, algorithm: oauth.signingAlgorithm ?? 'RS256' })
+    : new ClientCredentialsProvider({ ...common, clientSecret: oauth.clientSecret! })
 }

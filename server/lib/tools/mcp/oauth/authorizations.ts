@@ -18,10 +18,10 @@
  * that call.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
-import { auth, OAuthError, OAuthErrorCode, refreshAuthorization, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client'
+import { auth, computeScopeUnion, extractWWWAuthenticateParams, IssuerMismatchError, LATEST_PROTOCOL_VERSION, OAuthError, OAuthErrorCode, refreshAuthorization, type AuthProvider, type FetchLike, type OAuthClientMetadata } from '@modelcontextprotocol/client'
 import { LRUCache } from 'lru-cache'
 import type { SecretBox } from '../../../security/secret-box'
-import { GrantProvider, type McpOAuthGrant } from './grant'
+import { clientMetadataFor, GrantProvider, preRegisteredInformation, type McpOAuthGrant, type PreRegisteredClient } from './grant'
 import type { McpAuthorization } from '../../../../../shared/types/credentials'
 
 /** The part of the account store this needs: settings and locks. */
@@ -37,7 +37,12 @@ export interface GrantStore {
 export interface OAuthServer {
   name: string
   url: string
+  /** The operator's choice of scopes; without it, what the server's challenge names, else its metadata's `scopes_supported`. */
   scope?: string
+  /** A client registered beforehand (no dynamic registration). */
+  client?: PreRegisteredClient
+  /** This app's client ID metadata document (https), for authorization servers that take a URL as the client id. */
+  clientMetadataUrl?: string
 }
 
 export interface McpAuthorizationsOptions {
@@ -54,6 +59,8 @@ export interface McpAuthorizationsOptions {
 
 /** Where the authorization server sends the browser back to. */
 export const OAUTH_CALLBACK_PATH = '/api/mcp-oauth/callback'
+/** Where the app serves its client ID metadata document. */
+export const CLIENT_METADATA_PATH = '/api/mcp-oauth/client-metadata.json'
 /** Settings' section for connections (tool errors and the tool card link there). */
 export const CONNECTIONS_SETTINGS = '/settings#connections'
 
@@ -68,6 +75,8 @@ const LOCK_WAIT_MS = 15_000
 const LOCK_POLL_MS = 100
 /** Characters of an authorization server's error text kept. */
 const MAX_PROBLEM_CHARS = 300
+/** Longest the unauthenticated first request (to read the server's challenge) may take. */
+const CHALLENGE_TIMEOUT_MS = 10_000
 
 const SETTING_PREFIX = 'mcp-oauth:'
 const settingKey = (userId: string, server: string) => `${SETTING_PREFIX}${userId}:${server}`
@@ -75,10 +84,13 @@ const settingKey = (userId: string, server: string) => `${SETTING_PREFIX}${userI
 /** A call that cannot go out without the person's authorisation; the message says where to give it. */
 export class McpAuthorizationRequired extends Error {
   override name = 'McpAuthorizationRequired'
-  constructor(readonly server: string, readonly reason: 'connect' | 'reauthorize', problem?: string) {
+  /** `scope`: the wider access the server asked for, when that is why. */
+  constructor(readonly server: string, readonly reason: 'connect' | 'reauthorize', problem?: string, readonly scope?: string) {
     super(reason === 'connect'
       ? `MCP server "${server}" needs the user's authorisation. Tell the user to connect it in Settings → Connections (${CONNECTIONS_SETTINGS}) and ask again.`
-      : `The user's authorisation for MCP server "${server}" expired or was revoked${problem ? ` (${problem})` : ''}. Tell the user to re-authorise it in Settings → Connections (${CONNECTIONS_SETTINGS}) and ask again.`)
+      : scope
+        ? `MCP server "${server}" needs more access than the user authorised (scope "${scope}"). Tell the user to re-authorise it in Settings → Connections (${CONNECTIONS_SETTINGS}) and ask again.`
+        : `The user's authorisation for MCP server "${server}" expired or was revoked${problem ? ` (${problem})` : ''}. Tell the user to re-authorise it in Settings → Connections (${CONNECTIONS_SETTINGS}) and ask again.`)
   }
 
   static isInstance(error: unknown): error is McpAuthorizationRequired {
@@ -111,7 +123,7 @@ function sameText(a: string, b: string): boolean {
 
 /** What a call of someone whose grant is not usable is told: connect, or re-authorise after a refused refresh. */
 function authorizationRequired(server: string, grant: McpOAuthGrant | undefined): McpAuthorizationRequired {
-  return new McpAuthorizationRequired(server, grant?.status === 'reauthorize' ? 'reauthorize' : 'connect', grant?.problem)
+  return new McpAuthorizationRequired(server, grant?.status === 'reauthorize' ? 'reauthorize' : 'connect', grant?.problem, grant?.status === 'reauthorize' ? grant.requiredScope : undefined)
 }
 
 /** Refusals that mean the grant itself is gone: only a new authorisation helps. */
@@ -135,6 +147,14 @@ export class McpAuthorizations {
     return this.options.servers().find(server => server.name === name)
   }
 
+  /**
+   * This app's client ID metadata document as served from `appOrigin`: its own URL is the client
+   * id, the callback there is its one redirect URI, and it is a public client (PKCE, no secret).
+   */
+  clientMetadataDocument(appOrigin: string): OAuthClientMetadata & { client_id: string } {
+    return { client_id: new URL(CLIENT_METADATA_PATH, appOrigin).href, ...clientMetadataFor(new URL(OAUTH_CALLBACK_PATH, appOrigin).href, undefined) }
+  }
+
   /** Each OAuth-protected server and where `userId` stands with it. */
   async list(userId: string): Promise<McpAuthorization[]> {
     return Promise.all(this.options.servers().map(async ({ name }) => this.describeGrant(name, await this.read(userId, name))))
@@ -147,7 +167,13 @@ export class McpAuthorizations {
 
   private describeGrant(server: string, grant: McpOAuthGrant | undefined): McpAuthorization {
     const state = grant?.status === 'connected' && grant.tokens ? 'connected' : grant?.status === 'reauthorize' ? 'reauthorize' : 'not-connected'
-    return { server, state, ...(grant?.connectedAt ? { connectedAt: grant.connectedAt } : {}), ...(grant?.problem ? { problem: grant.problem } : {}) }
+    return {
+      server,
+      state,
+      ...(grant?.connectedAt ? { connectedAt: grant.connectedAt } : {}),
+      ...(grant?.problem ? { problem: grant.problem } : {}),
+      ...(state === 'reauthorize' && grant?.requiredScope ? { scope: grant.requiredScope } : {}),
+    }
   }
 
   /**
@@ -169,15 +195,82 @@ export class McpAuthorizations {
     grant.pending = { state, startedAt: this.now() }
     // Discovery runs again (the server may have moved its authorization server since).
     grant.discovery = undefined
-    const provider = new GrantProvider(grant, { redirectUrl, scope: server.scope, state, now: () => this.now(), ignoreTokens: true })
+    grant.legacyIssuer = undefined
+    // What the server says when asked without a token: where its metadata is, which scopes it wants.
+    const challenge = await this.challenge(server.url)
+    const scope = computeScopeUnion(grant.requiredScope, server.scope ?? challenge.scope)
+    const provider = new GrantProvider(grant, { redirectUrl, scope, state, now: () => this.now(), ignoreTokens: true, client: server.client, clientMetadataUrl: server.clientMetadataUrl })
+    const start = () => auth(provider, { serverUrl: server.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: this.options.fetchFn, skipIssuerMetadataValidation: grant.legacyIssuer })
     try {
-      await auth(provider, { serverUrl: server.url, scope: server.scope, fetchFn: this.options.fetchFn })
+      await start().catch(async (error: unknown) => {
+        if (!this.isLegacyLayout(error, server.url)) throw error
+        // The 2025-03-26 layout: no protected-resource metadata, the server's own origin is its
+        // authorization server, and its metadata names an issuer with a path. That spec did not
+        // check the issuer; the metadata still comes from the server's own origin.
+        this.options.logger.warn(`MCP server "${serverName}" uses the 2025-03-26 authorization layout (its metadata names the issuer ${(error as IssuerMismatchError).received}); accepted for its own origin.`)
+        grant.legacyIssuer = true
+        await start()
+      })
     } catch (error) {
       throw new McpOAuthFlowError(502, `Could not start the authorisation with MCP server "${serverName}": ${describe(error)}`)
     }
     if (!provider.authorizationUrl) throw new McpOAuthFlowError(502, `MCP server "${serverName}" did not ask for an authorisation.`)
+    // The scope actually asked for (the SDK picks the metadata's scopes_supported when none was given).
+    grant.scope = provider.authorizationUrl.searchParams.get('scope') ?? undefined
     await this.write(userId, serverName, grant)
     return provider.authorizationUrl
+  }
+
+  /** An issuer mismatch of metadata found at the MCP server's own origin (the 2025-03-26 fallback), where accepting it is safe. */
+  private isLegacyLayout(error: unknown, serverUrl: string): boolean {
+    if (!(error instanceof IssuerMismatchError) || error.kind !== 'metadata' || !error.expected || !error.received) return false
+    const origin = new URL(serverUrl).origin
+    try {
+      return new URL(error.expected).origin === origin && new URL(error.received).origin === origin
+    } catch {
+      return false
+    }
+  }
+
+  /**
+   * The server's answer to a request without a token: the `resource_metadata` URL and `scope` of
+   * its `WWW-Authenticate` challenge (the MCP authorization spec has clients read these first).
+   * A server that answers otherwise, or not in time, gives nothing: discovery falls back to the
+   * well-known paths.
+   */
+  private async challenge(url: string): Promise<{ resourceMetadataUrl?: URL, scope?: string }> {
+    const send = this.options.fetchFn ?? fetch
+    try {
+      const response = await send(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'accept': 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'or3-chat', version: '1.0.0' } } }),
+        signal: AbortSignal.timeout(CHALLENGE_TIMEOUT_MS),
+        redirect: 'manual',
+      })
+      await response.body?.cancel().catch(() => {})
+      if (response.status !== 401 && response.status !== 403) return {}
+      const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response)
+      return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) }
+    } catch {
+      return {}
+    }
+  }
+
+  /**
+   * The server refused a call of `userId` for want of scope (403 `insufficient_scope`): their
+   * grant is marked "re-authorise" with the wider scope (what they granted plus what the server
+   * named), so their calls stop until they authorise again from Settings, which asks for it.
+   */
+  async needsMoreScope(userId: string, server: string, challenged: string | undefined): Promise<void> {
+    const grant = await this.read(userId, server)
+    if (grant?.status !== 'connected') return
+    const requiredScope = computeScopeUnion(grant.tokens?.scope ?? grant.scope, challenged)
+    const problem = `the server needs more access${challenged ? ` (scope "${challenged.slice(0, 200)}")` : ''}`
+    await this.write(userId, server, { ...grant, status: 'reauthorize', tokens: undefined, expiresAt: undefined, problem, ...(requiredScope ? { requiredScope } : {}) })
+    this.tokens.delete(settingKey(userId, server))
+    this.options.logger.warn(`MCP server "${server}": ${userId} needs to authorise more access (${problem}).`)
+    this.options.onChange?.(userId, server)
   }
 
   /**
@@ -199,15 +292,15 @@ export class McpAuthorizations {
       await this.write(userId, serverName, grant)
       throw new McpOAuthFlowError(400, `MCP server "${serverName}" was not connected. ${grant.problem}.`)
     }
-    const provider = new GrantProvider({ ...grant, pending }, { redirectUrl: grant.redirectUrl ?? '', scope: server.scope, now: () => this.now() })
+    const provider = new GrantProvider({ ...grant, pending }, { redirectUrl: grant.redirectUrl ?? '', scope: grant.scope, now: () => this.now(), client: server.client, clientMetadataUrl: server.clientMetadataUrl })
     try {
-      await auth(provider, { serverUrl: server.url, authorizationCode: query.code, iss: query.iss, scope: server.scope, fetchFn: this.options.fetchFn })
+      await auth(provider, { serverUrl: server.url, authorizationCode: query.code, iss: query.iss, scope: grant.scope, resourceMetadataUrl: grant.discovery?.resourceMetadataUrl ? new URL(grant.discovery.resourceMetadataUrl) : undefined, fetchFn: this.options.fetchFn, skipIssuerMetadataValidation: grant.legacyIssuer })
     } catch (error) {
       grant.problem = `The code could not be exchanged: ${describe(error)}`
       await this.write(userId, serverName, grant)
       throw new McpOAuthFlowError(502, `MCP server "${serverName}" was not connected. ${grant.problem}.`)
     }
-    const connected: McpOAuthGrant = { ...provider.grant, pending: undefined, status: 'connected', connectedAt: this.now(), problem: undefined }
+    const connected: McpOAuthGrant = { ...provider.grant, pending: undefined, status: 'connected', connectedAt: this.now(), problem: undefined, requiredScope: undefined }
     await this.write(userId, serverName, connected)
     this.tokens.delete(settingKey(userId, serverName))
     this.options.logger.info(`MCP server "${serverName}" was authorised for ${userId}.`)
@@ -243,6 +336,11 @@ export class McpAuthorizations {
         const response = await send(url, init)
         const authorization = new Headers(init?.headers).get('authorization')
         if (authorization) carried.set(response, authorization.replace(/^\S+\s+/, ''))
+        // Step-up: the server wants more scope than this person granted. Asking again needs them.
+        if (response.status === 403) {
+          const challenge = extractWWWAuthenticateParams(response)
+          if (challenge.error === 'insufficient_scope') await this.needsMoreScope(userId, server, challenge.scope)
+        }
         return response
       },
       authProvider: {
@@ -316,7 +414,9 @@ export class McpAuthorizations {
       // Refreshed meanwhile (by the holder we waited for, or just before us): use that.
       const fresh = this.usableToken(grant)
       if (fresh && fresh !== stale) return this.remember(key, grant, fresh)
-      const { discovery, client, tokens } = grant
+      const { discovery, tokens } = grant
+      const preRegistered = this.server(server)?.client
+      const client = preRegistered ? preRegisteredInformation(preRegistered) : grant.client
       if (!tokens.refresh_token || !discovery || !client) return await this.needsReauthorizing(userId, server, grant, 'the server gave no refresh token')
       let next
       try {

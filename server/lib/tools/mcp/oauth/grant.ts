@@ -29,6 +29,31 @@ export interface McpOAuthGrant {
   connectedAt?: number
   /** Why it needs re-authorising, or why the last attempt failed (shown in Settings). */
   problem?: string
+  /** The scope the last authorisation asked for. */
+  scope?: string
+  /** The server uses the 2025-03-26 layout whose metadata names another issuer on its own origin (accepted for it). */
+  legacyIssuer?: boolean
+  /** The wider scope the server asked for since ("insufficient scope"): the next authorisation asks for it. */
+  requiredScope?: string
+}
+
+/** A client registered beforehand with the authorization server (from the server's config, never stored in a grant). */
+export interface PreRegisteredClient {
+  clientId: string
+  clientSecret?: string
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none'
+  /** The authorization server it belongs to: the SDK sends its secret to no other. */
+  issuer?: string
+}
+
+/** A pre-registered client as the SDK reads client information. */
+export function preRegisteredInformation(client: PreRegisteredClient): StoredOAuthClientInformation {
+  return {
+    client_id: client.clientId,
+    ...(client.clientSecret ? { client_secret: client.clientSecret } : {}),
+    ...(client.tokenEndpointAuthMethod ? { token_endpoint_auth_method: client.tokenEndpointAuthMethod } : {}),
+    ...(client.issuer ? { issuer: client.issuer } : {}),
+  } as StoredOAuthClientInformation
 }
 
 /** What the app tells authorization servers about itself when it registers (RFC 7591). */
@@ -50,8 +75,23 @@ export class GrantProvider implements OAuthClientProvider {
 
   constructor(
     readonly grant: McpOAuthGrant,
-    private readonly options: { redirectUrl: string, scope?: string, state?: string, now: () => number, /** Hide stored tokens (starting a new authorisation, not refreshing). */ ignoreTokens?: boolean },
+    private readonly options: {
+      redirectUrl: string
+      scope?: string
+      state?: string
+      now: () => number
+      /** Hide stored tokens (starting a new authorisation, not refreshing). */
+      ignoreTokens?: boolean
+      /** A client registered beforehand: used instead of registering. */
+      client?: PreRegisteredClient
+      /** This app's client ID metadata document, for authorization servers that take a URL as the client id. */
+      clientMetadataUrl?: string
+    },
   ) {}
+
+  get clientMetadataUrl(): string | undefined {
+    return this.options.client ? undefined : this.options.clientMetadataUrl
+  }
 
   get redirectUrl(): string {
     return this.options.redirectUrl
@@ -67,11 +107,12 @@ export class GrantProvider implements OAuthClientProvider {
   }
 
   clientInformation(): StoredOAuthClientInformation | undefined {
-    return this.grant.client
+    return this.options.client ? preRegisteredInformation(this.options.client) : this.grant.client
   }
 
   saveClientInformation(client: StoredOAuthClientInformation): void {
-    this.grant.client = client
+    // A pre-registered client's secret stays in the config, not in every person's grant.
+    if (!this.options.client) this.grant.client = client
   }
 
   tokens(): StoredOAuthTokens | undefined {
