@@ -13,8 +13,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { createMcpHandler, McpServer, OAuthError, OAuthErrorCode, oauthMetadataResponse, requireBearerAuth } from '@modelcontextprotocol/server'
 
-interface AccessToken { user: string, clientId: string, expiresAt: number, resource: string }
-interface RefreshToken { user: string, clientId: string, used: boolean, family: string }
+interface AccessToken { user: string, clientId: string, expiresAt: number, resource: string, scopes: string[] }
+interface RefreshToken { user: string, clientId: string, used: boolean, family: string, scopes: string[] }
 
 export interface OAuthMcpServer {
   /** The MCP endpoint (`…/mcp`). */
@@ -32,6 +32,10 @@ export interface OAuthMcpServer {
   revokeRefreshTokens: () => void
   /** Token requests wait this long before answering (to make parallel refreshes overlap). */
   setTokenDelay: (ms: number) => void
+  /** MCP requests need this scope from now on (403 insufficient_scope naming it otherwise); undefined: none. */
+  requireScope: (scope: string | undefined) => void
+  /** The scope each authorization asked for, in order. */
+  askedScopes: Array<string | null>
   close: () => Promise<void>
 }
 
@@ -62,7 +66,9 @@ async function sendWeb(response: ServerResponse, answer: Response): Promise<void
 
 export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: number } = {}): Promise<OAuthMcpServer> {
   const clients = new Map<string, { redirectUris: string[] }>()
-  const codes = new Map<string, { user: string, clientId: string, challenge: string, redirectUri: string, resource: string }>()
+  const codes = new Map<string, { user: string, clientId: string, challenge: string, redirectUri: string, resource: string, scopes: string[] }>()
+  let requiredScope: string | undefined
+  const askedScopes: Array<string | null> = []
   const accessTokens = new Map<string, AccessToken>()
   const refreshTokens = new Map<string, RefreshToken>()
   const stats = { registrations: 0, authorizations: 0, codeExchanges: 0, refreshes: 0, refreshReuse: 0, rejectedCalls: 0 }
@@ -92,7 +98,7 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
     scopes_supported: ['tools'],
   }
   const metadataOptions = { oauthMetadata: metadata, resourceServerUrl: mcpUrl, scopesSupported: ['tools'], resourceName: 'OAuth fixture', dangerouslyAllowInsecureIssuerUrl: true }
-  const gate = requireBearerAuth({
+  const gateOptions: Parameters<typeof requireBearerAuth>[0] = {
     resourceMetadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp`,
     verifier: {
       async verifyAccessToken(token) {
@@ -101,10 +107,11 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
           stats.rejectedCalls++
           throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown or expired')
         }
-        return { token, clientId: known.clientId, scopes: ['tools'], expiresAt: Math.floor(known.expiresAt / 1000), resource: new URL(known.resource), extra: { user: known.user } }
+        return { token, clientId: known.clientId, scopes: known.scopes, expiresAt: Math.floor(known.expiresAt / 1000), resource: new URL(known.resource), extra: { user: known.user } }
       },
     },
-  })
+  }
+  const gate = requireBearerAuth(gateOptions)
   const mcp = createMcpHandler(() => {
     const server = new McpServer({ name: 'oauth-fixture', version: '1.0.0' })
     server.registerTool('whoami', { description: 'Says whose authorisation this call carries.', annotations: { readOnlyHint: true } }, async (context) => {
@@ -114,12 +121,12 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
     return server
   })
 
-  function issueTokens(user: string, clientId: string, resource: string, family = base64url(randomBytes(8))) {
+  function issueTokens(user: string, clientId: string, resource: string, family = base64url(randomBytes(8)), scopes = ['tools']) {
     const access = base64url(randomBytes(24))
     const refresh = base64url(randomBytes(24))
-    accessTokens.set(access, { user, clientId, expiresAt: Date.now() + ttlSeconds * 1000, resource })
-    refreshTokens.set(refresh, { user, clientId, used: false, family })
-    return { access_token: access, token_type: 'Bearer', expires_in: ttlSeconds, refresh_token: refresh, scope: 'tools' }
+    accessTokens.set(access, { user, clientId, expiresAt: Date.now() + ttlSeconds * 1000, resource, scopes })
+    refreshTokens.set(refresh, { user, clientId, used: false, family, scopes })
+    return { access_token: access, token_type: 'Bearer', expires_in: ttlSeconds, refresh_token: refresh, scope: scopes.join(' ') }
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -143,7 +150,8 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
       if (!client || !client.redirectUris.includes(redirectUri)) return json(response, 400, { error: 'invalid_request', error_description: 'unknown client or redirect_uri' })
       if (query.get('code_challenge_method') !== 'S256' || !query.get('code_challenge')) return json(response, 400, { error: 'invalid_request', error_description: 'PKCE S256 required' })
       const code = base64url(randomBytes(16))
-      codes.set(code, { user: approveAs, clientId: query.get('client_id')!, challenge: query.get('code_challenge')!, redirectUri, resource: query.get('resource') ?? mcpUrl.href })
+      askedScopes.push(query.get('scope'))
+      codes.set(code, { user: approveAs, clientId: query.get('client_id')!, challenge: query.get('code_challenge')!, redirectUri, resource: query.get('resource') ?? mcpUrl.href, scopes: (query.get('scope') ?? 'tools').split(' ').filter(Boolean) })
       stats.authorizations++
       const target = new URL(redirectUri)
       target.searchParams.set('code', code)
@@ -164,7 +172,7 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
           return json(response, 400, { error: 'invalid_grant', error_description: 'bad authorization code or verifier' })
         }
         stats.codeExchanges++
-        return json(response, 200, issueTokens(grant.user, clientId, grant.resource))
+        return json(response, 200, issueTokens(grant.user, clientId, grant.resource, undefined, grant.scopes))
       }
       if (form.get('grant_type') === 'refresh_token') {
         const presented = form.get('refresh_token') ?? ''
@@ -178,12 +186,12 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
         }
         known.used = true
         stats.refreshes++
-        return json(response, 200, issueTokens(known.user, clientId, form.get('resource') ?? mcpUrl.href, known.family))
+        return json(response, 200, issueTokens(known.user, clientId, form.get('resource') ?? mcpUrl.href, known.family, known.scopes))
       }
       return json(response, 400, { error: 'unsupported_grant_type' })
     }
     if (url.pathname === '/mcp') {
-      const auth = await gate(web)
+      const auth = await (requiredScope ? requireBearerAuth({ ...gateOptions, requiredScopes: [requiredScope] }) : gate)(web)
       if (auth instanceof Response) return sendWeb(response, auth)
       return sendWeb(response, await mcp.fetch(web, { authInfo: auth }))
     }
@@ -204,6 +212,10 @@ export async function startOAuthMcpServer(options: { accessTokenTtlSeconds?: num
       for (const token of accessTokens.values()) token.expiresAt = 0
     },
     revokeRefreshTokens: () => refreshTokens.clear(),
+    requireScope: (scope) => {
+      requiredScope = scope
+    },
+    askedScopes,
     setTokenDelay: (ms) => {
       tokenDelayMs = ms
     },

@@ -104,6 +104,31 @@ describe('an OAuth-protected MCP server', () => {
     expect(await store.getSetting('mcp-oauth:bob:secure')).toBeNull()
   }, 60_000)
 
+  it('asks the person to re-authorise with the wider scope when the server wants more (step-up), without retrying behind their back', async () => {
+    const { servers, authorizations } = setUp()
+    await run(servers)
+    await authorise(authorizations, 'ada', 'ada@idp')
+    // No scope configured and none in the challenge: the first authorisation asks for the metadata's scopes_supported.
+    expect(fixture.askedScopes).toEqual(['tools'])
+    await servers.discoverFor('ada', noCredentials)
+    expect(await whoami('ada')).toMatchObject({ result: 'authorised as ada@idp' })
+
+    fixture.requireScope('files:write')
+    const refused = await whoami('ada')
+    expect(refused).toMatchObject({ result: null, error: expect.stringMatching(/MCP server "secure" needs more access than the user authorised \(scope "tools files:write"\)\. Tell the user to re-authorise it in Settings → Connections/) })
+    expect(await authorizations.status('ada', 'secure')).toMatchObject({ state: 'reauthorize', scope: 'tools files:write', problem: expect.stringContaining('files:write') })
+    // Until the person acts, calls are refused before anything is sent (no loop of 403s).
+    const rejectedBefore = fixture.stats.rejectedCalls
+    expect((await whoami('ada')).error).toMatch(/needs more access/)
+    expect(fixture.stats.rejectedCalls).toBe(rejectedBefore)
+
+    // Re-authorising asks for what they had plus what the server named, and the call goes through.
+    await authorise(authorizations, 'ada', 'ada@idp')
+    expect(fixture.askedScopes.at(-1)).toBe('tools files:write')
+    expect(await authorizations.status('ada', 'secure')).toMatchObject({ state: 'connected' })
+    expect(await whoami('ada')).toMatchObject({ result: 'authorised as ada@idp' })
+  })
+
   it('refreshes an expiring token once for many parallel calls, and once after the server stops accepting it', async () => {
     const { servers, authorizations } = setUp()
     await run(servers)
