@@ -1,8 +1,8 @@
-import type { McpServerSettings, McpServerSettingsList, McpServerStatus } from '../../shared/types/tool'
+import type { McpOAuthSettingsView, McpServerSettings, McpServerSettingsList, McpServerStatus } from '../../shared/types/tool'
 
 /** What an admin sends to add or change a server: the config file's shape. */
 export type McpServerInput =
-  | { url: string, headers: Record<string, string>, oauth?: boolean, enabled: boolean, timeoutMs: number, tools?: string[] }
+  | { url: string, headers: Record<string, string>, oauth?: true | McpOAuthSettingsView, enabled: boolean, timeoutMs: number, tools?: string[] }
   | { command: string, args: string[], env: Record<string, string>, cwd?: string, enabled: boolean, timeoutMs: number, tools?: string[] }
 
 /** MCP servers as an admin manages them: the config file's (read-only here) and those added in the UI. */

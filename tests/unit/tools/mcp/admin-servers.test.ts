@@ -93,6 +93,22 @@ describe('MCP servers added by an admin', () => {
     expect(await settings.getSetting('mcp-servers')).toBeNull()
   }, 60_000)
 
+  it('keeps an OAuth client\'s secret sealed and masked like a header, and a mask sent back keeps it', async () => {
+    const settings = createMemoryAccountStore()
+    const { servers, catalog } = instance(settings)
+    await catalog.start()
+    const shown = await catalog.put('idp', { url: remote.url, oauth: { clientId: 'or3-chat', clientSecret: 'client-s3cret', tokenEndpointAuthMethod: 'client_secret_post' } })
+    expect(shown.oauth).toEqual({ clientId: 'or3-chat', clientSecret: '••••••••', tokenEndpointAuthMethod: 'client_secret_post' })
+    expect(await settings.getSetting('mcp-servers')).not.toContain('client-s3cret')
+    expect(servers.oauthServers()).toEqual([{ name: 'idp', url: remote.url, client: { clientId: 'or3-chat', clientSecret: 'client-s3cret', tokenEndpointAuthMethod: 'client_secret_post' } }])
+    // The admin changes the scope and sends the mask back: the secret stays.
+    await catalog.put('idp', { url: remote.url, oauth: { clientId: 'or3-chat', clientSecret: '••••••••', scope: 'tools' } })
+    expect(servers.oauthServers()[0]).toMatchObject({ scope: 'tools', client: { clientSecret: 'client-s3cret' } })
+    // A new address does not get the old secret from a mask.
+    expect(await refusal(catalog.put('idp', { url: 'https://elsewhere.example/mcp', oauth: { clientId: 'or3-chat', clientSecret: '••••••••' } }))).toMatchObject({ statusCode: 400, message: expect.stringMatching(/address changed.*OAuth setting clientSecret/) })
+    expect(await refusal(catalog.put('m2m', { url: remote.url, oauth: { grant: 'client_credentials', clientId: 'or3' } }))).toMatchObject({ statusCode: 400, message: expect.stringMatching(/oauth\.clientSecret: or "privateKey" is needed/) })
+  }, 60_000)
+
   it('lets an admin add a command where the operator allows it, with its environment sealed', async () => {
     const settings = createMemoryAccountStore()
     const { catalog } = instance(settings, { commandsAllowed: true })
