@@ -1,17 +1,30 @@
 import vue from '@vitejs/plugin-vue'
 import ui from '@nuxt/ui/vite'
 import { defineConfig } from 'vitest/config'
+import AppFilesLast from './tests/support/app-files-last'
 
 // Projects by environment: `unit` runs domain modules in plain Node (no Nuxt, no Nitro);
 // `components` mounts the Vue components and composables in happy-dom (@vue/test-utils);
 // `convex` runs the convex/ functions under convex-test (the edge runtime Convex uses);
-// `e2e` builds the real app once per file and talks to it over HTTP; `browser` drives that app
-// in Debian's Chromium through playwright-core.
+// `e2e` runs the real app, built once per run, and talks to it over HTTP; `browser` drives that
+// app in Debian's Chromium through playwright-core.
 // One id per `vitest` run, inherited by every worker: test files that build the app share one build.
 process.env.OR3_TEST_RUN_ID ??= `${Date.now()}-${process.pid}`
 
+// Two files at a time (the CI machine has two cores): the app builds in the background while the
+// other projects' files run first, then the app's files run two at a time, longest first.
+const appProject = {
+  environment: 'node' as const,
+  globalSetup: ['tests/support/app-build-first.ts'],
+  benchmark: { include: [] },
+  testTimeout: 120_000,
+  hookTimeout: 240_000,
+}
+
 export default defineConfig({
   test: {
+    maxWorkers: 2,
+    sequence: { sequencer: AppFilesLast },
     projects: [
       {
         test: {
@@ -42,26 +55,10 @@ export default defineConfig({
         },
       },
       {
-        test: {
-          name: 'e2e',
-          include: ['tests/e2e/**/*.test.ts'],
-          environment: 'node',
-          fileParallelism: false,
-          benchmark: { include: [] },
-          testTimeout: 120_000,
-          hookTimeout: 240_000,
-        },
+        test: { name: 'e2e', include: ['tests/e2e/**/*.test.ts'], ...appProject },
       },
       {
-        test: {
-          name: 'browser',
-          include: ['tests/browser/**/*.test.ts'],
-          environment: 'node',
-          fileParallelism: false,
-          benchmark: { include: [] },
-          testTimeout: 120_000,
-          hookTimeout: 240_000,
-        },
+        test: { name: 'browser', include: ['tests/browser/**/*.test.ts'], ...appProject },
       },
     ],
   },
