@@ -8,8 +8,12 @@ const models = ref<ModelSummary[]>([])
 const selected = ref('')
 const error = ref<string>()
 let watching = false
-/** Whether the picked model reads images sent with a message. */
-const imagesAccepted = computed(() => models.value.find(model => model.id === selected.value)?.acceptsImages ?? false)
+/**
+ * Whether the picked model reads images sent with a message; undefined while the models are still
+ * loading, so an image picked meanwhile is not refused for a model not known yet (the server
+ * checks it when the message is sent).
+ */
+const imagesAccepted = computed<boolean | undefined>(() => models.value.find(model => model.id === selected.value)?.acceptsImages)
 
 /** The models the server offers (the offline demo model among them) and the one picked. */
 export function useModels() {

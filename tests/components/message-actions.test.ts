@@ -154,6 +154,16 @@ describe('attachments', () => {
     expect(mount(ChatComposer, { props: { busy: false } }).find('[data-testid=composer-file-input]').exists()).toBe(false)
   })
 
+  it('takes an image picked while the models are still loading (whether the model reads images is not known yet)', async () => {
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: () => 'blob:preview', revokeObjectURL: vi.fn() }))
+    const wrapper = mount(ChatComposer, { props: { busy: false, attachments: rules, imagesAccepted: undefined } })
+    const input = wrapper.find('[data-testid=composer-file-input]')
+    Object.defineProperty(input.element, 'files', { value: [png()], configurable: true })
+    await input.trigger('change')
+    expect(wrapper.find('[data-testid=composer-problem]').exists()).toBe(false)
+    expect(wrapper.findAll('[data-testid=composer-files] li').map(item => item.text())).toEqual([expect.stringContaining('photo.png')])
+  })
+
   it('shows a message\'s images as thumbnails and text files as named links to this app, names as text', () => {
     const wrapper = mount(ChatMessage, { props: { message: { id: 'q', threadId: 't/1', role: 'user', content: '', attachments: [
       { id: 'img', name: '<img src=x onerror=alert(1)>.png', mediaType: 'image/png', kind: 'image', size: 2048 },
