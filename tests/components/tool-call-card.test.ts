@@ -51,12 +51,15 @@ describe('ToolCallCard', () => {
     expect(wrapper.find('b').exists()).toBe(false)
   })
 
-  it('offers to connect when the call ended because a credential is not set or an account is not connected', () => {
+  it('offers to connect (or re-authorise) when the call ended because a credential is not set or an account is not connected', () => {
     // Connect is a Nuxt UI link button: it needs the app's router.
     const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/:any(.*)*', component: { render: () => null } }] })
     const card = (call: ToolCallView) => mount(ToolCallCard, { props: { call }, global: { plugins: [router] } })
     const missing = card({ ...base, status: 'error', error: 'Tool "github_issues" needs the credential "github/token", which is not set. Tell the user to add it in Settings → Credentials (/settings#credentials) and ask again; do not retry before then.' })
     expect(missing.find('[data-testid=tool-connect]').attributes('href')).toBe('/settings#credentials')
+    expect(missing.find('[data-testid=tool-connect]').text()).toBe('Connect')
+    const stepUp = card({ ...base, status: 'error', error: 'Tool "secure__write" failed: MCP server "secure" needs more access than the user authorised (scope "tools files:write"). Tell the user to re-authorise it in Settings → Connections (/settings#connections) and ask again.' })
+    expect(stepUp.find('[data-testid=tool-connect]').text()).toBe('Re-authorise')
     const unauthorised = card({ ...base, status: 'error', error: 'Tool "secure__whoami" failed: The user\'s authorisation for MCP server "secure" expired or was revoked (invalid_grant). Tell the user to re-authorise it in Settings → Connections (/settings#connections) and ask again.' })
     expect(unauthorised.find('[data-testid=tool-connect]').attributes('href')).toBe('/settings#connections')
     const other = card({ ...base, status: 'error', error: 'boom' })
