@@ -19,6 +19,11 @@ export default defineNuxtConfig({
 
   modules: ['nuxt-security', 'nuxt-auth-utils', '@nuxt/ui'],
 
+  // Every app file imports its composables and utils explicitly: Nuxt's scan of app/composables
+  // and app/utils would only add a second, implicit way in (and has added static imports of lazy
+  // modules). Nuxt's and Vue's own names (ref, useHead, navigateTo…) stay auto-imported.
+  imports: { scan: false },
+
   // Nuxt UI: the ecosystem's components. Its fonts would be fetched from the internet and its
   // colour mode would replace the app's own theme toggle (data-theme + the `dark` class), so both
   // are off; Lucide icons are bundled, never fetched.

@@ -36,7 +36,8 @@ export default defineConfig({
       },
       {
         // Nuxt UI's Vue plugin: its components (UButton…) resolve in the tested components as in the app.
-        plugins: [vue(), ui({ ui: { colors: { primary: 'blue', neutral: 'slate' } } })],
+        // dts: false: the plugin would otherwise write auto-imports.d.ts and components.d.ts at the root.
+        plugins: [vue(), ui({ dts: false, ui: { colors: { primary: 'blue', neutral: 'slate' } } })],
         test: {
           name: 'components',
           include: ['tests/components/**/*.test.ts'],
