@@ -6,6 +6,7 @@
  * nobody else's request waits behind them. The per-IP start rate only counts a request once its
  * body is read, which is why this sits in front of it.
  */
+import { CapacityCounter } from './capacity-counter'
 import { OverCapacityError } from './over-capacity'
 
 /** The caps, from `limits.bodyBytesInFlightPerIp` and `limits.bodyBytesInFlight` in the runtime config. */
@@ -27,14 +28,15 @@ export class BodyBudgetError extends OverCapacityError {
 
 /** Counts the bytes of request bodies in flight, and refuses one that would pass a cap. */
 export class BodyBudget {
-  private total = 0
-  private readonly byClient = new Map<string, number>()
+  private readonly counter: CapacityCounter<'client'>
 
-  constructor(private readonly limits: BodyBudgetLimits) {}
+  constructor(limits: BodyBudgetLimits) {
+    this.counter = new CapacityCounter<'client'>({ total: limits.totalBytes, client: limits.perClientBytes })
+  }
 
   /** Bytes reserved now, all clients together. */
   get inFlight(): number {
-    return this.total
+    return this.counter.held('total')
   }
 
   /**
@@ -44,24 +46,12 @@ export class BodyBudget {
    */
   reserve(client: string, bytes: number): () => void {
     const size = Math.max(0, Math.ceil(bytes))
-    const mine = this.byClient.get(client) ?? 0
-    if (mine + size > this.limits.perClientBytes) {
-      throw new BodyBudgetError(429, `This client is already sending ${mebibytes(mine)} of requests; wait for them to finish, then send this one again.`)
+    const refused = this.counter.wouldPass(size, { client }, ['client', 'total'])
+    if (refused === 'client') {
+      throw new BodyBudgetError(429, `This client is already sending ${mebibytes(this.counter.held('client', client))} of requests; wait for them to finish, then send this one again.`)
     }
-    if (this.total + size > this.limits.totalBytes) {
-      throw new BodyBudgetError(503, 'The server is receiving too much at once; send this again in a few seconds.')
-    }
-    this.byClient.set(client, mine + size)
-    this.total += size
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      this.total -= size
-      const left = (this.byClient.get(client) ?? size) - size
-      if (left > 0) this.byClient.set(client, left)
-      else this.byClient.delete(client)
-    }
+    if (refused === 'total') throw new BodyBudgetError(503, 'The server is receiving too much at once; send this again in a few seconds.')
+    return this.counter.hold(size, { client })
   }
 }
 

@@ -5,6 +5,7 @@
  * telling it to close some, not take every connection the server has (the others got ECONNRESET,
  * or 503 for the admin's own answer).
  */
+import { CapacityCounter } from './capacity-counter'
 import { OverCapacityError } from './over-capacity'
 
 /** The caps, from `backgroundJobs.streams` in the runtime config. */
@@ -26,18 +27,24 @@ export class StreamLimitError extends OverCapacityError {
   }
 }
 
+const REFUSALS: Record<'total' | 'user' | 'job' | 'address', (limits: StreamLimits) => StreamLimitError> = {
+  total: limits => new StreamLimitError(503, `The server has its maximum of ${limits.max} live streams open. Try again in a few seconds.`),
+  user: limits => new StreamLimitError(429, `You have ${limits.perUser} live streams open, the most allowed at once. Close some tabs and try again.`),
+  job: limits => new StreamLimitError(429, `This answer already has ${limits.perJob} live viewers, the most allowed at once. Close some tabs and try again.`),
+  address: limits => new StreamLimitError(429, `Your network address has ${limits.perAddress} live streams open, the most allowed at once. Close some tabs and try again.`),
+}
+
 /** Counts open streams and refuses one over a cap. */
 export class StreamSlots {
-  private total = 0
-  private readonly byUser = new Map<string, number>()
-  private readonly byJob = new Map<string, number>()
-  private readonly byAddress = new Map<string, number>()
+  private readonly counter: CapacityCounter<'user' | 'job' | 'address'>
 
-  constructor(private readonly limits: StreamLimits) {}
+  constructor(private readonly limits: StreamLimits) {
+    this.counter = new CapacityCounter<'user' | 'job' | 'address'>({ total: limits.max, user: limits.perUser, job: limits.perJob, address: limits.perAddress })
+  }
 
   /** Open streams now. */
   get open(): number {
-    return this.total
+    return this.counter.held('total')
   }
 
   /**
@@ -45,29 +52,9 @@ export class StreamSlots {
    * counted per address), or throws a `StreamLimitError`. Returns the idempotent release.
    */
   acquire(userId: string, jobId: string, address?: string): () => void {
-    const refuse = (statusCode: 429 | 503, message: string) => new StreamLimitError(statusCode, message)
-    if (this.total >= this.limits.max) throw refuse(503, `The server has its maximum of ${this.limits.max} live streams open. Try again in a few seconds.`)
-    if ((this.byUser.get(userId) ?? 0) >= this.limits.perUser) throw refuse(429, `You have ${this.limits.perUser} live streams open, the most allowed at once. Close some tabs and try again.`)
-    if ((this.byJob.get(jobId) ?? 0) >= this.limits.perJob) throw refuse(429, `This answer already has ${this.limits.perJob} live viewers, the most allowed at once. Close some tabs and try again.`)
-    if (address !== undefined && (this.byAddress.get(address) ?? 0) >= this.limits.perAddress) throw refuse(429, `Your network address has ${this.limits.perAddress} live streams open, the most allowed at once. Close some tabs and try again.`)
-    this.total++
-    increment(this.byUser, userId, 1)
-    increment(this.byJob, jobId, 1)
-    if (address !== undefined) increment(this.byAddress, address, 1)
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      this.total--
-      increment(this.byUser, userId, -1)
-      increment(this.byJob, jobId, -1)
-      if (address !== undefined) increment(this.byAddress, address, -1)
-    }
+    const keys = { user: userId, job: jobId, address }
+    const refused = this.counter.wouldPass(1, keys, ['total', 'user', 'job', 'address'])
+    if (refused) throw REFUSALS[refused](this.limits)
+    return this.counter.hold(1, keys)
   }
-}
-
-function increment(counts: Map<string, number>, key: string, by: number): void {
-  const next = (counts.get(key) ?? 0) + by
-  if (next <= 0) counts.delete(key)
-  else counts.set(key, next)
 }
