@@ -54,6 +54,19 @@ afterAll(async () => {
 })
 
 /** Audits the page as it is now in light and dark, at desktop and phone width; returns the problems by combination. */
+/**
+ * Waits until the colour transitions a scheme change starts have ended (they begin on the next
+ * frame; on a busy machine they run long, and axe would judge a colour half way between light
+ * and dark). Endless animations (a spinner) are not waited for.
+ */
+async function transitionsEnded(): Promise<void> {
+  await page.evaluate(async () => {
+    await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)))
+    const finite = document.getAnimations().filter(animation => animation.effect?.getComputedTiming().iterations !== Infinity)
+    await Promise.all(finite.map(animation => animation.finished.catch(() => {})))
+  })
+}
+
 async function auditEverySchemeAndWidth(ready: string): Promise<Record<string, string[]>> {
   const found: Record<string, string[]> = {}
   for (const scheme of ['light', 'dark'] as const) {
@@ -62,6 +75,7 @@ async function auditEverySchemeAndWidth(ready: string): Promise<Record<string, s
       await page.setViewportSize({ width, height: 844 })
       await page.locator(ready).first().waitFor()
       await page.mouse.move(0, 0)
+      await transitionsEnded()
       const problems = await violations(page)
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
       if (overflow > 0) problems.push(`scrolls sideways by ${overflow} px`)

@@ -1,4 +1,5 @@
 /** Why an auth request was refused, each answered with its status and words a person can act on. */
+import { DomainError, type HttpAnswer } from '../domain-error'
 
 /** What went wrong, and the HTTP status each answers with. */
 export const AUTH_REFUSALS = {
@@ -24,7 +25,7 @@ export const AUTH_REFUSALS = {
 export type AuthRefusal = keyof typeof AUTH_REFUSALS
 
 /** Raised by the account service and session checks; the error handler answers with its status. */
-export class AuthError extends Error {
+export class AuthError extends DomainError {
   override name = 'AuthError'
   constructor(readonly refusal: AuthRefusal, message: string, readonly retryAfterSeconds?: number) {
     super(message)
@@ -32,6 +33,11 @@ export class AuthError extends Error {
 
   get statusCode(): number {
     return AUTH_REFUSALS[this.refusal]
+  }
+
+  httpAnswer(): HttpAnswer {
+    const statusMessages: Record<number, string> = { 401: 'Sign-in required', 403: 'Not allowed', 409: 'Conflict', 429: 'Too many attempts' }
+    return { statusCode: this.statusCode, statusMessage: statusMessages[this.statusCode] ?? 'Refused', message: this.message, data: { reason: this.refusal }, retryAfterSeconds: this.retryAfterSeconds }
   }
 
   static isInstance(error: unknown): error is AuthError {

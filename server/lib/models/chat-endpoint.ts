@@ -6,12 +6,17 @@ import { createDemoModelFetch, DEMO_BASE_URL } from './demo/demo-fetch'
 import { DEMO_MODEL_ID } from './demo/demo-planner'
 import type { ServerConfig } from '../config/server-config'
 import { labelForBaseUrl, type ChatClientOptions, type ChatEndpoint } from '../openrouter/chat-client'
+import { DomainError, type HttpAnswer } from '../domain-error'
 
 export { DEMO_MODEL_ID } from './demo/demo-planner'
 
 /** Raised when a model needs a key nobody gave; the message says how to fix it. */
-export class MissingApiKeyError extends Error {
+export class MissingApiKeyError extends DomainError {
   override name = 'MissingApiKeyError'
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 400, statusMessage: 'API key needed', message: this.message }
+  }
 
   static isInstance(error: unknown): error is MissingApiKeyError {
     return error instanceof Error && error.name === 'MissingApiKeyError'

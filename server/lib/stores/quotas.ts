@@ -6,6 +6,7 @@
  */
 import type { ThreadStore } from './threads/thread-store'
 import type { WorkflowStore } from './workflows/workflow-store'
+import { DomainError, type HttpAnswer } from '../domain-error'
 
 /** The quotas, from `limits` in the runtime config. */
 export interface StorageQuotas {
@@ -27,10 +28,14 @@ const ADVICE: Record<QuotaKind, (limit: number) => string> = {
 }
 
 /** Raised when a user would keep more than a quota allows. */
-export class StorageQuotaError extends Error {
+export class StorageQuotaError extends DomainError {
   override name = 'StorageQuotaError'
   constructor(readonly kind: QuotaKind, readonly limit: number) {
     super(ADVICE[kind](limit))
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 409, statusMessage: 'Storage limit reached', message: this.message, data: { quota: this.kind, limit: this.limit } }
   }
 
   static isInstance(error: unknown): error is StorageQuotaError {

@@ -12,6 +12,7 @@
 import { z } from 'zod'
 import type { ChatMessage } from '../openrouter/types'
 import type { AttachmentKind, AttachmentLimits, MessageAttachment } from '../../../shared/types/attachment'
+import { DomainError, type HttpAnswer } from '../domain-error'
 
 /** A file as the composer sends it. */
 export const incomingAttachmentSchema = z.object({
@@ -31,12 +32,17 @@ export interface AcceptedAttachment {
 }
 
 /** Why a file was refused: 400 (what to change), 413 too large, 415 a type not accepted. */
-export class AttachmentError extends Error {
+export class AttachmentError extends DomainError {
   readonly statusCode: 400 | 413 | 415
   constructor(message: string, statusCode: 400 | 413 | 415) {
     super(message)
     this.name = 'AttachmentError'
     this.statusCode = statusCode
+  }
+
+  httpAnswer(): HttpAnswer {
+    const statusMessage = this.statusCode === 413 ? 'File too large' : this.statusCode === 415 ? 'File type not accepted' : 'Invalid file'
+    return { statusCode: this.statusCode, statusMessage, message: this.message }
   }
 
   static isInstance(error: unknown): error is AttachmentError {

@@ -10,6 +10,7 @@
  */
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { ChatThread, ThreadMessage, ThreadPathMessage, ThreadWithMessages } from '../../../shared/types/thread'
+import { DomainError, type HttpAnswer } from '../domain-error'
 
 /** The messages of a thread as a tree. */
 export interface MessageTree {
@@ -82,12 +83,16 @@ export function threadPath(thread: ChatThread, messages: readonly ThreadMessage[
 }
 
 /** Why a message cannot get a new version: 404 not in this thread, 400 the wrong kind of message or body. */
-export class MessageVersionError extends Error {
+export class MessageVersionError extends DomainError {
   readonly statusCode: 400 | 404
   constructor(message: string, statusCode: 400 | 404) {
     super(message)
     this.name = 'MessageVersionError'
     this.statusCode = statusCode
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: this.statusCode, statusMessage: this.statusCode === 404 ? 'No such message' : 'Cannot make that version', message: this.message }
   }
 
   static isInstance(error: unknown): error is MessageVersionError {

@@ -10,6 +10,7 @@ import { getServerTool } from './registry'
 import { answerSchemaProblem } from './outside-schemas'
 import { TOOL_NAME_PATTERN } from './tool-schema'
 import type { ClientToolDeclaration } from '../../../shared/types/tool'
+import { DomainError, type HttpAnswer } from '../domain-error'
 
 /** Most browser tools one job may declare. */
 export const MAX_CLIENT_TOOLS = 16
@@ -36,8 +37,12 @@ export const clientToolsSchema = z.array(declaration).max(MAX_CLIENT_TOOLS, `dec
   })
 
 /** Browser tools that cannot be offered: the message says which and what to do (a 400). */
-export class ClientToolError extends Error {
+export class ClientToolError extends DomainError {
   override readonly name = 'ClientToolError'
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 400, statusMessage: 'Invalid browser tool', message: this.message }
+  }
 
   static isInstance(error: unknown): error is ClientToolError {
     return error instanceof Error && error.name === 'ClientToolError'

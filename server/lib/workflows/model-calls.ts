@@ -5,6 +5,7 @@
  * true upper bound, checked against the role's `workflowModelCalls` at save and at run.
  */
 import type { WorkflowDefinition } from '../../../shared/types/workflow'
+import { DomainError, type HttpAnswer } from '../domain-error'
 
 /** Every model a workflow's agent and model-router nodes call. */
 export function workflowModels(definition: WorkflowDefinition): Set<string> {
@@ -23,10 +24,14 @@ export function workflowModelCallBound(definition: WorkflowDefinition): number {
 }
 
 /** Raised when a workflow could make more model calls than the role allows; answered 400. */
-export class WorkflowCostError extends Error {
+export class WorkflowCostError extends DomainError {
   override name = 'WorkflowCostError'
   constructor(readonly calls: number, readonly limit: number) {
     super(`This workflow could make up to ${calls} model calls in one run (agent rounds × attempts), more than the ${limit} your role allows. Lower agents' maxToolRounds or retries, or use fewer agent nodes.`)
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 400, statusMessage: 'Workflow too costly', message: this.message, data: { modelCalls: this.calls, limit: this.limit } }
   }
 
   static isInstance(error: unknown): error is WorkflowCostError {

@@ -8,6 +8,7 @@
  */
 import { BudgetPools, DEFAULT_OUTPUT_ESTIMATE, RunBudget } from './budget-pool'
 import type { DailyUsage, RoleLimits } from '../../../../shared/types/limits'
+import { DomainError, type HttpAnswer } from '../../domain-error'
 
 /** Where usage is kept (the account store implements it). */
 export interface UsageLedger {
@@ -40,7 +41,7 @@ export function nextUtcMidnight(now: number): number {
 }
 
 /** Raised when a principal's daily budget is used up; answered 402 with `Retry-After` until midnight UTC. */
-export class BudgetExceededError extends Error {
+export class BudgetExceededError extends DomainError {
   override name = 'BudgetExceededError'
   constructor(readonly budget: 'tokens' | 'cost', readonly limit: number, readonly resetsAt: number, now: number) {
     super(budgetMessage(budget, limit, resetsAt))
@@ -49,18 +50,26 @@ export class BudgetExceededError extends Error {
 
   readonly retryAfterSeconds: number
 
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 402, statusMessage: 'Daily budget used up', message: this.message, data: { budget: this.budget, limit: this.limit, resetsAt: this.resetsAt }, retryAfterSeconds: this.retryAfterSeconds }
+  }
+
   static isInstance(error: unknown): error is BudgetExceededError {
     return error instanceof Error && error.name === 'BudgetExceededError'
   }
 }
 
 /** Raised when what is left of a principal's budget is held by their answers under way; answered 429 until one ends. */
-export class BudgetHeldError extends Error {
+export class BudgetHeldError extends DomainError {
   override name = 'BudgetHeldError'
   readonly retryAfterSeconds = 5
   constructor(readonly budget: 'tokens' | 'cost', readonly limit: number) {
     const unit = budget === 'tokens' ? 'tokens' : 'credits'
     super(`Your answers in progress may use the rest of your daily budget of ${limit.toLocaleString('en')} ${unit}. Try again when one of them ends.`)
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 429, statusMessage: 'Budget held by answers in progress', message: this.message, data: { budget: this.budget, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds }
   }
 
   static isInstance(error: unknown): error is BudgetHeldError {

@@ -8,15 +8,21 @@
  * Counts are this process's: each instance applies the caps to the jobs it runs.
  */
 import type { JobPrincipal } from './principal'
+import { CAPACITY_RETRY_AFTER_SECONDS, DomainError, type HttpAnswer } from '../../domain-error'
 
 /** Which cap refused a start. */
 export type CapacityScope = 'server' | 'user' | 'ip' | 'guests'
 
 /** Raised when a new job would exceed a cap; answered 503 (server) or 429 (the others), with `Retry-After`. */
-export class JobCapacityError extends Error {
+export class JobCapacityError extends DomainError {
   override name = 'JobCapacityError'
   constructor(readonly scope: CapacityScope, readonly limit: number, readonly retryAfterSeconds: number) {
     super(capacityMessage(scope, limit))
+  }
+
+  httpAnswer(): HttpAnswer {
+    const server = this.scope === 'server'
+    return { statusCode: server ? 503 : 429, statusMessage: server ? 'Server busy' : 'Too many running answers', message: this.message, data: { scope: this.scope, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds }
   }
 
   static isInstance(error: unknown): error is JobCapacityError {
@@ -42,9 +48,6 @@ export interface CapacityLimits {
   maxWaitingJobs?: number
   maxWaitingJobsPerUser?: number
 }
-
-/** Seconds a refused client is asked to wait. */
-const RETRY_AFTER_SECONDS = 5
 
 interface Slot {
   userId: string
@@ -84,7 +87,7 @@ export class JobSlots {
   check(principal: JobPrincipal, jobsAtOnce: number): void {
     const { maxConcurrentJobs } = this.limits
     // Answered jobs queued for a slot go first.
-    if (this.closed || this.size + this.queue.length >= maxConcurrentJobs) throw new JobCapacityError('server', maxConcurrentJobs, RETRY_AFTER_SECONDS)
+    if (this.closed || this.size + this.queue.length >= maxConcurrentJobs) throw new JobCapacityError('server', maxConcurrentJobs, CAPACITY_RETRY_AFTER_SECONDS)
     const share = this.fairShare
     let mine = 0
     let sameAddress = 0
@@ -96,9 +99,9 @@ export class JobSlots {
       if (slot.guest) guests++
     }
     const userCap = Math.min(jobsAtOnce, share)
-    if (mine >= userCap) throw new JobCapacityError('user', userCap, RETRY_AFTER_SECONDS)
-    if (sameAddress >= share) throw new JobCapacityError('ip', share, RETRY_AFTER_SECONDS)
-    if (principal.role === 'guest' && guests >= share) throw new JobCapacityError('guests', share, RETRY_AFTER_SECONDS)
+    if (mine >= userCap) throw new JobCapacityError('user', userCap, CAPACITY_RETRY_AFTER_SECONDS)
+    if (sameAddress >= share) throw new JobCapacityError('ip', share, CAPACITY_RETRY_AFTER_SECONDS)
+    if (principal.role === 'guest' && guests >= share) throw new JobCapacityError('guests', share, CAPACITY_RETRY_AFTER_SECONDS)
   }
 
   /** Checks the caps and takes a slot under `key` (a job id, or a reservation while it is created). */

@@ -9,14 +9,19 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { memoryLimiters, type LimiterFactory } from '../../stores/rate-limits/limiters'
 import type { JobPrincipal } from './principal'
+import { DomainError, type HttpAnswer } from '../../domain-error'
 
 /** Raised when a client starts jobs faster than allowed; answered 429 with `Retry-After`. */
-export class RateLimitError extends Error {
+export class RateLimitError extends DomainError {
   override name = 'RateLimitError'
   constructor(readonly scope: 'user' | 'ip', readonly limit: number, readonly retryAfterSeconds: number) {
     super(scope === 'user'
       ? `You started ${limit} answers in the last minute, the most allowed. Try again in ${retryAfterSeconds} s.`
       : `This network address started ${limit} answers in the last minute, the most allowed. Try again in ${retryAfterSeconds} s.`)
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 429, statusMessage: 'Too many starts', message: this.message, data: { scope: this.scope, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds }
   }
 
   static isInstance(error: unknown): error is RateLimitError {

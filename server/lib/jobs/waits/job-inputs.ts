@@ -12,6 +12,7 @@ import type { JobStore } from '../../stores/jobs/job-store'
 import type { NewInputRequest } from '../../stores/jobs/input-request-store'
 import type { JobLiveHub } from '../live-hub'
 import { parseInputAnswer } from './answers'
+import { DomainError, type HttpAnswer } from '../../domain-error'
 
 /** How long waits last and how often a waiter looks at the store. */
 export interface WaitSettings {
@@ -26,10 +27,15 @@ export interface WaitSettings {
 }
 
 /** A refused answer or claim: 400 (does not fit), 404 (not yours or none), 409 (already settled or claimed), 410 (expired). */
-export class JobInputError extends Error {
+export class JobInputError extends DomainError {
   override readonly name = 'JobInputError'
   constructor(readonly statusCode: 400 | 404 | 409 | 410, message: string, readonly request?: JobInputRequest) {
     super(message)
+  }
+
+  httpAnswer(): HttpAnswer {
+    const statusMessages = { 400: 'Answer does not fit', 404: 'No such request', 409: 'Already settled', 410: 'Request expired' }
+    return { statusCode: this.statusCode, statusMessage: statusMessages[this.statusCode], message: this.message, data: this.request ? { request: this.request } : undefined }
   }
 
   static isInstance(error: unknown): error is JobInputError {

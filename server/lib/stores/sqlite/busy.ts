@@ -6,6 +6,7 @@
  * that still finds the database busy is retried asynchronously (the loop serves others between
  * tries) until `deadlineMs`, then fails with `StoreBusyError` (503 with `Retry-After`).
  */
+import { DomainError, type HttpAnswer } from '../../domain-error'
 
 /** Longest one statement waits for the lock inside SQLite (blocking the loop); tries are spaced out after it. */
 export const SQLITE_BUSY_TIMEOUT_MS = 20
@@ -19,12 +20,16 @@ export interface BusyRetryOptions {
 const DEFAULT_BUSY_RETRY: BusyRetryOptions = { deadlineMs: 2_000, firstDelayMs: 10 }
 
 /** Raised when the database stayed locked for the whole retry deadline. */
-export class StoreBusyError extends Error {
+export class StoreBusyError extends DomainError {
   override name = 'StoreBusyError'
   readonly retryAfterSeconds = 2
   /** SQLite's own error. Not `cause`: h3 would answer with the cause and lose this error's meaning. */
   constructor(readonly sqliteError: unknown) {
     super('The database is busy (another process holds its write lock). Nothing was saved; try again in a few seconds.')
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 503, statusMessage: 'Storage busy', message: this.message, retryAfterSeconds: this.retryAfterSeconds }
   }
 
   static isInstance(error: unknown): error is StoreBusyError {

@@ -14,6 +14,7 @@ import type { SecretBox } from '../../security/secret-box'
 import type { SettingsStore } from '../../auth/role-limits'
 import type { ToolCredentials } from '../tool-types'
 import type { CredentialService } from '../../../../shared/types/credentials'
+import { DomainError, type HttpAnswer } from '../../domain-error'
 
 const SETTING_PREFIX = 'credentials:'
 /** Services one user may keep, keys per service, and characters per value. */
@@ -30,8 +31,12 @@ const credentialMapSchema = z.record(nameSchema, z.record(nameSchema, z.string()
 type CredentialMap = Record<string, Record<string, string>>
 
 /** A change a user cannot make, with what to fix (answered 400). */
-export class CredentialInputError extends Error {
+export class CredentialInputError extends DomainError {
   override name = 'CredentialInputError'
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 400, statusMessage: 'Invalid credential', message: this.message }
+  }
+
   static isInstance(error: unknown): error is CredentialInputError {
     return error instanceof Error && error.name === 'CredentialInputError'
   }

@@ -15,16 +15,22 @@ import type { SettingsStore } from '../../auth/role-limits'
 import { MCP_SERVER_NAME, mcpServerProblems, mcpServerSchema, toMcpServerConfig, type McpServerConfig } from './config'
 import type { McpServers } from './servers'
 import { MCP_SECRET_MASK, type McpServerSettings, type McpServerSettingsList, type McpServerStatus } from '../../../../shared/types/tool'
+import { DomainError, type HttpAnswer } from '../../domain-error'
 
 const SETTING = 'mcp-servers'
 /** Servers an admin may add (each may start a connection, or a child process). */
 export const MAX_ADMIN_MCP_SERVERS = 50
 
 /** A change an admin cannot make, with the status to answer and words that say what to do. */
-export class McpAdminError extends Error {
+export class McpAdminError extends DomainError {
   override name = 'McpAdminError'
   constructor(readonly statusCode: 400 | 403 | 404 | 409, message: string) {
     super(message)
+  }
+
+  httpAnswer(): HttpAnswer {
+    const statusMessages = { 400: 'Invalid MCP server', 403: 'Not allowed', 404: 'No such MCP server', 409: 'Conflict' }
+    return { statusCode: this.statusCode, statusMessage: statusMessages[this.statusCode], message: this.message }
   }
 
   static isInstance(error: unknown): error is McpAdminError {

@@ -11,6 +11,7 @@ import type { SettingsStore } from '../../auth/role-limits'
 import { policyDenial, policyNeedsApproval, toolPolicySchema, type PolicyPrincipal, type PolicyTool, type ToolPolicyRule } from './rules'
 import type { ToolPolicyView } from '../../../../shared/types/tool-policy'
 import { getServerTool } from '../registry'
+import { DomainError, type HttpAnswer } from '../../domain-error'
 
 const SETTING = 'tool-policy'
 const CACHE_MS = 5_000
@@ -21,8 +22,12 @@ export class ToolPolicyError extends Error {
 }
 
 /** The refusal of a policy change an admin sent, with what to fix. */
-export class ToolPolicyInputError extends Error {
+export class ToolPolicyInputError extends DomainError {
   override name = 'ToolPolicyInputError'
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 400, statusMessage: 'Invalid tool policy', message: this.message }
+  }
+
   static isInstance(error: unknown): error is ToolPolicyInputError {
     return error instanceof Error && error.name === 'ToolPolicyInputError'
   }

@@ -23,6 +23,7 @@ import { LRUCache } from 'lru-cache'
 import type { SecretBox } from '../../../security/secret-box'
 import { clientMetadataFor, GrantProvider, preRegisteredInformation, type McpOAuthGrant, type PreRegisteredClient } from './grant'
 import type { McpAuthorization } from '../../../../../shared/types/credentials'
+import { DomainError, type HttpAnswer } from '../../../domain-error'
 
 /** The part of the account store this needs: settings and locks. */
 export interface GrantStore {
@@ -99,10 +100,15 @@ export class McpAuthorizationRequired extends Error {
 }
 
 /** A connect or callback request that cannot be done as asked (answered 4xx or 502 with this message). */
-export class McpOAuthFlowError extends Error {
+export class McpOAuthFlowError extends DomainError {
   override name = 'McpOAuthFlowError'
   constructor(readonly statusCode: 400 | 403 | 404 | 502, message: string) {
     super(message)
+  }
+
+  httpAnswer(): HttpAnswer {
+    const statusMessage = this.statusCode === 502 ? 'Authorization server problem' : this.statusCode === 404 ? 'No such MCP server' : 'Authorisation refused'
+    return { statusCode: this.statusCode, statusMessage, message: this.message }
   }
 
   static isInstance(error: unknown): error is McpOAuthFlowError {

@@ -1,0 +1,28 @@
+/**
+ * Errors of the app's own that a person can act on: each says what happened and what to do, and
+ * declares how it is answered over HTTP (status, a short status text, data a client can branch
+ * on, `Retry-After` where waiting helps). `lib/http/domain-errors.ts` sends that answer; nothing
+ * else maps errors to statuses.
+ */
+
+/** Seconds a client refused for capacity (a cap it or the server is at) is asked to wait. */
+export const CAPACITY_RETRY_AFTER_SECONDS = 5
+
+/** How one domain error is answered over HTTP. */
+export interface HttpAnswer {
+  statusCode: number
+  statusMessage: string
+  message: string
+  data?: Record<string, unknown>
+  retryAfterSeconds?: number
+}
+
+export abstract class DomainError extends Error {
+  /** The HTTP answer for this error. */
+  abstract httpAnswer(): HttpAnswer
+
+  /** Whether `error` is one (by its `httpAnswer`, not `instanceof`: a bundle may hold two copies of a module). */
+  static isDomainError(error: unknown): error is DomainError {
+    return error instanceof Error && typeof (error as { httpAnswer?: unknown }).httpAnswer === 'function'
+  }
+}
