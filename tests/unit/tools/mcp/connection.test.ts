@@ -145,14 +145,25 @@ describe('an MCP server over Streamable HTTP', () => {
 describe('a Streamable HTTP server that goes away', () => {
   const remote = (url: string, extra: Record<string, unknown> = {}) => ({ name: 'remote', transport: 'http' as const, url, headers: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 30_000, ...extra })
   const remoteOffered = () => getEnabledDefinitions().some(tool => tool.function.name.startsWith('remote__'))
-
-  it('is marked failed with the reason when it stops and stays down, its tools are not offered, calls are told when the next attempt is, and it comes back by itself', async () => {
+  /** server-everything over HTTP and a ready connection to it with these settings and retry timing. */
+  async function connectedTo(extra: Record<string, unknown>, retry: Partial<typeof fastRetry>) {
     const http = await startEverythingOverHttp()
-    open.push({ close: http.stop })
-    const connection = new McpServerConnection(remote(http.url, { pingIntervalMs: 0 }), { logger, connectTimeoutMs: 20_000, retry: { ...fastRetry, baseDelayMs: 400, maxDelayMs: 1_000 } })
+    // A server a test stopped (SIGSTOP) is let go on before it is killed; one already gone needs neither.
+    open.push({ close: async () => {
+      try {
+        process.kill(http.pid(), 'SIGCONT')
+      } catch {}
+      await http.stop()
+    } })
+    const connection = new McpServerConnection(remote(http.url, extra), { logger, connectTimeoutMs: 20_000, retry: { ...fastRetry, ...retry } })
     open.push(connection)
     connection.start()
     await ready(connection)
+    return { http, connection }
+  }
+
+  it('is marked failed with the reason when it stops and stays down, its tools are not offered, calls are told when the next attempt is, and it comes back by itself', async () => {
+    const { http, connection } = await connectedTo({ pingIntervalMs: 0 }, { baseDelayMs: 400, maxDelayMs: 1_000 })
     expect(remoteOffered()).toBe(true)
 
     await http.stop()
@@ -172,15 +183,7 @@ describe('a Streamable HTTP server that goes away', () => {
   })
 
   it('is noticed by the idle ping when it hangs (stopped, its sockets still open)', async () => {
-    const http = await startEverythingOverHttp()
-    open.push({ close: async () => {
-      process.kill(http.pid(), 'SIGCONT')
-      await http.stop()
-    } })
-    const connection = new McpServerConnection(remote(http.url, { timeoutMs: 400, pingIntervalMs: 200 }), { logger, connectTimeoutMs: 20_000, retry: { ...fastRetry, baseDelayMs: 60_000, maxDelayMs: 60_000 } })
-    open.push(connection)
-    connection.start()
-    await ready(connection)
+    const { http, connection } = await connectedTo({ timeoutMs: 400, pingIntervalMs: 200 }, { baseDelayMs: 60_000, maxDelayMs: 60_000 })
     process.kill(http.pid(), 'SIGSTOP')
     await vi.waitFor(() => expect(connection.status().state).toBe('failed'), { timeout: 15_000, interval: 20 })
     expect(connection.status().error).toMatch(/stopped answering/)
@@ -192,13 +195,8 @@ describe('a Streamable HTTP server that goes away', () => {
   })
 
   it('a call that finds it gone closes the connection at once and is answered "unavailable"', async () => {
-    const http = await startEverythingOverHttp()
-    open.push({ close: http.stop })
     // A server that cannot keep a server-sent stream open (405 on GET) gives no other sign; no ping either.
-    const connection = new McpServerConnection(remote(http.url, { pingIntervalMs: 0 }), { logger, connectTimeoutMs: 20_000, retry: { ...fastRetry, baseDelayMs: 60_000, maxDelayMs: 60_000 } })
-    open.push(connection)
-    connection.start()
-    await ready(connection)
+    const { http, connection } = await connectedTo({ pingIntervalMs: 0 }, { baseDelayMs: 60_000, maxDelayMs: 60_000 })
     ;(connection as unknown as { probe: () => Promise<void> }).probe = async () => {}
     await http.stop()
     const call = await executeServerTool('remote__echo', JSON.stringify({ message: 'x' }))
