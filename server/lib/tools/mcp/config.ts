@@ -183,7 +183,8 @@ function isRelativePath(value: string): boolean {
 export function resolvePathsFrom(folder: string, config: McpServerConfig): McpServerConfig {
   if (config.transport !== 'stdio') return config
   const cwd = config.cwd === undefined ? folder : resolve(folder, config.cwd)
-  const command = isRelativePath(config.command) || (!isAbsolute(config.command) && /[/\\]/.test(config.command)) ? resolve(folder, config.command) : config.command
+  // A command with a folder in it (`./bin/server`, `bin/server`) is a path; a bare name is looked up on PATH.
+  const command = !isAbsolute(config.command) && /[/\\]/.test(config.command) ? resolve(folder, config.command) : config.command
   return { ...config, cwd, command, args: config.args.map(arg => (isRelativePath(arg) ? resolve(folder, arg) : arg)) }
 }
 

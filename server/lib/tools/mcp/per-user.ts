@@ -69,7 +69,8 @@ export class McpPerUserServer {
     const known = this.toolSet.size > 0
     // The worst of the people's connections: one that keeps failing shows here, not "0 failures".
     const connections = [...this.users.values()].map(({ connection }) => connection.status())
-    const failing = connections.filter(connection => connection.state === 'failed').sort((a, b) => b.failures - a.failures)[0]
+    const failed = connections.filter(connection => connection.state === 'failed')
+    const failing = failed.toSorted((a, b) => b.failures - a.failures)[0]
     return {
       name: this.config.name,
       transport: this.config.transport,
@@ -77,7 +78,7 @@ export class McpPerUserServer {
       tools: this.toolSet.size,
       failures: failing?.failures ?? 0,
       circuit: connections.some(connection => connection.circuit === 'open') ? 'open' : 'closed',
-      ...(known && failing?.error ? { error: `${connections.filter(connection => connection.state === 'failed').length} of ${connections.length} people's connections are failing: ${failing.error}` } : {}),
+      ...(known && failing?.error ? { error: `${failed.length} of ${connections.length} people's connections are failing: ${failing.error}` } : {}),
       skipped: this.toolSet.skipped,
       ...(!known && this.config.enabled
         ? { error: this.lastError ?? failing?.error ?? (this.usesOAuth
@@ -101,8 +102,7 @@ export class McpPerUserServer {
   async authorizationNeeded(userId: string): Promise<McpAuthorizationRequired | undefined> {
     const { authorizations } = this.options
     if (!this.usesOAuth || !authorizations) return undefined
-    const { state, problem, scope } = await authorizations.status(userId, this.config.name)
-    return state === 'connected' ? undefined : new McpAuthorizationRequired(this.config.name, state === 'reauthorize' ? 'reauthorize' : 'connect', problem, scope)
+    return authorizations.required(userId, this.config.name)
   }
 
   /** Closes `userId`'s connection (their authorisation changed): the next call opens a new one. */

@@ -66,15 +66,14 @@ export class McpServers {
     const { consents } = this.options
     const target = mcpTarget(config)
     const consented = origin === 'admin' && consents ? (userId: string) => consents.allowed(userId, config.name, target) : undefined
-    const perUser = { ...this.options, idleMs: this.options.userConnectionIdleMs ?? 600_000, consented }
-    if (signsInPerPerson(config)) return new McpPerUserServer(config, needs, perUser)
+    if (signsInPerPerson(config)) return new McpPerUserServer(config, needs, { ...this.options, idleMs: this.options.userConnectionIdleMs ?? 600_000, consented })
+    // Signed in as the app itself (client_credentials): every connection to it carries the app's token, which the SDK gets and renews.
     const oauth = oauthOf(config)
-    // Signed in as the app itself (client_credentials): one connection for everyone; the SDK gets and renews its token.
-    if (oauth && needs.length === 0) return new McpServerConnection(config, { ...this.options, auth: { authProvider: machineSignIn(oauth) } })
-    if (needs.length === 0) return new McpServerConnection(config, this.options)
+    const options = oauth ? { ...this.options, auth: { authProvider: machineSignIn(oauth) } } : this.options
+    if (needs.length === 0) return new McpServerConnection(config, options)
     const serverWide = (need: string) => server?.get(...(need.split('/') as [string, string])) !== undefined
-    if (needs.every(serverWide)) return new McpServerConnection(fillCredentials(config, (service, key) => server!.get(service, key)), this.options)
-    return new McpPerUserServer(config, needs, perUser)
+    if (needs.every(serverWide)) return new McpServerConnection(fillCredentials(config, (service, key) => server!.get(service, key)), options)
+    return new McpPerUserServer(config, needs, { ...options, idleMs: this.options.userConnectionIdleMs ?? 600_000, consented })
   }
 
   /** The admin's running servers that would send a person's own credentials, with where to and which. */

@@ -116,7 +116,7 @@ describe('an OAuth-protected MCP server', () => {
     fixture.requireScope('files:write')
     const refused = await whoami('ada')
     expect(refused).toMatchObject({ result: null, error: expect.stringMatching(/MCP server "secure" needs more access than the user authorised \(scope "tools files:write"\)\. Tell the user to re-authorise it in Settings → Connections/) })
-    expect(await authorizations.status('ada', 'secure')).toMatchObject({ state: 'reauthorize', scope: 'tools files:write', problem: expect.stringContaining('files:write') })
+    expect(await authorizations.list('ada')).toEqual([expect.objectContaining({ server: 'secure', state: 'reauthorize', scope: 'tools files:write', problem: expect.stringContaining('files:write') })])
     // Until the person acts, calls are refused before anything is sent (no loop of 403s).
     const rejectedBefore = fixture.stats.rejectedCalls
     expect((await whoami('ada')).error).toMatch(/needs more access/)
@@ -125,7 +125,7 @@ describe('an OAuth-protected MCP server', () => {
     // Re-authorising asks for what they had plus what the server named, and the call goes through.
     await authorise(authorizations, 'ada', 'ada@idp')
     expect(fixture.askedScopes.at(-1)).toBe('tools files:write')
-    expect(await authorizations.status('ada', 'secure')).toMatchObject({ state: 'connected' })
+    expect(await authorizations.list('ada')).toEqual([expect.objectContaining({ server: 'secure', state: 'connected' })])
     expect(await whoami('ada')).toMatchObject({ result: 'authorised as ada@idp' })
   })
 

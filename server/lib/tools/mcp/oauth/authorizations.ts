@@ -166,9 +166,10 @@ export class McpAuthorizations {
     return Promise.all(this.options.servers().map(async ({ name }) => this.describeGrant(name, await this.read(userId, name))))
   }
 
-  /** Where `userId` stands with `server` (for the tool list and before a call). */
-  async status(userId: string, server: string): Promise<McpAuthorization> {
-    return this.describeGrant(server, await this.read(userId, server))
+  /** What `userId` must do before a call to `server` goes out (connect, re-authorise), or undefined when nothing. */
+  async required(userId: string, server: string): Promise<McpAuthorizationRequired | undefined> {
+    const grant = await this.read(userId, server)
+    return grant?.status === 'connected' && grant.tokens ? undefined : authorizationRequired(server, grant)
   }
 
   private describeGrant(server: string, grant: McpOAuthGrant | undefined): McpAuthorization {
