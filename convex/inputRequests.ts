@@ -7,7 +7,7 @@ import { v } from 'convex/values'
 import type { Doc } from './_generated/dataModel'
 import type { MutationCtx, QueryCtx } from './_generated/server'
 import { serverMutation, serverQuery } from './lib/serverGuard'
-import { inputRequestRules, INPUT_REQUEST_LIST_LIMIT, type InputRequestChange } from '../server/lib/stores/jobs/input-request-store'
+import { inputRequestRules, INPUT_REQUEST_LIST_LIMIT, type InputRequestChange } from '../shared/input-request-rules'
 import type { InputAnswer, JobInputRequest } from '../shared/types/input-request'
 
 async function findRequest(ctx: QueryCtx, jobId: string, requestId: string): Promise<Doc<'job_input_requests'> | null> {

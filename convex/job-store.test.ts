@@ -7,7 +7,7 @@ import { createConvexThreadStore } from '../server/lib/stores/threads/convex'
 import { createConvexWorkflowStore } from '../server/lib/stores/workflows/convex'
 import { describeWorkflowStoreContract } from '../tests/support/workflow-store-contract'
 import schema from './schema'
-import { createConvexAccountStore } from '../server/lib/stores/accounts/convex'
+import { createConvexAccountBackend } from '../server/lib/stores/accounts/convex'
 import { describeAccountStoreContract } from '../tests/support/account-store-contract'
 import { withAccountCache } from '../server/lib/stores/accounts/cached'
 
@@ -29,7 +29,7 @@ describeThreadStoreContract('convex (convex-test)', () => createConvexThreadStor
 
 describeWorkflowStoreContract('convex (convex-test)', () => createConvexWorkflowStore({ client: testClient(), secret }))
 
-describeAccountStoreContract('convex (convex-test)', () => createConvexAccountStore({ client: testClient(), secret }))
+describeAccountStoreContract('convex (convex-test)', () => createConvexAccountBackend({ client: testClient(), secret }))
 
 // As the server opens it: account lookups cached, and forgotten when this instance changes them.
-describeAccountStoreContract('convex with the account cache (convex-test)', () => withAccountCache(createConvexAccountStore({ client: testClient(), secret }), 60_000))
+describeAccountStoreContract('convex with the account cache (convex-test)', () => withAccountCache(createConvexAccountBackend({ client: testClient(), secret }), 60_000))

@@ -4,7 +4,7 @@ import type { Doc } from './_generated/dataModel'
 import type { MutationCtx, QueryCtx } from './_generated/server'
 import { serverMutation, serverQuery } from './lib/serverGuard'
 import { jobError, jobStatus, messageAttachment } from './schema'
-import { foldText, matchesAll } from '../server/lib/stores/threads/search-terms'
+import { foldText, matchesAll } from '../shared/search-terms'
 
 /** What the search indexes read: the text with case and accents folded, as the other stores match. */
 const searchable = (text: string) => foldText(text.slice(0, 100_000))

@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import type { z } from 'zod'
 import { readJsonBody as readBoundedJsonBody, type ReadJsonBodyOptions } from '../lib/http/read-json-body'
 import { clientAddress } from '../lib/http/client-address'
-import { currentServerRuntime } from '../lib/runtime'
+import { currentServerRuntime } from '../lib/runtime/current'
 
 /**
  * The request's JSON body validated by `schema`: 413 past the size limit (checked while reading), 415 when not JSON, 400 too deeply nested or naming each invalid field;

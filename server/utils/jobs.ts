@@ -6,7 +6,7 @@ import { userApiKeyOf } from '../lib/http/user-api-key'
 import { readStreamRequest } from '../lib/http/read-stream-request'
 import { serveJobStream as serveJobEvents } from '../lib/http/serve-job-stream'
 import { pageJobText, toJobSummary, toPublicJob } from '../lib/jobs/public-job'
-import { currentServerRuntime } from '../lib/runtime'
+import { currentServerRuntime } from '../lib/runtime/current'
 import { withWaits } from '../lib/jobs/waits/summaries'
 import type { BackgroundJob, JobStatus, JobSummary, PublicJob } from '../../shared/types/job'
 

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3'
-import { isModelAllowed } from '../lib/auth/model-access'
+import { isModelAllowed } from '../lib/models/model-access'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import { listModels, type ModelCatalog } from '../lib/models/model-catalog'
 

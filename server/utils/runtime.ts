@@ -1,8 +1,10 @@
+import type { H3Event } from 'h3'
 import type { AccountService } from '../lib/auth/accounts'
 import type { BackgroundJobManager } from '../lib/jobs/manager'
 import type { JobListener } from '../lib/jobs/live-hub'
-import { currentServerRuntime, type ServerRuntime } from '../lib/runtime'
+import { currentServerRuntime, type ServerRuntime } from '../lib/runtime/current'
 import type { ToolSources } from '../lib/tools/tool-sources'
+import { serveToolChanges as serveToolChangeEvents } from '../lib/http/serve-tool-changes'
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
 
@@ -43,4 +45,10 @@ export function useAccounts(): AccountService {
 /** Tool sources: the tool catalog as the UI lists it, MCP servers as an admin manages them, and tool-change events. */
 export function useToolSources(): ToolSources {
   return useServerRuntime().tools
+}
+
+/** Serves "the tools changed" to an open page of the request's user as server-sent events, counted against the stream caps. */
+export function serveToolChanges(event: H3Event, userId: string): Promise<void> {
+  const runtime = useServerRuntime()
+  return serveToolChangeEvents(event, runtime.tools.changes, runtime.streams, { userId, address: event.context.clientAddress })
 }

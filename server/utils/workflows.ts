@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3'
 import { workflowToolDenials } from '../lib/workflows/tool-access'
-import { assertModelsAllowed } from '../lib/auth/model-access'
+import { assertModelsAllowed } from '../lib/models/model-access'
 import { jobPrincipal } from '../lib/http/job-principal'
 import { assertWorkflowCost, workflowModels } from '../lib/workflows/model-calls'
 import { throwHttpError } from '../lib/http/domain-errors'
@@ -13,11 +13,6 @@ import type { SavedWorkflow, WorkflowDefinition } from '../../shared/types/workf
 
 function invalidWorkflow(problems: Extract<WorkflowValidation, { ok: false }>['problems']) {
   return createError({ statusCode: 400, statusMessage: `Invalid workflow: ${problems.map(problem => problem.message).join(' ')}`, data: { problems } })
-}
-
-/** Validates a definition against this server's tools: `{ ok, workflow }` or `{ ok: false, problems }` by node. */
-export function validateWorkflowDefinition(raw: unknown): WorkflowValidation {
-  return validateWorkflowWithRegistry(raw)
 }
 
 /**

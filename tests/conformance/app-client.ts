@@ -8,9 +8,9 @@
  * the person who clicks "Connect" in Settings and approves on the authorization server's page.
  */
 import { McpServers } from '../../server/lib/tools/mcp/servers'
-import { McpAuthorizations, McpAuthorizationRequired } from '../../server/lib/tools/mcp/oauth/authorizations'
+import { type McpAuthorizations, McpAuthorizationRequired } from '../../server/lib/tools/mcp/oauth/authorizations'
 import { parseMcpConfig, type McpServerConfig } from '../../server/lib/tools/mcp/config'
-import { createMemoryAccountStore } from '../../server/lib/stores/accounts/memory'
+import { createMemoryAccountBackend } from '../../server/lib/stores/accounts/memory'
 import { createSecretBox } from '../../server/lib/security/secret-box'
 import { executeServerTool } from '../../server/lib/tools/execute-tool'
 import { getEnabledDefinitions } from '../../server/lib/tools/registry'
@@ -80,18 +80,13 @@ async function main(): Promise<void> {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as ConformanceContext
   const [config] = parseMcpConfig({ mcpServers: { [SERVER]: serverEntry(url, scenario, context) } }, 'the conformance scenario') as [McpServerConfig]
 
-  let servers: McpServers | undefined
   const perPerson = config.transport === 'http' && config.oauth && (config.oauth === true || config.oauth.grant !== 'client_credentials')
-  const authorizations = perPerson
-    ? new McpAuthorizations({
-        store: createMemoryAccountStore(),
-        secretBox: createSecretBox('conformance-secret-conformance-secret', 'mcp-oauth-grants'),
-        servers: () => servers!.oauthServers(),
-        onChange: (userId, server) => servers!.authorizationChanged(userId, server),
-        logger,
-      })
-    : undefined
-  servers = new McpServers({ logger, connectTimeoutMs: 15_000, authorizations })
+  const servers = new McpServers({
+    logger,
+    connectTimeoutMs: 15_000,
+    ...(perPerson ? { oauth: { store: createMemoryAccountBackend(), secretBox: createSecretBox('conformance-secret-conformance-secret', 'mcp-oauth-grants'), logger } } : {}),
+  })
+  const authorizations = servers.authorizations
   try {
     await servers.apply([{ config, origin: 'file' }])
     if (authorizations) await authorise(authorizations)

@@ -1,11 +1,11 @@
 /** The behaviour every account store must have (memory, sqlite, Convex). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { LastAdminError, type AccountStore } from '../../server/lib/stores/accounts/account-store'
+import { LastAdminError, type AccountBackend } from '../../server/lib/stores/accounts/account-store'
 
 /** Registers the account store contract tests for one store. */
-export function describeAccountStoreContract(name: string, createStore: () => AccountStore | Promise<AccountStore>): void {
+export function describeAccountStoreContract(name: string, createStore: () => AccountBackend | Promise<AccountBackend>): void {
   describe(`account store contract: ${name}`, () => {
-    let store: AccountStore
+    let store: AccountBackend
     beforeEach(async () => {
       store = await createStore()
     })

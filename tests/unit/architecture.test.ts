@@ -1,7 +1,8 @@
 /**
- * The layering rules, enforced: dependency-cruiser runs .dependency-cruiser.cjs over server/, app/
- * and shared/ (server/lib never imports server/utils, routes go through the facade, the app and
- * shared/ never import server code, no run-time cycles), and the facade stays small and listed.
+ * The layering rules, enforced: dependency-cruiser runs .dependency-cruiser.cjs over server/, app/,
+ * shared/ and convex/ (server/lib never imports server/utils, its folders import only those on
+ * floors below, h3 only in lib/http, routes go through the facade, the app, shared/ and Convex's
+ * functions never import server code, no run-time cycles), and the facade stays small and listed.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -54,7 +55,7 @@ describe('architecture', () => {
     process.chdir(root)
     let result: IReporterOutput
     try {
-      result = await cruise(['server', 'app', 'shared'], { ruleSet, validate: true, outputType: 'json' })
+      result = await cruise(['server', 'app', 'shared', 'convex'], { ruleSet, validate: true, outputType: 'json' })
     } finally {
       process.chdir(previous)
     }
@@ -63,6 +64,14 @@ describe('architecture', () => {
     expect(output.summary.totalCruised, 'dependency-cruiser read the tree').toBeGreaterThan(100)
     expect(violations).toEqual([])
   }, 60_000)
+
+  it('gives every folder of server/lib a floor, so a new folder is placed in the order before it is used', () => {
+    const floors: string[][] = ruleSet.LIB_FLOORS
+    const folders = readdirSync(join(root, 'server/lib'), { withFileTypes: true }).filter(entry => entry.isDirectory()).map(entry => entry.name)
+    expect(folders.length).toBeGreaterThan(10)
+    expect(folders.filter(folder => !floors.flat().includes(folder)), 'folders of server/lib missing from LIB_FLOORS in .dependency-cruiser.cjs').toEqual([])
+    expect(floors.flat().filter(folder => !folders.includes(folder)), 'LIB_FLOORS names a folder that is gone').toEqual([])
+  })
 
   it('auto-imports at most 30 server names, each listed in the README', () => {
     const names = facadeNames()

@@ -12,7 +12,7 @@ import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../t
 import { approvalNeeded, type ToolAccessCheck } from '../tools/policy/tool-policy'
 import { followSignal } from '../follow-signal'
 import { answerFindTools, FIND_TOOLS, selectOfferedTools } from './tool-selection'
-import type { JsonSchemaObject, OpenRouterToolDefinition } from '../tools/tool-types'
+import type { JsonSchemaObject, OpenRouterToolDefinition } from '../openrouter/types'
 import type { ClientToolDeclaration } from '../../../shared/types/tool'
 
 export type { ToolCallRecord, ToolCallStatus } from '../tools/run-tool-calls'

@@ -6,7 +6,7 @@
  * Relevance is word overlap (names weigh more than descriptions): linear in the text, no
  * patterns built from user input.
  */
-import type { OpenRouterToolDefinition } from '../tools/tool-types'
+import type { OpenRouterToolDefinition } from '../openrouter/types'
 
 /** The name of the search tool the loop answers itself. */
 export const FIND_TOOLS = 'find_tools'

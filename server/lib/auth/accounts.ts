@@ -6,12 +6,14 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Account, ApiTokenSummary, CreatedApiToken, CreatedInvite, Role, SessionPrincipal, SignupPolicy } from '../../../shared/types/account'
 import type { MyUsage, RoleLimitTable, UserUsageRow } from '../../../shared/types/limits'
-import { accountNameKey, LastAdminError, type AccountPatch, type AccountStore, type StoredAccount, type StoredApiToken } from '../stores/accounts/account-store'
+import { accountNameKey, LastAdminError, type AccountPatch, type AccountStore, type ApiTokenStore, type StoredAccount, type StoredApiToken } from '../stores/accounts/account-store'
 import { hashApiToken, looksLikeApiToken, newApiToken } from './api-tokens'
 import { AttemptLimits, type AttemptLimitSettings } from './attempt-limits'
 import { AuthError } from './auth-errors'
 import { FirstRunGuard, type FirstRunRequest } from './first-run'
 import { RoleLimitPolicy } from './role-limits'
+import type { SettingsReadWrite } from '../stores/settings/settings-store'
+import type { UsageLedger } from '../stores/usage/usage-ledger'
 
 /** Hashing passwords (scrypt, from nuxt-auth-utils in the server; anything alike in tests). */
 export interface PasswordHasher {
@@ -32,8 +34,6 @@ export interface AccountSettings extends AttemptLimitSettings {
   tokensPerUser: number
   /** How long an invite link works. */
   inviteTtlMs: number
-  /** Removes what the account owns (conversations, workflows, running jobs) before the account goes. */
-  onAccountDeleted?: (accountId: string) => Promise<void>
   /** Each role's limits as configured (`limits.roles`); the admin's changes go on top. */
   roleLimits: RoleLimitTable
 }
@@ -72,7 +72,17 @@ function hashInviteCode(code: string): string {
 
 const WRONG_CREDENTIALS = 'That name and password do not match an account.'
 
-/** Accounts and everything about them, over one account store. */
+/** The stores the account service works over. */
+export interface AccountServiceStores {
+  accounts: AccountStore
+  tokens: ApiTokenStore
+  /** The sign-up policy and the admin's role limits. */
+  settings: SettingsReadWrite
+  /** Daily usage, shown to each person and to the admin. */
+  usage: UsageLedger
+}
+
+/** Accounts and everything about them. */
 export class AccountService {
   readonly attempts: AttemptLimits
   /** Each role's limits: the configured defaults with the admin's changes. */
@@ -80,51 +90,61 @@ export class AccountService {
   /** A real hash of a random password: "no such user" is checked against it, so it takes as long as "wrong password". */
   private decoyHash: Promise<string> | undefined
 
-  constructor(private readonly store: AccountStore, private readonly passwords: PasswordHasher, private readonly settings: AccountSettings) {
+  private readonly deletionSteps: Array<(accountId: string) => Promise<void>> = []
+
+  constructor(private readonly stores: AccountServiceStores, private readonly passwords: PasswordHasher, private readonly settings: AccountSettings) {
     this.attempts = new AttemptLimits(settings)
-    this.limits = new RoleLimitPolicy(store, settings.roleLimits)
+    this.limits = new RoleLimitPolicy(stores.settings, settings.roleLimits)
+  }
+
+  /**
+   * Adds a step that removes what an account owns elsewhere (conversations, workflows, running
+   * jobs, credentials) when it is deleted, before the account goes; steps run in the order added.
+   */
+  onAccountDeleted(removeData: (accountId: string) => Promise<void>): void {
+    this.deletionSteps.push(removeData)
   }
 
   /** The role of principal `id`: its account's, or `guest` when it has none. */
   async roleOf(id: string): Promise<Role> {
-    return (await this.store.getAccount(id))?.role ?? 'guest'
+    return (await this.stores.accounts.getAccount(id))?.role ?? 'guest'
   }
 
   /** Who `id` is for the tool policy: their role and, for an account, their name (an unknown id is a guest). */
   async policyPrincipal(id: string): Promise<{ userId: string, role: Role, name?: string }> {
-    const account = await this.store.getAccount(id)
+    const account = await this.stores.accounts.getAccount(id)
     return account ? { userId: id, role: account.role, name: account.name } : { userId: id, role: 'guest' }
   }
 
   /** `principal`'s usage today (UTC) against its role's limits. */
   async usageToday(principal: SessionPrincipal, now = Date.now()): Promise<MyUsage> {
     const day = new Date(now).toISOString().slice(0, 10)
-    const [used, limits] = await Promise.all([this.store.getUsage(principal.id, day), this.limits.forRole(principal.role)])
+    const [used, limits] = await Promise.all([this.stores.usage.getUsage(principal.id, day), this.limits.forRole(principal.role)])
     const date = new Date(now)
     return { day, tokens: used?.tokens ?? 0, cost: used?.cost ?? 0, jobs: used?.jobs ?? 0, limits, resetsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1) }
   }
 
   /** Everyone's usage on `day` (UTC), most tokens first, with their names (guests as "Guest"). */
   async usageOn(day: string, limit = MAX_LISTED_ACCOUNTS): Promise<UserUsageRow[]> {
-    const rows = await this.store.listUsage(day, limit)
+    const rows = await this.stores.usage.listUsage(day, limit)
     return Promise.all(rows.map(async (row) => {
-      const account = await this.store.getAccount(row.userId)
+      const account = await this.stores.accounts.getAccount(row.userId)
       return { ...row, name: account?.name ?? 'Guest', role: account?.role ?? 'guest' }
     }))
   }
 
   /** Whether the first visitor still has to create the admin account. */
   async needsSetup(): Promise<boolean> {
-    return !(await this.store.hasAccounts())
+    return !(await this.stores.accounts.hasAccounts())
   }
 
   async signupPolicy(): Promise<SignupPolicy> {
-    const stored = await this.store.getSetting(SIGNUP_SETTING)
+    const stored = await this.stores.settings.getSetting(SIGNUP_SETTING)
     return SIGNUP_POLICIES.includes(stored as SignupPolicy) ? stored as SignupPolicy : 'closed'
   }
 
   async setSignupPolicy(policy: SignupPolicy): Promise<void> {
-    await this.store.setSetting(SIGNUP_SETTING, policy)
+    await this.stores.settings.setSetting(SIGNUP_SETTING, policy)
   }
 
   /** Who may create the first account (the setup code printed at start-up). */
@@ -132,14 +152,14 @@ export class AccountService {
 
   /** Creates the admin account on first run (with `id`, when it takes over a guest's); 409 once any account exists. */
   async createFirstAdmin(name: string, password: string, id?: string): Promise<StoredAccount> {
-    const account = await this.store.createAccount({ name, passwordHash: await this.passwords.hash(password), role: 'admin', onlyIfNone: true, id })
+    const account = await this.stores.accounts.createAccount({ name, passwordHash: await this.passwords.hash(password), role: 'admin', onlyIfNone: true, id })
     if (!account) throw new AuthError('already-set-up', 'This server already has its admin account. Sign in instead.')
     return account
   }
 
   /** An account the admin creates (whatever the sign-up policy); 409 when the name is taken. */
   async createAccount(name: string, password: string, role: Account['role']): Promise<Account> {
-    const account = await this.store.createAccount({ name, passwordHash: await this.passwords.hash(password), role })
+    const account = await this.stores.accounts.createAccount({ name, passwordHash: await this.passwords.hash(password), role })
     if (!account) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
     return publicAccount(account)
   }
@@ -152,7 +172,7 @@ export class AccountService {
    */
   async signUp(name: string, password: string, invite: string | undefined, fromGuest?: string, ip?: string, firstRun?: FirstRunRequest): Promise<StoredAccount> {
     await this.attempts.beforeSignUp(ip)
-    if (fromGuest !== undefined && await this.store.getAccount(fromGuest)) throw new AuthError('name-taken', 'This guest session already became an account. Sign in instead.')
+    if (fromGuest !== undefined && await this.stores.accounts.getAccount(fromGuest)) throw new AuthError('name-taken', 'This guest session already became an account. Sign in instead.')
     if (await this.needsSetup()) {
       const refusal = this.firstRun.refusal(firstRun ?? { siteConfigured: false, loopback: true })
       if (refusal) throw new AuthError('setup-code', refusal)
@@ -165,27 +185,27 @@ export class AccountService {
     if (policy === 'closed' && !inviteHash) throw new AuthError('signup-closed', 'Sign-up is closed on this server. Ask its admin for an account or an invite link.')
     // The invite first: without a usable one nothing else is looked up or hashed, so a taken and a
     // free name get the same answer at the same cost.
-    if (policy !== 'open' && !(inviteHash && await this.store.inviteUsable(inviteHash))) throw badInvite(invite)
-    if (await this.store.findAccountByName(name)) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
+    if (policy !== 'open' && !(inviteHash && await this.stores.accounts.inviteUsable(inviteHash))) throw badInvite(invite)
+    if (await this.stores.accounts.findAccountByName(name)) throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
     const passwordHash = await this.passwords.hash(password)
-    if (inviteHash && !await this.store.useInvite(inviteHash)) throw badInvite(invite)
-    const account = await this.store.createAccount({ name, passwordHash, role: 'user', id: fromGuest })
+    if (inviteHash && !await this.stores.accounts.useInvite(inviteHash)) throw badInvite(invite)
+    const account = await this.stores.accounts.createAccount({ name, passwordHash, role: 'user', id: fromGuest })
     if (account) return account
     // Refused by the store: the name, or (a second sign-up from the same guest session at once) the id.
-    if (fromGuest !== undefined && await this.store.getAccount(fromGuest)) throw new AuthError('name-taken', 'This guest session already became an account. Sign in instead.')
+    if (fromGuest !== undefined && await this.stores.accounts.getAccount(fromGuest)) throw new AuthError('name-taken', 'This guest session already became an account. Sign in instead.')
     throw new AuthError('name-taken', `The name "${name}" is taken. Choose another.`)
   }
 
   /** Whether `id` may act as a guest: not once an account took it over (a copy of the old guest cookie must not open the account). */
   async isGuestId(id: string): Promise<boolean> {
-    return (await this.store.getAccount(id)) === null
+    return (await this.stores.accounts.getAccount(id)) === null
   }
 
   /** The account for a name and password, or 401 with one message for every mismatch. */
   async signIn(name: string, password: string, ip: string | undefined): Promise<StoredAccount> {
     const key = accountNameKey(name)
     await this.attempts.beforeSignIn(ip, key)
-    const account = await this.store.findAccountByName(name)
+    const account = await this.stores.accounts.findAccountByName(name)
     const matches = await this.passwords.verify(account?.passwordHash ?? await this.decoy(), password)
     // A failure keeps the count taken before the check (whether or not the account exists, so both look alike).
     if (!account || !matches) throw new AuthError('bad-credentials', WRONG_CREDENTIALS)
@@ -196,7 +216,7 @@ export class AccountService {
 
   /** The principal of a signed-in session, or why it no longer counts. */
   async principalForSession(claims: SessionClaims): Promise<SessionPrincipal> {
-    const account = await this.store.getAccount(claims.userId)
+    const account = await this.stores.accounts.getAccount(claims.userId)
     if (!account || account.sessionVersion !== claims.version) throw new AuthError('session-ended', 'Your session has ended (the password was changed or the account removed). Sign in again.')
     if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
     return { id: account.id, name: account.name, role: account.role }
@@ -204,32 +224,32 @@ export class AccountService {
 
   /** The principal an `Authorization: Bearer` token stands for. */
   async principalForToken(token: string, now = Date.now()): Promise<SessionPrincipal> {
-    const stored = looksLikeApiToken(token) ? await this.store.findApiToken(hashApiToken(token)) : null
-    const account = stored ? await this.store.getAccount(stored.userId) : null
+    const stored = looksLikeApiToken(token) ? await this.stores.tokens.findApiToken(hashApiToken(token)) : null
+    const account = stored ? await this.stores.accounts.getAccount(stored.userId) : null
     if (!stored || !account) throw new AuthError('bad-token', 'This API token is not valid: it was revoked or mistyped. Create a new one in Settings.')
     if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
     // Last use to the minute is plenty, and saves a write per request.
-    if (stored.lastUsedAt === null || now - stored.lastUsedAt > 60_000) await this.store.touchApiToken(stored.id, now)
+    if (stored.lastUsedAt === null || now - stored.lastUsedAt > 60_000) await this.stores.tokens.touchApiToken(stored.id, now)
     return { id: account.id, name: account.name, role: account.role }
   }
 
   /** Ends every session of the account, on every device, and revokes its API tokens. */
   async endAllSessions(id: string): Promise<void> {
-    await this.store.updateAccount(id, { endSessions: true })
+    await this.stores.accounts.updateAccount(id, { endSessions: true })
     await this.revokeAllTokens(id)
   }
 
   /** Revokes every API token of the account (its sessions ended: a token must not outlive them). */
   private async revokeAllTokens(userId: string): Promise<void> {
-    for (const token of await this.store.listApiTokens(userId)) await this.store.deleteApiToken(userId, token.id)
+    for (const token of await this.stores.tokens.listApiTokens(userId)) await this.stores.tokens.deleteApiToken(userId, token.id)
   }
 
   async getAccount(id: string): Promise<StoredAccount | null> {
-    return this.store.getAccount(id)
+    return this.stores.accounts.getAccount(id)
   }
 
   async listTokens(userId: string): Promise<ApiTokenSummary[]> {
-    return (await this.store.listApiTokens(userId)).map(tokenSummary)
+    return (await this.stores.tokens.listApiTokens(userId)).map(tokenSummary)
   }
 
   /**
@@ -237,35 +257,35 @@ export class AccountService {
    * (a session or a token alone cannot mint one), counted like a sign-in against the account.
    */
   async createToken(userId: string, name: string, password: string, now = Date.now()): Promise<CreatedApiToken> {
-    const account = await this.store.getAccount(userId)
+    const account = await this.stores.accounts.getAccount(userId)
     if (!account) throw new AuthError('session-ended', 'Your session has ended (the password was changed or the account removed). Sign in again.')
     const key = accountNameKey(account.name)
     await this.attempts.beforeSignIn(undefined, key)
     if (!await this.passwords.verify(account.passwordHash, password)) throw new AuthError('wrong-password', 'That is not your password; a token is created only with it.')
     await this.attempts.signInSucceeded(key)
-    if ((await this.store.listApiTokens(userId)).length >= this.settings.tokensPerUser) {
+    if ((await this.stores.tokens.listApiTokens(userId)).length >= this.settings.tokensPerUser) {
       throw new AuthError('too-many-tokens', `You have ${this.settings.tokensPerUser} API tokens, the most allowed. Revoke one you no longer use first.`)
     }
     const { token, prefix, tokenHash } = newApiToken()
     const stored: StoredApiToken = { id: crypto.randomUUID(), userId, name, prefix, tokenHash, createdAt: now, lastUsedAt: null }
-    await this.store.createApiToken(stored)
+    await this.stores.tokens.createApiToken(stored)
     return { ...tokenSummary(stored), token }
   }
 
   async revokeToken(userId: string, tokenId: string): Promise<boolean> {
-    return this.store.deleteApiToken(userId, tokenId)
+    return this.stores.tokens.deleteApiToken(userId, tokenId)
   }
 
   /** A one-use invite code, valid for the configured time. */
   async createInvite(adminId: string, now = Date.now()): Promise<CreatedInvite> {
     const code = randomBytes(24).toString('base64url')
     const expiresAt = now + this.settings.inviteTtlMs
-    await this.store.createInvite({ codeHash: hashInviteCode(code), createdBy: adminId, expiresAt, now })
+    await this.stores.accounts.createInvite({ codeHash: hashInviteCode(code), createdBy: adminId, expiresAt, now })
     return { code, expiresAt }
   }
 
   async listAccounts(): Promise<Account[]> {
-    return (await this.store.listAccounts(MAX_LISTED_ACCOUNTS)).map(publicAccount)
+    return (await this.stores.accounts.listAccounts(MAX_LISTED_ACCOUNTS)).map(publicAccount)
   }
 
   /**
@@ -275,20 +295,20 @@ export class AccountService {
   async updateAccount(id: string, change: { role?: Account['role'], disabled?: boolean, password?: string }): Promise<Account | null> {
     const patch: AccountPatch = { role: change.role, disabled: change.disabled, keepAnAdmin: true }
     if (change.password !== undefined) patch.passwordHash = await this.passwords.hash(change.password)
-    const updated = await keepingAnAdmin(this.store.updateAccount(id, patch))
+    const updated = await keepingAnAdmin(this.stores.accounts.updateAccount(id, patch))
     // A new password or a disabled account ends its sessions; its tokens end with them.
     if (updated && (change.password !== undefined || change.disabled === true)) await this.revokeAllTokens(id)
     return updated ? publicAccount(updated) : null
   }
 
-  /** Deletes an account with its tokens and (`onAccountDeleted`) its data; the last active admin cannot be deleted. */
+  /** Deletes an account with its tokens and (`onAccountDeleted` steps) its data; the last active admin cannot be deleted. */
   async deleteAccount(id: string): Promise<boolean> {
     // Disabled first, in one transaction with the last-admin check (two admins deleting each other
     // at once leave one); its data goes next, the account last (a failure leaves it disabled, to retry).
-    if (!await keepingAnAdmin(this.store.updateAccount(id, { disabled: true, keepAnAdmin: true }))) return false
-    await this.settings.onAccountDeleted?.(id)
-    await this.store.deleteUsage(id)
-    return this.store.deleteAccount(id)
+    if (!await keepingAnAdmin(this.stores.accounts.updateAccount(id, { disabled: true, keepAnAdmin: true }))) return false
+    for (const removeData of this.deletionSteps) await removeData(id)
+    await this.stores.usage.deleteUsage(id)
+    return this.stores.accounts.deleteAccount(id)
   }
 
   private decoy(): Promise<string> {

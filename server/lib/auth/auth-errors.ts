@@ -13,7 +13,6 @@ export const AUTH_REFUSALS = {
   'signup-closed': 403,
   'bad-invite': 403,
   'not-admin': 403,
-  'model-not-allowed': 403,
   'already-set-up': 409,
   'name-taken': 409,
   'last-admin': 409,

@@ -7,12 +7,8 @@
 import type { Role } from '../../../shared/types/account'
 import type { RoleLimitOverrides, RoleLimits, RoleLimitTable, RoleLimitsView } from '../../../shared/types/limits'
 import { roleLimitOverridesBody } from '../../../shared/schemas/limits'
+import type { SettingsReadWrite } from '../stores/settings/settings-store'
 
-/** Where the admin's changes are kept (the account store's settings). */
-export interface SettingsStore {
-  getSetting(key: string): Promise<string | null>
-  setSetting(key: string, value: string): Promise<void>
-}
 
 const SETTING = 'role-limits'
 const CACHE_MS = 5_000
@@ -22,7 +18,7 @@ const ROLES: readonly Role[] = ['admin', 'user', 'guest']
 export class RoleLimitPolicy {
   private cached: { table: RoleLimitTable, overrides: RoleLimitOverrides, at: number } | undefined
 
-  constructor(private readonly settings: SettingsStore, private readonly defaults: RoleLimitTable, private readonly now: () => number = Date.now) {}
+  constructor(private readonly settings: SettingsReadWrite, private readonly defaults: RoleLimitTable, private readonly now: () => number = Date.now) {}
 
   /** The limits `role` works under now. */
   async forRole(role: Role): Promise<RoleLimits> {

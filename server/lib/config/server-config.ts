@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import type { RoleLimits } from '../../../shared/types/limits'
 import { parseOriginList } from '../../../shared/origin-list'
-import { trustedProxiesProblem } from '../http/client-address'
-import { siteUrlProblem } from '../http/site-origin'
+import { trustedProxiesProblem } from './trusted-proxies'
+import { siteUrlProblem } from './site-url'
 
 const positiveInt = z.number().int().positive()
 const milliseconds = z.number().int().positive().max(2_147_483_647)

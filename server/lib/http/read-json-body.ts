@@ -14,10 +14,18 @@
 import getRawBody from 'raw-body'
 import { createError, getRequestHeader, setResponseHeader, type H3Event } from 'h3'
 import { z } from 'zod'
+import type { ServerConfig } from '../config/server-config'
+import { base64Length } from '../attachments/attachments'
 import { BodyBudgetError } from './body-budget'
 
 /** Largest JSON body of the app's routes unless a route says otherwise (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+/** The largest body a thread message may have (POST /api/threads/:id/messages): its files (base64) at their limits, plus text and fields. */
+export function messageBodyBytes(config: ServerConfig): number {
+  const { maxFiles, maxImageBytes, maxTextBytes } = config.public.attachments
+  return DEFAULT_MAX_BODY_BYTES + maxFiles * (base64Length(Math.max(maxImageBytes, maxTextBytes)) + 2_048)
+}
+
 /** Deepest nesting of arrays and objects accepted in a body. */
 export const MAX_JSON_DEPTH = 64
 

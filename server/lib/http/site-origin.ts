@@ -9,6 +9,7 @@
 import { isIP } from 'node:net'
 import { getRequestHeader, getRequestURL, type H3Event } from 'h3'
 import type { ServerConfig } from '../config/server-config'
+import { siteOriginOf } from '../config/site-url'
 import { forwardedAddresses } from './client-address'
 
 /** How one request reaches the app (set on `event.context.site` for every request). */
@@ -47,27 +48,6 @@ export function requestSiteOf(event: H3Event, config: Pick<ServerConfig, 'siteUr
       return appOriginFor({ siteOrigin, origin: getRequestHeader(event, 'origin'), host: host(), requestOrigin: getRequestURL(event, { xForwardedHost: trustProxy, xForwardedProto: trustProxy }).origin })
     },
   }
-}
-
-/** The origin of `siteUrl` (`https://chat.example.com`), or undefined when it is not set. */
-export function siteOriginOf(siteUrl: string): string | undefined {
-  const text = siteUrl.trim()
-  return text === '' ? undefined : new URL(text).origin
-}
-
-/** Why `siteUrl` cannot be used (for the config schema), or undefined. */
-export function siteUrlProblem(siteUrl: string): string | undefined {
-  const text = siteUrl.trim()
-  if (text === '') return undefined
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    return 'must be the URL people open, such as https://chat.example.com'
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must start with https:// (or http://)'
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) return 'must be an origin only (scheme, host and port), such as https://chat.example.com'
-  return undefined
 }
 
 /** Whether a request for `host` (its Host header, with any port) is for the site at `siteOrigin`. */

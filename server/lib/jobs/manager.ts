@@ -9,7 +9,7 @@ import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import type { ToolCredentials } from '../tools/tool-types'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
 import type { ChatEndpoint } from '../openrouter/chat-client'
-import type { StoredAttachmentContent } from '../threads/attachments'
+import type { StoredAttachmentContent } from '../attachments/attachments'
 import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
 import { clampOutputTokens, JobAdmission, type Admission, type RoleLimitSource } from './admission/gate'
@@ -47,6 +47,12 @@ interface RunningJob {
   toolsRunning: number
 }
 
+/**
+ * Told of the stored record once a job has ended (complete, error or aborted), and for a chat job
+ * this process ran, of the endpoint it used (with its key, which the record no longer holds).
+ */
+export type JobFinishedListener = (job: BackgroundJob, endpoint?: ChatEndpoint) => Promise<void> | void
+
 /** What the manager needs. */
 export interface JobManagerOptions {
   store: JobStore
@@ -54,11 +60,6 @@ export interface JobManagerOptions {
   config: ServerConfig
   secretBox: SecretBox
   logger?: JobLogger & { info?: (message: string) => void }
-  /**
-   * Called with the stored record once a job has ended (complete, error or aborted), and for a
-   * chat job this process ran, the endpoint it used (with its key, which the record no longer holds).
-   */
-  onJobFinished?: (job: BackgroundJob, endpoint?: ChatEndpoint) => Promise<void> | void
   /** A stored file by id with its owner, for the model requests of that owner's jobs (none: files are left out). */
   readAttachment?: (attachmentId: string) => Promise<(StoredAttachmentContent & { userId: string }) | null>
   /** Each role's limits (default: `limits.roles` of the config, without the admin's changes). */
@@ -84,6 +85,7 @@ const SHUTDOWN_WAIT_MS = 10_000
 /** The job runtime of one server process. */
 export class BackgroundJobManager {
   private readonly running = new Map<string, RunningJob>()
+  private readonly finishedListeners = new Set<JobFinishedListener>()
   private readonly admission: JobAdmission
   private readonly leases: JobLeases | undefined
   private readonly sweeper: JobSweeper
@@ -264,12 +266,22 @@ export class BackgroundJobManager {
     await this.leases?.release(runs.map(([jobId]) => jobId))
   }
 
-  /** Hands the ended job to `onJobFinished` (errors are logged, never thrown). */
+  /**
+   * Calls `listener` with every job that ends from now on (register before `recoverInterruptedJobs`
+   * so resumed jobs are reported too). Returns a function that stops it.
+   */
+  onJobFinished(listener: JobFinishedListener): () => void {
+    this.finishedListeners.add(listener)
+    return () => this.finishedListeners.delete(listener)
+  }
+
+  /** Hands the ended job to each `onJobFinished` listener (errors are logged, never thrown). */
   private async reportFinished(jobId: string, endpoint?: ChatEndpoint): Promise<void> {
-    if (!this.options.onJobFinished) return
+    if (this.finishedListeners.size === 0) return
     try {
       const job = await this.store.getJob(jobId)
-      if (job && job.status !== 'streaming') await this.options.onJobFinished(job, endpoint)
+      if (!job || job.status === 'streaming') return
+      for (const listener of this.finishedListeners) await listener(job, endpoint)
     } catch (error) {
       this.options.logger?.warn(`After job ${jobId} ended, its follow-up failed`, error)
     }

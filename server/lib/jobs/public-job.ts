@@ -1,7 +1,7 @@
 /** The forms of a job the HTTP API shows: whole without secrets, or short for lists. */
 import type { BackgroundJob, JobSummary, PublicJob } from '../../../shared/types/job'
 import type { WorkflowState } from '../../../shared/types/workflow'
-import { fileInTextPart } from '../threads/attachments'
+import { fileInTextPart } from '../attachments/attachments'
 
 /** Characters of text (each of content and reasoning) `GET /api/jobs/:id` shows unless asked for more. */
 export const JOB_TEXT_PAGE_CHARS = 200_000

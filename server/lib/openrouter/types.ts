@@ -2,9 +2,26 @@
  * OpenRouter chat-completions wire types (requests, streamed chunks) and the typed events the
  * stream parser turns them into. See docs: openrouter-wire-format.
  */
-import type { OpenRouterToolDefinition } from '../tools/tool-types'
 import type { OpenRouterError } from './errors'
 import type { ChatMessage, ReasoningDetail, ChatToolCall, Usage } from '../../../shared/types/chat'
+
+/** A JSON Schema object as OpenRouter's `tools[].function.parameters` takes it. */
+export type JsonSchemaObject = {
+  type: 'object'
+  properties?: Record<string, unknown>
+  required?: string[]
+  [keyword: string]: unknown
+}
+
+/** Exactly the shape OpenRouter's chat-completions `tools: [...]` takes. */
+export interface OpenRouterToolDefinition {
+  type: 'function'
+  function: {
+    name: string
+    description: string
+    parameters: JsonSchemaObject
+  }
+}
 
 export type { ChatMessage, ChatToolCall, ReasoningDetail, Usage } from '../../../shared/types/chat'
 

@@ -18,10 +18,12 @@ import { createMemoryWorkflowStore } from './workflows/memory'
 import { createSqliteWorkflowStore } from './workflows/sqlite'
 import type { WorkflowStore } from './workflows/workflow-store'
 import { withThreadQuota, withWorkflowQuota } from './quotas'
-import type { AccountStore } from './accounts/account-store'
-import { createConvexAccountStore } from './accounts/convex'
-import { createMemoryAccountStore } from './accounts/memory'
-import { createSqliteAccountStore } from './accounts/sqlite'
+import type { AccountBackend, AccountStore, ApiTokenStore } from './accounts/account-store'
+import type { SettingsStore } from './settings/settings-store'
+import type { UsageLedger } from './usage/usage-ledger'
+import { createConvexAccountBackend } from './accounts/convex'
+import { createMemoryAccountBackend } from './accounts/memory'
+import { createSqliteAccountBackend } from './accounts/sqlite'
 import { withAccountCache } from './accounts/cached'
 import { withBusyRetry } from './sqlite/busy'
 import { convexLimiters } from './rate-limits/convex'
@@ -35,35 +37,54 @@ export interface AppStores {
   jobs: JobStore
   threads: ThreadStore
   workflows: WorkflowStore
+  /** Accounts and invites. */
   accounts: AccountStore
+  /** People's API tokens. */
+  tokens: ApiTokenStore
+  /** Small shared values (the admin's settings, people's sealed credentials and grants) and locks. */
+  settings: SettingsStore
+  /** Each principal's daily usage, for budgets. */
+  usage: UsageLedger
   /** Where rate-limit counters live: shared by every instance on Convex, else this process's memory. */
   limiterFor: LimiterFactory
+  /** Closes every store. */
+  close: () => Promise<void>
 }
 
 /** Opens the stores the config asks for, with the per-user quotas of `limits` applied. */
 export function openStores(config: ServerConfig): AppStores {
-  const stores = openBackend(config)
-  return { ...stores, threads: withThreadQuota(stores.threads, config.limits), workflows: withWorkflowQuota(stores.workflows, config.limits) }
+  const { accounts, ...stores } = openBackend(config)
+  return {
+    ...stores,
+    threads: withThreadQuota(stores.threads, config.limits),
+    workflows: withWorkflowQuota(stores.workflows, config.limits),
+    ...accountStoresOf(accounts),
+    close: async () => {
+      await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), accounts.close()])
+    },
+  }
 }
 
-function openBackend(config: ServerConfig): AppStores {
+/** The four stores one account backend keeps (the same tables, or deployment), each handed to the services that need it. */
+export function accountStoresOf(backend: AccountBackend): Pick<AppStores, 'accounts' | 'tokens' | 'settings' | 'usage'> {
+  return { accounts: backend, tokens: backend, settings: backend, usage: backend }
+}
+
+type Backend = Omit<AppStores, 'accounts' | 'tokens' | 'settings' | 'usage' | 'close'> & { accounts: AccountBackend }
+
+function openBackend(config: ServerConfig): Backend {
   switch (config.backgroundJobs.storageProvider) {
     case 'sqlite': {
       const path = join(config.dataDir, 'or3.sqlite')
       // Another process holding the file's write lock is waited out between requests, not inside them.
-      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), accounts: withBusyRetry(createSqliteAccountStore({ path })), limiterFor: memoryLimiters }
+      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), accounts: withBusyRetry(createSqliteAccountBackend({ path })), limiterFor: memoryLimiters }
     }
     case 'memory':
-      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), accounts: createMemoryAccountStore(), limiterFor: memoryLimiters }
+      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), accounts: createMemoryAccountBackend(), limiterFor: memoryLimiters }
     case 'convex': {
       const client = new ConvexHttpClient(config.convex.url)
       const secret = config.convex.serverSecret
-      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), accounts: withAccountCache(createConvexAccountStore({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
+      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), accounts: withAccountCache(createConvexAccountBackend({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
     }
   }
-}
-
-/** Closes every store. */
-export async function closeStores(stores: AppStores): Promise<void> {
-  await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), stores.accounts.close()])
 }

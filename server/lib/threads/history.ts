@@ -6,7 +6,7 @@
  */
 import type { ChatMessage } from '../openrouter/types'
 import type { ThreadMessage } from '../../../shared/types/thread'
-import { userTurn } from './attachments'
+import { userTurn } from '../attachments/attachments'
 
 /** Turns a thread's messages and a new question into chat-completions messages. */
 export function threadHistory(messages: readonly ThreadMessage[], question: Pick<ThreadMessage, 'content' | 'attachments'>, systemPrompt?: string): ChatMessage[] {

@@ -16,8 +16,7 @@ import type { ChatMessage } from '../openrouter/types'
 import { MessageVersionError, messageTree, pathTo, threadPath } from './versions'
 import { z } from 'zod'
 import { assertClientToolsFree, clientToolsSchema } from '../tools/client-tools'
-import { acceptAttachments, base64Length, incomingAttachmentSchema, type AcceptedAttachment } from './attachments'
-import { DEFAULT_MAX_BODY_BYTES } from '../http/read-json-body'
+import { acceptAttachments, incomingAttachmentSchema, type AcceptedAttachment } from '../attachments/attachments'
 import type { MessageAttachment } from '../../../shared/types/attachment'
 
 const answerFields = {
@@ -33,12 +32,6 @@ const messageContent = z.string().trim().min(1, 'write a message').max(100_000)
 export const threadMessageSchema = z.object({ content: z.string().trim().max(100_000), attachments: z.array(incomingAttachmentSchema).max(20).optional(), ...answerFields }).strict()
   // Files alone are a message too ("what is this?" is implied).
   .refine(body => body.content.length > 0 || (body.attachments?.length ?? 0) > 0, { message: 'write a message', path: ['content'] })
-
-/** The largest body a message may have: its files (base64) at their limits, plus text and fields. */
-export function messageBodyBytes(config: ServerConfig): number {
-  const { maxFiles, maxImageBytes, maxTextBytes } = config.public.attachments
-  return DEFAULT_MAX_BODY_BYTES + maxFiles * (base64Length(Math.max(maxImageBytes, maxTextBytes)) + 2_048)
-}
 
 /**
  * A new version of a message (`POST /api/threads/:id/messages/:messageId/versions`): the edited

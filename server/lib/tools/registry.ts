@@ -10,15 +10,8 @@ import {
   releaseArgumentsValidator,
   toJsonSchemaParameters,
 } from './tool-schema'
-import {
-  TOOL_RUNTIMES,
-  type OpenRouterToolDefinition,
-  type RegisteredServerTool,
-  type RegisterServerToolOptions,
-  type ServerToolDefinition,
-  type ServerToolHandler,
-  type ToolRuntime,
-} from './tool-types'
+import { TOOL_RUNTIMES, type RegisteredServerTool, type RegisterServerToolOptions, type ServerToolDefinition, type ServerToolHandler, type ToolRuntime } from './tool-types'
+import type { OpenRouterToolDefinition } from '../openrouter/types'
 
 /** Default per-call limit when neither the tool nor the configuration sets one. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000

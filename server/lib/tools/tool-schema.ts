@@ -1,7 +1,8 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { z } from 'zod'
-import type { JsonSchemaObject, ToolParameters } from './tool-types'
+import type { ToolParameters } from './tool-types'
+import type { JsonSchemaObject } from '../openrouter/types'
 
 /** Tool names OpenRouter (and OpenAI) accept: letters, digits, `_` and `-`, at most 64. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/

@@ -3,9 +3,6 @@
  * admin's catalog of them), the dynamic tools directory, and the feed that tells open pages the
  * tools changed. The runtime plugin builds it; `useToolSources()` is how routes reach it.
  */
-import type { H3Event } from 'h3'
-import { serveToolChanges } from '../http/serve-tool-changes'
-import type { StreamSlots } from '../http/stream-slots'
 import type { DynamicToolsDirectory } from './dynamic/directory'
 import type { McpServerCatalog } from './mcp/admin-servers'
 import type { McpServers } from './mcp/servers'
@@ -26,7 +23,6 @@ export interface ToolSourcesParts {
   mcpCatalog: McpServerCatalog
   dynamicTools: DynamicToolsDirectory | undefined
   changes: ToolChangeFeed
-  slots: StreamSlots
   policy: ToolPolicy
   credentials: CredentialVault
   authorizations: McpAuthorizations
@@ -123,8 +119,8 @@ export class ToolSources {
     }
   }
 
-  /** Serves "the tools changed" to an open page of `viewer` (a user at a client address) as server-sent events. */
-  serveChanges(event: H3Event, viewer: { userId: string, address?: string }): Promise<void> {
-    return serveToolChanges(event, this.parts.changes, this.parts.slots, viewer)
+  /** "The tools changed": any registration, an MCP server going down or back, a tool file that broke. */
+  get changes(): ToolChangeFeed {
+    return this.parts.changes
   }
 }

@@ -1,17 +1,10 @@
 import type { z } from 'zod'
+import type { JsonSchemaObject } from '../openrouter/types'
 
 /** Where a tool may run: only in the browser, only on the server, or on either. */
 export type ToolRuntime = 'client' | 'server' | 'hybrid'
 
 export const TOOL_RUNTIMES: readonly ToolRuntime[] = ['client', 'server', 'hybrid']
-
-/** A JSON Schema object as OpenRouter's `tools[].function.parameters` takes it. */
-export type JsonSchemaObject = {
-  type: 'object'
-  properties?: Record<string, unknown>
-  required?: string[]
-  [keyword: string]: unknown
-}
 
 /** Arguments schema in either form a tool author may write it. */
 export type ToolParameters = JsonSchemaObject | z.ZodObject
@@ -49,16 +42,6 @@ export interface ServerToolDefinition {
    * policy rule with `effect: 'approve'` can require it too. `registerServerTool`'s option wins.
    */
   needsApproval?: boolean
-}
-
-/** Exactly the shape OpenRouter's chat-completions `tools: [...]` takes. */
-export interface OpenRouterToolDefinition {
-  type: 'function'
-  function: {
-    name: string
-    description: string
-    parameters: JsonSchemaObject
-  }
 }
 
 /** The credentials a call may use: its user's, else the server-wide ones; never another user's. */

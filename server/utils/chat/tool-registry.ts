@@ -18,9 +18,8 @@ export { executeServerTool } from '../../lib/tools/execute-tool'
 /** Declares a tool in one file (default-export it from server/tools/**). */
 export { defineServerTool } from '../../lib/tools/define-tool'
 
+export type { JsonSchemaObject, OpenRouterToolDefinition } from '../../lib/openrouter/types'
 export type {
-  JsonSchemaObject,
-  OpenRouterToolDefinition,
   RegisteredServerTool,
   RegisterServerToolOptions,
   ServerToolDefinition,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { answerFindTools, rankTools, selectOfferedTools } from '../../../server/lib/agent/tool-selection'
-import type { OpenRouterToolDefinition } from '../../../server/lib/tools/tool-types'
+import type { OpenRouterToolDefinition } from '../../../server/lib/openrouter/types'
 
 const tool = (name: string, description: string): OpenRouterToolDefinition => ({ type: 'function', function: { name, description, parameters: { type: 'object', properties: {} } } })
 const tools = [tool('read_file', 'Reads a file from disk.'), tool('send_email', 'Sends an email message.'), tool('currency_convert', 'Converts an amount between currencies.')]

@@ -3,8 +3,9 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { testServerConfig } from '../../support/server-config'
 import { AccountService, type PasswordHasher } from '../../../server/lib/auth/accounts'
 import { AuthError } from '../../../server/lib/auth/auth-errors'
-import { createMemoryAccountStore } from '../../../server/lib/stores/accounts/memory'
-import type { AccountStore } from '../../../server/lib/stores/accounts/account-store'
+import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/memory'
+import { accountStoresOf } from '../../../server/lib/stores'
+import type { AccountBackend } from '../../../server/lib/stores/accounts/account-store'
 
 /** A real (small-cost) scrypt, counting how often it verifies. */
 function scryptHasher(): PasswordHasher & { verifications: number, hashes: number } {
@@ -34,13 +35,13 @@ async function refusal(promise: Promise<unknown>): Promise<AuthError> {
 }
 
 describe('AccountService', () => {
-  let store: AccountStore
+  let store: AccountBackend
   let hasher: ReturnType<typeof scryptHasher>
   let accounts: AccountService
   beforeEach(() => {
-    store = createMemoryAccountStore()
+    store = createMemoryAccountBackend()
     hasher = scryptHasher()
-    accounts = new AccountService(store, hasher, settings)
+    accounts = new AccountService(accountStoresOf(store), hasher, settings)
   })
 
   it('makes the first sign-up the admin, then follows the sign-up policy', async () => {
@@ -119,7 +120,7 @@ describe('AccountService', () => {
 
   it('deletes an account\'s data through the hook before the account', async () => {
     const deleted: string[] = []
-    accounts = new AccountService(store, hasher, { ...settings, onAccountDeleted: async id => void deleted.push(id) })
+    accounts.onAccountDeleted(async id => void deleted.push(id))
     await accounts.signUp('Ada', 'password-1', undefined)
     const bob = await accounts.createAccount('Bob', 'password-1', 'user')
     expect(await accounts.deleteAccount(bob.id)).toBe(true)
@@ -178,7 +179,7 @@ describe('AccountService', () => {
   })
 
   it('counts sign-ups per address, refused or not', async () => {
-    const limited = new AccountService(store, hasher, { ...settings, signupsPerIpPerHour: 2 })
+    const limited = new AccountService(accountStoresOf(store), hasher, { ...settings, signupsPerIpPerHour: 2 })
     await limited.signUp('Ada', 'password-1', undefined, undefined, '203.0.113.5')
     await limited.setSignupPolicy('open')
     await limited.signUp('Bob', 'password-1', undefined, undefined, '203.0.113.5')

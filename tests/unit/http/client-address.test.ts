@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { clientFromChain, trustedProxiesOf, trustedProxiesProblem } from '../../../server/lib/http/client-address'
+import { clientFromChain } from '../../../server/lib/http/client-address'
+import { trustedProxiesOf, trustedProxiesProblem } from '../../../server/lib/config/trusted-proxies'
 
 describe('the client address behind proxies', () => {
   it('takes the right-most hop that is not a proxy, so an address the client wrote in X-Forwarded-For is ignored', () => {

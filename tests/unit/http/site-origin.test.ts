@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { appOriginFor, hostMatchesSite, isLoopbackAddress, isLoopbackHost, siteOriginOf, siteUrlProblem } from '../../../server/lib/http/site-origin'
+import { appOriginFor, hostMatchesSite, isLoopbackAddress, isLoopbackHost } from '../../../server/lib/http/site-origin'
+import { siteOriginOf, siteUrlProblem } from '../../../server/lib/config/site-url'
 import { FirstRunGuard } from '../../../server/lib/auth/first-run'
 
 describe('the site\'s origin', () => {

@@ -4,8 +4,8 @@ import { estimateRequestTokens, RequestSpend, type RunBudget } from '../../../se
 import { JobCapacityError, JobSlots } from '../../../server/lib/jobs/admission/caps'
 import { clampOutputTokens, JobAdmission } from '../../../server/lib/jobs/admission/gate'
 import { RoleLimitPolicy } from '../../../server/lib/auth/role-limits'
-import { createMemoryAccountStore } from '../../../server/lib/stores/accounts/memory'
-import type { AccountStore } from '../../../server/lib/stores/accounts/account-store'
+import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/memory'
+import type { AccountBackend } from '../../../server/lib/stores/accounts/account-store'
 import { workflowModelCallBound } from '../../../server/lib/workflows/model-calls'
 import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'
 import { testServerConfig } from '../../support/server-config'
@@ -95,11 +95,11 @@ describe('job slots', () => {
 })
 
 describe('daily budgets', () => {
-  let store: AccountStore
+  let store: AccountBackend
   let now: number
   const limits = { dailyTokens: 1_000, dailyCost: 0, maxOutputTokens: 0 }
   beforeEach(() => {
-    store = createMemoryAccountStore()
+    store = createMemoryAccountBackend()
     now = Date.UTC(2026, 10, 22, 18, 30)
   })
 
@@ -213,7 +213,7 @@ describe('request spend', () => {
 
 describe('admission', () => {
   it('checks models, a workflow\'s cost, caps, rate and budget in that order, with the role\'s limits as the admin set them', async () => {
-    const store = createMemoryAccountStore()
+    const store = createMemoryAccountBackend()
     const policy = new RoleLimitPolicy(store, defaults)
     const admission = new JobAdmission({ maxConcurrentJobs: 20, fairShare: 0.5, jobStartsPerIpPerMinute: 1_000, roleLimits: policy, usage: store })
     await expect(admission.admit(guest('g'), { models: ['openai/gpt-4o'] })).rejects.toMatchObject({ refusal: 'model-not-allowed' })
@@ -246,7 +246,7 @@ describe('admission', () => {
   })
 
   it('ignores a stored override that no longer parses, rather than refusing every start', async () => {
-    const store = createMemoryAccountStore()
+    const store = createMemoryAccountBackend()
     await store.setSetting('role-limits', '{"guest":{"jobsAtOnce":"many"}}')
     expect((await new RoleLimitPolicy(store, defaults).forRole('guest'))).toEqual(defaults.guest)
   })

@@ -6,7 +6,7 @@ import { createSecretBox } from '../../../server/lib/security/secret-box'
 import { MissingApiKeyError } from '../../../server/lib/models/chat-endpoint'
 import { clearServerTools } from '../../../server/lib/tools/registry'
 import { createMemoryJobStore } from '../../../server/lib/stores/jobs/memory'
-import { createMemoryAccountStore } from '../../../server/lib/stores/accounts/memory'
+import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/memory'
 import type { JobStore } from '../../../server/lib/stores/jobs/job-store'
 import { fakeChunkMeta, textReply} from '../../support/fake-openrouter'
 import { useFakeOpenRouter } from '../../support/upstream'
@@ -138,7 +138,7 @@ describe('BackgroundJobManager', () => {
   })
 
   it('stops a job that uses up its daily budget while it streams, keeps its text, and records what it used', async () => {
-    const usage = createMemoryAccountStore()
+    const usage = createMemoryAccountBackend()
     const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server' }, limits: { roles: { user: { dailyTokens: 20 } } } })
     store = createMemoryJobStore()
     manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox, usage })
@@ -162,7 +162,7 @@ describe('BackgroundJobManager', () => {
 describe('budget reservations', () => {
   const today = () => new Date().toISOString().slice(0, 10)
   function budgetManager(dailyTokens: number) {
-    const usage = createMemoryAccountStore()
+    const usage = createMemoryAccountBackend()
     const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server', retryBaseDelayMs: 5 }, backgroundJobs: { maxConcurrentJobs: 20 }, limits: { fairShare: 1, roles: { user: { dailyTokens, jobsAtOnce: 10, workflowModelCalls: 200 } } } })
     store = createMemoryJobStore()
     manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox, usage })

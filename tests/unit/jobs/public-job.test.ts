@@ -1,7 +1,7 @@
 /** How a job is named in lists: its question's first line, or the files it was sent with (issue 29). */
 import { describe, expect, it } from 'vitest'
 import { toJobSummary } from '../../../server/lib/jobs/public-job'
-import { textFilePart } from '../../../server/lib/threads/attachments'
+import { textFilePart } from '../../../server/lib/attachments/attachments'
 import type { BackgroundJob } from '../../../shared/types/job'
 
 function job(content: unknown): BackgroundJob {

@@ -6,8 +6,8 @@ import { createMemoryThreadStore } from '../../../server/lib/stores/threads/memo
 import { createSqliteThreadStore } from '../../../server/lib/stores/threads/sqlite'
 import { describeThreadStoreContract } from '../../support/thread-store-contract'
 import { describeAccountStoreContract } from '../../support/account-store-contract'
-import { createMemoryAccountStore } from '../../../server/lib/stores/accounts/memory'
-import { createSqliteAccountStore } from '../../../server/lib/stores/accounts/sqlite'
+import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/memory'
+import { createSqliteAccountBackend } from '../../../server/lib/stores/accounts/sqlite'
 import { describeWorkflowStoreContract } from '../../support/workflow-store-contract'
 import { createMemoryWorkflowStore } from '../../../server/lib/stores/workflows/memory'
 import { createSqliteWorkflowStore } from '../../../server/lib/stores/workflows/sqlite'
@@ -22,5 +22,5 @@ describeThreadStoreContract('sqlite', () => createSqliteThreadStore({ path: join
 describeWorkflowStoreContract('memory', () => createMemoryWorkflowStore())
 describeWorkflowStoreContract('sqlite', () => createSqliteWorkflowStore({ path: join(directory, `workflows-${++file}.sqlite`) }))
 
-describeAccountStoreContract('memory', () => createMemoryAccountStore())
-describeAccountStoreContract('sqlite', () => createSqliteAccountStore({ path: join(directory, `accounts-${++file}.sqlite`) }))
+describeAccountStoreContract('memory', () => createMemoryAccountBackend())
+describeAccountStoreContract('sqlite', () => createSqliteAccountBackend({ path: join(directory, `accounts-${++file}.sqlite`) }))

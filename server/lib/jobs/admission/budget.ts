@@ -7,15 +7,12 @@
  * its user's budget is used up, keeping its text.
  */
 import { BudgetPools, DEFAULT_OUTPUT_ESTIMATE, RunBudget } from './budget-pool'
-import type { DailyUsage, RoleLimits } from '../../../../shared/types/limits'
+import type { RoleLimits } from '../../../../shared/types/limits'
 import { DomainError, type HttpAnswer } from '../../domain-error'
+import type { UsageLedger as StoredUsageLedger } from '../../stores/usage/usage-ledger'
 
 /** Where usage is kept (the account store implements it). */
-export interface UsageLedger {
-  /** Adds to `userId`'s usage of `day`. */
-  addUsage(userId: string, day: string, spent: SpentBudget): Promise<void>
-  getUsage(userId: string, day: string): Promise<DailyUsage | null>
-}
+export type UsageLedger = Pick<StoredUsageLedger, 'addUsage' | 'getUsage'>
 
 /** What a job used: tokens (prompt + completion) and credits. */
 export interface SpentBudget {

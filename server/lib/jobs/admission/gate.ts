@@ -5,7 +5,7 @@
  * on. What it returns is what the job runs with: its role's limits and its budget, its first model
  * request already reserved (budget-pool.ts).
  */
-import { assertModelsAllowed } from '../../auth/model-access'
+import { assertModelsAllowed } from '../../models/model-access'
 import { assertWorkflowCost } from '../../workflows/model-calls'
 import { DailyBudgets, outputEstimateOf, type Allowance, type UsageLedger } from './budget'
 import { estimateRequestTokens, RunBudget } from './budget-pool'

@@ -4,7 +4,7 @@
  * user's budget. Never throws; the job always ends in a terminal state unless the server is
  * shutting down, in which case it is left `streaming` at its checkpoint for the next start.
  */
-import { expandAttachments } from '../../threads/attachments'
+import { expandAttachments } from '../../attachments/attachments'
 import { chatClientOptions } from '../../models/chat-endpoint'
 import type { ChatEndpoint } from '../../openrouter/chat-client'
 import type { ToolExecutionLoopResult } from '../../agent/tool-loop'

@@ -4,7 +4,7 @@
  * (end.ts). The runners (chat.ts, workflow.ts) add only what differs.
  */
 import type { JobInputs } from '../waits/job-inputs'
-import type { StoredAttachmentContent } from '../../threads/attachments'
+import type { StoredAttachmentContent } from '../../attachments/attachments'
 import { toPublicJob } from '../public-job'
 import type { ServerConfig } from '../../config/server-config'
 import type { ToolAccessCheck } from '../../tools/policy/tool-policy'

@@ -3,7 +3,7 @@
  * pixel dimensions (read from its header); for a text file, its name, type, lines, words and how
  * it begins. It cannot see what a picture shows, and says so.
  */
-import { fileInTextPart } from '../../threads/attachments'
+import { fileInTextPart } from '../../attachments/attachments'
 
 /** A file as the demo model received it in a user turn's content parts. */
 export type ReceivedFile =

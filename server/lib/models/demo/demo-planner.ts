@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest, ChatMessage } from '../../openrouter/types'
 import { describeFiles, filesIn } from './demo-files'
-import { isTextFilePart } from '../../threads/attachments'
+import { isTextFilePart } from '../../attachments/attachments'
 import { arithmeticFromWords, conversionIn, placeIn, temperatureUnitIn, unitKind, wordsToDigits } from './demo-language'
 import { evaluateExpression } from '../../tools/builtin/expression-evaluator'
 

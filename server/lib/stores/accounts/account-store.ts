@@ -1,6 +1,7 @@
 /** The one interface every account store implements (memory, sqlite, Convex); one contract suite pins it. */
 import type { Account } from '../../../../shared/types/account'
-import type { DailyUsage } from '../../../../shared/types/limits'
+import type { SettingsStore } from '../settings/settings-store'
+import type { UsageLedger } from '../usage/usage-ledger'
 
 /** An account as stored: with its password hash and the version its sessions must carry. */
 export interface StoredAccount extends Account {
@@ -51,7 +52,7 @@ export function losesActiveAdmin(before: Pick<StoredAccount, 'role' | 'disabled'
   return before.role === 'admin' && !before.disabled && (after.role !== 'admin' || after.disabled)
 }
 
-/** Storage of accounts, their API tokens, invites, the admin's settings, and daily usage. */
+/** Accounts, and the invites that let people create one. */
 export interface AccountStore {
   /** Whether any account exists (none: the first visitor creates the admin). */
   hasAccounts(): Promise<boolean>
@@ -70,40 +71,28 @@ export interface AccountStore {
   /** Deletes the account and its API tokens. */
   deleteAccount(id: string): Promise<boolean>
 
+  createInvite(input: { codeHash: string, createdBy: string, expiresAt: number, now?: number }): Promise<void>
+  /** Uses up an invite: true only the first time, and only before it expires. */
+  useInvite(codeHash: string, now?: number): Promise<boolean>
+  /** Whether an invite could be used now (unused, not expired), without using it. */
+  inviteUsable(codeHash: string, now?: number): Promise<boolean>
+}
+
+/** People's personal API tokens (only hashes of their secrets). */
+export interface ApiTokenStore {
   createApiToken(token: StoredApiToken): Promise<void>
   findApiToken(tokenHash: string): Promise<StoredApiToken | null>
   /** A user's tokens, newest first. */
   listApiTokens(userId: string): Promise<StoredApiToken[]>
   deleteApiToken(userId: string, tokenId: string): Promise<boolean>
   touchApiToken(tokenId: string, now: number): Promise<void>
+}
 
-  createInvite(input: { codeHash: string, createdBy: string, expiresAt: number, now?: number }): Promise<void>
-  /** Uses up an invite: true only the first time, and only before it expires. */
-  useInvite(codeHash: string, now?: number): Promise<boolean>
-  /** Whether an invite could be used now (unused, not expired), without using it. */
-  inviteUsable(codeHash: string, now?: number): Promise<boolean>
-
-  getSetting(key: string): Promise<string | null>
-  setSetting(key: string, value: string): Promise<void>
-  /** Removes every setting whose key starts with `prefix` (a deleted user's keys). */
-  deleteSettings(prefix: string): Promise<void>
-
-  /**
-   * Takes the lock `key` for `owner` until `now + ttlMs`: true when it was free, expired or
-   * already `owner`'s. Shared by every instance on the store, so one of them at a time does
-   * what the lock guards (an OAuth refresh whose refresh token rotates).
-   */
-  tryLock(key: string, owner: string, ttlMs: number, now?: number): Promise<boolean>
-  /** Gives the lock up, if `owner` holds it. */
-  unlock(key: string, owner: string): Promise<void>
-
-  /** Adds a job's usage to `userId`'s total of `day` (UTC, `YYYY-MM-DD`) and counts the job; atomic per row. */
-  addUsage(userId: string, day: string, spent: { tokens: number, cost: number }): Promise<void>
-  getUsage(userId: string, day: string): Promise<DailyUsage | null>
-  /** Everyone's usage of `day`, most tokens first, at most `limit`. */
-  listUsage(day: string, limit: number): Promise<DailyUsage[]>
-  /** Forgets a principal's usage (its account was deleted). */
-  deleteUsage(userId: string): Promise<void>
+/**
+ * What one backend (memory, sqlite, Convex) keeps about people: four stores over the same
+ * tables or deployment, handed out separately (`openStores`) so each service sees only its own.
+ */
+export interface AccountBackend extends AccountStore, ApiTokenStore, SettingsStore, UsageLedger {
   close(): Promise<void>
 }
 

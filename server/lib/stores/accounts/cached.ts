@@ -6,13 +6,13 @@
  * `ttlMs`.
  */
 import { LRUCache } from 'lru-cache'
-import type { AccountStore, StoredAccount } from './account-store'
+import type { AccountBackend, StoredAccount } from './account-store'
 
 /** Accounts remembered at most. */
 const MAX_CACHED = 10_000
 
 /** `store` with `getAccount` answered from a short-lived cache. */
-export function withAccountCache(store: AccountStore, ttlMs: number): AccountStore {
+export function withAccountCache(store: AccountBackend, ttlMs: number): AccountBackend {
   const cache = new LRUCache<string, { account: StoredAccount | null }>({ max: MAX_CACHED, ttl: ttlMs })
   const forget = <T>(id: string, result: T): T => {
     cache.delete(id)

@@ -2,10 +2,10 @@
 import { api } from '../../../../convex/_generated/api'
 import type { ConvexFunctionClient } from '../jobs/convex'
 import type { DailyUsage } from '../../../../shared/types/limits'
-import { accountNameKey, LastAdminError, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
+import { accountNameKey, LastAdminError, type AccountBackend, type StoredAccount, type StoredApiToken } from './account-store'
 
 /** A Convex account store. */
-export function createConvexAccountStore(options: { client: ConvexFunctionClient, secret: string }): AccountStore {
+export function createConvexAccountBackend(options: { client: ConvexFunctionClient, secret: string }): AccountBackend {
   const { client, secret } = options
   return {
     async hasAccounts() {

@@ -1,9 +1,9 @@
 /** In-memory account store for tests. */
 import type { DailyUsage } from '../../../../shared/types/limits'
-import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
+import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountBackend, type StoredAccount, type StoredApiToken } from './account-store'
 
 /** Creates an empty in-memory account store. */
-export function createMemoryAccountStore(): AccountStore {
+export function createMemoryAccountBackend(): AccountBackend {
   const accounts = new Map<string, StoredAccount>()
   const tokens = new Map<string, StoredApiToken>()
   const invites = new Map<string, { expiresAt: number, usedAt: number | null }>()

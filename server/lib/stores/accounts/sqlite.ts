@@ -1,7 +1,7 @@
 /** Accounts, API tokens, invites and settings in the app's sqlite file. */
 import type { DailyUsage } from '../../../../shared/types/limits'
 import { openSqliteDatabase } from '../sqlite/database'
-import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountPatch, type AccountStore, type StoredAccount, type StoredApiToken } from './account-store'
+import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountPatch, type AccountBackend, type StoredAccount, type StoredApiToken } from './account-store'
 
 interface AccountRow { id: string, name: string, password_hash: string, role: 'admin' | 'user', disabled: number, session_version: number, created_at: number }
 interface TokenRow { id: string, user_id: string, name: string, prefix: string, token_hash: string, created_at: number, last_used_at: number | null }
@@ -21,7 +21,7 @@ function toToken(row: TokenRow): StoredApiToken {
 }
 
 /** Opens the account store in the sqlite file at `path`. */
-export function createSqliteAccountStore(options: { path: string }): AccountStore {
+export function createSqliteAccountBackend(options: { path: string }): AccountBackend {
   const db = openSqliteDatabase(options.path)
   const statements = {
     count: db.prepare<[], { count: number }>('SELECT COUNT(*) AS count FROM accounts'),

@@ -2,7 +2,8 @@
 import type { FunctionReturnType } from 'convex/server'
 import { api } from '../../../../convex/_generated/api'
 import type { JobInputRequest } from '../../../../shared/types/input-request'
-import { newInputRequest, type InputRequestChange, type InputRequestStore } from './input-request-store'
+import { newInputRequest, type InputRequestStore } from './input-request-store'
+import type { InputRequestChange } from '../../../../shared/input-request-rules'
 import type { ConvexFunctionClient } from './convex'
 
 type ConvexChange = FunctionReturnType<typeof api.inputRequests.answer>

@@ -1,7 +1,8 @@
 /** The input requests of the in-memory job store (see input-request-store.ts for the rules). */
 import { randomUUID } from 'node:crypto'
 import type { JobInputRequest } from '../../../../shared/types/input-request'
-import { INPUT_REQUEST_LIST_LIMIT, inputRequestRules, newInputRequest, type InputRequestChange, type InputRequestStore } from './input-request-store'
+import { newInputRequest, type InputRequestStore } from './input-request-store'
+import { INPUT_REQUEST_LIST_LIMIT, inputRequestRules, type InputRequestChange } from '../../../../shared/input-request-rules'
 
 /** The store's methods, and how its job store drops the requests of deleted jobs. */
 export function createMemoryInputRequests(): InputRequestStore & { deleteForJobs(jobIds: ReadonlySet<string>): void, clear(): void } {

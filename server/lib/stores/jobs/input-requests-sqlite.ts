@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Database } from 'better-sqlite3'
 import type { JobInputRequest } from '../../../../shared/types/input-request'
-import { INPUT_REQUEST_LIST_LIMIT, inputRequestRules, newInputRequest, type InputRequestChange, type InputRequestStore } from './input-request-store'
+import { newInputRequest, type InputRequestStore } from './input-request-store'
+import { INPUT_REQUEST_LIST_LIMIT, inputRequestRules, type InputRequestChange } from '../../../../shared/input-request-rules'
 
 interface RequestRow { body: string }
 

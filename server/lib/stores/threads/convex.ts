@@ -3,7 +3,7 @@ import { api } from '../../../../convex/_generated/api'
 import type { ConvexFunctionClient } from '../jobs/convex'
 import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
 import type { ThreadStore } from './thread-store'
-import { searchTerms, snippetAround } from './search-terms'
+import { searchTerms, snippetAround } from '../../../../shared/search-terms'
 
 /** Bytes per stored chunk of a file (a Convex document holds at most 1 MiB). */
 const ATTACHMENT_CHUNK_BYTES = 512 * 1024

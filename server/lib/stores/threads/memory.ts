@@ -1,7 +1,7 @@
 /** In-memory thread store for tests. Records are copied in and out. */
 import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
 import type { StoredAttachment, ThreadStore } from './thread-store'
-import { matchesAll, searchTerms, snippetAround } from './search-terms'
+import { matchesAll, searchTerms, snippetAround } from '../../../../shared/search-terms'
 
 /** Creates an empty in-memory thread store. */
 export function createMemoryThreadStore(): ThreadStore {

@@ -6,7 +6,7 @@ import { openSqliteDatabase } from '../sqlite/database'
 import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
 import type { StoredAttachment, ThreadStore } from './thread-store'
 import type { AttachmentKind } from '../../../../shared/types/attachment'
-import { ftsQuery, searchTerms } from './search-terms'
+import { ftsQuery, searchTerms } from '../../../../shared/search-terms'
 
 interface ThreadRow { id: string, user_id: string, title: string, created_at: number, updated_at: number, active_message_id: string | null }
 interface MessageRow {

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod'
 import type { SecretBox } from '../../security/secret-box'
-import type { SettingsStore } from '../../auth/role-limits'
+import type { SettingsReadWrite } from '../../stores/settings/settings-store'
 import { MCP_SERVER_NAME, mcpServerProblems, mcpServerSchema, toMcpServerConfig, type McpServerConfig } from './config'
 import type { McpServers } from './servers'
 import { MCP_SECRET_MASK, type McpServerSettings, type McpServerSettingsList, type McpServerStatus } from '../../../../shared/types/tool'
@@ -50,7 +50,7 @@ export interface McpServerCatalogOptions {
   /** The operator's servers, from the config file. */
   fileServers: readonly McpServerConfig[]
   configFile: string | null
-  settings: SettingsStore
+  settings: SettingsReadWrite
   secretBox: SecretBox
   commandsAllowed: boolean
   logger: { warn: (message: string) => void }

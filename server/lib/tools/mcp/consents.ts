@@ -8,13 +8,10 @@
  */
 import type { McpServerConfig } from './config'
 import type { McpCredentialConsent } from '../../../../shared/types/credentials'
+import type { SettingsStore } from '../../stores/settings/settings-store'
 
-/** The part of the account store consents live in. */
-export interface ConsentStore {
-  getSetting(key: string): Promise<string | null>
-  setSetting(key: string, value: string): Promise<void>
-  deleteSettings(prefix: string): Promise<void>
-}
+/** The part of the settings store consents live in. */
+type ConsentStore = Pick<SettingsStore, 'getSetting' | 'setSetting' | 'deleteSettings'>
 
 /** Where a server sends what it is given: its URL's origin, or its command and arguments. */
 export function mcpTarget(config: McpServerConfig): string {

@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { ClientCredentialsProvider, PrivateKeyJwtProvider, type OAuthClientProvider } from '@modelcontextprotocol/client'
 import { credentialPlaceholders, fillCredentials, oauthOf, signsInPerPerson, type McpOAuthSettings, type McpServerConfig } from './config'
-import type { McpAuthorizations, OAuthServer } from './oauth/authorizations'
+import { McpAuthorizations, type McpAuthorizationsOptions, type OAuthServer } from './oauth/authorizations'
 import { McpServerConnection, type McpConnectionOptions } from './connection'
 import { McpPerUserServer } from './per-user'
 import { mcpTarget, type McpCredentialConsents } from './consents'
@@ -39,8 +39,12 @@ export interface McpServersOptions extends McpConnectionOptions {
   userConnectionIdleMs?: number
   /** The clock idle connections are measured by (tests move it). */
   now?: () => number
-  /** People's OAuth authorisations, for servers configured with `oauth`. */
-  authorizations?: McpAuthorizations
+  /**
+   * Where people's OAuth authorisations with servers configured with `oauth` are kept; the set
+   * makes its `authorizations` from it (it tells them which servers sign in, they tell it when a
+   * person's grant changed). Without it such servers cannot be used.
+   */
+  oauth?: Omit<McpAuthorizationsOptions, 'servers' | 'onChange'>
   /** People's consents to send their credentials to an admin's server (consents.ts); without it none is asked. */
   consents?: McpCredentialConsents
 }
@@ -54,7 +58,16 @@ export class McpServers {
   /** Applies run one after another: an admin's quick second edit waits for the first. */
   private applying: Promise<void> = Promise.resolve()
 
-  constructor(private readonly options: McpServersOptions) {}
+  /** People's OAuth authorisations with this set's servers (when `options.oauth` is given). */
+  readonly authorizations: McpAuthorizations | undefined
+  private readonly options: McpServersOptions & { authorizations?: McpAuthorizations }
+
+  constructor(options: McpServersOptions) {
+    this.authorizations = options.oauth
+      ? new McpAuthorizations({ ...options.oauth, servers: () => this.oauthServers(), onChange: (userId, server) => this.authorizationChanged(userId, server) })
+      : undefined
+    this.options = { ...options, authorizations: this.authorizations }
+  }
 
   /**
    * The handle for `config`: shared unless it names credentials that only people have. An admin's

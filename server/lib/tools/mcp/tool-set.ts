@@ -5,7 +5,8 @@
  */
 import type { Tool } from '@modelcontextprotocol/client'
 import { getServerTool, registerServerTool, unregisterServerTool } from '../registry'
-import type { JsonSchemaObject, ToolExecutionContext } from '../tool-types'
+import type { ToolExecutionContext } from '../tool-types'
+import type { JsonSchemaObject } from '../../openrouter/types'
 import type { McpServerConfig } from './config'
 import { mcpToolNames } from './tool-names'
 import type { McpServerStatus } from '../../../../shared/types/tool'

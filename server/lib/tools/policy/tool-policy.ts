@@ -7,7 +7,7 @@
  * its next round.
  */
 import { readOperatorFile } from '../../config/operator-file'
-import type { SettingsStore } from '../../auth/role-limits'
+import type { SettingsReadWrite } from '../../stores/settings/settings-store'
 import { policyDenial, policyNeedsApproval, toolPolicySchema, type PolicyPrincipal, type PolicyTool, type ToolPolicyRule } from './rules'
 import type { ToolPolicyView } from '../../../../shared/types/tool-policy'
 import { getServerTool } from '../registry'
@@ -64,7 +64,7 @@ export function approvalNeeded(name: string, access: ToolAccessCheck | undefined
 export class ToolPolicy {
   private cached: { rules: ToolPolicyRule[], adminRules: ToolPolicyRule[], at: number } | undefined
 
-  constructor(private readonly settings: SettingsStore, private readonly fileRules: readonly ToolPolicyRule[], private readonly fileName: string | null, private readonly now: () => number = Date.now) {}
+  constructor(private readonly settings: SettingsReadWrite, private readonly fileRules: readonly ToolPolicyRule[], private readonly fileName: string | null, private readonly now: () => number = Date.now) {}
 
   /** The check for `principal` under the rules in force now. */
   async accessFor(principal: PolicyPrincipal): Promise<ToolAccessCheck> {

@@ -4,11 +4,11 @@ import { CredentialInputError, CredentialVault } from '../../../../server/lib/to
 import { executeServerTool } from '../../../../server/lib/tools/execute-tool'
 import { clearServerTools, registerServerTool } from '../../../../server/lib/tools/registry'
 import { createSecretBox } from '../../../../server/lib/security/secret-box'
-import { createMemoryAccountStore } from '../../../../server/lib/stores/accounts/memory'
+import { createMemoryAccountBackend } from '../../../../server/lib/stores/accounts/memory'
 
 afterEach(() => clearServerTools())
 
-function vault(settings = createMemoryAccountStore()) {
+function vault(settings = createMemoryAccountBackend()) {
   return new CredentialVault({
     settings,
     secretBox: createSecretBox('a-test-server-secret-of-enough-length', 'tool-credentials'),
@@ -22,7 +22,7 @@ describe('tool credentials', () => {
     registerServerTool({ type: 'function', function: { name: 'github_issues', parameters: { type: 'object', properties: {} } }, requiresCredentials: ['github/token'] }, (_args, context) => `token of ${context.credentials.get('github', 'token')!.length} characters`)
     expect(() => registerServerTool({ type: 'function', function: { name: 'bad_needs', parameters: { type: 'object', properties: {} } }, requiresCredentials: ['GitHub Token'] }, () => '')).toThrow(/requiresCredentials/)
 
-    const settings = createMemoryAccountStore()
+    const settings = createMemoryAccountBackend()
     const credentials = vault(settings)
     const refused = await executeServerTool('github_issues', '{}', { userId: 'ada', credentials: await credentials.forUser('ada') })
     expect(refused).toMatchObject({ errorCode: 'credentials_missing', error: expect.stringContaining('needs the credential "github/token", which is not set') })
@@ -66,7 +66,7 @@ describe('tool credentials', () => {
   })
 
   it('lets an admin set a value for everyone: under each person\'s own, over the operator\'s', async () => {
-    const settings = createMemoryAccountStore()
+    const settings = createMemoryAccountBackend()
     const credentials = vault(settings)
     await credentials.setForEveryone('github', { token: 'team-token' })
     expect((await credentials.forUser('bob')).get('github', 'token')).toBe('team-token')

@@ -9,7 +9,7 @@ import { McpServers } from '../../../../server/lib/tools/mcp/servers'
 import { clearServerTools, getServerTool } from '../../../../server/lib/tools/registry'
 import { executeServerTool } from '../../../../server/lib/tools/execute-tool'
 import { createSecretBox } from '../../../../server/lib/security/secret-box'
-import { createMemoryAccountStore } from '../../../../server/lib/stores/accounts/memory'
+import { createMemoryAccountBackend } from '../../../../server/lib/stores/accounts/memory'
 import { everythingOverStdio, startEverythingOverHttp } from '../../../support/mcp-servers'
 
 const logger = { info: () => {}, warn: () => {} }
@@ -30,7 +30,7 @@ afterEach(async () => {
   clearServerTools()
 })
 
-function instance(settings: ReturnType<typeof createMemoryAccountStore>, options: { commandsAllowed?: boolean, fileServers?: ReturnType<typeof everythingOverStdio>[] } = {}) {
+function instance(settings: ReturnType<typeof createMemoryAccountBackend>, options: { commandsAllowed?: boolean, fileServers?: ReturnType<typeof everythingOverStdio>[] } = {}) {
   const servers = new McpServers({ logger, connectTimeoutMs: 20_000, retry: { baseDelayMs: 50, maxDelayMs: 200, breakerAfter: 100, breakerCooldownMs: 60_000 } })
   const catalog = new McpServerCatalog({ servers, fileServers: options.fileServers ?? [], configFile: options.fileServers ? '/etc/or3/mcp.json' : null, settings, secretBox, commandsAllowed: options.commandsAllowed ?? false, logger, syncIntervalMs: 0 })
   open.push({ servers, catalog })
@@ -45,7 +45,7 @@ async function refusal(action: Promise<unknown>): Promise<McpAdminError> {
 
 describe('MCP servers added by an admin', () => {
   it('runs a server at once, keeps its header values sealed and masked, keeps them when the mask comes back, and removes it', async () => {
-    const settings = createMemoryAccountStore()
+    const settings = createMemoryAccountBackend()
     const { catalog } = instance(settings)
     await catalog.start()
     await catalog.put('remote', { url: remote.url, headers: { Authorization: 'Bearer sk-very-secret' }, tools: ['echo'], timeoutMs: 5_000 })
@@ -78,7 +78,7 @@ describe('MCP servers added by an admin', () => {
   }, 60_000)
 
   it('refuses what it cannot take, saying what to fix', async () => {
-    const settings = createMemoryAccountStore()
+    const settings = createMemoryAccountBackend()
     const { catalog } = instance(settings, { fileServers: [everythingOverStdio('everything')] })
     await catalog.start()
     expect(await refusal(catalog.put('everything', { url: remote.url }))).toMatchObject({ statusCode: 409, message: expect.stringContaining('/etc/or3/mcp.json') })
@@ -94,7 +94,7 @@ describe('MCP servers added by an admin', () => {
   }, 60_000)
 
   it('keeps an OAuth client\'s secret sealed and masked like a header, and a mask sent back keeps it', async () => {
-    const settings = createMemoryAccountStore()
+    const settings = createMemoryAccountBackend()
     const { servers, catalog } = instance(settings)
     await catalog.start()
     const shown = await catalog.put('idp', { url: remote.url, oauth: { clientId: 'or3-chat', clientSecret: 'client-s3cret', tokenEndpointAuthMethod: 'client_secret_post' } })
@@ -110,7 +110,7 @@ describe('MCP servers added by an admin', () => {
   }, 60_000)
 
   it('lets an admin add a command where the operator allows it, with its environment sealed', async () => {
-    const settings = createMemoryAccountStore()
+    const settings = createMemoryAccountBackend()
     const { catalog } = instance(settings, { commandsAllowed: true })
     await catalog.start()
     const { command, args } = everythingOverStdio()
@@ -121,7 +121,7 @@ describe('MCP servers added by an admin', () => {
   }, 60_000)
 
   it('shows another instance\'s change on its next sync, and a server whose secret cannot be opened as a problem', async () => {
-    const settings = createMemoryAccountStore()
+    const settings = createMemoryAccountBackend()
     const first = instance(settings)
     await first.catalog.start()
     await first.catalog.put('remote', { url: remote.url, headers: { 'X-Key': 'abc' }, tools: ['echo'] })

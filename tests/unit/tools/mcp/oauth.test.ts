@@ -6,12 +6,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { McpServers } from '../../../../server/lib/tools/mcp/servers'
-import { McpAuthorizations, McpOAuthFlowError } from '../../../../server/lib/tools/mcp/oauth/authorizations'
-import { createMemoryAccountStore } from '../../../../server/lib/stores/accounts/memory'
+import { type McpAuthorizations, McpOAuthFlowError } from '../../../../server/lib/tools/mcp/oauth/authorizations'
+import { createMemoryAccountBackend } from '../../../../server/lib/stores/accounts/memory'
 import { createSecretBox } from '../../../../server/lib/security/secret-box'
 import { clearServerTools, getServerTool } from '../../../../server/lib/tools/registry'
 import { executeServerTool } from '../../../../server/lib/tools/execute-tool'
-import type { AccountStore } from '../../../../server/lib/stores/accounts/account-store'
+import type { AccountBackend } from '../../../../server/lib/stores/accounts/account-store'
 import { startOAuthMcpServer, type OAuthMcpServer } from '../../../support/oauth-mcp-server'
 
 const logger = { info: () => {}, warn: () => {} }
@@ -19,23 +19,18 @@ const APP = 'http://app.test'
 const noCredentials = { get: () => undefined, has: () => false }
 
 let fixture: OAuthMcpServer
-let store: AccountStore
+let store: AccountBackend
 let clock: number
 const open: Array<{ close: () => Promise<void> }> = []
 
-function setUp(options: { store?: AccountStore } = {}) {
-  let servers: McpServers | undefined
-  const authorizations = new McpAuthorizations({
-    store: options.store ?? store,
-    secretBox: createSecretBox('test-secret-test-secret-test-secret', 'mcp-oauth-grants'),
-    servers: () => servers!.oauthServers(),
-    onChange: (userId, server) => servers!.authorizationChanged(userId, server),
+function setUp(options: { store?: AccountBackend } = {}) {
+  const servers = new McpServers({
     logger,
-    now: () => clock,
+    connectTimeoutMs: 20_000,
+    oauth: { store: options.store ?? store, secretBox: createSecretBox('test-secret-test-secret-test-secret', 'mcp-oauth-grants'), logger, now: () => clock },
   })
-  servers = new McpServers({ logger, connectTimeoutMs: 20_000, authorizations })
   open.push(servers)
-  return { servers, authorizations }
+  return { servers, authorizations: servers.authorizations! }
 }
 
 async function run(servers: McpServers) {
@@ -56,7 +51,7 @@ const whoami = (userId: string) => executeServerTool('secure__whoami', '{}', { u
 
 beforeEach(async () => {
   fixture = await startOAuthMcpServer()
-  store = createMemoryAccountStore()
+  store = createMemoryAccountBackend()
   clock = Date.now()
 })
 

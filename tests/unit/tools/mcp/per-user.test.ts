@@ -11,7 +11,7 @@ import { clearServerTools, getServerTool } from '../../../../server/lib/tools/re
 import { executeServerTool } from '../../../../server/lib/tools/execute-tool'
 import type { ToolCredentials } from '../../../../server/lib/tools/tool-types'
 import { McpCredentialConsents } from '../../../../server/lib/tools/mcp/consents'
-import { createMemoryAccountStore } from '../../../../server/lib/stores/accounts/memory'
+import { createMemoryAccountBackend } from '../../../../server/lib/stores/accounts/memory'
 
 const logger = { info: () => {}, warn: () => {} }
 const fixture = fileURLToPath(new URL('../../../fixtures/mcp/whoami-server.mjs', import.meta.url))
@@ -60,7 +60,7 @@ describe('an MCP server that uses each person\'s credentials', () => {
   }, 60_000)
 
   it('sends a person\'s credential to a server an admin added only after they allowed it at its address; a new address asks again', async () => {
-    const consents = new McpCredentialConsents(createMemoryAccountStore())
+    const consents = new McpCredentialConsents(createMemoryAccountBackend())
     const servers = new McpServers({ logger, connectTimeoutMs: 20_000, consents })
     open.push(servers)
     await servers.apply([{ config, origin: 'admin' }])

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { globMatches, policyDenial, type PolicyPrincipal, type PolicyTool, type ToolPolicyRule } from '../../../../server/lib/tools/policy/rules'
 import { loadToolPolicyFile, ToolPolicy, ToolPolicyInputError } from '../../../../server/lib/tools/policy/tool-policy'
-import { createMemoryAccountStore } from '../../../../server/lib/stores/accounts/memory'
+import { createMemoryAccountBackend } from '../../../../server/lib/stores/accounts/memory'
 
 const admin: PolicyPrincipal = { userId: 'u-admin', role: 'admin', name: 'Root' }
 const ada: PolicyPrincipal = { userId: 'u-ada', role: 'user', name: 'Ada' }
@@ -71,7 +71,7 @@ describe('the tool policy in force', () => {
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ rules: [{ effect: 'maybe', tools: ['x'] }, { effect: 'deny', tools: ['bad name!'] }] }))
     expect(() => loadToolPolicyFile(join(dir, 'bad.json'))).toThrow(/rules\.0\.effect[\s\S]*rules\.1\.tools\.0: must be a tool name/)
 
-    const settings = createMemoryAccountStore()
+    const settings = createMemoryAccountBackend()
     let now = 0
     const policy = new ToolPolicy(settings, fileRules, join(dir, 'policy.yaml'), () => now)
     expect((await policy.accessFor(ada))(githubIssues)).toBeUndefined()

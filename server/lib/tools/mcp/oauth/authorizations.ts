@@ -24,15 +24,8 @@ import type { SecretBox } from '../../../security/secret-box'
 import { clientMetadataFor, GrantProvider, preRegisteredInformation, type McpOAuthGrant, type PreRegisteredClient } from './grant'
 import type { McpAuthorization } from '../../../../../shared/types/credentials'
 import { DomainError, type HttpAnswer } from '../../../domain-error'
+import type { SettingsStore } from '../../../stores/settings/settings-store'
 
-/** The part of the account store this needs: settings and locks. */
-export interface GrantStore {
-  getSetting(key: string): Promise<string | null>
-  setSetting(key: string, value: string): Promise<void>
-  deleteSettings(prefix: string): Promise<void>
-  tryLock(key: string, owner: string, ttlMs: number, now?: number): Promise<boolean>
-  unlock(key: string, owner: string): Promise<void>
-}
 
 /** An OAuth-protected server as this module needs it. */
 export interface OAuthServer {
@@ -47,7 +40,8 @@ export interface OAuthServer {
 }
 
 export interface McpAuthorizationsOptions {
-  store: GrantStore
+  /** Grants are sealed settings; a refresh holds a lock. */
+  store: SettingsStore
   secretBox: SecretBox
   /** The OAuth-protected servers configured now. */
   servers: () => OAuthServer[]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { assertModelsAllowed, isModelAllowed } from '../../../server/lib/auth/model-access'
+import { assertModelsAllowed, isModelAllowed } from '../../../server/lib/models/model-access'
 import { workflowModels } from '../../../server/lib/workflows/model-calls'
 import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'
 

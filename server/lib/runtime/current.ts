@@ -2,13 +2,13 @@
  * This process's runtime: the job manager, the stores and the accounts, opened by the runtime plugin at
  * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
  */
-import type { AccountService } from './auth/accounts'
-import type { BodyBudget } from './http/body-budget'
-import type { StreamSlots } from './http/stream-slots'
-import type { ToolSources } from './tools/tool-sources'
-import type { BackgroundJobManager } from './jobs/manager'
-import type { ThreadStore } from './stores/threads/thread-store'
-import type { WorkflowStore } from './stores/workflows/workflow-store'
+import type { AccountService } from '../auth/accounts'
+import type { BodyBudget } from '../http/body-budget'
+import type { StreamSlots } from '../http/stream-slots'
+import type { ToolSources } from '../tools/tool-sources'
+import type { BackgroundJobManager } from '../jobs/manager'
+import type { ThreadStore } from '../stores/threads/thread-store'
+import type { WorkflowStore } from '../stores/workflows/workflow-store'
 
 /** What server/plugins/20.runtime.ts opens at start-up and closes on shutdown. */
 export interface ServerRuntime {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { acceptAttachment, acceptAttachments, cleanFileName, expandAttachments, typeAccepted, userTurn, type AttachmentRules } from '../../../server/lib/threads/attachments'
+import { acceptAttachment, acceptAttachments, cleanFileName, expandAttachments, typeAccepted, userTurn, type AttachmentRules } from '../../../server/lib/attachments/attachments'
 import { describeFiles, filesIn, imageSize } from '../../../server/lib/models/demo/demo-files'
 import { planDemoReply } from '../../../server/lib/models/demo/demo-planner'
 import type { MessageAttachment } from '../../../shared/types/attachment'

@@ -1,0 +1,216 @@
+/**
+ * Builds every service of one server process from its validated config, in plain TypeScript:
+ * the stores, tool sources (policy, credentials, MCP servers, the dynamic tools directory), the
+ * accounts, the job manager and what follows a job (its thread's answer and title), and the caps
+ * of streams and bodies. Each service is made after everything it needs, so nothing refers ahead;
+ * what a later service adds to an earlier one (a finished job's follow-up, an account's deletion
+ * steps) is registered as a listener before `start`.
+ *
+ * The Nitro plugin (server/plugins/20.runtime.ts) only calls this, installs the result, and ties
+ * `stop` and `close` to the process's signals and Nitro's `close` hook; a unit test builds it with
+ * the memory stores.
+ */
+import { join, resolve } from 'node:path'
+import { consola } from 'consola'
+import type { ServerConfig } from '../config/server-config'
+import { loadCredentialsFile, CredentialVault } from '../tools/credentials/vault'
+import { DynamicToolsDirectory } from '../tools/dynamic/directory'
+import { McpServerCatalog } from '../tools/mcp/admin-servers'
+import { loadMcpConfigFile } from '../tools/mcp/config'
+import { McpCredentialConsents } from '../tools/mcp/consents'
+import { McpServers } from '../tools/mcp/servers'
+import { loadToolPolicyFile, ToolPolicy } from '../tools/policy/tool-policy'
+import { deferServerToolsReady, listServerTools, onServerToolsChanged } from '../tools/registry'
+import { ToolChangeFeed } from '../tools/tool-changes'
+import { ToolSources } from '../tools/tool-sources'
+import { createSecretBox } from '../security/secret-box'
+import { serverSecret } from '../security/session-secret'
+import { openStores, type AppStores } from '../stores'
+import { BackgroundJobManager } from '../jobs/manager'
+import { JobLiveHub } from '../jobs/live-hub'
+import { ThreadTitles } from '../threads/titles'
+import { writeJobIntoThread } from '../threads/write-back'
+import { AccountService, type PasswordHasher } from '../auth/accounts'
+import { deleteUserData } from '../auth/delete-user-data'
+import { BodyBudget } from '../http/body-budget'
+import { StreamSlots } from '../http/stream-slots'
+import type { ServerRuntime } from './current'
+
+/** How often each instance reads the admin's MCP servers again, for changes made on another instance. */
+const MCP_SYNC_INTERVAL_MS = 15_000
+
+/** What the process gives the runtime besides its config. */
+export interface ServerRuntimeOptions {
+  /** How passwords are hashed and checked (nuxt-auth-utils' scrypt in the app). */
+  passwords: PasswordHasher
+  /** The stores to use (default: those the config names). */
+  stores?: AppStores
+  /** The port people open on this machine, for the first-run hint (default: 3000). */
+  port?: string
+}
+
+/** A built runtime: its services, and its lifecycle. */
+export interface StartableServerRuntime extends ServerRuntime {
+  stores: AppStores
+  /** Starts the background work: MCP servers, the tools directory, the sweeper, resuming interrupted jobs. */
+  start(): void
+  /** Stops every run at its checkpoint and every tool source (idempotent; the stores stay open). */
+  stop(): Promise<void>
+  /** `stop`, then closes the stores. */
+  close(): Promise<void>
+}
+
+const jobsLogger = consola.withTag('jobs')
+const mcpLogger = consola.withTag('mcp')
+const toolsLogger = consola.withTag('tools')
+
+/** Builds the runtime of one server process (see the file comment). Throws on a policy, credentials or MCP file that cannot be used. */
+export function createServerRuntime(config: ServerConfig, options: ServerRuntimeOptions): StartableServerRuntime {
+  const stores = options.stores ?? openStores(config)
+  const secret = serverSecret(config)
+
+  // Tools: who may use which (a policy file that cannot be used stops start-up here, naming the
+  // rule and field), credentials (the operator's file and each user's own, sealed), and the feed
+  // that tells open pages the tools changed.
+  const toolPolicy = new ToolPolicy(stores.settings, config.tools.policyFile ? loadToolPolicyFile(config.tools.policyFile) : [], config.tools.policyFile || null)
+  const credentials = new CredentialVault({
+    settings: stores.settings,
+    secretBox: createSecretBox(secret, 'tool-credentials'),
+    serverWide: config.tools.credentialsFile ? loadCredentialsFile(config.tools.credentialsFile) : {},
+    needs: () => listServerTools().flatMap(tool => tool.requiresCredentials.map(need => ({ tool: tool.name, need }))),
+  })
+  const toolChanges = new ToolChangeFeed()
+  const stopFollowingRegistry = onServerToolsChanged(toolChanges.notify)
+
+  // MCP servers (the operator's and the admin's), with people's OAuth grants and consents.
+  const consents = new McpCredentialConsents(stores.settings)
+  const mcp = new McpServers({
+    logger: mcpLogger,
+    connectTimeoutMs: config.mcp.connectTimeoutMs,
+    onStateChange: toolChanges.notify,
+    serverCredentials: credentials.serverWide(),
+    userConnectionIdleMs: config.mcp.userConnectionIdleMs,
+    oauth: { store: stores.settings, secretBox: createSecretBox(secret, 'mcp-oauth-grants'), logger: mcpLogger },
+    consents,
+  })
+  const authorizations = mcp.authorizations!
+  const mcpCatalog = new McpServerCatalog({
+    servers: mcp,
+    fileServers: config.mcp.configFile ? loadMcpConfigFile(config.mcp.configFile) : [],
+    configFile: config.mcp.configFile || null,
+    settings: stores.settings,
+    secretBox: createSecretBox(secret, 'mcp-server-secrets'),
+    commandsAllowed: config.mcp.adminCommands,
+    logger: mcpLogger,
+    syncIntervalMs: MCP_SYNC_INTERVAL_MS,
+  })
+  const dynamicTools = config.tools.dynamic.enabled
+    ? new DynamicToolsDirectory(resolve(config.tools.dynamic.dir || join(config.dataDir, 'tools')), toolsLogger)
+    : undefined
+  dynamicTools?.onChange(toolChanges.notify)
+
+  // Accounts: each role's limits, which the job manager asks on every start.
+  const { auth } = config
+  const accounts = new AccountService(stores, options.passwords, {
+    signInAttemptsPerIpPerMinute: auth.signInAttemptsPerIpPerMinute,
+    signInFailuresPerAccount: auth.signInFailuresPerAccount,
+    sessionsPerIpPerMinute: auth.sessionsPerIpPerMinute,
+    signupsPerIpPerHour: auth.signupsPerIpPerHour,
+    limiterFor: stores.limiterFor,
+    tokensPerUser: auth.tokensPerUser,
+    inviteTtlMs: Math.round(auth.inviteTtlHours * 3_600_000),
+    roleLimits: config.limits.roles,
+  })
+
+  const { sseBatching } = config.backgroundJobs
+  const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive })
+  const jobs = new BackgroundJobManager({
+    store: stores.jobs,
+    hub,
+    config,
+    secretBox: createSecretBox(secret, 'job-api-key'),
+    logger: jobsLogger,
+    readAttachment: attachmentId => stores.threads.readAttachment(attachmentId),
+    roleLimits: accounts.limits,
+    usage: stores.usage,
+    roleOf: userId => accounts.roleOf(userId),
+    limiterFor: stores.limiterFor,
+    toolAccess: async (userId) => {
+      // A server that connects per person lists its tools through this person's connection the first time.
+      await mcp.discoverFor(userId, await credentials.forUser(userId))
+      return toolPolicy.accessFor(await accounts.policyPrincipal(userId))
+    },
+    credentialsFor: userId => credentials.forUser(userId),
+  })
+
+  // A job of a thread is written into its assistant message when it ends; a conversation's first
+  // answer is followed by a short title its model writes, counted against the person's budget.
+  const titles = new ThreadTitles({
+    threads: stores.threads,
+    config,
+    budget: { allowance: userId => jobs.remainingBudget(userId), record: (userId, spent) => jobs.recordUsage(userId, spent) },
+    logger: consola.withTag('threads'),
+  })
+  jobs.onJobFinished(async (job, endpoint) => {
+    if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
+  })
+
+  // A deleted account's data goes first: its jobs, threads and workflows, then what it kept with tools.
+  accounts.onAccountDeleted(userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId))
+  accounts.onAccountDeleted(userId => credentials.deleteUser(userId))
+  accounts.onAccountDeleted(userId => authorizations.deleteUser(userId))
+  accounts.onAccountDeleted(userId => consents.deleteUser(userId))
+
+  const streams = new StreamSlots(config.backgroundJobs.streams)
+  const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
+  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, policy: toolPolicy, credentials, authorizations, consents })
+
+  let stopping: Promise<void> | undefined
+  const stop = (): Promise<void> => {
+    // Open pages' tool-change streams end at once (like job streams); tool sources close once the
+    // jobs that might be calling them have stopped at their checkpoints.
+    stopping ??= (async () => {
+      stopFollowingRegistry()
+      toolChanges.close()
+      mcpCatalog.close()
+      await jobs.shutdown()
+      await Promise.all([hub.close(), titles.close()])
+      await Promise.all([mcp.close(), dynamicTools?.close()])
+    })()
+    return stopping
+  }
+
+  return {
+    jobs,
+    threads: stores.threads,
+    workflows: stores.workflows,
+    accounts,
+    streams,
+    bodies,
+    tools,
+    stores,
+    start() {
+      // MCP servers connect in the background: start-up does not wait for them.
+      mcpCatalog.start().catch(error => mcpLogger.error('Could not start the MCP servers', error))
+      // The dynamic tools directory is loaded before tools are listed or offered, then watched.
+      if (dynamicTools) deferServerToolsReady(dynamicTools.start().catch(error => toolsLogger.error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
+      if (!config.siteUrl) logSetupHint(accounts, options.port ?? '3000')
+      jobs.startSweeper()
+      jobs.recoverInterruptedJobs()
+        .then(count => count > 0 && jobsLogger.info(`Resumed ${count} job(s) interrupted by the last shutdown.`))
+        .catch(error => jobsLogger.error('Could not resume interrupted jobs', error))
+    },
+    stop,
+    async close() {
+      await stop()
+      await stores.close()
+    },
+  }
+}
+
+/** Until the first account exists, how to create it from another machine (first-run.ts). */
+function logSetupHint(accounts: AccountService, port: string): void {
+  accounts.needsSetup().then((needed) => {
+    if (needed) consola.withTag('auth').info(`No accounts yet. Create the admin account at http://localhost:${port} on this machine, or from elsewhere with the setup code ${accounts.firstRun.setupCode} (it changes on every start; set NUXT_SITE_URL to create it through your site instead).`)
+  }).catch(() => {})
+}
