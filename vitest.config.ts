@@ -8,9 +8,6 @@ import AppFilesLast from './tests/support/app-files-last'
 // `convex` runs the convex/ functions under convex-test (the edge runtime Convex uses);
 // `e2e` runs the real app, built once per run, and talks to it over HTTP; `browser` drives that
 // app in Debian's Chromium through playwright-core.
-// One id per `vitest` run, inherited by every worker: test files that build the app share one build.
-process.env.OR3_TEST_RUN_ID ??= `${Date.now()}-${process.pid}`
-
 // Two files at a time (the CI machine has two cores): the app builds in the background while the
 // other projects' files run first, then the app's files run two at a time, longest first.
 const appProject = {

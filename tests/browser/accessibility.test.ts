@@ -5,12 +5,12 @@
  */
 import { AxeBuilder } from '@axe-core/playwright'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
-import { launchChromium } from './helpers/browser'
+import type { BrowserContext, Page } from 'playwright-core'
+import { useBuiltApp } from '../support/built-app'
+import { useChromium } from './helpers/browser'
 
-let app: RunningApp
-let browser: Browser
+const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-accessibility-test-password-long-enough', NUXT_AUTH_GUESTS: 'false' })
+const browser = useChromium()
 let context: BrowserContext
 let page: Page
 let chatPath = '/'
@@ -24,8 +24,6 @@ async function violations(target: Page): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  app = await startApp(await buildApp(), { NUXT_SESSION_PASSWORD: 'an-accessibility-test-password-long-enough', NUXT_AUTH_GUESTS: 'false' })
-  browser = await launchChromium()
   context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' })
   page = await context.newPage()
   // First run: the form itself is audited, then the admin account it creates is used everywhere.
@@ -45,12 +43,10 @@ beforeAll(async () => {
   await page.getByTestId('composer-input').press('Enter')
   await page.getByTestId('message-assistant').nth(1).and(page.locator('[data-status=complete]')).waitFor()
   chatPath = new URL(page.url()).pathname
-}, 240_000)
+}, 120_000)
 
 afterAll(async () => {
   await context?.close()
-  await browser?.close()
-  await app?.stop()
 })
 
 /** Audits the page as it is now in light and dark, at desktop and phone width; returns the problems by combination. */

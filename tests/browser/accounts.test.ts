@@ -1,28 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
-import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
-import { launchChromium, screenshot, watchForProblems } from './helpers/browser'
+import { describe, expect, it } from 'vitest'
+import { useBuiltApp } from '../support/built-app'
+import { useFileFixture } from '../support/file-fixture'
+import { screenshot, useChromium, watchForProblems } from './helpers/browser'
 import { startEverythingOverHttp } from '../support/mcp-servers'
 
 // The first run of a fresh server in a real browser, guests off (the default): create the admin
 // account, chat, sign out, sign in from a second browser profile and find the conversation there.
 
-let app: RunningApp
-let browser: Browser
-let remote: Awaited<ReturnType<typeof startEverythingOverHttp>>
-
-beforeAll(async () => {
-  remote = await startEverythingOverHttp()
-  const entry = await buildApp()
-  app = await startApp(entry, { NUXT_AUTH_GUESTS: 'false', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
-  browser = await launchChromium()
-}, 240_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await app?.stop()
-  await remote?.stop()
-})
+const remote = useFileFixture('The MCP server over HTTP', startEverythingOverHttp, server => server.stop())
+const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'false', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
+const browser = useChromium()
 
 describe('accounts in the browser', () => {
   it('first-run setup → chat → sign out → sign in on a second profile → the conversation is there', async () => {

@@ -1,26 +1,15 @@
 import { readFile } from 'node:fs/promises'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
-import { launchChromium, screenshot, watchForProblems } from './helpers/browser'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { BrowserContext, Page } from 'playwright-core'
+import { useBuiltApp } from '../support/built-app'
+import { screenshot, useChromium, watchForProblems } from './helpers/browser'
 
 // The chat UI in a real browser, against the built app on the offline demo model (no keys).
 
-let app: RunningApp
-let browser: Browser
+// A slower demo model keeps long answers streaming long enough to act on them mid-way.
+const app = useBuiltApp({ NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '40' })
+const browser = useChromium()
 let context: BrowserContext
-
-beforeAll(async () => {
-  const entry = await buildApp()
-  // A slower demo model keeps long answers streaming long enough to act on them mid-way.
-  app = await startApp(entry, { NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '40' })
-  browser = await launchChromium()
-}, 240_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await app?.stop()
-})
 
 let pageProblems: ReturnType<typeof watchForProblems>[] = []
 

@@ -1,26 +1,16 @@
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
-import { launchChromium, watchForProblems } from './helpers/browser'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { useBuiltApp } from '../support/built-app'
+import { useChromium, watchForProblems } from './helpers/browser'
 
 // A tour of every page, as a newcomer sees it, in light and dark: each page renders under the CSP
 // without errors, and the dark theme really is dark. It leaves a screenshot of each page; with
 // DOCS_SCREENSHOTS=1 it writes them to docs/, where the README shows them.
 
-let app: RunningApp
-let browser: Browser
-
-beforeAll(async () => {
-  app = await startApp(await buildApp(), { NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
-  browser = await launchChromium()
-}, 240_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await app?.stop()
-})
+const app = useBuiltApp({ NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
+const browser = useChromium()
 
 const target = process.env.DOCS_SCREENSHOTS === '1'
   ? resolve(import.meta.dirname, '../../docs')

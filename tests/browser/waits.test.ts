@@ -1,32 +1,21 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
-import { buildApp, startApp, type RunningApp } from '../e2e/helpers/built-app'
-import { launchChromium, screenshot, watchForProblems } from './helpers/browser'
+import { afterAll, describe, expect, it } from 'vitest'
+import { useBuiltApp } from '../support/built-app'
+import { screenshot, useChromium, watchForProblems } from './helpers/browser'
 
 // A job that waits for its person, in a real browser on the offline demo model: the tool policy
 // makes `calculate` ask first; the approval shows in every tab of the person, and approving it in
 // one finishes the answer shown in another.
 
-let app: RunningApp
-let browser: Browser
-let dir: string
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'or3-waits-browser-'))
-  const policy = join(dir, 'policy.json')
-  writeFileSync(policy, JSON.stringify({ rules: [{ name: 'ask before calculating', effect: 'approve', tools: ['calculate'] }] }))
-  app = await startApp(await buildApp(), { NUXT_TOOLS_POLICY_FILE: policy })
-  browser = await launchChromium()
-}, 240_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await app?.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
+const dir = mkdtempSync(join(tmpdir(), 'or3-waits-browser-'))
+const policy = join(dir, 'policy.json')
+writeFileSync(policy, JSON.stringify({ rules: [{ name: 'ask before calculating', effect: 'approve', tools: ['calculate'] }] }))
+// After hooks run last-registered first: the server has stopped before its policy file goes.
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const app = useBuiltApp({ NUXT_TOOLS_POLICY_FILE: policy })
+const browser = useChromium()
 
 describe('a job that waits for its person, in the browser', () => {
   it('shows the approval in a second tab, and approving it there finishes the answer in the first', async () => {

@@ -4,25 +4,16 @@
  * resets its password, API tokens, per-role models, sign-in rate limits, two devices on one
  * account; then a server with guests on, where a guest gets only the demo model.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { SessionClient } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useBuiltApp } from '../support/built-app'
 
-let app: RunningApp
-let entry: string
-
-beforeAll(async () => {
-  entry = await buildApp()
-  app = await startApp(entry, {
-    NUXT_SESSION_PASSWORD: 'an-accounts-test-session-password-long-enough',
-    NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '30',
-    NUXT_AUTH_GUESTS: 'false',
-    NUXT_LIMITS_ROLES_USER_MODELS: 'or3/offline-demo',
-    NUXT_AUTH_SIGN_IN_FAILURES_PER_ACCOUNT: '3',
-  })
-}, 240_000)
-afterAll(async () => {
-  await app?.stop()
+const app = useBuiltApp({
+  NUXT_SESSION_PASSWORD: 'an-accounts-test-session-password-long-enough',
+  NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '30',
+  NUXT_AUTH_GUESTS: 'false',
+  NUXT_LIMITS_ROLES_USER_MODELS: 'or3/offline-demo',
+  NUXT_AUTH_SIGN_IN_FAILURES_PER_ACCOUNT: '3',
 })
 
 let admin: SessionClient
@@ -207,13 +198,7 @@ describe('accounts', () => {
 })
 
 describe('guests', () => {
-  let guestApp: RunningApp
-  beforeAll(async () => {
-    guestApp = await startApp(entry, { NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo', NUXT_AUTH_SESSIONS_PER_IP_PER_MINUTE: '2' })
-  }, 60_000)
-  afterAll(async () => {
-    await guestApp?.stop()
-  })
+  const guestApp = useBuiltApp({ NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo', NUXT_AUTH_SESSIONS_PER_IP_PER_MINUTE: '2' })
 
   it('gives a visitor a guest session with the demo model only, and bounds new sessions per address', async () => {
     const guest = new SessionClient(guestApp.url)
@@ -233,15 +218,11 @@ describe('guests', () => {
 })
 
 describe('a guest signing up', () => {
-  let openApp: RunningApp
+  const openApp = useBuiltApp({ NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo' })
   beforeAll(async () => {
-    openApp = await startApp(entry, { NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo' })
     const admin = new SessionClient(openApp.url)
     expect((await admin.post('/api/auth/register', { name: 'Ada', password })).status).toBe(201)
     expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'open' }) })).status).toBe(200)
-  }, 60_000)
-  afterAll(async () => {
-    await openApp?.stop()
   })
 
   it('keeps the guest\'s conversations when asked, and an old copy of the guest cookie no longer opens them', async () => {

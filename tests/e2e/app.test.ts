@@ -1,9 +1,8 @@
 import { request as httpRequest } from 'node:http'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { describe, expect, it } from 'vitest'
+import { useBuiltApp } from '../support/built-app'
 
-// The shared build of this test run (buildApp), not a build of its own: one Nuxt build fewer per run.
-let app: RunningApp
+const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: '*' })
 const url = (path: string) => `${app.url}${path}`
 const fetch = (path: string, init?: RequestInit) => globalThis.fetch(url(path), init)
 async function $fetch<T>(path: string): Promise<T> {
@@ -21,11 +20,6 @@ interface ToolSummary {
 }
 
 describe('the built app', () => {
-  beforeAll(async () => {
-    app = await startApp(await buildApp(), { NUXT_AUTH_GUESTS: 'true', NUXT_LIMITS_ROLES_GUEST_MODELS: '*' })
-  }, 240_000)
-  afterAll(() => app?.stop())
-
   it('GET /api/tools lists the enabled tools with name, description, parameters, runtime and source', async () => {
     const { tools } = await $fetch<{ tools: ToolSummary[] }>('/api/tools')
     expect(tools.map(tool => tool.name)).toEqual(['get_current_time', 'calculate', 'get_current_weather', 'convert_units'])

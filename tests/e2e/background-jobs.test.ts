@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { roleChunk } from '../../server/lib/openrouter/chunks'
-import { fakeChunkMeta, startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter, type FakeReply } from '../support/fake-openrouter'
+import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply } from '../support/fake-openrouter'
 import { JobView, SessionClient, consumeEvents, waitForJobEnd, watchJob } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
 
 const MODEL = 'openai/gpt-4o-mini'
 const ANSWER = 'Background jobs keep streaming on the server after the tab is gone. '.repeat(6).trim()
@@ -15,36 +12,20 @@ const slowAnswer = (): FakeReply => textReply(ANSWER, { pieceSize: 4, delayMs: 1
 /** A reply that opens and then never sends another byte. */
 const stalledReply = (): FakeReply => ({ type: 'stream', steps: [{ chunk: roleChunk(fakeChunkMeta) }, { stall: true }] })
 
-const dataDirs: string[] = []
-function freshDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'or3-jobs-e2e-'))
-  dataDirs.push(dir)
-  return dir
-}
-
-let entry: string
-let fake: FakeOpenRouter
+const fake = useFakeOpenRouter()
+const dataDirs = useDataDirs('or3-jobs-e2e-')
+const servers = useAppServers()
 
 function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
     NUXT_OPENROUTER_BASE_URL: fake.url,
     NUXT_OPENROUTER_API_KEY: 'sk-or-v1-server-test-key',
     NUXT_OPENROUTER_RETRY_BASE_DELAY_MS: '10',
-    NUXT_DATA_DIR: freshDataDir(),
+    NUXT_DATA_DIR: dataDirs.fresh(),
     NUXT_SESSION_PASSWORD: 'a-test-session-password-that-is-long-enough',
     ...extra,
   }
 }
-
-beforeAll(async () => {
-  fake = await startFakeOpenRouter()
-  entry = await buildApp()
-}, 180_000)
-
-afterAll(async () => {
-  await fake?.close()
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
-})
 
 describe('background jobs on one server', () => {
   let app: RunningApp
@@ -54,7 +35,7 @@ describe('background jobs on one server', () => {
   beforeAll(async () => {
     // Fixed-interval batching, so the batching assertion below holds on an idle test server (the
     // default batches only under load; tests/unit/jobs/live-hub.test.ts pins both).
-    app = await startApp(entry, serverEnv({ NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '2', NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '3', NUXT_BACKGROUND_JOBS_SSE_BATCHING_ADAPTIVE: 'false' }))
+    app = await servers.start(serverEnv({ NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '2', NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '3', NUXT_BACKGROUND_JOBS_SSE_BATCHING_ADAPTIVE: 'false' }))
   }, 60_000)
   afterAll(async () => {
     await app?.stop()
@@ -260,7 +241,7 @@ describe('background jobs on one server', () => {
 
 describe('a job that stops making progress', () => {
   it('is failed with a timeout error after jobTimeoutMs of silence, and its upstream request is stopped', async () => {
-    const app = await startApp(entry, serverEnv({ NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS: '1000' }))
+    const app = await servers.start(serverEnv({ NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS: '1000' }))
     try {
       const client = new SessionClient(app.url)
       fake.script(() => stalledReply())
@@ -291,7 +272,7 @@ describe('restart recovery', () => {
   for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
     it(`finishes a job with the complete answer after ${signal} mid-answer and a restart, without re-running its tool round`, async () => {
       const env = serverEnv()
-      const first = await startApp(entry, env)
+      const first = await servers.start(env)
       const client = new SessionClient(first.url)
       toolThenSlowAnswer()
       const before = fake.requests.length
@@ -302,7 +283,7 @@ describe('restart recovery', () => {
       if (signal === 'SIGKILL') expect(first.process.signalCode).toBe('SIGKILL')
       else expect(await first.exited).toBe(0)
 
-      const second = await startApp(entry, env)
+      const second = await servers.start(env)
       try {
         const resumed = new SessionClient(second.url)
         resumed.cookie = client.cookie

@@ -2,18 +2,11 @@
  * Cross-site request forgery against the built server: a page on another origin (another port of
  * the same host, where SameSite cookies are still sent) cannot start, change or stop anything.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SessionClient } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useBuiltApp } from '../support/built-app'
 
-let app: RunningApp
-
-beforeAll(async () => {
-  app = await startApp(await buildApp(), { NUXT_SESSION_PASSWORD: 'a-cross-site-test-password-long-enough', NUXT_CSRF_ALLOWED_ORIGINS: 'https://partner.example' })
-}, 240_000)
-afterAll(async () => {
-  await app?.stop()
-})
+const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'a-cross-site-test-password-long-enough', NUXT_CSRF_ALLOWED_ORIGINS: 'https://partner.example' })
 
 const json = { 'content-type': 'application/json' }
 

@@ -3,18 +3,11 @@
  * that says what to fix, and other clients are answered while it happens.
  */
 import { request as httpRequest } from 'node:http'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useBuiltApp } from '../support/built-app'
 
-let app: RunningApp
-
-beforeAll(async () => {
-  app = await startApp(await buildApp(), { NUXT_SESSION_PASSWORD: 'a-hostile-bodies-test-password-long-enough' })
-}, 240_000)
-afterAll(async () => {
-  await app?.stop()
-})
+const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'a-hostile-bodies-test-password-long-enough' })
 
 /**
  * Streams `totalBytes` of a JSON string as a chunked body (no Content-Length), 64 KiB every few

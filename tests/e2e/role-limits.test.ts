@@ -5,28 +5,21 @@
  * a workflow whose model calls could pass the role's bound refused when saved; and the admin
  * changing a role's limits and reading everyone's usage.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useBuiltApp } from '../support/built-app'
 
-let app: RunningApp
-
-beforeAll(async () => {
-  app = await startApp(await buildApp(), {
-    NUXT_SESSION_PASSWORD: 'a-role-limits-test-password-long-enough!',
-    // Slow enough that the first answers are still running while the next starts are tried.
-    NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '60',
-    NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '8',
-    NUXT_LIMITS_FAIR_SHARE: '0.25',
-    NUXT_LIMITS_TRUST_PROXY: 'true',
-    NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo',
-    NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '1',
-    NUXT_LIMITS_ROLES_GUEST_DAILY_TOKENS: '40',
-    NUXT_LIMITS_ROLES_GUEST_WORKFLOW_MODEL_CALLS: '10',
-  })
-}, 240_000)
-afterAll(async () => {
-  await app?.stop()
+const app = useBuiltApp({
+  NUXT_SESSION_PASSWORD: 'a-role-limits-test-password-long-enough!',
+  // Slow enough that the first answers are still running while the next starts are tried.
+  NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '60',
+  NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '8',
+  NUXT_LIMITS_FAIR_SHARE: '0.25',
+  NUXT_LIMITS_TRUST_PROXY: 'true',
+  NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo',
+  NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '1',
+  NUXT_LIMITS_ROLES_GUEST_DAILY_TOKENS: '40',
+  NUXT_LIMITS_ROLES_GUEST_WORKFLOW_MODEL_CALLS: '10',
 })
 
 const hello = { model: 'or3/offline-demo', messages: [{ role: 'user', content: 'Hello' }], _background: true }

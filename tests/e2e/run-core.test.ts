@@ -11,16 +11,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { roleChunk } from '../../server/lib/openrouter/chunks'
-import { fakeChunkMeta, startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
+import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useAppServers, type RunningApp } from '../support/built-app'
 import type { JobInputRequest } from '../../shared/types/input-request'
 
 const MODEL = 'openai/gpt-4o-mini'
 const stall: FakeReply = { type: 'stream', steps: [{ chunk: roleChunk(fakeChunkMeta) }, { stall: true }] }
 
-let fake: FakeOpenRouter
-let entry: string
+const fake = useFakeOpenRouter()
 let root: string
 let toolsDir: string
 let policyFile: string
@@ -109,8 +108,7 @@ async function toolsLoaded(client: SessionClient): Promise<void> {
   }, { timeout: 20_000, interval: 100 })
 }
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter()
+beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'or3-run-core-'))
   toolsDir = join(root, 'tools')
   mkdirSync(toolsDir)
@@ -118,13 +116,13 @@ beforeAll(async () => {
   policyFile = join(root, 'policy.json')
   writeFileSync(policyFile, JSON.stringify({ rules: [{ name: 'ask before charging', effect: 'approve', tools: ['charge_card'] }, { name: 'guests may use the test tools', effect: 'allow', tools: ['source:dynamic'] }] }))
   effectsFile = join(root, 'effects.log')
-  entry = await buildApp()
-}, 240_000)
+})
 
-afterAll(async () => {
-  await fake?.close()
+afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true })
 })
+// After hooks run last-registered first: every server has stopped before its files go.
+const servers = useAppServers()
 
 /** The workflow: an agent that calls one tool with side effects, then a summary agent. */
 const mailerFlow = {
@@ -169,7 +167,7 @@ describe('a workflow agent with side effects, killed at each checkpoint boundary
     const env = serverEnv({ NUXT_DATA_DIR: freshDataDir() })
     const stalled = { done: false }
     scriptFor(boundary, tag, stalled)
-    const first = await startApp(entry, env)
+    const first = await servers.start(env)
     const client = new SessionClient(first.url)
     let asked: JobInputRequest | undefined
     let jobId: string
@@ -194,7 +192,7 @@ describe('a workflow agent with side effects, killed at each checkpoint boundary
     await first.stop('SIGKILL')
     stalled.done = true
 
-    const second = await startApp(entry, env)
+    const second = await servers.start(env)
     try {
       const again = new SessionClient(second.url)
       again.cookie = client.cookie
@@ -228,7 +226,7 @@ describe('requests, claims and rejections on one server', () => {
   let alice: SessionClient
 
   beforeAll(async () => {
-    app = await startApp(entry, serverEnv())
+    app = await servers.start(serverEnv())
     alice = new SessionClient(app.url)
     await toolsLoaded(alice)
   }, 60_000)
@@ -288,7 +286,7 @@ describe('requests, claims and rejections on one server', () => {
 
 describe('waiting jobs and running slots', () => {
   it('lets another user\'s answer start and finish while one user\'s jobs wait on every slot, and runs the waiting jobs once answered', async () => {
-    const app = await startApp(entry, serverEnv({ NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '2' }))
+    const app = await servers.start(serverEnv({ NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '2' }))
     try {
       const waiter = new SessionClient(app.url)
       await toolsLoaded(waiter)
@@ -323,7 +321,7 @@ describe('waiting jobs and running slots', () => {
 
 describe('budgets', () => {
   it('runs one of five answers started at once against a 40-token budget; the rest get 429 until it ends, and the day\'s usage stays within one request of the budget', async () => {
-    const app = await startApp(entry, serverEnv({ NUXT_LIMITS_ROLES_GUEST_DAILY_TOKENS: '40' }))
+    const app = await servers.start(serverEnv({ NUXT_LIMITS_ROLES_GUEST_DAILY_TOKENS: '40' }))
     try {
       const guest = new SessionClient(app.url)
       await guest.json('/api/auth/me')

@@ -3,19 +3,12 @@
  * whose scripts need this response's nonce, framing and sniffing are refused, no referrer leaves,
  * nothing says what the server runs; images load only from this app and NUXT_PUBLIC_IMAGE_HOSTS.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { describe, expect, it } from 'vitest'
+import { useBuiltApp } from '../support/built-app'
 
-let app: RunningApp
-
-beforeAll(async () => {
-  app = await startApp(await buildApp(), {
-    NUXT_SESSION_PASSWORD: 'a-security-headers-test-password-long-enough',
-    NUXT_PUBLIC_IMAGE_HOSTS: 'https://images.example.com',
-  })
-}, 240_000)
-afterAll(async () => {
-  await app?.stop()
+const app = useBuiltApp({
+  NUXT_SESSION_PASSWORD: 'a-security-headers-test-password-long-enough',
+  NUXT_PUBLIC_IMAGE_HOSTS: 'https://images.example.com',
 })
 
 /** The CSP as directive → sources. */

@@ -4,26 +4,13 @@
  */
 import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { SessionClient } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useAppServers, type RunningApp } from '../support/built-app'
 
-let entry: string
-const running: RunningApp[] = []
+const servers = useAppServers({ NUXT_SESSION_PASSWORD: 'a-security-round-three-password-long-enough' })
+const start = servers.start
 const password = 'correct horse battery staple'
-
-async function start(env: Record<string, string> = {}): Promise<RunningApp> {
-  const app = await startApp(entry, { NUXT_SESSION_PASSWORD: 'a-security-round-three-password-long-enough', ...env })
-  running.push(app)
-  return app
-}
-
-beforeAll(async () => {
-  entry = await buildApp()
-}, 240_000)
-afterAll(async () => {
-  for (const app of running) await app.stop()
-})
 
 /** A request with any headers, Host included (fetch cannot set Host). */
 function raw(app: RunningApp, path: string, options: { method?: string, headers?: Record<string, string>, body?: unknown } = {}): Promise<{ status: number, body: any, headers: Record<string, string | string[] | undefined> }> {

@@ -4,22 +4,15 @@
  * RSS and 600 MB of SQLite per run), conversations and workflows without end, and a job read
  * back whole. Each ends in a clear refusal or error, and another client is answered meanwhile.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useBuiltApp } from '../support/built-app'
 
-let app: RunningApp
-
-beforeAll(async () => {
-  app = await startApp(await buildApp(), {
-    NUXT_SESSION_PASSWORD: 'a-size-budgets-test-password-long-enough',
-    NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0',
-    NUXT_LIMITS_THREADS_PER_USER: '3',
-    NUXT_LIMITS_WORKFLOWS_PER_USER: '2',
-  })
-}, 240_000)
-afterAll(async () => {
-  await app?.stop()
+const app = useBuiltApp({
+  NUXT_SESSION_PASSWORD: 'a-size-budgets-test-password-long-enough',
+  NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0',
+  NUXT_LIMITS_THREADS_PER_USER: '3',
+  NUXT_LIMITS_WORKFLOWS_PER_USER: '2',
 })
 
 const amplifier = {

@@ -3,24 +3,17 @@
  * client gets 429 with Retry-After and words to show; fresh sessions from the same address stop at
  * the per-address rate; another user, from another address, still starts answers meanwhile.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SessionClient } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useBuiltApp } from '../support/built-app'
 
-let app: RunningApp
-
-beforeAll(async () => {
-  app = await startApp(await buildApp(), {
-    NUXT_SESSION_PASSWORD: 'a-start-limits-test-password-long-enough',
-    NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0',
-    NUXT_LIMITS_ROLES_GUEST_JOB_STARTS_PER_MINUTE: '3',
-    NUXT_LIMITS_JOB_STARTS_PER_IP_PER_MINUTE: '5',
-    // The test speaks as several addresses through X-Forwarded-For, as a proxy would set it.
-    NUXT_LIMITS_TRUST_PROXY: 'true',
-  })
-}, 240_000)
-afterAll(async () => {
-  await app?.stop()
+const app = useBuiltApp({
+  NUXT_SESSION_PASSWORD: 'a-start-limits-test-password-long-enough',
+  NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0',
+  NUXT_LIMITS_ROLES_GUEST_JOB_STARTS_PER_MINUTE: '3',
+  NUXT_LIMITS_JOB_STARTS_PER_IP_PER_MINUTE: '5',
+  // The test speaks as several addresses through X-Forwarded-For, as a proxy would set it.
+  NUXT_LIMITS_TRUST_PROXY: 'true',
 })
 
 const hello = { model: 'or3/offline-demo', messages: [{ role: 'user', content: 'Hello' }], _background: true }

@@ -8,25 +8,22 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3, { type Database } from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { SessionClient } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useBuiltApp } from '../support/built-app'
 
-let app: RunningApp
 let locker: Database | undefined
 const dataDir = mkdtempSync(join(tmpdir(), 'or3-contention-'))
 
-beforeAll(async () => {
-  app = await startApp(await buildApp(), {
-    NUXT_DATA_DIR: dataDir,
-    NUXT_SESSION_PASSWORD: 'a-store-contention-test-password-long-enough',
-  })
-}, 240_000)
-afterAll(async () => {
+// After hooks run last-registered first: the lock is released, the server stops, then its data goes.
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+const app = useBuiltApp({
+  NUXT_DATA_DIR: dataDir,
+  NUXT_SESSION_PASSWORD: 'a-store-contention-test-password-long-enough',
+})
+afterAll(() => {
   if (locker?.inTransaction) locker.exec('ROLLBACK')
   locker?.close()
-  await app?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
 })
 
 describe('a locked SQLite file', () => {

@@ -4,25 +4,22 @@
  * what to do, and everyone else is still answered.
  */
 import { request as httpRequest, type ClientRequest } from 'node:http'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { SessionClient } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useBuiltApp } from '../support/built-app'
 
-let app: RunningApp
+const app = useBuiltApp({
+  NUXT_SESSION_PASSWORD: 'a-stream-limits-test-password-long-enough',
+  NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '200',
+  NUXT_BACKGROUND_JOBS_STREAMS_PER_JOB: '3',
+  NUXT_BACKGROUND_JOBS_STREAMS_PER_USER: '5',
+  NUXT_BACKGROUND_JOBS_STREAMS_MAX: '6',
+})
 const open: ClientRequest[] = []
 
-beforeAll(async () => {
-  app = await startApp(await buildApp(), {
-    NUXT_SESSION_PASSWORD: 'a-stream-limits-test-password-long-enough',
-    NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '200',
-    NUXT_BACKGROUND_JOBS_STREAMS_PER_JOB: '3',
-    NUXT_BACKGROUND_JOBS_STREAMS_PER_USER: '5',
-    NUXT_BACKGROUND_JOBS_STREAMS_MAX: '6',
-  })
-}, 240_000)
-afterAll(async () => {
+// After hooks run last-registered first: the streams close before the server stops.
+afterAll(() => {
   for (const request of open) request.destroy()
-  await app?.stop()
 })
 
 /** Opens a job stream and resolves with its status (and, for a refusal, its message); a 200 stays open. */

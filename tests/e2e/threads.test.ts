@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useBuiltApp } from '../support/built-app'
 
 // Conversation routes over HTTP, on the offline demo model.
 
-let app: RunningApp
-
-beforeAll(async () => {
-  app = await startApp(await buildApp(), { NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '30' })
-}, 240_000)
-afterAll(async () => {
-  await app?.stop()
-})
+const app = useBuiltApp({ NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '30' })
 
 const demo = 'or3/offline-demo'
 

@@ -1,20 +1,10 @@
 import { resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp, startApp, startAppExpectingFailure, type RunningApp } from './helpers/built-app'
+import { describe, expect, it } from 'vitest'
+import { buildApp } from '../support/app-build'
+import { startAppExpectingFailure, useBuiltApp } from '../support/built-app'
 
 const fixtureRoot = resolve(import.meta.dirname, '../fixtures/app-with-tools')
-
-let entry: string
-let app: RunningApp
-
-beforeAll(async () => {
-  entry = await buildApp(fixtureRoot)
-  app = await startApp(entry)
-})
-
-afterAll(async () => {
-  await app?.stop()
-})
+const app = useBuiltApp({}, { rootDir: fixtureRoot })
 
 describe('tool discovery in a built server', () => {
   it('registers the good tool files of the app and of the layer it extends (app first)', async () => {
@@ -34,7 +24,7 @@ describe('tool discovery in a built server', () => {
 
 describe('start-up configuration check', () => {
   it('refuses to start with the Convex store and no NUXT_CONVEX_URL, saying what to set', async () => {
-    const { code, output } = await startAppExpectingFailure(entry, {
+    const { code, output } = await startAppExpectingFailure(await buildApp(fixtureRoot), {
       NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER: 'convex',
       NUXT_CONVEX_URL: '',
     })
@@ -43,7 +33,7 @@ describe('start-up configuration check', () => {
   })
 
   it('refuses an unknown storage provider naming the variable', async () => {
-    const { code, output } = await startAppExpectingFailure(entry, { NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER: 'postgres' })
+    const { code, output } = await startAppExpectingFailure(await buildApp(fixtureRoot), { NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER: 'postgres' })
     expect(code).not.toBe(0)
     expect(output).toMatch(/NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER/)
   })

@@ -17,7 +17,7 @@ import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } fr
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { EVERYTHING_ENTRY, MEMORY_ENTRY, startEverythingOverHttp } from '../support/mcp-servers'
 import { startOAuthMcpServer, type OAuthMcpServer } from '../support/oauth-mcp-server'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { startBuiltApp, type RunningApp } from '../support/built-app'
 
 let app: RunningApp
 let fake: FakeOpenRouter
@@ -56,7 +56,7 @@ beforeAll(async () => {
   toolsDir = join(dir, 'tools')
   mkdirSync(toolsDir)
   dataDir = join(dir, 'data')
-  app = await startApp(await buildApp(), { NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_MCP_CONFIG_FILE: configFile, NUXT_TOOLS_DYNAMIC_DIR: toolsDir, NUXT_DATA_DIR: dataDir })
+  app = await startBuiltApp({ NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_MCP_CONFIG_FILE: configFile, NUXT_TOOLS_DYNAMIC_DIR: toolsDir, NUXT_DATA_DIR: dataDir })
   // Guests may use only the built-in tools: MCP and dynamic tools are used by the first account (the admin).
   root = new SessionClient(app.url)
   const created = await root.post('/api/auth/register', { name: 'Root', password: 'a long enough password' })

@@ -4,13 +4,12 @@
  * approvals approved, denied and left to expire, the rules of answering (404, 409, 410, 400), and
  * a job killed while it waits that finishes after the restart once the person answers.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
+import { textReply, toolCallReply, useFakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
 import { JobView, SessionClient, waitForJobEnd, watchJob } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
 import { EVERYTHING_ENTRY } from '../support/mcp-servers'
 import type { JobInputRequest } from '../../shared/types/input-request'
 import type { JobSummary } from '../../shared/types/job'
@@ -23,15 +22,11 @@ const LOCATION_TOOL = {
   resultSchema: { type: 'object', properties: { latitude: { type: 'number' }, longitude: { type: 'number' } }, required: ['latitude', 'longitude'] },
 }
 
-const dataDirs: string[] = []
-function freshDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'or3-waits-e2e-'))
-  dataDirs.push(dir)
-  return dir
-}
+const fake = useFakeOpenRouter()
+const dataDirs = useDataDirs('or3-waits-e2e-')
+const servers = useAppServers()
+const freshDir = () => dataDirs.fresh()
 
-let entry: string
-let fake: FakeOpenRouter
 let policyFile: string
 let mcpFile: string
 
@@ -71,19 +66,12 @@ async function requestOf(client: SessionClient, jobId: string): Promise<JobInput
   throw new Error(`job ${jobId} asked nothing`)
 }
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter()
+beforeAll(() => {
   const dir = freshDir()
   policyFile = join(dir, 'policy.json')
   writeFileSync(policyFile, JSON.stringify({ rules: [{ name: 'ask before calculating', effect: 'approve', tools: ['calculate'] }, { name: 'guests may use MCP here', effect: 'allow', tools: ['source:mcp'] }] }))
   mcpFile = join(dir, 'mcp.json')
   writeFileSync(mcpFile, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], timeoutMs: 30_000 } } }))
-  entry = await buildApp()
-}, 180_000)
-
-afterAll(async () => {
-  await fake?.close()
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
 })
 
 describe('jobs that wait for a person', () => {
@@ -91,7 +79,7 @@ describe('jobs that wait for a person', () => {
   let alice: SessionClient
 
   beforeAll(async () => {
-    app = await startApp(entry, serverEnv())
+    app = await servers.start(serverEnv())
     alice = new SessionClient(app.url)
     await alice.json('/api/auth/me')
   }, 60_000)
@@ -308,7 +296,7 @@ describe('jobs that wait for a person', () => {
 describe('a job that waits across a restart', () => {
   it('waits again after SIGKILL and finishes once the person answers, running the tool once', async () => {
     const env = serverEnv({ NUXT_DATA_DIR: freshDir(), NUXT_BACKGROUND_JOBS_WAITS_TIMEOUT_MS: '60000' })
-    const first = await startApp(entry, env)
+    const first = await servers.start(env)
     const client = new SessionClient(first.url)
     scriptToolThenEcho()
     const before = fake.requests.length
@@ -316,7 +304,7 @@ describe('a job that waits across a restart', () => {
     const request = await requestOf(client, jobId)
     await first.stop('SIGKILL')
 
-    const second = await startApp(entry, env)
+    const second = await servers.start(env)
     try {
       const resumed = new SessionClient(second.url)
       resumed.cookie = client.cookie

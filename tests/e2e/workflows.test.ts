@@ -1,21 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { roleChunk } from '../../server/lib/openrouter/chunks'
-import { fakeChunkMeta, startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
+import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { buildApp, startApp, type RunningApp } from './helpers/built-app'
+import { useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
 
 // Workflows over HTTP against the built server, with the fake OpenRouter answering each node.
 
 const MODEL = 'openai/gpt-4o-mini'
-let fake: FakeOpenRouter
-let entry: string
-const dataDirs: string[] = []
+const fake = useFakeOpenRouter()
+const dataDirs = useDataDirs('or3-workflows-')
+const servers = useAppServers()
 
-function env(dataDir = mkdtempSync(join(tmpdir(), 'or3-workflows-'))): Record<string, string> {
-  dataDirs.push(dataDir)
+function env(dataDir = dataDirs.fresh()): Record<string, string> {
   return { NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_OPENROUTER_RETRY_BASE_DELAY_MS: '10', NUXT_DATA_DIR: dataDir, NUXT_SESSION_PASSWORD: 'a-workflow-test-session-password-long-enough' }
 }
 
@@ -56,20 +52,10 @@ const chain = {
   edges: [{ from: 'start', to: 'first' }, { from: 'first', to: 'second' }, { from: 'second', to: 'third' }, { from: 'third', to: 'out' }],
 }
 
-beforeAll(async () => {
-  fake = await startFakeOpenRouter()
-  entry = await buildApp()
-}, 240_000)
-
-afterAll(async () => {
-  await fake?.close()
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
-})
-
 describe('workflows on one server', () => {
   let app: RunningApp
   beforeAll(async () => {
-    app = await startApp(entry, env())
+    app = await servers.start(env())
   }, 60_000)
   afterAll(async () => {
     await app?.stop()
@@ -208,7 +194,7 @@ describe('workflows on one server', () => {
 describe('a workflow run across a server restart', () => {
   it('completes after SIGKILL during its second node, without repeating the first node\'s model call', async () => {
     const shared = env()
-    const first = await startApp(entry, shared)
+    const first = await servers.start(shared)
     const client = new SessionClient(first.url)
     const workflowId = await save(client, chain)
     fake.script(byNode({
@@ -221,7 +207,7 @@ describe('a workflow run across a server restart', () => {
     await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).workflowState?.nodeStates?.second?.status, { timeout: 10_000 }).toBe('running')
     await first.stop('SIGKILL')
 
-    const second = await startApp(entry, shared)
+    const second = await servers.start(shared)
     try {
       const again = new SessionClient(second.url)
       again.cookie = client.cookie

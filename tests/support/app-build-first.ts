@@ -3,12 +3,12 @@
  * in the background at once (and, for e2e, the tool-discovery fixture app after it), so the build
  * runs while the unit, component and Convex files do (the sequencer runs those first) instead of
  * holding a worker for a minute and a half. It does not wait: a file that needs the app waits in
- * `buildApp` for the build lock and then reuses the build (same run id). A build that fails here
+ * `buildApp` for the build lock and then uses the build (the same sources make the same build). A build that fails here
  * is built again by the first file that needs it, which reports the failure.
  */
 import { resolve } from 'node:path'
 import type { TestProject } from 'vitest/node'
-import { buildApp } from '../e2e/helpers/built-app'
+import { buildApp } from './app-build'
 
 const fixtureRoot = resolve(import.meta.dirname, '../fixtures/app-with-tools')
 

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { useFileFixture } from './file-fixture'
 import type { AddressInfo } from 'node:net'
 import {
   errorChunk,
@@ -269,3 +270,11 @@ export function midStreamErrorReply(text: string, code: number | string, message
 }
 
 export { meta as fakeChunkMeta, SSE_KEEP_ALIVE }
+
+/**
+ * The fake upstream of a test file: started before its tests, closed after them (after the
+ * servers that call it, when it is registered before their fixture).
+ */
+export function useFakeOpenRouter(): FakeOpenRouter {
+  return useFileFixture('The fake OpenRouter', () => startFakeOpenRouter(), fake => fake.close())
+}

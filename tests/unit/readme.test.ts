@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { envVariableFor } from '../../server/lib/config/server-config'
+import { CONFIGURATION_TABLE_HEADER, configurationTable, settingDocs } from '../../server/lib/config/settings-docs'
 import { runtimeConfigDefaults } from '../support/server-config'
 
 const runtimeConfig = runtimeConfigDefaults()
@@ -10,19 +10,25 @@ const ciScript = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8')
 
 function leafPaths(value: unknown, path: string[] = []): string[][] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return [path]
-  return Object.entries(value).flatMap(([key, child]) => (key === 'public' ? [] : leafPaths(child, [...path, key])))
+  return Object.entries(value).flatMap(([key, child]) => leafPaths(child, [...path, key]))
 }
 
 describe('README', () => {
-  it('documents the environment variable of every runtime setting, with its default', () => {
+  it('documents every setting of the schema with its variable and default, as `npm run docs:config` writes it', () => {
+    const start = readme.indexOf(CONFIGURATION_TABLE_HEADER)
+    expect(start, 'README lacks the configuration table').toBeGreaterThan(0)
+    const table = readme.slice(start, readme.indexOf('\n\n', start))
+    expect(table, 'README\'s configuration table is out of step with server/lib/config/server-config.ts: run npm run docs:config').toBe(configurationTable())
+  })
+
+  it('lists every runtime setting (nuxt.config.ts takes them from the schema), each row with its default', () => {
     const settings = leafPaths(runtimeConfig)
-    expect(settings.length).toBeGreaterThan(20)
-    for (const path of settings) {
-      const variable = envVariableFor(path)
-      const row = readme.split('\n').find(line => line.startsWith(`| \`${variable}\``))
-      expect(row, `README lacks a row for ${variable}`).toBeDefined()
-      const value = path.reduce<any>((node, key) => node[key], runtimeConfig)
-      if (value !== '') expect(row).toContain(`\`${String(value)}\``)
+    expect(settings.length).toBeGreaterThan(90)
+    const documented = settingDocs()
+    expect(documented.map(doc => doc.path.join('.'))).toEqual(settings.map(path => path.join('.')))
+    for (const doc of documented) {
+      expect(doc.description, `${doc.variable} has no meaning in the schema`).not.toBe('')
+      expect(doc.fallback).toEqual(doc.path.reduce<any>((node, key) => node[key], runtimeConfig))
     }
   })
 

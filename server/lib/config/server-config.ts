@@ -1,136 +1,297 @@
+/**
+ * Every setting of the server, declared once: its type and bounds, its default, and what it means.
+ * From this schema come the runtime config's defaults (nuxt.config.ts: `runtimeConfig`), the
+ * `ServerConfig` type the code relies on, the check at start-up (a list of what to fix, each with
+ * its NUXT_* variable), and the README's configuration table (`npm run docs:config`; a test keeps
+ * it in step). Feature flags (config.or3.ts) are the defaults of the `enabled` switches.
+ *
+ * Every setting is overridden at run time by its environment variable (`envVariableFor`): Nuxt
+ * reads NUXT_* variables for every key of the runtime config, which is why each has a default.
+ */
 import { z } from 'zod'
+import or3Config from '../../../config.or3'
+import type { Role } from '../../../shared/types/account'
 import type { RoleLimits } from '../../../shared/types/limits'
 import { parseOriginList } from '../../../shared/origin-list'
 import { trustedProxiesProblem } from './trusted-proxies'
 import { siteUrlProblem } from './site-url'
 
+const { features } = or3Config
+
+/** One setting: its type (with its bounds and the words a bad value gets), its default, and what it means. */
+function setting<T extends z.ZodType>(type: T, fallback: z.util.NoUndefined<z.output<T>>, description: string) {
+  return type.default(fallback).meta({ description })
+}
+
+/** A group of settings: absent, it takes each setting's default (every setting has one, so `{}` is a whole group). */
+function group<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.object(shape).prefault({} as z.input<z.ZodObject<Shape>>)
+}
+
 const positiveInt = z.number().int().positive()
 const milliseconds = z.number().int().positive().max(2_147_483_647)
 /** A role's models: comma-separated ids, or * for any. */
 const modelList = z.string().trim().min(1, 'must be * (any model) or comma-separated model ids such as or3/offline-demo,openai/gpt-4o-mini')
-
 const budget = z.number().min(0, 'must be 0 (no limit) or more')
-/** One role's limits (shared/types/limits.ts). */
-const roleLimits = z.object({
-  models: modelList,
-  jobsAtOnce: positiveInt,
-  jobStartsPerMinute: positiveInt,
-  dailyTokens: budget.int(),
-  dailyCost: budget,
-  maxOutputTokens: budget.int(),
-  workflowModelCalls: positiveInt,
-}) satisfies z.ZodType<RoleLimits>
+const trustedProxies = z.string().superRefine((value, context) => {
+  const problem = trustedProxiesProblem(value)
+  if (problem) context.addIssue({ code: 'custom', message: `${problem} (a number of proxies, or addresses and CIDR ranges separated by commas)` })
+})
+const siteUrl = z.string().superRefine((value, context) => {
+  const problem = siteUrlProblem(value)
+  if (problem) context.addIssue({ code: 'custom', message: problem })
+})
+
+/** Each role's limits by default (the admin can change each on the admin page). */
+const ROLE_LIMIT_DEFAULTS: Record<Role, RoleLimits> = {
+  admin: { models: '*', jobsAtOnce: 10, jobStartsPerMinute: 60, dailyTokens: 0, dailyCost: 0, maxOutputTokens: 0, workflowModelCalls: 500 },
+  user: { models: '*', jobsAtOnce: 5, jobStartsPerMinute: 20, dailyTokens: 2_000_000, dailyCost: 0, maxOutputTokens: 16_384, workflowModelCalls: 200 },
+  guest: { models: 'or3/offline-demo', jobsAtOnce: 2, jobStartsPerMinute: 10, dailyTokens: 200_000, dailyCost: 0, maxOutputTokens: 4_096, workflowModelCalls: 50 },
+}
+
+/** What each role limit means (said once, for admins; the other roles' read "The same for …"). */
+const ROLE_LIMIT_MEANINGS: Record<keyof RoleLimits, string> = {
+  models: 'Models this role may use: comma-separated ids, or `*` for any. Another model: 403 naming it (at a chat start, and when a workflow is saved or run); `GET /api/models` lists only these.',
+  jobsAtOnce: 'Answers and workflow runs one principal of this role may have running at once (and never more than the fair share); past it: 429 with `Retry-After`.',
+  jobStartsPerMinute: 'Answers and workflow runs one principal of this role may start per minute; past it: 429 with `Retry-After`.',
+  dailyTokens: 'Tokens (prompt + completion, as the upstream reports them) one principal may use per UTC day; `0`: no budget. Used up: new starts get 402 with `Retry-After` until midnight UTC (429 while the rest is reserved by answers under way); a running job stops with an `over-budget` error, its text kept.',
+  dailyCost: 'The same in credits (the `cost` OpenRouter reports); `0`: no budget.',
+  maxOutputTokens: 'The largest `max_tokens` (and reasoning `max_tokens`) a request may ask for: a larger one is lowered to it; workflow agents get it as their `max_tokens`. `0`: no clamp.',
+  workflowModelCalls: 'Model calls one workflow run may make at most, counted from the definition (each agent: (`maxToolRounds` + 1) × attempts; each model router: attempts). More: 400 naming the count, when saved and when run.',
+}
+
+/** One role's limits (shared/types/limits.ts), with its defaults. */
+function roleLimits(role: Role) {
+  const defaults = ROLE_LIMIT_DEFAULTS[role]
+  const meaning = (key: keyof RoleLimits) => (role === 'admin' ? ROLE_LIMIT_MEANINGS[key] : `The same for ${role}s.`)
+  return group({
+    models: setting(modelList, defaults.models, meaning('models')),
+    jobsAtOnce: setting(positiveInt, defaults.jobsAtOnce, meaning('jobsAtOnce')),
+    jobStartsPerMinute: setting(positiveInt, defaults.jobStartsPerMinute, meaning('jobStartsPerMinute')),
+    dailyTokens: setting(budget.int(), defaults.dailyTokens, meaning('dailyTokens')),
+    dailyCost: setting(budget, defaults.dailyCost, meaning('dailyCost')),
+    maxOutputTokens: setting(budget.int(), defaults.maxOutputTokens, meaning('maxOutputTokens')),
+    workflowModelCalls: setting(positiveInt, defaults.workflowModelCalls, meaning('workflowModelCalls')),
+  }) satisfies z.ZodType<RoleLimits>
+}
 
 /** The server's runtime configuration as the code may rely on it, after validation. */
 export const serverConfigSchema = z.object({
-  openrouter: z.object({
-    apiKey: z.string(),
-    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://openrouter.ai/api/v1' }),
-    appUrl: z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be empty or an http(s) URL' })]),
-    appTitle: z.string(),
-    headersTimeoutMs: milliseconds,
-    idleTimeoutMs: milliseconds,
-    retryBaseDelayMs: z.number().int().nonnegative(),
-    maxRetryAfterMs: z.number().int().nonnegative(),
-    modelsCacheTtlMs: z.number().int().nonnegative(),
+  openrouter: group({
+    apiKey: setting(z.string(), '',
+      'Server-wide OpenRouter key. Empty: users bring their own key, or use the offline demo model. Never logged or stored in plain text.'),
+    baseUrl: setting(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://openrouter.ai/api/v1' }), 'https://openrouter.ai/api/v1',
+      'Any OpenRouter-compatible endpoint (Ollama, vLLM, LM Studio…).'),
+    appUrl: setting(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be empty or an http(s) URL' })]), '',
+      'Sent as `HTTP-Referer` so OpenRouter attributes requests to your deployment.'),
+    appTitle: setting(z.string(), 'OR3 Chat',
+      'Sent as `X-OpenRouter-Title`.'),
+    headersTimeoutMs: setting(milliseconds, 30_000,
+      "Longest wait for the upstream's response headers (then one retry)."),
+    idleTimeoutMs: setting(milliseconds, 60_000,
+      'Longest silence between streamed chunks; keep-alive comments count as life.'),
+    retryBaseDelayMs: setting(z.number().int().nonnegative(), 1_000,
+      'Delay before retrying a network error or 5xx (doubles per retry).'),
+    maxRetryAfterMs: setting(z.number().int().nonnegative(), 15_000,
+      "Longest `Retry-After` (429/503) worth waiting for; a longer one fails at once with the upstream's message."),
+    modelsCacheTtlMs: setting(z.number().int().nonnegative(), 600_000,
+      'How long the model list is cached.'),
   }),
-  backgroundJobs: z.object({
-    enabled: z.boolean(),
-    storageProvider: z.enum(['sqlite', 'memory', 'convex']),
-    maxConcurrentJobs: positiveInt,
-    jobTimeoutMs: milliseconds,
-    maxResumes: z.number().int().min(0).max(100),
-    streams: z.object({
-      perUser: positiveInt,
-      perJob: positiveInt,
-      perAddress: positiveInt,
-      max: positiveInt,
+  backgroundJobs: group({
+    enabled: setting(z.boolean(), features.backgroundJobs.enabled,
+      'Run answers as server-side jobs that outlive the tab.'),
+    storageProvider: setting(z.enum(['sqlite', 'memory', 'convex']), 'sqlite',
+      'Where job and workflow state lives: `sqlite` (a file under `.data/`), `memory` (tests), `convex`.'),
+    maxConcurrentJobs: setting(positiveInt, 20,
+      'Jobs running at once on this server.'),
+    jobTimeoutMs: setting(milliseconds, 300_000,
+      'A job still running after this long is stopped.'),
+    completedJobRetentionMs: setting(milliseconds, 300_000,
+      "How long finished jobs' live state is kept for late viewers."),
+    maxResumes: setting(z.number().int().min(0).max(100), 2,
+      'Restarts a running job is resumed after. A job interrupted again is ended with an error saying so (and logged), so a job that crashes the server cannot crash every boot.'),
+    streams: group({
+      perUser: setting(positiveInt, 100,
+        'Live job streams (SSE connections) one user may hold open; past it: 429 saying to close some tabs.'),
+      perJob: setting(positiveInt, 25,
+        'Live viewers of one job at once; past it: 429.'),
+      perAddress: setting(positiveInt, 200,
+        'Live streams (job streams and the tools feed) of one client address, all its users and guests together; past it: 429.'),
+      max: setting(positiveInt, 10_000,
+        'Live job streams open on the server; past it: 503 with `Retry-After`.'),
     }),
-    completedJobRetentionMs: milliseconds,
-    toolExecution: z.object({
-      enabled: z.boolean(),
-      maxRounds: positiveInt,
-      maxToolsPerRound: positiveInt,
-      maxOfferedTools: z.number().int().min(2).max(128),
-      defaultTimeoutMs: milliseconds,
-      roundTimeoutMs: milliseconds,
+    toolExecution: group({
+      enabled: setting(z.boolean(), features.backgroundToolExecution.enabled,
+        'Let jobs execute server tools in a multi-round loop.'),
+      maxRounds: setting(positiveInt, 10,
+        'Tool rounds per answer; then one final answer is forced.'),
+      maxToolsPerRound: setting(positiveInt, 20,
+        'Tool calls executed per round; extra calls get an error result.'),
+      maxOfferedTools: setting(z.number().int().min(2).max(128), 40,
+        'Tools offered to a model at most (OpenRouter and models cope badly with long tool lists). Past it: the ones most relevant to the question, the ones found earlier in the answer, and `find_tools`, which searches all enabled tools and makes what it finds callable from the next step.'),
+      defaultTimeoutMs: setting(milliseconds, 10_000,
+        'Per-call limit for tools that set none.'),
+      roundTimeoutMs: setting(milliseconds, 120_000,
+        'Limit for one model round including its tools (time a call waits for a person does not count).'),
     }),
-    waits: z.object({
-      timeoutMs: milliseconds,
-      claimMs: milliseconds,
-      pollMs: z.number().int().min(50).max(60_000),
-      maxWaitingJobs: positiveInt,
-      maxWaitingJobsPerUser: positiveInt,
-      maxTotalMs: milliseconds,
+    waits: group({
+      timeoutMs: setting(milliseconds, 600_000,
+        'How long a job waits for a person (a browser tool, an approval, a question); then the model is told nobody answered.'),
+      claimMs: setting(milliseconds, 120_000,
+        'A tab that took a browser tool call and sent nothing back loses it after this long; another tab may run it.'),
+      pollMs: setting(z.number().int().min(50).max(60_000), 2_000,
+        'How often a waiting job looks in the store for an answer given on another instance (answers on the same instance arrive at once).'),
+      maxWaitingJobs: setting(positiveInt, 200,
+        'Jobs of this instance that may wait for a person at once without holding a running slot; past it a waiting job keeps its slot.'),
+      maxWaitingJobsPerUser: setting(positiveInt, 10,
+        'The same, per user.'),
+      maxTotalMs: setting(milliseconds, 2 * 60 * 60_000,
+        'Longest one run may wait for people in all (a workflow with a chain of approvals); past it, what it asks next expires at once.'),
     }),
-    sseBatching: z.object({
-      enabled: z.boolean(),
-      intervalMs: milliseconds,
-      batchSize: positiveInt,
-      adaptive: z.boolean(),
+    sseBatching: group({
+      enabled: setting(z.boolean(), features.sseBatching.enabled,
+        'Batch streamed text before sending it to viewers.'),
+      intervalMs: setting(milliseconds, 100,
+        'Longest a delta waits in a batch.'),
+      batchSize: setting(positiveInt, 10,
+        'Deltas per batch at most.'),
+      adaptive: setting(z.boolean(), true,
+        'Batch only under load: a delta goes out at once unless text went out within the current window, and the window grows from 0 (event loop under 70 % busy) to the whole interval (95 % and up). `false`: always the whole interval (fewest writes).'),
     }),
-    flush: z.object({
-      intervalMs: milliseconds,
-      chunkInterval: positiveInt,
-      sizeThreshold: positiveInt,
-    }),
-  }),
-  tools: z.object({ discovery: z.boolean(), dynamic: z.object({ enabled: z.boolean(), dir: z.string().trim() }), policyFile: z.string().trim(), credentialsFile: z.string().trim() }),
-  mcp: z.object({ configFile: z.string().trim(), connectTimeoutMs: milliseconds, adminCommands: z.boolean(), userConnectionIdleMs: milliseconds }),
-  workflows: z.object({ enabled: z.boolean() }),
-  threads: z.object({ generateTitles: z.boolean() }),
-  demoModel: z.object({ enabled: z.boolean(), tokenDelayMs: z.number().int().nonnegative().max(5_000) }),
-  convex: z.object({ url: z.string(), serverSecret: z.string(), leaseMs: z.number().int().min(1_000).max(600_000) }),
-  session: z.object({
-    password: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty to generate one under the data directory)')]),
-    name: z.string().regex(/^[\w-]{1,64}$/, 'must be a cookie name: letters, digits, "_" or "-"'),
-    maxAge: z.number().int().min(60).max(60 * 60 * 24 * 365),
-  }),
-  auth: z.object({
-    guests: z.boolean(),
-    signInAttemptsPerIpPerMinute: positiveInt,
-    signInFailuresPerAccount: positiveInt,
-    sessionsPerIpPerMinute: positiveInt,
-    signupsPerIpPerHour: positiveInt,
-    tokensPerUser: z.number().int().min(1).max(1_000),
-    inviteTtlHours: z.number().positive().max(24 * 365),
-  }),
-  limits: z.object({
-    jobContentChars: z.number().int().min(1_000),
-    workflowStepChars: z.number().int().min(1_000),
-    threadsPerUser: positiveInt,
-    messagesPerThread: z.number().int().min(2),
-    attachmentBytesPerUser: z.number().int().min(0),
-    workflowsPerUser: positiveInt,
-    jobStartsPerIpPerMinute: positiveInt,
-    bodyBytesInFlightPerIp: z.number().int().min(4 * 1024 * 1024, 'must be at least 4 MiB (4194304): one message with files is larger'),
-    bodyBytesInFlight: z.number().int().min(16 * 1024 * 1024, 'must be at least 16 MiB (16777216)'),
-    fairShare: z.number().gt(0, 'must be a share above 0, such as 0.5').max(1, 'must be a share of at most 1'),
-    roles: z.object({ admin: roleLimits, user: roleLimits, guest: roleLimits }),
-    trustProxy: z.boolean(),
-    trustedProxies: z.string().superRefine((value, context) => {
-      const problem = trustedProxiesProblem(value)
-      if (problem) context.addIssue({ code: 'custom', message: `${problem} (a number of proxies, or addresses and CIDR ranges separated by commas)` })
+    flush: group({
+      intervalMs: setting(milliseconds, 120,
+        'Longest streamed text waits before it is written to the store.'),
+      chunkInterval: setting(positiveInt, 3,
+        'Write to the store at least every this many chunks.'),
+      sizeThreshold: setting(positiveInt, 1_024,
+        'Write to the store once this many bytes are pending.'),
     }),
   }),
-  csrf: z.object({
-    allowedOrigins: z.string().refine(value => parseOriginList(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'),
-  }),
-  dataDir: z.string().trim().min(1, 'must name a directory, such as .data'),
-  siteUrl: z.string().superRefine((value, context) => {
-    const problem = siteUrlProblem(value)
-    if (problem) context.addIssue({ code: 'custom', message: problem })
-  }),
-  public: z.object({
-    attachments: z.object({
-      maxFiles: z.number().int().min(0).max(20),
-      maxImageBytes: z.number().int().min(1_024).max(20 * 1024 * 1024),
-      maxTextBytes: z.number().int().min(1_024).max(2 * 1024 * 1024),
-      types: z.string().refine(value => value.split(',').every(type => /^\s*[a-z]+\/(?:[\w.+-]+|\*)\s*$/i.test(type)), 'must be a comma-separated list of media types such as image/png,text/*'),
+  tools: group({
+    discovery: setting(z.boolean(), features.toolDiscovery.enabled,
+      'Register the tool files under `server/tools/**` at start-up.'),
+    dynamic: group({
+      enabled: setting(z.boolean(), true,
+        "Load tool files from a watched directory while the server runs (see Tools → The dynamic tools directory). They run with the server's privileges."),
+      dir: setting(z.string().trim(), '',
+        'That directory; empty: `tools` under the data directory (`.data/tools`), created when missing.'),
     }),
-    imageHosts: z.string().refine(value => parseOriginList(value).every(item => /^https:\/\/[^/\s'";]+$/i.test(item)), 'must be a comma-separated list of https origins such as https://images.example.com'),
+    policyFile: setting(z.string().trim(), '',
+      "The operator's tool policy: a JSON or YAML file of allow/deny rules per role or user (see Tools → Who may use which tools); empty: the defaults (admins and users every tool, guests the built-in ones)."),
+    credentialsFile: setting(z.string().trim(), '',
+      'The operator\'s server-wide tool credentials: a JSON or YAML file (`{"github": {"token": "…"}}`); empty: none (people add their own in Settings → Credentials).'),
+  }),
+  mcp: group({
+    configFile: setting(z.string().trim(), '',
+      'A JSON or YAML file listing MCP servers (`{"mcpServers": {…}}`, see Tools → MCP servers); empty: none.'),
+    connectTimeoutMs: setting(milliseconds, 30_000,
+      "Longest an MCP server's handshake and first tool list may take before it counts as failed (and is retried)."),
+    adminCommands: setting(z.boolean(), false,
+      'Let admins add MCP servers that run a command on this machine (stdio) from the Admin page; off: admins add Streamable HTTP URLs only, commands come from the config file.'),
+    userConnectionIdleMs: setting(milliseconds, 600_000,
+      "How long a person's own connection to an MCP server that uses their credentials stays open unused."),
+  }),
+  workflows: group({
+    enabled: setting(z.boolean(), features.workflows.enabled,
+      'Offer multi-node workflows.'),
+  }),
+  threads: group({
+    generateTitles: setting(z.boolean(), true,
+      "After a conversation's first answer, ask the same model for a short title (one small request; the demo model makes one from keywords). Off: the first message's words stay the title."),
+  }),
+  demoModel: group({
+    enabled: setting(z.boolean(), features.offlineDemoModel.enabled,
+      'Offer the offline demo model.'),
+    tokenDelayMs: setting(z.number().int().nonnegative().max(5_000), 25,
+      "Pause between the demo model's streamed tokens."),
+  }),
+  convex: group({
+    url: setting(z.string(), '',
+      'Convex deployment URL; required when the storage provider is `convex`.'),
+    serverSecret: setting(z.string(), '',
+      'Required with `convex` (32+ characters): the same value as `OR3_SERVER_SECRET` on the deployment. Every Convex function checks it, so the deployment URL alone gives access to nothing.'),
+    leaseMs: setting(z.number().int().min(1_000).max(600_000), 30_000,
+      "With `convex`: how long an instance's claim on a running job lasts without renewal; a job whose instance died is resumed elsewhere after this."),
+  }),
+  session: group({
+    password: setting(z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty to generate one under the data directory)')]), '',
+      "Secret (32+ characters) that seals session cookies and encrypts users' API keys while their jobs run. Empty: one is generated on first start and kept in `<data dir>/session-secret`. Set it when several instances share users."),
+    name: setting(z.string().regex(/^[\w-]{1,64}$/, 'must be a cookie name: letters, digits, "_" or "-"'), 'or3-session',
+      "The session cookie's name."),
+    maxAge: setting(z.number().int().min(60).max(60 * 60 * 24 * 365), 60 * 60 * 24 * 14,
+      'Seconds (14 days) a session lasts without a visit; a visit in its second half renews it.'),
+  }),
+  auth: group({
+    guests: setting(z.boolean(), false,
+      'Let visitors chat without an account, as guests (a sealed per-browser cookie) with the guest models. Off: every API route but `/api/auth/*` and `/api/health` answers 401 without a sign-in.'),
+    signInAttemptsPerIpPerMinute: setting(positiveInt, 20,
+      'Sign-in attempts one client address may make per minute; past it: 429 with `Retry-After`.'),
+    signInFailuresPerAccount: setting(positiveInt, 10,
+      'Failed sign-ins an account name may take in 15 minutes; then sign-in to it is refused (429 with `Retry-After`) for the rest of the window.'),
+    sessionsPerIpPerMinute: setting(positiveInt, 30,
+      'New guest sessions one client address may start per minute (a client that drops its cookie each time cannot mint identities).'),
+    signupsPerIpPerHour: setting(positiveInt, 10,
+      'Sign-up attempts one client address may make per hour (each account has its own daily budget); past it: 429 with `Retry-After`.'),
+    tokensPerUser: setting(z.number().int().min(1).max(1_000), 20,
+      'Personal API tokens one account may hold.'),
+    inviteTtlHours: setting(z.number().positive().max(24 * 365), 24 * 7,
+      'How long an invite link works (it works once).'),
+  }),
+  limits: group({
+    jobContentChars: setting(z.number().int().min(1_000), 1_000_000,
+      'Longest answer a job keeps, text and reasoning together (characters). A longer one is stopped there with a "too long" error; the text so far is kept. For a workflow run: all its steps\' text together.'),
+    workflowStepChars: setting(z.number().int().min(1_000), 200_000,
+      'Longest text one workflow step may produce, or one of its templates fill in to (`{{prompt}}` repeated a thousand times fails before it is built).'),
+    threadsPerUser: setting(positiveInt, 1_000,
+      'Conversations one user may keep; past it: 409 saying to delete some.'),
+    messagesPerThread: setting(z.number().int().min(2), 1_000,
+      'Messages (both sides) one conversation may hold; past it: 409 saying to start a new one.'),
+    attachmentBytesPerUser: setting(z.number().int().min(0), 200 * 1024 * 1024,
+      'Bytes of attached files one user may keep (200 MiB; all conversations together; deleting a conversation frees its files); past it: 409. `0`: no limit.'),
+    workflowsPerUser: setting(positiveInt, 200,
+      'Saved workflows one user may keep; past it: 409.'),
+    jobStartsPerIpPerMinute: setting(positiveInt, 60,
+      "Answers and workflow runs one client address may start per minute, all its sessions together (so minting new sessions does not get around a role's rate)."),
+    bodyBytesInFlightPerIp: setting(z.number().int().min(4 * 1024 * 1024, 'must be at least 4 MiB (4194304): one message with files is larger'), 48 * 1024 * 1024,
+      'Bytes of request bodies one client address may be sending at once (48 MiB; a message with files is up to ~22 MiB); past it: 429 with `Retry-After`, before the body is read.'),
+    bodyBytesInFlight: setting(z.number().int().min(16 * 1024 * 1024, 'must be at least 16 MiB (16777216)'), 512 * 1024 * 1024,
+      'Bytes of request bodies the server receives at once, all clients together (512 MiB); past it: 503 with `Retry-After`.'),
+    fairShare: setting(z.number().gt(0, 'must be a share above 0, such as 0.5').max(1, 'must be a share of at most 1'), 0.5,
+      'Share of `…_MAX_CONCURRENT_JOBS` that one principal, one client address, or all guests together may hold, so no one (and no crowd of fresh guest sessions) can take every slot; past it: 429 with `Retry-After`. `1`: off.'),
+    trustProxy: setting(z.boolean(), false,
+      'Take the client address from `X-Forwarded-For`. Only behind a proxy that sets it; otherwise any client could claim any address.'),
+    trustedProxies: setting(trustedProxies, '',
+      'With `…_TRUST_PROXY`: which hops are your proxies, so the client is the right-most hop that is not one: a count (`2`: a CDN and nginx) or addresses and CIDR ranges (`10.0.0.0/8,127.0.0.1`); empty: one hop (the peer). See Behind a reverse proxy.'),
+    roles: group({ admin: roleLimits('admin'), user: roleLimits('user'), guest: roleLimits('guest') }),
+  }),
+  csrf: group({
+    allowedOrigins: setting(z.string().refine(value => parseOriginList(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'), '',
+      "Origins, comma-separated, besides the app's own whose pages may call API routes that change something. Requests from other sites' pages get 403 (CSRF); scripts, which send no `Origin`, are not affected."),
+  }),
+  dataDir: setting(z.string().trim().min(1, 'must name a directory, such as .data'), '.data',
+    'Where the SQLite database (`or3.sqlite`) and the generated session secret live.'),
+  siteUrl: setting(siteUrl, '',
+    "The URL people open (`https://chat.example.com`). Set it on every public deployment: URLs given to others (MCP OAuth callbacks) are built on it, the cross-site check compares with it, and requests for any other host name are refused (421), which stops DNS rebinding. Empty: the request's own origin, and the first admin account can be created only from the server itself (`http://localhost`) or with the setup code printed to the log."),
+  public: group({
+    attachments: group({
+      maxFiles: setting(z.number().int().min(0).max(20), 4,
+        'Files one message may carry; `0` switches attachments off.'),
+      maxImageBytes: setting(z.number().int().min(1_024).max(20 * 1024 * 1024), 4 * 1024 * 1024,
+        'Largest image (PNG, JPEG, GIF or WebP, recognised by its bytes; 4 MiB).'),
+      maxTextBytes: setting(z.number().int().min(1_024).max(2 * 1024 * 1024), 256 * 1024,
+        'Largest text file (UTF-8; 256 KiB).'),
+      types: setting(z.string().refine(value => value.split(',').every(type => /^\s*[a-z]+\/(?:[\w.+-]+|\*)\s*$/i.test(type)), 'must be a comma-separated list of media types such as image/png,text/*'), 'image/png,image/jpeg,image/webp,image/gif,text/*',
+        'Media types accepted, to narrow the list (`text/*`: any text file). Only those images and UTF-8 text are ever accepted; SVG never (it can carry script).'),
+    }),
+    imageHosts: setting(z.string().refine(value => parseOriginList(value).every(item => /^https:\/\/[^/\s'";]+$/i.test(item)), 'must be a comma-separated list of https origins such as https://images.example.com'), '',
+      "Origins (https, comma-separated) whose images answers may show inline; they are added to the CSP's `img-src`. Any other image in an answer is shown as a link and never fetched."),
   }),
 })
+
+/** Every setting at its default: the runtime config nuxt.config.ts declares (NUXT_* variables override each). */
+export function serverConfigDefaults(): ServerConfig {
+  return serverConfigSchema.parse({})
+}
 
 export type ServerConfig = z.infer<typeof serverConfigSchema>
 

@@ -17,15 +17,6 @@ export interface BodyBudgetLimits {
   totalBytes: number
 }
 
-/** A body over a cap: 429 (this client) or 503 (the server), with the words to show. */
-export class BodyBudgetError extends OverCapacityError {
-  override name = 'BodyBudgetError'
-
-  static isInstance(error: unknown): error is BodyBudgetError {
-    return error instanceof Error && error.name === 'BodyBudgetError'
-  }
-}
-
 /** Counts the bytes of request bodies in flight, and refuses one that would pass a cap. */
 export class BodyBudget {
   private readonly counter: CapacityCounter<'client'>
@@ -41,16 +32,16 @@ export class BodyBudget {
 
   /**
    * Reserves `bytes` for a body `client` is sending (its declared length, or the route's limit
-   * when it did not declare one). Returns the release, idempotent; throws a BodyBudgetError when
+   * when it did not declare one). Returns the release, idempotent; throws an OverCapacityError (`bodies`) when
    * a cap would be passed (nothing is reserved then).
    */
   reserve(client: string, bytes: number): () => void {
     const size = Math.max(0, Math.ceil(bytes))
     const refused = this.counter.wouldPass(size, { client }, ['client', 'total'])
     if (refused === 'client') {
-      throw new BodyBudgetError(429, `This client is already sending ${mebibytes(this.counter.held('client', client))} of requests; wait for them to finish, then send this one again.`)
+      throw new OverCapacityError('bodies', 429, `This client is already sending ${mebibytes(this.counter.held('client', client))} of requests; wait for them to finish, then send this one again.`)
     }
-    if (refused === 'total') throw new BodyBudgetError(503, 'The server is receiving too much at once; send this again in a few seconds.')
+    if (refused === 'total') throw new OverCapacityError('bodies', 503, 'The server is receiving too much at once; send this again in a few seconds.')
     return this.counter.hold(size, { client })
   }
 }

@@ -16,7 +16,7 @@ import { createError, getRequestHeader, setResponseHeader, type H3Event } from '
 import { z } from 'zod'
 import type { ServerConfig } from '../config/server-config'
 import { base64Length } from '../attachments/attachments'
-import { BodyBudgetError } from './body-budget'
+import { OverCapacityError } from './over-capacity'
 
 /** Largest JSON body of the app's routes unless a route says otherwise (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
@@ -76,7 +76,7 @@ function reserveBody(event: H3Event, reserve: (bytes: number) => () => void, byt
   try {
     return reserve(bytes)
   } catch (error) {
-    if (!BodyBudgetError.isInstance(error)) throw error
+    if (!OverCapacityError.isInstance(error, 'bodies')) throw error
     setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)
     // The body is not read: close the connection after the answer rather than take it in.
     setResponseHeader(event, 'Connection', 'close')

@@ -1,9 +1,11 @@
-import { createError, getHeader, getQuery, setResponseHeader, type H3Event } from 'h3'
+import { getHeader, getQuery, type H3Event } from 'h3'
 import type { BackgroundJobManager } from '../jobs/manager'
 import { toPublicJob } from '../jobs/public-job'
 import { formatEventId, formatSseFrame, frameBytes, parseEventId, type JobStreamEvent } from '../jobs/stream-events'
 import { SseConnection } from './sse-connection'
-import { StreamLimitError, type StreamSlots } from './stream-slots'
+import type { StreamSlots } from './stream-slots'
+import { OverCapacityError } from './over-capacity'
+import { throwHttpError } from './domain-errors'
 import type { BackgroundJob } from '../../../shared/types/job'
 
 /** Unsent bytes one viewer may fall behind before it is disconnected (it resumes on reconnect). */
@@ -20,11 +22,9 @@ export async function serveJobStream(event: H3Event, jobs: BackgroundJobManager,
   try {
     release = options.slots?.acquire(job.userId, job.id, options.address)
   } catch (error) {
-    if (!StreamLimitError.isInstance(error)) throw error
     // The job was started for this stream (`abortOnClose`): nobody will watch it, so stop it.
-    if (options.abortOnClose) await jobs.abortJob(job.id)
-    setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)
-    throw createError({ statusCode: error.statusCode, statusMessage: error.statusCode === 503 ? 'Too many open streams' : 'Too many streams', message: error.message })
+    if (OverCapacityError.isInstance(error, 'streams') && options.abortOnClose) await jobs.abortJob(job.id)
+    throwHttpError(event, error)
   }
   const connection = new SseConnection(event, { maxQueuedBytes: MAX_QUEUED_BYTES, keepAliveMs: KEEP_ALIVE_MS })
   if (release) connection.onClose(release)

@@ -1,7 +1,8 @@
-import { createError, setResponseHeader, type H3Event } from 'h3'
+import type { H3Event } from 'h3'
 import type { ToolChangeFeed } from '../tools/tool-changes'
 import { SseConnection } from './sse-connection'
-import { StreamLimitError, type StreamSlots } from './stream-slots'
+import type { StreamSlots } from './stream-slots'
+import { throwHttpError } from './domain-errors'
 
 /** A page that stops reading falls this far behind at most before it is disconnected (frames are tiny). */
 const MAX_QUEUED_BYTES = 16 * 1024
@@ -18,9 +19,7 @@ export function serveToolChanges(event: H3Event, feed: ToolChangeFeed, slots: St
   try {
     release = slots.acquire(viewer.userId, `tools:${viewer.userId}`, viewer.address)
   } catch (error) {
-    if (!StreamLimitError.isInstance(error)) throw error
-    setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)
-    throw createError({ statusCode: error.statusCode, statusMessage: 'Too many streams', message: error.message })
+    throwHttpError(event, error)
   }
   const connection = new SseConnection(event, { maxQueuedBytes: MAX_QUEUED_BYTES, keepAliveMs: KEEP_ALIVE_MS })
   const frame = (name: string, version: number) => `event: ${name}\ndata: {"version":${version}}\n\n`

@@ -18,20 +18,11 @@ export interface StreamLimits {
   max: number
 }
 
-/** A stream over a cap: 429 (this user or job) or 503 (the server), with the words to show. */
-export class StreamLimitError extends OverCapacityError {
-  override name = 'StreamLimitError'
-
-  static isInstance(error: unknown): error is StreamLimitError {
-    return error instanceof Error && error.name === 'StreamLimitError'
-  }
-}
-
-const REFUSALS: Record<'total' | 'user' | 'job' | 'address', (limits: StreamLimits) => StreamLimitError> = {
-  total: limits => new StreamLimitError(503, `The server has its maximum of ${limits.max} live streams open. Try again in a few seconds.`),
-  user: limits => new StreamLimitError(429, `You have ${limits.perUser} live streams open, the most allowed at once. Close some tabs and try again.`),
-  job: limits => new StreamLimitError(429, `This answer already has ${limits.perJob} live viewers, the most allowed at once. Close some tabs and try again.`),
-  address: limits => new StreamLimitError(429, `Your network address has ${limits.perAddress} live streams open, the most allowed at once. Close some tabs and try again.`),
+const REFUSALS: Record<'total' | 'user' | 'job' | 'address', (limits: StreamLimits) => OverCapacityError> = {
+  total: limits => new OverCapacityError('streams', 503, `The server has its maximum of ${limits.max} live streams open. Try again in a few seconds.`),
+  user: limits => new OverCapacityError('streams', 429, `You have ${limits.perUser} live streams open, the most allowed at once. Close some tabs and try again.`),
+  job: limits => new OverCapacityError('streams', 429, `This answer already has ${limits.perJob} live viewers, the most allowed at once. Close some tabs and try again.`),
+  address: limits => new OverCapacityError('streams', 429, `Your network address has ${limits.perAddress} live streams open, the most allowed at once. Close some tabs and try again.`),
 }
 
 /** Counts open streams and refuses one over a cap. */
@@ -49,7 +40,7 @@ export class StreamSlots {
 
   /**
    * Takes a slot for a stream of `jobId` watched by `userId` from `address` (none known: not
-   * counted per address), or throws a `StreamLimitError`. Returns the idempotent release.
+   * counted per address), or throws an `OverCapacityError` (`streams`). Returns the idempotent release.
    */
   acquire(userId: string, jobId: string, address?: string): () => void {
     const keys = { user: userId, job: jobId, address }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { useFileFixture } from '../../support/file-fixture'
 
 /** Debian's Chromium (installed by .ci/run); playwright never downloads a browser here. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -12,6 +13,11 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   })
+}
+
+/** Headless Chromium for a test file: launched before its tests, closed after them. */
+export function useChromium(): Browser {
+  return useFileFixture('Chromium', launchChromium, browser => browser.close(), 60_000)
 }
 
 const screenshotDir = resolve(import.meta.dirname, '../screenshots')

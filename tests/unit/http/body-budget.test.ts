@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { BodyBudget, BodyBudgetError } from '../../../server/lib/http/body-budget'
+import { BodyBudget } from '../../../server/lib/http/body-budget'
+import { OverCapacityError } from '../../../server/lib/http/over-capacity'
 
 const MiB = 1024 * 1024
 
@@ -15,7 +16,7 @@ describe('BodyBudget', () => {
         return error
       }
     })()
-    expect(BodyBudgetError.isInstance(refusal)).toBe(true)
+    expect(OverCapacityError.isInstance(refusal, 'bodies')).toBe(true)
     expect(refusal).toMatchObject({ statusCode: 429, retryAfterSeconds: 5, message: expect.stringMatching(/already sending 40 MiB/) })
     // A small body of the same address still fits; another address is not affected.
     expect(() => budget.reserve('203.0.113.5', 2_000)).not.toThrow()

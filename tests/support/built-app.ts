@@ -1,101 +1,19 @@
+/**
+ * The fixtures that run the built app (app-build.ts) for a test file: `useBuiltApp` (one server
+ * for the file's tests), `useAppServers` (servers its tests start and restart), `useDataDirs`;
+ * and `startApp`, which starts a server of a build on a free port with its own data directory.
+ */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { freePort } from '../../support/free-port'
+import { join } from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
+import { buildApp, productionEnv } from './app-build'
+import { useFileFixture } from './file-fixture'
+import { freePort } from './free-port'
 
-const projectRoot = resolve(import.meta.dirname, '../../..')
-const nuxtBin = join(projectRoot, 'node_modules/nuxt/bin/nuxt.mjs')
-
-/**
- * Builds an app once per test run and returns its server entry. Test files of different projects
- * (e2e, browser) run at the same time and would otherwise write the same `.output/` at once: a
- * lock directory serialises them, and a marker with this run's id lets later files reuse the build.
- */
-export async function buildApp(rootDir: string = projectRoot): Promise<string> {
-  const runId = process.env.OR3_TEST_RUN_ID
-  const marker = join(rootDir, '.output/.test-run-id')
-  const entry = join(rootDir, '.output/server/index.mjs')
-  return withBuildLock(rootDir, async () => {
-    if (runId && existsSync(entry) && existsSync(marker) && readFileSync(marker, 'utf8') === runId) return entry
-    await runNuxtBuild(rootDir)
-    if (runId) writeFileSync(marker, runId)
-    return entry
-  })
-}
-
-/**
- * Runs `work` while no other test file builds (or runs the dev server of) the same app: they
- * share `.nuxt/` and `.output/`.
- */
-export async function withBuildLock<T>(rootDir: string, work: () => Promise<T>): Promise<T> {
-  const lock = join(rootDir, '.output-build.lock')
-  for (let attempt = 0; ; attempt++) {
-    try {
-      mkdirSync(lock)
-      writeFileSync(join(lock, 'pid'), String(process.pid))
-      break
-    } catch {
-      // Another test process holds it. A lock whose process is gone was left by a killed run.
-      if (!lockHolderAlive(lock) || attempt > 6000) rmSync(lock, { recursive: true, force: true })
-      await new Promise(resolve => setTimeout(resolve, 100))
-    }
-  }
-  try {
-    return await work()
-  } finally {
-    rmSync(lock, { recursive: true, force: true })
-  }
-}
-
-function lockHolderAlive(lock: string): boolean {
-  let pid: number
-  try {
-    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'))
-  } catch {
-    pid = 0
-  }
-  // No pid (yet): the holder has just created the lock, unless it is older than a few seconds.
-  if (!pid) {
-    try {
-      return Date.now() - statSync(lock).mtimeMs < 5_000
-    } catch {
-      return false
-    }
-  }
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-async function runNuxtBuild(rootDir: string): Promise<string> {
-  const output: string[] = []
-  const child = spawn(process.execPath, [nuxtBin, 'build', rootDir], {
-    cwd: rootDir,
-    env: productionEnv({}),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  child.stdout.on('data', chunk => output.push(String(chunk)))
-  child.stderr.on('data', chunk => output.push(String(chunk)))
-  const code = await new Promise<number | null>(done => child.on('close', done))
-  const entry = join(rootDir, '.output/server/index.mjs')
-  if (code !== 0 || !existsSync(entry)) {
-    throw new Error(`nuxt build of ${rootDir} failed (exit ${code}):\n${output.join('').slice(-4000)}`)
-  }
-  return entry
-}
-
-/** The test runner's environment minus what makes libraries behave as under test (e.g. consola's quiet level). */
-function productionEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const key of Object.keys(env)) {
-    if (key === 'TEST' || key.startsWith('VITEST')) delete env[key]
-  }
-  return { ...env, NODE_ENV: 'production', NUXT_TELEMETRY_DISABLED: '1', ...extra }
-}
+/** Long enough for a build on a loaded two-core machine, then starting the server. */
+const BUILD_AND_START_TIMEOUT_MS = 300_000
 
 export interface RunningApp {
   url: string
@@ -194,4 +112,61 @@ export async function startAppExpectingFailure(entry: string, env: Record<string
   const code = await exited
   clearTimeout(timer)
   return { code, output: output() }
+}
+
+/**
+ * The fixture of a test file that runs the built app: builds it (or waits for the run's build),
+ * starts one server with `env` before the file's tests (a function: worked out then, after the
+ * file's earlier `beforeAll` hooks) on its own data directory, and stops it after them. Returns
+ * the server, to read once the tests run.
+ */
+export function useBuiltApp(env: Record<string, string> | (() => Record<string, string>) = {}, options: { rootDir?: string } = {}): RunningApp {
+  return useFileFixture('The built app', async () => startApp(await buildApp(options.rootDir), typeof env === 'function' ? env() : env), app => app.stop(), BUILD_AND_START_TIMEOUT_MS)
+}
+
+/** Builds the app (or waits for the run's build) and starts a server of it with `env`; the caller stops it. */
+export async function startBuiltApp(env: Record<string, string> = {}): Promise<RunningApp> {
+  return startApp(await buildApp(), env)
+}
+
+/**
+ * The fixture of a test file whose tests start servers of their own (a restart, a second instance
+ * on the same data): `start(env)` starts one on top of `baseEnv` (a function: worked out when the
+ * server starts); every server started is stopped after the file's tests, whatever happened.
+ */
+export function useAppServers(baseEnv: Record<string, string> | (() => Record<string, string>) = {}): { start: (env?: Record<string, string>) => Promise<RunningApp> } {
+  const running: RunningApp[] = []
+  // The build is waited for here, with a build's time, not in a test or a hook of a test's time.
+  beforeAll(async () => {
+    await buildApp()
+  }, BUILD_AND_START_TIMEOUT_MS)
+  afterAll(async () => {
+    await Promise.all(running.map(app => app.stop()))
+  })
+  return {
+    async start(env = {}) {
+      const app = await startApp(await buildApp(), { ...(typeof baseEnv === 'function' ? baseEnv() : baseEnv), ...env })
+      running.push(app)
+      return app
+    },
+  }
+}
+
+/**
+ * Data directories a test file makes (servers that share one across a restart), removed after
+ * its tests. Call it before the servers' fixture: after hooks run last-registered first, so the
+ * servers have stopped by then.
+ */
+export function useDataDirs(prefix = 'or3-e2e-'): { fresh: () => string } {
+  const made: string[] = []
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true })
+  })
+  return {
+    fresh() {
+      const dir = mkdtempSync(join(tmpdir(), prefix))
+      made.push(dir)
+      return dir
+    },
+  }
 }
