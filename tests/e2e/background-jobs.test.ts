@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { roleChunk } from '../../server/lib/openrouter/chunks'
 import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply } from '../support/fake-openrouter'
 import { JobView, SessionClient, consumeEvents, waitForJobEnd, watchJob } from '../support/job-stream-client'
-import { useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
+import { useAppServers, useBuiltApp, useDataDirs } from '../support/built-app'
 
 const MODEL = 'openai/gpt-4o-mini'
 const ANSWER = 'Background jobs keep streaming on the server after the tab is gone. '.repeat(6).trim()
@@ -28,18 +28,11 @@ function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 describe('background jobs on one server', () => {
-  let app: RunningApp
+  // Fixed-interval batching, so the batching assertion below holds on an idle test server (the
+  // default batches only under load; tests/unit/jobs/live-hub.test.ts pins both).
+  const app = useBuiltApp(() => serverEnv({ NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '2', NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '3', NUXT_BACKGROUND_JOBS_SSE_BATCHING_ADAPTIVE: 'false' }))
   let alice: SessionClient
   let bob: SessionClient
-
-  beforeAll(async () => {
-    // Fixed-interval batching, so the batching assertion below holds on an idle test server (the
-    // default batches only under load; tests/unit/jobs/live-hub.test.ts pins both).
-    app = await servers.start(serverEnv({ NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '2', NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '3', NUXT_BACKGROUND_JOBS_SSE_BATCHING_ADAPTIVE: 'false' }))
-  }, 60_000)
-  afterAll(async () => {
-    await app?.stop()
-  })
 
   const newClients = () => {
     alice = new SessionClient(app.url)

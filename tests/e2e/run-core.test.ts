@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { roleChunk } from '../../server/lib/openrouter/chunks'
 import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { useAppServers, type RunningApp } from '../support/built-app'
+import { useAppServers, useBuiltApp } from '../support/built-app'
 import type { JobInputRequest } from '../../shared/types/input-request'
 
 const MODEL = 'openai/gpt-4o-mini'
@@ -222,16 +222,11 @@ describe('a workflow agent with side effects, killed at each checkpoint boundary
 })
 
 describe('requests, claims and rejections on one server', () => {
-  let app: RunningApp
+  const app = useBuiltApp(() => serverEnv())
   let alice: SessionClient
-
   beforeAll(async () => {
-    app = await servers.start(serverEnv())
     alice = new SessionClient(app.url)
     await toolsLoaded(alice)
-  }, 60_000)
-  afterAll(async () => {
-    await app?.stop()
   })
 
   it('closes what a job asked when it ends: its request leaves the listing, and an answer gets 410 saying the job ended', async () => {

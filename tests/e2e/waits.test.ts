@@ -6,10 +6,10 @@
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { textReply, toolCallReply, useFakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
 import { JobView, SessionClient, waitForJobEnd, watchJob } from '../support/job-stream-client'
-import { useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
+import { useAppServers, useBuiltApp, useDataDirs } from '../support/built-app'
 import { EVERYTHING_ENTRY } from '../support/mcp-servers'
 import type { JobInputRequest } from '../../shared/types/input-request'
 import type { JobSummary } from '../../shared/types/job'
@@ -75,16 +75,11 @@ beforeAll(() => {
 })
 
 describe('jobs that wait for a person', () => {
-  let app: RunningApp
+  const app = useBuiltApp(() => serverEnv())
   let alice: SessionClient
-
   beforeAll(async () => {
-    app = await servers.start(serverEnv())
     alice = new SessionClient(app.url)
     await alice.json('/api/auth/me')
-  }, 60_000)
-  afterAll(async () => {
-    await app?.stop()
   })
 
   it('offers a browser tool, and a tab of the user runs it: the job finishes with its result', async () => {

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { roleChunk } from '../../server/lib/openrouter/chunks'
 import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
+import { useAppServers, useBuiltApp, useDataDirs } from '../support/built-app'
 
 // Workflows over HTTP against the built server, with the fake OpenRouter answering each node.
 
@@ -53,13 +53,7 @@ const chain = {
 }
 
 describe('workflows on one server', () => {
-  let app: RunningApp
-  beforeAll(async () => {
-    app = await servers.start(env())
-  }, 60_000)
-  afterAll(async () => {
-    await app?.stop()
-  })
+  const app = useBuiltApp(() => env())
 
   it('runs every node kind: agents with tools, a tool node, a model router, parallel branches and a merge', async () => {
     const client = new SessionClient(app.url)

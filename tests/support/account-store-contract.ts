@@ -1,17 +1,12 @@
 /** The behaviour every account store must have (memory, sqlite, Convex). */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { useTestFixture } from './file-fixture'
+import { describe, expect, it } from 'vitest'
 import { LastAdminError, type AccountBackend } from '../../server/lib/stores/accounts/account-store'
 
 /** Registers the account store contract tests for one store. */
 export function describeAccountStoreContract(name: string, createStore: () => AccountBackend | Promise<AccountBackend>): void {
   describe(`account store contract: ${name}`, () => {
-    let store: AccountBackend
-    beforeEach(async () => {
-      store = await createStore()
-    })
-    afterEach(async () => {
-      await store.close()
-    })
+    const store = useTestFixture('The store', createStore, store => store.close())
 
     it('creates the first account only once when asked for the first, and keeps names unique without regard to case', async () => {
       expect(await store.hasAccounts()).toBe(false)

@@ -2,7 +2,8 @@
  * The behaviour every job store must have. Each store's test file calls
  * `describeJobStoreContract` with a factory for a fresh, empty store.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { useTestFixture } from './file-fixture'
+import { describe, expect, it } from 'vitest'
 import type { JobStore } from '../../server/lib/stores/jobs/job-store'
 import type { ActiveToolCall, JobCheckpoint } from '../../shared/types/job'
 import type { CreateJobInput } from '../../server/lib/stores/jobs/job-store'
@@ -16,14 +17,7 @@ function jobInput(overrides: Partial<CreateJobInput> = {}): CreateJobInput {
 /** Registers the store contract tests for one store. */
 export function describeJobStoreContract(name: string, createProvider: () => JobStore | Promise<JobStore>): void {
   describe(`job store contract: ${name}`, () => {
-    let store: JobStore
-
-    beforeEach(async () => {
-      store = await createProvider()
-    })
-    afterEach(async () => {
-      await store.close()
-    })
+    const store = useTestFixture('The store', createProvider, store => store.close())
 
     it('answers a health ping while it can take writes', async () => {
       await expect(store.ping()).resolves.toBeUndefined()

@@ -1,17 +1,12 @@
 /** The behaviour every thread store must have (memory, sqlite, Convex). */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { useTestFixture } from './file-fixture'
+import { describe, expect, it } from 'vitest'
 import type { ThreadStore } from '../../server/lib/stores/threads/thread-store'
 
 /** Registers the thread store contract tests for one store. */
 export function describeThreadStoreContract(name: string, createStore: () => ThreadStore | Promise<ThreadStore>): void {
   describe(`thread store contract: ${name}`, () => {
-    let store: ThreadStore
-    beforeEach(async () => {
-      store = await createStore()
-    })
-    afterEach(async () => {
-      await store.close()
-    })
+    const store = useTestFixture('The store', createStore, store => store.close())
 
     it('creates threads and lists a user\'s, most recently active first', async () => {
       const first = await store.createThread({ userId: 'a', title: 'First', now: 1 })

@@ -1,18 +1,13 @@
 /** The behaviour every saved-workflow store must have. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { useTestFixture } from './file-fixture'
+import { describe, expect, it } from 'vitest'
 import { WORKFLOW_EXAMPLES } from '../../server/lib/workflows/examples'
 import type { WorkflowStore } from '../../server/lib/stores/workflows/workflow-store'
 
 /** Registers the workflow store contract tests for one store. */
 export function describeWorkflowStoreContract(name: string, createStore: () => WorkflowStore | Promise<WorkflowStore>): void {
   describe(`workflow store contract: ${name}`, () => {
-    let store: WorkflowStore
-    beforeEach(async () => {
-      store = await createStore()
-    })
-    afterEach(async () => {
-      await store.close()
-    })
+    const store = useTestFixture('The store', createStore, store => store.close())
 
     it('creates, lists per user (newest change first), updates and deletes workflows', async () => {
       const definition = WORKFLOW_EXAMPLES['triage-router']!

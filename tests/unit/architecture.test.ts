@@ -73,6 +73,13 @@ describe('architecture', () => {
     expect(floors.flat().filter(folder => !folders.includes(folder)), 'LIB_FLOORS names a folder that is gone').toEqual([])
   })
 
+  it('auto-imports only the four names of nuxt-auth-utils the server uses (modules/auth-utils-imports.ts)', () => {
+    // Written by `nuxt prepare` (npm install's postinstall, and `nuxt typecheck` before the tests).
+    const declarations = readFileSync(join(root, '.nuxt/types/nitro-imports.d.ts'), 'utf8')
+    const names = [...declarations.matchAll(/const (\w+): typeof import\('[^']*nuxt-auth-utils[^']*'\)/g)].map(match => match[1]).sort()
+    expect(names).toEqual(['clearUserSession', 'hashPassword', 'replaceUserSession', 'verifyPassword'])
+  })
+
   it('auto-imports at most 30 server names, each listed in the README', () => {
     const names = facadeNames()
     const readme = readFileSync(join(root, 'README.md'), 'utf8')

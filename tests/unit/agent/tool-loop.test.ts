@@ -8,10 +8,11 @@ import {
   midStreamErrorReply,
   textReply,
   toolCallReply,
+  useFakeOpenRouter,
   type FakeReply,
   type RecordedRequest,
 } from '../../support/fake-openrouter'
-import { registerBuiltinToolsOnly, useFakeOpenRouter } from '../../support/upstream'
+import { registerBuiltinToolsOnly } from '../../support/upstream'
 
 const fake = useFakeOpenRouter()
 

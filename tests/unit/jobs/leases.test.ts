@@ -7,8 +7,8 @@ import { JobLiveHub } from '../../../server/lib/jobs/live-hub'
 import type { SequencedJobEvent } from '../../../server/lib/jobs/stream-events'
 import { createSecretBox } from '../../../server/lib/security/secret-box'
 import { createConvexJobStore, type ConvexFunctionClient } from '../../../server/lib/stores/jobs/convex'
-import { textReply, toolCallReply} from '../../support/fake-openrouter'
-import { registerBuiltinToolsOnly, useFakeOpenRouter } from '../../support/upstream'
+import { textReply, toolCallReply, useFakeOpenRouter, type FakeReply } from '../../support/fake-openrouter'
+import { registerBuiltinToolsOnly } from '../../support/upstream'
 import { registerServerTool } from '../../../server/lib/tools/registry'
 import { testServerConfig } from '../../support/server-config'
 
@@ -131,19 +131,28 @@ describe('two instances on one Convex backend', () => {
     } as ConvexFunctionClient
     const a = make('instance-a', aClient)
     const b = make('instance-b')
-    fake.script(request => request.body.messages.some(message => message.role === 'tool')
-      ? textReply(ANSWER, { pieceSize: 2, delayMs: 15 })
-      : toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"6*7"}' }]))
+    // A's answer holds after its first words until B has taken the job over (however slow the
+    // machine, A is mid-answer then), and goes on after: its next write is a late one.
+    let tookOver!: () => void
+    const takenOver = new Promise<void>(resolve => (tookOver = resolve))
+    let answers = 0
+    fake.script((request) => {
+      if (!request.body.messages.some(message => message.role === 'tool')) return toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"6*7"}' }])
+      const reply = textReply(ANSWER, { pieceSize: 2 }) as Extract<FakeReply, { type: 'stream' }>
+      if (answers++ === 0) reply.steps.splice(8, 0, { until: takenOver })
+      return reply
+    })
     const before = fake.requests.length
     const job = await a.manager.startChatJob({ principal: { userId: 'user-1', role: 'user' }, request })
     const onA = viewer(a.hub, job.id)
-    await vi.waitFor(() => expect(onA.seen.content.length).toBeGreaterThan(10), { timeout: 5_000 })
+    await vi.waitFor(() => expect(onA.seen.content.length).toBeGreaterThan(4), { timeout: 5_000 })
     expect(await b.manager.recoverInterruptedJobs()).toBe(0)
 
+    // Once A's lease lapses without renewal, B takes the job.
     renewalsFail = true
-    await new Promise(resolve => setTimeout(resolve, LEASE_MS + 100))
-    expect(await b.manager.recoverInterruptedJobs()).toBe(1)
+    await vi.waitFor(async () => expect(await b.manager.recoverInterruptedJobs()).toBe(1), { timeout: 20 * LEASE_MS, interval: LEASE_MS / 6 })
     expect(b.manager.isRunning(job.id)).toBe(true)
+    tookOver()
 
     // A's next progress write is refused; A notices and stops without writing anything more.
     await vi.waitFor(() => expect(a.manager.isRunning(job.id)).toBe(false), { timeout: 5_000 })

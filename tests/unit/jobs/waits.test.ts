@@ -12,8 +12,8 @@ import { registerServerTool } from '../../../server/lib/tools/registry'
 import { createMemoryJobStore } from '../../../server/lib/stores/jobs/memory'
 import type { JobStore } from '../../../server/lib/stores/jobs/job-store'
 import type { JobInputRequest } from '../../../shared/types/input-request'
-import { textReply, toolCallReply, type RecordedRequest } from '../../support/fake-openrouter'
-import { registerBuiltinToolsOnly, useFakeOpenRouter } from '../../support/upstream'
+import { textReply, toolCallReply, useFakeOpenRouter, type RecordedRequest } from '../../support/fake-openrouter'
+import { registerBuiltinToolsOnly } from '../../support/upstream'
 import { testServerConfig } from '../../support/server-config'
 
 const fake = useFakeOpenRouter()

@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { clearModelCatalogCache, listModels } from '../../../server/lib/models/model-catalog'
 import { freePort } from '../../support/free-port'
-import { startFakeOpenRouter, type FakeOpenRouter } from '../../support/fake-openrouter'
+import { useFakeOpenRouter } from '../../support/fake-openrouter'
 import { testServerConfig } from '../../support/server-config'
 
-let fake: FakeOpenRouter
-
-beforeAll(async () => {
-  fake = await startFakeOpenRouter()
-})
-
-afterAll(async () => {
-  await fake.close()
-})
+const fake = useFakeOpenRouter()
 
 beforeEach(() => {
   clearModelCatalogCache()

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { errorChunk, finishChunk, roleChunk, textChunk, toolCallArgumentsChunk, toolCallOpenChunk, usageChunk } from '../../../server/lib/openrouter/chunks'
 import { streamChatCompletion, type ChatClientOptions, type ChatEndpoint } from '../../../server/lib/openrouter/chat-client'
 import type { OpenRouterError } from '../../../server/lib/openrouter/errors'
@@ -7,16 +7,15 @@ import type { ChatCompletionRequest, ChatStreamEvent, StreamedToolCall } from '.
 import {
   fakeChunkMeta as meta,
   midStreamErrorReply,
-  startFakeOpenRouter,
   textReply,
   toolCallReply,
-  type FakeOpenRouter,
+  useFakeOpenRouter,
   type FakeReply,
   type StreamStep,
 } from '../../support/fake-openrouter'
 import { freePort } from '../../support/free-port'
 
-let fake: FakeOpenRouter
+const fake = useFakeOpenRouter()
 let endpoint: ChatEndpoint
 
 const clientOptions: ChatClientOptions = {
@@ -45,14 +44,6 @@ const errorOf = (events: ChatStreamEvent[]) => (events.find(event => event.type 
 function stream(...steps: StreamStep[]): FakeReply {
   return { type: 'stream', steps }
 }
-
-beforeAll(async () => {
-  fake = await startFakeOpenRouter()
-})
-
-afterAll(async () => {
-  await fake.close()
-})
 
 beforeEach(() => {
   endpoint = { baseUrl: fake.url, apiKey: 'sk-or-test-key', label: 'OpenRouter' }

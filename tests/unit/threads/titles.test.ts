@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createMemoryThreadStore } from '../../../server/lib/stores/threads/memory'
 import { cleanTitle, ThreadTitles, titleAfterFirstAnswer, titleFromMessage } from '../../../server/lib/threads/titles'
 import { DEMO_MODEL_ID, resolveChatEndpoint } from '../../../server/lib/models/chat-endpoint'
 import { demoTitle } from '../../../server/lib/models/demo/demo-planner'
-import { startFakeOpenRouter, textReply, type FakeOpenRouter } from '../../support/fake-openrouter'
+import { textReply, useFakeOpenRouter } from '../../support/fake-openrouter'
 import { testServerConfig } from '../../support/server-config'
 import type { BackgroundJob } from '../../../shared/types/job'
 
@@ -81,13 +81,7 @@ describe('titles written after the first answer', () => {
 })
 
 describe('titles through OpenRouter', () => {
-  let upstream: FakeOpenRouter
-  beforeAll(async () => {
-    upstream = await startFakeOpenRouter()
-  })
-  afterAll(async () => {
-    await upstream.close()
-  })
+  const upstream = useFakeOpenRouter()
 
   it('sends one small request with the person\'s key, the question and the answer, and cleans the reply', async () => {
     upstream.script([textReply('Title: "Tokyo time check".')])

@@ -6,8 +6,8 @@ import { registerServerTool } from '../../../../server/lib/tools/registry'
 import { createMemoryJobStore } from '../../../../server/lib/stores/jobs/memory'
 import type { JobStore } from '../../../../server/lib/stores/jobs/job-store'
 import type { BackgroundJob, JobCheckpoint } from '../../../../shared/types/job'
-import { textReply, toolCallReply} from '../../../support/fake-openrouter'
-import { registerBuiltinToolsOnly, useFakeOpenRouter } from '../../../support/upstream'
+import { textReply, toolCallReply, useFakeOpenRouter } from '../../../support/fake-openrouter'
+import { registerBuiltinToolsOnly } from '../../../support/upstream'
 import { testServerConfig } from '../../../support/server-config'
 
 const fake = useFakeOpenRouter()

@@ -13,8 +13,8 @@ import { validateWorkflow } from '../../../../server/lib/workflows/validate'
 import type { JobStore } from '../../../../server/lib/stores/jobs/job-store'
 import type { BackgroundJob } from '../../../../shared/types/job'
 import type { AgentStepCheckpoint, WorkflowState } from '../../../../shared/types/workflow'
-import { textReply, toolCallReply, type RecordedRequest } from '../../../support/fake-openrouter'
-import { registerBuiltinToolsOnly, useFakeOpenRouter } from '../../../support/upstream'
+import { textReply, toolCallReply, useFakeOpenRouter, type RecordedRequest } from '../../../support/fake-openrouter'
+import { registerBuiltinToolsOnly } from '../../../support/upstream'
 import { testServerConfig } from '../../../support/server-config'
 
 const fake = useFakeOpenRouter()
