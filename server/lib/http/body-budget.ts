@@ -6,7 +6,7 @@
  * nobody else's request waits behind them. The per-IP start rate only counts a request once its
  * body is read, which is why this sits in front of it.
  */
-import { CapacityCounter } from './capacity-counter'
+import { CapacityCounter } from '../capacity-counter'
 import { OverCapacityError } from './over-capacity'
 
 /** The caps, from `limits.bodyBytesInFlightPerIp` and `limits.bodyBytesInFlight` in the runtime config. */

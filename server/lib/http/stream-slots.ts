@@ -5,7 +5,7 @@
  * telling it to close some, not take every connection the server has (the others got ECONNRESET,
  * or 503 for the admin's own answer).
  */
-import { CapacityCounter } from './capacity-counter'
+import { CapacityCounter } from '../capacity-counter'
 import { OverCapacityError } from './over-capacity'
 
 /** The caps, from `backgroundJobs.streams` in the runtime config. */

@@ -8,6 +8,7 @@
  * Counts are this process's: each instance applies the caps to the jobs it runs.
  */
 import type { JobPrincipal } from './principal'
+import { CapacityCounter } from '../../capacity-counter'
 import { CAPACITY_RETRY_AFTER_SECONDS, DomainError, type HttpAnswer } from '../../domain-error'
 
 /** Which cap refused a start. */
@@ -51,31 +52,40 @@ export interface CapacityLimits {
 
 interface Slot {
   userId: string
-  ip?: string
-  guest: boolean
-  /** Waiting for a person: not counted as running. */
-  parked?: boolean
+  /** Waiting for a person: held against the waiting caps, not the running ones. */
+  parked: boolean
+  /** Gives back what the slot holds now (a running slot, or a waiting one). */
+  release: () => void
 }
+
+/** Keys a running slot is counted under: its user, its client address, all guests as one. */
+type RunningKeys = { user: string, ip?: string, guests?: string }
 
 /** Counts running jobs (and reservations) against the caps. */
 export class JobSlots {
-  private readonly slots = new Map<string, Slot>()
+  private readonly slots = new Map<string, Slot & { keys: RunningKeys }>()
+  /** Running slots: in total (the server cap), per user, per address and for all guests (the fair share). */
+  private readonly running: CapacityCounter<'user' | 'ip' | 'guests'>
+  /** Slots parked while their jobs wait for a person: in total and per user. */
+  private readonly waitingSlots: CapacityCounter<'user'>
   /** Parked jobs that were answered, in the order they asked for a running slot again. */
   private readonly queue: Array<{ key: string, start: () => void }> = []
   private closed = false
 
-  constructor(private readonly limits: CapacityLimits) {}
+  constructor(private readonly limits: CapacityLimits) {
+    const share = this.fairShare
+    this.running = new CapacityCounter<'user' | 'ip' | 'guests'>({ total: limits.maxConcurrentJobs, user: share, ip: share, guests: share })
+    this.waitingSlots = new CapacityCounter<'user'>({ total: limits.maxWaitingJobs ?? Infinity, user: limits.maxWaitingJobsPerUser ?? Infinity })
+  }
 
   /** Jobs running or being created (parked ones do not count). */
   get size(): number {
-    let running = 0
-    for (const slot of this.slots.values()) if (!slot.parked) running++
-    return running
+    return this.running.held('total')
   }
 
   /** Jobs parked while they wait for a person. */
   get waiting(): number {
-    return this.slots.size - this.size
+    return this.waitingSlots.held('total')
   }
 
   /** Slots one user, one address, or all guests may hold. */
@@ -89,19 +99,11 @@ export class JobSlots {
     // Answered jobs queued for a slot go first.
     if (this.closed || this.size + this.queue.length >= maxConcurrentJobs) throw new JobCapacityError('server', maxConcurrentJobs, CAPACITY_RETRY_AFTER_SECONDS)
     const share = this.fairShare
-    let mine = 0
-    let sameAddress = 0
-    let guests = 0
-    for (const slot of this.slots.values()) {
-      if (slot.parked) continue
-      if (slot.userId === principal.userId) mine++
-      if (principal.ip !== undefined && slot.ip === principal.ip) sameAddress++
-      if (slot.guest) guests++
-    }
+    // The role's own cap is below the fair share or at it.
     const userCap = Math.min(jobsAtOnce, share)
-    if (mine >= userCap) throw new JobCapacityError('user', userCap, CAPACITY_RETRY_AFTER_SECONDS)
-    if (sameAddress >= share) throw new JobCapacityError('ip', share, CAPACITY_RETRY_AFTER_SECONDS)
-    if (principal.role === 'guest' && guests >= share) throw new JobCapacityError('guests', share, CAPACITY_RETRY_AFTER_SECONDS)
+    if (this.running.held('user', principal.userId) >= userCap) throw new JobCapacityError('user', userCap, CAPACITY_RETRY_AFTER_SECONDS)
+    const refused = this.running.wouldPass(1, runningKeys(principal), ['ip', 'guests'])
+    if (refused === 'ip' || refused === 'guests') throw new JobCapacityError(refused, share, CAPACITY_RETRY_AFTER_SECONDS)
   }
 
   /** Checks the caps and takes a slot under `key` (a job id, or a reservation while it is created). */
@@ -112,11 +114,14 @@ export class JobSlots {
 
   /** Takes a slot without checking (a job resumed after a restart was admitted before, or a reservation becoming its job). */
   take(key: string, principal: Pick<JobPrincipal, 'userId'> & Partial<JobPrincipal>): void {
-    this.slots.set(key, { userId: principal.userId, ip: principal.ip, guest: principal.role === 'guest' })
+    this.slots.get(key)?.release()
+    const keys = runningKeys(principal)
+    this.slots.set(key, { userId: principal.userId, keys, parked: false, release: this.running.hold(1, keys) })
   }
 
   /** Frees the slot `key` (a parked or queued job's too). */
   release(key: string): void {
+    this.slots.get(key)?.release()
     this.slots.delete(key)
     const queued = this.queue.findIndex(entry => entry.key === key)
     if (queued >= 0) this.queue.splice(queued, 1)[0]!.start()
@@ -130,14 +135,9 @@ export class JobSlots {
   park(key: string): boolean {
     const slot = this.slots.get(key)
     if (!slot || slot.parked) return false
-    let waiting = 0
-    let mine = 0
-    for (const other of this.slots.values()) {
-      if (!other.parked) continue
-      waiting++
-      if (other.userId === slot.userId) mine++
-    }
-    if (waiting >= (this.limits.maxWaitingJobs ?? Infinity) || mine >= (this.limits.maxWaitingJobsPerUser ?? Infinity)) return false
+    if (this.waitingSlots.wouldPass(1, { user: slot.userId }, ['total', 'user'])) return false
+    slot.release()
+    slot.release = this.waitingSlots.hold(1, { user: slot.userId })
     slot.parked = true
     this.startQueued()
     return true
@@ -168,24 +168,26 @@ export class JobSlots {
     for (let index = 0; index < this.queue.length && this.size < this.limits.maxConcurrentJobs;) {
       const entry = this.queue[index]!
       const slot = this.slots.get(entry.key)
-      if (slot && this.runningOf(slot.userId) >= this.fairShare) {
+      if (slot && this.running.held('user', slot.userId) >= this.fairShare) {
         index++
         continue
       }
       this.queue.splice(index, 1)
-      if (slot) slot.parked = false
+      if (slot?.parked) {
+        slot.release()
+        slot.release = this.running.hold(1, slot.keys)
+        slot.parked = false
+      }
       entry.start()
     }
-  }
-
-  private runningOf(userId: string): number {
-    let running = 0
-    for (const slot of this.slots.values()) if (!slot.parked && slot.userId === userId) running++
-    return running
   }
 
   /** Refuses every new job from now on (shutdown). */
   close(): void {
     this.closed = true
   }
+}
+
+function runningKeys(principal: Pick<JobPrincipal, 'userId'> & Partial<JobPrincipal>): RunningKeys {
+  return { user: principal.userId, ip: principal.ip, guests: principal.role === 'guest' ? 'all' : undefined }
 }

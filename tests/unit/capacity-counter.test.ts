@@ -1,6 +1,6 @@
 /** The one counter behind the stream and body caps: per key of each dimension and in total, each against its cap. */
 import { describe, expect, it } from 'vitest'
-import { CapacityCounter } from '../../../server/lib/http/capacity-counter'
+import { CapacityCounter } from '../../server/lib/capacity-counter'
 
 describe('CapacityCounter', () => {
   it('names the first cap (in the order asked) that more would pass, holds and releases once, and leaves a dimension without a key uncounted', () => {
