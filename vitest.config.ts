@@ -10,7 +10,12 @@ import AppFilesLast from './tests/support/app-files-last'
 // app in Debian's Chromium through playwright-core.
 // Two files at a time (the CI machine has two cores): the app builds in the background while the
 // other projects' files run first, then the app's files run two at a time, longest first.
+// Waits on a condition (expect.poll) give a loaded machine time: they end as soon as it holds, so
+// a long limit costs nothing when the machine is fast (Vitest's default is 1 s).
+const patient = { poll: { timeout: 30_000 } }
+
 const appProject = {
+  expect: patient,
   environment: 'node' as const,
   globalSetup: ['tests/support/app-build-first.ts'],
   benchmark: { include: [] },
@@ -26,6 +31,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          expect: patient,
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           benchmark: { include: ['tests/bench/**/*.bench.ts'] },
@@ -37,6 +43,7 @@ export default defineConfig({
         plugins: [vue(), ui({ dts: false, ui: { colors: { primary: 'blue', neutral: 'slate' } } })],
         test: {
           name: 'components',
+          expect: patient,
           include: ['tests/components/**/*.test.ts'],
           setupFiles: ['tests/support/component-icons.ts'],
           environment: 'happy-dom',
@@ -46,6 +53,7 @@ export default defineConfig({
       {
         test: {
           name: 'convex',
+          expect: patient,
           include: ['convex/**/*.test.ts'],
           environment: 'edge-runtime',
           server: { deps: { inline: ['convex-test'] } },

@@ -396,7 +396,7 @@ describe('chat in the browser', () => {
     const scroller = page.locator('.chat__scroller')
     await expect.poll(() => scroller.evaluate(element => element.scrollHeight - element.clientHeight), { timeout: 20_000 }).toBeGreaterThan(200)
     await scroller.evaluate((element) => { element.scrollTop = 0 })
-    await page.getByTestId('jump-to-latest').waitFor({ timeout: 5_000 })
+    await page.getByTestId('jump-to-latest').waitFor({ timeout: 30_000 })
     expect(await scroller.evaluate(element => element.scrollTop)).toBe(0)
     await page.getByTestId('jump-to-latest').click()
     await expect.poll(() => page.locator('.chat__scroller').evaluate(element => element.scrollHeight - element.scrollTop - element.clientHeight)).toBeLessThan(80)

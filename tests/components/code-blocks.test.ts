@@ -76,7 +76,7 @@ describe('math, loaded when a message needs it', () => {
     // A message with math loads it once, and renders again typeset.
     const wrapper = mount(MarkdownContent, { props: { text: 'Euler: $e^{i\\pi} + 1 = 0$' } })
     expect(wrapper.html()).not.toContain('class="katex"')
-    await vi.waitFor(() => expect(wrapper.html()).toContain('class="katex"'))
+    await vi.waitFor(() => expect(wrapper.html()).toContain('class="katex"'), { timeout: 30_000 })
     expect(isMathLoaded()).toBe(true)
     plain.unmount()
     wrapper.unmount()

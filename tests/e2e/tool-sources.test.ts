@@ -212,7 +212,7 @@ describe('MCP servers an admin adds, and open pages', () => {
         received.push(value)
       }
     })().catch(() => {})
-    await vi.waitFor(() => expect(received.join('')).toContain('event: ready'), { timeout: 5_000, interval: 20 })
+    await vi.waitFor(() => expect(received.join('')).toContain('event: ready'), { timeout: 30_000, interval: 20 })
 
     // Commands are the operator's unless NUXT_MCP_ADMIN_COMMANDS allows them.
     const refused = await admin.fetch('/api/admin/mcp-servers/local', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ command: 'node', args: ['server.js'] }) })
@@ -228,7 +228,7 @@ describe('MCP servers an admin adds, and open pages', () => {
       const { tools } = await admin.json('/api/tools')
       expect(tools.find((tool: { name: string }) => tool.name === 'extra__get-sum')).toMatchObject({ source: { kind: 'mcp', name: 'extra' } })
     }, { timeout: 30_000, interval: 100 })
-    await vi.waitFor(() => expect(received.join('')).toContain('event: tools-changed'), { timeout: 5_000, interval: 20 })
+    await vi.waitFor(() => expect(received.join('')).toContain('event: tools-changed'), { timeout: 30_000, interval: 20 })
     const listed = await admin.json('/api/admin/mcp-servers')
     expect(listed.servers.map((server: { name: string, origin: string }) => `${server.name}:${server.origin}`)).toEqual(['everything:file', 'broken:file', 'remote:file', 'memory:file', 'changing:file', 'secure:file', 'extra:admin'])
     expect(JSON.stringify(listed)).not.toContain('admin-secret-123')

@@ -58,7 +58,7 @@ describe('BackgroundJobManager', () => {
     const stored = (await store.getJob(job.id))!
     expect(JSON.stringify(stored)).not.toContain('sk-or-v1-users-own-key')
     expect(secretBox.open(stored.apiKeyCiphertext!)).toBe('sk-or-v1-users-own-key')
-    await vi.waitFor(() => expect(fake.requests[before]?.headers.authorization).toBe('Bearer sk-or-v1-users-own-key'))
+    await vi.waitFor(() => expect(fake.requests[before]?.headers.authorization).toBe('Bearer sk-or-v1-users-own-key'), { timeout: 30_000 })
     expect(await manager.abortJob(job.id)).toBe(true)
     expect(await manager.abortJob(job.id)).toBe(false)
     expect((await store.getJob(job.id))!.apiKeyCiphertext).toBeUndefined()

@@ -47,7 +47,7 @@ async function openRequestOf(jobId: string): Promise<JobInputRequest> {
     const [request] = (await manager.inputs.ofJob(jobId)).filter(item => item.status === 'open')
     if (!request) throw new Error('nothing asked yet')
     return request
-  })
+  }, { timeout: 30_000 })
 }
 
 beforeEach(() => {
@@ -90,7 +90,7 @@ describe('waiting does not hold a running slot', () => {
     newManager(2)
     const waiting = [await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request: mail }), await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request: mail })]
     const requests = await Promise.all(waiting.map(job => openRequestOf(job.id)))
-    await vi.waitFor(async () => expect((await manager.health()).jobs).toMatchObject({ running: 0, waiting: 2 }))
+    await vi.waitFor(async () => expect((await manager.health()).jobs).toMatchObject({ running: 0, waiting: 2 }), { timeout: 30_000 })
 
     fake.script(() => textReply('Hello, b.'))
     const other = await manager.startChatJob({ principal: { userId: 'b', role: 'user' }, request: { ...mail, messages: [{ role: 'user', content: 'hi' }] } })

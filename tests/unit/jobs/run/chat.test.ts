@@ -102,7 +102,7 @@ describe('runChatJob', () => {
     const job = await createJob()
     const controller = new AbortController()
     const outcome = run(job, controller.signal)
-    await vi.waitFor(() => expect(hub.snapshot(job.id)!.content.length).toBeGreaterThan(6))
+    await vi.waitFor(() => expect(hub.snapshot(job.id)!.content.length).toBeGreaterThan(6), { timeout: 30_000 })
     controller.abort('shutdown')
     expect(await outcome).toBe('interrupted')
     const stored = (await store.getJob(job.id))!

@@ -50,22 +50,22 @@ describe('the dynamic tools directory', () => {
     // Added: an .mjs in the ChatDock form.
     writeFileSync(join(dir, 'shout.mjs'), `export const definition = { type: 'function', function: { name: 'shout', description: 'Upper-cases text.', parameters: { type: 'object', properties: { text: { type: 'string' } } } } }
 export function execute({ text }) { return String(text).toUpperCase() }`)
-    await vi.waitFor(() => expect(getServerTool('shout')).toBeDefined(), { timeout: 5_000, interval: 20 })
+    await vi.waitFor(() => expect(getServerTool('shout')).toBeDefined(), { timeout: 30_000, interval: 20 })
     expect((await executeServerTool('shout', '{"text":"hey"}')).result).toBe('HEY')
 
     // Changed: the new version replaces the old.
     writeFileSync(join(dir, 'greet.ts'), greeter('Howdy'))
-    await vi.waitFor(async () => expect(await greet()).toBe('Howdy, Ada!'), { timeout: 5_000, interval: 20 })
+    await vi.waitFor(async () => expect(await greet()).toBe('Howdy, Ada!'), { timeout: 30_000, interval: 20 })
 
     // Broken: reported with its path and reason, and the version that loaded keeps serving.
     writeFileSync(join(dir, 'greet.ts'), 'export default {{ nope')
-    await vi.waitFor(() => expect(directory.status().find(file => file.path === 'greet.ts')?.error).toBeDefined(), { timeout: 5_000, interval: 20 })
+    await vi.waitFor(() => expect(directory.status().find(file => file.path === 'greet.ts')?.error).toBeDefined(), { timeout: 30_000, interval: 20 })
     expect(directory.status().find(file => file.path === 'greet.ts')).toMatchObject({ tool: 'greet', error: expect.any(String) })
     expect(await greet()).toBe('Howdy, Ada!')
 
     // Deleted: unregistered.
     rmSync(join(dir, 'shout.mjs'))
-    await vi.waitFor(() => expect(getServerTool('shout')).toBeUndefined(), { timeout: 5_000, interval: 20 })
+    await vi.waitFor(() => expect(getServerTool('shout')).toBeUndefined(), { timeout: 30_000, interval: 20 })
     expect(changes.mock.calls.length).toBeGreaterThanOrEqual(3)
   })
 
