@@ -25,7 +25,7 @@ import { ToolChangeFeed } from '../tools/tool-changes'
 import { ToolSources } from '../tools/tool-sources'
 import { createSecretBox } from '../security/secret-box'
 import { serverSecret } from '../security/session-secret'
-import { openStores, type AppStores } from '../stores'
+import { openStores } from '../stores'
 import { BackgroundJobManager } from '../jobs/manager'
 import { JobLiveHub } from '../jobs/live-hub'
 import { ThreadTitles } from '../threads/titles'
@@ -43,15 +43,12 @@ const MCP_SYNC_INTERVAL_MS = 15_000
 export interface ServerRuntimeOptions {
   /** How passwords are hashed and checked (nuxt-auth-utils' scrypt in the app). */
   passwords: PasswordHasher
-  /** The stores to use (default: those the config names). */
-  stores?: AppStores
   /** The port people open on this machine, for the first-run hint (default: 3000). */
   port?: string
 }
 
 /** A built runtime: its services, and its lifecycle. */
 export interface StartableServerRuntime extends ServerRuntime {
-  stores: AppStores
   /** Starts the background work: MCP servers, the tools directory, the sweeper, resuming interrupted jobs. */
   start(): void
   /** Stops every run at its checkpoint and every tool source (idempotent; the stores stay open). */
@@ -66,7 +63,7 @@ const toolsLogger = consola.withTag('tools')
 
 /** Builds the runtime of one server process (see the file comment). Throws on a policy, credentials or MCP file that cannot be used. */
 export function createServerRuntime(config: ServerConfig, options: ServerRuntimeOptions): StartableServerRuntime {
-  const stores = options.stores ?? openStores(config)
+  const stores = openStores(config)
   const secret = serverSecret(config)
 
   // Tools: who may use which (a policy file that cannot be used stops start-up here, naming the
@@ -93,6 +90,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     oauth: { store: stores.settings, secretBox: createSecretBox(secret, 'mcp-oauth-grants'), logger: mcpLogger },
     consents,
   })
+  // Made by the set from `oauth` above, so always there.
   const authorizations = mcp.authorizations!
   const mcpCatalog = new McpServerCatalog({
     servers: mcp,
@@ -188,7 +186,6 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     streams,
     bodies,
     tools,
-    stores,
     start() {
       // MCP servers connect in the background: start-up does not wait for them.
       mcpCatalog.start().catch(error => mcpLogger.error('Could not start the MCP servers', error))
