@@ -13,6 +13,9 @@ import AppFilesLast from './tests/support/app-files-last'
 // Waits on a condition (expect.poll) give a loaded machine time: they end as soon as it holds, so
 // a long limit costs nothing when the machine is fast (Vitest's default is 1 s).
 const patient = { poll: { timeout: 30_000 } }
+// Likewise a test's own time limit: some unit tests start real servers (MCP over stdio and HTTP),
+// which take well past Vitest's default 5 s on a loaded two-core machine.
+const plainLimits = { testTimeout: 60_000, hookTimeout: 60_000 }
 
 const appProject = {
   expect: patient,
@@ -32,6 +35,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           expect: patient,
+          ...plainLimits,
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           benchmark: { include: ['tests/bench/**/*.bench.ts'] },
@@ -44,6 +48,7 @@ export default defineConfig({
         test: {
           name: 'components',
           expect: patient,
+          ...plainLimits,
           include: ['tests/components/**/*.test.ts'],
           setupFiles: ['tests/support/component-icons.ts'],
           environment: 'happy-dom',
@@ -54,6 +59,7 @@ export default defineConfig({
         test: {
           name: 'convex',
           expect: patient,
+          ...plainLimits,
           include: ['convex/**/*.test.ts'],
           environment: 'edge-runtime',
           server: { deps: { inline: ['convex-test'] } },

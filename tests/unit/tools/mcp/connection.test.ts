@@ -200,7 +200,7 @@ describe('a Streamable HTTP server that goes away', () => {
     ;(connection as unknown as { probe: () => Promise<void> }).probe = async () => {}
     await http.stop()
     const call = await executeServerTool('remote__echo', JSON.stringify({ message: 'x' }))
-    expect(call).toMatchObject({ errorCode: 'unavailable', error: expect.stringMatching(/cannot be reached: (ECONNREFUSED|fetch failed)\); the next attempt is in \d+ s/) })
+    expect(call).toMatchObject({ errorCode: 'unavailable', error: expect.stringMatching(/cannot be reached: (ECONNREFUSED|ECONNRESET|fetch failed)\); the next attempt is in \d+ s/) })
     expect(connection.status().state).toBe('failed')
   })
 })
