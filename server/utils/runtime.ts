@@ -42,7 +42,7 @@ export function useAccounts(): AccountService {
   return useServerRuntime().accounts
 }
 
-/** Tool sources: the tool catalog as the UI lists it, MCP servers as an admin manages them, and tool-change events. */
+/** Tool sources: the tool catalog as the UI lists it, MCP servers as an admin manages them, and the feed of tool changes (served by `serveToolChanges`). */
 export function useToolSources(): ToolSources {
   return useServerRuntime().tools
 }

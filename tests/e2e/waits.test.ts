@@ -25,7 +25,6 @@ const LOCATION_TOOL = {
 const fake = useFakeOpenRouter()
 const dataDirs = useDataDirs('or3-waits-e2e-')
 const servers = useAppServers()
-const freshDir = () => dataDirs.fresh()
 
 let policyFile: string
 let mcpFile: string
@@ -67,7 +66,7 @@ async function requestOf(client: SessionClient, jobId: string): Promise<JobInput
 }
 
 beforeAll(() => {
-  const dir = freshDir()
+  const dir = dataDirs.fresh()
   policyFile = join(dir, 'policy.json')
   writeFileSync(policyFile, JSON.stringify({ rules: [{ name: 'ask before calculating', effect: 'approve', tools: ['calculate'] }, { name: 'guests may use MCP here', effect: 'allow', tools: ['source:mcp'] }] }))
   mcpFile = join(dir, 'mcp.json')
@@ -290,7 +289,7 @@ describe('jobs that wait for a person', () => {
 
 describe('a job that waits across a restart', () => {
   it('waits again after SIGKILL and finishes once the person answers, running the tool once', async () => {
-    const env = serverEnv({ NUXT_DATA_DIR: freshDir(), NUXT_BACKGROUND_JOBS_WAITS_TIMEOUT_MS: '60000' })
+    const env = serverEnv({ NUXT_DATA_DIR: dataDirs.fresh(), NUXT_BACKGROUND_JOBS_WAITS_TIMEOUT_MS: '60000' })
     const first = await servers.start(env)
     const client = new SessionClient(first.url)
     scriptToolThenEcho()

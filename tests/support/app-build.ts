@@ -33,7 +33,7 @@ function appName(rootDir: string): string {
 }
 
 /** The directory a build of `rootDir` goes into: named by the hash of its inputs' paths and contents. */
-export function appBuildDir(rootDir: string = projectRoot): string {
+function appBuildDir(rootDir: string = projectRoot): string {
   const inputs = [...BUILD_INPUTS.map(input => join(projectRoot, input)), ...(rootDir === projectRoot ? [] : [rootDir])]
   const hash = createHash('sha256')
   for (const file of inputs.flatMap(inputFiles).sort()) {

@@ -1,5 +1,5 @@
 /**
- * This process's runtime: the job manager, the stores and the accounts, opened by the runtime plugin at
+ * This process's runtime: the job manager, the stores and the accounts, built by createServerRuntime at
  * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
  */
 import type { AccountService } from '../auth/accounts'
@@ -10,7 +10,7 @@ import type { BackgroundJobManager } from '../jobs/manager'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { WorkflowStore } from '../stores/workflows/workflow-store'
 
-/** What server/plugins/20.runtime.ts opens at start-up and closes on shutdown. */
+/** The services createServerRuntime builds (server/plugins/20.runtime.ts starts it and closes it on shutdown). */
 export interface ServerRuntime {
   jobs: BackgroundJobManager
   threads: ThreadStore
@@ -27,7 +27,7 @@ export interface ServerRuntime {
 
 let runtime: ServerRuntime | undefined
 
-/** Installs (or, with undefined, removes) this process's runtime; only the runtime plugin calls it. */
+/** Installs (or, with undefined, removes) this process's runtime; only server/plugins/20.runtime.ts calls it. */
 export function setServerRuntime(next: ServerRuntime | undefined): void {
   runtime = next
 }

@@ -1,7 +1,7 @@
 /**
  * Every source of tools besides the built ones, as routes see them: the MCP servers (with the
  * admin's catalog of them), the dynamic tools directory, and the feed that tells open pages the
- * tools changed. The runtime plugin builds it; `useToolSources()` is how routes reach it.
+ * tools changed. createServerRuntime builds it; `useToolSources()` is how routes reach it.
  */
 import type { DynamicToolsDirectory } from './dynamic/directory'
 import type { McpServerCatalog } from './mcp/admin-servers'
