@@ -9,6 +9,11 @@ const asked = ref(false)
 const ASKED_KEY = 'or3:notifications-asked'
 /** The toast shown for each open wait, removed when the wait is answered. */
 const waitToasts = new Map<string, string | number>()
+/**
+ * Jobs a page of this tab was showing when the person left it: the watch of running jobs counts
+ * them as running, so one that ends before its next look (a short answer) is still announced.
+ */
+const leftRunning = new Set<string>()
 /** Whether a conversation is the one on view in this tab (set by the layout). */
 let isReading: (threadId: string) => boolean = () => false
 
@@ -119,14 +124,17 @@ export function useJobNotifications() {
   function watchRunningJobs(intervalMs = 5000): () => void {
     let running = new Set<string>()
     const poll = async () => {
+      const seen = new Set([...running, ...leftRunning])
+      leftRunning.clear()
       try {
         const streaming = await jobs.list({ status: 'streaming', limit: 50 })
         const now = new Set(streaming.map(job => job.id))
-        const ended = [...running].some(id => !now.has(id))
+        const ended = [...seen].some(id => !now.has(id))
         running = now
         if (ended) await showUnread()
       } catch {
-        // Offline for a moment: try again at the next tick.
+        // Offline for a moment: what was seen running is looked at again at the next tick.
+        for (const id of seen) leftRunning.add(id)
       }
     }
     void poll()
@@ -134,5 +142,10 @@ export function useJobNotifications() {
     return () => clearInterval(timer)
   }
 
-  return { permission, init, shouldOffer, requestPermission, declinePermission, setReading, answerFinished, inputNeeded, inputSettled, showUnread, watchRunningJobs }
+  /** The person left a page showing `jobId` running: its end is announced (see `watchRunningJobs`). */
+  function leftWhileRunning(jobId: string): void {
+    leftRunning.add(jobId)
+  }
+
+  return { permission, init, shouldOffer, requestPermission, declinePermission, setReading, answerFinished, inputNeeded, inputSettled, showUnread, watchRunningJobs, leftWhileRunning }
 }

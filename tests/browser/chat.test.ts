@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
@@ -6,8 +5,9 @@ import { screenshot, useChromium, watchForProblems } from './helpers/browser'
 
 // The chat UI in a real browser, against the built app on the offline demo model (no keys).
 
-// A slower demo model keeps long answers streaming long enough to act on them mid-way.
-const app = useBuiltApp({ NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '40' })
+// Answers acted on while they stream (Stop, Esc, leaving, two pages) are in live-answers.test.ts,
+// on a fake model the test holds mid-answer; here the demo model streams quickly.
+const app = useBuiltApp({ NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
 const browser = useChromium()
 let context: BrowserContext
 
@@ -57,84 +57,6 @@ describe('chat in the browser', () => {
     await screenshot(page, 'chat-tool-card')
     expect(problems.errors).toEqual([])
     expect(problems.csp).toEqual([])
-    await context.close()
-  })
-
-  it('keeps a long answer going after the page is closed, and a new page on the thread continues it live to the end', async () => {
-    const page = await freshPage()
-    const url = await ask(page, 'Write a long story about background jobs')
-    await expect.poll(async () => (await answer(page).getByTestId('message-content').innerText().catch(() => '')).length).toBeGreaterThan(40)
-    await page.close()
-
-    const again = await context.newPage()
-    await again.goto(url)
-    await answer(again).and(again.locator('[data-status=streaming]')).waitFor()
-    await screenshot(again, 'long-answer-reattached')
-    await answer(again).and(again.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })
-    const live = await answerText(again)
-
-    // What a fresh load shows (the stored answer) is exactly what streamed: nothing missing or doubled.
-    const stored = await context.newPage()
-    await stored.goto(url)
-    await answer(stored).and(stored.locator('[data-status=complete]')).waitFor()
-    expect(live).toBe(await answerText(stored))
-    expect(live).toMatch(/^Here is a longer answer/)
-    expect(live.match(/Background jobs are the heart of this app/g)).toHaveLength(1)
-    await context.close()
-  })
-
-  it('shows two pages on one thread the same live text', async () => {
-    const first = await freshPage()
-    const url = await ask(first, 'Write a long story, please')
-    const second = await context.newPage()
-    await second.goto(url)
-    await expect.poll(async () => (await answer(second).getByTestId('message-content').innerText().catch(() => '')).length).toBeGreaterThan(30)
-    expect(await answer(first).getAttribute('data-status')).toBe('streaming')
-    await Promise.all([first, second].map(page => answer(page).and(page.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })))
-    expect(await answerText(first)).toBe(await answerText(second))
-    await screenshot(second, 'two-pages')
-    await context.close()
-  })
-
-  it('stops an answer with the Stop button and says so', async () => {
-    const page = await freshPage()
-    await ask(page, 'Write a long essay about tabs')
-    await expect.poll(async () => (await answer(page).getByTestId('message-content').innerText().catch(() => '')).length).toBeGreaterThan(20)
-    await page.getByTestId('stop-button').click()
-    await answer(page).and(page.locator('[data-status=aborted]')).waitFor()
-    await expect.poll(() => answer(page).getByTestId('message-outcome').innerText()).toMatch(/Stopped/)
-    await expect.poll(() => page.getByTestId('send-button').isVisible()).toBe(true)
-    await screenshot(page, 'stopped')
-    await context.close()
-  })
-
-  it('keeps the focus in the composer after the first message of a new chat: Esc stops the answer, typing goes on there', async () => {
-    const page = await freshPage()
-    await ask(page, 'Write a long essay about focus')
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('composer-input')
-    await expect.poll(async () => (await answer(page).getByTestId('message-content').innerText().catch(() => '')).length).toBeGreaterThan(20)
-    // The keyboard, not a click on the field: what a person does right after sending.
-    await page.keyboard.press('Escape')
-    await answer(page).and(page.locator('[data-status=aborted]')).waitFor()
-    await page.keyboard.type('and then?')
-    expect(await page.getByTestId('composer-input').inputValue()).toBe('and then?')
-    await context.close()
-  })
-
-  it('stops an answer with Esc in the composer, then exports the conversation as Markdown and JSON', async () => {
-    const page = await freshPage()
-    await ask(page, 'Write a long essay about keyboards')
-    await expect.poll(async () => (await answer(page).getByTestId('message-content').innerText().catch(() => '')).length).toBeGreaterThan(20)
-    await page.getByTestId('composer-input').press('Escape')
-    await answer(page).and(page.locator('[data-status=aborted]')).waitFor()
-    const [markdown] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()])
-    expect(markdown.suggestedFilename()).toMatch(/^write-a-long-essay-about-keyboards\.md$/)
-    const text = await readFile((await markdown.path())!, 'utf8')
-    expect(text).toContain('## You\n\nWrite a long essay about keyboards')
-    expect(text).toContain('## Assistant (or3/offline-demo)')
-    const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()])
-    const exported = JSON.parse(await readFile((await json.path())!, 'utf8'))
-    expect(exported.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant'])
     await context.close()
   })
 
@@ -191,25 +113,6 @@ describe('chat in the browser', () => {
     await context.close()
   })
 
-  it('tells the user with a toast when an answer finishes while they are elsewhere in the app', async () => {
-    const page = await freshPage()
-    const url = await ask(page, 'Write a long story while I look at the settings')
-    await page.getByRole('link', { name: 'Settings', exact: true }).click()
-    await page.waitForURL(/\/settings$/)
-    const toast = page.getByTestId('toast').filter({ hasText: 'Your answer is ready' })
-    await toast.waitFor({ timeout: 60_000 })
-    await screenshot(page, 'toast-elsewhere')
-    await toast.getByRole('link', { name: 'Open' }).click()
-    await page.waitForURL(url)
-    await answer(page).and(page.locator('[data-status=complete]')).waitFor()
-    // Shown once: a reload does not announce it again.
-    await page.reload()
-    await answer(page).and(page.locator('[data-status=complete]')).waitFor()
-    await page.waitForTimeout(500)
-    expect(await page.getByTestId('toast').count()).toBe(0)
-    await context.close()
-  })
-
   it('installs a shipped workflow, runs it on the demo model, and watches every step finish', async () => {
     const page = await freshPage()
     const problems = watchForProblems(page)
@@ -239,24 +142,6 @@ describe('chat in the browser', () => {
     await other.getByTestId('run-status').and(other.locator('[data-status=complete]')).waitFor()
     expect(problems.errors).toEqual([])
     expect(problems.csp).toEqual([])
-    await context.close()
-  })
-
-  it('lists a running job on the jobs page with its progress', async () => {
-    const page = await freshPage()
-    const url = await ask(page, 'Write a long story for the jobs page')
-    const threadId = url.split('/').pop()
-    const jobs = await context.newPage()
-    await jobs.goto(`${app.url}/jobs`)
-    const row = jobs.locator('[data-testid=job-row][data-status=streaming]').first()
-    await row.waitFor()
-    const characters = async () => Number((await row.getByTestId('job-characters').innerText()).replace(/\D/g, ''))
-    const before = await characters()
-    await expect.poll(characters).toBeGreaterThan(before)
-    expect(await row.getByRole('link').getAttribute('href')).toBe(`/chat/${threadId}`)
-    await screenshot(jobs, 'jobs-page')
-    await row.getByRole('button', { name: /Stop/ }).click()
-    await jobs.locator('[data-testid=job-row][data-status=aborted]').first().waitFor()
     await context.close()
   })
 
@@ -384,23 +269,8 @@ describe('chat in the browser', () => {
     await other.getByTestId('message-assistant').first().waitFor()
     await page.getByTestId('composer-input').fill('And what is 4+5?')
     await page.getByTestId('composer-input').press('Enter')
-    await other.getByTestId('message-user').filter({ hasText: 'And what is 4+5?' }).waitFor({ timeout: 15_000 })
-    await expect.poll(() => other.getByTestId('message-assistant').nth(1).getByTestId('message-content').innerText().catch(() => ''), { timeout: 15_000 }).toContain('9')
-    await context.close()
-  })
-
-  it('offers "Jump to latest" once the reader scrolls up from a streaming answer', async () => {
-    const page = await freshPage()
-    await page.setViewportSize({ width: 1000, height: 500 })
-    await ask(page, 'Write a long story about scrolling')
-    const scroller = page.locator('.chat__scroller')
-    await expect.poll(() => scroller.evaluate(element => element.scrollHeight - element.clientHeight), { timeout: 20_000 }).toBeGreaterThan(200)
-    await scroller.evaluate((element) => { element.scrollTop = 0 })
-    await page.getByTestId('jump-to-latest').waitFor({ timeout: 30_000 })
-    expect(await scroller.evaluate(element => element.scrollTop)).toBe(0)
-    await page.getByTestId('jump-to-latest').click()
-    await expect.poll(() => page.locator('.chat__scroller').evaluate(element => element.scrollHeight - element.scrollTop - element.clientHeight)).toBeLessThan(80)
-    await expect.poll(() => page.getByTestId('jump-to-latest').count()).toBe(0)
+    await other.getByTestId('message-user').filter({ hasText: 'And what is 4+5?' }).waitFor()
+    await expect.poll(() => other.getByTestId('message-assistant').nth(1).getByTestId('message-content').innerText().catch(() => '')).toContain('9')
     await context.close()
   })
 
@@ -411,7 +281,7 @@ describe('chat in the browser', () => {
     const code = Array.from({ length: 8 }, (_, index) => `const value${index} = ${index} * 2`).join('\n')
     await ask(page, `say ${lines}\n\n\`\`\`ts\n${code}\n\`\`\`\n\n$$\n\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\n$$\n\nThe end.`)
     const last = answer(page)
-    await last.and(page.locator('[data-status=complete]')).waitFor({ timeout: 20_000 })
+    await last.and(page.locator('[data-status=complete]')).waitFor()
     await last.locator('pre.shiki').waitFor()
     await last.locator('.katex-display').waitFor()
     const scroller = page.locator('.chat__scroller')
@@ -425,7 +295,7 @@ describe('chat in the browser', () => {
     const url = await ask(page, 'Palette test: what is 7*6?')
     await answer(page).and(page.locator('[data-status=complete]')).waitFor()
     // The model's title replaces the first message's words in the sidebar, without a reload.
-    await page.locator('.threads__item').filter({ hasText: 'Calculating 7*6' }).waitFor({ timeout: 15_000 })
+    await page.locator('.threads__item').filter({ hasText: 'Calculating 7*6' }).waitFor()
     await page.keyboard.press('Control+k')
     const palette = page.getByTestId('command-palette')
     await palette.waitFor()

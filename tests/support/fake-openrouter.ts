@@ -261,6 +261,31 @@ export function toolCallReply(calls: ScriptedToolCall[], options: { text?: strin
   return { type: 'stream', steps }
 }
 
+/**
+ * A text answer in parts that the test lets through: the first part streams at once, each further
+ * part when `open()` is called (one gate per call; `openAll()` lets the rest through). For tests
+ * that act on an answer while it streams, and then let it end at once rather than wait it out.
+ */
+export function gatedTextReply(parts: string[], options: { pieceSize?: number } = {}): { reply: FakeReply, open: () => void, openAll: () => void } {
+  const gates = parts.slice(1).map(() => {
+    let open!: () => void
+    const opened = new Promise<void>(resolve => (open = resolve))
+    return { open, opened }
+  })
+  let next = 0
+  const steps: StreamStep[] = [{ chunk: roleChunk(meta) }]
+  parts.forEach((part, index) => {
+    if (index > 0) steps.push({ until: gates[index - 1]!.opened })
+    steps.push(...splitText(part, options.pieceSize ?? 40).map(piece => ({ chunk: textChunk(meta, piece) })))
+  })
+  steps.push({ chunk: finishChunk(meta, 'stop') }, { chunk: usageChunk(meta, { prompt: 10, completion: 5 }) }, { done: true })
+  return {
+    reply: { type: 'stream', steps },
+    open: () => gates[next++]?.open(),
+    openAll: () => gates.forEach(gate => gate.open()),
+  }
+}
+
 /** Text, then a mid-stream error chunk (HTTP 200), then the end of the stream. */
 export function midStreamErrorReply(text: string, code: number | string, message: string): FakeReply {
   return {

@@ -1,0 +1,225 @@
+import { readFile } from 'node:fs/promises'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { BrowserContext, Page } from 'playwright-core'
+import { useBuiltApp } from '../support/built-app'
+import { gatedTextReply, useFakeOpenRouter } from '../support/fake-openrouter'
+import { screenshot, useChromium, watchForProblems } from './helpers/browser'
+
+// Answers the person acts on while they stream: leaving and coming back, two pages, Stop and Esc,
+// the toast of an answer that ended elsewhere, the jobs page, "Jump to latest". The model is the
+// fake OpenRouter, whose answers stream a first part and then wait for the test to let the next
+// part through: the test acts while the answer is certainly still running, then lets it end at
+// once (no waiting out a slow stream, and no race with one that ended too soon on a busy machine).
+
+const MODEL = 'openai/gpt-4o-mini'
+const fake = useFakeOpenRouter()
+const app = useBuiltApp(() => ({
+  NUXT_OPENROUTER_BASE_URL: fake.url,
+  NUXT_OPENROUTER_API_KEY: 'sk-or-v1-live-answers-test-key',
+  NUXT_DEMO_MODEL_ENABLED: 'false',
+  NUXT_THREADS_GENERATE_TITLES: 'false',
+  NUXT_LIMITS_ROLES_GUEST_MODELS: MODEL,
+}))
+const browser = useChromium()
+let context: BrowserContext
+let pageProblems: ReturnType<typeof watchForProblems>[] = []
+let answers: Array<ReturnType<typeof gatedTextReply>> = []
+
+afterEach(async () => {
+  // An answer a test left waiting ends, so its job frees its slot.
+  for (const answer of answers) answer.openAll()
+  answers = []
+  await context?.close()
+  const problems = pageProblems.flatMap(page => [...page.errors, ...page.csp])
+  pageProblems = []
+  expect(problems).toEqual([])
+})
+
+/** `count` paragraphs on `topic`, each naming its number (to find it, and to count it once). */
+function paragraphs(topic: string, count: number): string {
+  return Array.from({ length: count }, (_, index) => `Paragraph ${index + 1} about ${topic}: the answer goes on on the server whether or not a tab watches it.\n\n`).join('')
+}
+
+/** The next answer the model gives: `parts[0]` at once, each further part when the test opens its gate. */
+function nextAnswer(parts: string[]): ReturnType<typeof gatedTextReply> {
+  const answer = gatedTextReply(parts)
+  answers.push(answer)
+  fake.script([answer.reply])
+  return answer
+}
+
+/** A fresh browser profile (a guest of its own) that picks the fake's model; its pages are watched for errors and CSP violations. */
+async function freshPage(): Promise<Page> {
+  context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+  // On the app's pages only (a blank page's storage is not open to scripts).
+  await context.addInitScript((model) => {
+    if (location.protocol === 'http:') localStorage.setItem('or3:model', model)
+  }, MODEL)
+  context.on('page', page => pageProblems.push(watchForProblems(page)))
+  return context.newPage()
+}
+
+async function ask(page: Page, text: string): Promise<string> {
+  await page.goto(`${app.url}/`)
+  await page.getByTestId('composer-input').fill(text)
+  await page.getByTestId('composer-input').press('Enter')
+  await page.waitForURL(/\/chat\/[\w-]+$/)
+  return page.url()
+}
+
+const answerOf = (page: Page) => page.getByTestId('message-assistant').last()
+const textOf = (page: Page) => () => answerOf(page).getByTestId('message-content').innerText().catch(() => '')
+const ended = (page: Page, status: 'complete' | 'aborted') => answerOf(page).and(page.locator(`[data-status=${status}]`)).waitFor()
+
+describe('answers acted on while they stream', () => {
+  it('keeps an answer going after its page is closed, and a new page on the thread continues it live to the end', async () => {
+    const answer = nextAnswer([paragraphs('leaving', 3), paragraphs('coming back', 3)])
+    const page = await freshPage()
+    const url = await ask(page, 'Write a long story about background jobs')
+    await expect.poll(textOf(page)).toContain('Paragraph 3 about leaving')
+    await page.close()
+
+    const again = await context.newPage()
+    await again.goto(url)
+    await answerOf(again).and(again.locator('[data-status=streaming]')).waitFor()
+    await expect.poll(textOf(again)).toContain('Paragraph 3 about leaving')
+    await screenshot(again, 'long-answer-reattached')
+    answer.open()
+    await ended(again, 'complete')
+    const live = await textOf(again)()
+    // The server kept asking the model while no page watched: the upstream request was never cut.
+    expect(fake.requests.at(-1)!.clientDisconnected).toBe(false)
+
+    // What a fresh load shows (the stored answer) is exactly what streamed: nothing missing or doubled.
+    const stored = await context.newPage()
+    await stored.goto(url)
+    await ended(stored, 'complete')
+    expect(live).toBe(await textOf(stored)())
+    expect(live).toMatch(/^Paragraph 1 about leaving/)
+    expect(live).toContain('Paragraph 3 about coming back')
+    expect(live.match(/Paragraph 1 about leaving/g)).toHaveLength(1)
+  })
+
+  it('shows two pages on one thread the same live text', async () => {
+    const answer = nextAnswer([paragraphs('two pages', 2), paragraphs('the same text', 2)])
+    const first = await freshPage()
+    const url = await ask(first, 'Write a long story, please')
+    const second = await context.newPage()
+    await second.goto(url)
+    for (const page of [first, second]) await expect.poll(textOf(page)).toContain('Paragraph 2 about two pages')
+    expect(await answerOf(first).getAttribute('data-status')).toBe('streaming')
+    expect(await answerOf(second).getAttribute('data-status')).toBe('streaming')
+    answer.open()
+    await Promise.all([first, second].map(page => ended(page, 'complete')))
+    expect(await textOf(first)()).toContain('Paragraph 2 about the same text')
+    expect(await textOf(first)()).toBe(await textOf(second)())
+    await screenshot(second, 'two-pages')
+  })
+
+  it('stops an answer with the Stop button and says so, and the model is no longer asked', async () => {
+    nextAnswer([paragraphs('tabs', 1), paragraphs('never sent', 1)])
+    const page = await freshPage()
+    await ask(page, 'Write a long essay about tabs')
+    await expect.poll(textOf(page)).toContain('Paragraph 1 about tabs')
+    await page.getByTestId('stop-button').click()
+    await ended(page, 'aborted')
+    await expect.poll(() => answerOf(page).getByTestId('message-outcome').innerText()).toMatch(/Stopped/)
+    await expect.poll(() => page.getByTestId('send-button').isVisible()).toBe(true)
+    expect((await fake.settled(fake.requests.length - 1)).clientDisconnected).toBe(true)
+    expect(await textOf(page)()).not.toContain('never sent')
+    await screenshot(page, 'stopped')
+  })
+
+  it('keeps the focus in the composer after the first message of a new chat: Esc stops the answer, typing goes on there', async () => {
+    nextAnswer([paragraphs('focus', 1), paragraphs('never sent', 1)])
+    const page = await freshPage()
+    await ask(page, 'Write a long essay about focus')
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('composer-input')
+    await expect.poll(textOf(page)).toContain('Paragraph 1 about focus')
+    // The keyboard, not a click on the field: what a person does right after sending.
+    await page.keyboard.press('Escape')
+    await ended(page, 'aborted')
+    await page.keyboard.type('and then?')
+    expect(await page.getByTestId('composer-input').inputValue()).toBe('and then?')
+  })
+
+  it('stops an answer with Esc in the composer, then exports the conversation as Markdown and JSON', async () => {
+    nextAnswer([paragraphs('keyboards', 1), paragraphs('never sent', 1)])
+    const page = await freshPage()
+    await ask(page, 'Write a long essay about keyboards')
+    await expect.poll(textOf(page)).toContain('Paragraph 1 about keyboards')
+    await page.getByTestId('composer-input').press('Escape')
+    await ended(page, 'aborted')
+    const [markdown] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-md').click()])
+    expect(markdown.suggestedFilename()).toMatch(/^write-a-long-essay-about-keyboards\.md$/)
+    const text = await readFile((await markdown.path())!, 'utf8')
+    expect(text).toContain('## You\n\nWrite a long essay about keyboards')
+    expect(text).toContain(`## Assistant (${MODEL})`)
+    expect(text).toContain('Paragraph 1 about keyboards')
+    const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()])
+    const exported = JSON.parse(await readFile((await json.path())!, 'utf8'))
+    expect(exported.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant'])
+  })
+
+  it('tells the user with a toast when an answer finishes while they are elsewhere in the app, once', async () => {
+    const answer = nextAnswer([paragraphs('settings', 1), paragraphs('the end', 1)])
+    const page = await freshPage()
+    const url = await ask(page, 'Write a long story while I look at the settings')
+    await expect.poll(textOf(page)).toContain('Paragraph 1 about settings')
+    await page.getByRole('link', { name: 'Settings', exact: true }).click()
+    await page.waitForURL(/\/settings$/)
+    await page.getByRole('heading', { level: 1 }).waitFor()
+    answer.open()
+    const toast = page.getByTestId('toast').filter({ hasText: 'Your answer is ready' })
+    await toast.waitFor()
+    await screenshot(page, 'toast-elsewhere')
+    await toast.getByRole('link', { name: 'Open' }).click()
+    await page.waitForURL(url)
+    await ended(page, 'complete')
+    // Shown once: the notification is read, so a reload has nothing to announce.
+    const unread = () => page.evaluate(async () => (await (await fetch('/api/notifications?unread=true')).json()).notifications.length)
+    await expect.poll(unread).toBe(0)
+    await page.reload()
+    await ended(page, 'complete')
+    expect(await page.getByTestId('toast').count()).toBe(0)
+  })
+
+  it('lists a running job on the jobs page with its progress, and stops it from there', async () => {
+    const answer = nextAnswer([paragraphs('the jobs page', 1), paragraphs('progress', 2), paragraphs('never sent', 1)])
+    const page = await freshPage()
+    const url = await ask(page, 'Write a long story for the jobs page')
+    const threadId = url.split('/').pop()
+    const jobs = await context.newPage()
+    await jobs.goto(`${app.url}/jobs`)
+    const row = jobs.locator('[data-testid=job-row][data-status=streaming]').first()
+    await row.waitFor()
+    const characters = async () => Number((await row.getByTestId('job-characters').innerText()).replace(/\D/g, ''))
+    await expect.poll(characters).toBeGreaterThan(0)
+    const before = await characters()
+    answer.open()
+    await expect.poll(characters).toBeGreaterThan(before)
+    expect(await row.getByRole('link').getAttribute('href')).toBe(`/chat/${threadId}`)
+    await screenshot(jobs, 'jobs-page')
+    await row.getByRole('button', { name: /Stop/ }).click()
+    await jobs.locator('[data-testid=job-row][data-status=aborted]').first().waitFor()
+    await ended(page, 'aborted')
+  })
+
+  it('offers "Jump to latest" once the reader scrolls up from a streaming answer', async () => {
+    const answer = nextAnswer([paragraphs('scrolling', 20), paragraphs('more below', 10), paragraphs('the end', 1)])
+    const page = await freshPage()
+    await page.setViewportSize({ width: 1000, height: 500 })
+    await ask(page, 'Write a long story about scrolling')
+    const scroller = page.locator('.chat__scroller')
+    await expect.poll(() => scroller.evaluate(element => element.scrollHeight - element.clientHeight)).toBeGreaterThan(200)
+    await scroller.evaluate((element) => { element.scrollTop = 0 })
+    answer.open()
+    await page.getByTestId('jump-to-latest').waitFor()
+    expect(await scroller.evaluate(element => element.scrollTop)).toBe(0)
+    await page.getByTestId('jump-to-latest').click()
+    await expect.poll(() => scroller.evaluate(element => element.scrollHeight - element.scrollTop - element.clientHeight)).toBeLessThan(80)
+    await expect.poll(() => page.getByTestId('jump-to-latest').count()).toBe(0)
+    answer.open()
+    await ended(page, 'complete')
+  })
+})

@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createApp } from 'vue'
+import { useToast } from '@nuxt/ui/composables/useToast'
+import { useJobNotifications } from '../../app/composables/useJobNotifications'
+
+// The tab's watch of running jobs: an answer that ends while the person is on another page of the
+// app is announced by a toast, also when it was short enough to start and end between two looks.
+
+let streaming: string[]
+let unread: Array<{ id: string, jobId: string, threadId: string, kind: string, title: string, body: string }>
+let markedRead: string[]
+
+beforeEach(() => {
+  vi.useFakeTimers()
+  streaming = []
+  unread = []
+  markedRead = []
+  app.runWithContext(() => useToast().clear())
+  vi.stubGlobal('$fetch', async (url: string, options: { body?: { ids: string[] } } = {}) => {
+    if (url === '/api/jobs') return { jobs: streaming.map(id => ({ id })) }
+    if (url === '/api/notifications') return { notifications: unread.splice(0) }
+    if (url === '/api/notifications/read') {
+      markedRead.push(...options.body!.ids)
+      return { marked: options.body!.ids.length }
+    }
+    throw new Error(`unexpected ${url}`)
+  })
+})
+
+/** The composable as a page of the app gets it (inside the app's context, as its toaster expects). */
+const app = createApp({})
+const notificationsOfThisTab = () => app.runWithContext(() => useJobNotifications())
+const toastTitles = () => app.runWithContext(() => useToast().toasts.value.map(toast => toast.title))
+
+afterEach(() => {
+  vi.useRealTimers()
+  vi.unstubAllGlobals()
+})
+
+const answerReady = (jobId: string) => ({ id: `note-${jobId}`, jobId, threadId: `thread-${jobId}`, kind: 'job-complete', title: 'Your answer is ready', body: 'The **answer**.' })
+
+describe('the watch of running jobs', () => {
+  it('announces an answer the person left while it ran, though it ended before the watch saw it running', async () => {
+    const notifications = notificationsOfThisTab()
+    const stop = notifications.watchRunningJobs(5000)
+    await vi.advanceTimersByTimeAsync(0)
+    // A short answer: started, left, and ended between two looks.
+    notifications.leftWhileRunning('job-short')
+    unread.push(answerReady('job-short'))
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(toastTitles()).toEqual(['Your answer is ready'])
+    expect(markedRead).toEqual(['note-job-short'])
+    // Announced once: later looks find nothing new.
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(toastTitles()).toEqual(['Your answer is ready'])
+    stop()
+  })
+
+  it('announces an answer it saw running when it ends, and says nothing while answers run', async () => {
+    const notifications = notificationsOfThisTab()
+    streaming = ['job-long']
+    const stop = notifications.watchRunningJobs(5000)
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(toastTitles()).toEqual([])
+    streaming = []
+    unread.push(answerReady('job-long'))
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(toastTitles()).toEqual(['Your answer is ready'])
+    stop()
+  })
+
+  it('looks again at a left answer after a look that failed (offline for a moment)', async () => {
+    const notifications = notificationsOfThisTab()
+    const stop = notifications.watchRunningJobs(5000)
+    await vi.advanceTimersByTimeAsync(0)
+    notifications.leftWhileRunning('job-offline')
+    const online = vi.mocked($fetch)
+    vi.stubGlobal('$fetch', async () => {
+      throw new Error('offline')
+    })
+    await vi.advanceTimersByTimeAsync(5000)
+    vi.stubGlobal('$fetch', online)
+    unread.push(answerReady('job-offline'))
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(toastTitles()).toEqual(['Your answer is ready'])
+    stop()
+  })
+})
