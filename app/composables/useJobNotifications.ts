@@ -142,10 +142,24 @@ export function useJobNotifications() {
     return () => clearInterval(timer)
   }
 
+  /**
+   * The person sees `threadId`'s answers ended (its page loaded them, or one ended there): notes
+   * of answers there are read, so none is announced later as if missed. (An answer that ends
+   * before the page's stream attaches leaves a note, as no one watched it end.)
+   */
+  async function readThread(threadId: string): Promise<void> {
+    try {
+      const notes = (await jobs.unreadNotifications(50)).filter(note => note.threadId === threadId && note.kind !== 'input-needed')
+      if (notes.length > 0) await jobs.markRead(notes.map(note => note.id))
+    } catch {
+      // Offline for a moment: the note is shown on a later visit, which says no more than it should.
+    }
+  }
+
   /** The person left a page showing `jobId` running: its end is announced (see `watchRunningJobs`). */
   function leftWhileRunning(jobId: string): void {
     leftRunning.add(jobId)
   }
 
-  return { permission, init, shouldOffer, requestPermission, declinePermission, setReading, answerFinished, inputNeeded, inputSettled, showUnread, watchRunningJobs, leftWhileRunning }
+  return { permission, init, shouldOffer, requestPermission, declinePermission, setReading, answerFinished, inputNeeded, inputSettled, showUnread, watchRunningJobs, leftWhileRunning, readThread }
 }

@@ -85,4 +85,12 @@ describe('the watch of running jobs', () => {
     expect(toastTitles()).toEqual(['Your answer is ready'])
     stop()
   })
+
+  it('reads the notes of a conversation the person has open, and leaves the others to be announced', async () => {
+    const notifications = notificationsOfThisTab()
+    // An answer that ended before its page's stream attached left a note, though the page shows it.
+    unread.push(answerReady('job-seen'), answerReady('job-elsewhere'))
+    await notifications.readThread('thread-job-seen')
+    expect(markedRead).toEqual(['note-job-seen'])
+  })
 })
