@@ -14,12 +14,17 @@ const waitToasts = new Map<string, string | number>()
  * them as running, so one that ends before its next look (a short answer) is still announced.
  */
 const leftRunning = new Set<string>()
-/** Whether a conversation is the one on view in this tab (set by the layout). */
-let isReading: (threadId: string) => boolean = () => false
+/** What an answer's note is about: its conversation, and the job (a workflow run's page shows one job). */
+export interface NoteSubject {
+  threadId: string
+  jobId?: string
+}
+/** Whether a note's conversation or run is the one on view in this tab (set by the layout). */
+let isReading: (subject: NoteSubject) => boolean = () => false
 
 /** Whether the person is looking at this conversation now (on view, in a visible tab). */
-function readingNow(threadId: string): boolean {
-  return typeof document !== 'undefined' && document.visibilityState === 'visible' && isReading(threadId)
+function readingNow(subject: NoteSubject): boolean {
+  return typeof document !== 'undefined' && document.visibilityState === 'visible' && isReading(subject)
 }
 
 /**
@@ -55,7 +60,7 @@ export function useJobNotifications() {
   }
 
   /** Tells which conversation this tab shows, so nothing announces an answer the person is reading. */
-  function setReading(check: (threadId: string) => boolean): void {
+  function setReading(check: (subject: NoteSubject) => boolean): void {
     isReading = check
   }
 
@@ -66,7 +71,7 @@ export function useJobNotifications() {
   function answerFinished(options: { threadId: string, title: string, body: string, tone: 'success' | 'error' | 'info', here: boolean }): void {
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
     const body = plainPreview(options.body)
-    if (!options.here && !readingNow(options.threadId)) show({ title: options.title, body, tone: options.tone, to: `/chat/${options.threadId}` })
+    if (!options.here && !readingNow({ threadId: options.threadId })) show({ title: options.title, body, tone: options.tone, to: `/chat/${options.threadId}` })
     if (hidden && permission.value === 'granted') {
       const notification = new Notification(options.title, { body, tag: options.threadId })
       notification.onclick = () => {
@@ -107,7 +112,7 @@ export function useJobNotifications() {
     const notifications = (await jobs.unreadNotifications(5)).filter(item => item.kind !== 'input-needed')
     if (notifications.length === 0) return
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
-    const elsewhere = notifications.filter(item => !readingNow(item.threadId))
+    const elsewhere = notifications.filter(item => !readingNow(item))
     for (const item of elsewhere.slice(0, 3).reverse()) {
       const body = plainPreview(item.body)
       show({ title: item.title, body, tone: item.kind === 'job-error' ? 'error' : 'success', to: `/chat/${item.threadId}` }, 12_000)
@@ -143,13 +148,14 @@ export function useJobNotifications() {
   }
 
   /**
-   * The person sees `threadId`'s answers ended (its page loaded them, or one ended there): notes
-   * of answers there are read, so none is announced later as if missed. (An answer that ends
+   * The person sees answers ended on the page in front of them (a conversation's, or one workflow
+   * run's): their notes are read, so none is announced later as if missed. (An answer that ends
    * before the page's stream attaches leaves a note, as no one watched it end.)
    */
-  async function readThread(threadId: string): Promise<void> {
+  async function readNotesOf(subject: { threadId: string } | { jobId: string }): Promise<void> {
     try {
-      const notes = (await jobs.unreadNotifications(50)).filter(note => note.threadId === threadId && note.kind !== 'input-needed')
+      const notes = (await jobs.unreadNotifications(50))
+        .filter(note => note.kind !== 'input-needed' && ('jobId' in subject ? note.jobId === subject.jobId : note.threadId === subject.threadId))
       if (notes.length > 0) await jobs.markRead(notes.map(note => note.id))
     } catch {
       // Offline for a moment: the note is shown on a later visit, which says no more than it should.
@@ -161,5 +167,5 @@ export function useJobNotifications() {
     leftRunning.add(jobId)
   }
 
-  return { permission, init, shouldOffer, requestPermission, declinePermission, setReading, answerFinished, inputNeeded, inputSettled, showUnread, watchRunningJobs, leftWhileRunning, readThread }
+  return { permission, init, shouldOffer, requestPermission, declinePermission, setReading, answerFinished, inputNeeded, inputSettled, showUnread, watchRunningJobs, leftWhileRunning, readNotesOf }
 }

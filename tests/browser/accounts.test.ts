@@ -30,7 +30,7 @@ describe('accounts in the browser', () => {
     await page.getByTestId('composer-input').press('Enter')
     await page.waitForURL(/\/chat\/[\w-]+$/)
     const conversation = new URL(page.url()).pathname
-    await expect.poll(() => page.getByTestId('message-assistant').last().getAttribute('data-status'), { timeout: 20_000 }).toBe('complete')
+    await expect.poll(() => page.getByTestId('message-assistant').last().getAttribute('data-status')).toBe('complete')
 
     await page.getByTestId('sign-out').click()
     await page.waitForURL(/\/login/)
@@ -83,11 +83,11 @@ describe('accounts in the browser', () => {
     await form.getByLabel(/Headers/).fill('Authorization: Bearer browser-secret')
     await form.getByLabel(/Only these tools/).fill('echo, get-sum')
     await form.getByRole('button', { name: 'Add' }).click()
-    await expect.poll(() => page.getByTestId('mcp-admin-remote').innerText(), { timeout: 20_000 }).toMatch(/added here[\s\S]*ready, 2 tools/)
+    await expect.poll(() => page.getByTestId('mcp-admin-remote').innerText()).toMatch(/added here[\s\S]*ready, 2 tools/)
     await screenshot(page, 'admin-mcp-servers')
 
     // The open Settings page heard of the change and read the tools again.
-    await expect.poll(() => settings.getByTestId('tool-list').innerText(), { timeout: 10_000 }).toContain('remote__echo')
+    await expect.poll(() => settings.getByTestId('tool-list').innerText()).toContain('remote__echo')
 
     // Editing shows the header masked; saving with the mask keeps it (the server stays ready).
     await page.getByTestId('mcp-admin-remote').getByRole('button', { name: 'Edit' }).click()
@@ -95,15 +95,15 @@ describe('accounts in the browser', () => {
     expect(await page.content()).not.toContain('browser-secret')
     await form.getByLabel(/Only these tools/).fill('echo')
     await form.getByRole('button', { name: 'Save' }).click()
-    await expect.poll(() => page.getByTestId('mcp-admin-remote').innerText(), { timeout: 20_000 }).toMatch(/ready, 1 tool\b/)
-    await expect.poll(() => settings.getByTestId('tool-list').innerText(), { timeout: 10_000 }).not.toContain('remote__get-sum')
+    await expect.poll(() => page.getByTestId('mcp-admin-remote').innerText()).toMatch(/ready, 1 tool\b/)
+    await expect.poll(() => settings.getByTestId('tool-list').innerText()).not.toContain('remote__get-sum')
 
     // watchForProblems dismisses dialogs; this one is meant to be accepted.
     page.removeAllListeners('dialog')
     page.once('dialog', dialog => void dialog.accept())
     await page.getByTestId('mcp-admin-remote').getByRole('button', { name: 'Remove' }).click()
     await expect.poll(() => page.getByTestId('mcp-admin').innerText()).toContain('No MCP servers yet')
-    await expect.poll(() => settings.getByTestId('tool-list').innerText(), { timeout: 10_000 }).not.toContain('remote__echo')
+    await expect.poll(() => settings.getByTestId('tool-list').innerText()).not.toContain('remote__echo')
 
     expect(problems.csp).toEqual([])
     expect(settingsProblems.csp).toEqual([])

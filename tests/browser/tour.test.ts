@@ -36,7 +36,7 @@ function backgroundLightness(page: Page): Promise<number> {
 async function askAndWait(page: Page, text: string): Promise<void> {
   await page.getByTestId('composer-input').fill(text)
   await page.getByTestId('composer-input').press('Enter')
-  await page.getByTestId('message-assistant').last().and(page.locator('[data-status=complete]')).waitFor({ timeout: 30_000 })
+  await page.getByTestId('message-assistant').last().and(page.locator('[data-status=complete]')).waitFor()
 }
 
 describe('a tour of the app in light and dark', () => {
@@ -61,7 +61,7 @@ describe('a tour of the app in light and dark', () => {
       await askAndWait(page, 'say Here is the check:\n```ts\nconst ok: boolean = answers.every(answer => answer.kept)\n```')
       await page.locator('pre.shiki').waitFor()
       // The generated title reaches the sidebar.
-      await page.locator('.threads__item').filter({ hasText: 'Time in Tokyo' }).waitFor({ timeout: 15_000 })
+      await page.locator('.threads__item').filter({ hasText: 'Time in Tokyo' }).waitFor()
       expect(await backgroundLightness(page)).toSatisfy((lightness: number) => (theme === 'dark' ? lightness < 80 : lightness > 200))
       await shoot(page, `chat-${theme}`)
 

@@ -90,7 +90,12 @@ describe('the watch of running jobs', () => {
     const notifications = notificationsOfThisTab()
     // An answer that ended before its page's stream attached left a note, though the page shows it.
     unread.push(answerReady('job-seen'), answerReady('job-elsewhere'))
-    await notifications.readThread('thread-job-seen')
+    await notifications.readNotesOf({ threadId: 'thread-job-seen' })
     expect(markedRead).toEqual(['note-job-seen'])
+    // A workflow run's page reads its job's note.
+    markedRead = []
+    unread.push(answerReady('job-run'), answerReady('job-other'))
+    await notifications.readNotesOf({ jobId: 'job-run' })
+    expect(markedRead).toEqual(['note-job-run'])
   })
 })
