@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
-import { screenshot, useChromium, watchForProblems } from './helpers/browser'
+import { screenshot, startChat, useChromium, watchForProblems } from './helpers/browser'
 
 // The chat UI in a real browser, against the built app on the offline demo model (no keys).
 
@@ -26,18 +26,7 @@ async function freshPage(): Promise<Page> {
   return context.newPage()
 }
 
-async function ask(page: Page, text: string): Promise<string> {
-  await page.goto(`${app.url}/`)
-  await page.getByTestId('composer-input').fill(text)
-  await page.getByTestId('composer-input').press('Enter')
-  try {
-    await page.waitForURL(/\/chat\/[\w-]+$/)
-  } catch (error) {
-    const toasts = await page.getByTestId('toast').allInnerTexts()
-    throw new Error(`Sending "${text}" did not open the conversation. Toasts: ${JSON.stringify(toasts)}; page: ${page.url()}`, { cause: error })
-  }
-  return page.url()
-}
+const ask = (page: Page, text: string) => startChat(page, app.url, text)
 
 const answer = (page: Page) => page.getByTestId('message-assistant').last()
 const answerText = (page: Page) => answer(page).getByTestId('message-content').innerText()

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
 import { gatedTextReply, useFakeOpenRouter } from '../support/fake-openrouter'
-import { screenshot, useChromium, watchForProblems } from './helpers/browser'
+import { screenshot, startChat, useChromium, watchForProblems } from './helpers/browser'
 
 // Answers the person acts on while they stream: leaving and coming back, two pages, Stop and Esc,
 // the toast of an answer that ended elsewhere, the jobs page, "Jump to latest". The model is the
@@ -59,13 +59,7 @@ async function freshPage(): Promise<Page> {
   return context.newPage()
 }
 
-async function ask(page: Page, text: string): Promise<string> {
-  await page.goto(`${app.url}/`)
-  await page.getByTestId('composer-input').fill(text)
-  await page.getByTestId('composer-input').press('Enter')
-  await page.waitForURL(/\/chat\/[\w-]+$/)
-  return page.url()
-}
+const ask = (page: Page, text: string) => startChat(page, app.url, text)
 
 const answerOf = (page: Page) => page.getByTestId('message-assistant').last()
 const textOf = (page: Page) => () => answerOf(page).getByTestId('message-content').innerText().catch(() => '')

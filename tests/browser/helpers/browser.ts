@@ -47,3 +47,21 @@ export function watchForProblems(page: Page): { errors: string[], dialogs: strin
   })
   return problems
 }
+
+/**
+ * Starts a new chat on the app at `appUrl` with `text`, the way a person does (the composer, then
+ * Enter), and returns the conversation's URL once the page is on it. A send that does not get
+ * there fails with the toasts the page showed.
+ */
+export async function startChat(page: Page, appUrl: string, text: string): Promise<string> {
+  await page.goto(`${appUrl}/`)
+  await page.getByTestId('composer-input').fill(text)
+  await page.getByTestId('composer-input').press('Enter')
+  try {
+    await page.waitForURL(/\/chat\/[\w-]+$/)
+  } catch (error) {
+    const toasts = await page.getByTestId('toast').allInnerTexts()
+    throw new Error(`Sending "${text}" did not open the conversation. Toasts: ${JSON.stringify(toasts)}; page: ${page.url()}`, { cause: error })
+  }
+  return page.url()
+}
