@@ -20,8 +20,13 @@ async function shoot(page: Page, name: string): Promise<void> {
   mkdirSync(target, { recursive: true })
   // Toasts about earlier answers would cover the page.
   for (const close of await page.getByRole('button', { name: 'Close' }).all()) await close.click().catch(() => {})
-  // Let fonts, highlighting and the last stream paint settle.
-  await page.waitForTimeout(300)
+  // Fonts loaded, and the transitions the page started (a toast leaving, a colour change) ended.
+  await page.evaluate(async () => {
+    await document.fonts.ready
+    await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)))
+    const finite = document.getAnimations().filter(animation => animation.effect?.getComputedTiming().iterations !== Infinity)
+    await Promise.all(finite.map(animation => animation.finished.catch(() => {})))
+  })
   await page.screenshot({ path: join(target, `screenshot-${name}.png`) })
 }
 
