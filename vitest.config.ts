@@ -36,8 +36,6 @@ export default defineConfig({
           name: 'unit',
           expect: patient,
           ...plainLimits,
-          // Under `npm test`, the whole project's type check runs beside the suite.
-          globalSetup: ['tests/support/typecheck-beside.ts'],
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           benchmark: { include: ['tests/bench/**/*.bench.ts'] },

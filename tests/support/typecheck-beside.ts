@@ -1,31 +1,28 @@
 /**
- * Vitest global setup of the unit project, under `npm test` only: type-checks the whole project
- * (the app, the server, `server/lib`, `convex/` and the tests: vue-tsc over the project
- * references of tsconfig.json, which is what `npm run typecheck` runs once it has written Nuxt's
- * types; `npm ci` writes them with `nuxt prepare`) in a child process at the lowest CPU priority,
- * so it takes what the suite leaves idle (browser files wait on pages more than they compute)
- * rather than running before the suite or slowing the app's build. The run fails at its end, with
- * vue-tsc's report, when the types do not check.
+ * The whole project's type check, run beside the suite under `npm test` (the app, the server,
+ * `server/lib`, `convex/` and the tests: vue-tsc over the project references of tsconfig.json,
+ * which is what `npm run typecheck` runs once it has written Nuxt's types; `npm ci` writes them
+ * with `nuxt prepare`). `app-build-first.ts` starts it once the app's build is done, when the
+ * files that run the app leave a core idle much of the time (browser files wait on pages more
+ * than they compute), rather than before the suite or beside the build, which it slowed. The run
+ * fails at its end, with vue-tsc's report, when the types do not check.
  */
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const vueTsc = createRequire(import.meta.url).resolve('vue-tsc/bin/vue-tsc.js')
-const LOWEST_PRIORITY = 19
 const REPORT_CHARS = 20_000
 
-export default function typecheckBesideTheSuite(): (() => Promise<void>) | undefined {
-  // `vitest run some.test.ts` while working on one file does not wait for a type check.
-  if (process.env.npm_lifecycle_event !== 'test') return undefined
+/** Whether this run is `npm test` (`vitest run some.test.ts` while working on one file does not wait for a type check). */
+export function typecheckWanted(): boolean {
+  return process.env.npm_lifecycle_event === 'test'
+}
+
+/** Starts the type check; `finished()` resolves when it passed and throws vue-tsc's report when it did not. */
+export function startTypecheck(): { finished: () => Promise<void> } {
   const checker = spawn(process.execPath, [vueTsc, '-b', '--noEmit'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-  try {
-    if (checker.pid !== undefined) setPriority(checker.pid, LOWEST_PRIORITY)
-  } catch {
-    // A system that refuses it runs the check at normal priority.
-  }
   let report = ''
   const keep = (chunk: Buffer) => {
     if (report.length < REPORT_CHARS) report += chunk.toString('utf8')
@@ -39,11 +36,13 @@ export default function typecheckBesideTheSuite(): (() => Promise<void>) | undef
     })
     checker.on('close', code => resolve(code ?? 1))
   })
-  return async () => {
-    const code = await exit
-    if (code === 0) return
-    // Vitest reports an error thrown here but keeps its exit code: the run fails by this one.
-    process.exitCode = 1
-    throw new Error(`The type check failed (vue-tsc -b --noEmit, exit ${code}):\n${report.slice(0, REPORT_CHARS)}`)
+  return {
+    async finished() {
+      const code = await exit
+      if (code === 0) return
+      // Vitest reports an error thrown by a global setup's teardown but keeps its exit code: the run fails by this one.
+      process.exitCode = 1
+      throw new Error(`The type check failed (vue-tsc -b --noEmit, exit ${code}):\n${report.slice(0, REPORT_CHARS)}`)
+    },
   }
 }
