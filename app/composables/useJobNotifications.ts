@@ -107,10 +107,11 @@ export function useJobNotifications() {
    * them read: on a visit, and whenever one of this session's running jobs ends elsewhere. An
    * answer in the conversation the person is reading is marked read without a toast.
    */
-  async function showUnread(): Promise<void> {
+  /** Shows the unread notes of answers; returns whether there were any. */
+  async function showUnread(): Promise<boolean> {
     // Open requests show on the page themselves; their notes only matter to a later visit's list.
     const notifications = (await jobs.unreadNotifications(5)).filter(item => item.kind !== 'input-needed')
-    if (notifications.length === 0) return
+    if (notifications.length === 0) return false
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
     const elsewhere = notifications.filter(item => !readingNow(item))
     for (const item of elsewhere.slice(0, 3).reverse()) {
@@ -120,6 +121,7 @@ export function useJobNotifications() {
     }
     if (elsewhere.length > 3) show({ title: `${elsewhere.length - 3} more answers finished while you were away`, tone: 'info', to: '/jobs' })
     await jobs.markRead(notifications.map(item => item.id))
+    return true
   }
 
   /**
@@ -128,15 +130,21 @@ export function useJobNotifications() {
    */
   function watchRunningJobs(intervalMs = 5000): () => void {
     let running = new Set<string>()
+    const retried = new Set<string>()
     const poll = async () => {
       const seen = new Set([...running, ...leftRunning])
       leftRunning.clear()
       try {
         const streaming = await jobs.list({ status: 'streaming', limit: 50 })
         const now = new Set(streaming.map(job => job.id))
-        const ended = [...seen].some(id => !now.has(id))
+        const ended = [...seen].filter(id => !now.has(id))
         running = now
-        if (ended) await showUnread()
+        // A job is marked ended a moment before its note is stored: a look that finds no note
+        // looks once more at the next tick.
+        if (ended.length > 0 && !(await showUnread())) for (const id of ended) if (!retried.has(id)) {
+          retried.add(id)
+          leftRunning.add(id)
+        }
       } catch {
         // Offline for a moment: what was seen running is looked at again at the next tick.
         for (const id of seen) leftRunning.add(id)

@@ -98,4 +98,18 @@ describe('the watch of running jobs', () => {
     await notifications.readNotesOf({ jobId: 'job-run' })
     expect(markedRead).toEqual(['note-job-run'])
   })
+
+  it('looks once more when an answer has ended but its note is not stored yet', async () => {
+    const notifications = notificationsOfThisTab()
+    streaming = ['job-late']
+    const stop = notifications.watchRunningJobs(5000)
+    await vi.advanceTimersByTimeAsync(0)
+    streaming = []
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(toastTitles()).toEqual([])
+    unread.push(answerReady('job-late'))
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(toastTitles()).toEqual(['Your answer is ready'])
+    stop()
+  })
 })
