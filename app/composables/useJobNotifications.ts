@@ -105,9 +105,9 @@ export function useJobNotifications() {
   /**
    * Shows answers that ended with nobody watching them (the server records those), then marks
    * them read: on a visit, and whenever one of this session's running jobs ends elsewhere. An
-   * answer in the conversation the person is reading is marked read without a toast.
+   * answer in the conversation the person is reading is marked read without a toast. Returns
+   * whether there were any notes.
    */
-  /** Shows the unread notes of answers; returns whether there were any. */
   async function showUnread(): Promise<boolean> {
     // Open requests show on the page themselves; their notes only matter to a later visit's list.
     const notifications = (await jobs.unreadNotifications(5)).filter(item => item.kind !== 'input-needed')
