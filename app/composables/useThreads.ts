@@ -6,13 +6,22 @@ import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../sh
 
 const threads = ref<ChatThread[]>([])
 const loaded = ref(false)
+/** The number of the newest list request: an older one that answers after it is not applied. */
+let newestRefresh = 0
 
 /** The session's conversations (shared by the sidebar and pages), and sending in one. */
 export function useThreads() {
   const apiKey = useApiKey()
 
+  /**
+   * Reads the list again. Several reads may overlap (an answer ends, a title arrives, a message is
+   * sent) and their answers may come back in any order: only the newest read's answer is applied,
+   * so a read started before a rename cannot put the old title back after a later one showed it.
+   */
   async function refresh(): Promise<void> {
+    const number = ++newestRefresh
     const result = await $fetch<{ threads: ChatThread[] }>('/api/threads')
+    if (number !== newestRefresh) return
     threads.value = result.threads
     loaded.value = true
   }
