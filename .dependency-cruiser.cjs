@@ -19,7 +19,8 @@
  * - agent: the tool loop; workflows: the graph, its validation and its executor, which runs agents;
  *   jobs: runs of both as durable background jobs.
  * - threads: conversations, whose messages start jobs and keep their answers; auth: accounts,
- *   which own everything below; http: the only floor that knows h3; runtime: builds all of them.
+ *   which own everything below; http: the only floor that knows h3; metrics: what runs report
+ *   (jobs' JobObserver) and the services' health, in Prometheus' terms; runtime: builds all of them.
  */
 const LIB_FLOORS = [
   ['config', 'security'],
@@ -33,7 +34,7 @@ const LIB_FLOORS = [
   ['jobs'],
   ['threads'],
   ['auth'],
-  ['http'],
+  ['http', 'metrics'],
   ['runtime'],
 ]
 

@@ -18,6 +18,7 @@ export interface Or3Config {
     workflows: Or3FeatureFlag
     sseBatching: Or3FeatureFlag
     offlineDemoModel: Or3FeatureFlag
+    metrics: Or3FeatureFlag
   }
 }
 
@@ -51,6 +52,10 @@ export default defineOr3Config({
     offlineDemoModel: {
       enabled: true,
       description: 'Offer a built-in demo model that answers (and calls tools) without an API key or network.',
+    },
+    metrics: {
+      enabled: false,
+      description: 'Serve Prometheus metrics at /metrics (to a bearer token or an admin): jobs, tool calls, viewers, the store, MCP servers, the process.',
     },
   },
 })

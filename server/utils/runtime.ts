@@ -7,6 +7,7 @@ import type { ToolSources } from '../lib/tools/tool-sources'
 import { serveToolChanges as serveToolChangeEvents } from '../lib/http/serve-tool-changes'
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
+import type { AppMetrics } from '../lib/metrics/app-metrics'
 
 function useServerRuntime(): ServerRuntime {
   const runtime = currentServerRuntime()
@@ -35,6 +36,13 @@ export function useWorkflowStore(): WorkflowStore {
  */
 export function registerJobStream(jobId: string, listener: JobListener): (() => void) | undefined {
   return useBackgroundJobs().hub.subscribe(jobId, listener)?.dispose
+}
+
+/** Prometheus metrics; 404 when they are off (NUXT_METRICS_ENABLED). */
+export function useMetrics(): AppMetrics {
+  const { metrics } = useServerRuntime()
+  if (!metrics) throw createError({ statusCode: 404, statusMessage: 'Metrics are off; set NUXT_METRICS_ENABLED=true to serve them.' })
+  return metrics
 }
 
 /** Accounts: sign-up and sign-in, sessions' validity, API tokens, invites and what an admin may change. */

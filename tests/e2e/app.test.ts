@@ -122,6 +122,12 @@ describe('the built app', () => {
     expect((await response.json()).message).toMatch(/needs an OpenRouter API key: add yours in Settings/)
   })
 
+  it('answers /metrics with 404 while metrics are off (the default), saying how to turn them on', async () => {
+    const response = await fetch('/metrics')
+    expect(response.status).toBe(404)
+    expect((await response.json()).message).toMatch(/NUXT_METRICS_ENABLED=true/)
+  })
+
   it('answers an unknown API route with 404, not a page', async () => {
     const response = await fetch('/api/does-not-exist')
     expect(response.status).toBe(404)

@@ -268,6 +268,12 @@ export const serverConfigSchema = z.object({
     allowedOrigins: setting(z.string().refine(value => parseOriginList(value).every(item => /^https?:\/\/[^/\s]+$/i.test(item)), 'must be a comma-separated list of origins such as https://chat.example.com'), '',
       "Origins, comma-separated, besides the app's own whose pages may call API routes that change something. Requests from other sites' pages get 403 (CSRF); scripts, which send no `Origin`, are not affected."),
   }),
+  metrics: group({
+    enabled: setting(z.boolean(), features.metrics.enabled,
+      'Serve Prometheus metrics at `GET /metrics` (see Operating it): to a request with `Authorization: Bearer <NUXT_METRICS_TOKEN>`, or to an admin (session or API token). Off: `/metrics` is 404.'),
+    token: setting(z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty: admins only)')]), '',
+      "The bearer token Prometheus scrapes with (32+ characters; `openssl rand -hex 32`). Empty: only admins' sessions and API tokens are answered. Never logged."),
+  }),
   dataDir: setting(z.string().trim().min(1, 'must name a directory, such as .data'), '.data',
     'Where the SQLite database (`or3.sqlite`) and the generated session secret live.'),
   siteUrl: setting(siteUrl, '',

@@ -20,6 +20,7 @@ import type { Usage } from '../openrouter/types'
 import { EventLoopLoad } from './event-loop-load'
 import { ReplayLog } from './replay-log'
 import type { JobStreamEvent, SequencedJobEvent } from './stream-events'
+import { UNOBSERVED, type JobObserver } from './job-observer'
 
 /** Receives every event of a job after subscribing. */
 export type JobListener = (event: SequencedJobEvent) => void
@@ -38,6 +39,8 @@ export interface LiveHubOptions {
   replayBytes: number
   /** How long a finished job's state stays for late reconnects once nobody watches. */
   graceMs: number
+  /** Told the size of each text batch sent (metrics). */
+  observer: JobObserver
 }
 
 export const DEFAULT_LIVE_HUB_OPTIONS: LiveHubOptions = {
@@ -47,6 +50,7 @@ export const DEFAULT_LIVE_HUB_OPTIONS: LiveHubOptions = {
   adaptive: true,
   replayBytes: 256 * 1024,
   graceMs: 10_000,
+  observer: UNOBSERVED,
 }
 
 /** How a job ended, as the status event reports it. */
@@ -119,6 +123,13 @@ export class JobLiveHub {
   /** Jobs with live state in this process. */
   get size(): number {
     return this.jobs.size
+  }
+
+  /** Viewers attached to all live jobs of this process. */
+  get viewerTotal(): number {
+    let total = 0
+    for (const live of this.jobs.values()) total += live.listeners.size
+    return total
   }
 
   /** Whether this process holds live state for `jobId`. */
@@ -345,6 +356,7 @@ export class JobLiveHub {
     live.chunksReceived = live.pendingChunksReceived
     live.pendingContent = ''
     live.pendingReasoning = ''
+    this.options.observer.textBatchSent(live.pendingChunks)
     live.pendingChunks = 0
     live.lastBroadcastAt = Date.now()
     this.broadcast(live, event)

@@ -21,6 +21,7 @@ import { runWithDeadline } from '../tools/run-with-deadline'
 import { JobLeases } from './leases'
 import type { JobLiveHub } from './live-hub'
 import { recoverInterruptedJobs, type RelaunchPlan } from './recovery'
+import type { JobObserver } from './job-observer'
 import { runChatJob } from './run/chat'
 import type { JobStopReason } from './run/end'
 import type { JobLogger } from './run/harness'
@@ -74,6 +75,8 @@ export interface JobManagerOptions {
   toolAccess?: (userId: string) => Promise<ToolAccessCheck>
   /** The credentials a job's user's tool calls may use (none: no credentials). */
   credentialsFor?: (userId: string) => Promise<ToolCredentials>
+  /** Where runs report tool calls and their ends for monitoring (none: nowhere). */
+  observer?: JobObserver
 }
 
 /** Longest the health check waits for the store. */
@@ -337,6 +340,7 @@ export class BackgroundJobManager {
       config: this.options.config,
       signal: controller.signal,
       logger: this.options.logger,
+      observer: this.options.observer,
       onActivity: (toolsRunning: number) => {
         run.lastActivityAt = Date.now()
         run.toolsRunning = toolsRunning

@@ -34,6 +34,7 @@ import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { deleteUserData } from '../auth/delete-user-data'
 import { BodyBudget } from '../http/body-budget'
 import { StreamSlots } from '../http/stream-slots'
+import { AppMetrics } from '../metrics/app-metrics'
 import type { ServerRuntime } from './current'
 
 /** How often each instance reads the admin's MCP servers again, for changes made on another instance. */
@@ -120,9 +121,13 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     roleLimits: config.limits.roles,
   })
 
+  // Metrics (when on) hear from runs as they go, and read the services' reports at each scrape (below).
+  const metrics = config.metrics.enabled ? new AppMetrics() : undefined
+
   const { sseBatching } = config.backgroundJobs
-  const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive })
+  const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive, ...(metrics ? { observer: metrics } : {}) })
   const jobs = new BackgroundJobManager({
+    observer: metrics,
     store: stores.jobs,
     hub,
     config,
@@ -162,6 +167,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
   const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, policy: toolPolicy, credentials, authorizations, consents })
+  metrics?.readAtScrape({ jobs: () => jobs.health(), tools: () => tools.health(), viewers: () => hub.viewerTotal })
 
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
@@ -186,6 +192,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     streams,
     bodies,
     tools,
+    metrics,
     start() {
       // MCP servers connect in the background: start-up does not wait for them.
       mcpCatalog.start().catch(error => mcpLogger.error('Could not start the MCP servers', error))

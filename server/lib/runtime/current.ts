@@ -9,6 +9,7 @@ import type { ToolSources } from '../tools/tool-sources'
 import type { BackgroundJobManager } from '../jobs/manager'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { WorkflowStore } from '../stores/workflows/workflow-store'
+import type { AppMetrics } from '../metrics/app-metrics'
 
 /** The services createServerRuntime builds (server/plugins/20.runtime.ts starts it and closes it on shutdown). */
 export interface ServerRuntime {
@@ -23,6 +24,8 @@ export interface ServerRuntime {
   bodies: BodyBudget
   /** MCP servers (the operator's and the admin's), the dynamic tools directory, and tool-change events. */
   tools: ToolSources
+  /** Prometheus metrics; undefined when `NUXT_METRICS_ENABLED` is off. */
+  metrics?: AppMetrics
 }
 
 let runtime: ServerRuntime | undefined

@@ -35,8 +35,8 @@ export interface AgentRunOptions {
   loop: Omit<ToolExecutionLoopParams, 'resume'>
   resume?: ResumePlan
   journal: AgentRunJournal
-  /** Told when a tool starts and ends (the inactivity timeout waits while tools run). */
-  tools: { started: () => void, finished: () => void }
+  /** Told when a tool call starts and ends (the inactivity timeout waits while tools run; metrics count them). */
+  tools: { started: (tool: string) => void, finished: (record: ToolCallRecord) => void }
   /** Whether a tool may run again after a crash cut it short. */
   isIdempotent: (tool: string) => boolean
 }
@@ -100,11 +100,11 @@ function journalingCallbacks(options: AgentRunOptions, progress: AgentProgress):
       if (!await save()) throw new Error(UNRECORDED_START)
     },
     onToolCallStart: (call) => {
-      options.tools.started()
+      options.tools.started(call.name)
       journal.toolCall(toolCallView(call, call.round))
     },
     onToolCallFinish: (record) => {
-      options.tools.finished()
+      options.tools.finished(record)
       journal.toolCall(toolCallView(record, record.round))
       if (record.status === 'aborted' && options.loop.signal?.aborted) return
       journal.recorded(record.round, record)

@@ -151,7 +151,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
     : await runCheckpointedAgent({
         resume,
         journal: chatJournal(harness, text),
-        tools: { started: () => harness.toolStarted(), finished: () => harness.toolFinished() },
+        tools: harness.agentTools(),
         isIdempotent: name => getServerTool(name)?.idempotent === true,
         loop: {
           jobId: job.id,
@@ -184,6 +184,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         },
       })
   text.dispose()
+  harness.modelRounds = result?.totalRounds ?? 0
   // Stopped by a limit, the runner's text is the kept part; otherwise the loop's is the whole answer.
   const stoppedHere = text.tooLong || text.overBudget !== undefined
   return harness.end({

@@ -15,6 +15,8 @@ import { ThrottledJobWriter } from '../writer'
 import type { RunBudget } from '../admission/budget-pool'
 import { endJobRun, type JobRunOutcome, type RunEnding } from './end'
 import { JobRunEvents } from './run-events'
+import { UNOBSERVED, type JobObserver } from '../job-observer'
+import type { ToolCallStatus } from '../../tools/run-tool-calls'
 import type { BackgroundJob } from '../../../../shared/types/job'
 
 /** Where log lines go (consola in the server, silent in tests). */
@@ -44,18 +46,24 @@ export interface JobRunOptions {
   /** A file the job's conversation names (its user's only), for the model requests; without it files are left out. */
   readAttachment?: (attachmentId: string) => Promise<StoredAttachmentContent | null>
   logger?: JobLogger
+  /** Where the run reports tool calls and its end for monitoring (none: nowhere). */
+  observer?: JobObserver
 }
 
 /** The shared parts of one run. */
 export class JobRunHarness {
   readonly writer: ThrottledJobWriter
   readonly logger: JobLogger
+  readonly observer: JobObserver
+  /** Model requests the run made (for monitoring: rounds per answer). */
+  modelRounds = 0
   private toolsRunning = 0
   private sink: JobRunEvents | undefined
 
   constructor(private readonly options: JobRunOptions) {
     const { job, store, config } = options
     this.logger = options.logger ?? { warn: () => {} }
+    this.observer = options.observer ?? UNOBSERVED
     this.writer = new ThrottledJobWriter(store, job.id, config.backgroundJobs.flush, error => this.logger.warn(`Job ${job.id}: a progress write failed`, error), job.chunksReceived, () => options.onWriteRefused?.())
   }
 
@@ -74,6 +82,26 @@ export class JobRunHarness {
   toolFinished(): void {
     this.toolsRunning = Math.max(0, this.toolsRunning - 1)
     this.activity()
+  }
+
+  /** A tool call began executing (a wait for a person is `toolStarted` alone: it runs no tool). */
+  toolCallStarted(tool: string): void {
+    this.toolStarted()
+    this.observer.toolStarted(tool)
+  }
+
+  /** That call ended. */
+  toolCallFinished(tool: string, status: ToolCallStatus, durationMs: number): void {
+    this.toolFinished()
+    this.observer.toolEnded(tool, status, durationMs)
+  }
+
+  /** The agent run's tool callbacks (agent-run.ts `tools`). */
+  agentTools(): { started: (tool: string) => void, finished: (record: { name: string, status: ToolCallStatus, executionTimeMs: number }) => void } {
+    return {
+      started: tool => this.toolCallStarted(tool),
+      finished: record => this.toolCallFinished(record.name, record.status, record.executionTimeMs),
+    }
   }
 
   /** The error recorded when the inactivity timeout stopped the run. */
@@ -99,8 +127,10 @@ export class JobRunHarness {
   }
 
   /** Ends the run (see end.ts): terminal write, viewers told, owner notified when nobody watched. */
-  end(ending: RunEnding): Promise<JobRunOutcome> {
+  async end(ending: RunEnding): Promise<JobRunOutcome> {
     const { job, store, signal, inputs } = this.options
-    return endJobRun({ job, store, events: this.events, signal, inputs, logger: this.logger, ...ending })
+    const outcome = await endJobRun({ job, store, events: this.events, signal, inputs, logger: this.logger, ...ending })
+    this.observer.runEnded(job.type, outcome, this.modelRounds)
+    return outcome
   }
 }

@@ -163,7 +163,7 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
   const result = await runCheckpointedAgent({
     resume,
     journal: stepJournal(hooks, () => text),
-    tools: { started: () => harness.toolStarted(), finished: () => harness.toolFinished() },
+    tools: harness.agentTools(),
     isIdempotent: name => getServerTool(name)?.idempotent === true,
     loop: {
       ...context.loopBase(request.model, endpoint, step.signal),
@@ -188,6 +188,7 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
       }, step.signal),
     },
   }).finally(dispose)
+  harness.modelRounds += result.totalRounds
   if (overLimit) return { error: overLimit, tooLong: true }
   if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed' }
   if (result.finishReason === 'aborted') return { error: 'stopped' }
@@ -210,6 +211,7 @@ async function askRouterModel(context: WorkflowJobContext, request: { model: str
     maxRounds: 0,
     callbacks: context.metered({ onTextDelta: () => context.harness.activity() }, signal),
   })
+  context.harness.modelRounds += result.totalRounds
   if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed' }
   if (result.finishReason === 'aborted') return { error: 'stopped' }
   return { output: result.finalContent }
@@ -231,9 +233,10 @@ async function runToolStep(context: WorkflowJobContext, name: string, args: unkn
     if (!decision.approved) return { error: decision.error }
   }
   if (!getServerTool(name)?.idempotent && !await markStarted()) return { error: `the server could not record that "${name}" was starting, so it did not run it (a restart could otherwise run it twice). Try again.` }
-  harness.toolStarted()
+  harness.toolCallStarted(name)
+  const startedAt = Date.now()
   const outcome = await executeServerTool(name, JSON.stringify(args), { userId: job.userId, threadId: job.threadId, jobId: job.id, signal, credentials: await options.credentials?.() })
-  harness.toolFinished()
+  harness.toolCallFinished(name, outcome.error === undefined ? 'completed' : outcome.timedOut ? 'timeout' : signal.aborted ? 'aborted' : 'error', Date.now() - startedAt)
   return outcome.error === undefined ? { output: outcome.result ?? '' } : { error: outcome.error }
 }
 
