@@ -8,6 +8,7 @@ import { serveToolChanges as serveToolChangeEvents } from '../lib/http/serve-too
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
 import type { AppMetrics } from '../lib/metrics/app-metrics'
+import { isScrapeToken } from '../lib/metrics/scrape-token'
 
 function useServerRuntime(): ServerRuntime {
   const runtime = currentServerRuntime()
@@ -38,10 +39,15 @@ export function registerJobStream(jobId: string, listener: JobListener): (() => 
   return useBackgroundJobs().hub.subscribe(jobId, listener)?.dispose
 }
 
-/** Prometheus metrics; 404 when they are off (NUXT_METRICS_ENABLED). */
-export function useMetrics(): AppMetrics {
+/**
+ * Prometheus metrics, for a request that may read them: 404 when they are off
+ * (NUXT_METRICS_ENABLED); then the operator's scrape token (NUXT_METRICS_TOKEN as a bearer token)
+ * or an admin (401 / 403 otherwise).
+ */
+export async function useMetrics(event: H3Event): Promise<AppMetrics> {
   const { metrics } = useServerRuntime()
   if (!metrics) throw createError({ statusCode: 404, statusMessage: 'Metrics are off; set NUXT_METRICS_ENABLED=true to serve them.' })
+  if (!isScrapeToken(getRequestHeader(event, 'authorization'), useServerConfig(event).metrics.token)) await requireSessionUser(event, { role: 'admin' })
   return metrics
 }
 

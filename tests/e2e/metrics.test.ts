@@ -1,6 +1,11 @@
 /** Prometheus metrics of the built app: the seed's series after a demo answer with a tool call, and who may read them. */
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useBuiltApp } from '../support/built-app'
+import { freePort } from '../support/free-port'
 
 const TOKEN = 'metrics-scrape-token-of-the-e2e-test-0123456789'
 const app = useBuiltApp({ NUXT_METRICS_ENABLED: 'true', NUXT_METRICS_TOKEN: TOKEN, NUXT_AUTH_GUESTS: 'true' })
@@ -47,9 +52,10 @@ describe('GET /metrics', () => {
   })
 
   it('is refused without the token or an admin, and the token is never logged', async () => {
-    expect((await scrape()).status).toBe(401)
+    // Another token is taken for a personal API token, and no account has it.
     expect((await scrape(`Bearer ${TOKEN.slice(0, -1)}x`)).status).toBe(401)
-    // A guest is not an admin.
+    // Without one, a visitor is a guest here (guests are on), and a guest is not an admin.
+    expect((await scrape()).status).toBe(403)
     const guest = await fetch(`${app.url}/api/threads`)
     const cookie = guest.headers.getSetCookie().map(value => value.split(';')[0]).join('; ')
     expect(cookie).not.toBe('')
@@ -60,5 +66,43 @@ describe('GET /metrics', () => {
     const adminCookie = admin.headers.getSetCookie().find(value => value.startsWith('or3-session='))!.split(';')[0]!
     expect((await scrape(undefined, adminCookie)).status).toBe(200)
     expect(app.logs()).not.toContain(TOKEN)
+  })
+
+  it("passes Prometheus' own check (promtool), and a real Prometheus scrapes it with the token", async () => {
+    const text = await (await scrape(`Bearer ${TOKEN}`)).text()
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' })
+    expect(check.error).toBeUndefined()
+    expect(check.status, `${check.stdout}${check.stderr}`).toBe(0)
+
+    const dir = mkdtempSync(join(tmpdir(), 'or3-prometheus-'))
+    const port = await freePort()
+    const target = new URL(app.url).host
+    writeFileSync(join(dir, 'prometheus.yml'), [
+      'global: { scrape_interval: 1s, scrape_timeout: 1s }',
+      'scrape_configs:',
+      '  - job_name: or3',
+      `    authorization: { type: Bearer, credentials: ${TOKEN} }`,
+      `    static_configs: [{ targets: ['${target}'] }]`,
+    ].join('\n'))
+    const prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    prometheus.stdout.on('data', chunk => (output += String(chunk)))
+    prometheus.stderr.on('data', chunk => (output += String(chunk)))
+    const exited = new Promise(done => prometheus.once('exit', done))
+    const api = async <T>(path: string): Promise<T | undefined> => {
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/${path}`).catch(() => undefined)
+      return response?.ok ? (await response.json() as { data: T }).data : undefined
+    }
+    try {
+      await expect.poll(async () => (await api<{ activeTargets: Array<{ health: string, lastError: string }> }>('targets'))?.activeTargets[0], { message: output }).toMatchObject({ health: 'up', lastError: '' })
+      await expect.poll(async () => {
+        const result = await api<{ result: Array<{ metric: Record<string, string>, value: [number, string] }> }>(`query?query=${encodeURIComponent('background_tool_execution_started_total{job="or3"}')}`)
+        return result?.result.find(series => series.metric.tool_name === 'get_current_time')?.value[1]
+      }).toBe('1')
+    } finally {
+      prometheus.kill('SIGTERM')
+      await exited
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
