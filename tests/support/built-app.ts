@@ -7,10 +7,13 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import { buildApp, productionEnv } from './app-build'
 import { useFileFixture } from './file-fixture'
 import { freePort } from './free-port'
+
+/** How much of a server's output a failed test prints. */
+const FAILED_TEST_LOG_CHARS = 6_000
 
 /** Long enough for a build on a loaded two-core machine, then starting the server. */
 const BUILD_AND_START_TIMEOUT_MS = 300_000
@@ -95,7 +98,8 @@ export async function startApp(entry: string, env: Record<string, string> = {}):
   for (let attempt = 0; attempt < 300; attempt++) {
     if (processEnded) throw new Error(`server exited before listening:\n${output()}`)
     try {
-      await fetch(`${url}/api/health`)
+      // A server that takes the connection and never answers is tried again (and, in the end, reported), not waited on forever.
+      await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(5_000) })
       return app
     } catch {
       await new Promise(done => setTimeout(done, 100))
@@ -136,10 +140,19 @@ export async function startBuiltApp(env: Record<string, string> = {}): Promise<R
  */
 export function useAppServers(baseEnv: Record<string, string> | (() => Record<string, string>) = {}): { start: (env?: Record<string, string>) => Promise<RunningApp> } {
   const running: RunningApp[] = []
+  let startedInTest: RunningApp[] = []
   // The build is waited for here, with a build's time, not in a test or a hook of a test's time.
   beforeAll(async () => {
     await buildApp()
   }, BUILD_AND_START_TIMEOUT_MS)
+  beforeEach(() => {
+    startedInTest = []
+  })
+  // A failed test shows what its servers printed (a flake on a loaded CI machine is read from that alone).
+  afterEach(({ task }) => {
+    if (task.result?.state !== 'fail') return
+    for (const [index, app] of startedInTest.entries()) console.error(`--- server ${index + 1} of "${task.name}" (${app.url}), its last output:\n${app.logs().slice(-FAILED_TEST_LOG_CHARS)}`)
+  })
   afterAll(async () => {
     await Promise.all(running.map(app => app.stop()))
   })
@@ -147,6 +160,7 @@ export function useAppServers(baseEnv: Record<string, string> | (() => Record<st
     async start(env = {}) {
       const app = await startApp(await buildApp(), { ...(typeof baseEnv === 'function' ? baseEnv() : baseEnv), ...env })
       running.push(app)
+      startedInTest.push(app)
       return app
     },
   }
