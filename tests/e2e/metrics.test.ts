@@ -42,6 +42,10 @@ describe('GET /metrics', () => {
     // One tool round: the request that asked for the tool, and the one that answered with it.
     expect(sample(text, 'background_job_rounds_bucket{le="2",type="chat"}')).toBeGreaterThanOrEqual(1)
     expect(sample(text, 'sse_broadcast_batch_size_count')).toBeGreaterThan(0)
+    // Both of the answer's model requests, by model: their first tokens, and what the demo model reports it used.
+    expect(sample(text, 'model_requests_total{model="or3/offline-demo"}')).toBeGreaterThanOrEqual(2)
+    expect(sample(text, 'model_time_to_first_token_seconds_count{model="or3/offline-demo"}')).toBeGreaterThanOrEqual(1)
+    expect(sample(text, 'model_tokens_total{model="or3/offline-demo",kind="completion"}')).toBeGreaterThan(0)
     expect(sample(text, 'background_jobs{state="running"}')).toBe(0)
     expect(sample(text, 'store_up')).toBe(1)
     expect(sample(text, 'server_tools_registered')).toBeGreaterThanOrEqual(4)

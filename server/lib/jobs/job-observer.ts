@@ -6,6 +6,7 @@
  */
 import type { ToolCallStatus } from '../tools/run-tool-calls'
 import type { JobType } from '../../../shared/types/job'
+import type { Usage } from '../../../shared/types/chat'
 import type { JobRunOutcome } from './run/end'
 
 export interface JobObserver {
@@ -17,6 +18,12 @@ export interface JobObserver {
   runEnded(type: JobType, outcome: JobRunOutcome, modelRounds: number): void
   /** Text deltas sent to a job's viewers as one frame (`deltas` coalesced into it). */
   textBatchSent(deltas: number): void
+  /** A model request of a run sent its first text (or reasoning) `ms` after it went out. */
+  firstToken(model: string, ms: number): void
+  /** What one model request used, as the upstream reported it. */
+  modelUsage(model: string, usage: Usage): void
+  /** A model request of a run ended, however it ended. */
+  modelRequestEnded(model: string): void
 }
 
 /** Reports nowhere (tests, and a server without metrics). */
@@ -25,4 +32,7 @@ export const UNOBSERVED: JobObserver = {
   toolEnded() {},
   runEnded() {},
   textBatchSent() {},
+  firstToken() {},
+  modelUsage() {},
+  modelRequestEnded() {},
 }

@@ -6,9 +6,11 @@
  *   their duration, model rounds per answer, runs ended by outcome, text batch sizes. These are the
  *   seed's series ("Monitoring", 002), with one departure: the seed labels them with `job_id`,
  *   which would make a new time series of every job and grow Prometheus without end; here labels
- *   are bounded sets (`tool_name`, `error_type`, `type`, `outcome`) and job ids belong in logs.
- *   A tool name is itself bounded: the first `MAX_TOOL_NAMES` names seen are labels, later ones
- *   count as `other` (a browser declares its own tools' names, so names are input).
+ *   are bounded sets (`tool_name`, `error_type`, `type`, `outcome`, `model`, `kind`) and job ids
+ *   belong in logs. Tool names and model ids are themselves bounded: the first `MAX_TOOL_NAMES`
+ *   names (`MAX_MODELS` models) seen are labels, later ones count as `other` (a browser declares
+ *   its own tools' names, and a role may allow any model id, so both are input).
+ * - Per model request of a job: time to first token, tokens and cost as reported, requests.
  * - At each scrape, from the runtime's own health reports (`readAtScrape`, once the services
  *   exist): jobs running and waiting, the store's write probe (up, latency), tools registered,
  *   MCP servers by state, live viewers.
@@ -24,12 +26,15 @@ import type { JobRunOutcome } from '../jobs/run/end'
 import type { ToolCallStatus } from '../tools/run-tool-calls'
 import type { HealthReport, JobsHealth } from '../../../shared/types/health'
 import type { JobType } from '../../../shared/types/job'
+import type { Usage } from '../../../shared/types/chat'
 
 /** Distinct tool names kept as label values; later names are counted as `other`. */
 export const MAX_TOOL_NAMES = 200
-/** A tool name's label is cut to this many characters. */
-const TOOL_NAME_CHARS = 64
-/** The label value of tool names past the bound. */
+/** Distinct model ids kept as label values (a role may allow any model id); later ones are `other`. */
+export const MAX_MODELS = 100
+/** A tool name's or model id's label is cut to this many characters. */
+const LABEL_CHARS = 80
+/** The label value of names past the bound. */
 export const OTHER_TOOL = 'other'
 /** How long one scrape's health reports are reused by the gauges read in it. */
 const SNAPSHOT_MS = 1_000
@@ -47,14 +52,14 @@ export interface MetricSources {
   viewers: () => number
 }
 
-/** The label values of a tool name: the first `MAX_TOOL_NAMES` names as they are, later ones `other`. */
+/** Label values from input: the first `max` distinct values as they are (cut to 80 characters), later ones `other`. */
 export class BoundedLabel {
   private readonly seen = new Set<string>()
 
   constructor(private readonly max: number) {}
 
   of(value: string): string {
-    const label = value.slice(0, TOOL_NAME_CHARS)
+    const label = value.slice(0, LABEL_CHARS)
     if (this.seen.has(label)) return label
     if (this.seen.size >= this.max) return OTHER_TOOL
     this.seen.add(label)
@@ -66,6 +71,7 @@ export class BoundedLabel {
 export class AppMetrics implements JobObserver {
   readonly registry = new Registry()
   private readonly toolNames = new BoundedLabel(MAX_TOOL_NAMES)
+  private readonly models = new BoundedLabel(MAX_MODELS)
   private sources: MetricSources | undefined
   private snapshot: { at: number, report: Promise<{ jobs: JobsHealth, tools: HealthReport['tools'] }> } | undefined
 
@@ -76,6 +82,10 @@ export class AppMetrics implements JobObserver {
   private readonly jobRounds: Histogram<'type'>
   private readonly jobsEnded: Counter<'type' | 'outcome'>
   private readonly batchSize: Histogram
+  private readonly firstTokenTime: Histogram<'model'>
+  private readonly modelRequests: Counter<'model'>
+  private readonly modelTokens: Counter<'model' | 'kind'>
+  private readonly modelCost: Counter<'model'>
 
   constructor() {
     const registers = [this.registry]
@@ -86,6 +96,10 @@ export class AppMetrics implements JobObserver {
     this.jobRounds = new Histogram({ name: 'background_job_rounds', help: 'Model requests one job made before it ended (an answer with one tool round makes two).', labelNames: ['type'], buckets: [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50], registers })
     this.jobsEnded = new Counter({ name: 'background_jobs_ended_total', help: 'Job runs that ended, by type and outcome (complete, error, aborted, rejected; interrupted: stopped to resume after a restart).', labelNames: ['type', 'outcome'], registers })
     this.batchSize = new Histogram({ name: 'sse_broadcast_batch_size', help: 'Text deltas sent to live viewers in one frame (1: sent at once; more: coalesced under load).', buckets: [1, 2, 3, 5, 10, 20, 50], registers })
+    this.firstTokenTime = new Histogram({ name: 'model_time_to_first_token_seconds', help: "Time from a job's model request going out to its first text or reasoning, by model.", labelNames: ['model'], buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60], registers })
+    this.modelRequests = new Counter({ name: 'model_requests_total', help: 'Model requests made by jobs (each tool round is one), by model, however they ended.', labelNames: ['model'], registers })
+    this.modelTokens = new Counter({ name: 'model_tokens_total', help: 'Tokens model requests of jobs used, as the upstream reported them, by model and kind (prompt, completion).', labelNames: ['model', 'kind'], registers })
+    this.modelCost = new Counter({ name: 'model_cost_total', help: 'Credits model requests of jobs cost, as the upstream reported them (OpenRouter `cost`), by model.', labelNames: ['model'], registers })
 
     collectDefaultMetrics({ register: this.registry })
     // Three of Node's defaults are gauges named like counters (`…_total`), which Prometheus' own
@@ -178,6 +192,23 @@ export class AppMetrics implements JobObserver {
 
   textBatchSent(deltas: number): void {
     this.batchSize.observe(deltas)
+  }
+
+  firstToken(model: string, ms: number): void {
+    this.firstTokenTime.observe({ model: this.models.of(model) }, Math.max(0, ms) / 1000)
+  }
+
+  modelUsage(model: string, usage: Usage): void {
+    const label = this.models.of(model)
+    // Counters only go up: a negative or missing figure from the upstream counts as none.
+    const count = (value: number) => (Number.isFinite(value) && value > 0 ? value : 0)
+    this.modelTokens.inc({ model: label, kind: 'prompt' }, count(usage.promptTokens))
+    this.modelTokens.inc({ model: label, kind: 'completion' }, count(usage.completionTokens))
+    this.modelCost.inc({ model: label }, count(usage.cost))
+  }
+
+  modelRequestEnded(model: string): void {
+    this.modelRequests.inc({ model: this.models.of(model) })
   }
 
   /** The health reports of this scrape (one probe for all the gauges that read them). */

@@ -1,6 +1,7 @@
 /** The Prometheus metrics: the seed's series, their types and bounded labels, and what a scrape reads. */
 import { describe, expect, it } from 'vitest'
-import { AppMetrics, MAX_TOOL_NAMES, OTHER_TOOL, type MetricSources } from '../../../server/lib/metrics/app-metrics'
+import { AppMetrics, MAX_MODELS, MAX_TOOL_NAMES, OTHER_TOOL, type MetricSources } from '../../../server/lib/metrics/app-metrics'
+import { observedCallbacks } from '../../../server/lib/jobs/run/observed-callbacks'
 import { isScrapeToken } from '../../../server/lib/metrics/scrape-token'
 
 const sources = (overrides: Partial<MetricSources> = {}): MetricSources => ({
@@ -33,6 +34,10 @@ describe('AppMetrics', () => {
       mcp_servers: ['gauge', ['state']],
       store_up: ['gauge', []],
       sse_viewers: ['gauge', []],
+      model_time_to_first_token_seconds: ['histogram', ['model']],
+      model_requests_total: ['counter', ['model']],
+      model_tokens_total: ['counter', ['model', 'kind']],
+      model_cost_total: ['counter', ['model']],
     }
     for (const [name, [type, labels]] of Object.entries(expected)) {
       const metric = byName.get(name)
@@ -132,5 +137,61 @@ describe('isScrapeToken', () => {
     expect(isScrapeToken(undefined, token)).toBe(false)
     expect(isScrapeToken('Bearer ', '')).toBe(false)
     expect(isScrapeToken('Bearer anything', '')).toBe(false)
+  })
+})
+
+describe('model requests', () => {
+  it('counts requests, first-token times, tokens and cost by model, with model ids bounded like tool names', async () => {
+    const metrics = new AppMetrics()
+    metrics.firstToken('openai/gpt-4o-mini', 850)
+    metrics.modelUsage('openai/gpt-4o-mini', { promptTokens: 120, completionTokens: 30, totalTokens: 150, cachedTokens: 0, reasoningTokens: 0, cost: 0.0004 })
+    metrics.modelUsage('openai/gpt-4o-mini', { promptTokens: -5, completionTokens: Number.NaN, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0, cost: 0 })
+    metrics.modelRequestEnded('openai/gpt-4o-mini')
+    metrics.modelRequestEnded('openai/gpt-4o-mini')
+    const text = await metrics.render()
+    expect(sample(text, 'model_time_to_first_token_seconds_sum{model="openai/gpt-4o-mini"}')).toBe(0.85)
+    expect(sample(text, 'model_tokens_total{model="openai/gpt-4o-mini",kind="prompt"}')).toBe(120)
+    expect(sample(text, 'model_tokens_total{model="openai/gpt-4o-mini",kind="completion"}')).toBe(30)
+    expect(sample(text, 'model_cost_total{model="openai/gpt-4o-mini"}')).toBe(0.0004)
+    expect(sample(text, 'model_requests_total{model="openai/gpt-4o-mini"}')).toBe(2)
+    for (let index = 0; index < MAX_MODELS + 10; index++) metrics.modelRequestEnded(`vendor/model-${index}`)
+    const series = (await metrics.registry.getSingleMetric('model_requests_total')!.get()).values
+    expect(series).toHaveLength(MAX_MODELS + 1)
+    expect(series.find(value => value.labels.model === OTHER_TOOL)?.value).toBe(11)
+  })
+})
+
+describe('observedCallbacks', () => {
+  it('times each request from when it goes out to its first text, and reports its usage and its end', async () => {
+    const seen: string[] = []
+    const observer = {
+      toolStarted() {},
+      toolEnded() {},
+      runEnded() {},
+      textBatchSent() {},
+      firstToken: (model: string, ms: number) => seen.push(`first ${model} ${ms >= 0}`),
+      modelUsage: (model: string, usage: { totalTokens: number }) => seen.push(`usage ${model} ${usage.totalTokens}`),
+      modelRequestEnded: (model: string) => seen.push(`ended ${model}`),
+    }
+    const inner: string[] = []
+    const callbacks = observedCallbacks(observer, 'm', {
+      beforeModelRequest: async () => {
+        inner.push('reserved')
+      },
+      onTextDelta: text => inner.push(text),
+      afterModelRequest: () => inner.push('settled'),
+    })
+    for (const round of [1, 2]) {
+      await callbacks.beforeModelRequest!({ round, request: { model: 'm', messages: [] } })
+      callbacks.onReasoningDelta!('thinking', { round })
+      callbacks.onTextDelta!('a', { round })
+      callbacks.onTextDelta!('b', { round })
+      callbacks.onUsage!({ promptTokens: 1, completionTokens: 2, totalTokens: 3, cachedTokens: 0, reasoningTokens: 0, cost: 0 }, { round })
+      callbacks.afterModelRequest!({ round })
+    }
+    // One first token per request (reasoning counts as the first text), its usage, its end.
+    expect(seen).toEqual(['first m true', 'usage m 3', 'ended m', 'first m true', 'usage m 3', 'ended m'])
+    // The wrapped callbacks still get everything.
+    expect(inner).toEqual(['reserved', 'a', 'b', 'settled', 'reserved', 'a', 'b', 'settled'])
   })
 })

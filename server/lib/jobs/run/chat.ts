@@ -13,6 +13,7 @@ import { followSignal } from '../../follow-signal'
 import type { ResumePlan } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
 import { JobRunHarness, type JobRunOptions } from './harness'
+import { observedCallbacks } from './observed-callbacks'
 import { meteredCallbacks, overBudgetError } from './budget-meter'
 import { runCheckpointedAgent, type AgentRunJournal } from './agent-run'
 import type { ChatMessage } from '../../../../shared/types/chat'
@@ -176,11 +177,11 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
           signal: text.stop.signal,
           // Each request reserves before it goes out; real usage arrives as it ends and is checked
           // before the next, so an answer that ended is never turned into an error by its own final count.
-          callbacks: meteredCallbacks(options.budget, {
+          callbacks: observedCallbacks(harness.observer, request.model, meteredCallbacks(options.budget, {
             onTextDelta: delta => text.add('content', delta),
             onReasoningDelta: delta => text.add('reasoning', delta),
             onRoundFinish: () => text.checkBudget(),
-          }, budget => text.stopOverBudget(budget), text.stop.signal),
+          }, budget => text.stopOverBudget(budget), text.stop.signal)),
         },
       })
   text.dispose()

@@ -14,6 +14,7 @@ import { executeWorkflow, tooLongStepError, type AgentStepHooks, type NodeOutcom
 import { followSignal } from '../../follow-signal'
 import { planFromCheckpoint } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
+import { observedCallbacks } from './observed-callbacks'
 import { JobRunHarness, type JobRunOptions } from './harness'
 import { meteredCallbacks, overBudgetError } from './budget-meter'
 import { runCheckpointedAgent, type AgentRunJournal } from './agent-run'
@@ -118,8 +119,9 @@ class WorkflowJobContext {
   }
 
   /** A step's loop callbacks, its model requests metered against the budget (parallel steps wait their turn for it). */
-  metered(callbacks: ToolLoopCallbacks, signal: AbortSignal): ToolLoopCallbacks {
-    return meteredCallbacks(this.budget, callbacks, budget => this.stopOverBudget(budget), signal)
+  /** A step's loop callbacks for `model`: metered against the budget, reported for monitoring. */
+  metered(model: string, callbacks: ToolLoopCallbacks, signal: AbortSignal): ToolLoopCallbacks {
+    return observedCallbacks(this.harness.observer, model, meteredCallbacks(this.budget, callbacks, budget => this.stopOverBudget(budget), signal))
   }
 
   /** The loop parameters every model call of a step shares. */
@@ -172,7 +174,7 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
       toolsEnabled: (node.tools?.length ?? 0) > 0,
       people: options.inputs ? toolCallPeople(options.inputs, options.job, [], `node:${node.id}:`) : undefined,
       maxRounds: node.maxToolRounds ?? 0,
-      callbacks: context.metered({
+      callbacks: context.metered(request.model, {
         onTextDelta: (delta: string) => {
           if (overLimit) return
           if (text.length + delta.length > stepChars) {
@@ -209,7 +211,7 @@ async function askRouterModel(context: WorkflowJobContext, request: { model: str
     toolNames: [],
     toolsEnabled: false,
     maxRounds: 0,
-    callbacks: context.metered({ onTextDelta: () => context.harness.activity() }, signal),
+    callbacks: context.metered(request.model, { onTextDelta: () => context.harness.activity() }, signal),
   })
   context.harness.modelRounds += result.totalRounds
   if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed' }
