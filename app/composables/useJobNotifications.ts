@@ -3,6 +3,7 @@ import { useJobs } from './useJobs'
 import { useToasts } from './useToasts'
 import { plainPreview } from '../utils/plain-text'
 import type { JobInputRequest } from '../../shared/types/input-request'
+import type { JobNotification } from '../../shared/types/job'
 
 const permission = ref<NotificationPermission | 'unsupported'>('default')
 const asked = ref(false)
@@ -14,6 +15,14 @@ const waitToasts = new Map<string, string | number>()
  * them as running, so one that ends before its next look (a short answer) is still announced.
  */
 const leftRunning = new Set<string>()
+/**
+ * Those of them not announced yet. The server leaves a note only when no viewer watched the end,
+ * and a page the person just left may still count as watching there (its stream's close not yet
+ * seen): such an answer is announced from its own record (`watchRunningJobs`).
+ */
+const leftUnannounced = new Set<string>()
+/** The toast of an answer announced from its record, by how it ended. */
+const ENDED_TITLES = { complete: 'Your answer is ready', error: 'Your answer failed', aborted: 'Your answer was stopped', rejected: 'Not approved' } as const
 /** What an answer's note is about: its conversation, and the job (a workflow run's page shows one job). */
 export interface NoteSubject {
   threadId: string
@@ -109,9 +118,14 @@ export function useJobNotifications() {
    * whether there were any notes.
    */
   async function showUnread(): Promise<boolean> {
+    return (await showUnreadNotes()).length > 0
+  }
+
+  /** `showUnread`, giving the notes it found. */
+  async function showUnreadNotes(): Promise<JobNotification[]> {
     // Open requests show on the page themselves; their notes only matter to a later visit's list.
     const notifications = (await jobs.unreadNotifications(5)).filter(item => item.kind !== 'input-needed')
-    if (notifications.length === 0) return false
+    if (notifications.length === 0) return []
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
     const elsewhere = notifications.filter(item => !readingNow(item))
     for (const item of elsewhere.slice(0, 3).reverse()) {
@@ -121,7 +135,24 @@ export function useJobNotifications() {
     }
     if (elsewhere.length > 3) show({ title: `${elsewhere.length - 3} more answers finished while you were away`, tone: 'info', to: '/jobs' })
     await jobs.markRead(notifications.map(item => item.id))
-    return true
+    return notifications
+  }
+
+  /**
+   * Announces answers the person left running that ended with no note (a viewer was still counted
+   * when they ended): from each job's record, as its note would have; a note stored after all is
+   * read (now, and at the watch's next look: `announcedFromRecord`), so no later visit announces it again.
+   */
+  async function announceFromRecords(jobIds: string[], announcedFromRecord: Set<string>): Promise<void> {
+    const recent = await jobs.list({ limit: 50 })
+    for (const id of jobIds) {
+      const job = recent.find(item => item.id === id)
+      leftUnannounced.delete(id)
+      if (!job || job.status === 'streaming' || job.type !== 'chat' || !job.threadId) continue
+      answerFinished({ threadId: job.threadId, title: ENDED_TITLES[job.status], body: job.prompt ?? '', tone: job.status === 'complete' ? 'success' : job.status === 'error' ? 'error' : 'info', here: false })
+      await readNotesOf({ jobId: id })
+      announcedFromRecord.add(id)
+    }
   }
 
   /**
@@ -131,20 +162,32 @@ export function useJobNotifications() {
   function watchRunningJobs(intervalMs = 5000): () => void {
     let running = new Set<string>()
     const retried = new Set<string>()
+    /** Answers announced from their record at the last look: a note stored since is read at this one. */
+    const announcedFromRecord = new Set<string>()
     const poll = async () => {
       const seen = new Set([...running, ...leftRunning])
       leftRunning.clear()
       try {
+        for (const id of [...announcedFromRecord]) {
+          announcedFromRecord.delete(id)
+          await readNotesOf({ jobId: id })
+        }
         const streaming = await jobs.list({ status: 'streaming', limit: 50 })
         const now = new Set(streaming.map(job => job.id))
         const ended = [...seen].filter(id => !now.has(id))
         running = now
-        // A job is marked ended a moment before its note is stored: a look that finds no note
-        // looks once more at the next tick.
-        if (ended.length > 0 && !(await showUnread())) for (const id of ended) if (!retried.has(id)) {
+        if (ended.length === 0) return
+        const noted = new Set((await showUnreadNotes()).map(note => note.jobId))
+        for (const id of ended) if (noted.has(id)) leftUnannounced.delete(id)
+        // A job is marked ended a moment before its note is stored: one that has none yet is
+        // looked at once more at the next tick; then one the person left is announced from its record.
+        const unnoted = ended.filter(id => !noted.has(id))
+        for (const id of unnoted) if (!retried.has(id)) {
           retried.add(id)
           leftRunning.add(id)
         }
+        const stillUnnoted = unnoted.filter(id => !leftRunning.has(id) && leftUnannounced.has(id))
+        if (stillUnnoted.length > 0) await announceFromRecords(stillUnnoted, announcedFromRecord)
       } catch {
         // Offline for a moment: what was seen running is looked at again at the next tick.
         for (const id of seen) leftRunning.add(id)
@@ -173,6 +216,7 @@ export function useJobNotifications() {
   /** The person left a page showing `jobId` running: its end is announced (see `watchRunningJobs`). */
   function leftWhileRunning(jobId: string): void {
     leftRunning.add(jobId)
+    leftUnannounced.add(jobId)
   }
 
   return { permission, init, shouldOffer, requestPermission, declinePermission, setReading, answerFinished, inputNeeded, inputSettled, showUnread, watchRunningJobs, leftWhileRunning, readNotesOf }

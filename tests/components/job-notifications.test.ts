@@ -7,17 +7,20 @@ import { useJobNotifications } from '../../app/composables/useJobNotifications'
 // app is announced by a toast, also when it was short enough to start and end between two looks.
 
 let streaming: string[]
+/** What `GET /api/jobs` lists without a status (recent jobs, ended ones too). */
+let records: Array<{ id: string, type: string, status: string, threadId: string, prompt: string }>
 let unread: Array<{ id: string, jobId: string, threadId: string, kind: string, title: string, body: string }>
 let markedRead: string[]
 
 beforeEach(() => {
   vi.useFakeTimers()
   streaming = []
+  records = []
   unread = []
   markedRead = []
   app.runWithContext(() => useToast().clear())
   vi.stubGlobal('$fetch', async (url: string, options: { body?: { ids: string[] } } = {}) => {
-    if (url === '/api/jobs') return { jobs: streaming.map(id => ({ id })) }
+    if (url === '/api/jobs') return { jobs: (options as { query?: { status?: string } }).query?.status === 'streaming' ? streaming.map(id => ({ id, status: 'streaming' })) : records }
     if (url === '/api/notifications') return { notifications: unread.splice(0) }
     if (url === '/api/notifications/read') {
       markedRead.push(...options.body!.ids)
@@ -110,6 +113,41 @@ describe('the watch of running jobs', () => {
     unread.push(answerReady('job-late'))
     await vi.advanceTimersByTimeAsync(5000)
     expect(toastTitles()).toEqual(['Your answer is ready'])
+    stop()
+  })
+
+  it('announces an answer the person left from its record when no note comes (a viewer was still counted as it ended)', async () => {
+    const notifications = notificationsOfThisTab()
+    streaming = ['job-left']
+    const stop = notifications.watchRunningJobs(5000)
+    await vi.advanceTimersByTimeAsync(0)
+    // The person leaves the page; the server still counted its stream when the answer ended, so it left no note.
+    notifications.leftWhileRunning('job-left')
+    streaming = []
+    records = [{ id: 'job-left', type: 'chat', status: 'complete', threadId: 'thread-left', prompt: 'Write a long story' }]
+    await vi.advanceTimersByTimeAsync(5000)
+    // Looked once more for a note that may be on its way.
+    expect(toastTitles()).toEqual([])
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(toastTitles()).toEqual(['Your answer is ready'])
+    // Announced once, and a note stored late is read rather than announced again (by a later visit).
+    unread.push(answerReady('job-left'))
+    await vi.advanceTimersByTimeAsync(5000)
+    expect(markedRead).toEqual(['note-job-left'])
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(toastTitles()).toEqual(['Your answer is ready'])
+    stop()
+  })
+
+  it('announces nothing from records for answers it only saw running (watched elsewhere, no note)', async () => {
+    const notifications = notificationsOfThisTab()
+    streaming = ['job-elsewhere']
+    const stop = notifications.watchRunningJobs(5000)
+    await vi.advanceTimersByTimeAsync(0)
+    streaming = []
+    records = [{ id: 'job-elsewhere', type: 'chat', status: 'complete', threadId: 'thread-elsewhere', prompt: 'hi' }]
+    await vi.advanceTimersByTimeAsync(15_000)
+    expect(toastTitles()).toEqual([])
     stop()
   })
 })

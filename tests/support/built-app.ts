@@ -148,10 +148,13 @@ export function useAppServers(baseEnv: Record<string, string> | (() => Record<st
   beforeEach(() => {
     startedInTest = []
   })
-  // A failed test shows what its servers printed (a flake on a loaded CI machine is read from that alone).
-  afterEach(({ task }) => {
+  // A failed test shows what its servers printed (a flake on a loaded CI machine is read from that
+  // alone), and its servers stop: one that a timed-out test left running would go on calling the
+  // file's shared fake upstream during the next test.
+  afterEach(async ({ task }) => {
     if (task.result?.state !== 'fail') return
     for (const [index, app] of startedInTest.entries()) console.error(`--- server ${index + 1} of "${task.name}" (${app.url}), its last output:\n${app.logs().slice(-FAILED_TEST_LOG_CHARS)}`)
+    await Promise.all(startedInTest.map(app => app.stop('SIGKILL')))
   })
   afterAll(async () => {
     await Promise.all(running.map(app => app.stop()))

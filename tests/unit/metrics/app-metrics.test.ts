@@ -182,7 +182,7 @@ describe('observedCallbacks', () => {
       afterModelRequest: () => inner.push('settled'),
     })
     for (const round of [1, 2]) {
-      await callbacks.beforeModelRequest!({ round, request: { model: 'm', messages: [] } })
+      await callbacks.beforeModelRequest!({ round, request: { model: 'm', messages: [], stream: true } })
       callbacks.onReasoningDelta!('thinking', { round })
       callbacks.onTextDelta!('a', { round })
       callbacks.onTextDelta!('b', { round })
