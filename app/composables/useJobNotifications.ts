@@ -74,10 +74,12 @@ export function useJobNotifications() {
   }
 
   /**
-   * An answer finished; `here` says whether its thread is this tab's page. The preview is plain
-   * words (no markdown marks). Nothing shows in a tab whose person is reading it.
+   * An answer finished; `here` says whether its thread is this tab's page (which saw `jobId` end:
+   * it is not announced again, though the person had left it running before). The preview is
+   * plain words (no markdown marks). Nothing shows in a tab whose person is reading it.
    */
-  function answerFinished(options: { threadId: string, title: string, body: string, tone: 'success' | 'error' | 'info', here: boolean }): void {
+  function answerFinished(options: { threadId: string, jobId?: string, title: string, body: string, tone: 'success' | 'error' | 'info', here: boolean }): void {
+    if (options.here && options.jobId) leftUnannounced.delete(options.jobId)
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden'
     const body = plainPreview(options.body)
     if (!options.here && !readingNow({ threadId: options.threadId })) show({ title: options.title, body, tone: options.tone, to: `/chat/${options.threadId}` })

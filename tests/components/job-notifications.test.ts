@@ -150,4 +150,19 @@ describe('the watch of running jobs', () => {
     expect(toastTitles()).toEqual([])
     stop()
   })
+
+  it('does not announce from its record an answer the person came back to and saw end', async () => {
+    const notifications = notificationsOfThisTab()
+    streaming = ['job-back']
+    const stop = notifications.watchRunningJobs(5000)
+    await vi.advanceTimersByTimeAsync(0)
+    notifications.leftWhileRunning('job-back')
+    // Back on its page, which shows the end itself (no note: it was watched).
+    notifications.answerFinished({ threadId: 'thread-back', jobId: 'job-back', title: 'Your answer is ready', body: '', tone: 'success', here: true })
+    streaming = []
+    records = [{ id: 'job-back', type: 'chat', status: 'complete', threadId: 'thread-back', prompt: 'hi' }]
+    await vi.advanceTimersByTimeAsync(15_000)
+    expect(toastTitles()).toEqual([])
+    stop()
+  })
 })
