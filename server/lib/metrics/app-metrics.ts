@@ -34,8 +34,8 @@ export const MAX_TOOL_NAMES = 200
 export const MAX_MODELS = 100
 /** A tool name's or model id's label is cut to this many characters. */
 const LABEL_CHARS = 80
-/** The label value of names past the bound. */
-export const OTHER_TOOL = 'other'
+/** The label value of tool names and model ids past their bound. */
+export const OTHER_LABEL = 'other'
 /** How long one scrape's health reports are reused by the gauges read in it. */
 const SNAPSHOT_MS = 1_000
 
@@ -61,7 +61,7 @@ export class BoundedLabel {
   of(value: string): string {
     const label = value.slice(0, LABEL_CHARS)
     if (this.seen.has(label)) return label
-    if (this.seen.size >= this.max) return OTHER_TOOL
+    if (this.seen.size >= this.max) return OTHER_LABEL
     this.seen.add(label)
     return label
   }

@@ -1,6 +1,6 @@
 import { executeServerTool } from './execute-tool'
 import type { StreamedToolCall } from '../openrouter/types'
-import type { ToolCredentials, ToolQuestion, ToolQuestionAnswer } from './tool-types'
+import type { ToolCredentials, ToolExecutionResult, ToolQuestion, ToolQuestionAnswer } from './tool-types'
 
 /** How one tool call ended, as the job stores it and the UI shows it. */
 export type ToolCallStatus = 'completed' | 'error' | 'timeout' | 'aborted' | 'refused'
@@ -122,6 +122,11 @@ async function runOne(call: StreamedToolCall, position: number, total: number, o
 }
 
 /** Runs a registry tool, after its user's approval when it needs one. */
+/** How an executed call ended, from what `executeServerTool` returned. */
+export function toolCallStatusOf(outcome: ToolExecutionResult): ToolCallStatus {
+  return outcome.error === undefined ? 'completed' : outcome.timedOut ? 'timeout' : outcome.errorCode === 'aborted' ? 'aborted' : 'error'
+}
+
 async function runApproved(call: StreamedToolCall, startedAt: number, options: RunToolCallsOptions): Promise<ToolCallRecord> {
   if (options.needsApproval?.(call.name)) {
     if (!options.people) return refusal(call, startedAt, `tool "${call.name}" needs its user's approval, and nobody can answer for this job.`)
@@ -136,12 +141,11 @@ async function runApproved(call: StreamedToolCall, startedAt: number, options: R
     return refusal(call, startedAt, `not run: ${(caught as Error).message}`)
   }
   const outcome = await executeServerTool(call.name, call.arguments, { ...options.context, signal: options.signal, ...(askUser ? { askUser } : {}) })
-  const status: ToolCallStatus = outcome.error === undefined ? 'completed' : outcome.timedOut ? 'timeout' : outcome.errorCode === 'aborted' ? 'aborted' : 'error'
   return {
     id: call.id,
     name: call.name,
     arguments: call.arguments,
-    status,
+    status: toolCallStatusOf(outcome),
     result: outcome.error === undefined ? outcome.result ?? '' : toolErrorMessage(call.name, outcome.error),
     error: outcome.error,
     timedOut: outcome.timedOut,

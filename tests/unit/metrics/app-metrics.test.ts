@@ -1,6 +1,6 @@
 /** The Prometheus metrics: the seed's series, their types and bounded labels, and what a scrape reads. */
 import { describe, expect, it } from 'vitest'
-import { AppMetrics, MAX_MODELS, MAX_TOOL_NAMES, OTHER_TOOL, type MetricSources } from '../../../server/lib/metrics/app-metrics'
+import { AppMetrics, MAX_MODELS, MAX_TOOL_NAMES, OTHER_LABEL, type MetricSources } from '../../../server/lib/metrics/app-metrics'
 import { observedCallbacks } from '../../../server/lib/jobs/run/observed-callbacks'
 import { isScrapeToken } from '../../../server/lib/metrics/scrape-token'
 
@@ -113,7 +113,7 @@ describe('AppMetrics', () => {
     metrics.toolStarted(`${'x'.repeat(500)}`)
     const series = (await metrics.registry.getSingleMetric('background_tool_execution_started_total')!.get()).values
     expect(series).toHaveLength(MAX_TOOL_NAMES + 1)
-    expect(series.find(value => value.labels.tool_name === OTHER_TOOL)?.value).toBe(51)
+    expect(series.find(value => value.labels.tool_name === OTHER_LABEL)?.value).toBe(51)
     // A name seen before the bound keeps its own series.
     metrics.toolStarted('browser_tool_0')
     expect((await metrics.registry.getSingleMetric('background_tool_execution_started_total')!.get()).values.find(value => value.labels.tool_name === 'browser_tool_0')?.value).toBe(2)
@@ -157,7 +157,7 @@ describe('model requests', () => {
     for (let index = 0; index < MAX_MODELS + 10; index++) metrics.modelRequestEnded(`vendor/model-${index}`)
     const series = (await metrics.registry.getSingleMetric('model_requests_total')!.get()).values
     expect(series).toHaveLength(MAX_MODELS + 1)
-    expect(series.find(value => value.labels.model === OTHER_TOOL)?.value).toBe(11)
+    expect(series.find(value => value.labels.model === OTHER_LABEL)?.value).toBe(11)
   })
 })
 

@@ -9,6 +9,7 @@ import { executeToolLoop, type ToolLoopCallbacks } from '../../agent/tool-loop'
 import { chatClientOptions } from '../../models/chat-endpoint'
 import type { ChatEndpoint } from '../../openrouter/chat-client'
 import { executeServerTool } from '../../tools/execute-tool'
+import { toolCallStatusOf } from '../../tools/run-tool-calls'
 import { getServerTool, whenServerToolsReady } from '../../tools/registry'
 import { executeWorkflow, tooLongStepError, type AgentStepHooks, type NodeOutcome, type WorkflowRunDependencies, type WorkflowRunResult } from '../../workflows/execute'
 import { followSignal } from '../../follow-signal'
@@ -118,8 +119,10 @@ class WorkflowJobContext {
     this.runStop.abort('over-budget')
   }
 
-  /** A step's loop callbacks, its model requests metered against the budget (parallel steps wait their turn for it). */
-  /** A step's loop callbacks for `model`: metered against the budget, reported for monitoring. */
+  /**
+   * A step's loop callbacks for `model`: its model requests metered against the budget (parallel
+   * steps wait their turn for it) and reported for monitoring.
+   */
   metered(model: string, callbacks: ToolLoopCallbacks, signal: AbortSignal): ToolLoopCallbacks {
     return observedCallbacks(this.harness.observer, model, meteredCallbacks(this.budget, callbacks, budget => this.stopOverBudget(budget), signal))
   }
@@ -236,9 +239,8 @@ async function runToolStep(context: WorkflowJobContext, name: string, args: unkn
   }
   if (!getServerTool(name)?.idempotent && !await markStarted()) return { error: `the server could not record that "${name}" was starting, so it did not run it (a restart could otherwise run it twice). Try again.` }
   harness.toolCallStarted(name)
-  const startedAt = Date.now()
   const outcome = await executeServerTool(name, JSON.stringify(args), { userId: job.userId, threadId: job.threadId, jobId: job.id, signal, credentials: await options.credentials?.() })
-  harness.toolCallFinished(name, outcome.error === undefined ? 'completed' : outcome.timedOut ? 'timeout' : signal.aborted ? 'aborted' : 'error', Date.now() - startedAt)
+  harness.toolCallFinished(name, toolCallStatusOf(outcome), outcome.executionTimeMs)
   return outcome.error === undefined ? { output: outcome.result ?? '' } : { error: outcome.error }
 }
 
