@@ -9,7 +9,7 @@
 /**
  * The folders of server/lib, lowest first. A folder imports only folders on floors below its
  * own (type-only imports too), never one beside or above it, so no two folders import each
- * other. The files at the root of server/lib (domain-error.ts, follow-signal.ts) are the ground
+ * other. The files at the root of server/lib (domain-error.ts, follow-signal.ts, tracing.ts) are the ground
  * every floor may use. Why this order (README, Architecture):
  * - config, security: settings and their parsers, sealing secrets; they need nothing.
  * - stores: where things are kept, by backend; they know shapes (shared/), not what uses them.

@@ -19,6 +19,7 @@ export interface Or3Config {
     sseBatching: Or3FeatureFlag
     offlineDemoModel: Or3FeatureFlag
     metrics: Or3FeatureFlag
+    tracing: Or3FeatureFlag
   }
 }
 
@@ -56,6 +57,10 @@ export default defineOr3Config({
     metrics: {
       enabled: false,
       description: 'Serve Prometheus metrics at /metrics (to a bearer token or an admin): jobs, tool calls, viewers, the store, MCP servers, the process.',
+    },
+    tracing: {
+      enabled: true,
+      description: 'Send OpenTelemetry traces (a span per job, model request, tool call and store call) over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.',
     },
   },
 })

@@ -15,6 +15,11 @@ export interface HttpAnswer {
   message: string
   data?: Record<string, unknown>
   retryAfterSeconds?: number
+  /**
+   * The limit that refused the request, when a limit did (`job_starts_user`, `daily_budget_cost`,
+   * …): a fixed name, never input, counted by the metrics' refusal series.
+   */
+  refusedBy?: string
 }
 
 export abstract class DomainError extends Error {

@@ -4,13 +4,13 @@ import { builtinServerTools } from '../lib/tools/builtin'
 import { registerToolModules } from '../lib/tools/discovery'
 import { configureServerToolRegistry, deferServerToolsReady, registerServerTool } from '../lib/tools/registry'
 
-const logger = consola.withTag('tools')
-
 /**
  * Fills the tool registry from every source: the built-ins, then the tool files of
  * server/tools/** (each file that cannot be registered is reported with its path).
  */
 export default defineNitroPlugin(() => {
+  // Made here, after the log format is set (01.logs.ts): a logger copies its reporters when made.
+  const logger = consola.withTag('tools')
   const config = useServerConfig()
   configureServerToolRegistry({ defaultTimeoutMs: config.backgroundJobs.toolExecution.defaultTimeoutMs })
   // `override` keeps dev-server reloads from tripping over themselves.

@@ -8,7 +8,7 @@ import { setServerRuntime } from '../lib/runtime/current'
  * and live job streams never end on their own. `close` then closes the stores.
  */
 export default defineNitroPlugin((nitroApp) => {
-  const runtime = createServerRuntime(useServerConfig(), { passwords: { hash: hashPassword, verify: verifyPassword }, port: process.env.PORT })
+  const runtime = createServerRuntime(useServerConfig(), { passwords: { hash: hashPassword, verify: verifyPassword }, port: process.env.PORT, env: process.env })
   setServerRuntime(runtime)
   runtime.start()
 

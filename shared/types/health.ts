@@ -13,8 +13,11 @@ export interface StoreHealth {
 /** The job manager and its store. */
 export interface JobsHealth {
   store: StoreHealth
-  /** `running`: jobs holding a running slot; `waiting`: jobs parked while they wait for a person. */
-  jobs: { running: number, waiting: number, max: number, accepting: boolean }
+  /**
+   * `running`: jobs holding a running slot; `waiting`: jobs parked while they wait for a person;
+   * `queued`: jobs whose person answered, waiting for a running slot again.
+   */
+  jobs: { running: number, waiting: number, queued: number, max: number, accepting: boolean }
 }
 
 /** The whole report. */

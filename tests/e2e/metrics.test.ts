@@ -8,7 +8,7 @@ import { useBuiltApp } from '../support/built-app'
 import { freePort } from '../support/free-port'
 
 const TOKEN = 'metrics-scrape-token-of-the-e2e-test-0123456789'
-const app = useBuiltApp({ NUXT_METRICS_ENABLED: 'true', NUXT_METRICS_TOKEN: TOKEN, NUXT_AUTH_GUESTS: 'true' })
+const app = useBuiltApp({ NUXT_METRICS_ENABLED: 'true', NUXT_METRICS_TOKEN: TOKEN, NUXT_AUTH_GUESTS: 'true', NUXT_AUTH_SIGN_IN_ATTEMPTS_PER_IP_PER_MINUTE: '2' })
 const scrape = (authorization?: string, cookie?: string) => fetch(`${app.url}/metrics`, { headers: { ...(authorization ? { authorization } : {}), ...(cookie ? { cookie } : {}) } })
 
 /** One sample's value, by its series and labels as the text format writes them. */
@@ -46,7 +46,15 @@ describe('GET /metrics', () => {
     expect(sample(text, 'model_requests_total{model="or3/offline-demo"}')).toBeGreaterThanOrEqual(2)
     expect(sample(text, 'model_time_to_first_token_seconds_count{model="or3/offline-demo"}')).toBeGreaterThanOrEqual(1)
     expect(sample(text, 'model_tokens_total{model="or3/offline-demo",kind="completion"}')).toBeGreaterThan(0)
+    expect(sample(text, 'background_jobs_started_total{type="chat",resumed="false"}')).toBeGreaterThanOrEqual(1)
+    // The answer's stream had a viewer (this request), so its events went out as frames.
+    expect(sample(text, 'sse_frames_sent_total{type="status"}')).toBeGreaterThanOrEqual(1)
+    // Every store call is timed by its operation: the job's creation and its end among them.
+    expect(sample(text, 'store_operation_duration_seconds_count{store="jobs",operation="createJob"}')).toBeGreaterThanOrEqual(1)
+    expect(text).toMatch(/^store_operation_duration_seconds_count\{store="threads",operation="\w+"\} \d/m)
+    expect(text).toMatch(/^nodejs_eventloop_utilization_ratio [\d.e-]+$/m)
     expect(sample(text, 'background_jobs{state="running"}')).toBe(0)
+    expect(sample(text, 'background_jobs{state="queued"}')).toBe(0)
     expect(sample(text, 'store_up')).toBe(1)
     expect(sample(text, 'server_tools_registered')).toBeGreaterThanOrEqual(4)
     expect(text).toMatch(/^nodejs_eventloop_lag_p99_seconds \d/m)
@@ -70,6 +78,18 @@ describe('GET /metrics', () => {
     const adminCookie = admin.headers.getSetCookie().find(value => value.startsWith('or3-session='))!.split(';')[0]!
     expect((await scrape(undefined, adminCookie)).status).toBe(200)
     expect(app.logs()).not.toContain(TOKEN)
+  })
+
+  it('counts requests refused by a limit, by the limit', async () => {
+    const refusals = async () => sample(await (await scrape(`Bearer ${TOKEN}`)).text(), 'limit_refusals_total{limit="auth_attempts"}') ?? 0
+    const before = await refusals()
+    // Two sign-in attempts a minute from one address here: the third is refused by the limit.
+    const statuses: number[] = []
+    for (let attempt = 0; attempt < 3; attempt++) {
+      statuses.push((await fetch(`${app.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Nobody', password: 'not the password at all' }) })).status)
+    }
+    expect(statuses).toContain(429)
+    expect(await refusals()).toBe(before + statuses.filter(status => status === 429).length)
   })
 
   it("passes Prometheus' own check (promtool), and a real Prometheus scrapes it with the token", async () => {

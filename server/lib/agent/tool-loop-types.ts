@@ -4,7 +4,7 @@ import type { ClientToolDeclaration } from '../../../shared/types/tool'
 import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import type { ToolCredentials } from '../tools/tool-types'
 import type { ChatClientOptions, ChatEndpoint } from '../openrouter/chat-client'
-import type { OpenRouterError } from '../openrouter/errors'
+import type { OpenRouterError, OpenRouterErrorKind } from '../openrouter/errors'
 import type { ChatCompletionRequest, ChatMessage, FinishReason, StreamedToolCall, Usage } from '../openrouter/types'
 
 /** One round that ran tools. */
@@ -24,8 +24,11 @@ export interface ToolLoopCallbacks {
    * signal here stops the loop before it is sent (a budget that refuses it).
    */
   beforeModelRequest?: (event: { round: number, request: ChatCompletionRequest }) => void | Promise<void>
-  /** The request that `beforeModelRequest` announced has ended, however it ended. */
-  afterModelRequest?: (event: { round: number }) => void
+  /**
+   * The request that `beforeModelRequest` announced has ended, however it ended; `error` is the
+   * kind of upstream error it ended with (`timeout` when the round's deadline passed).
+   */
+  afterModelRequest?: (event: { round: number, error?: OpenRouterErrorKind }) => void
   onTextDelta?: (text: string, info: { round: number }) => void
   onReasoningDelta?: (text: string, info: { round: number }) => void
   /**

@@ -208,11 +208,12 @@ class ToolLoop {
     const roundTimeoutMs = this.params.roundTimeoutMs ?? 120_000
     const deadline = roundSignal(this.params.signal, roundTimeoutMs)
     try {
-      let streamed: StreamedRound
+      let streamed: StreamedRound | undefined
       try {
         streamed = await this.stream(round, request, deadline.signal)
       } finally {
-        this.callbacks.afterModelRequest?.({ round })
+        const error = deadline.timedOut() ? 'timeout' : streamed?.error?.kind
+        this.callbacks.afterModelRequest?.(error ? { round, error } : { round })
       }
       if (this.params.signal?.aborted) return this.finish('aborted')
       if (deadline.timedOut()) return this.finish('error', roundTimeoutError(round, roundTimeoutMs))

@@ -36,7 +36,7 @@ export class AuthError extends DomainError {
 
   httpAnswer(): HttpAnswer {
     const statusMessages: Record<number, string> = { 401: 'Sign-in required', 403: 'Not allowed', 409: 'Conflict', 429: 'Too many attempts' }
-    return { statusCode: this.statusCode, statusMessage: statusMessages[this.statusCode] ?? 'Refused', message: this.message, data: { reason: this.refusal }, retryAfterSeconds: this.retryAfterSeconds }
+    return { statusCode: this.statusCode, statusMessage: statusMessages[this.statusCode] ?? 'Refused', message: this.message, data: { reason: this.refusal }, retryAfterSeconds: this.retryAfterSeconds, ...(this.refusal === 'too-many-attempts' ? { refusedBy: 'auth_attempts' } : {}) }
   }
 
   static isInstance(error: unknown): error is AuthError {

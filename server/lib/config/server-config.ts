@@ -274,6 +274,14 @@ export const serverConfigSchema = z.object({
     token: setting(z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty: admins only)')]), '',
       "The bearer token Prometheus scrapes with (32+ characters; `openssl rand -hex 32`). Empty: only admins' sessions and API tokens are answered. Never logged."),
   }),
+  tracing: group({
+    enabled: setting(z.boolean(), features.tracing.enabled,
+      'Send OpenTelemetry traces (see Operating it) when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set; the `OTEL_*` variables configure the exporter. Off: no traces even with an endpoint.'),
+  }),
+  logs: group({
+    format: setting(z.enum(['auto', 'json', 'text']), 'auto',
+      'How the server writes its log: `json` (one JSON object per line, with the job, user and trace ids of lines about a job), `text` (readable lines), `auto`: JSON in production (`NODE_ENV=production`), text otherwise.'),
+  }),
   dataDir: setting(z.string().trim().min(1, 'must name a directory, such as .data'), '.data',
     'Where the SQLite database (`or3.sqlite`) and the generated session secret live.'),
   siteUrl: setting(siteUrl, '',

@@ -19,5 +19,6 @@ export function throwHttpError(event: H3Event, error: unknown): never {
   const answer = httpAnswerFor(error)
   if (!answer) throw error
   if (answer.retryAfterSeconds !== undefined) setResponseHeader(event, 'Retry-After', answer.retryAfterSeconds)
-  throw createError({ statusCode: answer.statusCode, statusMessage: answer.statusMessage, message: answer.message, data: answer.data })
+  // The error keeps its cause, so the error handler (which counts refusals) knows what it was.
+  throw createError({ statusCode: answer.statusCode, statusMessage: answer.statusMessage, message: answer.message, data: answer.data, cause: error })
 }

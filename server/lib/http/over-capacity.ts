@@ -16,7 +16,7 @@ export class OverCapacityError extends DomainError {
   }
 
   httpAnswer(): HttpAnswer {
-    return { statusCode: this.statusCode, statusMessage: this.statusCode === 503 ? 'Server busy' : 'Too many at once', message: this.message, retryAfterSeconds: this.retryAfterSeconds }
+    return { statusCode: this.statusCode, statusMessage: this.statusCode === 503 ? 'Server busy' : 'Too many at once', message: this.message, retryAfterSeconds: this.retryAfterSeconds, refusedBy: `${this.kind}_${this.statusCode === 503 ? 'server' : 'client'}` }
   }
 
   /** Whether `error` is one (of `kind`, when given). */

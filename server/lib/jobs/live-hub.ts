@@ -364,6 +364,7 @@ export class JobLiveHub {
 
   private broadcast(live: LiveJob, event: JobStreamEvent): SequencedJobEvent {
     const sequenced = live.log.append(event)
+    if (live.listeners.size > 0) this.options.observer.frameSent(event.type, live.listeners.size)
     for (const listener of live.listeners) {
       try {
         listener(sequenced)

@@ -23,7 +23,8 @@ import type { JobLiveHub } from './live-hub'
 import { recoverInterruptedJobs, type RelaunchPlan } from './recovery'
 import type { JobObserver } from './job-observer'
 import { runChatJob } from './run/chat'
-import type { JobStopReason } from './run/end'
+import type { JobRunOutcome, JobStopReason } from './run/end'
+import { inJobContext } from '../tracing'
 import type { JobLogger } from './run/harness'
 import { runWorkflowJob } from './run/workflow'
 import { newChatJob, newWorkflowJob, type StartChatJobInput, type StartWorkflowJobInput } from './new-job'
@@ -108,7 +109,7 @@ export class BackgroundJobManager {
       usage: options.usage,
       limiterFor: options.limiterFor,
     })
-    this.inputs = new JobInputs({ store: options.store, hub: options.hub, settings: options.config.backgroundJobs.waits, logger: options.logger, parking: this.admission.slots })
+    this.inputs = new JobInputs({ store: options.store, hub: options.hub, settings: options.config.backgroundJobs.waits, logger: options.logger, parking: this.admission.slots, observer: options.observer })
     this.leases = isLeaseStore(options.store) ? new JobLeases(options.store, options.hub, options.logger) : undefined
     this.sweeper = new JobSweeper({
       store: options.store,
@@ -142,8 +143,8 @@ export class BackgroundJobManager {
       ? undefined
       : probe.status === 'rejected' ? (probe.error instanceof Error ? probe.error.message : String(probe.error)) : `no answer within ${HEALTH_PROBE_MS} ms`
     const store = { provider: this.store.name, ok: error === undefined, latencyMs: Math.round(performance.now() - started), ...(error === undefined ? {} : { error }) }
-    const waiting = this.admission.slots.waiting
-    return { store, jobs: { running: this.running.size - waiting, waiting, max: this.options.config.backgroundJobs.maxConcurrentJobs, accepting: !this.closing } }
+    const { waiting, queued } = this.admission.slots
+    return { store, jobs: { running: this.running.size - waiting, waiting: waiting - queued, queued, max: this.options.config.backgroundJobs.maxConcurrentJobs, accepting: !this.closing } }
   }
 
   /** Whether `jobId` runs in this process. */
@@ -331,6 +332,15 @@ export class BackgroundJobManager {
     const run: RunningJob = { userId: job.userId, controller, done: Promise.resolve(), lastActivityAt: Date.now(), toolsRunning: 0 }
     this.running.set(job.id, run)
     if (!admittedBudget) this.admission.slots.take(job.id, { userId: job.userId })
+    // The run, its lease's renewals and what follows its end happen in the job's context: its
+    // trace's root span, and its ids on every span and log line made meanwhile (tracing.ts).
+    run.done = inJobContext(`or3.job ${job.type}`, { jobId: job.id, userId: job.userId }, { 'or3.job.type': job.type, 'or3.job.resumed': !admittedBudget }, () => this.runLaunched(job, how, run, admittedBudget), outcome => outcome === 'error' || outcome === undefined ? { error: outcome ?? 'crashed' } : {})
+      .then(() => {}, () => {})
+  }
+
+  /** The run of a launched job (`launch`), to its outcome (undefined: the runner crashed). */
+  private runLaunched(job: BackgroundJob, how: RelaunchPlan, run: RunningJob, admittedBudget?: RunBudget): Promise<JobRunOutcome | undefined> {
+    const { controller } = run
     const meter = admittedBudget ? Promise.resolve(admittedBudget) : this.resumedJobBudget(job.userId)
     const stopRenewing = this.leases?.keepRenewed(job.id, controller)
     const common = {
@@ -361,7 +371,7 @@ export class BackgroundJobManager {
       },
     }
     let budget: RunBudget | undefined
-    run.done = meter.then((given) => {
+    return meter.then((given) => {
       budget = given
       return job.type === 'workflow'
         ? runWorkflowJob({ ...common, budget, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey) })
@@ -379,6 +389,7 @@ export class BackgroundJobManager {
       if (budget) await this.admission.budgets?.record(job.userId, budget.spent()).catch(error => this.options.logger?.warn(`Job ${job.id}: its usage could not be recorded`, error))
       budget?.close()
       if (outcome !== 'interrupted') await this.reportFinished(job.id, how.endpoint)
+      return outcome ?? undefined
     }).finally(() => {
       stopRenewing?.()
       this.running.delete(job.id)

@@ -2,24 +2,30 @@
  * The server's metrics (prom-client), served in Prometheus' text format at `GET /metrics`
  * (server/routes/metrics.get.ts) when `NUXT_METRICS_ENABLED` is on.
  *
- * - As runs go (they report through `JobObserver`): tool calls started, completed and failed,
- *   their duration, model rounds per answer, runs ended by outcome, text batch sizes. These are the
+ * - As runs go (they report through `JobObserver`): runs started and ended by outcome, tool calls
+ *   started, completed and failed, their duration, model rounds per answer, waits for people opened
+ *   and ended, frames sent to viewers and text batch sizes. These are the
  *   seed's series ("Monitoring", 002), with one departure: the seed labels them with `job_id`,
  *   which would make a new time series of every job and grow Prometheus without end; here labels
  *   are bounded sets (`tool_name`, `error_type`, `type`, `outcome`, `model`, `kind`) and job ids
  *   belong in logs. Tool names and model ids are themselves bounded: the first `MAX_TOOL_NAMES`
  *   names (`MAX_MODELS` models) seen are labels, later ones count as `other` (a browser declares
  *   its own tools' names, and a role may allow any model id, so both are input).
- * - Per model request of a job: time to first token, tokens and cost as reported, requests.
+ * - Per model request of a job: time to first token, writing speed, tokens and cost as reported,
+ *   requests, upstream errors by kind.
+ * - Each store call by store and operation (its method): duration and failures
+ *   (`storeCallWatcher`, through instrumented-store.ts). Refusals by the limit that refused
+ *   (`refused`, from the error handler).
  * - At each scrape, from the runtime's own health reports (`readAtScrape`, once the services
- *   exist): jobs running and waiting, the store's write probe (up, latency), tools registered,
- *   MCP servers by state, live viewers.
+ *   exist): jobs running, waiting and queued, the store's write probe (up, latency), tools
+ *   registered, MCP servers by state, live viewers.
  * - Node's process metrics (CPU, memory, event-loop delay, GC) with prom-client's defaults, but
- *   for three that Prometheus' lint refuses.
+ *   for three that Prometheus' lint refuses; and the event loop's utilisation since the last scrape.
  *
  * Each runtime has its own registry (never prom-client's global one), so two runtimes in one
  * process (tests) do not share or clash.
  */
+import { performance } from 'node:perf_hooks'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { JobObserver } from '../jobs/job-observer'
 import type { JobRunOutcome } from '../jobs/run/end'
@@ -27,6 +33,9 @@ import type { ToolCallStatus } from '../tools/run-tool-calls'
 import type { HealthReport, JobsHealth } from '../../../shared/types/health'
 import type { JobType } from '../../../shared/types/job'
 import type { Usage } from '../../../shared/types/chat'
+import type { InputRequestKind, InputRequestStatus } from '../../../shared/types/input-request'
+import type { JobStreamEvent } from '../../../shared/types/job-events'
+import type { StoreCallWatcher } from './instrumented-store'
 
 /** Distinct tool names kept as label values; later names are counted as `other`. */
 export const MAX_TOOL_NAMES = 200
@@ -86,6 +95,18 @@ export class AppMetrics implements JobObserver {
   private readonly modelRequests: Counter<'model'>
   private readonly modelTokens: Counter<'model' | 'kind'>
   private readonly modelCost: Counter<'model'>
+  private readonly jobsStarted: Counter<'type' | 'resumed'>
+  private readonly upstreamErrors: Counter<'model' | 'kind'>
+  private readonly outputSpeeds: Histogram<'model'>
+  private readonly waitsOpened: Counter<'kind'>
+  private readonly waitsEnded: Counter<'kind' | 'status'>
+  private readonly framesSent: Counter<'type'>
+  private readonly refusals: Counter<'limit'>
+  private readonly storeDuration: Histogram<'store' | 'operation'>
+  private readonly storeErrors: Counter<'store' | 'operation'>
+  private readonly mcpCalls: Histogram<'server' | 'outcome'>
+  private readonly limits = new BoundedLabel(MAX_TOOL_NAMES)
+  private readonly mcpServerNames = new BoundedLabel(MAX_MODELS)
 
   constructor() {
     const registers = [this.registry]
@@ -101,6 +122,26 @@ export class AppMetrics implements JobObserver {
     this.modelTokens = new Counter({ name: 'model_tokens_total', help: 'Tokens model requests of jobs used, as the upstream reported them, by model and kind (prompt, completion).', labelNames: ['model', 'kind'], registers })
     this.modelCost = new Counter({ name: 'model_cost_total', help: 'Credits model requests of jobs cost, as the upstream reported them (OpenRouter `cost`), by model.', labelNames: ['model'], registers })
 
+    this.jobsStarted = new Counter({ name: 'background_jobs_started_total', help: 'Job runs that began, by type; resumed="true": a job interrupted by a restart (or taken over from another instance) going on.', labelNames: ['type', 'resumed'], registers })
+    this.upstreamErrors = new Counter({ name: 'model_upstream_errors_total', help: 'Model requests of jobs that ended with an upstream error, by model and kind (rate_limited, upstream_unavailable, timeout, insufficient_credits, stream_interrupted, …).', labelNames: ['model', 'kind'], registers })
+    this.outputSpeeds = new Histogram({ name: 'model_output_tokens_per_second', help: 'How fast model requests of jobs wrote: completion tokens per second from the first text to the last, by model.', labelNames: ['model'], buckets: [5, 10, 20, 40, 60, 90, 130, 200, 400], registers })
+    this.waitsOpened = new Counter({ name: 'background_waits_opened_total', help: 'Waits for a person that runs opened, by kind (approval, question, client-tool).', labelNames: ['kind'], registers })
+    this.waitsEnded = new Counter({ name: 'background_waits_ended_total', help: 'Waits for a person that ended, by kind and status (answered, expired, cancelled: the job was stopped).', labelNames: ['kind', 'status'], registers })
+    this.framesSent = new Counter({ name: 'sse_frames_sent_total', help: 'Events sent to live viewers of jobs, one per viewer, by event type.', labelNames: ['type'], registers })
+    this.refusals = new Counter({ name: 'limit_refusals_total', help: 'Requests refused by a limit, by limit (job_starts_user, running_jobs_server, daily_budget_cost, streams_client, auth_attempts, storage_threads, …).', labelNames: ['limit'], registers })
+    this.storeDuration = new Histogram({ name: 'store_operation_duration_seconds', help: 'How long store calls took, by store and operation (the method called).', labelNames: ['store', 'operation'], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers })
+    this.storeErrors = new Counter({ name: 'store_operation_errors_total', help: 'Store calls that failed, by store and operation.', labelNames: ['store', 'operation'], registers })
+    this.mcpCalls = new Histogram({ name: 'mcp_tool_call_duration_seconds', help: 'How long tool calls to MCP servers took, by server and outcome (ok, failed).', labelNames: ['server', 'outcome'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers })
+    let utilizationBefore = performance.eventLoopUtilization()
+    new Gauge({
+      name: 'nodejs_eventloop_utilization_ratio', help: 'Share of time the event loop was busy since the previous scrape (0 to 1).', registers,
+      collect() {
+        const now = performance.eventLoopUtilization()
+        this.set(performance.eventLoopUtilization(now, utilizationBefore).utilization)
+        utilizationBefore = now
+      },
+    })
+
     collectDefaultMetrics({ register: this.registry })
     // Three of Node's defaults are gauges named like counters (`…_total`), which Prometheus' own
     // lint (`promtool check metrics`) refuses; what they count (handles, requests) says little here.
@@ -114,11 +155,12 @@ export class AppMetrics implements JobObserver {
     const registers = [this.registry]
     const report = () => this.report()
     new Gauge({
-      name: 'background_jobs', help: 'Jobs of this process now: running (holding a running slot) and waiting (parked until a person answers).', labelNames: ['state'], registers,
+      name: 'background_jobs', help: 'Jobs of this process now: running (holding a running slot), waiting (parked until a person answers), queued (answered, waiting for a running slot).', labelNames: ['state'], registers,
       async collect() {
         const { jobs } = await report()
         this.set({ state: 'running' }, jobs.jobs.running)
         this.set({ state: 'waiting' }, jobs.jobs.waiting)
+        this.set({ state: 'queued' }, jobs.jobs.queued)
       },
     })
     new Gauge({
@@ -207,8 +249,49 @@ export class AppMetrics implements JobObserver {
     this.modelCost.inc({ model: label }, count(usage.cost))
   }
 
-  modelRequestEnded(model: string): void {
-    this.modelRequests.inc({ model: this.models.of(model) })
+  modelRequestEnded(model: string, error?: string): void {
+    const label = this.models.of(model)
+    this.modelRequests.inc({ model: label })
+    if (error) this.upstreamErrors.inc({ model: label, kind: error })
+  }
+
+  runStarted(type: JobType, resumed: boolean): void {
+    this.jobsStarted.inc({ type, resumed: String(resumed) })
+  }
+
+  outputSpeed(model: string, tokensPerSecond: number): void {
+    if (Number.isFinite(tokensPerSecond) && tokensPerSecond > 0) this.outputSpeeds.observe({ model: this.models.of(model) }, tokensPerSecond)
+  }
+
+  waitOpened(kind: InputRequestKind): void {
+    this.waitsOpened.inc({ kind })
+  }
+
+  waitEnded(kind: InputRequestKind, status: Exclude<InputRequestStatus, 'open'>): void {
+    this.waitsEnded.inc({ kind, status })
+  }
+
+  frameSent(type: JobStreamEvent['type'], viewers: number): void {
+    this.framesSent.inc({ type }, viewers)
+  }
+
+  /** A request was refused by `limit` (a fixed name an error declares: `HttpAnswer.refusedBy`). */
+  refused(limit: string): void {
+    this.refusals.inc({ limit: this.limits.of(limit) })
+  }
+
+  /** A tool call to MCP server `server` ended after `ms`. */
+  readonly mcpCallEnded = (server: string, ms: number, failed: boolean): void => {
+    this.mcpCalls.observe({ server: this.mcpServerNames.of(server), outcome: failed ? 'failed' : 'ok' }, Math.max(0, ms) / 1000)
+  }
+
+  /** Times each store call (instrumented-store.ts) by store and operation, and counts the failed ones. */
+  readonly storeCallWatcher: StoreCallWatcher = (store, operation) => {
+    const started = performance.now()
+    return (failed) => {
+      this.storeDuration.observe({ store, operation }, (performance.now() - started) / 1000)
+      if (failed) this.storeErrors.inc({ store, operation })
+    }
   }
 
   /** The health reports of this scrape (one probe for all the gauges that read them). */

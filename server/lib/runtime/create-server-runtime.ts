@@ -25,7 +25,7 @@ import { ToolChangeFeed } from '../tools/tool-changes'
 import { ToolSources } from '../tools/tool-sources'
 import { createSecretBox } from '../security/secret-box'
 import { serverSecret } from '../security/session-secret'
-import { openStores } from '../stores'
+import { openStores, type AppStores } from '../stores'
 import { BackgroundJobManager } from '../jobs/manager'
 import { JobLiveHub } from '../jobs/live-hub'
 import { ThreadTitles } from '../threads/titles'
@@ -35,6 +35,8 @@ import { deleteUserData } from '../auth/delete-user-data'
 import { BodyBudget } from '../http/body-budget'
 import { StreamSlots } from '../http/stream-slots'
 import { AppMetrics } from '../metrics/app-metrics'
+import { instrumentedStore, type StoreCallWatcher } from '../metrics/instrumented-store'
+import { startTelemetry, traceJobStoreCalls } from './telemetry'
 import type { ServerRuntime } from './current'
 
 /** How often each instance reads the admin's MCP servers again, for changes made on another instance. */
@@ -46,6 +48,8 @@ export interface ServerRuntimeOptions {
   passwords: PasswordHasher
   /** The port people open on this machine, for the first-run hint (default: 3000). */
   port?: string
+  /** The process's environment, for OpenTelemetry's `OTEL_*` variables (default: none, so no traces leave). */
+  env?: NodeJS.ProcessEnv
 }
 
 /** A built runtime: its services, and its lifecycle. */
@@ -58,13 +62,20 @@ export interface StartableServerRuntime extends ServerRuntime {
   close(): Promise<void>
 }
 
-const jobsLogger = consola.withTag('jobs')
-const mcpLogger = consola.withTag('mcp')
-const toolsLogger = consola.withTag('tools')
-
 /** Builds the runtime of one server process (see the file comment). Throws on a policy, credentials or MCP file that cannot be used. */
 export function createServerRuntime(config: ServerConfig, options: ServerRuntimeOptions): StartableServerRuntime {
-  const stores = openStores(config)
+  // Made here, not at module load: a consola logger copies its reporters when made, and the log
+  // format (runtime/logs.ts) is set by then.
+  const jobsLogger = consola.withTag('jobs')
+  const mcpLogger = consola.withTag('mcp')
+  const toolsLogger = consola.withTag('tools')
+  // Metrics (when on) hear from runs as they go, time every store call, and read the services'
+  // reports at each scrape (below).
+  const metrics = config.metrics.enabled ? new AppMetrics() : undefined
+  // Traces (when an OTLP endpoint is set) have a span for each store call of a job's run.
+  const telemetry = startTelemetry({ exportTraces: config.tracing.enabled, env: options.env ?? {}, service: 'or3-chat' })
+  const storeWatchers = [metrics?.storeCallWatcher, telemetry.exporting ? traceJobStoreCalls : undefined].filter(watcher => watcher !== undefined)
+  const stores = storeWatchers.length > 0 ? watchStores(openStores(config), allWatchers(storeWatchers)) : openStores(config)
   const secret = serverSecret(config)
 
   // Tools: who may use which (a policy file that cannot be used stops start-up here, naming the
@@ -90,6 +101,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     userConnectionIdleMs: config.mcp.userConnectionIdleMs,
     oauth: { store: stores.settings, secretBox: createSecretBox(secret, 'mcp-oauth-grants'), logger: mcpLogger },
     consents,
+    ...(metrics ? { onCallEnded: metrics.mcpCallEnded } : {}),
   })
   // Made by the set from `oauth` above, so always there.
   const authorizations = mcp.authorizations!
@@ -120,9 +132,6 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     inviteTtlMs: Math.round(auth.inviteTtlHours * 3_600_000),
     roleLimits: config.limits.roles,
   })
-
-  // Metrics (when on) hear from runs as they go, and read the services' reports at each scrape (below).
-  const metrics = config.metrics.enabled ? new AppMetrics() : undefined
 
   const { sseBatching } = config.backgroundJobs
   const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive, ...(metrics ? { observer: metrics } : {}) })
@@ -207,8 +216,31 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     stop,
     async close() {
       await stop()
-      await stores.close()
+      await Promise.all([stores.close(), telemetry.close()])
     },
+  }
+}
+
+/** One watcher that tells each of `watchers`. */
+function allWatchers(watchers: StoreCallWatcher[]): StoreCallWatcher {
+  if (watchers.length === 1) return watchers[0]!
+  return (store, operation) => {
+    const ends = watchers.map(watch => watch(store, operation))
+    return failed => ends.forEach(end => end(failed))
+  }
+}
+
+/** `stores` with every call reported to `watch`, by store (each role of the account backend by its own name). */
+function watchStores(stores: AppStores, watch: StoreCallWatcher): AppStores {
+  return {
+    ...stores,
+    jobs: instrumentedStore(stores.jobs, 'jobs', watch),
+    threads: instrumentedStore(stores.threads, 'threads', watch),
+    workflows: instrumentedStore(stores.workflows, 'workflows', watch),
+    accounts: instrumentedStore(stores.accounts, 'accounts', watch),
+    tokens: instrumentedStore(stores.tokens, 'tokens', watch),
+    settings: instrumentedStore(stores.settings, 'settings', watch),
+    usage: instrumentedStore(stores.usage, 'usage', watch),
   }
 }
 

@@ -35,7 +35,7 @@ export class StorageQuotaError extends DomainError {
   }
 
   httpAnswer(): HttpAnswer {
-    return { statusCode: 409, statusMessage: 'Storage limit reached', message: this.message, data: { quota: this.kind, limit: this.limit } }
+    return { statusCode: 409, statusMessage: 'Storage limit reached', message: this.message, data: { quota: this.kind, limit: this.limit }, refusedBy: `storage_${this.kind}` }
   }
 
   static isInstance(error: unknown): error is StorageQuotaError {

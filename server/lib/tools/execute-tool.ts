@@ -9,6 +9,7 @@ import { parseToolArguments } from './tool-arguments'
 import { serializeToolResult } from './tool-result'
 import { formatValidationErrors } from './tool-schema'
 import type { ToolCredentials, ToolErrorCode, ToolExecutionContext, ToolExecutionResult, ToolRuntime } from './tool-types'
+import { failSpan, inSpan } from '../tracing'
 
 function failure(
   toolName: string,
@@ -64,11 +65,25 @@ export function missingCredentialsMessage(toolName: string, missing: readonly st
  * unknown tools, client-only tools, invalid arguments, timeouts, aborts, handler errors and
  * unusable results all come back as `error` (with `errorCode`) so the caller can feed them to the
  * model. A tool whose declared credentials are not set ends with `credentials_missing` unrun.
+ * Each call is a span (`execute_tool {name}`), active while the tool runs, so what it calls (an
+ * MCP server over HTTP) carries its trace.
  */
-export async function executeServerTool(
+export function executeServerTool(
   toolName: string,
   argsJson: string | null | undefined,
   context: Partial<ToolExecutionContext> = {},
+): Promise<ToolExecutionResult> {
+  return inSpan(`execute_tool ${toolName}`, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': toolName }, async (span) => {
+    const outcome = await executeRegisteredTool(toolName, argsJson, context)
+    if (outcome.error !== undefined) failSpan(span, outcome.errorCode ?? 'error')
+    return outcome
+  })
+}
+
+async function executeRegisteredTool(
+  toolName: string,
+  argsJson: string | null | undefined,
+  context: Partial<ToolExecutionContext>,
 ): Promise<ToolExecutionResult> {
   const startedAt = performance.now()
   const entry = getToolEntry(toolName)

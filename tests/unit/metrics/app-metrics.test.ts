@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest'
 import { AppMetrics, MAX_MODELS, MAX_TOOL_NAMES, OTHER_LABEL, type MetricSources } from '../../../server/lib/metrics/app-metrics'
 import { observedCallbacks } from '../../../server/lib/jobs/run/observed-callbacks'
 import { isScrapeToken } from '../../../server/lib/metrics/scrape-token'
+import { instrumentedStore } from '../../../server/lib/metrics/instrumented-store'
+import { UNOBSERVED, type JobObserver } from '../../../server/lib/jobs/job-observer'
 
 const sources = (overrides: Partial<MetricSources> = {}): MetricSources => ({
-  jobs: async () => ({ store: { provider: 'memory', ok: true, latencyMs: 12 }, jobs: { running: 3, waiting: 1, max: 20, accepting: true } }),
+  jobs: async () => ({ store: { provider: 'memory', ok: true, latencyMs: 12 }, jobs: { running: 3, waiting: 1, queued: 0, max: 20, accepting: true } }),
   tools: async () => ({ registered: 5, mcpServers: [{ name: 'a', state: 'ready' }, { name: 'b', state: 'failed' }, { name: 'c', state: 'ready' }] }),
   viewers: () => 7,
   ...overrides,
@@ -38,6 +40,17 @@ describe('AppMetrics', () => {
       model_requests_total: ['counter', ['model']],
       model_tokens_total: ['counter', ['model', 'kind']],
       model_cost_total: ['counter', ['model']],
+      background_jobs_started_total: ['counter', ['type', 'resumed']],
+      model_upstream_errors_total: ['counter', ['model', 'kind']],
+      model_output_tokens_per_second: ['histogram', ['model']],
+      background_waits_opened_total: ['counter', ['kind']],
+      background_waits_ended_total: ['counter', ['kind', 'status']],
+      sse_frames_sent_total: ['counter', ['type']],
+      limit_refusals_total: ['counter', ['limit']],
+      store_operation_duration_seconds: ['histogram', ['store', 'operation']],
+      store_operation_errors_total: ['counter', ['store', 'operation']],
+      mcp_tool_call_duration_seconds: ['histogram', ['server', 'outcome']],
+      nodejs_eventloop_utilization_ratio: ['gauge', []],
     }
     for (const [name, [type, labels]] of Object.entries(expected)) {
       const metric = byName.get(name)
@@ -91,12 +104,13 @@ describe('AppMetrics', () => {
     const metrics = new AppMetrics()
     metrics.readAtScrape(sources({ jobs: async () => {
       probes++
-      return { store: { provider: 'sqlite', ok: false, latencyMs: 1500, error: 'locked' }, jobs: { running: 2, waiting: 4, max: 20, accepting: true } }
+      return { store: { provider: 'sqlite', ok: false, latencyMs: 1500, error: 'locked' }, jobs: { running: 2, waiting: 4, queued: 1, max: 20, accepting: true } }
     } }))
     const text = await metrics.render()
     expect(probes).toBe(1)
     expect(sample(text, 'background_jobs{state="running"}')).toBe(2)
     expect(sample(text, 'background_jobs{state="waiting"}')).toBe(4)
+    expect(sample(text, 'background_jobs{state="queued"}')).toBe(1)
     expect(sample(text, 'background_jobs_max')).toBe(20)
     expect(sample(text, 'store_up')).toBe(0)
     expect(sample(text, 'store_probe_latency_seconds')).toBe(1.5)
@@ -164,14 +178,12 @@ describe('model requests', () => {
 describe('observedCallbacks', () => {
   it('times each request from when it goes out to its first text, and reports its usage and its end', async () => {
     const seen: string[] = []
-    const observer = {
-      toolStarted() {},
-      toolEnded() {},
-      runEnded() {},
-      textBatchSent() {},
-      firstToken: (model: string, ms: number) => seen.push(`first ${model} ${ms >= 0}`),
-      modelUsage: (model: string, usage: { totalTokens: number }) => seen.push(`usage ${model} ${usage.totalTokens}`),
-      modelRequestEnded: (model: string) => seen.push(`ended ${model}`),
+    const observer: JobObserver = {
+      ...UNOBSERVED,
+      firstToken: (model, ms) => seen.push(`first ${model} ${ms >= 0}`),
+      outputSpeed: (model, speed) => seen.push(`speed ${model} ${speed > 0}`),
+      modelUsage: (model, usage) => seen.push(`usage ${model} ${usage.totalTokens}`),
+      modelRequestEnded: (model, error) => seen.push(`ended ${model}${error ? ` ${error}` : ''}`),
     }
     const inner: string[] = []
     const callbacks = observedCallbacks(observer, 'm', {
@@ -185,13 +197,92 @@ describe('observedCallbacks', () => {
       await callbacks.beforeModelRequest!({ round, request: { model: 'm', messages: [], stream: true } })
       callbacks.onReasoningDelta!('thinking', { round })
       callbacks.onTextDelta!('a', { round })
+      // The last text comes later than the first, so the request has a writing speed.
+      const first = performance.now()
+      while (performance.now() === first) await new Promise(resolve => setImmediate(resolve))
       callbacks.onTextDelta!('b', { round })
       callbacks.onUsage!({ promptTokens: 1, completionTokens: 2, totalTokens: 3, cachedTokens: 0, reasoningTokens: 0, cost: 0 }, { round })
-      callbacks.afterModelRequest!({ round })
+      callbacks.afterModelRequest!(round === 2 ? { round, error: 'rate_limited' } : { round })
     }
-    // One first token per request (reasoning counts as the first text), its usage, its end.
-    expect(seen).toEqual(['first m true', 'usage m 3', 'ended m', 'first m true', 'usage m 3', 'ended m'])
+    // One first token per request (reasoning counts as the first text), its usage and speed, its end (with its error).
+    expect(seen).toEqual(['first m true', 'usage m 3', 'speed m true', 'ended m', 'first m true', 'usage m 3', 'speed m true', 'ended m rate_limited'])
     // The wrapped callbacks still get everything.
     expect(inner).toEqual(['reserved', 'a', 'b', 'settled', 'reserved', 'a', 'b', 'settled'])
+  })
+})
+
+describe('what runs, stores and limits report', () => {
+  it('counts starts, upstream errors, waits, frames, refusals and MCP calls', async () => {
+    const metrics = new AppMetrics()
+    metrics.runStarted('chat', false)
+    metrics.runStarted('chat', true)
+    metrics.modelRequestEnded('m', 'rate_limited')
+    metrics.modelRequestEnded('m', 'timeout')
+    metrics.modelRequestEnded('m')
+    metrics.outputSpeed('m', 50)
+    metrics.outputSpeed('m', Number.POSITIVE_INFINITY)
+    metrics.waitOpened('approval')
+    metrics.waitEnded('approval', 'answered')
+    metrics.waitOpened('question')
+    metrics.waitEnded('question', 'expired')
+    metrics.frameSent('delta', 3)
+    metrics.frameSent('status', 1)
+    metrics.refused('job_starts_user')
+    metrics.refused('job_starts_user')
+    metrics.mcpCallEnded('files', 250, false)
+    metrics.mcpCallEnded('files', 10, true)
+    const text = await metrics.render()
+    expect(sample(text, 'background_jobs_started_total{type="chat",resumed="false"}')).toBe(1)
+    expect(sample(text, 'background_jobs_started_total{type="chat",resumed="true"}')).toBe(1)
+    expect(sample(text, 'model_upstream_errors_total{model="m",kind="rate_limited"}')).toBe(1)
+    expect(sample(text, 'model_upstream_errors_total{model="m",kind="timeout"}')).toBe(1)
+    expect(sample(text, 'model_requests_total{model="m"}')).toBe(3)
+    // A speed that is not a number of tokens per second is not observed.
+    expect(sample(text, 'model_output_tokens_per_second_count{model="m"}')).toBe(1)
+    expect(sample(text, 'background_waits_opened_total{kind="approval"}')).toBe(1)
+    expect(sample(text, 'background_waits_ended_total{kind="approval",status="answered"}')).toBe(1)
+    expect(sample(text, 'background_waits_ended_total{kind="question",status="expired"}')).toBe(1)
+    expect(sample(text, 'sse_frames_sent_total{type="delta"}')).toBe(3)
+    expect(sample(text, 'sse_frames_sent_total{type="status"}')).toBe(1)
+    expect(sample(text, 'limit_refusals_total{limit="job_starts_user"}')).toBe(2)
+    expect(sample(text, 'mcp_tool_call_duration_seconds_count{server="files",outcome="ok"}')).toBe(1)
+    expect(sample(text, 'mcp_tool_call_duration_seconds_sum{server="files",outcome="ok"}')).toBe(0.25)
+    expect(sample(text, 'mcp_tool_call_duration_seconds_count{server="files",outcome="failed"}')).toBe(1)
+    // The event loop's busy share since the last scrape is a ratio.
+    const utilization = sample(text, 'nodejs_eventloop_utilization_ratio')!
+    expect(utilization).toBeGreaterThanOrEqual(0)
+    expect(utilization).toBeLessThanOrEqual(1)
+  })
+
+  it("times every call of an instrumented store by its method, counts failures, and leaves the store's behaviour alone", async () => {
+    const metrics = new AppMetrics()
+    class Store {
+      #rows = new Map<string, string>([['a', 'one']])
+      readonly name = 'memory'
+      async get(id: string) {
+        return this.#rows.get(id)
+      }
+
+      async fail(): Promise<never> {
+        throw new Error('locked')
+      }
+
+      count() {
+        return this.#rows.size
+      }
+    }
+    const store = instrumentedStore(new Store(), 'jobs', metrics.storeCallWatcher)
+    expect(await store.get('a')).toBe('one')
+    expect(await store.get('b')).toBeUndefined()
+    await expect(store.fail()).rejects.toThrow('locked')
+    expect(store.count()).toBe(1)
+    expect(store.name).toBe('memory')
+    expect(store).toBeInstanceOf(Store)
+    const text = await metrics.render()
+    expect(sample(text, 'store_operation_duration_seconds_count{store="jobs",operation="get"}')).toBe(2)
+    expect(sample(text, 'store_operation_duration_seconds_count{store="jobs",operation="fail"}')).toBe(1)
+    expect(sample(text, 'store_operation_errors_total{store="jobs",operation="fail"}')).toBe(1)
+    expect(sample(text, 'store_operation_errors_total{store="jobs",operation="get"}')).toBeUndefined()
+    expect(sample(text, 'store_operation_duration_seconds_count{store="jobs",operation="count"}')).toBe(1)
   })
 })

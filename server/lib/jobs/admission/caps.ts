@@ -23,7 +23,7 @@ export class JobCapacityError extends DomainError {
 
   httpAnswer(): HttpAnswer {
     const server = this.scope === 'server'
-    return { statusCode: server ? 503 : 429, statusMessage: server ? 'Server busy' : 'Too many running answers', message: this.message, data: { scope: this.scope, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds }
+    return { statusCode: server ? 503 : 429, statusMessage: server ? 'Server busy' : 'Too many running answers', message: this.message, data: { scope: this.scope, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds, refusedBy: `running_jobs_${this.scope}` }
   }
 
   static isInstance(error: unknown): error is JobCapacityError {
@@ -83,9 +83,14 @@ export class JobSlots {
     return this.running.held('total')
   }
 
-  /** Jobs parked while they wait for a person. */
+  /** Jobs parked while they wait for a person (answered ones queued for a running slot too). */
   get waiting(): number {
     return this.waitingSlots.held('total')
+  }
+
+  /** Parked jobs that were answered and wait, in order, for a running slot. */
+  get queued(): number {
+    return this.queue.length
   }
 
   /** Slots one user, one address, or all guests may hold. */

@@ -22,6 +22,8 @@ import type { BackgroundJob } from '../../../../shared/types/job'
 /** Where log lines go (consola in the server, silent in tests). */
 export interface JobLogger {
   warn: (message: string, ...details: unknown[]) => void
+  /** A run's start and end (the server's log: one line each, with the job's ids in JSON form). */
+  info?: (message: string) => void
 }
 
 /** What the manager gives every run. */
@@ -124,6 +126,8 @@ export class JobRunHarness {
     const requests = resumed && inputs ? await inputs.ofJob(state.id).catch(() => []) : []
     hub.open({ ...toPublicJob(state), ...(requests.length > 0 ? { inputRequests: requests } : {}) })
     this.sink = new JobRunEvents(state.id, hub, this.writer, store, state)
+    this.observer.runStarted(state.type, resumed)
+    this.logger.info?.(`Job ${state.id} (${state.type}) ${resumed ? 'resumed' : 'started'}.`)
   }
 
   /** Ends the run (see end.ts): terminal write, viewers told, owner notified when nobody watched. */
@@ -131,6 +135,7 @@ export class JobRunHarness {
     const { job, store, signal, inputs } = this.options
     const outcome = await endJobRun({ job, store, events: this.events, signal, inputs, logger: this.logger, ...ending })
     this.observer.runEnded(job.type, outcome, this.modelRounds)
+    this.logger.info?.(`Job ${job.id} (${job.type}) ${outcome === 'interrupted' ? 'stopped to resume after the restart' : `ended: ${outcome}`} after ${this.modelRounds} model request${this.modelRounds === 1 ? '' : 's'}.`)
     return outcome
   }
 }

@@ -11,6 +11,7 @@ import type { BackgroundJob } from '../../../../shared/types/job'
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { NewInputRequest } from '../../stores/jobs/input-request-store'
 import type { JobLiveHub } from '../live-hub'
+import { UNOBSERVED, type JobObserver } from '../job-observer'
 import { parseInputAnswer } from './answers'
 import { DomainError, type HttpAnswer } from '../../domain-error'
 
@@ -75,7 +76,11 @@ export class JobInputs {
   /** Waits under way per job, and whether the job gave up its slot for them. */
   private readonly waitsOf = new Map<string, { count: number, parked: boolean }>()
 
-  constructor(private readonly options: { store: JobStore, hub: JobLiveHub, settings: WaitSettings, parking?: JobParking, logger?: { warn: (message: string, ...details: unknown[]) => void } }) {}
+  private readonly observer: JobObserver
+
+  constructor(private readonly options: { store: JobStore, hub: JobLiveHub, settings: WaitSettings, parking?: JobParking, observer?: JobObserver, logger?: { warn: (message: string, ...details: unknown[]) => void } }) {
+    this.observer = options.observer ?? UNOBSERVED
+  }
 
   get settings(): WaitSettings {
     return this.options.settings
@@ -93,11 +98,16 @@ export class JobInputs {
     const allowed = Math.min(timeoutMs, this.settings.timeoutMs, await this.waitLeft(question.jobId, now))
     const request = await store.openInputRequest({ ...question, expiresAt: now + Math.max(1_000, allowed), now })
     this.publish(request)
-    if (request.createdAt === now && request.status === 'open') await this.noteForOwner(request)
+    if (request.createdAt === now && request.status === 'open') {
+      this.observer.waitOpened(request.kind)
+      await this.noteForOwner(request)
+    }
     if (request.status !== 'open') return { request }
     this.startWaiting(request.jobId)
     try {
-      return await this.waitFor(request, signal)
+      const waited = await this.waitFor(request, signal)
+      if ('request' in waited && waited.request.status !== 'open') this.observer.waitEnded(request.kind, waited.request.status)
+      return waited
     } finally {
       await this.stopWaiting(request.jobId, signal)
     }
@@ -250,7 +260,10 @@ export class JobInputs {
   private async stopped(request: JobInputRequest, signal: AbortSignal): Promise<{ aborted: true }> {
     if (!RESUMABLE_STOPS.has(String(signal.reason))) {
       const closed = await this.options.store.closeInputRequest(request.jobId, request.id, 'cancelled').catch(() => undefined)
-      if (closed?.ok) this.publish(closed.request)
+      if (closed?.ok) {
+        this.publish(closed.request)
+        this.observer.waitEnded(request.kind, 'cancelled')
+      }
     }
     return { aborted: true }
   }

@@ -23,6 +23,7 @@ import { McpToolSet } from './tool-set'
 import type { McpServerStatus } from '../../../../shared/types/tool'
 import { ToolUnavailableError, type ToolExecutionContext } from '../tool-types'
 import { answerElicitation, type ElicitingCall } from './elicitation'
+import { withTraceHeaders } from '../../tracing'
 
 /** Where log lines go (consola in the server). */
 export interface McpLogger {
@@ -54,6 +55,8 @@ export interface McpConnectionOptions {
   onTools?: (tools: readonly Tool[]) => void
   /** Shown in log lines after the server's name (whose connection this is). */
   label?: string
+  /** Told when a tool call to the server ended: how long it took, and whether it failed (for the metrics). */
+  onCallEnded?: (server: string, ms: number, failed: boolean) => void
   /** How an HTTP connection authenticates (one person's OAuth tokens), when it does. */
   auth?: { authProvider: AuthProvider | OAuthClientProvider, fetch?: FetchLike }
 }
@@ -171,10 +174,15 @@ export class McpServerConnection {
     const { signal } = context
     const inFlight: ElicitingCall = { startedAt: Date.now(), askUser: context.askUser }
     this.inFlight.add(inFlight)
+    const started = performance.now()
+    let failed = true
     try {
-      return await this.callOnce(tool, args, signal)
+      const result = await this.callOnce(tool, args, signal)
+      failed = false
+      return result
     } finally {
       this.inFlight.delete(inFlight)
+      this.options.onCallEnded?.(this.config.name, performance.now() - started, failed)
     }
   }
 
@@ -379,7 +387,10 @@ export class McpServerConnection {
   private transport(): Transport {
     const { config } = this
     if (config.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...this.options.auth })
+      // Each request carries the trace of the tool call it serves (W3C `traceparent`), when traces are on.
+      const base: FetchLike = this.options.auth?.fetch ?? fetch
+      const traced: FetchLike = (url, init) => base(url, { ...init, headers: withTraceHeaders(init?.headers) })
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...this.options.auth, fetch: traced })
     }
     const transport = new StdioClientTransport({
       command: config.command,

@@ -1,0 +1,55 @@
+/**
+ * A store whose every call is watched: `watch(store, operation)` is told when a method is called
+ * and, through what it returns, when its promise settled and whether it failed. Metrics time the
+ * store's operations with it (`store_operation_duration_seconds`), tracing makes a span of each.
+ * Operations are the store's own method names, so the labels they make are a fixed set.
+ */
+
+/** Told when a store call begins; returns what to call when it ends. */
+export type StoreCallWatcher = (store: string, operation: string) => (failed: boolean) => void
+
+/** `store` with each of its methods' calls reported to `watch` (`name` says which store it is). */
+export function instrumentedStore<T extends object>(store: T, name: string, watch: StoreCallWatcher): T {
+  const wrapped = new Map<PropertyKey, unknown>()
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver)
+      if (typeof value !== 'function' || typeof property !== 'string' || property === 'constructor') return value
+      let method = wrapped.get(property)
+      if (!method) {
+        const original = value as (...args: unknown[]) => unknown
+        method = function (this: unknown, ...args: unknown[]) {
+          const ended = watch(name, property)
+          let result: unknown
+          try {
+            // Called on the store itself, so classes' private fields keep working.
+            result = original.apply(target, args)
+          } catch (error) {
+            ended(true)
+            throw error
+          }
+          if (!isThenable(result)) {
+            ended(false)
+            return result
+          }
+          return result.then(
+            (settled) => {
+              ended(false)
+              return settled
+            },
+            (error: unknown) => {
+              ended(true)
+              throw error
+            },
+          )
+        }
+        wrapped.set(property, method)
+      }
+      return method
+    },
+  })
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+}
