@@ -12,7 +12,7 @@ import { currentServerRuntime } from './lib/runtime/current'
 export default function answerDomainErrors(error: H3Error, event: H3Event): void {
   const answer = httpAnswerFor(error.cause) ?? httpAnswerFor(error)
   if (!answer) return
-  if (answer.refusedBy) currentServerRuntime()?.metrics?.refused(answer.refusedBy)
+  if (answer.refusedBy) currentServerRuntime()?.metrics.refused(answer.refusedBy)
   error.statusCode = answer.statusCode
   error.statusMessage = answer.statusMessage
   error.message = answer.message

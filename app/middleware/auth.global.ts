@@ -10,5 +10,5 @@ export default defineNuxtRouteMiddleware(async (to) => {
   // A guest may open the sign-in page; an account holder has nothing to do there.
   if (to.path === '/login') return signedIn && state.user?.role !== 'guest' ? navigateTo('/') : undefined
   if (!signedIn) return navigateTo({ path: '/login', query: to.fullPath === '/' ? {} : { next: to.fullPath } })
-  if (to.path === '/admin' && state.user?.role !== 'admin') return navigateTo('/')
+  if ((to.path === '/admin' || to.path.startsWith('/admin/')) && state.user?.role !== 'admin') return navigateTo('/')
 })

@@ -3,7 +3,7 @@
  * to the operator's scrape token (NUXT_METRICS_TOKEN as a bearer token) or to an admin.
  */
 export default defineEventHandler(async (event) => {
-  const metrics = await useMetrics(event)
+  const { metrics } = await useMonitoring(event, 'scraper')
   setResponseHeader(event, 'Content-Type', metrics.contentType)
   setResponseHeader(event, 'Cache-Control', 'no-store')
   return metrics.render()

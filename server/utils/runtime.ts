@@ -8,6 +8,7 @@ import { serveToolChanges as serveToolChangeEvents } from '../lib/http/serve-too
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
 import type { AppMetrics } from '../lib/metrics/app-metrics'
+import type { StatusHistory } from '../lib/metrics/status-history'
 import { isScrapeToken } from '../lib/metrics/scrape-token'
 
 function useServerRuntime(): ServerRuntime {
@@ -40,15 +41,19 @@ export function registerJobStream(jobId: string, listener: JobListener): (() => 
 }
 
 /**
- * Prometheus metrics, for a request that may read them: 404 when they are off
- * (NUXT_METRICS_ENABLED); then the operator's scrape token (NUXT_METRICS_TOKEN as a bearer token)
- * or an admin (401 / 403 otherwise).
+ * The server's monitoring, for a request that may read it: as the Prometheus `scraper` (404 when
+ * NUXT_METRICS_ENABLED is off; then the operator's scrape token as a bearer token, or an admin),
+ * or as an `admin` (the Status page, whether or not `/metrics` is served). 401 / 403 otherwise.
  */
-export async function useMetrics(event: H3Event): Promise<AppMetrics> {
-  const { metrics } = useServerRuntime()
-  if (!metrics) throw createError({ statusCode: 404, statusMessage: 'Metrics are off; set NUXT_METRICS_ENABLED=true to serve them.' })
+export async function useMonitoring(event: H3Event, as: 'scraper' | 'admin'): Promise<{ metrics: AppMetrics, status: StatusHistory }> {
+  const { metrics, status } = useServerRuntime()
+  if (as === 'admin') {
+    await requireSessionUser(event, { role: 'admin' })
+    return { metrics, status }
+  }
+  if (!useServerConfig(event).metrics.enabled) throw createError({ statusCode: 404, statusMessage: 'Metrics are off; set NUXT_METRICS_ENABLED=true to serve them.' })
   if (!isScrapeToken(getRequestHeader(event, 'authorization'), useServerConfig(event).metrics.token)) await requireSessionUser(event, { role: 'admin' })
-  return metrics
+  return { metrics, status }
 }
 
 /** Accounts: sign-up and sign-in, sessions' validity, API tokens, invites and what an admin may change. */

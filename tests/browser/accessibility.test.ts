@@ -104,6 +104,7 @@ describe('every page passes axe (no critical or serious violation) and fits a ph
     ['Workflows', () => '/workflows', '[data-testid^=install-]'],
     ['Settings', () => '/settings', '[data-testid=tool-list] li'],
     ['Admin', () => '/admin', '[data-testid=signup-policy]'],
+    ['Admin → Status, with its charts', () => '/admin/status', '[data-testid=status-chart] svg path'],
   ]
   for (const [name, path, loaded] of pages) {
     it(`${name}, in light and dark at 1280 and 390 px`, async () => {
@@ -183,6 +184,28 @@ async function coldLoad(path: string, ready: string): Promise<{ scripts: number,
     await cold.close()
   }
 }
+
+describe('the Status page (issue 35)', () => {
+  it("updates what it shows as the server's figures change, without a reload", async () => {
+    await page.goto(`${app.url}/admin/status`)
+    await page.getByTestId('status-models').waitFor()
+    const demoRequests = async () => Number((await page.getByTestId('status-models').locator('tr', { hasText: 'or3/offline-demo' }).locator('td').first().textContent())?.replaceAll(',', ''))
+    const before = await demoRequests()
+    expect(before).toBeGreaterThanOrEqual(2)
+    // The MCP servers and the store are listed; the charts are drawn.
+    expect(await page.getByTestId('status-now').textContent()).toMatch(/Store \(sqlite\)\s*up/)
+    expect(await page.getByTestId('status-chart').count()).toBe(8)
+    // An answer asked for meanwhile (a script of the page, as another tab would): the page shows
+    // its model request at its next read (after the next sample, at most 15 s).
+    const answered = await page.evaluate(async () => {
+      const response = await fetch('/api/openrouter/stream', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'or3/offline-demo', messages: [{ role: 'user', content: 'say hello' }] }) })
+      return (await response.text()).includes('"status":"complete"')
+    })
+    expect(answered).toBe(true)
+    await expect.poll(demoRequests, { timeout: 45_000, interval: 500 }).toBe(before + 1)
+    expect(page.url()).toBe(`${app.url}/admin/status`)
+  }, 90_000)
+})
 
 describe('page weight (issue 29; the times are printed, not asserted)', () => {
   it('loads the new chat and a conversation with at most 400 KB of compressed script, and KaTeX only for math', async () => {

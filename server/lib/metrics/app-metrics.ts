@@ -36,6 +36,7 @@ import type { Usage } from '../../../shared/types/chat'
 import type { InputRequestKind, InputRequestStatus } from '../../../shared/types/input-request'
 import type { JobStreamEvent } from '../../../shared/types/job-events'
 import type { StoreCallWatcher } from './instrumented-store'
+import type { ModelUse } from '../../../shared/types/status'
 
 /** Distinct tool names kept as label values; later names are counted as `other`. */
 export const MAX_TOOL_NAMES = 200
@@ -50,6 +51,17 @@ const SNAPSHOT_MS = 1_000
 
 /** prom-client's default metrics that promtool's lint refuses (gauges with a counter's suffix). */
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']
+
+/** The counters' totals since the process started (the Status page's history reads them). */
+export interface MetricTotals {
+  modelRequests: number
+  upstreamErrors: number
+  toolCalls: number
+  toolFailures: number
+  tokens: number
+  cost: number
+  models: ModelUse[]
+}
 
 /** What the gauges read at a scrape. */
 export interface MetricSources {
@@ -202,6 +214,35 @@ export class AppMetrics implements JobObserver {
         this.set(viewers())
       },
     })
+  }
+
+  /** The counters' totals now, and each model's use. */
+  async totals(): Promise<MetricTotals> {
+    const [requests, errors, started, failed, tokens, cost] = await Promise.all([this.modelRequests.get(), this.upstreamErrors.get(), this.toolsStarted.get(), this.toolsFailed.get(), this.modelTokens.get(), this.modelCost.get()])
+    const sum = (values: Array<{ value: number }>) => values.reduce((total, item) => total + item.value, 0)
+    const models = new Map<string, ModelUse>()
+    const use = (model: unknown): ModelUse => {
+      const name = String(model)
+      let entry = models.get(name)
+      if (!entry) models.set(name, entry = { model: name, requests: 0, promptTokens: 0, completionTokens: 0, cost: 0 })
+      return entry
+    }
+    for (const item of requests.values) use(item.labels.model).requests += item.value
+    for (const item of tokens.values) {
+      if (item.labels.kind === 'prompt') use(item.labels.model).promptTokens += item.value
+      else use(item.labels.model).completionTokens += item.value
+    }
+    for (const item of cost.values) use(item.labels.model).cost += item.value
+    return {
+      modelRequests: sum(requests.values),
+      upstreamErrors: sum(errors.values),
+      // Refused calls never ran: a call is one that started.
+      toolCalls: sum(started.values),
+      toolFailures: sum(failed.values.filter(item => item.labels.error_type !== 'refused')),
+      tokens: sum(tokens.values),
+      cost: sum(cost.values),
+      models: [...models.values()],
+    }
   }
 
   /** The text a scrape gets. */

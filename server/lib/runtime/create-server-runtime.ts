@@ -35,6 +35,7 @@ import { deleteUserData } from '../auth/delete-user-data'
 import { BodyBudget } from '../http/body-budget'
 import { StreamSlots } from '../http/stream-slots'
 import { AppMetrics } from '../metrics/app-metrics'
+import { StatusHistory } from '../metrics/status-history'
 import { instrumentedStore, type StoreCallWatcher } from '../metrics/instrumented-store'
 import { startTelemetry, traceJobStoreCalls } from './telemetry'
 import type { ServerRuntime } from './current'
@@ -69,13 +70,12 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const jobsLogger = consola.withTag('jobs')
   const mcpLogger = consola.withTag('mcp')
   const toolsLogger = consola.withTag('tools')
-  // Metrics (when on) hear from runs as they go, time every store call, and read the services'
-  // reports at each scrape (below).
-  const metrics = config.metrics.enabled ? new AppMetrics() : undefined
+  // Metrics hear from runs as they go, time every store call, and read the services' reports at
+  // each scrape and each Status sample (below); `/metrics` serves them only when they are on.
+  const metrics = new AppMetrics()
   // Traces (when an OTLP endpoint is set) have a span for each store call of a job's run.
   const telemetry = startTelemetry({ exportTraces: config.tracing.enabled, env: options.env ?? {}, service: 'or3-chat' })
-  const storeWatchers = [metrics?.storeCallWatcher, telemetry.exporting ? traceJobStoreCalls : undefined].filter(watcher => watcher !== undefined)
-  const stores = storeWatchers.length > 0 ? watchStores(openStores(config), allWatchers(storeWatchers)) : openStores(config)
+  const stores = watchStores(openStores(config), telemetry.exporting ? allWatchers([metrics.storeCallWatcher, traceJobStoreCalls]) : metrics.storeCallWatcher)
   const secret = serverSecret(config)
 
   // Tools: who may use which (a policy file that cannot be used stops start-up here, naming the
@@ -101,7 +101,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     userConnectionIdleMs: config.mcp.userConnectionIdleMs,
     oauth: { store: stores.settings, secretBox: createSecretBox(secret, 'mcp-oauth-grants'), logger: mcpLogger },
     consents,
-    ...(metrics ? { onCallEnded: metrics.mcpCallEnded } : {}),
+    onCallEnded: metrics.mcpCallEnded,
   })
   // Made by the set from `oauth` above, so always there.
   const authorizations = mcp.authorizations!
@@ -134,7 +134,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
 
   const { sseBatching } = config.backgroundJobs
-  const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive, ...(metrics ? { observer: metrics } : {}) })
+  const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive, observer: metrics })
   const jobs = new BackgroundJobManager({
     observer: metrics,
     store: stores.jobs,
@@ -176,7 +176,9 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
   const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, policy: toolPolicy, credentials, authorizations, consents })
-  metrics?.readAtScrape({ jobs: () => jobs.health(), tools: () => tools.health(), viewers: () => hub.viewerTotal })
+  const metricSources = { jobs: () => jobs.health(), tools: () => tools.health(), viewers: () => hub.viewerTotal }
+  metrics.readAtScrape(metricSources)
+  const status = new StatusHistory({ metrics, sources: metricSources })
 
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
@@ -184,6 +186,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     // jobs that might be calling them have stopped at their checkpoints.
     stopping ??= (async () => {
       stopFollowingRegistry()
+      status.close()
       toolChanges.close()
       mcpCatalog.close()
       await jobs.shutdown()
@@ -202,7 +205,9 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     bodies,
     tools,
     metrics,
+    status,
     start() {
+      status.start()
       // MCP servers connect in the background: start-up does not wait for them.
       mcpCatalog.start().catch(error => mcpLogger.error('Could not start the MCP servers', error))
       // The dynamic tools directory is loaded before tools are listed or offered, then watched.

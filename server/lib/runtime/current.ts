@@ -10,6 +10,7 @@ import type { BackgroundJobManager } from '../jobs/manager'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { WorkflowStore } from '../stores/workflows/workflow-store'
 import type { AppMetrics } from '../metrics/app-metrics'
+import type { StatusHistory } from '../metrics/status-history'
 
 /** The services createServerRuntime builds (server/plugins/20.runtime.ts starts it and closes it on shutdown). */
 export interface ServerRuntime {
@@ -24,8 +25,10 @@ export interface ServerRuntime {
   bodies: BodyBudget
   /** MCP servers (the operator's and the admin's), the dynamic tools directory, and tool-change events. */
   tools: ToolSources
-  /** Prometheus metrics; undefined when `NUXT_METRICS_ENABLED` is off. */
-  metrics?: AppMetrics
+  /** Prometheus metrics (served at `/metrics` only when `NUXT_METRICS_ENABLED` is on). */
+  metrics: AppMetrics
+  /** The last hour of the main figures, for the admin's Status page. */
+  status: StatusHistory
 }
 
 let runtime: ServerRuntime | undefined
