@@ -45,7 +45,7 @@ describe('GET /metrics', () => {
     // Both of the answer's model requests, by model: their first tokens, and what the demo model reports it used.
     expect(sample(text, 'model_requests_total{model="or3/offline-demo"}')).toBeGreaterThanOrEqual(2)
     expect(sample(text, 'model_time_to_first_token_seconds_count{model="or3/offline-demo"}')).toBeGreaterThanOrEqual(1)
-    expect(sample(text, 'model_tokens_total{model="or3/offline-demo",kind="completion"}')).toBeGreaterThan(0)
+    expect(sample(text, 'model_tokens_total{model="or3/offline-demo",kind="completion",role="guest"}')).toBeGreaterThan(0)
     expect(sample(text, 'background_jobs_started_total{type="chat",resumed="false"}')).toBeGreaterThanOrEqual(1)
     // The answer's stream had a viewer (this request), so its events went out as frames.
     expect(sample(text, 'sse_frames_sent_total{type="status"}')).toBeGreaterThanOrEqual(1)

@@ -9,6 +9,7 @@ import type { JobType } from '../../../shared/types/job'
 import type { InputRequestKind, InputRequestStatus } from '../../../shared/types/input-request'
 import type { JobStreamEvent } from '../../../shared/types/job-events'
 import type { Usage } from '../../../shared/types/chat'
+import type { Role } from '../../../shared/types/account'
 import type { JobRunOutcome } from './run/end'
 
 export interface JobObserver {
@@ -26,8 +27,8 @@ export interface JobObserver {
   firstToken(model: string, ms: number): void
   /** How fast a model request wrote: completion tokens per second from its first text to its last. */
   outputSpeed(model: string, tokensPerSecond: number): void
-  /** What one model request used, as the upstream reported it. */
-  modelUsage(model: string, usage: Usage): void
+  /** What one model request of a job of a user of `role` used, as the upstream reported it. */
+  modelUsage(model: string, usage: Usage, role: Role): void
   /** A model request of a run ended, however it ended (`error`: the upstream error's kind, when it failed). */
   modelRequestEnded(model: string, error?: string): void
   /** A run opened a wait for a person (not one it found again after a restart). */

@@ -49,6 +49,12 @@ interface RunningJob {
   toolsRunning: number
 }
 
+
+/** What a run goes with: its budget and its user's role (metrics count model use by role). */
+interface RunAdmission {
+  budget: RunBudget
+  role: Role
+}
 /**
  * Told of the stored record once a job has ended (complete, error or aborted), and for a chat job
  * this process ran, of the endpoint it used (with its key, which the record no longer holds).
@@ -313,7 +319,7 @@ export class BackgroundJobManager {
       const { job, how } = await create()
       // The job's slot is taken before the reservation is freed, so no start slips in between.
       this.admission.slots.take(job.id, admitted.principal)
-      this.launch(job, how, admitted.budget)
+      this.launch(job, how, { budget: admitted.budget, role: admitted.principal.role })
       return job
     } catch (error) {
       admitted.budget.close()
@@ -324,24 +330,25 @@ export class BackgroundJobManager {
   }
 
   /**
-   * Runs `job`. `budget` is the one admitted with its start (its first request reserved); a job
-   * resumed after a restart (none given) counts from what its user's budget has left now.
+   * Runs `job`. `admitted` is what its start was admitted with: its budget (its first request
+   * reserved) and its user's role; a job resumed after a restart (none given) counts from what its
+   * user's budget has left now, with the role they have now.
    */
-  private launch(job: BackgroundJob, how: RelaunchPlan, admittedBudget?: RunBudget): void {
+  private launch(job: BackgroundJob, how: RelaunchPlan, admitted?: RunAdmission): void {
     const controller = new AbortController()
     const run: RunningJob = { userId: job.userId, controller, done: Promise.resolve(), lastActivityAt: Date.now(), toolsRunning: 0 }
     this.running.set(job.id, run)
-    if (!admittedBudget) this.admission.slots.take(job.id, { userId: job.userId })
+    if (!admitted) this.admission.slots.take(job.id, { userId: job.userId })
     // The run, its lease's renewals and what follows its end happen in the job's context: its
     // trace's root span, and its ids on every span and log line made meanwhile (tracing.ts).
-    run.done = inJobContext(`or3.job ${job.type}`, { jobId: job.id, userId: job.userId }, { 'or3.job.type': job.type, 'or3.job.resumed': !admittedBudget }, () => this.runLaunched(job, how, run, admittedBudget), outcome => outcome === 'error' || outcome === undefined ? { error: outcome ?? 'crashed' } : {})
+    run.done = inJobContext(`or3.job ${job.type}`, { jobId: job.id, userId: job.userId }, { 'or3.job.type': job.type, 'or3.job.resumed': !admitted }, () => this.runLaunched(job, how, run, admitted), outcome => outcome === 'error' || outcome === undefined ? { error: outcome ?? 'crashed' } : {})
       .then(() => {}, () => {})
   }
 
   /** The run of a launched job (`launch`), to its outcome (undefined: the runner crashed). */
-  private runLaunched(job: BackgroundJob, how: RelaunchPlan, run: RunningJob, admittedBudget?: RunBudget): Promise<JobRunOutcome | undefined> {
+  private runLaunched(job: BackgroundJob, how: RelaunchPlan, run: RunningJob, admitted?: RunAdmission): Promise<JobRunOutcome | undefined> {
     const { controller } = run
-    const meter = admittedBudget ? Promise.resolve(admittedBudget) : this.resumedJobBudget(job.userId)
+    const meter = admitted ? Promise.resolve(admitted) : this.resumedJobAdmission(job.userId)
     const stopRenewing = this.leases?.keepRenewed(job.id, controller)
     const common = {
       job,
@@ -372,10 +379,11 @@ export class BackgroundJobManager {
     }
     let budget: RunBudget | undefined
     return meter.then((given) => {
-      budget = given
+      budget = given.budget
+      const { role } = given
       return job.type === 'workflow'
-        ? runWorkflowJob({ ...common, budget, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey) })
-        : runChatJob({ ...common, budget, endpoint: how.endpoint!, resume: how.resume })
+        ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey) })
+        : runChatJob({ ...common, budget, role, endpoint: how.endpoint!, resume: how.resume })
     }).catch(async (error) => {
       // The runners are written not to throw; if one does, the job still must not stay `streaming`.
       this.options.logger?.warn(`Job ${job.id} crashed`, error)
@@ -397,9 +405,10 @@ export class BackgroundJobManager {
     })
   }
 
-  /** The budget of a job resumed after a restart: it counts from what its user's budget has left now. */
-  private async resumedJobBudget(userId: string): Promise<RunBudget> {
-    return this.admission.budgetOnResume(userId, await this.roleOf(userId))
+  /** The budget and role of a job resumed after a restart: it counts from what its user's budget has left now. */
+  private async resumedJobAdmission(userId: string): Promise<RunAdmission> {
+    const role = await this.roleOf(userId)
+    return { budget: await this.admission.budgetOnResume(userId, role), role }
   }
 
   /** What `userId`'s daily budget has left now, their answers' reservations counted as used, for a request made outside a job (a thread's title). */

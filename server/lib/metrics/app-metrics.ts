@@ -33,6 +33,7 @@ import type { ToolCallStatus } from '../tools/run-tool-calls'
 import type { HealthReport, JobsHealth } from '../../../shared/types/health'
 import type { JobType } from '../../../shared/types/job'
 import type { Usage } from '../../../shared/types/chat'
+import type { Role } from '../../../shared/types/account'
 import type { InputRequestKind, InputRequestStatus } from '../../../shared/types/input-request'
 import type { JobStreamEvent } from '../../../shared/types/job-events'
 import type { StoreCallWatcher } from './instrumented-store'
@@ -105,8 +106,8 @@ export class AppMetrics implements JobObserver {
   private readonly batchSize: Histogram
   private readonly firstTokenTime: Histogram<'model'>
   private readonly modelRequests: Counter<'model'>
-  private readonly modelTokens: Counter<'model' | 'kind'>
-  private readonly modelCost: Counter<'model'>
+  private readonly modelTokens: Counter<'model' | 'kind' | 'role'>
+  private readonly modelCost: Counter<'model' | 'role'>
   private readonly jobsStarted: Counter<'type' | 'resumed'>
   private readonly upstreamErrors: Counter<'model' | 'kind'>
   private readonly outputSpeeds: Histogram<'model'>
@@ -131,8 +132,8 @@ export class AppMetrics implements JobObserver {
     this.batchSize = new Histogram({ name: 'sse_broadcast_batch_size', help: 'Text deltas sent to live viewers in one frame (1: sent at once; more: coalesced under load).', buckets: [1, 2, 3, 5, 10, 20, 50], registers })
     this.firstTokenTime = new Histogram({ name: 'model_time_to_first_token_seconds', help: "Time from a job's model request going out to its first text or reasoning, by model.", labelNames: ['model'], buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60], registers })
     this.modelRequests = new Counter({ name: 'model_requests_total', help: 'Model requests made by jobs (each tool round is one), by model, however they ended.', labelNames: ['model'], registers })
-    this.modelTokens = new Counter({ name: 'model_tokens_total', help: 'Tokens model requests of jobs used, as the upstream reported them, by model and kind (prompt, completion).', labelNames: ['model', 'kind'], registers })
-    this.modelCost = new Counter({ name: 'model_cost_total', help: 'Credits model requests of jobs cost, as the upstream reported them (OpenRouter `cost`), by model.', labelNames: ['model'], registers })
+    this.modelTokens = new Counter({ name: 'model_tokens_total', help: "Tokens model requests of jobs used, as the upstream reported them, by model, kind (prompt, completion) and the user's role.", labelNames: ['model', 'kind', 'role'], registers })
+    this.modelCost = new Counter({ name: 'model_cost_total', help: "Credits model requests of jobs cost, as the upstream reported them (OpenRouter `cost`), by model and the user's role.", labelNames: ['model', 'role'], registers })
 
     this.jobsStarted = new Counter({ name: 'background_jobs_started_total', help: 'Job runs that began, by type; resumed="true": a job interrupted by a restart (or taken over from another instance) going on.', labelNames: ['type', 'resumed'], registers })
     this.upstreamErrors = new Counter({ name: 'model_upstream_errors_total', help: 'Model requests of jobs that ended with an upstream error, by model and kind (rate_limited, upstream_unavailable, timeout, insufficient_credits, stream_interrupted, …).', labelNames: ['model', 'kind'], registers })
@@ -281,13 +282,13 @@ export class AppMetrics implements JobObserver {
     this.firstTokenTime.observe({ model: this.models.of(model) }, Math.max(0, ms) / 1000)
   }
 
-  modelUsage(model: string, usage: Usage): void {
+  modelUsage(model: string, usage: Usage, role: Role = 'user'): void {
     const label = this.models.of(model)
     // Counters only go up: a negative or missing figure from the upstream counts as none.
     const count = (value: number) => (Number.isFinite(value) && value > 0 ? value : 0)
-    this.modelTokens.inc({ model: label, kind: 'prompt' }, count(usage.promptTokens))
-    this.modelTokens.inc({ model: label, kind: 'completion' }, count(usage.completionTokens))
-    this.modelCost.inc({ model: label }, count(usage.cost))
+    this.modelTokens.inc({ model: label, kind: 'prompt', role }, count(usage.promptTokens))
+    this.modelTokens.inc({ model: label, kind: 'completion', role }, count(usage.completionTokens))
+    this.modelCost.inc({ model: label, role }, count(usage.cost))
   }
 
   modelRequestEnded(model: string, error?: string): void {

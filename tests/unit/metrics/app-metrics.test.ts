@@ -38,8 +38,8 @@ describe('AppMetrics', () => {
       sse_viewers: ['gauge', []],
       model_time_to_first_token_seconds: ['histogram', ['model']],
       model_requests_total: ['counter', ['model']],
-      model_tokens_total: ['counter', ['model', 'kind']],
-      model_cost_total: ['counter', ['model']],
+      model_tokens_total: ['counter', ['model', 'kind', 'role']],
+      model_cost_total: ['counter', ['model', 'role']],
       background_jobs_started_total: ['counter', ['type', 'resumed']],
       model_upstream_errors_total: ['counter', ['model', 'kind']],
       model_output_tokens_per_second: ['histogram', ['model']],
@@ -155,18 +155,22 @@ describe('isScrapeToken', () => {
 })
 
 describe('model requests', () => {
-  it('counts requests, first-token times, tokens and cost by model, with model ids bounded like tool names', async () => {
+  it('counts requests, first-token times, tokens and cost by model (and role), with model ids bounded like tool names', async () => {
     const metrics = new AppMetrics()
     metrics.firstToken('openai/gpt-4o-mini', 850)
-    metrics.modelUsage('openai/gpt-4o-mini', { promptTokens: 120, completionTokens: 30, totalTokens: 150, cachedTokens: 0, reasoningTokens: 0, cost: 0.0004 })
-    metrics.modelUsage('openai/gpt-4o-mini', { promptTokens: -5, completionTokens: Number.NaN, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0, cost: 0 })
+    metrics.modelUsage('openai/gpt-4o-mini', { promptTokens: 120, completionTokens: 30, totalTokens: 150, cachedTokens: 0, reasoningTokens: 0, cost: 0.0004 }, 'user')
+    metrics.modelUsage('openai/gpt-4o-mini', { promptTokens: -5, completionTokens: Number.NaN, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0, cost: 0 }, 'user')
+    metrics.modelUsage('openai/gpt-4o-mini', { promptTokens: 7, completionTokens: 3, totalTokens: 10, cachedTokens: 0, reasoningTokens: 0, cost: 0.0001 }, 'guest')
     metrics.modelRequestEnded('openai/gpt-4o-mini')
     metrics.modelRequestEnded('openai/gpt-4o-mini')
     const text = await metrics.render()
     expect(sample(text, 'model_time_to_first_token_seconds_sum{model="openai/gpt-4o-mini"}')).toBe(0.85)
-    expect(sample(text, 'model_tokens_total{model="openai/gpt-4o-mini",kind="prompt"}')).toBe(120)
-    expect(sample(text, 'model_tokens_total{model="openai/gpt-4o-mini",kind="completion"}')).toBe(30)
-    expect(sample(text, 'model_cost_total{model="openai/gpt-4o-mini"}')).toBe(0.0004)
+    expect(sample(text, 'model_tokens_total{model="openai/gpt-4o-mini",kind="prompt",role="user"}')).toBe(120)
+    expect(sample(text, 'model_tokens_total{model="openai/gpt-4o-mini",kind="completion",role="user"}')).toBe(30)
+    expect(sample(text, 'model_cost_total{model="openai/gpt-4o-mini",role="user"}')).toBe(0.0004)
+    // By the role of the job's user too.
+    expect(sample(text, 'model_tokens_total{model="openai/gpt-4o-mini",kind="prompt",role="guest"}')).toBe(7)
+    expect(sample(text, 'model_cost_total{model="openai/gpt-4o-mini",role="guest"}')).toBe(0.0001)
     expect(sample(text, 'model_requests_total{model="openai/gpt-4o-mini"}')).toBe(2)
     for (let index = 0; index < MAX_MODELS + 10; index++) metrics.modelRequestEnded(`vendor/model-${index}`)
     const series = (await metrics.registry.getSingleMetric('model_requests_total')!.get()).values
@@ -186,7 +190,7 @@ describe('observedCallbacks', () => {
       modelRequestEnded: (model, error) => seen.push(`ended ${model}${error ? ` ${error}` : ''}`),
     }
     const inner: string[] = []
-    const callbacks = observedCallbacks(observer, 'm', {
+    const callbacks = observedCallbacks(observer, { model: 'm', role: 'user' }, {
       beforeModelRequest: async () => {
         inner.push('reserved')
       },

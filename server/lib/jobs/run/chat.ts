@@ -177,7 +177,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
           signal: text.stop.signal,
           // Each request reserves before it goes out; real usage arrives as it ends and is checked
           // before the next, so an answer that ended is never turned into an error by its own final count.
-          callbacks: observedCallbacks(harness.observer, request.model, meteredCallbacks(options.budget, {
+          callbacks: observedCallbacks(harness.observer, { model: request.model, role: harness.role }, meteredCallbacks(options.budget, {
             onTextDelta: delta => text.add('content', delta),
             onReasoningDelta: delta => text.add('reasoning', delta),
             onRoundFinish: () => text.checkBudget(),

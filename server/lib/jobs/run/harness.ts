@@ -15,6 +15,7 @@ import { ThrottledJobWriter } from '../writer'
 import type { RunBudget } from '../admission/budget-pool'
 import { endJobRun, type JobRunOutcome, type RunEnding } from './end'
 import { JobRunEvents } from './run-events'
+import type { Role } from '../../../../shared/types/account'
 import { UNOBSERVED, type JobObserver } from '../job-observer'
 import type { ToolCallStatus } from '../../tools/run-tool-calls'
 import type { BackgroundJob } from '../../../../shared/types/job'
@@ -39,6 +40,8 @@ export interface JobRunOptions {
   onWriteRefused?: () => void
   /** The run's share of its user's daily budget: its requests reserve and count against it (none: no budget). */
   budget?: RunBudget
+  /** The role of the job's user (default `user`): the metrics count model use by role. */
+  role?: Role
   /** The tool policy for the job's user, read again before every model request and tool node. */
   toolAccess?: () => Promise<ToolAccessCheck>
   /** The credentials of the job's user, read again before every tool round and tool node. */
@@ -57,6 +60,7 @@ export class JobRunHarness {
   readonly writer: ThrottledJobWriter
   readonly logger: JobLogger
   readonly observer: JobObserver
+  readonly role: Role
   /** Model requests the run made (for monitoring: rounds per answer). */
   modelRounds = 0
   private toolsRunning = 0
@@ -66,6 +70,7 @@ export class JobRunHarness {
     const { job, store, config } = options
     this.logger = options.logger ?? { warn: () => {} }
     this.observer = options.observer ?? UNOBSERVED
+    this.role = options.role ?? 'user'
     this.writer = new ThrottledJobWriter(store, job.id, config.backgroundJobs.flush, error => this.logger.warn(`Job ${job.id}: a progress write failed`, error), job.chunksReceived, () => options.onWriteRefused?.())
   }
 

@@ -8,10 +8,11 @@
 import type { Span } from '@opentelemetry/api'
 import type { ToolLoopCallbacks } from '../../agent/tool-loop-types'
 import type { JobObserver } from '../job-observer'
+import type { Role } from '../../../../shared/types/account'
 import { failSpan, startSpan } from '../../tracing'
 
-/** `callbacks` with each request of `model` reported to `observer` and traced. */
-export function observedCallbacks(observer: JobObserver, model: string, callbacks: ToolLoopCallbacks): ToolLoopCallbacks {
+/** `callbacks` with each request of `model` (for a user of `role`) reported to `observer` and traced. */
+export function observedCallbacks(observer: JobObserver, { model, role }: { model: string, role: Role }, callbacks: ToolLoopCallbacks): ToolLoopCallbacks {
   /** When the request under way went out; undefined once its first text came (or between requests). */
   let sentAt: number | undefined
   /** When the request under way sent its first text, and when its last. */
@@ -59,7 +60,7 @@ export function observedCallbacks(observer: JobObserver, model: string, callback
       callbacks.onReasoningDelta?.(delta, info)
     },
     onUsage: (usage, info) => {
-      observer.modelUsage(model, usage)
+      observer.modelUsage(model, usage, role)
       span?.setAttributes({ 'gen_ai.usage.input_tokens': usage.promptTokens, 'gen_ai.usage.output_tokens': usage.completionTokens })
       // Writing speed: the completion's tokens over the time from its first text to its last.
       if (firstTextAt !== undefined && lastTextAt !== undefined && lastTextAt > firstTextAt) observer.outputSpeed(model, usage.completionTokens / ((lastTextAt - firstTextAt) / 1000))

@@ -124,7 +124,7 @@ class WorkflowJobContext {
    * steps wait their turn for it) and reported for monitoring.
    */
   metered(model: string, callbacks: ToolLoopCallbacks, signal: AbortSignal): ToolLoopCallbacks {
-    return observedCallbacks(this.harness.observer, model, meteredCallbacks(this.budget, callbacks, budget => this.stopOverBudget(budget), signal))
+    return observedCallbacks(this.harness.observer, { model, role: this.harness.role }, meteredCallbacks(this.budget, callbacks, budget => this.stopOverBudget(budget), signal))
   }
 
   /** The loop parameters every model call of a step shares. */
