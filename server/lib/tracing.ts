@@ -1,9 +1,9 @@
 /**
  * Traces, through the OpenTelemetry API only: every floor makes its spans here, and they cost
  * nothing until the runtime starts the SDK (runtime/telemetry.ts, when `OTEL_EXPORTER_OTLP_ENDPOINT`
- * is set). A job's run happens inside its job context (`inJobContext`): its id and its user's id
- * are on the context, so every span made during the run (model rounds, tool calls, store calls)
- * and every log line written in it (runtime/logs.ts) carries them.
+ * is set). A job's run happens inside its job context (`inJobContext`): with traces on, its id and
+ * its user's id are on the context, so every span made during the run (model rounds, tool calls,
+ * store calls) carries them. (Log lines carry them through the run's own logger: logs.ts.)
  *
  * Span names and attributes follow OpenTelemetry's GenAI conventions where they apply
  * (`chat {model}`, `execute_tool {tool}`, `gen_ai.*`); the app's own are `or3.*`.

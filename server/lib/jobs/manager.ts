@@ -348,6 +348,8 @@ export class BackgroundJobManager {
   /** The run of a launched job (`launch`), to its outcome (undefined: the runner crashed). */
   private runLaunched(job: BackgroundJob, how: RelaunchPlan, run: RunningJob, admitted?: RunAdmission): Promise<JobRunOutcome | undefined> {
     const { controller } = run
+    // Every line the run logs says whose it is (the ids, never a name).
+    const logger = this.options.logger?.withDefaults?.({ jobId: job.id, userId: job.userId }) ?? this.options.logger
     const meter = admitted ? Promise.resolve(admitted) : this.resumedJobAdmission(job.userId)
     const stopRenewing = this.leases?.keepRenewed(job.id, controller)
     const common = {
@@ -356,7 +358,7 @@ export class BackgroundJobManager {
       hub: this.hub,
       config: this.options.config,
       signal: controller.signal,
-      logger: this.options.logger,
+      logger,
       observer: this.options.observer,
       onActivity: (toolsRunning: number) => {
         run.lastActivityAt = Date.now()
@@ -386,7 +388,7 @@ export class BackgroundJobManager {
         : runChatJob({ ...common, budget, role, endpoint: how.endpoint!, resume: how.resume })
     }).catch(async (error) => {
       // The runners are written not to throw; if one does, the job still must not stay `streaming`.
-      this.options.logger?.warn(`Job ${job.id} crashed`, error)
+      logger?.warn(`Job ${job.id} crashed`, error)
       const failure: JobError = { kind: 'internal', message: 'The job failed unexpectedly on the server.' }
       await this.store.failJob(job.id, failure).catch(() => {})
       await this.inputs.closeAllOf(job.id).catch(() => {})
@@ -394,7 +396,7 @@ export class BackgroundJobManager {
     }).then(async (outcome) => {
       // What the run used counts against its user's budget however it ended (an interrupted run's
       // share too: the resumed run counts only its own).
-      if (budget) await this.admission.budgets?.record(job.userId, budget.spent()).catch(error => this.options.logger?.warn(`Job ${job.id}: its usage could not be recorded`, error))
+      if (budget) await this.admission.budgets?.record(job.userId, budget.spent()).catch(error => logger?.warn(`Job ${job.id}: its usage could not be recorded`, error))
       budget?.close()
       if (outcome !== 'interrupted') await this.reportFinished(job.id, how.endpoint)
       return outcome ?? undefined

@@ -1,10 +1,11 @@
 /**
  * The server's log format. Everything the server logs goes through consola; in JSON form (the
  * default in production) each entry is one line an aggregator reads without parsing text:
- * `{"time","level","tag","msg","err"?,"jobId"?,"userId"?,"traceId"?,"spanId"?}`. A line written
- * during a job's run carries the job's id and its user's id (never a name) from the async context
- * (server/lib/tracing.ts), and the trace and span ids when traces are on. Text form is consola's
- * readable lines, for development.
+ * `{"time","level","tag","msg","err"?,"jobId"?,"userId"?,"traceId"?,"spanId"?}`. A line about a
+ * job carries the job's id and its user's id (never a name): a run logs through a logger made for
+ * it (`withDefaults({ jobId, userId })`, jobs/manager.ts); with traces on, a line written during the
+ * run carries its trace and span ids too (server/lib/tracing.ts). Text form is consola's readable
+ * lines, for development.
  *
  * Secrets are never passed to the logger; as a second line of defence, JSON lines have anything
  * shaped like an OpenRouter key or a bearer token masked.
@@ -45,7 +46,7 @@ export function jsonLine(entry: LogObject): string {
   const args = entry.message === undefined ? entry.args : [entry.message, ...entry.args]
   const error = args.find((arg): arg is Error => arg instanceof Error)
   const message = args.filter(arg => arg !== error).map(describe).join(' ')
-  const job = jobOfContext()
+  const job = typeof entry.jobId === 'string' ? { jobId: entry.jobId, userId: typeof entry.userId === 'string' ? entry.userId : undefined } : jobOfContext()
   const trace = activeTraceIds()
   const line: Record<string, unknown> = {
     time: entry.date.toISOString(),
@@ -53,7 +54,7 @@ export function jsonLine(entry: LogObject): string {
     ...(entry.tag ? { tag: entry.tag } : {}),
     msg: maskSecrets(message.slice(0, MAX_MESSAGE_CHARS)),
     ...(error ? { err: { name: error.name, message: maskSecrets(error.message.slice(0, MAX_MESSAGE_CHARS)), ...(error.stack ? { stack: maskSecrets(error.stack.slice(0, MAX_MESSAGE_CHARS)) } : {}) } } : {}),
-    ...(job ? { jobId: job.jobId, userId: job.userId } : {}),
+    ...(job ? { jobId: job.jobId, ...(job.userId ? { userId: job.userId } : {}) } : {}),
     ...(trace ? { traceId: trace.traceId, spanId: trace.spanId } : {}),
   }
   return JSON.stringify(line)

@@ -5,9 +5,12 @@
  * and `OTEL_BSP_*` variables itself), batching spans and flushing them on close. Without it, the
  * API's spans cost nothing (server/lib/tracing.ts).
  *
- * Either way the process keeps an async context (AsyncLocalStorage), so a job's ids follow its run
- * into every span and log line (logs.ts). Every span made during a job's run carries the job's id:
- * a span processor copies it from the context the span starts in.
+ * Then the process keeps an async context (AsyncLocalStorage), so spans nest (a job's model
+ * requests, tool calls and store calls under its span) and log lines carry the trace (logs.ts);
+ * every span made during a job's run carries the job's id, which a span processor copies from the
+ * context the span starts in. Without traces there is no async context: on Node 20 it turns on
+ * promise hooks for every promise of the process, which cost the live fan-out a large share of
+ * its throughput (the benchmark's deltas fell to a fifth), a price only worth paying for traces.
  */
 import { context, propagation, type Context } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
@@ -52,16 +55,15 @@ class JobIdsOnSpans implements SpanProcessor {
 }
 
 /**
- * Installs the async context (once per process) and, when `exportTraces` is on and an OTLP
- * endpoint is set in `env`, the SDK. `service` names the app in the traces unless
- * `OTEL_SERVICE_NAME` does.
+ * When `exportTraces` is on and an OTLP endpoint is set in `env`, installs the async context (once
+ * per process) and the SDK. `service` names the app in the traces unless `OTEL_SERVICE_NAME` does.
  */
 export function startTelemetry(options: { exportTraces: boolean, env: NodeJS.ProcessEnv, service: string }): Telemetry {
+  if (!options.exportTraces || !otlpTracesEndpoint(options.env)) return { exporting: false, close: async () => {} }
   if (!contextManager) {
     contextManager = new AsyncLocalStorageContextManager().enable()
     context.setGlobalContextManager(contextManager)
   }
-  if (!options.exportTraces || !otlpTracesEndpoint(options.env)) return { exporting: false, close: async () => {} }
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.env.OTEL_SERVICE_NAME || options.service }).merge(detectResources({ detectors: [envDetector] })),
     spanProcessors: [new JobIdsOnSpans(), new BatchSpanProcessor(new OTLPTraceExporter())],

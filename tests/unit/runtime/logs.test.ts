@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { LogObject } from 'consola'
 import { jsonLine, maskSecrets, writesJson } from '../../../server/lib/runtime/logs'
 import { startTelemetry } from '../../../server/lib/runtime/telemetry'
-import { inJobContext } from '../../../server/lib/tracing'
+import { context } from '@opentelemetry/api'
 
 const entry = (args: unknown[], overrides: Partial<LogObject> = {}): LogObject => ({ level: 3, type: 'info', tag: 'jobs', args, date: new Date('2026-11-25T10:00:00Z'), ...overrides })
 
@@ -15,17 +15,19 @@ describe('JSON log lines', () => {
     expect(line.jobId).toBeUndefined()
   })
 
-  it("carries the job's and its user's ids in lines written during the job's run", async () => {
-    // The async context the runtime installs (no traces exported without an endpoint).
-    const telemetry = startTelemetry({ exportTraces: true, env: {}, service: 'test' })
-    expect(telemetry.exporting).toBe(false)
-    const line = await inJobContext('or3.job chat', { jobId: 'job-1', userId: 'user-1' }, {}, async () => {
-      await new Promise(resolve => setImmediate(resolve))
-      return JSON.parse(jsonLine(entry(['Job job-1 (chat) started.'])))
-    }, () => ({}))
+  it("carries the job's and its user's ids in the lines of a run's logger (consola's defaults)", () => {
+    const line = JSON.parse(jsonLine(entry(['Job job-1 (chat) started.'], { jobId: 'job-1', userId: 'user-1' })))
     expect(line).toMatchObject({ msg: 'Job job-1 (chat) started.', jobId: 'job-1', userId: 'user-1' })
-    // Outside the run, no ids.
-    expect(JSON.parse(jsonLine(entry(['between jobs']))).jobId).toBeUndefined()
+    // Other lines have none, and no trace ids while traces are off.
+    const other = JSON.parse(jsonLine(entry(['between jobs'])))
+    expect(other.jobId).toBeUndefined()
+    expect(other.traceId).toBeUndefined()
+  })
+
+  it('installs no async context while traces are off (it would slow every promise of the process)', () => {
+    expect(startTelemetry({ exportTraces: true, env: {}, service: 'test' }).exporting).toBe(false)
+    expect(startTelemetry({ exportTraces: false, env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }, service: 'test' }).exporting).toBe(false)
+    expect(context['_getContextManager']().constructor.name).toBe('NoopContextManager')
   })
 
   it('masks anything shaped like an OpenRouter key or a bearer token, and cuts runaway messages', () => {

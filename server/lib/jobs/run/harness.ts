@@ -25,6 +25,8 @@ export interface JobLogger {
   warn: (message: string, ...details: unknown[]) => void
   /** A run's start and end (the server's log: one line each, with the job's ids in JSON form). */
   info?: (message: string) => void
+  /** The same logger with `defaults` on every line (consola's): a run's logger carries its job's ids. */
+  withDefaults?: (defaults: Record<string, unknown>) => JobLogger
 }
 
 /** What the manager gives every run. */
