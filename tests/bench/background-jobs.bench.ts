@@ -167,6 +167,8 @@ function startBenchApp(env: Record<string, string> = {}): Promise<RunningApp> {
     // One benchmark session watches every job with every viewer.
     NUXT_BACKGROUND_JOBS_STREAMS_PER_USER: '10000',
     NUXT_BACKGROUND_JOBS_STREAMS_PER_JOB: '1000',
+    // Every viewer is 127.0.0.1: the cap per client address (200 by default) would refuse most of them.
+    NUXT_BACKGROUND_JOBS_STREAMS_PER_ADDRESS: '10000',
     ...env,
   })
 }

@@ -9,8 +9,7 @@
  * requests, tool calls and store calls under its span) and log lines carry the trace (logs.ts);
  * every span made during a job's run carries the job's id, which a span processor copies from the
  * context the span starts in. Without traces there is no async context: on Node 20 it turns on
- * promise hooks for every promise of the process, which cost the live fan-out a large share of
- * its throughput (the benchmark's deltas fell to a fifth), a price only worth paying for traces.
+ * promise hooks for every promise of the process, a cost only worth paying for traces.
  */
 import { context, propagation, type Context } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
