@@ -78,8 +78,8 @@ function reserveBody(event: H3Event, reserve: (bytes: number) => () => void, byt
   } catch (error) {
     if (!OverCapacityError.isInstance(error, 'bodies')) throw error
     setResponseHeader(event, 'Retry-After', error.retryAfterSeconds)
-    // The body is not read: close the connection after the answer rather than take it in.
-    setResponseHeader(event, 'Connection', 'close')
+    // The body is not kept: what is left of it is dropped for a moment, then the connection closes.
+    lingerOnRefusedBody(event)
     throw createError({ statusCode: error.statusCode, statusMessage: error.message })
   }
 }
@@ -117,8 +117,41 @@ async function readAndParse<T extends z.ZodType>(event: H3Event, schema: T, opti
   return parsed.data
 }
 
-/** The 413, answered at once; the connection closes after it so the rest of the upload is not read. */
+/** The 413, answered at once; the rest of the upload is dropped for a moment, never kept. */
 function tooLarge(event: H3Event, maxBytes: number) {
-  setResponseHeader(event, 'Connection', 'close')
+  lingerOnRefusedBody(event)
   return createError({ statusCode: 413, statusMessage: `Request body is over ${Math.round(maxBytes / 1024)} KiB; send less.` })
+}
+
+/** How long, and how many more bytes, the rest of a refused body is read and dropped before its connection closes. */
+const LINGER_MS = 2_000
+const LINGER_BYTES = 16 * 1024 * 1024
+
+/**
+ * After refusing a body that is still coming in, reads and drops the rest of it for a moment (a
+ * "lingering close"): a connection closed with the client's data unread is reset, and a client
+ * still sending (a browser uploading a file) then loses the answer with it, and shows "connection
+ * reset" instead of the 413 or 429 and its words. Bounded: past `LINGER_MS` or `LINGER_BYTES` more,
+ * the connection is closed. A body that ends meanwhile leaves the connection open for the next request.
+ */
+function lingerOnRefusedBody(event: H3Event): void {
+  const request = event.node.req
+  const socket = request.socket
+  if (request.complete || !socket) return
+  const bytesBefore = socket.bytesRead
+  const stop = () => {
+    clearTimeout(deadline)
+    clearInterval(watch)
+  }
+  const close = () => {
+    stop()
+    socket.destroy()
+  }
+  const deadline = setTimeout(close, LINGER_MS)
+  const watch = setInterval(() => socket.bytesRead - bytesBefore > LINGER_BYTES && close(), 50)
+  deadline.unref()
+  watch.unref()
+  request.once('end', stop)
+  socket.once('close', stop)
+  request.resume()
 }
