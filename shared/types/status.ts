@@ -1,8 +1,18 @@
 /** The admin's Status page (GET /api/admin/status): the last hour of one server process, and today's model use. */
 import type { JobsHealth, HealthReport } from './health'
 
-/** One sample of the process's main figures; counters are what changed since the sample before. */
-export interface StatusSample {
+/** What jobs' model requests and tool calls came to: since the process started, or between two samples. */
+export interface ActivityCounts {
+  modelRequests: number
+  upstreamErrors: number
+  toolCalls: number
+  toolFailures: number
+  tokens: number
+  cost: number
+}
+
+/** One sample of the process's main figures; its counts are what changed since the sample before. */
+export interface StatusSample extends ActivityCounts {
   at: number
   running: number
   waiting: number
@@ -16,12 +26,6 @@ export interface StatusSample {
   eventLoopUtilization: number
   rssBytes: number
   heapUsedBytes: number
-  modelRequests: number
-  upstreamErrors: number
-  toolCalls: number
-  toolFailures: number
-  tokens: number
-  cost: number
 }
 
 /** What one model was used for, as the upstream reported it. */

@@ -37,7 +37,7 @@ import type { Role } from '../../../shared/types/account'
 import type { InputRequestKind, InputRequestStatus } from '../../../shared/types/input-request'
 import type { JobStreamEvent } from '../../../shared/types/job-events'
 import type { StoreCallWatcher } from './instrumented-store'
-import type { ModelUse } from '../../../shared/types/status'
+import type { ActivityCounts, ModelUse } from '../../../shared/types/status'
 
 /** Distinct tool names kept as label values; later names are counted as `other`. */
 export const MAX_TOOL_NAMES = 200
@@ -53,14 +53,8 @@ const SNAPSHOT_MS = 1_000
 /** prom-client's default metrics that promtool's lint refuses (gauges with a counter's suffix). */
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']
 
-/** The counters' totals since the process started (the Status page's history reads them). */
-export interface MetricTotals {
-  modelRequests: number
-  upstreamErrors: number
-  toolCalls: number
-  toolFailures: number
-  tokens: number
-  cost: number
+/** The counters' totals since the process started, and each model's use (the Status page's history reads them). */
+export interface MetricTotals extends ActivityCounts {
   models: ModelUse[]
 }
 
