@@ -177,9 +177,22 @@ export default defineSchema({
     definition: v.string(),
     created_at: v.number(),
     updated_at: v.number(),
+    /** The current version's number; absent on workflows saved before versions (their version 1). */
+    version: v.optional(v.number()),
   })
     .index('by_workflow_id', ['workflow_id'])
     .index('by_user_and_updated', ['user_id', 'updated_at']),
+
+  /** Every saved version of a workflow (the newest 100 are kept). */
+  workflow_versions: defineTable({
+    workflow_id: v.string(),
+    version: v.number(),
+    name: v.string(),
+    definition: v.string(),
+    created_at: v.number(),
+    created_by: v.string(),
+    note: v.optional(v.string()),
+  }).index('by_workflow_and_version', ['workflow_id', 'version']),
 
   accounts: defineTable({
     account_id: v.string(),

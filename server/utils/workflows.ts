@@ -54,7 +54,7 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
   if (!definition.ok) throw invalidWorkflow(definition.problems)
   const user = await requireSessionUser(event)
   try {
-    return await executeWorkflowInBackground({ principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId), workflowId: workflow.id, definition: definition.workflow, prompt, userApiKey: userApiKeyOf(event) })
+    return await executeWorkflowInBackground({ principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId), workflowId: workflow.id, version: workflow.version, definition: definition.workflow, prompt, userApiKey: userApiKeyOf(event) })
   } catch (error) {
     throwHttpError(event, error)
   }

@@ -12,6 +12,26 @@ export interface SavedWorkflow {
   definition: WorkflowDefinition
   createdAt: number
   updatedAt: number
+  /** Its current version's number: 1 when created, one more at each save. */
+  version: number
+}
+
+/** One saved version of a workflow, without its definition: every save (and a restore) makes one. */
+export interface WorkflowVersionSummary {
+  workflowId: string
+  version: number
+  /** The workflow's name in that version. */
+  name: string
+  createdAt: number
+  /** The id of the account that saved it. */
+  createdBy: string
+  /** What the person said about the change, if anything. */
+  note?: string
+}
+
+/** One saved version with its definition. */
+export interface WorkflowVersion extends WorkflowVersionSummary {
+  definition: WorkflowDefinition
 }
 
 /** One workflow node's progress (filled in by workflow runs). */

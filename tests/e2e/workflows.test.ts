@@ -148,6 +148,39 @@ describe('workflows on one server', () => {
       expect((await bob.fetch(path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : JSON.stringify({ prompt: 'x' }) })).status, `${method} ${path}`).toBe(404)
     }
   })
+  it('keeps every save as a version with its note, records the version a run ran, and restores one as a new version', async () => {
+    const client = new SessionClient(app.url)
+    const created = await client.post('/api/workflows', { definition: chain, note: 'First draft' })
+    expect(created.status).toBe(201)
+    const workflowId = (await created.json()).id
+    const renamed = { ...chain, name: 'Three steps, renamed' }
+    const saved = await client.fetch(`/api/workflows/${workflowId}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition: renamed, note: 'Better name' }) })
+    expect(await saved.json()).toMatchObject({ name: 'Three steps, renamed', version: 2 })
+    const listed = await client.json(`/api/workflows/${workflowId}/versions`)
+    expect(listed.current).toBe(2)
+    expect(listed.versions.map((version: { version: number, note?: string }) => [version.version, version.note])).toEqual([[2, 'Better name'], [1, 'First draft']])
+    expect(await client.json(`/api/workflows/${workflowId}/versions/1`)).toMatchObject({ version: 1, name: 'Three steps', definition: { name: 'Three steps' } })
+
+    // A run says which version it ran.
+    fake.script(byNode({ 'STEP-ONE': () => textReply('one'), 'STEP-TWO': () => textReply('two'), 'STEP-THREE': () => textReply('three') }))
+    const jobId = await run(client, workflowId, 'Go')
+    expect((await waitForJobEnd(client, jobId, 30_000)).status).toBe('complete')
+    expect((await client.json(`/api/jobs/${jobId}`)).workflow).toMatchObject({ workflowId, version: 2 })
+
+    // Restoring version 1 saves it as version 3; nothing in between is lost.
+    const restored = await client.post(`/api/workflows/${workflowId}/versions/1/restore`, {})
+    expect(await restored.json()).toMatchObject({ name: 'Three steps', version: 3 })
+    expect((await client.json(`/api/workflows/${workflowId}/versions`)).versions.map((version: { version: number, note?: string }) => [version.version, version.note])).toEqual([[3, 'Restored version 1'], [2, 'Better name'], [1, 'First draft']])
+
+    // Bad input is told what to fix; another person's workflow has no versions to see.
+    const longNote = await client.fetch(`/api/workflows/${workflowId}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition: chain, note: 'x'.repeat(201) }) })
+    expect(longNote.status).toBe(400)
+    expect(await longNote.text()).toMatch(/note/)
+    expect((await client.fetch(`/api/workflows/${workflowId}/versions/zero`)).status).toBe(400)
+    expect((await client.fetch(`/api/workflows/${workflowId}/versions/99`)).status).toBe(404)
+    expect((await new SessionClient(app.url).fetch(`/api/workflows/${workflowId}/versions`)).status).toBe(404)
+  })
+
   it('routes with a catastrophic pattern on a hostile input without freezing the server, and refuses patterns that need backtracking', async () => {
     const attacker = new SessionClient(app.url)
     const other = new SessionClient(app.url)

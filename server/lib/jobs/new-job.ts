@@ -10,6 +10,8 @@ export interface StartWorkflowJobInput {
   /** Who runs it (the workflow's owner), as admission sees them. */
   principal: JobPrincipal
   workflowId: string
+  /** The saved version that runs (recorded with the run). */
+  version?: number
   definition: WorkflowDefinition
   prompt: string
   userApiKey?: string
@@ -50,7 +52,7 @@ export function newWorkflowJob(input: StartWorkflowJobInput, secretBox: SecretBo
     messageId: crypto.randomUUID(),
     type: 'workflow',
     model: 'workflow',
-    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, prompt: input.prompt, definition: input.definition } },
+    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, definition: input.definition } },
     apiKeyCiphertext: input.userApiKey ? secretBox.seal(input.userApiKey) : undefined,
   }
 }

@@ -88,7 +88,9 @@ export function withWorkflowQuota(store: WorkflowStore, quotas: StorageQuotas): 
     },
     listWorkflows: userId => store.listWorkflows(userId),
     getWorkflow: id => store.getWorkflow(id),
-    updateWorkflow: (id, definition, now) => store.updateWorkflow(id, definition, now),
+    updateWorkflow: (id, definition, change) => store.updateWorkflow(id, definition, change),
+    listWorkflowVersions: id => store.listWorkflowVersions(id),
+    getWorkflowVersion: (id, version) => store.getWorkflowVersion(id, version),
     deleteWorkflow: id => store.deleteWorkflow(id),
     close: () => store.close(),
   }

@@ -12,7 +12,7 @@ import type { Usage } from '../../../shared/types/chat'
 import type { ActiveToolCall, BackgroundJob, JobError, JobNotification, JobStatus, ToolExecutionRecord } from '../../../shared/types/job'
 import type { ChatThread, ThreadMessage } from '../../../shared/types/thread'
 import type { MessageAttachment } from '../../../shared/types/attachment'
-import type { SavedWorkflow } from '../../../shared/types/workflow'
+import type { SavedWorkflow, WorkflowVersion } from '../../../shared/types/workflow'
 
 /** Every field of `T`, each named once: the compiler refuses a missing or unknown one. */
 function fieldsOf<T>(fields: { [K in keyof Required<T>]: true }): string[] {
@@ -67,7 +67,8 @@ const message = fieldsOf<ThreadMessage>({
   reasoning: true, toolCalls: true, error: true, finishReason: true,
 })
 const attachment = fieldsOf<MessageAttachment>({ id: true, name: true, mediaType: true, kind: true, size: true })
-const workflow = fieldsOf<SavedWorkflow>({ id: true, userId: true, name: true, definition: true, createdAt: true, updatedAt: true })
+const workflow = fieldsOf<SavedWorkflow>({ id: true, userId: true, name: true, definition: true, createdAt: true, updatedAt: true, version: true })
+const workflowVersion = fieldsOf<WorkflowVersion>({ workflowId: true, version: true, name: true, definition: true, createdAt: true, createdBy: true, note: true })
 
 describe('shapes in shared/types match every store', () => {
   it('jobs', () => {
@@ -128,5 +129,7 @@ describe('shapes in shared/types match every store', () => {
   it('saved workflows', () => {
     expect(sqliteColumns('workflows')).toEqual(stored(workflow))
     expect(convexFields('workflows')).toEqual(stored(workflow, { rename: { id: 'workflow_id' } }))
+    expect(sqliteColumns('workflow_versions')).toEqual(stored(workflowVersion))
+    expect(convexFields('workflow_versions')).toEqual(stored(workflowVersion))
   })
 })

@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll } from 'vitest'
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import { SQLITE_MIGRATIONS } from '../../../server/lib/stores/sqlite/migrations'
+import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'
 import { createMemoryThreadStore } from '../../../server/lib/stores/threads/memory'
 import { createSqliteThreadStore } from '../../../server/lib/stores/threads/sqlite'
 import { describeThreadStoreContract } from '../../support/thread-store-contract'
@@ -24,3 +27,23 @@ describeWorkflowStoreContract('sqlite', () => createSqliteWorkflowStore({ path: 
 
 describeAccountStoreContract('memory', () => createMemoryAccountBackend())
 describeAccountStoreContract('sqlite', () => createSqliteAccountBackend({ path: join(directory, `accounts-${++file}.sqlite`) }))
+
+describe('sqlite workflow store upgrade', () => {
+  it('keeps a workflow saved before versions as its version 1, and saves the next one as 2', async () => {
+    const path = join(directory, 'workflows-upgrade.sqlite')
+    const old = new Database(path)
+    const before = SQLITE_MIGRATIONS.findIndex(sql => sql.includes('CREATE TABLE workflow_versions'))
+    for (const sql of SQLITE_MIGRATIONS.slice(0, before)) old.exec(sql)
+    old.pragma(`user_version = ${before}`)
+    const definition = WORKFLOW_EXAMPLES['triage-router']!
+    old.prepare('INSERT INTO workflows (id, user_id, name, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('old-workflow', 'u', definition.name, JSON.stringify(definition), 1, 2)
+    old.close()
+
+    const store = createSqliteWorkflowStore({ path })
+    expect(await store.getWorkflow('old-workflow')).toMatchObject({ version: 1, definition })
+    expect(await store.listWorkflowVersions('old-workflow')).toEqual([{ workflowId: 'old-workflow', version: 1, name: definition.name, createdAt: 2, createdBy: 'u' }])
+    expect(await store.updateWorkflow('old-workflow', { ...definition, name: 'After' }, { by: 'u', now: 3 })).toBe(true)
+    expect((await store.listWorkflowVersions('old-workflow')).map(version => version.version)).toEqual([2, 1])
+    await store.close()
+  })
+})

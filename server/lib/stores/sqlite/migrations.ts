@@ -230,4 +230,20 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX background_jobs_by_thread_message ON background_jobs (thread_id, message_id);
   CREATE INDEX background_jobs_by_status_completed ON background_jobs (status, completed_at);
   `,
+  // Every save of a workflow is a version; a workflow saved before has its current definition as version 1.
+  `
+  ALTER TABLE workflows ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  CREATE TABLE workflow_versions (
+    workflow_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    note TEXT,
+    PRIMARY KEY (workflow_id, version)
+  );
+  INSERT INTO workflow_versions (workflow_id, version, name, definition, created_at, created_by, note)
+    SELECT id, 1, name, definition, updated_at, user_id, NULL FROM workflows;
+  `,
 ]
