@@ -1,5 +1,5 @@
 import { useApiKey } from './useApiKey'
-import type { SavedWorkflow, WorkflowCheck, WorkflowExample } from '../../shared/types/workflow'
+import type { SavedWorkflow, WorkflowCheck, WorkflowExample, WorkflowVersion, WorkflowVersionSummary } from '../../shared/types/workflow'
 
 /** Saved workflows, the shipped examples, validation, and runs. */
 export function useWorkflows() {
@@ -18,8 +18,20 @@ export function useWorkflows() {
   function create(definition: unknown): Promise<SavedWorkflow> {
     return $fetch<SavedWorkflow>('/api/workflows', { method: 'POST', body: { definition } })
   }
-  function update(id: string, definition: unknown): Promise<SavedWorkflow> {
-    return $fetch<SavedWorkflow>(`/api/workflows/${id}`, { method: 'PUT', body: { definition } })
+  /** Saves the next version (`note`: what changed, if the person said). */
+  function update(id: string, definition: unknown, note?: string): Promise<SavedWorkflow> {
+    return $fetch<SavedWorkflow>(`/api/workflows/${id}`, { method: 'PUT', body: { definition, ...(note?.trim() ? { note: note.trim() } : {}) } })
+  }
+  /** A workflow's kept versions, newest first. */
+  async function versions(id: string): Promise<WorkflowVersionSummary[]> {
+    return (await $fetch<{ versions: WorkflowVersionSummary[] }>(`/api/workflows/${id}/versions`)).versions
+  }
+  function version(id: string, number: number): Promise<WorkflowVersion> {
+    return $fetch<WorkflowVersion>(`/api/workflows/${id}/versions/${number}`)
+  }
+  /** Saves version `number` again as the next version. */
+  function restore(id: string, number: number): Promise<SavedWorkflow> {
+    return $fetch<SavedWorkflow>(`/api/workflows/${id}/versions/${number}/restore`, { method: 'POST' })
   }
   async function remove(id: string): Promise<void> {
     await $fetch(`/api/workflows/${id}`, { method: 'DELETE' })
@@ -28,5 +40,5 @@ export function useWorkflows() {
   async function run(id: string, prompt: string): Promise<string> {
     return (await $fetch<{ jobId: string }>(`/api/workflows/${id}/run`, { method: 'POST', body: { prompt }, headers: apiKey.headers() })).jobId
   }
-  return { list, examples, validate, create, update, remove, run }
+  return { list, examples, validate, create, update, versions, version, restore, remove, run }
 }

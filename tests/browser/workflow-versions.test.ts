@@ -1,0 +1,68 @@
+/**
+ * Workflow versions in the browser (issue 32): a save with a note is a new version, the history
+ * lists every version, a version compares with the current one as a line diff of their JSON, and
+ * restoring one saves it as the next version. The page with its history and diff open passes axe
+ * in light and dark.
+ */
+import { AxeBuilder } from '@axe-core/playwright'
+import { describe, expect, it } from 'vitest'
+import { useBuiltApp } from '../support/built-app'
+import { useChromium } from './helpers/browser'
+
+const app = useBuiltApp()
+const browser = useChromium()
+
+describe('workflow versions', () => {
+  it('saves a change with its note as a new version, compares it with the first, and restores the first as the next', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: 'reduce' })
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', error => errors.push(error.message))
+    // Confirmations (restore) are answered yes.
+    page.on('dialog', dialog => void dialog.accept())
+    try {
+      await page.goto(`${app.url}/workflows`)
+      await page.locator('[data-testid^=install-]').first().click()
+      await page.getByTestId('workflow-item').first().waitFor()
+      const history = page.getByTestId('workflow-history')
+      await history.locator('summary').click()
+      await history.getByTestId('version-1').waitFor()
+
+      // Edit the JSON: a new name, saved with a note.
+      await page.getByText('Edit as JSON').click()
+      const editor = page.getByLabel('Workflow definition (JSON)')
+      const original = await editor.inputValue()
+      const definition = JSON.parse(original) as { name: string }
+      await editor.fill(JSON.stringify({ ...definition, name: `${definition.name} (edited)` }, null, 2))
+      // Saved at once, before the live check (300 ms after typing) has run: what is saved is the text as typed.
+      await page.getByTestId('version-note').fill('A clearer name')
+      await page.getByTestId('save-workflow').click()
+      await history.getByTestId('version-2').waitFor()
+      expect(await history.getByTestId('version-2').innerText()).toContain('A clearer name')
+      expect(await history.getByTestId('version-2').innerText()).toContain('current')
+
+      // Compare version 1 with the current one: the name line, removed and added.
+      await history.getByRole('button', { name: 'Compare version 1 with the current one' }).click()
+      const diff = page.getByTestId('version-diff')
+      await diff.waitFor()
+      expect(await diff.locator('.history__line--removed').allInnerTexts()).toEqual([`−   "name": "${definition.name}",`])
+      expect(await diff.locator('.history__line--added').allInnerTexts()).toEqual([`+   "name": "${definition.name} (edited)",`])
+
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme })
+        const result = await new AxeBuilder({ page }).include('[data-testid=workflow-history]').options({ resultTypes: ['violations'] }).analyze()
+        expect(result.violations.filter(violation => violation.impact === 'critical' || violation.impact === 'serious').map(violation => `${scheme} ${violation.id}: ${violation.nodes.map(node => node.target.join(' ')).join(', ')}`)).toEqual([])
+      }
+
+      // Restore version 1: saved as version 3, with the first name back; nothing lost in between.
+      await history.getByRole('button', { name: 'Restore version 1' }).click()
+      await history.getByTestId('version-3').waitFor()
+      expect(await history.getByTestId('version-3').innerText()).toContain('Restored version 1')
+      expect(await page.locator('#workflow-heading').innerText()).toBe(definition.name)
+      expect(await history.getByTestId('version-2').count()).toBe(1)
+      expect(errors).toEqual([])
+    } finally {
+      await context.close()
+    }
+  }, 120_000)
+})
