@@ -37,8 +37,8 @@ export function useWorkflows() {
     await $fetch(`/api/workflows/${id}`, { method: 'DELETE' })
   }
   /** Starts a run as a background job (with the user's own key, if any); returns its job id. */
-  async function run(id: string, prompt: string): Promise<string> {
-    return (await $fetch<{ jobId: string }>(`/api/workflows/${id}/run`, { method: 'POST', body: { prompt }, headers: apiKey.headers() })).jobId
+  async function run(id: string, given: { prompt?: string, inputs?: Record<string, string | number | boolean> }): Promise<string> {
+    return (await $fetch<{ jobId: string }>(`/api/workflows/${id}/run`, { method: 'POST', body: given, headers: apiKey.headers() })).jobId
   }
   return { list, examples, validate, create, update, versions, version, restore, remove, run }
 }

@@ -1,3 +1,4 @@
+import { runInputsOf } from '../lib/workflows/run-inputs'
 import type { H3Event } from 'h3'
 import { workflowToolDenials } from '../lib/workflows/tool-access'
 import { assertModelsAllowed } from '../lib/models/model-access'
@@ -45,8 +46,11 @@ export function executeWorkflowInBackground(input: StartWorkflowJobInput): Promi
   return useBackgroundJobs().startWorkflowJob(input)
 }
 
-/** Runs a saved workflow for the request's user (checked again against today's tools); 4xx when it cannot start. */
-export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, prompt: string): Promise<BackgroundJob> {
+/**
+ * Runs a saved workflow for the request's user with what the request gave (a prompt, or its named
+ * inputs, checked against what it declares), checked again against today's tools; 4xx when it cannot start.
+ */
+export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, given: { prompt?: string, inputs?: Record<string, unknown> }): Promise<BackgroundJob> {
   if (!useServerConfig(event).workflows.enabled) throw createError({ statusCode: 400, statusMessage: 'Workflows are switched off on this server (NUXT_WORKFLOWS_ENABLED=false).' })
   // Tools may have been removed since it was saved: check again before running (admission
   // checks the models and the cost bound again, for the role the user has now).
@@ -54,7 +58,8 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
   if (!definition.ok) throw invalidWorkflow(definition.problems)
   const user = await requireSessionUser(event)
   try {
-    return await executeWorkflowInBackground({ principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId), workflowId: workflow.id, version: workflow.version, definition: definition.workflow, prompt, userApiKey: userApiKeyOf(event) })
+    const { prompt, inputs } = runInputsOf(definition.workflow, given)
+    return await executeWorkflowInBackground({ principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId), workflowId: workflow.id, version: workflow.version, definition: definition.workflow, prompt, inputs, userApiKey: userApiKeyOf(event) })
   } catch (error) {
     throwHttpError(event, error)
   }

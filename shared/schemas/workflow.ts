@@ -77,17 +77,57 @@ export const workflowEdgeSchema = z.object({
   branch: z.string().trim().min(1).max(40).optional(),
 })
 
+/** Kinds of named input a workflow may declare (its run form has a field of each). */
+export const WORKFLOW_INPUT_TYPES = ['text', 'long-text', 'number', 'boolean', 'choice'] as const
+
+/** Longest value a text input takes; a long-text one takes the prompt's 100,000. */
+export const MAX_INPUT_TEXT_CHARS = 2_000
+export const MAX_INPUT_LONG_TEXT_CHARS = 100_000
+
+/**
+ * One named input of a workflow: `{{inputs.<name>}}` in its templates, a field of its run form,
+ * checked at run time (400 naming the input).
+ */
+export const workflowInputSchema = z.object({
+  name: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/i, 'an input name is a letter, then up to 39 letters, digits or _'),
+  label: z.string().trim().min(1).max(80).optional(),
+  description: z.string().max(300).optional(),
+  type: z.enum(WORKFLOW_INPUT_TYPES),
+  required: z.boolean().default(false),
+  default: z.union([z.string().max(MAX_INPUT_TEXT_CHARS), z.number().finite(), z.boolean()]).optional(),
+  /** A `choice` input's choices. */
+  choices: z.array(z.string().trim().min(1).max(100)).min(1).max(50).optional(),
+}).superRefine((input, context) => {
+  if (input.type === 'choice' && !input.choices) context.addIssue({ code: 'custom', path: ['choices'], message: 'a choice input lists its choices' })
+  if (input.type !== 'choice' && input.choices) context.addIssue({ code: 'custom', path: ['choices'], message: 'only a choice input has choices' })
+  if (input.default === undefined) return
+  const fits = input.type === 'number' ? typeof input.default === 'number'
+    : input.type === 'boolean' ? typeof input.default === 'boolean'
+      : input.type === 'choice' ? typeof input.default === 'string' && (input.choices ?? []).includes(input.default)
+        : typeof input.default === 'string'
+  if (!fits) context.addIssue({ code: 'custom', path: ['default'], message: input.type === 'choice' ? 'the default must be one of the choices' : `the default must be a ${input.type === 'long-text' ? 'text' : input.type}` })
+})
+
 export const workflowDefinitionSchema = z.object({
   version: z.literal(1),
   name: z.string().trim().min(1, 'give the workflow a name').max(120),
   description: z.string().max(2_000).default(''),
   /** Model for agent and router nodes that do not name one. */
   defaultModel: z.string().trim().min(1).max(200).default('or3/offline-demo'),
+  /** Named inputs a run takes (none: a run takes one prompt). */
+  inputs: z.array(workflowInputSchema).max(20).optional().superRefine((inputs, context) => {
+    const seen = new Set<string>()
+    for (const [index, input] of (inputs ?? []).entries()) {
+      if (seen.has(input.name)) context.addIssue({ code: 'custom', path: [index, 'name'], message: `two inputs are named "${input.name}"` })
+      seen.add(input.name)
+    }
+  }),
   nodes: z.array(workflowNodeSchema).min(2, 'a workflow needs at least a start and an output node').max(50),
   edges: z.array(workflowEdgeSchema).max(200),
 })
 
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>
+export type WorkflowInput = z.infer<typeof workflowInputSchema>
 export type WorkflowNode = z.infer<typeof workflowNodeSchema>
 export type WorkflowEdge = z.infer<typeof workflowEdgeSchema>
 export type WorkflowNodeKind = WorkflowNode['kind']

@@ -67,8 +67,8 @@ export interface ChatJobRequest {
   /** Tools the user's browser runs for this job (declared by the app that started it). */
   clientTools?: ClientToolDeclaration[]
   /** Workflow jobs: the workflow (as it was when the run started) and its prompt. */
-  /** A workflow run's workflow: which, the version it ran (absent on runs from before versions), what it was asked, and the definition it ran. */
-  workflow?: { workflowId: string, version?: number, prompt: string, definition: WorkflowDefinition }
+  /** A workflow run's workflow: which, the version it ran (absent on runs from before versions), what it was asked (its prompt and named inputs), and the definition it ran. */
+  workflow?: { workflowId: string, version?: number, prompt: string, inputs?: Record<string, string>, definition: WorkflowDefinition }
 }
 
 /** A tool round whose calls had started when the last checkpoint was written. */

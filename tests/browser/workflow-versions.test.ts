@@ -1,18 +1,34 @@
 /**
- * Workflow versions in the browser (issue 32): a save with a note is a new version, the history
+ * Workflows you keep, in the browser (issue 32): a save with a note is a new version, the history
  * lists every version, a version compares with the current one as a line diff of their JSON, and
- * restoring one saves it as the next version. The page with its history and diff open passes axe
- * in light and dark.
+ * restoring one saves it as the next version; a workflow with named inputs is run from a form of
+ * its inputs. The page with its history, diff and form passes axe in light and dark.
  */
 import { AxeBuilder } from '@axe-core/playwright'
 import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
 import { useChromium } from './helpers/browser'
 
 const app = useBuiltApp()
 const browser = useChromium()
 
-describe('workflow versions', () => {
+/** Critical and serious axe violations inside `selector`, in light and in dark (after the colours' transitions end). */
+async function violationsIn(page: Page, selector: string): Promise<string[]> {
+  const found: string[] = []
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme })
+    await page.evaluate(async () => {
+      await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)))
+      await Promise.all(document.getAnimations().filter(animation => animation.effect?.getComputedTiming().iterations !== Infinity).map(animation => animation.finished.catch(() => {})))
+    })
+    const result = await new AxeBuilder({ page }).include(selector).options({ resultTypes: ['violations'] }).analyze()
+    found.push(...result.violations.filter(violation => violation.impact === 'critical' || violation.impact === 'serious').map(violation => `${scheme} ${violation.id}: ${violation.nodes.map(node => node.target.join(' ')).join(', ')}`))
+  }
+  return found
+}
+
+describe('workflows you keep', () => {
   it('saves a change with its note as a new version, compares it with the first, and restores the first as the next', async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: 'reduce' })
     const page = await context.newPage()
@@ -48,11 +64,7 @@ describe('workflow versions', () => {
       expect(await diff.locator('.history__line--removed').allInnerTexts()).toEqual([`−   "name": "${definition.name}",`])
       expect(await diff.locator('.history__line--added').allInnerTexts()).toEqual([`+   "name": "${definition.name} (edited)",`])
 
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme })
-        const result = await new AxeBuilder({ page }).include('[data-testid=workflow-history]').options({ resultTypes: ['violations'] }).analyze()
-        expect(result.violations.filter(violation => violation.impact === 'critical' || violation.impact === 'serious').map(violation => `${scheme} ${violation.id}: ${violation.nodes.map(node => node.target.join(' ')).join(', ')}`)).toEqual([])
-      }
+      expect(await violationsIn(page, '[data-testid=workflow-history]')).toEqual([])
 
       // Restore version 1: saved as version 3, with the first name back; nothing lost in between.
       await history.getByRole('button', { name: 'Restore version 1' }).click()
@@ -61,6 +73,46 @@ describe('workflow versions', () => {
       expect(await page.locator('#workflow-heading').innerText()).toBe(definition.name)
       expect(await history.getByTestId('version-2').count()).toBe(1)
       expect(errors).toEqual([])
+    } finally {
+      await context.close()
+    }
+  }, 120_000)
+
+  it('runs a workflow with named inputs from a form of its inputs, with their defaults filled in', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: 'reduce' })
+    const page = await context.newPage()
+    try {
+      await page.goto(`${app.url}/workflows`)
+      await page.locator('[data-testid^=install-]').first().waitFor()
+      const workflowId = await page.evaluate(async () => {
+        const definition = {
+          version: 1,
+          name: 'Brief writer',
+          defaultModel: 'or3/offline-demo',
+          inputs: [
+            { name: 'topic', label: 'Topic', type: 'text', required: true },
+            { name: 'words', label: 'Words', type: 'number', default: 50 },
+            { name: 'tone', label: 'Tone', type: 'choice', choices: ['plain', 'playful'], default: 'plain' },
+          ],
+          nodes: [{ id: 'start', kind: 'start' }, { id: 'write', kind: 'agent', prompt: 'say {{inputs.words}} words on {{inputs.topic}}' }, { id: 'out', kind: 'output' }],
+          edges: [{ from: 'start', to: 'write' }, { from: 'write', to: 'out' }],
+        }
+        const response = await fetch('/api/workflows', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition }) })
+        return (await response.json() as { id: string }).id
+      })
+      await page.goto(`${app.url}/workflows?id=${workflowId}`)
+      const form = page.getByTestId('run-form')
+      await form.getByTestId('input-topic').waitFor()
+      // Required and empty: Run waits for it.
+      expect(await form.getByTestId('run-workflow').isDisabled()).toBe(true)
+      expect(await form.getByRole('spinbutton').inputValue()).toBe('50')
+      expect(await violationsIn(page, '[data-testid=run-form]')).toEqual([])
+      await form.getByTestId('input-topic').fill('tides')
+      await form.getByTestId('run-workflow').click()
+      await page.waitForURL(/\/workflows\/runs\/[\w-]+$/)
+      const jobId = page.url().split('/').pop()!
+      const job = await page.evaluate(async id => (await (await fetch(`/api/jobs/${id}`)).json()) as { workflow: { inputs: Record<string, string> } }, jobId)
+      expect(job.workflow.inputs).toEqual({ topic: 'tides', words: '50', tone: 'plain' })
     } finally {
       await context.close()
     }

@@ -181,6 +181,57 @@ describe('workflows on one server', () => {
     expect((await new SessionClient(app.url).fetch(`/api/workflows/${workflowId}/versions`)).status).toBe(404)
   })
 
+  it('takes named, typed inputs: fills {{inputs.<name>}}, applies defaults, and answers 400 naming each input at fault', async () => {
+    const client = new SessionClient(app.url)
+    const workflowId = await save(client, {
+      version: 1,
+      name: 'Brief writer',
+      defaultModel: MODEL,
+      inputs: [
+        { name: 'topic', label: 'Topic', type: 'text', required: true },
+        { name: 'words', type: 'number', default: 50 },
+        { name: 'tone', type: 'choice', choices: ['plain', 'playful'], default: 'plain' },
+        { name: 'sources', type: 'boolean' },
+      ],
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'write', kind: 'agent', systemPrompt: 'BRIEF-WRITER', prompt: 'Write {{inputs.words}} words on {{inputs.topic}}, {{inputs.tone}}; sources: {{inputs.sources}}.' },
+        { id: 'out', kind: 'output' },
+      ],
+      edges: [{ from: 'start', to: 'write' }, { from: 'write', to: 'out' }],
+    })
+    fake.script(byNode({ 'BRIEF-WRITER': () => textReply('Brief.') }))
+    const before = fake.requests.length
+    const response = await client.post(`/api/workflows/${workflowId}/run`, { inputs: { topic: 'tides', tone: 'playful', sources: true } })
+    expect(response.status).toBe(202)
+    const jobId = (await response.json()).jobId
+    expect((await waitForJobEnd(client, jobId, 30_000)).status).toBe('complete')
+    const asked = fake.requests.slice(before).find(request => system(request).includes('BRIEF-WRITER'))!
+    expect(asked.body.messages.at(-1)?.content).toBe('Write 50 words on tides, playful; sources: true.')
+    // The run keeps its inputs, and its prompt is them written out.
+    expect((await client.json(`/api/jobs/${jobId}`)).workflow).toMatchObject({ inputs: { topic: 'tides', words: '50', tone: 'playful', sources: 'true' }, prompt: 'Topic: tides\nwords: 50\ntone: playful\nsources: true' })
+
+    const refused = async (body: unknown) => {
+      const answer = await client.post(`/api/workflows/${workflowId}/run`, body)
+      expect(answer.status).toBe(400)
+      return (await answer.json()).message as string
+    }
+    expect(await refused({ inputs: { words: 10 } })).toMatch(/topic: required/)
+    expect(await refused({ inputs: { topic: 'x', words: 'ten' } })).toMatch(/words: .*number/)
+    expect(await refused({ inputs: { topic: 'x', tone: 'grim' } })).toMatch(/tone: pick one of: plain, playful/)
+    expect(await refused({ inputs: { topic: 'x', colour: 'red' } })).toMatch(/colour: this workflow has no such input/)
+    // A workflow without inputs still takes one prompt, and says when it is missing.
+    const plain = await save(client, chain)
+    expect(await refused({})).toMatch(/topic: required/)
+    const noPrompt = await client.post(`/api/workflows/${plain}/run`, {})
+    expect(noPrompt.status).toBe(400)
+    expect((await noPrompt.json()).message).toMatch(/prompt: give the workflow a prompt/)
+    // A declaration that does not hold together is refused when saved, naming the field.
+    const bad = await client.post('/api/workflows', { definition: { ...chain, inputs: [{ name: 'tone', type: 'choice' }, { name: 'tone', type: 'text' }] } })
+    expect(bad.status).toBe(400)
+    expect(await bad.text()).toMatch(/choices/)
+  })
+
   it('routes with a catastrophic pattern on a hostile input without freezing the server, and refuses patterns that need backtracking', async () => {
     const attacker = new SessionClient(app.url)
     const other = new SessionClient(app.url)

@@ -14,6 +14,8 @@ export interface StartWorkflowJobInput {
   version?: number
   definition: WorkflowDefinition
   prompt: string
+  /** Its named inputs, checked (workflows/run-inputs.ts). */
+  inputs?: Record<string, string>
   userApiKey?: string
 }
 
@@ -52,7 +54,7 @@ export function newWorkflowJob(input: StartWorkflowJobInput, secretBox: SecretBo
     messageId: crypto.randomUUID(),
     type: 'workflow',
     model: 'workflow',
-    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, definition: input.definition } },
+    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, ...(input.inputs && Object.keys(input.inputs).length > 0 ? { inputs: input.inputs } : {}), definition: input.definition } },
     apiKeyCiphertext: input.userApiKey ? secretBox.seal(input.userApiKey) : undefined,
   }
 }

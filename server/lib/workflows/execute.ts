@@ -99,6 +99,8 @@ export interface WorkflowRunParams {
   workflow: WorkflowDefinition
   workflowId: string
   prompt: string
+  /** The run's named inputs (`{{inputs.<name>}}`), as text. */
+  inputs?: Record<string, string>
   dependencies: WorkflowRunDependencies
   callbacks?: WorkflowRunCallbacks
   signal?: AbortSignal
@@ -286,8 +288,8 @@ class WorkflowRun {
 
   /** What one kind of node does. */
   private async runNode(node: WorkflowNode, input: string): Promise<StepOutcome> {
-    const { prompt, dependencies, workflow } = this.params
-    const scope = { prompt, input, nodes: this.outputs }
+    const { prompt, dependencies, workflow, inputs } = this.params
+    const scope = { prompt, input, nodes: this.outputs, inputs }
     const fill = (template: string) => renderTemplate(template, scope, this.limits.stepChars)
     const signal = this.controller.signal
     switch (node.kind) {

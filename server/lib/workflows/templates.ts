@@ -1,5 +1,5 @@
 /**
- * `{{prompt}}`, `{{input}}` and `{{nodes.<id>}}` in workflow prompts and tool arguments. A template
+ * `{{prompt}}`, `{{input}}`, `{{inputs.<name>}}` and `{{nodes.<id>}}` in workflow prompts and tool arguments. A template
  * is small (the schema caps it) but what it refers to can be large, so rendering counts the
  * result as it goes and stops at a character budget: a template that repeats a long prompt
  * thousands of times fails with `TemplateTooLargeError` before the text is ever built.
@@ -10,6 +10,8 @@ export interface TemplateScope {
   prompt: string
   input: string
   nodes: Record<string, string | undefined>
+  /** The run's named inputs, as text (none for a workflow that takes a prompt). */
+  inputs?: Record<string, string | undefined>
 }
 
 /** Raised when a rendered template would pass its character budget. */
@@ -20,10 +22,11 @@ export class TemplateTooLargeError extends Error {
   }
 }
 
-const REFERENCE = /\{\{\s*(prompt|input|nodes\.([\w-]+))\s*\}\}/g
+const REFERENCE = /\{\{\s*(prompt|input|nodes\.([\w-]+)|inputs\.(\w+))\s*\}\}/g
 
-function valueOf(scope: TemplateScope, name: string, nodeId: string | undefined): string {
+function valueOf(scope: TemplateScope, name: string, nodeId: string | undefined, inputName?: string): string {
   if (nodeId) return scope.nodes[nodeId] ?? ''
+  if (inputName) return scope.inputs?.[inputName] ?? ''
   return name === 'prompt' ? scope.prompt : scope.input
 }
 
@@ -36,12 +39,12 @@ function render(template: string, scope: TemplateScope, budget: Budget): string 
   let length = template.length
   for (const match of matches) length -= match[0].length
   for (const match of matches) {
-    length += valueOf(scope, match[1]!, match[2]).length
+    length += valueOf(scope, match[1]!, match[2], match[3]).length
     if (length > budget.left) throw new TemplateTooLargeError(budget.max)
   }
   if (length > budget.left) throw new TemplateTooLargeError(budget.max)
   budget.left -= length
-  return template.replace(REFERENCE, (_match, name: string, nodeId?: string) => valueOf(scope, name, nodeId))
+  return template.replace(REFERENCE, (_match, name: string, nodeId?: string, inputName?: string) => valueOf(scope, name, nodeId, inputName))
 }
 
 /** Fills a template; unknown references become empty text. Throws `TemplateTooLargeError` past `maxChars`. */

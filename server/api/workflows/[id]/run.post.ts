@@ -1,12 +1,16 @@
 import { z } from 'zod'
 
-const bodySchema = z.object({ prompt: z.string().trim().min(1, 'give the workflow a prompt').max(100_000) }).strict()
+const bodySchema = z.object({
+  prompt: z.string().max(100_000, 'a prompt is at most 100,000 characters').optional(),
+  /** The workflow's named inputs, by name (checked against what it declares). */
+  inputs: z.record(z.string().max(40), z.unknown()).refine(inputs => Object.keys(inputs).length <= 20, 'at most 20 inputs').optional(),
+}).strict()
 
-/** Starts a run as a background job: `{ jobId, status }`; watch it at `/api/jobs/:jobId/stream`. */
+/** Starts a run as a background job (`{prompt}`, or `{inputs}` for a workflow that declares them): `{ jobId, status }`; watch it at `/api/jobs/:jobId/stream`. */
 export default defineEventHandler(async (event) => {
   const workflow = await requireOwned(event, 'workflow', getRouterParam(event, 'id'))
   const body = await readJsonBody(event, bodySchema)
-  const job = await startWorkflowRun(event, workflow, body.prompt)
+  const job = await startWorkflowRun(event, workflow, body)
   setResponseStatus(event, 202)
   return { jobId: job.id, status: job.status }
 })

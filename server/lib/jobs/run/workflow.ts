@@ -295,6 +295,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     workflow: spec.definition,
     workflowId: spec.workflowId,
     prompt: spec.prompt,
+    ...(spec.inputs ? { inputs: spec.inputs } : {}),
     dependencies: stepDependencies(context, live),
     signal: context.runStop.signal,
     isResumableStop: () => RESUMABLE_STOPS.has(signal.reason),

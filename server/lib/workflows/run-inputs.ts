@@ -1,0 +1,78 @@
+/**
+ * What a run of a workflow is given: its named inputs, checked against what the workflow declares
+ * (zod, built from the declarations: a 400 names each input at fault), and the prompt. A workflow
+ * without inputs takes one prompt; one with inputs takes `{inputs}` (its defaults fill what is
+ * left out), and its prompt, for steps that use `{{prompt}}`, is the given one or the inputs
+ * written out one per line.
+ */
+import { z } from 'zod'
+import { MAX_INPUT_LONG_TEXT_CHARS, MAX_INPUT_TEXT_CHARS, type WorkflowDefinition, type WorkflowInput } from '../../../shared/schemas/workflow'
+import { DomainError, type HttpAnswer } from '../domain-error'
+
+/** Longest prompt a run takes. */
+export const MAX_RUN_PROMPT_CHARS = 100_000
+
+/** A run's inputs as templates see them: each as text. */
+export type RunInputs = Record<string, string>
+
+/** Refused inputs: 400, naming each input and what to fix. */
+export class WorkflowInputError extends DomainError {
+  override name = 'WorkflowInputError'
+  constructor(readonly problems: Array<{ input: string, message: string }>) {
+    super(`Check the workflow's inputs: ${problems.map(problem => `${problem.input}: ${problem.message}`).join('; ')}.`)
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 400, statusMessage: 'Invalid inputs', message: this.message, data: { problems: this.problems } }
+  }
+}
+
+function valueSchema(input: WorkflowInput): z.ZodType {
+  switch (input.type) {
+    case 'number': return z.number().finite()
+    case 'boolean': return z.boolean()
+    case 'choice': return z.enum(input.choices as [string, ...string[]], { error: `pick one of: ${input.choices!.join(', ')}` })
+    case 'long-text': return z.string().max(MAX_INPUT_LONG_TEXT_CHARS)
+    default: return z.string().max(MAX_INPUT_TEXT_CHARS)
+  }
+}
+
+/** How an input's value reads in a template. */
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : value === undefined ? '' : String(value)
+}
+
+/**
+ * The inputs and prompt of a run of `workflow`, from what a request gave; throws
+ * `WorkflowInputError` naming each input at fault (and the prompt, when one is needed and missing).
+ */
+export function runInputsOf(workflow: WorkflowDefinition, given: { prompt?: string, inputs?: Record<string, unknown> }): { prompt: string, inputs: RunInputs } {
+  const declared = workflow.inputs ?? []
+  const prompt = given.prompt?.trim() ?? ''
+  if (declared.length === 0) {
+    if (!prompt) throw new WorkflowInputError([{ input: 'prompt', message: 'give the workflow a prompt' }])
+    return { prompt, inputs: {} }
+  }
+  const raw = given.inputs ?? {}
+  const problems: Array<{ input: string, message: string }> = []
+  for (const name of Object.keys(raw)) {
+    if (!declared.some(input => input.name === name)) problems.push({ input: name, message: `this workflow has no such input (it takes ${declared.map(input => input.name).join(', ')})` })
+  }
+  const inputs: RunInputs = {}
+  for (const input of declared) {
+    let value = raw[input.name]
+    // An empty text counts as not given.
+    if (value === undefined || value === null || value === '') value = input.default
+    if (value === undefined) {
+      if (input.required) problems.push({ input: input.name, message: 'required' })
+      inputs[input.name] = ''
+      continue
+    }
+    const checked = valueSchema(input).safeParse(value)
+    if (!checked.success) problems.push({ input: input.name, message: checked.error.issues[0]?.message ?? 'does not fit' })
+    else inputs[input.name] = asText(checked.data)
+  }
+  if (problems.length > 0) throw new WorkflowInputError(problems)
+  const written = declared.map(input => `${input.label ?? input.name}: ${inputs[input.name]}`).join('\n')
+  return { prompt: (prompt || written).slice(0, MAX_RUN_PROMPT_CHARS), inputs }
+}
