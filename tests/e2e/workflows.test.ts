@@ -232,6 +232,36 @@ describe('workflows on one server', () => {
     expect(await bad.text()).toMatch(/choices/)
   })
 
+  it('runs every shipped example on the offline demo model to an answer made of its steps\' outputs', async () => {
+    const client = new SessionClient(app.url)
+    const { examples } = await client.json('/api/workflows/examples') as { examples: Array<{ key: string, definition: { defaultModel: string } }> }
+    const install = async (key: string) => save(client, examples.find(example => example.key === key)!.definition)
+    const finished = async (jobId: string) => {
+      const job = await waitForJobEnd(client, jobId, 60_000)
+      expect(job.status).toBe('complete')
+      expect(job.content).not.toMatch(/handful of rules|beyond my few rules|did not catch that|outside what this offline demo/)
+      return job.content as string
+    }
+    // Research (the calculator) → draft → critique → the final answer, which carries the research's figure and the critique.
+    const research = await finished(await run(client, await install('research-draft-critique'), 'What is 12 * 7?'))
+    expect(research).toContain('84')
+    expect(research).toMatch(/Revised after the critique/)
+    // Facts (the calculator) and the clock, in parallel, merged.
+    const merged = await finished(await run(client, await install('parallel-perspectives'), 'What is 6 * 7?'))
+    expect(merged).toContain('42')
+    expect(merged).toMatch(/UTC/)
+    // Triage: the weather desk for weather, the general desk for the rest.
+    const triage = await install('triage-router')
+    expect(await finished(await run(client, triage, 'What is the weather in Lisbon?'))).toMatch(/Lisbon/)
+    expect(await finished(await run(client, triage, 'What is 2 + 2?'))).toMatch(/\b4\b/)
+    // Draft, check with me (approved over the API, as from any tab), then polish.
+    const jobId = await run(client, await install('draft-check-finish'), 'A short note about the tides')
+    await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).inputRequests?.find((request: { status: string }) => request.status === 'open'), { timeout: 30_000, interval: 100 }).toBeDefined()
+    const request = (await client.json(`/api/jobs/${jobId}`)).inputRequests.find((item: { status: string }) => item.status === 'open')
+    expect((await client.post(`/api/jobs/${jobId}/input/${request.id}`, { approved: true })).status).toBe(200)
+    expect(await finished(jobId)).toMatch(/tides/)
+  }, 120_000)
+
   it('routes with a catastrophic pattern on a hostile input without freezing the server, and refuses patterns that need backtracking', async () => {
     const attacker = new SessionClient(app.url)
     const other = new SessionClient(app.url)

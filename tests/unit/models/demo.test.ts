@@ -168,3 +168,23 @@ describe('the demo model\'s numbers and counts read as a person expects (issue 2
     expect(readableNumber('n/a', 4)).toBe('n/a')
   })
 })
+
+describe('the demo model in workflow steps', () => {
+  const step = (system: string, user: string) => {
+    const plan = planDemoReply({ messages: [{ role: 'system', content: system }, { role: 'user', content: user }] })
+    return plan.kind === 'text' ? plan.text : ''
+  }
+
+  it('does what a step of the shipped examples asks, to the text it was given', () => {
+    expect(step('You write a clear first draft from the research.', 'Question: What is 12 * 7?\n\nResearch:\n`12 * 7` = **84**')).toBe('Draft: What is 12 * 7? `12 * 7` = **84**')
+    expect(step('You point out what the draft gets wrong or leaves out.', 'Draft: the answer is 84')).toMatch(/^Critique: .*"the answer is 84"/)
+    const final = step('You write the final answer, fixing what the critique found.', 'Draft:\nDraft: the answer is 84\n\nCritique:\nCritique: say where it comes from')
+    expect(final).toBe('the answer is 84\n\n_Revised after the critique: say where it comes from_')
+    expect(step('You polish the approved draft without changing what it says.', 'Draft: a short note   about tides')).toBe('a short note about tides')
+    expect(step('You research the question with the tools you have and list the facts you found.', 'Why is the sea salty?')).toMatch(/^The question: "Why is the sea salty\?"/)
+  })
+
+  it('keeps to its rules for instructions it does not know', () => {
+    expect(step('You answer anything else.', 'Tell me a story')).not.toMatch(/^Draft|^Critique/)
+  })
+})

@@ -285,6 +285,52 @@ function introduction(offered: ReadonlySet<string>): string {
     + 'For real answers, add an OpenRouter key in the settings (or set `NUXT_OPENROUTER_API_KEY`).'
 }
 
+/** `text` on one line, cut at a sentence end near `chars`. */
+function gist(text: string, chars = 400): string {
+  const line = text.replace(/\s+/g, ' ').trim()
+  if (line.length <= chars) return line
+  const cut = line.slice(0, chars)
+  const end = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('? '), cut.lastIndexOf('! '))
+  return end > chars / 2 ? cut.slice(0, end + 1) : `${cut}…`
+}
+
+/** The part of a step's text after its `name:` heading, up to the next heading ("Research:", "Draft:"…). */
+function section(text: string, name: string): string | undefined {
+  const heading = text.startsWith(`${name}:`) ? 0 : text.indexOf(`\n${name}:`) + 1
+  if (heading === 0 && !text.startsWith(`${name}:`)) return undefined
+  const from = heading + name.length + 1
+  const next = text.slice(from).search(/\n\n[A-Z][a-z]+:/)
+  return text.slice(from, next < 0 ? undefined : from + next).trim() || undefined
+}
+
+/**
+ * A workflow step on the demo model: what its instructions (the system prompt) ask, done to the
+ * text it was given, so each step builds on the one before and the run ends with an answer made
+ * of its steps' outputs (the shipped examples: research → draft → critique → answer, draft and
+ * polish). Undefined for instructions these rules do not know.
+ */
+function stepAnswer(instructions: string, text: string): string | undefined {
+  if (!instructions || !text) return undefined
+  if (/\bfinal answer\b|fixing what/i.test(instructions)) {
+    const draft = (section(text, 'Draft') ?? text).replace(/^Draft:\s*/i, '')
+    const critique = section(text, 'Critique')
+    return `${gist(draft, 1_200)}${critique ? `\n\n_Revised after the critique: ${gist(critique.replace(/^Critique:\s*/i, ''), 200)}_` : ''}`
+  }
+  if (/\bcritique|gets wrong|leaves out/i.test(instructions)) {
+    return `Critique: the draft answers the question directly. It should say where "${gist(text.replace(/^Draft:\s*/i, ''), 80)}" comes from, and add what a fuller answer would mention; with an OpenRouter key a real model goes further.`
+  }
+  if (/\bpolish/i.test(instructions)) return gist(text.replace(/^Draft:\s*/i, ''), 1_200)
+  if (/\bdraft\b/i.test(instructions)) {
+    const question = section(text, 'Question')
+    const research = section(text, 'Research') ?? text
+    return `Draft: ${question ? `${gist(question, 200)} ` : ''}${gist(research, 800)}`
+  }
+  if (/\bresearch|\bfacts\b/i.test(instructions)) {
+    return `The question: "${gist(text, 200)}". My tools (the time, arithmetic, unit conversion, demo weather) have nothing to add to it, so the next steps work from the question itself.`
+  }
+  return undefined
+}
+
 /** A short answer for what the rules do not cover, varied by the message so it does not repeat itself. */
 function fallback(text: string, offered: ReadonlySet<string>): string {
   const suggestions = ideas(offered)
@@ -356,6 +402,8 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
   if (intentOf(text) === 'weather' && offered.has('get_current_weather')) {
     return { kind: 'text', text: 'Which place would you like the weather for? For example: "What\'s the weather in Lisbon?"' }
   }
+  const step = stepAnswer(instructions, text)
+  if (step) return { kind: 'text', text: step }
   if (text === '' || /^(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening)|help|who are you|what can you do|what are you)\b/i.test(text)) return { kind: 'text', text: introduction(offered) }
   return { kind: 'text', text: fallback(text, offered) }
 }
