@@ -78,7 +78,7 @@ describe('workflows you keep', () => {
     }
   }, 120_000)
 
-  it('runs a workflow with named inputs from a form of its inputs, with their defaults filled in', async () => {
+  it('runs a workflow with named inputs from a form of its inputs, with their defaults filled in, and runs it again with the same', async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: 'reduce' })
     const page = await context.newPage()
     try {
@@ -113,6 +113,12 @@ describe('workflows you keep', () => {
       const jobId = page.url().split('/').pop()!
       const job = await page.evaluate(async id => (await (await fetch(`/api/jobs/${id}`)).json()) as { workflow: { inputs: Record<string, string> } }, jobId)
       expect(job.workflow.inputs).toEqual({ topic: 'tides', words: '50', tone: 'plain' })
+      // The run says what it was given and which version ran; once it ends it can run again with the same inputs.
+      expect(await page.locator('.run').innerText()).toMatch(/Inputs: topic: “tides”; words: “50”; tone: “plain” · version 1/)
+      await page.getByTestId('run-again').click()
+      await page.waitForURL(url => /\/workflows\/runs\/[\w-]+$/.test(url.pathname) && !url.pathname.endsWith(jobId))
+      const again = await page.evaluate(async id => (await (await fetch(`/api/jobs/${id}`)).json()) as { workflow: { inputs: Record<string, string> } }, page.url().split('/').pop()!)
+      expect(again.workflow.inputs).toEqual(job.workflow.inputs)
     } finally {
       await context.close()
     }

@@ -29,8 +29,9 @@ export class WorkflowInputError extends DomainError {
 
 function valueSchema(input: WorkflowInput): z.ZodType {
   switch (input.type) {
-    case 'number': return z.number().finite()
-    case 'boolean': return z.boolean()
+    // A number or a yes/no also comes as the text a run keeps ("50", "true"): a run again sends that.
+    case 'number': return z.union([z.number().finite(), z.string().trim().regex(/^-?\d{1,15}(?:\.\d{1,15})?$/, 'must be a number').transform(Number)], { error: 'must be a number' })
+    case 'boolean': return z.union([z.boolean(), z.enum(['true', 'false']).transform(value => value === 'true')], { error: 'must be true or false' })
     case 'choice': return z.enum(input.choices as [string, ...string[]], { error: `pick one of: ${input.choices!.join(', ')}` })
     case 'long-text': return z.string().max(MAX_INPUT_LONG_TEXT_CHARS)
     default: return z.string().max(MAX_INPUT_TEXT_CHARS)

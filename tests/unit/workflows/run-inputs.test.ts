@@ -34,3 +34,18 @@ describe('runInputsOf', () => {
     expect(renderTemplate('On {{inputs.topic}}{{ inputs.other }}.', scope)).toBe('On tides.')
   })
 })
+
+describe('runInputsOf, again', () => {
+  it('takes back the text a run keeps for numbers and yes/no (a run again sends it), and nothing else for them', () => {
+    const typed = workflowDefinitionSchema.parse({
+      version: 1,
+      name: 'W',
+      inputs: [{ name: 'count', type: 'number' }, { name: 'flag', type: 'boolean' }],
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'out', kind: 'output' }],
+      edges: [{ from: 'start', to: 'out' }],
+    })
+    expect(runInputsOf(typed, { inputs: { count: '50', flag: 'true' } }).inputs).toEqual({ count: '50', flag: 'true' })
+    expect(() => runInputsOf(typed, { inputs: { count: '5e3' } })).toThrow(/count: must be a number/)
+    expect(() => runInputsOf(typed, { inputs: { flag: 'yes' } })).toThrow(/flag: must be true or false/)
+  })
+})
