@@ -1,4 +1,5 @@
 import { runInputsOf } from '../lib/workflows/run-inputs'
+import { ResumeFromError, resumeStateFrom } from '../lib/workflows/resume-from'
 import type { H3Event } from 'h3'
 import { workflowToolDenials } from '../lib/workflows/tool-access'
 import { assertModelsAllowed } from '../lib/models/model-access'
@@ -48,9 +49,11 @@ export function executeWorkflowInBackground(input: StartWorkflowJobInput): Promi
 
 /**
  * Runs a saved workflow for the request's user with what the request gave (a prompt, or its named
- * inputs, checked against what it declares), checked again against today's tools; 4xx when it cannot start.
+ * inputs, checked against what it declares), checked again against today's tools; 4xx when it
+ * cannot start. With `resumeFrom`, the new run keeps the steps of that run before `nodeId` and runs
+ * the rest (`workflow` is then the definition that run ran).
  */
-export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, given: { prompt?: string, inputs?: Record<string, unknown> }): Promise<BackgroundJob> {
+export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, given: { prompt?: string, inputs?: Record<string, unknown>, resumeFrom?: { run: BackgroundJob, nodeId: string } }): Promise<BackgroundJob> {
   if (!useServerConfig(event).workflows.enabled) throw createError({ statusCode: 400, statusMessage: 'Workflows are switched off on this server (NUXT_WORKFLOWS_ENABLED=false).' })
   // Tools may have been removed since it was saved: check again before running (admission
   // checks the models and the cost bound again, for the role the user has now).
@@ -59,8 +62,10 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
   const user = await requireSessionUser(event)
   try {
     const { prompt, inputs } = runInputsOf(definition.workflow, given)
-    return await executeWorkflowInBackground({ principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId), workflowId: workflow.id, version: workflow.version, definition: definition.workflow, prompt, inputs, userApiKey: userApiKeyOf(event) })
+    const resume = given.resumeFrom ? { jobId: given.resumeFrom.run.id, nodeId: given.resumeFrom.nodeId, state: resumeStateFrom(definition.workflow, given.resumeFrom.run.workflowState, given.resumeFrom.run.status, given.resumeFrom.nodeId) } : undefined
+    return await executeWorkflowInBackground({ principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId), workflowId: workflow.id, version: workflow.version, definition: definition.workflow, prompt, inputs, ...(resume ? { resume } : {}), userApiKey: userApiKeyOf(event) })
   } catch (error) {
+    if (error instanceof ResumeFromError) throw createError({ statusCode: error.statusCode, statusMessage: error.message })
     throwHttpError(event, error)
   }
 }

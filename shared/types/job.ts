@@ -68,7 +68,17 @@ export interface ChatJobRequest {
   clientTools?: ClientToolDeclaration[]
   /** Workflow jobs: the workflow (as it was when the run started) and its prompt. */
   /** A workflow run's workflow: which, the version it ran (absent on runs from before versions), what it was asked (its prompt and named inputs), and the definition it ran. */
-  workflow?: { workflowId: string, version?: number, prompt: string, inputs?: Record<string, string>, definition: WorkflowDefinition }
+  workflow?: {
+    workflowId: string
+    version?: number
+    prompt: string
+    inputs?: Record<string, string>
+    definition: WorkflowDefinition
+    /** The run this one resumes ("Resume from here"), and the step it resumed from. */
+    resumedFrom?: { jobId: string, nodeId: string }
+    /** What it starts from: the kept steps of the run it resumes (server-side only; not shown). */
+    resumeState?: WorkflowState
+  }
 }
 
 /** A tool round whose calls had started when the last checkpoint was written. */

@@ -121,6 +121,39 @@ describe('workflows on one server', () => {
     expect(job.workflowState).toMatchObject({ failedNodeId: 'second', nodeStates: { first: { status: 'completed' }, second: { status: 'error' }, third: { status: 'skipped' } } })
   })
 
+  it('resumes a failed run from the failed step: the steps before keep their outputs, only that step and those after it call the model again', async () => {
+    const client = new SessionClient(app.url)
+    const workflowId = await save(client, chain)
+    fake.script(byNode({
+      'STEP-ONE': () => textReply('summary one'),
+      'STEP-TWO': () => ({ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }),
+    }))
+    const failedId = await run(client, workflowId, 'go')
+    expect((await waitForJobEnd(client, failedId, 30_000)).status).toBe('error')
+
+    fake.script(byNode({ 'STEP-ONE': () => textReply('never again'), 'STEP-TWO': () => textReply('two'), 'STEP-THREE': () => textReply('three') }))
+    const before = fake.requests.length
+    const resumed = await client.post(`/api/workflows/runs/${failedId}/resume`, { fromNode: 'second' })
+    expect(resumed.status).toBe(202)
+    const jobId = (await resumed.json()).jobId
+    const job = await waitForJobEnd(client, jobId, 30_000)
+    expect(job).toMatchObject({ status: 'complete', content: 'three' })
+    // Upstream calls per step: none for the first, one each for the second and third.
+    const calls = fake.requests.slice(before).map(request => ['STEP-ONE', 'STEP-TWO', 'STEP-THREE'].find(step => system(request).includes(step)))
+    expect(calls.sort()).toEqual(['STEP-THREE', 'STEP-TWO'])
+    expect(job.workflowState.nodeStates.first).toMatchObject({ status: 'completed', output: 'summary one' })
+    const record = await client.json(`/api/jobs/${jobId}`)
+    expect(record.workflow).toMatchObject({ workflowId, resumedFrom: { jobId: failedId, nodeId: 'second' } })
+    expect(record.workflow.resumeState).toBeUndefined()
+
+    // What cannot be resumed says why.
+    const again = async (id: string, body: unknown) => client.post(`/api/workflows/runs/${id}/resume`, body)
+    expect((await again(jobId, { fromNode: 'second' })).status).toBe(409)
+    expect((await again(failedId, { fromNode: 'nowhere' })).status).toBe(400)
+    expect((await again(failedId, { fromNode: 'start' })).status).toBe(400)
+    expect((await new SessionClient(app.url).post(`/api/workflows/runs/${failedId}/resume`, { fromNode: 'second' })).status).toBe(404)
+  })
+
   it('stops a run on abort and marks the remaining steps skipped', async () => {
     const client = new SessionClient(app.url)
     const workflowId = await save(client, chain)

@@ -3,7 +3,7 @@ import type { SecretBox } from '../security/secret-box'
 import type { JobPrincipal } from './admission/principal'
 import type { CreateJobInput } from '../stores/jobs/job-store'
 import type { ChatJobRequest } from '../../../shared/types/job'
-import type { WorkflowDefinition } from '../../../shared/types/workflow'
+import type { WorkflowDefinition, WorkflowState } from '../../../shared/types/workflow'
 
 /** A new workflow run. */
 export interface StartWorkflowJobInput {
@@ -16,6 +16,8 @@ export interface StartWorkflowJobInput {
   prompt: string
   /** Its named inputs, checked (workflows/run-inputs.ts). */
   inputs?: Record<string, string>
+  /** A run resuming another from one of its steps, and the state it starts from (workflows/resume-from.ts). */
+  resume?: { jobId: string, nodeId: string, state: WorkflowState }
   userApiKey?: string
 }
 
@@ -54,7 +56,7 @@ export function newWorkflowJob(input: StartWorkflowJobInput, secretBox: SecretBo
     messageId: crypto.randomUUID(),
     type: 'workflow',
     model: 'workflow',
-    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, ...(input.inputs && Object.keys(input.inputs).length > 0 ? { inputs: input.inputs } : {}), definition: input.definition } },
+    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, ...(input.inputs && Object.keys(input.inputs).length > 0 ? { inputs: input.inputs } : {}), definition: input.definition, ...(input.resume ? { resumedFrom: { jobId: input.resume.jobId, nodeId: input.resume.nodeId }, resumeState: input.resume.state } : {}) } },
     apiKeyCiphertext: input.userApiKey ? secretBox.seal(input.userApiKey) : undefined,
   }
 }

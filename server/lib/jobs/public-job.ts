@@ -10,7 +10,9 @@ export const JOB_TEXT_PAGE_CHARS = 200_000
 export function toPublicJob(job: BackgroundJob): PublicJob {
   const { request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...rest } = job
   if (rest.workflowState) rest.workflowState = publicWorkflowState(rest.workflowState)
-  return request?.workflow ? { ...rest, workflow: request.workflow } : rest
+  if (!request?.workflow) return rest
+  const { resumeState: _resumeState, ...workflow } = request.workflow
+  return { ...rest, workflow }
 }
 
 /** A workflow run's state as viewers see it: without its agent steps' checkpoints. */

@@ -299,7 +299,8 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     dependencies: stepDependencies(context, live),
     signal: context.runStop.signal,
     isResumableStop: () => RESUMABLE_STOPS.has(signal.reason),
-    resume: job.workflowState,
+    // Its own state after a restart; at first, what the run it resumes kept ("Resume from here").
+    resume: job.workflowState ?? spec.resumeState,
     limits: { stepChars: config.limits.workflowStepChars, runChars: config.limits.jobContentChars },
     callbacks: {
       onNodeStart: () => {
