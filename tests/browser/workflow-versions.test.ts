@@ -123,4 +123,42 @@ describe('workflows you keep', () => {
       await context.close()
     }
   }, 120_000)
+
+  it('resumes a failed run from its failed step in the browser: the step before keeps its output', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: 'reduce' })
+    const page = await context.newPage()
+    try {
+      await page.goto(`${app.url}/workflows`)
+      await page.locator('[data-testid^=install-]').first().waitFor()
+      // The second step calls a tool with arguments it refuses, so the run fails there.
+      const failedId = await page.evaluate(async () => {
+        const definition = {
+          version: 1,
+          name: 'Fails at the sum',
+          nodes: [
+            { id: 'start', kind: 'start' },
+            { id: 'first', kind: 'agent', label: 'First', prompt: 'say first step done' },
+            { id: 'sum', kind: 'tool', label: 'Sum', tool: 'calculate', arguments: { expression: '1 +' } },
+            { id: 'out', kind: 'output' },
+          ],
+          edges: [{ from: 'start', to: 'first' }, { from: 'first', to: 'sum' }, { from: 'sum', to: 'out' }],
+        }
+        const saved = await (await fetch('/api/workflows', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition }) })).json() as { id: string }
+        return (await (await fetch(`/api/workflows/${saved.id}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'go' }) })).json() as { jobId: string }).jobId
+      })
+      await page.goto(`${app.url}/workflows/runs/${failedId}`)
+      await page.locator('[data-testid=run-status][data-status=error]').waitFor({ timeout: 60_000 })
+      const failedStep = page.locator('[data-testid=run-node][data-node=sum]')
+      await failedStep.getByTestId('resume-from').click()
+      await page.waitForURL(url => !url.pathname.endsWith(failedId))
+      await page.getByText('Resumed from').waitFor()
+      // It fails at the same step again (its arguments are the same), but the first step was not run again: same output, same time.
+      await page.locator('[data-testid=run-status][data-status=error]').waitFor({ timeout: 60_000 })
+      const runs = await page.evaluate(async ([before, after]) => Promise.all([before, after].map(async id => (await (await fetch(`/api/jobs/${id}`)).json()) as { workflowState: { nodeStates: Record<string, { output?: string, startedAt?: number }> } })), [failedId, page.url().split('/').pop()!])
+      expect(runs[1]!.workflowState.nodeStates.first).toEqual(runs[0]!.workflowState.nodeStates.first)
+      expect(await violationsIn(page, '.run')).toEqual([])
+    } finally {
+      await context.close()
+    }
+  }, 120_000)
 })
