@@ -141,7 +141,7 @@ describe('workflows on one server', () => {
     // Upstream calls per step: none for the first, one each for the second and third.
     const calls = fake.requests.slice(before).map(request => ['STEP-ONE', 'STEP-TWO', 'STEP-THREE'].find(step => system(request).includes(step)))
     expect(calls.sort()).toEqual(['STEP-THREE', 'STEP-TWO'])
-    expect(job.workflowState.nodeStates.first).toMatchObject({ status: 'completed', output: 'summary one' })
+    expect(job.workflowState!.nodeStates.first).toMatchObject({ status: 'completed', output: 'summary one' })
     const record = await client.json(`/api/jobs/${jobId}`)
     expect(record.workflow).toMatchObject({ workflowId, resumedFrom: { jobId: failedId, nodeId: 'second' } })
     expect(record.workflow.resumeState).toBeUndefined()
