@@ -1,5 +1,5 @@
 import { runInputsOf } from '../lib/workflows/run-inputs'
-import { ResumeFromError, resumeStateFrom } from '../lib/workflows/resume-from'
+import { resumeStateFrom } from '../lib/workflows/resume-from'
 import type { H3Event } from 'h3'
 import { workflowToolDenials } from '../lib/workflows/tool-access'
 import { assertModelsAllowed } from '../lib/models/model-access'
@@ -65,7 +65,6 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
     const resume = given.resumeFrom ? { jobId: given.resumeFrom.run.id, nodeId: given.resumeFrom.nodeId, state: resumeStateFrom(definition.workflow, given.resumeFrom.run.workflowState, given.resumeFrom.run.status, given.resumeFrom.nodeId) } : undefined
     return await executeWorkflowInBackground({ principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId), workflowId: workflow.id, version: workflow.version, definition: definition.workflow, prompt, inputs, ...(resume ? { resume } : {}), userApiKey: userApiKeyOf(event) })
   } catch (error) {
-    if (error instanceof ResumeFromError) throw createError({ statusCode: error.statusCode, statusMessage: error.message })
     throwHttpError(event, error)
   }
 }

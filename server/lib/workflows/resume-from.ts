@@ -5,12 +5,17 @@
  * steps kept.
  */
 import type { WorkflowDefinition, WorkflowState } from '../../../shared/types/workflow'
+import { DomainError, type HttpAnswer } from '../domain-error'
 
 /** Why a run cannot be resumed from a step: 400 (the step) or 409 (the run). */
-export class ResumeFromError extends Error {
+export class ResumeFromError extends DomainError {
   override name = 'ResumeFromError'
   constructor(readonly statusCode: 400 | 409, message: string) {
     super(message)
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: this.statusCode, statusMessage: this.statusCode === 400 ? 'No such step to resume from' : 'Run cannot be resumed', message: this.message }
   }
 }
 
