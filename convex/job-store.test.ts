@@ -6,6 +6,8 @@ import { describeThreadStoreContract } from '../tests/support/thread-store-contr
 import { createConvexThreadStore } from '../server/lib/stores/threads/convex'
 import { createConvexWorkflowStore } from '../server/lib/stores/workflows/convex'
 import { describeWorkflowStoreContract } from '../tests/support/workflow-store-contract'
+import { createConvexWorkflowRunStore } from '../server/lib/stores/workflows/runs-convex'
+import { describeWorkflowRunStoreContract } from '../tests/support/workflow-run-store-contract'
 import schema from './schema'
 import { createConvexAccountBackend } from '../server/lib/stores/accounts/convex'
 import { describeAccountStoreContract } from '../tests/support/account-store-contract'
@@ -28,6 +30,8 @@ describeJobStoreContract('convex (convex-test)', () => createConvexJobStore({ cl
 describeThreadStoreContract('convex (convex-test)', () => createConvexThreadStore({ client: testClient(), secret }))
 
 describeWorkflowStoreContract('convex (convex-test)', () => createConvexWorkflowStore({ client: testClient(), secret }))
+
+describeWorkflowRunStoreContract('convex (convex-test)', () => createConvexWorkflowRunStore({ client: testClient(), secret }))
 
 describeAccountStoreContract('convex (convex-test)', () => createConvexAccountBackend({ client: testClient(), secret }))
 

@@ -67,7 +67,7 @@ export default defineSchema({
     .index('by_job_id', ['job_id'])
     .index('by_thread_message', ['thread_id', 'message_id'])
     .index('by_user_status', ['user_id', 'status'])
-    .index('by_user_and_started', ['user_id', 'started_at'])
+    .index('by_user_and_started', ['user_id', 'started_at', 'job_id'])
     .index('by_status_and_completed', ['status', 'completed_at'])
     .index('by_status_and_lease', ['status', 'lease_expires_at']),
 
@@ -193,6 +193,23 @@ export default defineSchema({
     created_by: v.string(),
     note: v.optional(v.string()),
   }).index('by_workflow_and_version', ['workflow_id', 'version']),
+
+  /** Kept workflow runs (server/lib/stores/workflows/run-store.ts): columns to list by, the summary and the run as JSON. */
+  workflow_runs: defineTable({
+    job_id: v.string(),
+    user_id: v.string(),
+    workflow_id: v.string(),
+    status: v.string(),
+    started_at: v.number(),
+    finished_at: v.optional(v.number()),
+    summary: v.string(),
+    job: v.string(),
+  })
+    .index('by_job_id', ['job_id'])
+    .index('by_user_and_started', ['user_id', 'started_at', 'job_id'])
+    .index('by_workflow_and_started', ['workflow_id', 'started_at', 'job_id'])
+    .index('by_status_and_started', ['status', 'started_at'])
+    .index('by_finished', ['finished_at']),
 
   accounts: defineTable({
     account_id: v.string(),

@@ -18,6 +18,7 @@ import type * as lib_serverGuard from "../lib/serverGuard.js";
 import type * as notifications from "../notifications.js";
 import type * as rateLimits from "../rateLimits.js";
 import type * as threads from "../threads.js";
+import type * as workflowRuns from "../workflowRuns.js";
 import type * as workflows from "../workflows.js";
 
   /**
@@ -38,6 +39,7 @@ import type * as workflows from "../workflows.js";
 "notifications": typeof notifications,
 "rateLimits": typeof rateLimits,
 "threads": typeof threads,
+"workflowRuns": typeof workflowRuns,
 "workflows": typeof workflows,
   }>;
   export declare const api: FilterApi<typeof fullApi, FunctionReference<any, "public">>;

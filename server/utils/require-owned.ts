@@ -2,6 +2,7 @@ import type { H3Event } from 'h3'
 import type { BackgroundJob } from '../../shared/types/job'
 import type { ChatThread } from '../../shared/types/thread'
 import type { SavedWorkflow } from '../../shared/types/workflow'
+import type { WorkflowRun } from '../../shared/types/workflow-run'
 
 const RECORD_ID = /^[\w-]{1,100}$/
 
@@ -10,16 +11,18 @@ interface OwnedRecords {
   job: BackgroundJob
   thread: ChatThread
   workflow: SavedWorkflow
+  workflowRun: WorkflowRun
 }
 
 const OWNED: { [K in keyof OwnedRecords]: { load: (id: string) => Promise<OwnedRecords[K] | null>, notFound: string } } = {
   job: { load: id => useBackgroundJobs().store.getJob(id), notFound: 'No such job. It may have expired, or it belongs to another account.' },
   thread: { load: id => useThreadStore().getThread(id), notFound: 'No such conversation. It may have been deleted, or it belongs to another account.' },
   workflow: { load: id => useWorkflowStore().getWorkflow(id), notFound: 'No such workflow. It may have been deleted, or it belongs to another account.' },
+  workflowRun: { load: id => useBackgroundJobs().workflowRuns.get(id), notFound: 'No such workflow run. It may be past the run history\'s retention, or it belongs to another account.' },
 }
 
 /**
- * The session user's job, conversation or saved workflow `id`, or 404. Someone else's record
+ * The session user's job, conversation, saved workflow or workflow run `id`, or 404. Someone else's record
  * answers exactly like an unknown id, so ids cannot be probed. Every route on one record goes
  * through here.
  */

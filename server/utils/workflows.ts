@@ -10,7 +10,7 @@ import { userApiKeyOf } from '../lib/http/user-api-key'
 import type { StartWorkflowJobInput } from '../lib/jobs/manager'
 import { WORKFLOW_EXAMPLES } from '../lib/workflows/examples'
 import { validateWorkflowWithRegistry, type WorkflowValidation } from '../lib/workflows/validate'
-import type { BackgroundJob } from '../../shared/types/job'
+import type { BackgroundJob, PublicJob } from '../../shared/types/job'
 import type { SavedWorkflow, WorkflowDefinition } from '../../shared/types/workflow'
 
 function invalidWorkflow(problems: Extract<WorkflowValidation, { ok: false }>['problems']) {
@@ -50,10 +50,10 @@ export function executeWorkflowInBackground(input: StartWorkflowJobInput): Promi
 /**
  * Runs a saved workflow for the request's user with what the request gave (a prompt, or its named
  * inputs, checked against what it declares), checked again against today's tools; 4xx when it
- * cannot start. With `resumeFrom`, the new run keeps the steps of that run before `nodeId` and runs
+ * cannot start. `rerunOf`: the run it runs again ("Run again", recorded with it). With `resumeFrom`, the new run keeps the steps of that run before `nodeId` and runs
  * the rest (`workflow` is then the definition that run ran).
  */
-export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, given: { prompt?: string, inputs?: Record<string, unknown>, resumeFrom?: { run: BackgroundJob, nodeId: string } }): Promise<BackgroundJob> {
+export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, given: { prompt?: string, inputs?: Record<string, unknown>, rerunOf?: string, resumeFrom?: { run: Pick<PublicJob, 'id' | 'workflowState' | 'status'>, nodeId: string } }): Promise<BackgroundJob> {
   if (!useServerConfig(event).workflows.enabled) throw createError({ statusCode: 400, statusMessage: 'Workflows are switched off on this server (NUXT_WORKFLOWS_ENABLED=false).' })
   // Tools may have been removed since it was saved: check again before running (admission
   // checks the models and the cost bound again, for the role the user has now).
@@ -63,7 +63,20 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
   try {
     const { prompt, inputs } = runInputsOf(definition.workflow, given)
     const resume = given.resumeFrom ? { jobId: given.resumeFrom.run.id, nodeId: given.resumeFrom.nodeId, state: resumeStateFrom(definition.workflow, given.resumeFrom.run.workflowState, given.resumeFrom.run.status, given.resumeFrom.nodeId) } : undefined
-    return await executeWorkflowInBackground({ principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId), workflowId: workflow.id, version: workflow.version, definition: definition.workflow, prompt, inputs, ...(resume ? { resume } : {}), userApiKey: userApiKeyOf(event) })
+    // How it started, for the run history: a script with an API token, a resumed run, "Run again", or the run form.
+    const startedVia = getRequestHeader(event, 'authorization')?.startsWith('Bearer ') ? 'api' : resume ? 'resume' : given.rerunOf ? 'again' : 'form'
+    return await executeWorkflowInBackground({
+      principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId),
+      workflowId: workflow.id,
+      version: workflow.version,
+      definition: definition.workflow,
+      prompt,
+      inputs,
+      startedVia,
+      ...(given.rerunOf ? { rerunOf: given.rerunOf } : {}),
+      ...(resume ? { resume } : {}),
+      userApiKey: userApiKeyOf(event),
+    })
   } catch (error) {
     throwHttpError(event, error)
   }

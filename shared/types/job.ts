@@ -4,6 +4,7 @@
  */
 import type { ChatMessage, Usage } from './chat'
 import type { WorkflowDefinition, WorkflowState } from './workflow'
+import type { WorkflowRunStart } from './workflow-run'
 import type { JobInputRequest } from './input-request'
 import type { ClientToolDeclaration } from './tool'
 
@@ -66,7 +67,6 @@ export interface ChatJobRequest {
   toolNames?: string[]
   /** Tools the user's browser runs for this job (declared by the app that started it). */
   clientTools?: ClientToolDeclaration[]
-  /** Workflow jobs: the workflow (as it was when the run started) and its prompt. */
   /** A workflow run's workflow: which, the version it ran (absent on runs from before versions), what it was asked (its prompt and named inputs), and the definition it ran. */
   workflow?: {
     workflowId: string
@@ -74,6 +74,10 @@ export interface ChatJobRequest {
     prompt: string
     inputs?: Record<string, string>
     definition: WorkflowDefinition
+    /** How it was started (absent on runs from before run history: from the app). */
+    startedVia?: WorkflowRunStart
+    /** "Run again": the run whose inputs this one ran with again. */
+    rerunOf?: string
     /** The run this one resumes ("Resume from here"), and the step it resumed from. */
     resumedFrom?: { jobId: string, nodeId: string }
     /** What it starts from: the kept steps of the run it resumes (server-side only; not shown). */

@@ -1,6 +1,7 @@
-/** Deletes a saved workflow (runs already started finish). */
+/** Deletes a saved workflow, its versions and its kept runs (runs under way finish, and are kept until the retention). */
 export default defineEventHandler(async (event) => {
   const workflow = await requireOwned(event, 'workflow', getRouterParam(event, 'id'))
   await useWorkflowStore().deleteWorkflow(workflow.id)
+  await useBackgroundJobs().workflowRuns.deleteOfWorkflow(workflow.id)
   return { deleted: true }
 })

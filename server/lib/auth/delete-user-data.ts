@@ -1,6 +1,6 @@
 /**
  * What deleting an account removes besides the account: its conversations (with their messages),
- * its saved workflows, and its running jobs (stopped). Ended jobs and their notifications go with
+ * its saved workflows and their kept runs, and its running jobs (stopped). Ended jobs and their notifications go with
  * the sweeper's retention, as anyone's do.
  */
 import type { BackgroundJobManager } from '../jobs/manager'
@@ -16,4 +16,5 @@ export async function deleteUserData(stores: { jobs: BackgroundJobManager, threa
     for (const thread of threads) await stores.threads.deleteThread(thread.id)
   }
   for (const workflow of await stores.workflows.listWorkflows(userId)) await stores.workflows.deleteWorkflow(workflow.id)
+  await stores.jobs.workflowRuns.deleteOfUser(userId)
 }

@@ -30,6 +30,9 @@ import { runWorkflowJob } from './run/workflow'
 import { newChatJob, newWorkflowJob, type StartChatJobInput, type StartWorkflowJobInput } from './new-job'
 import { workflowModels } from '../workflows/model-calls'
 import { JobSweeper } from './sweeper'
+import { WorkflowRunHistory } from './workflow-runs'
+import type { WorkflowRunStore } from '../stores/workflows/run-store'
+import { createMemoryWorkflowRunStore } from '../stores/workflows/runs-memory'
 import { JobInputs } from './waits/job-inputs'
 import { assertClientToolsFree } from '../tools/client-tools'
 import type { JobsHealth } from '../../../shared/types/health'
@@ -84,6 +87,8 @@ export interface JobManagerOptions {
   credentialsFor?: (userId: string) => Promise<ToolCredentials>
   /** Where runs report tool calls and their ends for monitoring (none: nowhere). */
   observer?: JobObserver
+  /** Where workflow runs are kept after their jobs (default: this process's memory). */
+  workflowRuns?: WorkflowRunStore
 }
 
 /** Longest the health check waits for the store. */
@@ -101,6 +106,8 @@ export class BackgroundJobManager {
   private readonly sweeper: JobSweeper
   /** Where running jobs ask their users (browser tools, approvals, questions) and answers arrive. */
   readonly inputs: JobInputs
+  /** Workflow runs, kept for days after their jobs: recorded as they start and end. */
+  readonly workflowRuns: WorkflowRunHistory
   private closing = false
 
   constructor(private readonly options: JobManagerOptions) {
@@ -116,6 +123,7 @@ export class BackgroundJobManager {
       limiterFor: options.limiterFor,
     })
     this.inputs = new JobInputs({ store: options.store, hub: options.hub, settings: options.config.backgroundJobs.waits, logger: options.logger, parking: this.admission.slots, observer: options.observer })
+    this.workflowRuns = new WorkflowRunHistory({ runs: options.workflowRuns ?? createMemoryWorkflowRunStore(), jobs: options.store, retentionDays: options.config.workflows.runRetentionDays, logger: options.logger })
     this.leases = isLeaseStore(options.store) ? new JobLeases(options.store, options.hub, options.logger) : undefined
     this.sweeper = new JobSweeper({
       store: options.store,
@@ -123,6 +131,7 @@ export class BackgroundJobManager {
       config: options.config,
       runs: () => this.running.values(),
       recover: () => this.recoverInterruptedJobs(),
+      beforeCleanup: now => this.workflowRuns.sweep(now),
       isClosing: () => this.closing,
       logger: options.logger,
     })
@@ -199,7 +208,10 @@ export class BackgroundJobManager {
     const admitted = await this.admit(input.principal, { models: workflowModels(input.definition), workflow: input.definition, firstRequest: { messages: [{ role: 'user', content: input.prompt }] } })
     return this.launchAdmitted(admitted, async () => {
       for (const model of workflowModels(input.definition)) resolveChatEndpoint(model, this.options.config, input.userApiKey)
-      return { job: await this.store.createJob(newWorkflowJob(input, this.options.secretBox, admitted.limits.maxOutputTokens)), how: { userKey: input.userApiKey } }
+      const job = await this.store.createJob(newWorkflowJob(input, this.options.secretBox, admitted.limits.maxOutputTokens))
+      // Kept before it runs, so its end (written after) is what stays.
+      await this.recordRun(job)
+      return { job, how: { userKey: input.userApiKey } }
     })
   }
 
@@ -287,14 +299,19 @@ export class BackgroundJobManager {
 
   /** Hands the ended job to each `onJobFinished` listener (errors are logged, never thrown). */
   private async reportFinished(jobId: string, endpoint?: ChatEndpoint): Promise<void> {
-    if (this.finishedListeners.size === 0) return
     try {
       const job = await this.store.getJob(jobId)
       if (!job || job.status === 'streaming') return
+      if (job.type === 'workflow') await this.recordRun(job)
       for (const listener of this.finishedListeners) await listener(job, endpoint)
     } catch (error) {
       this.options.logger?.warn(`After job ${jobId} ended, its follow-up failed`, error)
     }
+  }
+
+  /** Keeps a workflow run as it is now (a failure is logged: the sweep records its end from its job). */
+  private async recordRun(job: BackgroundJob): Promise<void> {
+    await this.workflowRuns.record(job).catch(error => this.options.logger?.warn(`Workflow run ${job.id} could not be kept in the run history`, error))
   }
 
   private async failAndReport(jobId: string, error: JobError): Promise<void> {
@@ -380,7 +397,9 @@ export class BackgroundJobManager {
       },
     }
     let budget: RunBudget | undefined
-    return meter.then((given) => {
+    // A run resumed after a restart is kept again first (its start may not have been, before the crash).
+    return meter.then(async (given) => {
+      if (!admitted && job.type === 'workflow') await this.recordRun(job)
       budget = given.budget
       const { role } = given
       return job.type === 'workflow'

@@ -4,6 +4,7 @@ import type { JobPrincipal } from './admission/principal'
 import type { CreateJobInput } from '../stores/jobs/job-store'
 import type { ChatJobRequest } from '../../../shared/types/job'
 import type { WorkflowDefinition, WorkflowState } from '../../../shared/types/workflow'
+import type { WorkflowRunStart } from '../../../shared/types/workflow-run'
 
 /** A new workflow run. */
 export interface StartWorkflowJobInput {
@@ -18,6 +19,10 @@ export interface StartWorkflowJobInput {
   inputs?: Record<string, string>
   /** A run resuming another from one of its steps, and the state it starts from (workflows/resume-from.ts). */
   resume?: { jobId: string, nodeId: string, state: WorkflowState }
+  /** How it was started (recorded with the run; default `form`). */
+  startedVia?: WorkflowRunStart
+  /** "Run again": the run whose inputs it runs with again. */
+  rerunOf?: string
   userApiKey?: string
 }
 
@@ -56,7 +61,7 @@ export function newWorkflowJob(input: StartWorkflowJobInput, secretBox: SecretBo
     messageId: crypto.randomUUID(),
     type: 'workflow',
     model: 'workflow',
-    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, ...(input.inputs && Object.keys(input.inputs).length > 0 ? { inputs: input.inputs } : {}), definition: input.definition, ...(input.resume ? { resumedFrom: { jobId: input.resume.jobId, nodeId: input.resume.nodeId }, resumeState: input.resume.state } : {}) } },
+    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, ...(input.inputs && Object.keys(input.inputs).length > 0 ? { inputs: input.inputs } : {}), definition: input.definition, startedVia: input.startedVia ?? (input.resume ? 'resume' : 'form'), ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}), ...(input.resume ? { resumedFrom: { jobId: input.resume.jobId, nodeId: input.resume.nodeId }, resumeState: input.resume.state } : {}) } },
     apiKeyCiphertext: input.userApiKey ? secretBox.seal(input.userApiKey) : undefined,
   }
 }

@@ -1,5 +1,6 @@
 /**
- * The periodic sweep: fails runs idle for `jobTimeoutMs`, deletes jobs past their retention and,
+ * The periodic sweep: fails runs idle for `jobTimeoutMs`, deletes jobs past their retention (after
+ * what must come first: the workflow run history's sweep) and,
  * on a shared store, picks up jobs whose instance died. Its timer is `unref`'d and stopped on
  * shutdown.
  */
@@ -22,6 +23,8 @@ export interface SweeperContext {
   config: ServerConfig
   runs: () => Iterable<SweptRun>
   recover: () => Promise<unknown>
+  /** What must happen before expired jobs are deleted (the workflow run history records ends from them). */
+  beforeCleanup?: (now: number) => Promise<void>
   isClosing: () => boolean
   logger?: { warn: (message: string, ...details: unknown[]) => void }
 }
@@ -43,6 +46,7 @@ export class JobSweeper {
     }
     if (now - this.lastCleanupAt >= Math.min(completedJobRetentionMs, 60_000)) {
       this.lastCleanupAt = now
+      await this.context.beforeCleanup?.(now)
       await store.cleanupExpired(now - completedJobRetentionMs)
     }
     if (leases && !this.context.isClosing() && now - this.lastOrphanScanAt >= leases.leaseMs / 2) {

@@ -153,6 +153,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       return toolPolicy.accessFor(await accounts.policyPrincipal(userId))
     },
     credentialsFor: userId => credentials.forUser(userId),
+    workflowRuns: stores.workflowRuns,
   })
 
   // A job of a thread is written into its assistant message when it ends; a conversation's first
@@ -167,7 +168,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
   })
 
-  // A deleted account's data goes first: its jobs, threads and workflows, then what it kept with tools.
+  // A deleted account's data goes first: its jobs, threads, workflows and their runs, then what it kept with tools.
   accounts.onAccountDeleted(userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId))
   accounts.onAccountDeleted(userId => credentials.deleteUser(userId))
   accounts.onAccountDeleted(userId => authorizations.deleteUser(userId))
@@ -242,6 +243,7 @@ function watchStores(stores: AppStores, watch: StoreCallWatcher): AppStores {
     jobs: instrumentedStore(stores.jobs, 'jobs', watch),
     threads: instrumentedStore(stores.threads, 'threads', watch),
     workflows: instrumentedStore(stores.workflows, 'workflows', watch),
+    workflowRuns: instrumentedStore(stores.workflowRuns, 'workflow_runs', watch),
     accounts: instrumentedStore(stores.accounts, 'accounts', watch),
     tokens: instrumentedStore(stores.tokens, 'tokens', watch),
     settings: instrumentedStore(stores.settings, 'settings', watch),

@@ -17,6 +17,10 @@ import { createConvexWorkflowStore } from './workflows/convex'
 import { createMemoryWorkflowStore } from './workflows/memory'
 import { createSqliteWorkflowStore } from './workflows/sqlite'
 import type { WorkflowStore } from './workflows/workflow-store'
+import type { WorkflowRunStore } from './workflows/run-store'
+import { createConvexWorkflowRunStore } from './workflows/runs-convex'
+import { createMemoryWorkflowRunStore } from './workflows/runs-memory'
+import { createSqliteWorkflowRunStore } from './workflows/runs-sqlite'
 import { withThreadQuota, withWorkflowQuota } from './quotas'
 import type { AccountBackend, AccountStore, ApiTokenStore } from './accounts/account-store'
 import type { SettingsStore } from './settings/settings-store'
@@ -37,6 +41,8 @@ export interface AppStores {
   jobs: JobStore
   threads: ThreadStore
   workflows: WorkflowStore
+  /** Workflow runs, kept for days after their jobs' live state is gone. */
+  workflowRuns: WorkflowRunStore
   /** Accounts and invites. */
   accounts: AccountStore
   /** People's API tokens. */
@@ -60,7 +66,7 @@ export function openStores(config: ServerConfig): AppStores {
     workflows: withWorkflowQuota(stores.workflows, config.limits),
     ...accountStoresOf(accounts),
     close: async () => {
-      await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), accounts.close()])
+      await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), stores.workflowRuns.close(), accounts.close()])
     },
   }
 }
@@ -77,14 +83,14 @@ function openBackend(config: ServerConfig): Backend {
     case 'sqlite': {
       const path = join(config.dataDir, 'or3.sqlite')
       // Another process holding the file's write lock is waited out between requests, not inside them.
-      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), accounts: withBusyRetry(createSqliteAccountBackend({ path })), limiterFor: memoryLimiters }
+      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), workflowRuns: withBusyRetry(createSqliteWorkflowRunStore({ path })), accounts: withBusyRetry(createSqliteAccountBackend({ path })), limiterFor: memoryLimiters }
     }
     case 'memory':
-      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), accounts: createMemoryAccountBackend(), limiterFor: memoryLimiters }
+      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), workflowRuns: createMemoryWorkflowRunStore(), accounts: createMemoryAccountBackend(), limiterFor: memoryLimiters }
     case 'convex': {
       const client = new ConvexHttpClient(config.convex.url)
       const secret = config.convex.serverSecret
-      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), accounts: withAccountCache(createConvexAccountBackend({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
+      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), workflowRuns: createConvexWorkflowRunStore({ client, secret }), accounts: withAccountCache(createConvexAccountBackend({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
     }
   }
 }

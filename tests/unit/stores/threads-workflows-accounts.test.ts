@@ -14,6 +14,9 @@ import { createSqliteAccountBackend } from '../../../server/lib/stores/accounts/
 import { describeWorkflowStoreContract } from '../../support/workflow-store-contract'
 import { createMemoryWorkflowStore } from '../../../server/lib/stores/workflows/memory'
 import { createSqliteWorkflowStore } from '../../../server/lib/stores/workflows/sqlite'
+import { describeWorkflowRunStoreContract } from '../../support/workflow-run-store-contract'
+import { createMemoryWorkflowRunStore } from '../../../server/lib/stores/workflows/runs-memory'
+import { createSqliteWorkflowRunStore } from '../../../server/lib/stores/workflows/runs-sqlite'
 
 const directory = mkdtempSync(join(tmpdir(), 'or3-threads-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
@@ -24,6 +27,9 @@ describeThreadStoreContract('sqlite', () => createSqliteThreadStore({ path: join
 
 describeWorkflowStoreContract('memory', () => createMemoryWorkflowStore())
 describeWorkflowStoreContract('sqlite', () => createSqliteWorkflowStore({ path: join(directory, `workflows-${++file}.sqlite`) }))
+
+describeWorkflowRunStoreContract('memory', () => createMemoryWorkflowRunStore())
+describeWorkflowRunStoreContract('sqlite', () => createSqliteWorkflowRunStore({ path: join(directory, `runs-${++file}.sqlite`) }))
 
 describeAccountStoreContract('memory', () => createMemoryAccountBackend())
 describeAccountStoreContract('sqlite', () => createSqliteAccountBackend({ path: join(directory, `accounts-${++file}.sqlite`) }))

@@ -246,4 +246,22 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   INSERT INTO workflow_versions (workflow_id, version, name, definition, created_at, created_by, note)
     SELECT id, 1, name, definition, updated_at, user_id, NULL FROM workflows;
   `,
+  // Workflow runs are kept apart from their jobs (whose live state goes minutes after they end), for
+  // the operator's retention: a summary's columns to list and filter by, and the run as last seen.
+  `
+  CREATE TABLE workflow_runs (
+    job_id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    workflow_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    summary TEXT NOT NULL,
+    job TEXT NOT NULL
+  );
+  CREATE INDEX workflow_runs_by_user_started ON workflow_runs (user_id, started_at DESC, job_id DESC);
+  CREATE INDEX workflow_runs_by_workflow_started ON workflow_runs (workflow_id, started_at DESC, job_id DESC);
+  CREATE INDEX workflow_runs_by_status ON workflow_runs (status, started_at);
+  CREATE INDEX workflow_runs_by_finished ON workflow_runs (finished_at);
+  `,
 ]

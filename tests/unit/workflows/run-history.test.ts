@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest'
+import { WorkflowRunHistory } from '../../../server/lib/jobs/workflow-runs'
+import { newWorkflowJob } from '../../../server/lib/jobs/new-job'
+import { createSecretBox } from '../../../server/lib/security/secret-box'
+import { createMemoryJobStore } from '../../../server/lib/stores/jobs/memory'
+import { createMemoryWorkflowRunStore } from '../../../server/lib/stores/workflows/runs-memory'
+import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'
+
+const DAY = 86_400_000
+const secretBox = createSecretBox('a test secret that is long enough to use')
+const definition = WORKFLOW_EXAMPLES['triage-router']!
+
+function setUp() {
+  const jobs = createMemoryJobStore()
+  const runs = createMemoryWorkflowRunStore()
+  const history = new WorkflowRunHistory({ jobs, runs, retentionDays: 30 })
+  const start = (prompt = 'Where is my parcel?') => jobs.createJob(newWorkflowJob({ principal: { userId: 'a', role: 'user' }, workflowId: 'w1', version: 3, definition, prompt }, secretBox))
+  return { jobs, runs, history, start }
+}
+
+describe('workflow run history', () => {
+  it('keeps a run from its start to its end: its version, how it started, its prompt, steps, usage and the run as viewers saw it', async () => {
+    const { jobs, history, start } = setUp()
+    const job = await start()
+    await history.record(job)
+    expect((await history.list({ userId: 'a', limit: 10 })).runs).toEqual([expect.objectContaining({ jobId: job.id, workflowId: 'w1', workflowName: definition.name, version: 3, startedVia: 'form', status: 'streaming', prompt: 'Where is my parcel?', stepsDone: 0, stepCount: definition.nodes.length })])
+    await jobs.completeJob(job.id, { content: 'Shipping answer', reasoning: '', chunksReceived: 1, finishReason: 'stop', usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20, cost: 0.001 }, now: job.startedAt + 500 })
+    await history.record((await jobs.getJob(job.id))!)
+    const kept = await history.get(job.id)
+    expect(kept).toMatchObject({ status: 'complete', finishedAt: job.startedAt + 500, usage: { total_tokens: 20, cost: 0.001 }, job: { content: 'Shipping answer', workflow: { version: 3, prompt: 'Where is my parcel?' } } })
+    // What the history keeps has no secrets or server-side state.
+    expect(kept!.job).not.toHaveProperty('request')
+    expect(kept!.job).not.toHaveProperty('checkpoint')
+  })
+
+  it('still has the run after its job\'s live state is gone', async () => {
+    const { jobs, history, start } = setUp()
+    const job = await start()
+    await jobs.completeJob(job.id, { content: 'Done', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 1_000 })
+    await history.record((await jobs.getJob(job.id))!)
+    expect(await jobs.cleanupExpired(Date.now())).toBe(1)
+    expect(await jobs.getJob(job.id)).toBeNull()
+    expect(await history.get(job.id)).toMatchObject({ jobId: job.id, status: 'complete', job: { content: 'Done' } })
+  })
+
+  it('after a crash, the sweep records the end of a run from its job, and marks a run whose job is gone as lost', async () => {
+    const { jobs, runs, history, start } = setUp()
+    // The process died after the job ended, before its end was kept.
+    // One whose job was deleted before anyone kept its end.
+    const lost = await start('second')
+    await history.record(lost)
+    await jobs.abortJob(lost.id)
+    await jobs.cleanupExpired(Date.now() + 1)
+    const ended = await start('first')
+    await history.record(ended)
+    await jobs.failJob(ended.id, { message: 'Step failed', kind: 'upstream' }, { content: '', reasoning: '', chunksReceived: 0 })
+    // One still running on (another) instance: left alone.
+    const running = await start('third')
+    await history.record(running)
+    const now = Date.now()
+    await history.sweep(now)
+    expect(await runs.listUnfinishedRuns(10)).toEqual([expect.objectContaining({ jobId: running.id })])
+    expect(await history.get(ended.id)).toMatchObject({ status: 'error', error: { message: 'Step failed', kind: 'upstream' } })
+    expect(await history.get(lost.id)).toMatchObject({ status: 'error', finishedAt: now, error: { kind: 'interrupted' }, job: { status: 'error' } })
+  })
+
+  it('deletes runs past the retention in days, and a workflow\'s or an account\'s runs', async () => {
+    const { jobs, history, start, runs } = setUp()
+    const job = await start()
+    await jobs.completeJob(job.id, { content: 'Done', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 1_000 })
+    await history.record((await jobs.getJob(job.id))!)
+    await jobs.cleanupExpired(Date.now())
+    await history.sweep(1_000 + 29 * DAY)
+    expect(await history.get(job.id)).not.toBeNull()
+    await history.sweep(1_000 + 30 * DAY + 1)
+    expect(await history.get(job.id)).toBeNull()
+    const other = await start()
+    await history.record(other)
+    await history.deleteOfWorkflow('w1')
+    expect(await runs.getRun(other.id)).toBeNull()
+    await history.record(other)
+    await history.deleteOfUser('a')
+    expect(await runs.getRun(other.id)).toBeNull()
+  })
+})
