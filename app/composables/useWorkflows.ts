@@ -1,5 +1,16 @@
 import { useApiKey } from './useApiKey'
 import type { SavedWorkflow, WorkflowCheck, WorkflowExample, WorkflowVersion, WorkflowVersionSummary } from '../../shared/types/workflow'
+import type { WorkflowRun, WorkflowRunPage } from '../../shared/types/workflow-run'
+import type { JobStatus } from '../../shared/types/job'
+
+/** Which runs the runs page lists. */
+export interface RunFilter {
+  workflowId?: string
+  statuses?: JobStatus[]
+  /** Start times (ms): from, and before. */
+  from?: number
+  to?: number
+}
 
 /** Saved workflows, the shipped examples, validation, and runs. */
 export function useWorkflows() {
@@ -36,9 +47,21 @@ export function useWorkflows() {
   async function remove(id: string): Promise<void> {
     await $fetch(`/api/workflows/${id}`, { method: 'DELETE' })
   }
-  /** Starts a run as a background job (with the user's own key, if any); returns its job id. */
-  async function run(id: string, given: { prompt?: string, inputs?: Record<string, string | number | boolean> }): Promise<string> {
+  /** Starts a run as a background job (with the user's own key, if any); returns its job id. `rerunOf`: the run it repeats ("Run again"). */
+  async function run(id: string, given: { prompt?: string, inputs?: Record<string, string | number | boolean>, rerunOf?: string }): Promise<string> {
     return (await $fetch<{ jobId: string }>(`/api/workflows/${id}/run`, { method: 'POST', body: given, headers: apiKey.headers() })).jobId
   }
-  return { list, examples, validate, create, update, versions, version, restore, remove, run }
+  /** One page of kept runs, newest first (`cursor`: the last page's `nextCursor`). */
+  function runs(filter: RunFilter, cursor?: string, limit = 25): Promise<WorkflowRunPage> {
+    const query = { limit, ...(filter.workflowId ? { workflowId: filter.workflowId } : {}), ...(filter.statuses?.length ? { status: filter.statuses.join(',') } : {}), ...(filter.from !== undefined ? { from: filter.from } : {}), ...(filter.to !== undefined ? { to: filter.to } : {}), ...(cursor ? { cursor } : {}) }
+    return $fetch<WorkflowRunPage>('/api/workflows/runs', { query })
+  }
+  /** A kept run, with the run as its viewers last saw it. */
+  function getRun(jobId: string): Promise<WorkflowRun> {
+    return $fetch<WorkflowRun>(`/api/workflows/runs/${encodeURIComponent(jobId)}`)
+  }
+  async function deleteRun(jobId: string): Promise<void> {
+    await $fetch(`/api/workflows/runs/${encodeURIComponent(jobId)}`, { method: 'DELETE' })
+  }
+  return { list, examples, validate, create, update, versions, version, restore, remove, run, runs, getRun, deleteRun }
 }

@@ -16,3 +16,9 @@ export function errorMessage(error: unknown, fallback = 'Something went wrong; t
   if (failed && failed.statusCode === undefined && failed.response === undefined && error instanceof Error && /no response|failed to fetch|networkerror|load failed/i.test(error.message)) return unreachableMessage()
   return error instanceof Error ? error.message : fallback
 }
+
+/** The HTTP status of a failed `$fetch` (undefined when no answer came). */
+export function errorStatus(error: unknown): number | undefined {
+  const failed = error as { statusCode?: number, status?: number } | null
+  return failed?.statusCode ?? failed?.status
+}

@@ -332,6 +332,80 @@ describe('workflows on one server', () => {
   })
 })
 
+describe('the run history, after the jobs\' live state is gone', () => {
+  // Finished jobs are deleted a moment after they end (and swept every half second), so every
+  // run below is read from the history, not from its job.
+  const app = useBuiltApp(() => ({ ...env(), NUXT_BACKGROUND_JOBS_COMPLETED_JOB_RETENTION_MS: '200', NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS: '2000' }))
+
+  async function expired(client: SessionClient, jobId: string): Promise<void> {
+    await expect.poll(async () => (await client.fetch(`/api/jobs/${jobId}`)).status, { timeout: 20_000 }).toBe(404)
+  }
+
+  it('lists a run after its job expired (filtered, paged), opens it, resumes it from the failed step, runs it again, and deletes runs with the run and the workflow', async () => {
+    const client = new SessionClient(app.url)
+    const workflowId = await save(client, chain)
+    fake.script(byNode({
+      'STEP-ONE': () => textReply('summary one'),
+      'STEP-TWO': () => ({ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }),
+    }))
+    const failedId = await run(client, workflowId, 'go')
+    expect((await waitForJobEnd(client, failedId, 30_000)).status).toBe('error')
+    await expired(client, failedId)
+
+    const listed = await client.json(`/api/workflows/runs?workflowId=${workflowId}`)
+    expect(listed.runs).toEqual([expect.objectContaining({ jobId: failedId, workflowId, workflowName: 'Three steps', version: 1, status: 'error', startedVia: 'form', prompt: 'go', stepsDone: 2, stepCount: 5 })])
+    expect(listed.runs[0].error.message).toContain('credits')
+    expect(listed.runs[0].finishedAt).toBeGreaterThanOrEqual(listed.runs[0].startedAt)
+    expect((await client.json('/api/workflows/runs?status=complete')).runs).toEqual([])
+    expect((await client.json('/api/workflows/runs?status=error,rejected')).runs.map((item: { jobId: string }) => item.jobId)).toEqual([failedId])
+    const kept = await client.json(`/api/workflows/runs/${failedId}`)
+    expect(kept.job.workflowState.nodeStates.first).toMatchObject({ status: 'completed', output: 'summary one' })
+    expect(kept.job.workflow).toMatchObject({ workflowId, version: 1, prompt: 'go' })
+    expect(kept.job.workflow.resumeState).toBeUndefined()
+
+    // Resume from the history: the first step is not paid for again.
+    fake.script(byNode({ 'STEP-ONE': () => textReply('never again'), 'STEP-TWO': () => textReply('two'), 'STEP-THREE': () => textReply('three') }))
+    const before = fake.requests.length
+    const resumed = await client.post(`/api/workflows/runs/${failedId}/resume`, { fromNode: 'second' })
+    expect(resumed.status).toBe(202)
+    const resumedId = (await resumed.json()).jobId
+    expect(await waitForJobEnd(client, resumedId, 30_000)).toMatchObject({ status: 'complete', content: 'three' })
+    expect(fake.requests.slice(before).map(request => ['STEP-ONE', 'STEP-TWO', 'STEP-THREE'].find(step => system(request).includes(step))).sort()).toEqual(['STEP-THREE', 'STEP-TWO'])
+
+    // Run again, with what the failed run was given.
+    const againResponse = await client.post(`/api/workflows/${workflowId}/run`, { prompt: 'go', rerunOf: failedId })
+    const againId = (await againResponse.json()).jobId
+    expect((await waitForJobEnd(client, againId, 30_000)).status).toBe('complete')
+    await expired(client, againId)
+
+    // Newest first, a page at a time.
+    const first = await client.json('/api/workflows/runs?limit=2')
+    expect(first.runs.map((item: { jobId: string }) => item.jobId)).toEqual([againId, resumedId])
+    expect(first.runs.map((item: { startedVia: string }) => item.startedVia)).toEqual(['again', 'resume'])
+    expect(first.runs[1]).toMatchObject({ status: 'complete', resumedFrom: { jobId: failedId, nodeId: 'second' } })
+    const second = await client.json(`/api/workflows/runs?limit=2&cursor=${first.nextCursor}`)
+    expect(second.runs.map((item: { jobId: string }) => item.jobId)).toEqual([failedId])
+    expect(second.nextCursor).toBeUndefined()
+    expect((await client.json(`/api/workflows/runs?from=${Date.now() + 60_000}`)).runs).toEqual([])
+
+    // Bad queries say what to fix; other people see nothing.
+    const badStatus = await client.fetch('/api/workflows/runs?status=finished')
+    expect(badStatus.status).toBe(400)
+    expect(await badStatus.text()).toContain('status')
+    expect((await client.fetch('/api/workflows/runs?cursor=not-a-cursor')).status).toBe(400)
+    const stranger = new SessionClient(app.url)
+    expect((await stranger.fetch(`/api/workflows/runs/${failedId}`)).status).toBe(404)
+    expect((await stranger.json('/api/workflows/runs')).runs).toEqual([])
+    expect((await stranger.fetch(`/api/workflows/runs/${failedId}`, { method: 'DELETE' })).status).toBe(404)
+
+    // Deleted by the person, then with their workflow.
+    expect((await client.fetch(`/api/workflows/runs/${failedId}`, { method: 'DELETE' })).status).toBe(200)
+    expect((await client.fetch(`/api/workflows/runs/${failedId}`)).status).toBe(404)
+    expect((await client.fetch(`/api/workflows/${workflowId}`, { method: 'DELETE' })).status).toBe(200)
+    expect((await client.json('/api/workflows/runs')).runs).toEqual([])
+  })
+})
+
 describe('a workflow run across a server restart', () => {
   it('completes after SIGKILL during its second node, without repeating the first node\'s model call', async () => {
     const shared = env()

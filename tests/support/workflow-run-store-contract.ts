@@ -34,7 +34,7 @@ export function describeWorkflowRunStoreContract(name: string, createStore: () =
       await store.saveRun(keptRun('r1', { startedAt: 100, status: 'streaming', stepsDone: 0 }))
       expect(await store.getRun('r1')).toMatchObject({ jobId: 'r1', status: 'streaming', stepsDone: 0, job: { status: 'streaming' } })
       expect((await store.getRun('r1'))!.finishedAt).toBeUndefined()
-      const ended = keptRun('r1', { startedAt: 100, status: 'error', finishedAt: 150, error: { message: 'Step 2 failed', kind: 'upstream' }, usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, cost: 0.002 } })
+      const ended = keptRun('r1', { startedAt: 100, status: 'error', finishedAt: 150, error: { message: 'Step 2 failed', kind: 'upstream' }, usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15, cachedTokens: 0, reasoningTokens: 0, cost: 0.002 } })
       await store.saveRun(ended)
       expect(await store.getRun('r1')).toEqual(ended)
       expect(await store.getRun('missing')).toBeNull()

@@ -24,10 +24,10 @@ describe('workflow run history', () => {
     const job = await start()
     await history.record(job)
     expect((await history.list({ userId: 'a', limit: 10 })).runs).toEqual([expect.objectContaining({ jobId: job.id, workflowId: 'w1', workflowName: definition.name, version: 3, startedVia: 'form', status: 'streaming', prompt: 'Where is my parcel?', stepsDone: 0, stepCount: definition.nodes.length })])
-    await jobs.completeJob(job.id, { content: 'Shipping answer', reasoning: '', chunksReceived: 1, finishReason: 'stop', usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20, cost: 0.001 }, now: job.startedAt + 500 })
+    await jobs.completeJob(job.id, { content: 'Shipping answer', reasoning: '', chunksReceived: 1, finishReason: 'stop', usage: { promptTokens: 12, completionTokens: 8, totalTokens: 20, cachedTokens: 0, reasoningTokens: 0, cost: 0.001 }, now: job.startedAt + 500 })
     await history.record((await jobs.getJob(job.id))!)
     const kept = await history.get(job.id)
-    expect(kept).toMatchObject({ status: 'complete', finishedAt: job.startedAt + 500, usage: { total_tokens: 20, cost: 0.001 }, job: { content: 'Shipping answer', workflow: { version: 3, prompt: 'Where is my parcel?' } } })
+    expect(kept).toMatchObject({ status: 'complete', finishedAt: job.startedAt + 500, usage: { totalTokens: 20, cost: 0.001 }, job: { content: 'Shipping answer', workflow: { version: 3, prompt: 'Where is my parcel?' } } })
     // What the history keeps has no secrets or server-side state.
     expect(kept!.job).not.toHaveProperty('request')
     expect(kept!.job).not.toHaveProperty('checkpoint')
