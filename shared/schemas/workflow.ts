@@ -13,12 +13,15 @@ const id = z.string().trim().regex(/^[a-z][\w-]{0,62}$/i, 'use letters, digits, 
 const label = z.string().trim().max(80).optional()
 const retries = z.number().int().min(0).max(5).optional()
 const template = z.string().max(20_000)
+/** Where the visual editor draws the node (no effect on a run); absent: laid out automatically. */
+const position = z.object({ x: z.number().finite().min(-100_000).max(100_000), y: z.number().finite().min(-100_000).max(100_000) }).strict().optional()
 
-const startNode = z.object({ id, kind: z.literal('start'), label })
+const startNode = z.object({ id, kind: z.literal('start'), label, position })
 const agentNode = z.object({
   id,
   kind: z.literal('agent'),
   label,
+  position,
   model: z.string().trim().min(1).max(200).optional(),
   systemPrompt: z.string().max(20_000).default(''),
   /** What the agent is asked; default `{{input}}`. */
@@ -32,6 +35,7 @@ const toolNode = z.object({
   id,
   kind: z.literal('tool'),
   label,
+  position,
   tool: z.string().trim().min(1).max(64),
   /** Argument values; strings are templates. */
   arguments: z.record(z.string(), z.unknown()).default({}),
@@ -48,6 +52,7 @@ const routerNode = z.object({
   id,
   kind: z.literal('router'),
   label,
+  position,
   mode: z.enum(['condition', 'model']).default('condition'),
   conditions: z.array(condition).max(20).default([]),
   /** Model mode: what to decide; the model answers with one branch name. */
@@ -61,12 +66,13 @@ const approvalNode = z.object({
   id,
   kind: z.literal('approval'),
   label,
+  position,
   /** What the person is asked (a template); default "Continue with this?". What flowed in is shown with it. */
   question: template.optional(),
 })
-const parallelNode = z.object({ id, kind: z.literal('parallel'), label })
-const mergeNode = z.object({ id, kind: z.literal('merge'), label })
-const outputNode = z.object({ id, kind: z.literal('output'), label, template: template.optional() })
+const parallelNode = z.object({ id, kind: z.literal('parallel'), label, position })
+const mergeNode = z.object({ id, kind: z.literal('merge'), label, position })
+const outputNode = z.object({ id, kind: z.literal('output'), label, position, template: template.optional() })
 
 export const workflowNodeSchema = z.discriminatedUnion('kind', [startNode, agentNode, toolNode, routerNode, approvalNode, parallelNode, mergeNode, outputNode])
 

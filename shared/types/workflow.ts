@@ -2,7 +2,7 @@
 import type { WorkflowDefinition } from '../schemas/workflow'
 import type { ActiveToolCall, JobCheckpoint, ToolExecutionRecord } from './job'
 
-export type { WorkflowDefinition, WorkflowInput, WorkflowNode } from '../schemas/workflow'
+export type { WorkflowDefinition, WorkflowEdge, WorkflowInput, WorkflowNode, WorkflowNodeKind } from '../schemas/workflow'
 
 /** A user's saved workflow. */
 export interface SavedWorkflow {

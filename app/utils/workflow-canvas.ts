@@ -1,0 +1,170 @@
+/**
+ * What the visual workflow editor does to a definition, as pure functions: add, connect, rename,
+ * remove and move steps, lay them out (dagre), and say which branches a step's edges may take and
+ * which template variables a step may use. The canvas (WorkflowCanvas.vue) only draws and calls these.
+ */
+import dagre from '@dagrejs/dagre'
+import type { WorkflowDefinition, WorkflowEdge, WorkflowNode, WorkflowNodeKind } from '../../shared/types/workflow'
+
+/** The size a step is drawn at (the layout leaves room for it). */
+export const STEP_WIDTH = 180
+export const STEP_HEIGHT = 58
+
+/** The kinds the palette offers, with what each does in a few words. */
+export const STEP_KINDS: ReadonlyArray<{ kind: WorkflowNodeKind, label: string, description: string, icon: string }> = [
+  { kind: 'start', label: 'Start', description: 'Where the run begins: its prompt or inputs', icon: 'i-lucide-play' },
+  { kind: 'agent', label: 'Agent', description: 'A model with its own instructions and tools', icon: 'i-lucide-bot' },
+  { kind: 'tool', label: 'Tool', description: 'One tool call, arguments from earlier steps', icon: 'i-lucide-wrench' },
+  { kind: 'router', label: 'Router', description: 'Picks a branch by a condition or a model', icon: 'i-lucide-split' },
+  { kind: 'approval', label: 'Approval', description: 'Asks you to approve or reject', icon: 'i-lucide-hand' },
+  { kind: 'parallel', label: 'Parallel', description: 'Runs the next steps at once', icon: 'i-lucide-git-fork' },
+  { kind: 'merge', label: 'Merge', description: 'Joins parallel steps', icon: 'i-lucide-git-merge' },
+  { kind: 'output', label: 'Output', description: "The run's answer", icon: 'i-lucide-flag' },
+]
+
+/** A new step of `kind` with the fields it needs (a tool step still needs its tool chosen). */
+function newStep(kind: WorkflowNodeKind, id: string, position: { x: number, y: number }): WorkflowNode {
+  const base = { id, position: { x: Math.round(position.x), y: Math.round(position.y) } }
+  switch (kind) {
+    case 'agent': return { ...base, kind, systemPrompt: '', tools: [], maxToolRounds: 3 }
+    case 'tool': return { ...base, kind, tool: '', arguments: {} }
+    case 'router': return { ...base, kind, mode: 'condition', conditions: [], defaultBranch: 'default' }
+    default: return { ...base, kind } as WorkflowNode
+  }
+}
+
+/** An id for a new step of `kind` that no step has: `agent`, then `agent-2`, `agent-3`… */
+export function freeStepId(definition: Pick<WorkflowDefinition, 'nodes'>, kind: WorkflowNodeKind): string {
+  const taken = new Set(definition.nodes.map(node => node.id))
+  if (!taken.has(kind)) return kind
+  let number = 2
+  while (taken.has(`${kind}-${number}`)) number++
+  return `${kind}-${number}`
+}
+
+/** Where a step added without a place (from the keyboard) goes: right of the rightmost step. */
+export function freePosition(definition: WorkflowDefinition): { x: number, y: number } {
+  const placed = layoutPositions(definition)
+  const right = Math.max(-STEP_WIDTH - 60, ...[...placed.values()].map(point => point.x))
+  const top = Math.min(0, ...[...placed.values()].map(point => point.y))
+  return { x: right + STEP_WIDTH + 60, y: top }
+}
+
+/** `definition` with a new step of `kind` at `position` (or a free place); returns it and the step's id. */
+export function addStep(definition: WorkflowDefinition, kind: WorkflowNodeKind, position?: { x: number, y: number }): { definition: WorkflowDefinition, id: string } {
+  const id = freeStepId(definition, kind)
+  return { definition: { ...definition, nodes: [...definition.nodes, newStep(kind, id, position ?? freePosition(definition))] }, id }
+}
+
+/** The branch names a step's outgoing edges choose between (none: its edges are plain). */
+export function branchesOf(node: WorkflowNode | undefined): string[] {
+  if (node?.kind === 'approval') return ['approve', 'reject']
+  if (node?.kind !== 'router') return []
+  return [...new Set([...node.conditions.map(condition => condition.branch), node.defaultBranch].filter(Boolean))]
+}
+
+/**
+ * `definition` with an edge `from` → `to` (its branch: `branch`, else the source's first branch no
+ * edge takes yet); unchanged when it would join a step to itself or repeat an edge.
+ */
+export function connectSteps(definition: WorkflowDefinition, from: string, to: string, branch?: string): WorkflowDefinition {
+  if (from === to) return definition
+  const source = definition.nodes.find(node => node.id === from)
+  const branches = branchesOf(source)
+  const used = new Set(definition.edges.filter(edge => edge.from === from).map(edge => edge.branch))
+  const chosen = branches.length === 0 ? undefined : branch ?? branches.find(name => !used.has(name)) ?? branches[0]
+  if (definition.edges.some(edge => edge.from === from && edge.to === to && edge.branch === chosen)) return definition
+  const edge: WorkflowEdge = chosen ? { from, to, branch: chosen } : { from, to }
+  return { ...definition, edges: [...definition.edges, edge] }
+}
+
+/** `definition` without the edge at `index`. */
+export function removeEdge(definition: WorkflowDefinition, index: number): WorkflowDefinition {
+  return { ...definition, edges: definition.edges.filter((_, at) => at !== index) }
+}
+
+/** `definition` without step `id` and its edges. */
+export function removeStep(definition: WorkflowDefinition, id: string): WorkflowDefinition {
+  return { ...definition, nodes: definition.nodes.filter(node => node.id !== id), edges: definition.edges.filter(edge => edge.from !== id && edge.to !== id) }
+}
+
+/** `definition` with step `id` moved to `position`. */
+export function moveStep(definition: WorkflowDefinition, id: string, position: { x: number, y: number }): WorkflowDefinition {
+  return { ...definition, nodes: definition.nodes.map(node => node.id === id ? { ...node, position: { x: Math.round(position.x), y: Math.round(position.y) } } : node) }
+}
+
+/** `definition` with step `id` changed by `change` (its kind and id stay). */
+export function updateStep(definition: WorkflowDefinition, id: string, change: Partial<WorkflowNode>): WorkflowDefinition {
+  return { ...definition, nodes: definition.nodes.map(node => node.id === id ? { ...node, ...change, id, kind: node.kind } as WorkflowNode : node) }
+}
+
+/** Replaces `{{nodes.<from>}}` with `{{nodes.<to>}}` in every string of `value`. */
+function renameInTemplates<T>(value: T, from: string, to: string): T {
+  if (typeof value === 'string') return value.replaceAll(`{{nodes.${from}}}`, `{{nodes.${to}}}`) as T
+  if (Array.isArray(value)) return value.map(item => renameInTemplates(item, from, to)) as T
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renameInTemplates(item, from, to)])) as T
+  return value
+}
+
+/** `definition` with step `from` renamed `to`: its edges and the templates that name it follow. Unchanged if `to` is taken. */
+export function renameStep(definition: WorkflowDefinition, from: string, to: string): WorkflowDefinition {
+  if (from === to || definition.nodes.some(node => node.id === to)) return definition
+  const nodes = definition.nodes.map(node => renameInTemplates(node.id === from ? { ...node, id: to } : node, from, to))
+  const edges = definition.edges.map(edge => ({ ...edge, from: edge.from === from ? to : edge.from, to: edge.to === from ? to : edge.to }))
+  return { ...definition, nodes, edges }
+}
+
+/** The steps a run passes before `id` (every step with a path to it). */
+function stepsBefore(definition: WorkflowDefinition, id: string): string[] {
+  const before = new Set<string>()
+  const queue = [id]
+  while (queue.length > 0) {
+    const current = queue.shift()!
+    for (const edge of definition.edges) {
+      if (edge.to === current && !before.has(edge.from) && edge.from !== id) {
+        before.add(edge.from)
+        queue.push(edge.from)
+      }
+    }
+  }
+  return definition.nodes.map(node => node.id).filter(node => before.has(node))
+}
+
+/** The template variables step `id` may use: the prompt, what flows in, the named inputs, the outputs of the steps before it. */
+export function templateVariables(definition: WorkflowDefinition, id: string): string[] {
+  return [
+    '{{prompt}}',
+    '{{input}}',
+    ...(definition.inputs ?? []).map(input => `{{inputs.${input.name}}}`),
+    ...stepsBefore(definition, id).filter(step => definition.nodes.find(node => node.id === step)?.kind !== 'start').map(step => `{{nodes.${step}}}`),
+  ]
+}
+
+/** Each step's place: where it was put, else where the automatic layout puts it. */
+export function layoutPositions(definition: Pick<WorkflowDefinition, 'nodes' | 'edges'>): Map<string, { x: number, y: number }> {
+  const auto = definition.nodes.some(node => !node.position) ? autoPositions(definition) : new Map<string, { x: number, y: number }>()
+  return new Map(definition.nodes.map(node => [node.id, node.position ?? auto.get(node.id) ?? { x: 0, y: 0 }]))
+}
+
+/** Left-to-right layered positions for every step (dagre), ignoring where they were put. */
+function autoPositions(definition: Pick<WorkflowDefinition, 'nodes' | 'edges'>): Map<string, { x: number, y: number }> {
+  const graph = new dagre.graphlib.Graph()
+  graph.setGraph({ rankdir: 'LR', nodesep: 28, ranksep: 64, marginx: 8, marginy: 8 })
+  graph.setDefaultEdgeLabel(() => ({}))
+  for (const node of definition.nodes) graph.setNode(node.id, { width: STEP_WIDTH, height: STEP_HEIGHT })
+  const ids = new Set(definition.nodes.map(node => node.id))
+  for (const edge of definition.edges) {
+    if (ids.has(edge.from) && ids.has(edge.to)) graph.setEdge(edge.from, edge.to)
+  }
+  dagre.layout(graph)
+  return new Map(definition.nodes.map((node) => {
+    const placed = graph.node(node.id)
+    return [node.id, { x: Math.round(placed.x - STEP_WIDTH / 2), y: Math.round(placed.y - STEP_HEIGHT / 2) }]
+  }))
+}
+
+/** `definition` with every step placed by the automatic layout ("Tidy up"). */
+export function autoLayout(definition: WorkflowDefinition): WorkflowDefinition {
+  const positions = autoPositions(definition)
+  return { ...definition, nodes: definition.nodes.map(node => ({ ...node, position: positions.get(node.id)! })) }
+}

@@ -1,0 +1,232 @@
+/**
+ * Building workflows by hand on the canvas (issue 32): a three-step workflow built with the mouse
+ * (a step dragged from the palette, edges drawn between handles) and one built with the keyboard
+ * only (steps added, chosen, moved, connected, undone and saved from the keyboard); each saved,
+ * run and watched live on the same canvas, and found again in the runs list; a failed run resumed
+ * from its failed step. The editor and the runs page pass axe in light and dark, and nothing
+ * overflows sideways at 390 px.
+ */
+import { AxeBuilder } from '@axe-core/playwright'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { BrowserContext, Page } from 'playwright-core'
+import { useBuiltApp } from '../support/built-app'
+import { textReply, useFakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
+import { screenshot, useChromium, watchForProblems } from './helpers/browser'
+
+const MODEL = 'openai/gpt-4o-mini'
+const fake = useFakeOpenRouter()
+const app = useBuiltApp(() => ({
+  NUXT_OPENROUTER_BASE_URL: fake.url,
+  NUXT_OPENROUTER_API_KEY: 'sk-or-v1-canvas-test-key',
+  NUXT_OPENROUTER_RETRY_BASE_DELAY_MS: '10',
+  NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '2',
+  NUXT_THREADS_GENERATE_TITLES: 'false',
+  NUXT_LIMITS_ROLES_GUEST_MODELS: `or3/offline-demo,${MODEL}`,
+}))
+const browser = useChromium()
+let context: BrowserContext
+let problems: ReturnType<typeof watchForProblems> | undefined
+
+afterEach(async () => {
+  await context?.close()
+  expect([...problems?.errors ?? [], ...problems?.csp ?? []]).toEqual([])
+  problems = undefined
+})
+
+async function open(width = 1280): Promise<Page> {
+  context = await browser.newContext({ viewport: { width, height: 900 }, reducedMotion: 'reduce' })
+  const page = await context.newPage()
+  problems = watchForProblems(page)
+  page.on('dialog', dialog => void dialog.accept())
+  return page
+}
+
+/** The definition as the JSON view shows it now. */
+async function jsonView(page: Page): Promise<{ nodes: Array<{ id: string, kind: string, position?: { x: number, y: number }, systemPrompt?: string }>, edges: Array<{ from: string, to: string }> }> {
+  return JSON.parse(await page.getByLabel('Workflow definition (JSON)').inputValue())
+}
+
+const edgeList = async (page: Page) => (await jsonView(page)).edges.map(edge => `${edge.from}>${edge.to}`).sort()
+
+/** Critical and serious axe violations inside `selector`, in light and dark. */
+async function violationsIn(page: Page, selector: string): Promise<string[]> {
+  const found: string[] = []
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme })
+    // After the colours' transitions end.
+    await page.evaluate(async () => {
+      await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)))
+      await Promise.all(document.getAnimations().filter(animation => animation.effect?.getComputedTiming().iterations !== Infinity).map(animation => animation.finished.catch(() => {})))
+    })
+    const result = await new AxeBuilder({ page }).include(selector).options({ resultTypes: ['violations'] }).analyze()
+    found.push(...result.violations.filter(violation => violation.impact === 'critical' || violation.impact === 'serious').map(violation => `${scheme} ${violation.id}: ${violation.nodes.map(node => node.target.join(' ')).join(', ')}`))
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  return found
+}
+
+/** Starts a new workflow and waits for its two steps on the canvas. */
+async function newWorkflow(page: Page): Promise<void> {
+  await page.goto(`${app.url}/workflows`)
+  await page.getByTestId('new-workflow').click()
+  await expect.poll(() => page.getByTestId('canvas-step').count()).toBe(2)
+  await page.getByText('Edit as JSON').click()
+}
+
+/** Runs the selected workflow with `prompt` and waits on its run view until it ends as `status`. */
+async function runAndWatch(page: Page, prompt: string, status = 'complete'): Promise<string> {
+  await page.getByTestId('run-prompt').fill(prompt)
+  await page.getByTestId('run-workflow').click()
+  await page.waitForURL(/\/workflows\/runs\/[\w-]+$/)
+  // The run view draws the same canvas, each step with its state as it changes.
+  await page.locator('[data-testid=canvas-step][data-step=agent]').waitFor()
+  await page.getByTestId('run-status').and(page.locator(`[data-status=${status}]`)).waitFor({ timeout: 60_000 })
+  return page.url().split('/').at(-1)!
+}
+
+describe('the workflow canvas', () => {
+  it('builds start → agent → output with the mouse, saves it, runs it live and finds the run in the runs list', async () => {
+    const page = await open()
+    await newWorkflow(page)
+    // Opening a workflow changes nothing: there is nothing to save.
+    expect(await page.getByTestId('save-workflow').isDisabled()).toBe(true)
+    expect(await edgeList(page)).toEqual(['start>output'])
+
+    // Drag an agent from the palette onto the canvas: it is placed where it was dropped and chosen.
+    const pane = page.locator('.vue-flow__pane')
+    await page.getByTestId('add-agent').dragTo(pane, { targetPosition: { x: 260, y: 290 } })
+    await page.locator('[data-testid=canvas-step][data-step=agent]').waitFor()
+    await page.getByTestId('step-panel').waitFor()
+    await page.getByTestId('step-system').fill('Answer in one short paragraph.')
+
+    // Draw the edges between the handles, and remove the old one from the start's settings.
+    const handle = (step: string, side: 'source' | 'target') => page.locator(`.vue-flow__node[data-id="${step}"] .vue-flow__handle.${side}`)
+    await handle('start', 'source').dragTo(handle('agent', 'target'))
+    await handle('agent', 'source').dragTo(handle('output', 'target'))
+    await expect.poll(() => edgeList(page)).toEqual(['agent>output', 'start>agent', 'start>output'])
+    await page.locator('.vue-flow__node[data-id="start"]').click()
+    await page.getByRole('button', { name: 'Remove the connection to output' }).click()
+    await expect.poll(() => edgeList(page)).toEqual(['agent>output', 'start>agent'])
+    // Undo brings the edge back; redo removes it again.
+    await page.getByTestId('undo').click()
+    await expect.poll(() => edgeList(page)).toEqual(['agent>output', 'start>agent', 'start>output'])
+    await page.getByTestId('redo').click()
+    await expect.poll(() => edgeList(page)).toEqual(['agent>output', 'start>agent'])
+    await page.getByRole('status').filter({ hasText: 'Valid. Not saved yet.' }).waitFor()
+    await screenshot(page, 'workflow-canvas')
+
+    await page.getByTestId('save-workflow').click()
+    await page.getByText('Saved as version 2').first().waitFor()
+    const saved = await jsonView(page)
+    expect(saved.nodes.find(node => node.id === 'agent')).toMatchObject({ kind: 'agent', systemPrompt: 'Answer in one short paragraph.', position: expect.any(Object) })
+
+    const runId = await runAndWatch(page, 'What is a workflow?')
+    expect(await page.locator('[data-testid=canvas-step][data-step=agent]').getAttribute('data-status')).toBe('completed')
+    expect((await page.getByTestId('run-output').innerText()).length).toBeGreaterThan(0)
+
+    // The runs list has it; it opens the same run view.
+    await page.goto(`${app.url}/workflows/runs`)
+    const row = page.getByTestId('run-row').filter({ has: page.locator(`a[href$="${runId}"]`) })
+    await row.waitFor()
+    expect(await row.getAttribute('data-status')).toBe('complete')
+    expect(await violationsIn(page, 'main')).toEqual([])
+    await row.getByTestId('run-link').click()
+    await page.waitForURL(new RegExp(`/workflows/runs/${runId}$`))
+    await page.getByTestId('run-status').and(page.locator('[data-status=complete]')).waitFor()
+  }, 180_000)
+
+  it('builds the same with the keyboard only: adds, chooses, moves, connects, undoes and saves', async () => {
+    const page = await open()
+    await newWorkflow(page)
+    const press = async (testId: string, key = 'Enter') => {
+      await page.getByTestId(testId).focus()
+      await page.keyboard.press(key)
+    }
+
+    // Add an agent from the palette with Enter: it is chosen, its settings open.
+    await press('add-agent')
+    await page.getByTestId('step-panel').waitFor()
+    await page.getByTestId('step-system').focus()
+    await page.keyboard.type('Answer briefly.')
+
+    // Connect it to the output from its settings.
+    await press('connect-to')
+    await page.getByRole('option', { name: 'output' }).waitFor()
+    await page.keyboard.press('Enter')
+    await press('connect')
+    await expect.poll(() => edgeList(page)).toEqual(['agent>output', 'start>output'])
+
+    // Choose the start step on the canvas (Tab order, Enter), replace its edge to the output by one to the agent.
+    const start = page.locator('.vue-flow__node[data-id="start"]')
+    await start.focus()
+    await page.keyboard.press('Enter')
+    await page.getByTestId('step-panel').filter({ hasText: 'start' }).waitFor()
+    await page.getByRole('button', { name: 'Remove the connection to output' }).focus()
+    await page.keyboard.press('Enter')
+    await press('connect-to')
+    await page.getByRole('option', { name: 'agent' }).waitFor()
+    await page.keyboard.type('agent')
+    await page.keyboard.press('Enter')
+    await press('connect')
+    await expect.poll(() => edgeList(page)).toEqual(['agent>output', 'start>agent'])
+
+    // Move the agent with the arrow keys, then undo the move with Ctrl+Z.
+    const agent = page.locator('.vue-flow__node[data-id="agent"]')
+    await agent.focus()
+    await page.keyboard.press('Enter')
+    const before = (await jsonView(page)).nodes.find(node => node.id === 'agent')!.position!
+    await page.keyboard.press('ArrowDown')
+    await expect.poll(async () => (await jsonView(page)).nodes.find(node => node.id === 'agent')!.position!.y).toBeGreaterThan(before.y)
+    await page.keyboard.press('Control+z')
+    await expect.poll(async () => (await jsonView(page)).nodes.find(node => node.id === 'agent')!.position).toEqual(before)
+    expect(await edgeList(page)).toEqual(['agent>output', 'start>agent'])
+
+    await page.getByRole('status').filter({ hasText: 'Valid. Not saved yet.' }).waitFor()
+    await press('save-workflow')
+    await page.getByText('Saved as version 2').first().waitFor()
+    expect(await violationsIn(page, 'main')).toEqual([])
+    await runAndWatch(page, 'Say hello')
+
+    // At a phone's width the editor fits: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${app.url}/workflows`)
+    await page.getByTestId('workflow-editor').waitFor()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await violationsIn(page, 'main')).toEqual([])
+    await page.goto(`${app.url}/workflows/runs`)
+    await page.getByTestId('run-row').first().waitFor()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+  }, 180_000)
+
+  it('resumes a failed run from its failed step: the steps before it are not run again', async () => {
+    const page = await open()
+    await page.goto(`${app.url}/workflows`)
+    const definition = {
+      version: 1,
+      name: 'Two agents',
+      defaultModel: MODEL,
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'agent', kind: 'agent', systemPrompt: 'STEP-ONE' },
+        { id: 'second', kind: 'agent', systemPrompt: 'STEP-TWO' },
+        { id: 'out', kind: 'output' },
+      ],
+      edges: [{ from: 'start', to: 'agent' }, { from: 'agent', to: 'second' }, { from: 'second', to: 'out' }],
+    }
+    const created = await page.request.post(`${app.url}/api/workflows`, { data: { definition } })
+    expect(created.status()).toBe(201)
+    const system = (request: RecordedRequest) => String(request.body.messages.find(message => message.role === 'system')?.content ?? '')
+    let failures = 1
+    fake.script(request => system(request).includes('STEP-ONE')
+      ? textReply('first output')
+      : failures-- > 0 ? { type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } } : textReply('second output'))
+    await page.goto(`${app.url}/workflows?id=${(await created.json()).id}`)
+    await runAndWatch(page, 'go', 'error')
+    const before = fake.requests.length
+    await page.getByRole('button', { name: 'Resume from here (second)' }).click()
+    await page.getByText('Resumed from').waitFor()
+    await page.getByTestId('run-status').and(page.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })
+    expect(fake.requests.slice(before).map(system)).toEqual(['STEP-TWO'])
+    expect(await page.getByTestId('run-output').innerText()).toContain('second output')
+  }, 180_000)
+})
