@@ -1,5 +1,5 @@
 import { useApiKey } from './useApiKey'
-import type { SavedWorkflow, WorkflowCheck, WorkflowExample, WorkflowVersion, WorkflowVersionSummary } from '../../shared/types/workflow'
+import type { SavedWorkflow, WorkflowCheck, WorkflowExample, WorkflowRunValue, WorkflowVersion, WorkflowVersionSummary } from '../../shared/types/workflow'
 import type { WorkflowRun, WorkflowRunPage } from '../../shared/types/workflow-run'
 import type { JobStatus } from '../../shared/types/job'
 
@@ -48,7 +48,7 @@ export function useWorkflows() {
     await $fetch(`/api/workflows/${id}`, { method: 'DELETE' })
   }
   /** Starts a run as a background job (with the user's own key, if any); returns its job id. `rerunOf`: the run it repeats ("Run again"). */
-  async function run(id: string, given: { prompt?: string, inputs?: Record<string, string | number | boolean>, rerunOf?: string }): Promise<string> {
+  async function run(id: string, given: { prompt?: string, inputs?: Record<string, WorkflowRunValue>, rerunOf?: string }): Promise<string> {
     return (await $fetch<{ jobId: string }>(`/api/workflows/${id}/run`, { method: 'POST', body: given, headers: apiKey.headers() })).jobId
   }
   /** One page of kept runs, newest first (`cursor`: the last page's `nextCursor`). */

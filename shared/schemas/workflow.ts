@@ -84,7 +84,10 @@ export const workflowEdgeSchema = z.object({
 })
 
 /** Kinds of named input a workflow may declare (its run form has a field of each). */
-export const WORKFLOW_INPUT_TYPES = ['text', 'long-text', 'number', 'boolean', 'choice'] as const
+export const WORKFLOW_INPUT_TYPES = ['text', 'long-text', 'number', 'boolean', 'choice', 'attachment'] as const
+
+/** Largest file an `attachment` input takes: a UTF-8 text file, read into its templates as text. */
+export const MAX_INPUT_ATTACHMENT_BYTES = 400 * 1024
 
 /** Longest value a text input takes; a long-text one takes the prompt's 100,000. */
 export const MAX_INPUT_TEXT_CHARS = 2_000
@@ -106,7 +109,8 @@ export const workflowInputSchema = z.object({
 }).superRefine((input, context) => {
   if (input.type === 'choice' && !input.choices) context.addIssue({ code: 'custom', path: ['choices'], message: 'a choice input lists its choices' })
   if (input.type !== 'choice' && input.choices) context.addIssue({ code: 'custom', path: ['choices'], message: 'only a choice input has choices' })
-  if (input.default === undefined) return
+  if (input.type === 'attachment' && input.default !== undefined) context.addIssue({ code: 'custom', path: ['default'], message: 'an attachment input has no default' })
+  if (input.default === undefined || input.type === 'attachment') return
   const fits = input.type === 'number' ? typeof input.default === 'number'
     : input.type === 'boolean' ? typeof input.default === 'boolean'
       : input.type === 'choice' ? typeof input.default === 'string' && (input.choices ?? []).includes(input.default)

@@ -98,3 +98,6 @@ export interface WorkflowExample {
   description?: string
   definition: WorkflowDefinition
 }
+
+/** A value a run is given for one named input: text, a number, yes/no, or a text file (`data`: its bytes in base64). */
+export type WorkflowRunValue = string | number | boolean | { name: string, data: string }

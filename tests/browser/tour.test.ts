@@ -94,6 +94,16 @@ describe('a tour of the app in light and dark', () => {
       await page.waitForURL(/\/workflows\/runs\//)
       await page.getByTestId('run-status').and(page.locator('[data-status=complete]')).waitFor({ timeout: 90_000 })
       await shoot(page, `workflows-${theme}`)
+      // The runs page, with that run; and the editor's canvas with a step's settings open.
+      await page.getByRole('link', { name: 'All runs' }).click()
+      await page.getByTestId('run-row').first().waitFor()
+      await shoot(page, `workflow-runs-${theme}`)
+      await page.goto(`${app.url}/workflows`)
+      await page.getByTestId('workflow-item').filter({ hasText: 'Research' }).first().click()
+      await page.locator('.vue-flow__node').nth(2).click()
+      await page.getByTestId('step-panel').waitFor()
+      await page.getByTestId('workflow-editor').evaluate(element => element.scrollIntoView({ block: 'start' }))
+      await shoot(page, `workflow-editor-${theme}`)
 
       await page.goto(`${app.url}/settings`)
       await page.getByRole('heading', { level: 1 }).waitFor()

@@ -114,7 +114,7 @@ describe('workflows you keep', () => {
       const job = await page.evaluate(async id => (await (await fetch(`/api/jobs/${id}`)).json()) as { workflow: { inputs: Record<string, string> } }, jobId)
       expect(job.workflow.inputs).toEqual({ topic: 'tides', words: '50', tone: 'plain' })
       // The run says what it was given and which version ran; once it ends it can run again with the same inputs.
-      expect(await page.locator('.run').innerText()).toMatch(/Inputs: topic: “tides”; words: “50”; tone: “plain” · version 1/)
+      await expect.poll(() => page.locator('.run').innerText()).toMatch(/Inputs: topic: “tides”; words: “50”; tone: “plain” · version 1/)
       await page.getByTestId('run-again').click()
       await page.waitForURL(url => /\/workflows\/runs\/[\w-]+$/.test(url.pathname) && !url.pathname.endsWith(jobId))
       const again = await page.evaluate(async id => (await (await fetch(`/api/jobs/${id}`)).json()) as { workflow: { inputs: Record<string, string> } }, page.url().split('/').pop()!)

@@ -265,6 +265,29 @@ describe('workflows on one server', () => {
     expect(await bad.text()).toMatch(/choices/)
   })
 
+  it('takes a text file for an attachment input: its text reaches the step, and a file that is not text gets 400 naming the input', async () => {
+    const client = new SessionClient(app.url)
+    const workflowId = await save(client, {
+      version: 1,
+      name: 'Report reader',
+      defaultModel: MODEL,
+      inputs: [{ name: 'report', label: 'Report', type: 'attachment', required: true }],
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'read', kind: 'agent', systemPrompt: 'REPORT-READER', prompt: 'Summarise: {{inputs.report}}' }, { id: 'out', kind: 'output' }],
+      edges: [{ from: 'start', to: 'read' }, { from: 'read', to: 'out' }],
+    })
+    fake.script(byNode({ 'REPORT-READER': () => textReply('Sales are up.') }))
+    const before = fake.requests.length
+    const file = { name: 'q3.csv', data: Buffer.from('region,sales\nnorth,104\nsouth,97\n').toString('base64') }
+    const response = await client.post(`/api/workflows/${workflowId}/run`, { inputs: { report: file } })
+    expect(response.status).toBe(202)
+    expect((await waitForJobEnd(client, (await response.json()).jobId, 30_000)).status).toBe('complete')
+    const asked = fake.requests.slice(before).find(request => system(request).includes('REPORT-READER'))!
+    expect(asked.body.messages.at(-1)?.content).toBe('Summarise: File “q3.csv”:\n\nregion,sales\nnorth,104\nsouth,97\n')
+    const image = await client.post(`/api/workflows/${workflowId}/run`, { inputs: { report: { name: 'chart.png', data: Buffer.from([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]).toString('base64') } } })
+    expect(image.status).toBe(400)
+    expect((await image.json()).message).toMatch(/report: “chart.png” is not a text file/)
+  })
+
   it('runs every shipped example on the offline demo model to an answer made of its steps\' outputs', async () => {
     const client = new SessionClient(app.url)
     const { examples } = await client.json('/api/workflows/examples') as { examples: Array<{ key: string, definition: { defaultModel: string } }> }

@@ -6,7 +6,7 @@
  * written out one per line.
  */
 import { z } from 'zod'
-import { MAX_INPUT_LONG_TEXT_CHARS, MAX_INPUT_TEXT_CHARS, type WorkflowDefinition, type WorkflowInput } from '../../../shared/schemas/workflow'
+import { MAX_INPUT_ATTACHMENT_BYTES, MAX_INPUT_LONG_TEXT_CHARS, MAX_INPUT_TEXT_CHARS, type WorkflowDefinition, type WorkflowInput } from '../../../shared/schemas/workflow'
 import { DomainError, type HttpAnswer } from '../domain-error'
 
 /** Longest prompt a run takes. */
@@ -27,6 +27,50 @@ export class WorkflowInputError extends DomainError {
   }
 }
 
+/** How a file given to an `attachment` input reads in templates: its name, then its text. */
+export function attachmentInputText(name: string, text: string): string {
+  return `File “${name}”:\n\n${text}`
+}
+
+/**
+ * An `attachment` input's file (`{ name, data }`, base64): a UTF-8 text file without NUL bytes, at
+ * most `MAX_INPUT_ATTACHMENT_BYTES`, read as its text. A run again sends the text it kept.
+ */
+const attachmentFile = z.object({
+  name: z.string().trim().min(1, 'the file needs a name').max(200),
+  data: z.string().max(Math.ceil(MAX_INPUT_ATTACHMENT_BYTES / 3) * 4 + 4, `the file is larger than ${MAX_INPUT_ATTACHMENT_BYTES / 1024} KB`).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'the file must be sent as base64'),
+}, { error: 'must be a file: { name, data } with the file\'s bytes in base64' }).strict()
+
+const attachmentValue = z.unknown().transform((value, context) => {
+  if (typeof value === 'string') {
+    if (value.length <= MAX_INPUT_LONG_TEXT_CHARS + 300) return value
+    context.addIssue({ code: 'custom', message: `the file's text is longer than ${MAX_INPUT_LONG_TEXT_CHARS} characters` })
+    return z.NEVER
+  }
+  const file = attachmentFile.safeParse(value)
+  if (!file.success) {
+    context.addIssue({ code: 'custom', message: file.error.issues[0]?.message ?? 'must be a file' })
+    return z.NEVER
+  }
+  const bytes = Buffer.from(file.data.data, 'base64')
+  let text: string | undefined
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    text = undefined
+  }
+  if (bytes.length === 0 || text === undefined || text.includes('\u0000')) {
+    context.addIssue({ code: 'custom', message: `“${file.data.name}” is not a text file; this input takes a UTF-8 text file (.txt, .md, .csv, .json…)` })
+    return z.NEVER
+  }
+  if (text.length > MAX_INPUT_LONG_TEXT_CHARS) {
+    context.addIssue({ code: 'custom', message: `“${file.data.name}” has more than ${MAX_INPUT_LONG_TEXT_CHARS.toLocaleString('en')} characters; give a shorter file` })
+    return z.NEVER
+  }
+  // eslint-disable-next-line no-control-regex
+  return attachmentInputText(file.data.name.replace(/[\u0000-\u001F\u007F]/g, ''), text)
+})
+
 function valueSchema(input: WorkflowInput): z.ZodType {
   switch (input.type) {
     // A number or a yes/no also comes as the text a run keeps ("50", "true"): a run again sends that.
@@ -34,6 +78,7 @@ function valueSchema(input: WorkflowInput): z.ZodType {
     case 'boolean': return z.union([z.boolean(), z.enum(['true', 'false']).transform(value => value === 'true')], { error: 'must be true or false' })
     case 'choice': return z.enum(input.choices as [string, ...string[]], { error: `pick one of: ${input.choices!.join(', ')}` })
     case 'long-text': return z.string().max(MAX_INPUT_LONG_TEXT_CHARS)
+    case 'attachment': return attachmentValue
     default: return z.string().max(MAX_INPUT_TEXT_CHARS)
   }
 }
