@@ -93,6 +93,7 @@ describe('workflows you keep', () => {
             { name: 'topic', label: 'Topic', type: 'text', required: true },
             { name: 'words', label: 'Words', type: 'number', default: 50 },
             { name: 'tone', label: 'Tone', type: 'choice', choices: ['plain', 'playful'], default: 'plain' },
+            { name: 'notes', label: 'Notes', type: 'attachment' },
           ],
           nodes: [{ id: 'start', kind: 'start' }, { id: 'write', kind: 'agent', prompt: 'say {{inputs.words}} words on {{inputs.topic}}' }, { id: 'out', kind: 'output' }],
           edges: [{ from: 'start', to: 'write' }, { from: 'write', to: 'out' }],
@@ -108,13 +109,16 @@ describe('workflows you keep', () => {
       expect(await form.getByRole('spinbutton').inputValue()).toBe('50')
       expect(await violationsIn(page, '[data-testid=run-form]')).toEqual([])
       await form.getByTestId('input-topic').fill('tides')
+      // A text file for the attachment input, picked as a person would.
+      await form.locator('input[type=file]').setInputFiles({ name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('Spring tides come twice a month.') })
+      await form.getByText('notes.md').waitFor()
       await form.getByTestId('run-workflow').click()
       await page.waitForURL(/\/workflows\/runs\/[\w-]+$/)
       const jobId = page.url().split('/').pop()!
       const job = await page.evaluate(async id => (await (await fetch(`/api/jobs/${id}`)).json()) as { workflow: { inputs: Record<string, string> } }, jobId)
-      expect(job.workflow.inputs).toEqual({ topic: 'tides', words: '50', tone: 'plain' })
+      expect(job.workflow.inputs).toEqual({ topic: 'tides', words: '50', tone: 'plain', notes: 'File “notes.md”:\n\nSpring tides come twice a month.' })
       // The run says what it was given and which version ran; once it ends it can run again with the same inputs.
-      await expect.poll(() => page.locator('.run').innerText()).toMatch(/Inputs: topic: “tides”; words: “50”; tone: “plain” · version 1/)
+      await expect.poll(() => page.locator('.run').innerText()).toMatch(/Inputs: topic: “tides”; words: “50”; tone: “plain”; notes: “File “notes.md”: Spring tides come twice a month.” · version 1/)
       await page.getByTestId('run-again').click()
       await page.waitForURL(url => /\/workflows\/runs\/[\w-]+$/.test(url.pathname) && !url.pathname.endsWith(jobId))
       const again = await page.evaluate(async id => (await (await fetch(`/api/jobs/${id}`)).json()) as { workflow: { inputs: Record<string, string> } }, page.url().split('/').pop()!)
