@@ -6,12 +6,11 @@
  * from its failed step. The editor and the runs page pass axe in light and dark, and nothing
  * overflows sideways at 390 px.
  */
-import { AxeBuilder } from '@axe-core/playwright'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
 import { textReply, useFakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
-import { screenshot, useChromium, watchForProblems } from './helpers/browser'
+import { axeViolationsInBothSchemes, screenshot, useChromium, watchForProblems } from './helpers/browser'
 
 const MODEL = 'openai/gpt-4o-mini'
 const fake = useFakeOpenRouter()
@@ -48,22 +47,6 @@ async function jsonView(page: Page): Promise<{ nodes: Array<{ id: string, kind: 
 
 const edgeList = async (page: Page) => (await jsonView(page)).edges.map(edge => `${edge.from}>${edge.to}`).sort()
 
-/** Critical and serious axe violations inside `selector`, in light and dark. */
-async function violationsIn(page: Page, selector: string): Promise<string[]> {
-  const found: string[] = []
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme })
-    // After the colours' transitions end.
-    await page.evaluate(async () => {
-      await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)))
-      await Promise.all(document.getAnimations().filter(animation => animation.effect?.getComputedTiming().iterations !== Infinity).map(animation => animation.finished.catch(() => {})))
-    })
-    const result = await new AxeBuilder({ page }).include(selector).options({ resultTypes: ['violations'] }).analyze()
-    found.push(...result.violations.filter(violation => violation.impact === 'critical' || violation.impact === 'serious').map(violation => `${scheme} ${violation.id}: ${violation.nodes.map(node => node.target.join(' ')).join(', ')}`))
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
-  return found
-}
 
 /** Starts a new workflow and waits for its two steps on the canvas. */
 async function newWorkflow(page: Page): Promise<void> {
@@ -129,7 +112,7 @@ describe('the workflow canvas', () => {
     const row = page.getByTestId('run-row').filter({ has: page.locator(`a[href$="${runId}"]`) })
     await row.waitFor()
     expect(await row.getAttribute('data-status')).toBe('complete')
-    expect(await violationsIn(page, 'main')).toEqual([])
+    expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
     await row.getByTestId('run-link').click()
     await page.waitForURL(new RegExp(`/workflows/runs/${runId}$`))
     await page.getByTestId('run-status').and(page.locator('[data-status=complete]')).waitFor()
@@ -184,7 +167,7 @@ describe('the workflow canvas', () => {
     await page.getByRole('status').filter({ hasText: 'Valid. Not saved yet.' }).waitFor()
     await press('save-workflow')
     await page.getByText('Saved as version 2').first().waitFor()
-    expect(await violationsIn(page, 'main')).toEqual([])
+    expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
     await runAndWatch(page, 'Say hello')
 
     // At a phone's width the editor fits: nothing scrolls sideways.
@@ -192,7 +175,7 @@ describe('the workflow canvas', () => {
     await page.goto(`${app.url}/workflows`)
     await page.getByTestId('workflow-editor').waitFor()
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
-    expect(await violationsIn(page, 'main')).toEqual([])
+    expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
     await page.goto(`${app.url}/workflows/runs`)
     await page.getByTestId('run-row').first().waitFor()
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)

@@ -4,29 +4,13 @@
  * restoring one saves it as the next version; a workflow with named inputs is run from a form of
  * its inputs. The page with its history, diff and form passes axe in light and dark.
  */
-import { AxeBuilder } from '@axe-core/playwright'
 import { describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
-import { useChromium } from './helpers/browser'
+import { axeViolationsInBothSchemes, useChromium } from './helpers/browser'
 
 const app = useBuiltApp()
 const browser = useChromium()
 
-/** Critical and serious axe violations inside `selector`, in light and in dark (after the colours' transitions end). */
-async function violationsIn(page: Page, selector: string): Promise<string[]> {
-  const found: string[] = []
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme })
-    await page.evaluate(async () => {
-      await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)))
-      await Promise.all(document.getAnimations().filter(animation => animation.effect?.getComputedTiming().iterations !== Infinity).map(animation => animation.finished.catch(() => {})))
-    })
-    const result = await new AxeBuilder({ page }).include(selector).options({ resultTypes: ['violations'] }).analyze()
-    found.push(...result.violations.filter(violation => violation.impact === 'critical' || violation.impact === 'serious').map(violation => `${scheme} ${violation.id}: ${violation.nodes.map(node => node.target.join(' ')).join(', ')}`))
-  }
-  return found
-}
 
 describe('workflows you keep', () => {
   it('saves a change with its note as a new version, compares it with the first, and restores the first as the next', async () => {
@@ -64,7 +48,7 @@ describe('workflows you keep', () => {
       expect(await diff.locator('.history__line--removed').allInnerTexts()).toEqual([`−   "name": "${definition.name}",`])
       expect(await diff.locator('.history__line--added').allInnerTexts()).toEqual([`+   "name": "${definition.name} (edited)",`])
 
-      expect(await violationsIn(page, '[data-testid=workflow-history]')).toEqual([])
+      expect(await axeViolationsInBothSchemes(page, '[data-testid=workflow-history]')).toEqual([])
 
       // Restore version 1: saved as version 3, with the first name back; nothing lost in between.
       await history.getByRole('button', { name: 'Restore version 1' }).click()
@@ -107,7 +91,7 @@ describe('workflows you keep', () => {
       // Required and empty: Run waits for it.
       expect(await form.getByTestId('run-workflow').isDisabled()).toBe(true)
       expect(await form.getByRole('spinbutton').inputValue()).toBe('50')
-      expect(await violationsIn(page, '[data-testid=run-form]')).toEqual([])
+      expect(await axeViolationsInBothSchemes(page, '[data-testid=run-form]')).toEqual([])
       await form.getByTestId('input-topic').fill('tides')
       // A text file for the attachment input, picked as a person would.
       await form.locator('input[type=file]').setInputFiles({ name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('Spring tides come twice a month.') })
@@ -160,7 +144,7 @@ describe('workflows you keep', () => {
       await page.locator('[data-testid=run-status][data-status=error]').waitFor({ timeout: 60_000 })
       const runs = await page.evaluate(async ([before, after]) => Promise.all([before, after].map(async id => (await (await fetch(`/api/jobs/${id}`)).json()) as { workflowState: { nodeStates: Record<string, { output?: string, startedAt?: number }> } })), [failedId, page.url().split('/').pop()!])
       expect(runs[1]!.workflowState.nodeStates.first).toEqual(runs[0]!.workflowState.nodeStates.first)
-      expect(await violationsIn(page, '.run')).toEqual([])
+      expect(await axeViolationsInBothSchemes(page, '.run')).toEqual([])
     } finally {
       await context.close()
     }

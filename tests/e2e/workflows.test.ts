@@ -38,6 +38,18 @@ async function run(client: SessionClient, workflowId: string, prompt: string): P
   return (await response.json()).jobId
 }
 
+/** Saves `chain` and runs it to a failure at its second step (the first answered "summary one"). */
+async function runThatFailsAtStepTwo(client: SessionClient): Promise<{ workflowId: string, failedId: string }> {
+  const workflowId = await save(client, chain)
+  fake.script(byNode({
+    'STEP-ONE': () => textReply('summary one'),
+    'STEP-TWO': () => ({ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }),
+  }))
+  const failedId = await run(client, workflowId, 'go')
+  expect((await waitForJobEnd(client, failedId, 30_000)).status).toBe('error')
+  return { workflowId, failedId }
+}
+
 const chain = {
   version: 1,
   name: 'Three steps',
@@ -123,13 +135,7 @@ describe('workflows on one server', () => {
 
   it('resumes a failed run from the failed step: the steps before keep their outputs, only that step and those after it call the model again', async () => {
     const client = new SessionClient(app.url)
-    const workflowId = await save(client, chain)
-    fake.script(byNode({
-      'STEP-ONE': () => textReply('summary one'),
-      'STEP-TWO': () => ({ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }),
-    }))
-    const failedId = await run(client, workflowId, 'go')
-    expect((await waitForJobEnd(client, failedId, 30_000)).status).toBe('error')
+    const { workflowId, failedId } = await runThatFailsAtStepTwo(client)
 
     fake.script(byNode({ 'STEP-ONE': () => textReply('never again'), 'STEP-TWO': () => textReply('two'), 'STEP-THREE': () => textReply('three') }))
     const before = fake.requests.length
@@ -366,13 +372,7 @@ describe('the run history, after the jobs\' live state is gone', () => {
 
   it('lists a run after its job expired (filtered, paged), opens it, resumes it from the failed step, runs it again, and deletes runs with the run and the workflow', async () => {
     const client = new SessionClient(app.url)
-    const workflowId = await save(client, chain)
-    fake.script(byNode({
-      'STEP-ONE': () => textReply('summary one'),
-      'STEP-TWO': () => ({ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }),
-    }))
-    const failedId = await run(client, workflowId, 'go')
-    expect((await waitForJobEnd(client, failedId, 30_000)).status).toBe('error')
+    const { workflowId, failedId } = await runThatFailsAtStepTwo(client)
     await expired(client, failedId)
 
     const listed = await client.json(`/api/workflows/runs?workflowId=${workflowId}`)

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { AxeBuilder } from '@axe-core/playwright'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { useFileFixture } from '../../support/file-fixture'
 
@@ -64,4 +65,23 @@ export async function startChat(page: Page, appUrl: string, text: string): Promi
     throw new Error(`Sending "${text}" did not open the conversation. Toasts: ${JSON.stringify(toasts)}; page: ${page.url()}`, { cause: error })
   }
   return page.url()
+}
+
+/**
+ * Critical and serious axe violations inside `selector`, in light and in dark (each after the
+ * colours' transitions end); the page is left in light.
+ */
+export async function axeViolationsInBothSchemes(page: Page, selector: string): Promise<string[]> {
+  const found: string[] = []
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme })
+    await page.evaluate(async () => {
+      await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)))
+      await Promise.all(document.getAnimations().filter(animation => animation.effect?.getComputedTiming().iterations !== Infinity).map(animation => animation.finished.catch(() => {})))
+    })
+    const result = await new AxeBuilder({ page }).include(selector).options({ resultTypes: ['violations'] }).analyze()
+    found.push(...result.violations.filter(violation => violation.impact === 'critical' || violation.impact === 'serious').map(violation => `${scheme} ${violation.id}: ${violation.nodes.map(node => node.target.join(' ')).join(', ')}`))
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  return found
 }
