@@ -122,7 +122,7 @@ describe('chat in the browser', () => {
     const draft = page.locator('[data-testid=run-node][data-node=draft]')
     expect(await draft.locator('details').evaluate(element => (element as HTMLDetailsElement).open)).toBe(false)
     await draft.getByTestId('step-output-hint').waitFor()
-    await page.locator('.graph__node[data-node=draft]').click()
+    await page.locator('.vue-flow__node[data-id=draft]').click()
     await expect.poll(() => draft.locator('details').evaluate(element => (element as HTMLDetailsElement).open)).toBe(true)
     await screenshot(page, 'workflow-run')
     // The permalink works from another tab.
