@@ -142,3 +142,9 @@ export function formatDuration(ms: number): string {
   if (seconds < 60) return `${seconds} s`
   return `${Math.floor(seconds / 60)} min ${seconds % 60} s`
 }
+
+/** Tokens and, when the upstream reported one, cost: "1,234 tokens · $0.0021". */
+export function formatUsage(usage: { totalTokens: number, cost: number }): string {
+  const tokens = `${usage.totalTokens.toLocaleString()} tokens`
+  return usage.cost > 0 ? `${tokens} · $${usage.cost.toFixed(usage.cost < 0.01 ? 4 : 2)}` : tokens
+}

@@ -1,6 +1,7 @@
 /** Workflows: a saved definition per user, and the progress of a run (kept on its job). */
 import type { WorkflowDefinition } from '../schemas/workflow'
 import type { ActiveToolCall, JobCheckpoint, ToolExecutionRecord } from './job'
+import type { Usage } from './chat'
 
 export type { WorkflowDefinition, WorkflowEdge, WorkflowInput, WorkflowNode, WorkflowNodeKind } from '../schemas/workflow'
 
@@ -48,6 +49,8 @@ export interface WorkflowNodeState {
   attempts?: number
   /** A tool step: when its tool began to run (recorded before it does, so a restart never runs it twice). */
   toolStartedAt?: number
+  /** What its model requests used, every attempt counted (agent and model-router steps). */
+  usage?: Usage
 }
 
 /**

@@ -381,8 +381,10 @@ describe('the run history, after the jobs\' live state is gone', () => {
     expect(listed.runs[0].finishedAt).toBeGreaterThanOrEqual(listed.runs[0].startedAt)
     expect((await client.json('/api/workflows/runs?status=complete')).runs).toEqual([])
     expect((await client.json('/api/workflows/runs?status=error,rejected')).runs.map((item: { jobId: string }) => item.jobId)).toEqual([failedId])
+    // Tokens and cost per step and per run (the fake upstream reports 10 + 5 tokens per answer).
+    expect(listed.runs[0].usage).toMatchObject({ promptTokens: 10, completionTokens: 5, totalTokens: 15 })
     const kept = await client.json(`/api/workflows/runs/${failedId}`)
-    expect(kept.job.workflowState.nodeStates.first).toMatchObject({ status: 'completed', output: 'summary one' })
+    expect(kept.job.workflowState.nodeStates.first).toMatchObject({ status: 'completed', output: 'summary one', usage: { totalTokens: 15 } })
     expect(kept.job.workflow).toMatchObject({ workflowId, version: 1, prompt: 'go' })
     expect(kept.job.workflow.resumeState).toBeUndefined()
 
@@ -405,7 +407,8 @@ describe('the run history, after the jobs\' live state is gone', () => {
     const first = await client.json('/api/workflows/runs?limit=2')
     expect(first.runs.map((item: { jobId: string }) => item.jobId)).toEqual([againId, resumedId])
     expect(first.runs.map((item: { startedVia: string }) => item.startedVia)).toEqual(['again', 'resume'])
-    expect(first.runs[1]).toMatchObject({ status: 'complete', resumedFrom: { jobId: failedId, nodeId: 'second' } })
+    // The resumed run paid for the two steps it ran, not for the one it kept.
+    expect(first.runs[1]).toMatchObject({ status: 'complete', resumedFrom: { jobId: failedId, nodeId: 'second' }, usage: { totalTokens: 30 } })
     const second = await client.json(`/api/workflows/runs?limit=2&cursor=${first.nextCursor}`)
     expect(second.runs.map((item: { jobId: string }) => item.jobId)).toEqual([failedId])
     expect(second.nextCursor).toBeUndefined()

@@ -6,7 +6,8 @@
 import { runToolCalls, type ToolCallRecord } from '../tools/run-tool-calls'
 import { streamChatCompletion } from '../openrouter/chat-client'
 import { formatDuration, OpenRouterError } from '../openrouter/errors'
-import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, ReasoningDetail, StreamedToolCall, Usage } from '../openrouter/types'
+import { addUsage, emptyUsage } from '../openrouter/usage'
+import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, ReasoningDetail, StreamedToolCall } from '../openrouter/types'
 import type { AssistantMessage, InterruptedToolRound, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopCallbacks, ToolLoopFinishReason, ToolRoundResult } from './tool-loop-types'
 import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../tools/registry'
 import { approvalNeeded, type ToolAccessCheck } from '../tools/policy/tool-policy'
@@ -24,14 +25,6 @@ function latestUserText(messages: readonly ChatMessage[]): string {
   if (!last) return ''
   if (typeof last.content === 'string') return last.content
   return last.content.map(part => (typeof part.text === 'string' ? part.text : '')).join(' ')
-}
-
-function emptyUsage(): Usage {
-  return { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0, cost: 0 }
-}
-
-function addUsage(total: Usage, round: Usage): void {
-  for (const key of Object.keys(total) as Array<keyof Usage>) total[key] += round[key]
 }
 
 function toWireToolCall(call: StreamedToolCall): ChatToolCall {

@@ -13,6 +13,8 @@ import type { WorkflowDefinition, WorkflowNode } from '../../../shared/schemas/w
 import { compileRouterPattern } from './router-patterns'
 import { followSignal } from '../follow-signal'
 import { WorkflowGraph } from './graph'
+import { sumUsage } from '../openrouter/usage'
+import type { Usage } from '../openrouter/types'
 
 type AgentNode = Extract<WorkflowNode, { kind: 'agent' }>
 type RouterNode = Extract<WorkflowNode, { kind: 'router' }>
@@ -28,7 +30,10 @@ function matchesPattern(source: string, input: string): boolean {
 }
 
 /** A node's work either produced text or failed with a message. */
-export type NodeOutcome = { output: string } | { error: string, /** Over a text limit: retrying would not help. */ tooLong?: boolean }
+export type NodeOutcome = ({ output: string } | { error: string, /** Over a text limit: retrying would not help. */ tooLong?: boolean }) & {
+  /** What the step's model requests used (agent and model-router steps). */
+  usage?: Usage
+}
 
 /** What an agent step gets besides its request: where its progress goes, and where it resumes. */
 export interface AgentStepHooks {
@@ -227,7 +232,7 @@ class WorkflowRun {
     const resumed = this.interrupted.has(node.id)
     const before = this.params.resume?.nodeStates[node.id]
     // A step resumed from its checkpoint keeps the calls it had shown.
-    this.setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: undefined, toolCalls: resumed && this.state.agentSteps?.[node.id] ? before?.toolCalls : undefined })
+    this.setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: undefined, usage: undefined, toolCalls: resumed && this.state.agentSteps?.[node.id] ? before?.toolCalls : undefined })
     this.state.currentNodeId = node.id
     this.callbacks.onNodeStart?.(node.id)
     void this.changed()
@@ -243,8 +248,12 @@ class WorkflowRun {
   private async attempt(node: WorkflowNode, input: string): Promise<StepOutcome> {
     const attempts = 1 + ('retries' in node ? node.retries ?? 0 : 0)
     let outcome: StepOutcome = { error: 'not run' }
+    // Every attempt's model use counts: a retried step paid for each try.
+    const used: Array<Usage | undefined> = []
     for (let attempt = 1; attempt <= attempts; attempt++) {
       outcome = await this.runNode(node, input).catch(error => ({ error: error instanceof Error ? error.message : String(error), tooLong: error instanceof TemplateTooLargeError }))
+      used.push(outcome.usage)
+      outcome = { ...outcome, usage: sumUsage(used) }
       if (!('error' in outcome) && outcome.output.length > this.limits.stepChars) outcome = { error: tooLongStepError(outcome.output.length, this.limits, 'step'), tooLong: true }
       else if (!('error' in outcome) && this.producedChars + outcome.output.length > this.limits.runChars) outcome = { error: tooLongStepError(this.producedChars + outcome.output.length, this.limits, 'run'), tooLong: true }
       // Another attempt would render or produce the same text again.
@@ -256,14 +265,14 @@ class WorkflowRun {
   }
 
   /** A node that failed, or was stopped because the run stopped. */
-  private ended(node: WorkflowNode, outcome: { error: string }): void {
+  private ended(node: WorkflowNode, outcome: { error: string, usage?: Usage }): void {
     if (this.controller.signal.aborted) {
       // Stopped from outside, or because another step failed or was rejected: not this step's failure.
       const why = this.failure ? `stopped because "${this.failure.nodeId}" failed` : this.rejection ? `stopped because "${this.rejection.nodeId}" was rejected` : 'stopped'
       this.setNode(node.id, { status: 'skipped', finishedAt: Date.now(), error: why })
       return
     }
-    this.setNode(node.id, { status: 'error', finishedAt: Date.now(), error: outcome.error })
+    this.setNode(node.id, { status: 'error', finishedAt: Date.now(), error: outcome.error, ...(outcome.usage ? { usage: outcome.usage } : {}) })
     if (!this.failure) {
       this.failure = { nodeId: node.id, error: outcome.error }
       this.state.failedNodeId = node.id
@@ -273,10 +282,10 @@ class WorkflowRun {
   }
 
   /** A node that produced its output: what it releases flows on. */
-  private completed(node: WorkflowNode, outcome: { output: string, branch?: string }): void {
+  private completed(node: WorkflowNode, outcome: { output: string, branch?: string, usage?: Usage }): void {
     this.outputs[node.id] = outcome.output
     this.producedChars += outcome.output.length
-    this.setNode(node.id, { status: 'completed', finishedAt: Date.now(), output: outcome.output, ...(outcome.branch ? { branch: outcome.branch } : {}) })
+    this.setNode(node.id, { status: 'completed', finishedAt: Date.now(), output: outcome.output, ...(outcome.branch ? { branch: outcome.branch } : {}), ...(outcome.usage ? { usage: outcome.usage } : {}) })
     this.state.executionOrder.push(node.id)
     if (node.kind === 'approval' && outcome.branch === 'reject' && !this.graph.hasBranch(node.id, 'reject') && !this.failure && !this.rejection) {
       this.rejection = { nodeId: node.id, reason: outcome.output }
@@ -339,7 +348,7 @@ class WorkflowRun {
       prompt: `${fill(node.instruction ?? '')}\n\nInput:\n${input}\n\nAnswer with exactly one of: ${branches.join(', ')}.`,
     }, this.controller.signal)
     if ('error' in asked) return asked
-    return { output: input, branch: branchNamed(asked.output, branches, node.defaultBranch) }
+    return { output: input, branch: branchNamed(asked.output, branches, node.defaultBranch), ...(asked.usage ? { usage: asked.usage } : {}) }
   }
 
   /** Where an agent step's progress goes, and the checkpoint it resumes from. */

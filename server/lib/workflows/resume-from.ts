@@ -51,7 +51,8 @@ export function resumeStateFrom(definition: WorkflowDefinition, state: WorkflowS
   return {
     workflowId: state.workflowId,
     workflowName: state.workflowName,
-    nodeStates: Object.fromEntries(kept.map(([id, step]) => [id, { ...step, toolCalls: step.toolCalls?.map(call => ({ ...call })) }])),
+    // A kept step costs the new run nothing: its usage stays with the run that paid for it.
+    nodeStates: Object.fromEntries(kept.map(([id, { usage: _paidBefore, ...step }]) => [id, { ...step, toolCalls: step.toolCalls?.map(call => ({ ...call })) }])),
     executionOrder: state.executionOrder.filter(id => kept.some(([keptId]) => keptId === id)),
     currentNodeId: null,
     failedNodeId: null,

@@ -18,6 +18,8 @@ import type { JobRunOutcome, RunResult } from './end'
 import { observedCallbacks } from './observed-callbacks'
 import { JobRunHarness, type JobRunOptions } from './harness'
 import { meteredCallbacks, overBudgetError } from './budget-meter'
+import { sumUsage } from '../../openrouter/usage'
+import type { Usage } from '../../openrouter/types'
 import { runCheckpointedAgent, type AgentRunJournal } from './agent-run'
 import { executionOf } from './run-events'
 import type { JobStopReason } from './end'
@@ -194,10 +196,16 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
     },
   }).finally(dispose)
   harness.modelRounds += result.totalRounds
-  if (overLimit) return { error: overLimit, tooLong: true }
-  if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed' }
-  if (result.finishReason === 'aborted') return { error: 'stopped' }
-  return { output: result.finalContent }
+  const usage = usedAny(result.usage)
+  if (overLimit) return { error: overLimit, tooLong: true, usage }
+  if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed', usage }
+  if (result.finishReason === 'aborted') return { error: 'stopped', usage }
+  return { output: result.finalContent, usage }
+}
+
+/** A step's usage, or undefined when it made no request that reported any. */
+function usedAny(usage: Usage): Usage | undefined {
+  return usage.totalTokens > 0 || usage.cost > 0 ? usage : undefined
 }
 
 /** A router's question to its model (no tools: nothing to checkpoint). */
@@ -217,9 +225,10 @@ async function askRouterModel(context: WorkflowJobContext, request: { model: str
     callbacks: context.metered(request.model, { onTextDelta: () => context.harness.activity() }, signal),
   })
   context.harness.modelRounds += result.totalRounds
-  if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed' }
-  if (result.finishReason === 'aborted') return { error: 'stopped' }
-  return { output: result.finalContent }
+  const usage = usedAny(result.usage)
+  if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed', usage }
+  if (result.finishReason === 'aborted') return { error: 'stopped', usage }
+  return { output: result.finalContent, usage }
 }
 
 /** A tool step: the running user's policy, their approval when the tool needs it, its start recorded, then the tool. */
@@ -321,7 +330,8 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
   context.stopFollowingRun()
   return harness.end({
     result: runResultOf(result, context),
-    final: { content: result.output, reasoning: '', chunksReceived: 0 },
+    // The run's usage: what each of its steps used (steps kept from a run it resumes used nothing here).
+    final: { content: result.output, reasoning: '', chunksReceived: 0, usage: sumUsage(Object.values(result.state.nodeStates).map(state => state.usage)) },
     timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The workflow') },
     // The text of the run is its output; node text reaches viewers through workflow-state events.
     streamFinalContent: true,
