@@ -56,6 +56,24 @@ async function newWorkflow(page: Page): Promise<void> {
   await page.getByText('Edit as JSON').click()
 }
 
+/**
+ * In the chosen step's settings, with the keyboard: opens "Connect to…", moves to the last step
+ * listed (`target`, the newest or only one), takes it with Enter once it is highlighted, and
+ * presses Connect once the select shows it.
+ */
+async function connectWithKeyboard(page: Page, target: string): Promise<void> {
+  await page.getByTestId('connect-to').focus()
+  await page.keyboard.press('Enter')
+  const option = page.getByRole('option', { name: target })
+  await option.waitFor()
+  await page.keyboard.press('End')
+  await expect.poll(() => option.getAttribute('data-highlighted')).not.toBeNull()
+  await page.keyboard.press('Enter')
+  await expect.poll(() => page.getByTestId('connect-to').innerText()).toContain(target)
+  await page.getByTestId('connect').focus()
+  await page.keyboard.press('Enter')
+}
+
 /** Runs the selected workflow with `prompt` and waits on its run view until it ends as `status`. */
 async function runAndWatch(page: Page, prompt: string, status = 'complete'): Promise<string> {
   await page.getByTestId('run-prompt').fill(prompt)
@@ -81,6 +99,10 @@ describe('the workflow canvas', () => {
     await page.locator('[data-testid=canvas-step][data-step=agent]').waitFor()
     await page.getByTestId('step-panel').waitFor()
     await page.getByTestId('step-system').fill('Answer in one short paragraph.')
+    // The model, searched by name.
+    await page.getByTestId('step-model').click()
+    await page.getByPlaceholder('Search models…').fill('demo')
+    await page.getByRole('option', { name: /demo/i }).first().click()
 
     // Draw the edges between the handles, and remove the old one from the start's settings.
     const handle = (step: string, side: 'source' | 'target') => page.locator(`.vue-flow__node[data-id="${step}"] .vue-flow__handle.${side}`)
@@ -101,7 +123,7 @@ describe('the workflow canvas', () => {
     await page.getByTestId('save-workflow').click()
     await page.getByText('Saved as version 2').first().waitFor()
     const saved = await jsonView(page)
-    expect(saved.nodes.find(node => node.id === 'agent')).toMatchObject({ kind: 'agent', systemPrompt: 'Answer in one short paragraph.', position: expect.any(Object) })
+    expect(saved.nodes.find(node => node.id === 'agent')).toMatchObject({ kind: 'agent', systemPrompt: 'Answer in one short paragraph.', model: 'or3/offline-demo', position: expect.any(Object) })
 
     const runId = await runAndWatch(page, 'What is a workflow?')
     expect(await page.locator('[data-testid=canvas-step][data-step=agent]').getAttribute('data-status')).toBe('completed')
@@ -133,10 +155,7 @@ describe('the workflow canvas', () => {
     await page.keyboard.type('Answer briefly.')
 
     // Connect it to the output from its settings.
-    await press('connect-to')
-    await page.getByRole('option', { name: 'output' }).waitFor()
-    await page.keyboard.press('Enter')
-    await press('connect')
+    await connectWithKeyboard(page, 'output')
     await expect.poll(() => edgeList(page)).toEqual(['agent>output', 'start>output'])
 
     // Choose the start step on the canvas (Tab order, Enter), replace its edge to the output by one to the agent.
@@ -146,11 +165,7 @@ describe('the workflow canvas', () => {
     await page.getByTestId('step-panel').filter({ hasText: 'start' }).waitFor()
     await page.getByRole('button', { name: 'Remove the connection to output' }).focus()
     await page.keyboard.press('Enter')
-    await press('connect-to')
-    await page.getByRole('option', { name: 'agent' }).waitFor()
-    await page.keyboard.type('agent')
-    await page.keyboard.press('Enter')
-    await press('connect')
+    await connectWithKeyboard(page, 'agent')
     await expect.poll(() => edgeList(page)).toEqual(['agent>output', 'start>agent'])
 
     // Move the agent with the arrow keys, then undo the move with Ctrl+Z.
@@ -206,6 +221,7 @@ describe('the workflow canvas', () => {
       ? textReply('first output')
       : failures-- > 0 ? { type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } } : textReply('second output'))
     await page.goto(`${app.url}/workflows?id=${(await created.json()).id}`)
+    await page.getByTestId('workflow-item').filter({ hasText: 'Two agents' }).waitFor()
     await runAndWatch(page, 'go', 'error')
     const before = fake.requests.length
     await page.getByRole('button', { name: 'Resume from here (second)' }).click()
