@@ -7,11 +7,13 @@ let allowedOrigins: string[] | undefined
 /**
  * Refuses state-changing API requests sent by another site's page (CSRF): 403 with what to do.
  * A request with `Authorization: Bearer` is exempt: a browser never adds that header on its own,
- * and such a request is authenticated by its token alone, never by the cookie.
+ * and such a request is authenticated by its token alone, never by the cookie. So is a workflow's
+ * webhook (`/api/hooks/`): its URL carries its own secret, and it never reads the cookie.
  */
 export default defineEventHandler((event) => {
   if (!event.path.startsWith('/api/')) return
   if (/^Bearer\s/i.test(getRequestHeader(event, 'authorization') ?? '')) return
+  if (event.path.startsWith('/api/hooks/')) return
   allowedOrigins ??= parseOriginList(useServerConfig(event).csrf.allowedOrigins)
   const refusal = crossSiteRefusal({
     method: event.method,

@@ -17,7 +17,7 @@ interface OwnedRecords {
 const OWNED: { [K in keyof OwnedRecords]: { load: (id: string) => Promise<OwnedRecords[K] | null>, notFound: string } } = {
   job: { load: id => useBackgroundJobs().store.getJob(id), notFound: 'No such job. It may have expired, or it belongs to another account.' },
   thread: { load: id => useThreadStore().getThread(id), notFound: 'No such conversation. It may have been deleted, or it belongs to another account.' },
-  workflow: { load: id => useWorkflowStore().getWorkflow(id), notFound: 'No such workflow. It may have been deleted, or it belongs to another account.' },
+  workflow: { load: id => useWorkflows().saved.getWorkflow(id), notFound: 'No such workflow. It may have been deleted, or it belongs to another account.' },
   workflowRun: { load: id => useBackgroundJobs().workflowRuns.get(id), notFound: 'No such workflow run. It may be past the run history\'s retention, or it belongs to another account.' },
 }
 

@@ -7,6 +7,7 @@ import type { ToolSources } from '../lib/tools/tool-sources'
 import { serveToolChanges as serveToolChangeEvents } from '../lib/http/serve-tool-changes'
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
+import type { WorkflowWebhooks } from '../lib/workflows/webhooks'
 import type { AppMetrics } from '../lib/metrics/app-metrics'
 import type { StatusHistory } from '../lib/metrics/status-history'
 import { isScrapeToken } from '../lib/metrics/scrape-token'
@@ -27,9 +28,10 @@ export function useThreadStore(): ThreadStore {
   return useServerRuntime().threads
 }
 
-/** Where saved workflows are kept. */
-export function useWorkflowStore(): WorkflowStore {
-  return useServerRuntime().workflows
+/** Saved workflows (with their versions), and their inbound webhooks. */
+export function useWorkflows(): { saved: WorkflowStore, webhooks: WorkflowWebhooks } {
+  const { workflows, workflowWebhooks } = useServerRuntime()
+  return { saved: workflows, webhooks: workflowWebhooks }
 }
 
 /**

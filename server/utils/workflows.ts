@@ -12,6 +12,7 @@ import { WORKFLOW_EXAMPLES } from '../lib/workflows/examples'
 import { validateWorkflowWithRegistry, type WorkflowValidation } from '../lib/workflows/validate'
 import type { BackgroundJob, PublicJob } from '../../shared/types/job'
 import type { SavedWorkflow, WorkflowDefinition } from '../../shared/types/workflow'
+import type { SessionPrincipal } from '../../shared/types/account'
 
 function invalidWorkflow(problems: Extract<WorkflowValidation, { ok: false }>['problems']) {
   return createError({ statusCode: 400, statusMessage: `Invalid workflow: ${problems.map(problem => problem.message).join(' ')}`, data: { problems } })
@@ -53,18 +54,19 @@ export function executeWorkflowInBackground(input: StartWorkflowJobInput): Promi
  * cannot start. `rerunOf`: the run it runs again ("Run again", recorded with it). With `resumeFrom`, the new run keeps the steps of that run before `nodeId` and runs
  * the rest (`workflow` is then the definition that run ran).
  */
-export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, given: { prompt?: string, inputs?: Record<string, unknown>, rerunOf?: string, resumeFrom?: { run: Pick<PublicJob, 'id' | 'workflowState' | 'status'>, nodeId: string } }): Promise<BackgroundJob> {
+export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, given: { prompt?: string, inputs?: Record<string, unknown>, rerunOf?: string, resumeFrom?: { run: Pick<PublicJob, 'id' | 'workflowState' | 'status'>, nodeId: string }, byWebhook?: SessionPrincipal }): Promise<BackgroundJob> {
   if (!useServerConfig(event).workflows.enabled) throw createError({ statusCode: 400, statusMessage: 'Workflows are switched off on this server (NUXT_WORKFLOWS_ENABLED=false).' })
   // Tools may have been removed since it was saved: check again before running (admission
   // checks the models and the cost bound again, for the role the user has now).
   const definition = validateWorkflowWithRegistry(workflow.definition)
   if (!definition.ok) throw invalidWorkflow(definition.problems)
-  const user = await requireSessionUser(event)
+  // A webhook's run is its owner's; any other is the request's user's.
+  const user = given.byWebhook ?? await requireSessionUser(event)
   try {
     const { prompt, inputs } = runInputsOf(definition.workflow, given)
     const resume = given.resumeFrom ? { jobId: given.resumeFrom.run.id, nodeId: given.resumeFrom.nodeId, state: resumeStateFrom(definition.workflow, given.resumeFrom.run.workflowState, given.resumeFrom.run.status, given.resumeFrom.nodeId) } : undefined
     // How it started, for the run history: a script with an API token, a resumed run, "Run again", or the run form.
-    const startedVia = getRequestHeader(event, 'authorization')?.startsWith('Bearer ') ? 'api' : resume ? 'resume' : given.rerunOf ? 'again' : 'form'
+    const startedVia = given.byWebhook ? 'webhook' : getRequestHeader(event, 'authorization')?.startsWith('Bearer ') ? 'api' : resume ? 'resume' : given.rerunOf ? 'again' : 'form'
     return await executeWorkflowInBackground({
       principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId),
       workflowId: workflow.id,

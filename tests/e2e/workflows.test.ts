@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { roleChunk } from '../../server/lib/openrouter/chunks'
 import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
@@ -65,7 +66,7 @@ const chain = {
 }
 
 describe('workflows on one server', () => {
-  const app = useBuiltApp(() => env())
+  const app = useBuiltApp(() => ({ ...env(), NUXT_WORKFLOWS_WEBHOOK_RUNS_PER_MINUTE: '4' }))
 
   it('runs every node kind: agents with tools, a tool node, a model router, parallel branches and a merge', async () => {
     const client = new SessionClient(app.url)
@@ -292,6 +293,67 @@ describe('workflows on one server', () => {
     const image = await client.post(`/api/workflows/${workflowId}/run`, { inputs: { report: { name: 'chart.png', data: Buffer.from([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]).toString('base64') } } })
     expect(image.status).toBe(400)
     expect((await image.json()).message).toMatch(/report: “chart.png” is not a text file/)
+  })
+
+  it('starts runs from a webhook: the secret URL (and a signed body) start a run with the body as its inputs, as the owner; anything else is refused', async () => {
+    const client = new SessionClient(app.url)
+    const workflowId = await save(client, {
+      version: 1,
+      name: 'Ticket triage',
+      defaultModel: MODEL,
+      inputs: [{ name: 'ticket', type: 'text', required: true }, { name: 'priority', type: 'number', default: 2 }],
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'triage', kind: 'agent', systemPrompt: 'HOOK-TRIAGE', prompt: 'Triage {{inputs.ticket}} at {{inputs.priority}}' }, { id: 'out', kind: 'output' }],
+      edges: [{ from: 'start', to: 'triage' }, { from: 'triage', to: 'out' }],
+    })
+    fake.script(byNode({ 'HOOK-TRIAGE': () => textReply('Billing desk.') }))
+    const made = await client.post(`/api/workflows/${workflowId}/webhook`, {})
+    expect(made.status).toBe(201)
+    const { path } = await made.json()
+    // Another person cannot see or make it.
+    expect((await new SessionClient(app.url).post(`/api/workflows/${workflowId}/webhook`, {})).status).toBe(404)
+
+    // Called from anywhere, without a session or an origin of this site.
+    const call = (url: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${app.url}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://elsewhere.example', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+    const before = fake.requests.length
+    const started = await call(path, { ticket: 'Refund please' })
+    expect(started.status).toBe(202)
+    const { jobId, runPath } = await started.json()
+    expect(runPath).toBe(`/workflows/runs/${jobId}`)
+    // The run is the owner's: they see it, with how it started.
+    expect((await waitForJobEnd(client, jobId, 30_000)).status).toBe('complete')
+    expect(fake.requests.slice(before).find(request => system(request).includes('HOOK-TRIAGE'))!.body.messages.at(-1)?.content).toBe('Triage Refund please at 2')
+    expect(await client.json(`/api/workflows/runs/${jobId}`)).toMatchObject({ startedVia: 'webhook', workflowId })
+    // A body that does not fit the inputs: 400 naming the input; a wrong secret: 401.
+    const misfit = await call(path, { priority: 'high' })
+    expect(misfit.status).toBe(400)
+    expect((await misfit.json()).message).toMatch(/ticket: required/)
+    expect((await call(`${path.slice(0, -4)}AAAA`, { ticket: 'x' })).status).toBe(401)
+
+    // A signed hook (rotated: the old URL stops working).
+    const signed = await (await client.post(`/api/workflows/${workflowId}/webhook`, { signing: { header: 'X-Hub-Signature-256', secret: 'a-shared-signing-secret' } })).json()
+    expect((await call(path, { ticket: 'x' })).status).toBe(401)
+    const body = JSON.stringify({ ticket: 'Signed ticket' })
+    const signature = `sha256=${createHmac('sha256', 'a-shared-signing-secret').update(body).digest('hex')}`
+    expect((await call(signed.path, body, { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` })).status).toBe(401)
+    expect((await call(signed.path, body)).status).toBe(401)
+    const good = await call(signed.path, body, { 'x-hub-signature-256': signature })
+    expect(good.status).toBe(202)
+    expect((await waitForJobEnd(client, (await good.json()).jobId, 30_000)).status).toBe('complete')
+    expect(await client.json(`/api/workflows/${workflowId}/webhook`)).toEqual({ exists: true, createdAt: expect.any(Number), signatureHeader: 'x-hub-signature-256' })
+
+    // Past its rate (4 a minute here): 429 with when to try again; another client is answered meanwhile.
+    let refused: Response | undefined
+    for (let attempt = 0; attempt < 6 && !refused; attempt++) {
+      const answer = await call(signed.path, body, { 'x-hub-signature-256': signature })
+      if (answer.status === 429) refused = answer
+      else expect(answer.status).toBe(202)
+    }
+    expect(refused?.headers.get('retry-after')).toMatch(/^\d+$/)
+    expect((await client.fetch('/api/workflows')).status).toBe(200)
+
+    // Deleting the workflow removes its webhook.
+    expect((await client.fetch(`/api/workflows/${workflowId}`, { method: 'DELETE' })).status).toBe(200)
+    expect((await call(signed.path, body, { 'x-hub-signature-256': signature })).status).toBe(401)
   })
 
   it('runs every shipped example on the offline demo model to an answer made of its steps\' outputs', async () => {

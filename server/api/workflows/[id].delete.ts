@@ -1,7 +1,8 @@
-/** Deletes a saved workflow, its versions and its kept runs (runs under way finish, and are kept until the retention). */
+/** Deletes a saved workflow, its versions, its webhook and its kept runs (runs under way finish, and are kept until the retention). */
 export default defineEventHandler(async (event) => {
   const workflow = await requireOwned(event, 'workflow', getRouterParam(event, 'id'))
-  await useWorkflowStore().deleteWorkflow(workflow.id)
+  await useWorkflows().saved.deleteWorkflow(workflow.id)
+  await useWorkflows().webhooks.remove(workflow.id)
   await useBackgroundJobs().workflowRuns.deleteOfWorkflow(workflow.id)
   return { deleted: true }
 })

@@ -8,6 +8,6 @@ export default defineEventHandler(async (event) => {
   const workflow = await requireOwned(event, 'workflow', getRouterParam(event, 'id'))
   const body = await readJsonBody(event, bodySchema, { maxBytes: MAX_WORKFLOW_BODY_BYTES })
   const definition = await requireValidWorkflow(event, body.definition)
-  await useWorkflowStore().updateWorkflow(workflow.id, definition, { by: workflow.userId, ...(body.note ? { note: body.note } : {}) })
-  return useWorkflowStore().getWorkflow(workflow.id)
+  await useWorkflows().saved.updateWorkflow(workflow.id, definition, { by: workflow.userId, ...(body.note ? { note: body.note } : {}) })
+  return useWorkflows().saved.getWorkflow(workflow.id)
 })

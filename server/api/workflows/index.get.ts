@@ -1,5 +1,5 @@
 /** The session user's saved workflows, most recently changed first. */
 export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
-  return { workflows: await useWorkflowStore().listWorkflows(user.id) }
+  return { workflows: await useWorkflows().saved.listWorkflows(user.id) }
 })

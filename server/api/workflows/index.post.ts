@@ -9,5 +9,5 @@ export default defineEventHandler(async (event) => {
   const body = await readJsonBody(event, bodySchema, { maxBytes: MAX_WORKFLOW_BODY_BYTES })
   const definition = await requireValidWorkflow(event, body.definition)
   setResponseStatus(event, 201)
-  return useWorkflowStore().createWorkflow({ userId: user.id, definition, ...(body.note ? { note: body.note } : {}) })
+  return useWorkflows().saved.createWorkflow({ userId: user.id, definition, ...(body.note ? { note: body.note } : {}) })
 })

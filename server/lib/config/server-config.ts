@@ -194,6 +194,8 @@ export const serverConfigSchema = z.object({
   workflows: group({
     enabled: setting(z.boolean(), features.workflows.enabled,
       'Offer multi-node workflows.'),
+    webhookRunsPerMinute: setting(z.number().int().min(1).max(10_000), 30,
+      "Runs one workflow's webhook may start per minute (counted on every instance together on Convex); past it: 429 with `Retry-After`."),
     runRetentionDays: setting(z.number().int().min(1).max(3_650), 30,
       "Days a workflow run (its inputs, every step's output, tool calls, timings and cost) is kept in its history after it ends; the job's live state goes after `…_COMPLETED_JOB_RETENTION_MS`."),
   }),

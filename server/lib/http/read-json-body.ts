@@ -50,6 +50,8 @@ export interface ReadJsonBodyOptions {
   maxBytes?: number
   /** An empty body reads as `{}` (routes whose fields are all optional). */
   allowEmpty?: boolean
+  /** Told the body's text as received, before it is parsed (a webhook checks its signature over it). */
+  onText?: (text: string) => void
   /** Reserves the body's bytes for this client while it is read (a BodyBudget bound to the client); returns the release. */
   reserve?: (bytes: number) => () => void
 }
@@ -95,6 +97,7 @@ async function readAndParse<T extends z.ZodType>(event: H3Event, schema: T, opti
     }
   }
 
+  options.onText?.(text)
   let raw: unknown
   if (text.trim() === '') {
     if (!options.allowEmpty) throw createError({ statusCode: 400, statusMessage: 'Invalid request: the body is empty; send a JSON object.' })

@@ -32,6 +32,7 @@ import { ThreadTitles } from '../threads/titles'
 import { writeJobIntoThread } from '../threads/write-back'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { deleteUserData } from '../auth/delete-user-data'
+import { WorkflowWebhooks } from '../workflows/webhooks'
 import { BodyBudget } from '../http/body-budget'
 import { StreamSlots } from '../http/stream-slots'
 import { AppMetrics } from '../metrics/app-metrics'
@@ -201,6 +202,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     jobs,
     threads: stores.threads,
     workflows: stores.workflows,
+    workflowWebhooks: new WorkflowWebhooks({ settings: stores.settings, secretBox: createSecretBox(secret, 'workflow-webhooks'), limiterFor: stores.limiterFor, runsPerMinute: config.workflows.webhookRunsPerMinute }),
     accounts,
     streams,
     bodies,

@@ -9,6 +9,7 @@ import type { ToolSources } from '../tools/tool-sources'
 import type { BackgroundJobManager } from '../jobs/manager'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { WorkflowStore } from '../stores/workflows/workflow-store'
+import type { WorkflowWebhooks } from '../workflows/webhooks'
 import type { AppMetrics } from '../metrics/app-metrics'
 import type { StatusHistory } from '../metrics/status-history'
 
@@ -17,6 +18,8 @@ export interface ServerRuntime {
   jobs: BackgroundJobManager
   threads: ThreadStore
   workflows: WorkflowStore
+  /** Workflows' inbound webhooks. */
+  workflowWebhooks: WorkflowWebhooks
   /** Accounts, sessions' validity, API tokens, invites. */
   accounts: AccountService
   /** Open job streams, counted against their caps. */

@@ -1,0 +1,77 @@
+import { createHmac } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { signatureMatches, WorkflowWebhooks } from '../../../server/lib/workflows/webhooks'
+import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/memory'
+import { createSecretBox } from '../../../server/lib/security/secret-box'
+import { memoryLimiters } from '../../../server/lib/stores/rate-limits/limiters'
+
+const secretBox = createSecretBox('a test secret that is long enough to use', 'workflow-webhooks')
+const hmac = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex')
+
+function hooks(runsPerMinute = 30) {
+  const settings = createMemoryAccountBackend()
+  return { settings, webhooks: new WorkflowWebhooks({ settings, secretBox, limiterFor: memoryLimiters, runsPerMinute }) }
+}
+const tokenOf = (path: string) => path.split('/').pop()!
+const noHeaders = () => undefined
+
+describe('signatureMatches', () => {
+  it('takes the HMAC-SHA256 of the raw body in hex, bare or as GitHub sends it, and nothing else', () => {
+    const body = '{"ticket":"42"}'
+    expect(signatureMatches('s3cret-signing-key', body, hmac('s3cret-signing-key', body))).toBe(true)
+    expect(signatureMatches('s3cret-signing-key', body, `sha256=${hmac('s3cret-signing-key', body)}`)).toBe(true)
+    expect(signatureMatches('s3cret-signing-key', `${body} `, hmac('s3cret-signing-key', body))).toBe(false)
+    expect(signatureMatches('another-signing-key', body, hmac('s3cret-signing-key', body))).toBe(false)
+    expect(signatureMatches('s3cret-signing-key', body, undefined)).toBe(false)
+    expect(signatureMatches('s3cret-signing-key', body, 'sha256=not-hex')).toBe(false)
+    expect(signatureMatches('s3cret-signing-key', body, 'ab'.repeat(31))).toBe(false)
+  })
+})
+
+describe('workflow webhooks', () => {
+  it('admits a call with its secret URL, keeps only the secret\'s hash, and refuses a wrong or rotated one', async () => {
+    const { settings, webhooks } = hooks()
+    const created = await webhooks.create('w1', 'owner', undefined)
+    expect(created.path).toMatch(/^\/api\/hooks\/workflows\/[\w-]{22}\.[\w-]{43}$/)
+    const token = tokenOf(created.path)
+    expect(await webhooks.admit(token, '{}', noHeaders)).toEqual({ workflowId: 'w1', userId: 'owner' })
+    const [hookId, secret] = token.split('.')
+    expect(await settings.getSetting(`workflow-hook:${hookId}`)).not.toContain(secret!)
+    await expect(webhooks.admit(`${hookId}.${'x'.repeat(43)}`, '{}', noHeaders)).rejects.toMatchObject({ statusCode: 401 })
+    await expect(webhooks.admit('not-a-token', '{}', noHeaders)).rejects.toMatchObject({ statusCode: 401 })
+    // Rotating makes a new URL; the old one stops working.
+    const rotated = await webhooks.create('w1', 'owner', undefined)
+    await expect(webhooks.admit(token, '{}', noHeaders)).rejects.toMatchObject({ statusCode: 401 })
+    expect(await webhooks.admit(tokenOf(rotated.path), '{}', noHeaders)).toMatchObject({ workflowId: 'w1' })
+    expect(await webhooks.status('w1')).toEqual({ exists: true, createdAt: expect.any(Number) })
+    await webhooks.remove('w1')
+    await expect(webhooks.admit(tokenOf(rotated.path), '{}', noHeaders)).rejects.toMatchObject({ statusCode: 401 })
+    expect(await webhooks.status('w1')).toEqual({ exists: false })
+  })
+
+  it('checks the signature of a signed hook over the raw body, and keeps its signing secret sealed', async () => {
+    const { settings, webhooks } = hooks()
+    const created = await webhooks.create('w1', 'owner', { header: 'X-Signature-256', secret: 'a-signing-secret-of-length' })
+    expect(created.signatureHeader).toBe('x-signature-256')
+    const token = tokenOf(created.path)
+    const body = '{"topic":"tides"}'
+    const headers = (value: string | undefined) => (name: string) => (name === 'x-signature-256' ? value : undefined)
+    expect(await webhooks.admit(token, body, headers(`sha256=${hmac('a-signing-secret-of-length', body)}`))).toMatchObject({ workflowId: 'w1' })
+    await expect(webhooks.admit(token, body, headers(undefined))).rejects.toMatchObject({ statusCode: 401, message: expect.stringContaining('x-signature-256') })
+    await expect(webhooks.admit(token, body, headers(hmac('wrong', body)))).rejects.toMatchObject({ statusCode: 401 })
+    expect(await settings.getSetting(`workflow-hook:${token.split('.')[0]}`)).not.toContain('a-signing-secret-of-length')
+  })
+
+  it('counts calls per hook against its rate: 429 with when to try again', async () => {
+    const { webhooks } = hooks(2)
+    const token = tokenOf((await webhooks.create('w1', 'owner', undefined)).path)
+    const other = tokenOf((await webhooks.create('w2', 'owner', undefined)).path)
+    await webhooks.admit(token, '{}', noHeaders)
+    await webhooks.admit(token, '{}', noHeaders)
+    const refusal = await webhooks.admit(token, '{}', noHeaders).catch(error => error)
+    expect(refusal).toMatchObject({ statusCode: 429 })
+    expect(refusal.httpAnswer()).toMatchObject({ statusCode: 429, refusedBy: 'webhook_rate', retryAfterSeconds: expect.any(Number) })
+    // Another hook has its own count.
+    expect(await webhooks.admit(other, '{}', noHeaders)).toMatchObject({ workflowId: 'w2' })
+  })
+})
