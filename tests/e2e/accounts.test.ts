@@ -120,11 +120,18 @@ describe('accounts', () => {
     const danId = users.find(user => user.name === 'Dan')!.id
     const patch = (body: unknown) => admin.fetch(`/api/admin/users/${danId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
+    // Dan's workflow has a webhook: it starts nothing while his account is disabled.
+    const workflow = await (await dan.post('/api/workflows', { definition: { version: 1, name: 'Hooked', nodes: [{ id: 'start', kind: 'start' }, { id: 'out', kind: 'output' }], edges: [{ from: 'start', to: 'out' }] } })).json()
+    const hook = await (await dan.post(`/api/workflows/${workflow.id}/webhook`, {})).json()
+    const callHook = () => fetch(`${app.url}${hook.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'ping' }) })
+
     expect((await patch({ disabled: true })).status).toBe(200)
     const refused = await dan.fetch('/api/threads')
     expect(refused.status).toBe(401)
     expect((await client().post('/api/auth/login', { name: 'Dan', password })).status).toBe(403)
+    expect((await callHook()).status).toBe(403)
     expect((await patch({ disabled: false })).status).toBe(200)
+    expect((await callHook()).status).toBe(202)
 
     const fresh = await signIn('Dan')
     expect((await fresh.fetch('/api/threads')).status).toBe(200)

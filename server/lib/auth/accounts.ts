@@ -110,10 +110,10 @@ export class AccountService {
     return (await this.stores.accounts.getAccount(id))?.role ?? 'guest'
   }
 
-  /** Who `id` is for the tool policy: their role and, for an account, their name (an unknown id is a guest). */
-  async policyPrincipal(id: string): Promise<{ userId: string, role: Role, name?: string }> {
+  /** Who `id` is for the tool policy: their role and, for an account, their name and whether it is disabled (an unknown id is a guest). */
+  async policyPrincipal(id: string): Promise<{ userId: string, role: Role, name?: string, disabled?: boolean }> {
     const account = await this.stores.accounts.getAccount(id)
-    return account ? { userId: id, role: account.role, name: account.name } : { userId: id, role: 'guest' }
+    return account ? { userId: id, role: account.role, name: account.name, ...(account.disabled ? { disabled: true } : {}) } : { userId: id, role: 'guest' }
   }
 
   /** `principal`'s usage today (UTC) against its role's limits. */

@@ -8,7 +8,7 @@ const bodySchema = z.record(z.string().max(40), z.unknown()).refine(body => Obje
  * the body's HMAC-SHA256 signature in their header); the JSON body is the run's inputs (or
  * `{prompt}`), checked like the run form's (400 naming the input). Starts a run as the workflow's
  * owner, counted against their limits, and answers 202 `{ jobId, status, runPath }` at once.
- * 401 for an unknown token or a bad signature, 429 past the hook's rate. No cookie is read, so the
+ * 401 for an unknown token or a bad signature, 403 while the owner's account is disabled, 429 past the hook's rate. No cookie is read, so the
  * browser origin check does not apply; the size limits do.
  */
 export default defineEventHandler(async (event) => {
@@ -20,6 +20,7 @@ export default defineEventHandler(async (event) => {
   const workflow = await saved.getWorkflow(hook.workflowId)
   if (!workflow || workflow.userId !== hook.userId) throw createError({ statusCode: 401, statusMessage: 'Webhook refused', message: 'No webhook answers to this URL: its workflow was deleted.' })
   const owner = await useAccounts().policyPrincipal(hook.userId)
+  if (owner.disabled) throw createError({ statusCode: 403, statusMessage: 'Webhook refused', message: 'The account that owns this workflow is disabled; its webhook starts nothing until an admin enables it again.' })
   const { prompt, ...inputs } = body
   const declared = (workflow.definition.inputs ?? []).length > 0
   const job = await startWorkflowRun(event, workflow, {
