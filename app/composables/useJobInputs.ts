@@ -1,6 +1,6 @@
 import { ref } from 'vue'
 import { CLIENT_TOOLS } from '../utils/client-tools'
-import { errorMessage } from '../utils/http-error'
+import { errorMessage, errorStatus } from '../utils/http-error'
 import type { InputClaim, JobInputRequest } from '../../shared/types/input-request'
 
 /** What the person's running jobs wait on them for, shared by every component of this tab. */
@@ -64,7 +64,7 @@ export function useJobInputs(options: { onNew?: (request: JobInputRequest) => vo
       await $fetch(`/api/jobs/${encodeURIComponent(request.jobId)}/input/${encodeURIComponent(request.id)}`, { method: 'POST', body })
       setRequests(requests.value.filter(item => item.id !== request.id))
     } catch (error) {
-      const status = (error as { statusCode?: number }).statusCode
+      const status = errorStatus(error)
       if (status === 409 || status === 410 || status === 404) setRequests(requests.value.filter(item => item.id !== request.id))
       throw new Error(errorMessage(error, 'The answer could not be sent; try again.'))
     }

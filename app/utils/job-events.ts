@@ -148,3 +148,6 @@ export function formatUsage(usage: { totalTokens: number, cost: number }): strin
   const tokens = `${usage.totalTokens.toLocaleString()} tokens`
   return usage.cost > 0 ? `${tokens} · $${usage.cost.toFixed(usage.cost < 0.01 ? 4 : 2)}` : tokens
 }
+
+/** A workflow run's status in words (the run view and the runs list). */
+export const RUN_STATUS_LABELS: Record<JobStatus, string> = { streaming: 'Running', complete: 'Finished', error: 'Failed', aborted: 'Stopped', rejected: 'Rejected' }

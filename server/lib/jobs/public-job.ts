@@ -43,7 +43,7 @@ function filesLine(files: ReadonlyArray<string | undefined>): string | undefined
 }
 
 /** The first non-empty line of what the job was asked (or the files it was sent, when it has no words), cut to `PROMPT_LINE_CHARS`. */
-function promptLine(job: BackgroundJob): string | undefined {
+export function promptLine(job: BackgroundJob): string | undefined {
   const asked = job.request?.workflow?.prompt ?? job.request?.messages.findLast(message => message.role === 'user')?.content
   const parts = (Array.isArray(asked) ? asked as readonly AskedPart[] : []).map(readPart)
   const words = typeof asked === 'string' ? asked : parts.map(part => ('words' in part ? part.words : '')).join(' ')

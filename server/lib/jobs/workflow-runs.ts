@@ -10,7 +10,7 @@ import type { JobStore } from '../stores/jobs/job-store'
 import type { StoredRunPage, WorkflowRunStore } from '../stores/workflows/run-store'
 import type { BackgroundJob } from '../../../shared/types/job'
 import type { WorkflowRun, WorkflowRunQuery } from '../../../shared/types/workflow-run'
-import { toJobSummary, toPublicJob } from './public-job'
+import { promptLine, toPublicJob } from './public-job'
 
 /** Unfinished runs one sweep looks at. */
 const RECONCILE_BATCH = 100
@@ -34,7 +34,7 @@ export function runOfJob(job: BackgroundJob): WorkflowRun | undefined {
   const spec = job.request?.workflow
   if (job.type !== 'workflow' || !spec) return undefined
   const states = Object.values(job.workflowState?.nodeStates ?? {})
-  const { prompt } = toJobSummary(job)
+  const prompt = promptLine(job)
   return {
     jobId: job.id,
     workflowId: spec.workflowId,
