@@ -54,7 +54,7 @@ export function executeWorkflowInBackground(input: StartWorkflowJobInput): Promi
  * cannot start. `rerunOf`: the run it runs again ("Run again", recorded with it). With `resumeFrom`, the new run keeps the steps of that run before `nodeId` and runs
  * the rest (`workflow` is then the definition that run ran).
  */
-export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, given: { prompt?: string, inputs?: Record<string, unknown>, rerunOf?: string, resumeFrom?: { run: Pick<PublicJob, 'id' | 'workflowState' | 'status'>, nodeId: string }, byWebhook?: SessionPrincipal }): Promise<BackgroundJob> {
+export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, given: { prompt?: string, inputs?: Record<string, unknown>, rerunOf?: string, resumeFrom?: { run: Pick<PublicJob, 'id' | 'workflowState' | 'status'>, nodeId: string }, byWebhook?: SessionPrincipal, jobId?: string }): Promise<BackgroundJob> {
   if (!useServerConfig(event).workflows.enabled) throw createError({ statusCode: 400, statusMessage: 'Workflows are switched off on this server (NUXT_WORKFLOWS_ENABLED=false).' })
   // Tools may have been removed since it was saved: check again before running (admission
   // checks the models and the cost bound again, for the role the user has now).
@@ -77,6 +77,7 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
       startedVia,
       ...(given.rerunOf ? { rerunOf: given.rerunOf } : {}),
       ...(resume ? { resume } : {}),
+      ...(given.jobId ? { jobId: given.jobId } : {}),
       userApiKey: userApiKeyOf(event),
     })
   } catch (error) {

@@ -495,6 +495,50 @@ describe('the run history, after the jobs\' live state is gone', () => {
 })
 
 describe('a workflow run across a server restart', () => {
+  it('starts one run per Idempotency-Key of a webhook call: retries at once, and after a SIGKILL, answer with the first run', async () => {
+    const shared = env()
+    const first = await servers.start(shared)
+    const client = new SessionClient(first.url)
+    const workflowId = await save(client, chain)
+    fake.script(byNode({
+      'STEP-ONE': () => textReply('summary of the input'),
+      'STEP-TWO': () => textReply('an expanded version, streamed slowly', { pieceSize: 2, delayMs: 40 }),
+      'STEP-THREE': () => textReply('the polished answer'),
+    }))
+    const { path } = await (await client.post(`/api/workflows/${workflowId}/webhook`, {})).json()
+    const call = (url: string, key?: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, body: JSON.stringify({ prompt: 'the input' }) })
+    expect((await call(`${first.url}${path}`, 'has spaces')).status).toBe(400)
+
+    // Two deliveries of one call at once: one run, both told its id.
+    const [one, two] = await Promise.all([call(`${first.url}${path}`, 'delivery-1'), call(`${first.url}${path}`, 'delivery-1')])
+    expect([one.status, two.status].sort()).toEqual([200, 202])
+    const jobId = (await one.json()).jobId
+    expect((await two.json()).jobId).toBe(jobId)
+    expect([one, two].find(answer => answer.status === 200)!.headers.get('idempotent-replayed')).toBe('true')
+    await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).workflowState?.nodeStates?.second?.status, { timeout: 10_000 }).toBe('running')
+
+    // The server dies before the sender heard back; the sender retries against the restarted server.
+    await first.stop('SIGKILL')
+    const second = await servers.start(shared)
+    try {
+      const retry = await call(`${second.url}${path}`, 'delivery-1')
+      expect(retry.status).toBe(200)
+      expect((await retry.json()).jobId).toBe(jobId)
+      const again = new SessionClient(second.url)
+      again.cookie = client.cookie
+      expect((await waitForJobEnd(again, jobId, 30_000)).status).toBe('complete')
+      // Once more after it ended (answered from the job, then from the run history), and a new key starts a new run.
+      expect((await (await call(`${second.url}${path}`, 'delivery-1')).json())).toMatchObject({ jobId, status: 'complete' })
+      const runs = (await again.json(`/api/workflows/runs?workflowId=${workflowId}`)).runs
+      expect(runs.map((run: { jobId: string }) => run.jobId)).toEqual([jobId])
+      const other = await call(`${second.url}${path}`, 'delivery-2')
+      expect(other.status).toBe(202)
+      expect((await other.json()).jobId).not.toBe(jobId)
+    } finally {
+      await second.stop()
+    }
+  })
+
   it('completes after SIGKILL during its second node, without repeating the first node\'s model call', async () => {
     const shared = env()
     const first = await servers.start(shared)

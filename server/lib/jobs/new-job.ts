@@ -24,6 +24,8 @@ export interface StartWorkflowJobInput {
   /** "Run again": the run whose inputs it runs with again. */
   rerunOf?: string
   userApiKey?: string
+  /** The job's id when the caller chose it (a webhook call's retries share one); the store refuses a second job with it. */
+  jobId?: string
 }
 
 /** A new chat job. */
@@ -56,6 +58,7 @@ export function newChatJob(input: StartChatJobInput, secretBox: SecretBox): Crea
  */
 export function newWorkflowJob(input: StartWorkflowJobInput, secretBox: SecretBox, maxOutputTokens = 0): CreateJobInput {
   return {
+    ...(input.jobId ? { id: input.jobId } : {}),
     userId: input.principal.userId,
     threadId: `workflow:${input.workflowId}`,
     messageId: crypto.randomUUID(),

@@ -5,6 +5,10 @@
  * the raw body, hex, in a header the owner names (GitHub's `X-Hub-Signature-256: sha256=<hex>`
  * form is taken too); that signing secret is kept sealed. Hooks live in the settings store, which
  * every instance shares, and are counted per hook against a rate.
+ *
+ * Retries: a call with an `Idempotency-Key` header starts its run under an id made from the hook
+ * and the key, so a retried call (the sender timed out, or crashed, and sends again) finds the run
+ * the first one started instead of starting another; two at once collide on that id in the store.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { SettingsStore } from '../stores/settings/settings-store'
@@ -16,6 +20,25 @@ import type { WorkflowWebhookCreated, WorkflowWebhookStatus } from '../../../sha
 const HOOK_ID = /^[A-Za-z0-9_-]{22}$/
 const SECRET = /^[A-Za-z0-9_-]{43}$/
 const HEADER_NAME = /^[A-Za-z][A-Za-z0-9-]{0,63}$/
+/** Printable ASCII without spaces, as Stripe's and the IETF draft's keys are (a UUID fits). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+
+/** A hook that admitted a call: what to run, for whom, and under which id when the call may be a retry. */
+export interface AdmittedWebhookCall {
+  workflowId: string
+  userId: string
+  /** The run's id when the call carried an Idempotency-Key: the same for every retry of it. */
+  runId?: string
+}
+
+/** The run id of a call to hook `hookId` with `idempotencyKey`: a UUID (version 8) from their SHA-256. */
+export function webhookRunId(hookId: string, idempotencyKey: string): string {
+  const bytes = createHash('sha256').update(`${hookId}\n${idempotencyKey}`).digest().subarray(0, 16)
+  bytes[6] = (bytes[6]! & 0x0F) | 0x80
+  bytes[8] = (bytes[8]! & 0x3F) | 0x80
+  const hex = bytes.toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
 
 interface StoredHook {
   workflowId: string
@@ -25,15 +48,16 @@ interface StoredHook {
   signing?: { header: string, secretSealed: string }
 }
 
-/** Why a webhook call is refused: 401 (unknown hook, wrong secret or signature) or 429 (too many runs). */
+/** Why a webhook call is refused: 400 (a malformed Idempotency-Key), 401 (unknown hook, wrong secret or signature) or 429 (too many runs). */
 export class WebhookRefusal extends DomainError {
   override name = 'WebhookRefusal'
-  constructor(readonly statusCode: 401 | 429, message: string, readonly retryAfterSeconds?: number) {
+  constructor(readonly statusCode: 400 | 401 | 429, message: string, readonly retryAfterSeconds?: number) {
     super(message)
   }
 
   httpAnswer(): HttpAnswer {
-    return { statusCode: this.statusCode, statusMessage: this.statusCode === 401 ? 'Webhook refused' : 'Too many webhook calls', message: this.message, ...(this.retryAfterSeconds ? { retryAfterSeconds: this.retryAfterSeconds } : {}), ...(this.statusCode === 429 ? { refusedBy: 'webhook_rate' } : {}) }
+    const statusMessage = { 400: 'Bad webhook call', 401: 'Webhook refused', 429: 'Too many webhook calls' }[this.statusCode]
+    return { statusCode: this.statusCode, statusMessage, message: this.message, ...(this.retryAfterSeconds ? { retryAfterSeconds: this.retryAfterSeconds } : {}), ...(this.statusCode === 429 ? { refusedBy: 'webhook_rate' } : {}) }
   }
 }
 
@@ -93,9 +117,10 @@ export class WorkflowWebhooks {
 
   /**
    * The workflow and owner a call with `token` and `body` may start a run of, or `WebhookRefusal`:
-   * 401 for a token that is not a live hook's or a missing or wrong signature, 429 past the rate.
+   * 401 for a token that is not a live hook's or a missing or wrong signature, 429 past the rate,
+   * 400 for an `Idempotency-Key` header that is not 1 to 255 printable characters.
    */
-  async admit(token: string, body: string, header: (name: string) => string | undefined): Promise<{ workflowId: string, userId: string }> {
+  async admit(token: string, body: string, header: (name: string) => string | undefined): Promise<AdmittedWebhookCall> {
     const [hookId, secret] = token.split('.')
     const unknown = new WebhookRefusal(401, 'No webhook answers to this URL: it may have been rotated or removed.')
     if (!hookId || !secret || !HOOK_ID.test(hookId) || !SECRET.test(secret)) throw unknown
@@ -106,13 +131,17 @@ export class WorkflowWebhooks {
     if (stored.signing && (!signingSecret || !signatureMatches(signingSecret, body, header(stored.signing.header)))) {
       throw new WebhookRefusal(401, `The body's signature is missing or wrong: send the HMAC-SHA256 of the raw body, in hex, in the ${stored.signing.header} header.`)
     }
+    const idempotencyKey = header('idempotency-key')
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new WebhookRefusal(400, 'The Idempotency-Key header must be 1 to 255 printable characters without spaces (a UUID, say), the same for every retry of one call.')
+    }
     try {
       await this.limiter.consume(hookId)
     } catch (refusal) {
       const waitMs = (refusal as { msBeforeNext?: number }).msBeforeNext ?? 60_000
       throw new WebhookRefusal(429, `This webhook started ${this.options.runsPerMinute} runs in the last minute; try again in ${Math.ceil(waitMs / 1000)} s.`, Math.ceil(waitMs / 1000))
     }
-    return { workflowId: stored.workflowId, userId: stored.userId }
+    return { workflowId: stored.workflowId, userId: stored.userId, ...(idempotencyKey !== undefined ? { runId: webhookRunId(hookId, idempotencyKey) } : {}) }
   }
 
   private async read(hookId: string): Promise<StoredHook | null> {

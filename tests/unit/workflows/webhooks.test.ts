@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { signatureMatches, WorkflowWebhooks } from '../../../server/lib/workflows/webhooks'
+import { signatureMatches, webhookRunId, WorkflowWebhooks } from '../../../server/lib/workflows/webhooks'
 import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/memory'
 import { createSecretBox } from '../../../server/lib/security/secret-box'
 import { memoryLimiters } from '../../../server/lib/stores/rate-limits/limiters'
@@ -29,6 +29,20 @@ describe('signatureMatches', () => {
 })
 
 describe('workflow webhooks', () => {
+  it('gives a call with an Idempotency-Key the run id of its hook and key (the same for every retry), and refuses a malformed key with 400', async () => {
+    const { webhooks } = hooks()
+    const token = tokenOf((await webhooks.create('w1', 'owner', undefined)).path)
+    const withKey = (key: string) => (name: string) => name === 'idempotency-key' ? key : undefined
+    const first = await webhooks.admit(token, '{}', withKey('delivery-7f3a'))
+    expect(first.runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect((await webhooks.admit(token, '{}', withKey('delivery-7f3a'))).runId).toBe(first.runId)
+    expect((await webhooks.admit(token, '{}', withKey('delivery-7f3b'))).runId).not.toBe(first.runId)
+    // Another hook (or the same one rotated) with the same key runs under another id.
+    expect(webhookRunId(token.split('.')[0]!, 'delivery-7f3a')).toBe(first.runId)
+    expect(webhookRunId('B'.repeat(22), 'delivery-7f3a')).not.toBe(first.runId)
+    for (const bad of ['', 'has space', 'x'.repeat(256), 'é']) await expect(webhooks.admit(token, '{}', withKey(bad))).rejects.toMatchObject({ statusCode: 400, message: expect.stringContaining('Idempotency-Key') })
+  })
+
   it('admits a call with its secret URL, keeps only the secret\'s hash, and refuses a wrong or rotated one', async () => {
     const { settings, webhooks } = hooks()
     const created = await webhooks.create('w1', 'owner', undefined)
