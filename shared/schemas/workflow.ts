@@ -4,8 +4,9 @@
  * loop), `tool` (one server tool, arguments templated from earlier outputs), `router` (picks the
  * next branch by a condition or by asking a model), `approval` (asks the person who runs it, with
  * what came in shown; its edges are the branches `approve` and `reject`), `parallel` / `merge`
- * (fan out, join) and `output` (the run's answer). Templates: `{{prompt}}`, `{{input}}` (what flowed in),
- * `{{nodes.<id>}}` (an earlier node's output).
+ * (fan out, join), `loop` (runs its body, a small graph of its own, for each item of a list or
+ * until a condition holds) and `output` (the run's answer). Templates: `{{prompt}}`, `{{input}}` (what flowed in),
+ * `{{nodes.<id>}}` (an earlier node's output), and in a loop's body `{{item}}`, `{{index}}` and `{{previous}}`.
  */
 import { z } from 'zod'
 
@@ -74,14 +75,62 @@ const parallelNode = z.object({ id, kind: z.literal('parallel'), label, position
 const mergeNode = z.object({ id, kind: z.literal('merge'), label, position })
 const outputNode = z.object({ id, kind: z.literal('output'), label, position, template: template.optional() })
 
-export const workflowNodeSchema = z.discriminatedUnion('kind', [startNode, agentNode, toolNode, routerNode, approvalNode, parallelNode, mergeNode, outputNode])
-
 export const workflowEdgeSchema = z.object({
   from: z.string().min(1).max(64),
   to: z.string().min(1).max(64),
   /** For edges leaving a router: the branch name that takes this edge (an approval's: `approve` or `reject`). */
   branch: z.string().trim().min(1).max(40).optional(),
 })
+
+/** The node kinds a loop's body may hold (every kind but another loop). */
+const bodyNodeSchema = z.discriminatedUnion('kind', [startNode, agentNode, toolNode, routerNode, approvalNode, parallelNode, mergeNode, outputNode])
+
+/** Most items a for-each loop takes, and most times an until loop runs its body. */
+export const MAX_LOOP_ITEMS = 100
+export const MAX_LOOP_ITERATIONS = 20
+export const MAX_LOOP_CONCURRENCY = 5
+
+/** When an until loop stops: its body's result contains a text, matches a pattern, or a model says yes. */
+const untilCondition = z.object({
+  contains: z.string().min(1).max(200).optional(),
+  /** A regular expression (case-insensitive; RE2: no back-references or look-arounds). */
+  matches: z.string().min(1).max(200).optional(),
+  /** A yes-or-no question a model answers about the result ("Does the critic approve?"); yes ends the loop. */
+  ask: z.string().min(1).max(4_000).optional(),
+  model: z.string().trim().min(1).max(200).optional(),
+}).strict()
+
+/**
+ * A loop: its `body` is a graph of its own (a start, steps, an output) run once per iteration.
+ * `for-each` runs it for every item of `items` (a template; what it renders to is read as a JSON
+ * array, else as its non-empty lines), `concurrency` at a time, and collects the results in order;
+ * `until` runs it again and again (the next iteration is given the last one's result) until `until`
+ * holds or `maxIterations` ran. In the body, `{{item}}` is the item (or what the iteration was
+ * given), `{{index}}` its number from 1, `{{previous}}` the last iteration's result.
+ */
+const loopNode = z.object({
+  id,
+  kind: z.literal('loop'),
+  label,
+  position,
+  mode: z.enum(['for-each', 'until']),
+  /** For each: the list, default `{{input}}`. */
+  items: template.optional(),
+  maxItems: z.number().int().min(1).max(MAX_LOOP_ITEMS).default(20),
+  concurrency: z.number().int().min(1).max(MAX_LOOP_CONCURRENCY).default(1),
+  /** For each: the results as text, one after another, or as a JSON array of texts. */
+  collect: z.enum(['text', 'json']).default('text'),
+  until: untilCondition.optional(),
+  maxIterations: z.number().int().min(1).max(MAX_LOOP_ITERATIONS).default(5),
+  /** Until: when `maxIterations` ran and it still does not hold, go on with the last result, or fail. */
+  onLimit: z.enum(['last', 'fail']).default('last'),
+  body: z.object({
+    nodes: z.array(bodyNodeSchema).min(2, 'a loop\'s body needs at least a start and an output node').max(30),
+    edges: z.array(workflowEdgeSchema).max(100),
+  }),
+})
+
+export const workflowNodeSchema = z.discriminatedUnion('kind', [startNode, agentNode, toolNode, routerNode, approvalNode, parallelNode, mergeNode, outputNode, loopNode])
 
 /** Kinds of named input a workflow may declare (its run form has a field of each). */
 export const WORKFLOW_INPUT_TYPES = ['text', 'long-text', 'number', 'boolean', 'choice', 'attachment'] as const
@@ -141,3 +190,6 @@ export type WorkflowInput = z.infer<typeof workflowInputSchema>
 export type WorkflowNode = z.infer<typeof workflowNodeSchema>
 export type WorkflowEdge = z.infer<typeof workflowEdgeSchema>
 export type WorkflowNodeKind = WorkflowNode['kind']
+export type WorkflowLoopNode = Extract<WorkflowNode, { kind: 'loop' }>
+/** A node of a loop's body. */
+export type WorkflowBodyNode = z.infer<typeof bodyNodeSchema>

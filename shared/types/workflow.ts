@@ -3,7 +3,7 @@ import type { WorkflowDefinition } from '../schemas/workflow'
 import type { ActiveToolCall, JobCheckpoint, ToolExecutionRecord } from './job'
 import type { Usage } from './chat'
 
-export type { WorkflowDefinition, WorkflowEdge, WorkflowInput, WorkflowNode, WorkflowNodeKind } from '../schemas/workflow'
+export type { WorkflowBodyNode, WorkflowDefinition, WorkflowEdge, WorkflowInput, WorkflowLoopNode, WorkflowNode, WorkflowNodeKind } from '../schemas/workflow'
 
 /** A user's saved workflow. */
 export interface SavedWorkflow {
@@ -49,8 +49,27 @@ export interface WorkflowNodeState {
   attempts?: number
   /** A tool step: when its tool began to run (recorded before it does, so a restart never runs it twice). */
   toolStartedAt?: number
-  /** What its model requests used, every attempt counted (agent and model-router steps). */
+  /** What its model requests used, every attempt counted (agent and model-router steps; a loop: all its iterations'). */
   usage?: Usage
+  /** A loop's iterations, in order (for each: one per item, made when the loop starts). */
+  iterations?: WorkflowIterationState[]
+}
+
+/** One iteration of a loop: its own small run of the loop's body. */
+export interface WorkflowIterationState {
+  status: 'pending' | 'running' | 'completed' | 'error' | 'skipped'
+  /** What it was given (a for-each's item), shortened to 200 characters for display. */
+  item?: string
+  startedAt?: number
+  finishedAt?: number
+  /** The body's result. */
+  output?: string
+  error?: string
+  usage?: Usage
+  /** An until loop: whether its condition held after this iteration (kept, so a restart does not ask again). */
+  conditionHeld?: boolean
+  /** The body's steps: while it runs (a restart resumes it from here) and once it failed (to see where). */
+  state?: WorkflowState
 }
 
 /**

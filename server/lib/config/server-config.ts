@@ -57,7 +57,7 @@ const ROLE_LIMIT_MEANINGS: Record<keyof RoleLimits, string> = {
   dailyTokens: 'Tokens (prompt + completion, as the upstream reports them) one principal may use per UTC day; `0`: no budget. Used up: new starts get 402 with `Retry-After` until midnight UTC (429 while the rest is reserved by answers under way); a running job stops with an `over-budget` error, its text kept.',
   dailyCost: 'The same in credits (the `cost` OpenRouter reports); `0`: no budget.',
   maxOutputTokens: 'The largest `max_tokens` (and reasoning `max_tokens`) a request may ask for: a larger one is lowered to it; workflow agents get it as their `max_tokens`. `0`: no clamp.',
-  workflowModelCalls: 'Model calls one workflow run may make at most, counted from the definition (each agent: (`maxToolRounds` + 1) × attempts; each model router: attempts). More: 400 naming the count, when saved and when run.',
+  workflowModelCalls: 'Model calls one workflow run may make at most, counted from the definition (each agent: (`maxToolRounds` + 1) × attempts; each model router: attempts; a loop: its body\'s × `maxItems` or `maxIterations`). More: 400 naming the count, when saved and when run.',
 }
 
 /** One role's limits (shared/types/limits.ts), with its defaults. */

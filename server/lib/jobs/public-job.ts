@@ -15,11 +15,16 @@ export function toPublicJob(job: BackgroundJob): PublicJob {
   return { ...rest, workflow }
 }
 
-/** A workflow run's state as viewers see it: without its agent steps' checkpoints. */
+/** A workflow run's state as viewers see it: without its agent steps' checkpoints (its loops' iterations' too). */
 export function publicWorkflowState(state: WorkflowState): WorkflowState {
-  if (!state.agentSteps) return state
   const { agentSteps: _steps, ...shown } = state
-  return shown
+  const loops = Object.entries(shown.nodeStates).filter(([, node]) => node.iterations?.some(iteration => iteration.state))
+  if (loops.length === 0) return state.agentSteps ? shown : state
+  const nodeStates = { ...shown.nodeStates }
+  for (const [id, node] of loops) {
+    nodeStates[id] = { ...node, iterations: node.iterations!.map(iteration => iteration.state ? { ...iteration, state: publicWorkflowState(iteration.state) } : iteration) }
+  }
+  return { ...shown, nodeStates }
 }
 
 /** Characters of a job's prompt a list shows. */

@@ -4,12 +4,14 @@
  * a merge joins what reached it. Every transition updates the run state and calls
  * `onStateChange`, which the job layer persists, so an interrupted run resumes from its completed
  * nodes (their outputs are reused, never recomputed), its agent steps from their checkpoints, and
- * a tool step that had begun a tool with side effects is reported, not run again. Never throws.
+ * a tool step that had begun a tool with side effects is reported, not run again. A loop step runs
+ * its body as runs of its own (loop.ts), nested in the loop's node state. Never throws.
  */
 import type { ActiveToolCall } from '../../../shared/types/job'
 import type { AgentStepCheckpoint, WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
 import { renderArguments, renderTemplate, TemplateTooLargeError } from './templates'
-import type { WorkflowDefinition, WorkflowNode } from '../../../shared/schemas/workflow'
+import type { WorkflowDefinition, WorkflowLoopNode, WorkflowNode } from '../../../shared/schemas/workflow'
+import { runLoopStep, type LoopIteration } from './loop'
 import { compileRouterPattern } from './router-patterns'
 import { followSignal } from '../follow-signal'
 import { WorkflowGraph } from './graph'
@@ -53,8 +55,8 @@ export interface WorkflowRunDependencies {
    * `markStarted` must resolve `true` before a tool with side effects runs: it records that it began.
    */
   runTool: (name: string, args: unknown, signal: AbortSignal, nodeId: string, markStarted: () => Promise<boolean>) => Promise<NodeOutcome>
-  /** Asks a model to pick one of `branches`; returns its reply. */
-  askRouter: (node: RouterNode, request: { model: string, prompt: string }, signal: AbortSignal) => Promise<NodeOutcome>
+  /** Asks a model a question without tools (a router's choice, a loop's yes-or-no); returns its reply. */
+  askModel: (request: { model: string, prompt: string }, signal: AbortSignal) => Promise<NodeOutcome>
   /** Asks the person who runs the workflow (an approval step), with what flowed in shown. */
   askApproval: (node: ApprovalNode, request: { question: string, preview: string }, signal: AbortSignal) => Promise<ApprovalOutcome>
   /** Whether a tool may be re-run after a crash interrupted it. */
@@ -113,6 +115,8 @@ export interface WorkflowRunParams {
   isResumableStop?: () => boolean
   resume?: WorkflowState
   limits?: WorkflowRunLimits
+  /** A loop's body: what its start step passes on, the enclosing run's outputs, and the loop's variables. */
+  body?: { startWith: string, outerNodes: Record<string, string | undefined>, loop: LoopIteration }
 }
 
 type StepOutcome = NodeOutcome & { branch?: string }
@@ -231,8 +235,8 @@ class WorkflowRun {
     const input = this.graph.inputOf(node, this.params.prompt, this.outputs)
     const resumed = this.interrupted.has(node.id)
     const before = this.params.resume?.nodeStates[node.id]
-    // A step resumed from its checkpoint keeps the calls it had shown.
-    this.setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: undefined, usage: undefined, toolCalls: resumed && this.state.agentSteps?.[node.id] ? before?.toolCalls : undefined })
+    // A step resumed from its checkpoint keeps the calls it had shown; a loop, its iterations.
+    this.setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: undefined, usage: undefined, toolCalls: resumed && this.state.agentSteps?.[node.id] ? before?.toolCalls : undefined, iterations: resumed && node.kind === 'loop' ? before?.iterations : undefined })
     this.state.currentNodeId = node.id
     this.callbacks.onNodeStart?.(node.id)
     void this.changed()
@@ -297,13 +301,13 @@ class WorkflowRun {
 
   /** What one kind of node does. */
   private async runNode(node: WorkflowNode, input: string): Promise<StepOutcome> {
-    const { prompt, dependencies, workflow, inputs } = this.params
-    const scope = { prompt, input, nodes: this.outputs, inputs }
+    const { prompt, dependencies, workflow, inputs, body } = this.params
+    const scope = { prompt, input, nodes: body ? { ...body.outerNodes, ...this.outputs } : this.outputs, inputs, ...(body ? { loop: body.loop } : {}) }
     const fill = (template: string) => renderTemplate(template, scope, this.limits.stepChars)
     const signal = this.controller.signal
     switch (node.kind) {
       case 'start':
-        return { output: prompt }
+        return { output: body ? body.startWith : prompt }
       case 'parallel':
       case 'merge':
         return { output: input }
@@ -321,7 +325,57 @@ class WorkflowRun {
       }
       case 'router':
         return this.route(node, input, fill)
+      case 'loop':
+        return this.runLoop(node, input, fill)
     }
+  }
+
+  /** A loop: its body runs as runs of its own, their steps' ids scoped to the iteration (`<loop>.<n>.<step>`) where they meet the world. */
+  private runLoop(node: WorkflowLoopNode, input: string, fill: (template: string) => string): Promise<NodeOutcome> {
+    const { params } = this
+    const definition: WorkflowDefinition = { version: 1, name: node.label ?? node.id, description: '', defaultModel: params.workflow.defaultModel, nodes: node.body.nodes, edges: node.body.edges }
+    const outerNodes = { ...params.body?.outerNodes, ...this.outputs }
+    return runLoopStep({
+      node,
+      input,
+      ...(node.mode === 'for-each' ? { list: fill(node.items ?? '{{input}}') } : {}),
+      ...(this.interrupted.has(node.id) ? { resumed: params.resume?.nodeStates[node.id]?.iterations } : {}),
+      runBody: (iteration, resume, signal, onState) => {
+        const scoped = (id: string) => `${node.id}.${iteration.index}.${id}`
+        return new WorkflowRun({
+          workflow: definition,
+          workflowId: params.workflowId,
+          prompt: params.prompt,
+          ...(params.inputs ? { inputs: params.inputs } : {}),
+          body: { startWith: iteration.item, outerNodes, loop: iteration },
+          dependencies: {
+            ...params.dependencies,
+            runAgent: (step, request, hooks, stop) => params.dependencies.runAgent({ ...step, id: scoped(step.id) }, request, hooks, stop),
+            runTool: (name, args, stop, nodeId, markStarted) => params.dependencies.runTool(name, args, stop, scoped(nodeId), markStarted),
+            askApproval: (step, request, stop) => params.dependencies.askApproval({ ...step, id: scoped(step.id) }, request, stop),
+          },
+          callbacks: {
+            onStateChange: onState,
+            onNodeStart: id => this.callbacks.onNodeStart?.(scoped(id)),
+            onNodeFinish: (id, output) => this.callbacks.onNodeFinish?.(scoped(id), output),
+            onToken: (id, text) => this.callbacks.onToken?.(scoped(id), text),
+          },
+          signal,
+          ...(params.isResumableStop ? { isResumableStop: params.isResumableStop } : {}),
+          ...(resume ? { resume } : {}),
+          limits: this.limits,
+        }).run()
+      },
+      askModel: (request, signal) => params.dependencies.askModel(request, signal),
+      defaultModel: params.workflow.defaultModel,
+      save: (iterations) => {
+        this.setNode(node.id, { iterations })
+        return this.changed()
+      },
+      signal: this.controller.signal,
+      stoppingToResume: () => this.stoppingToResume,
+      maxChars: this.limits.stepChars,
+    })
   }
 
   /** A tool step: one that had begun a tool with side effects before a restart is reported, not run again. */
@@ -343,7 +397,7 @@ class WorkflowRun {
       return { output: input, branch: match?.branch ?? node.defaultBranch }
     }
     const branches = this.graph.branchesOf(node.id)
-    const asked = await this.params.dependencies.askRouter(node, {
+    const asked = await this.params.dependencies.askModel({
       model: node.model ?? this.params.workflow.defaultModel,
       prompt: `${fill(node.instruction ?? '')}\n\nInput:\n${input}\n\nAnswer with exactly one of: ${branches.join(', ')}.`,
     }, this.controller.signal)

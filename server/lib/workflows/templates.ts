@@ -1,5 +1,6 @@
 /**
- * `{{prompt}}`, `{{input}}`, `{{inputs.<name>}}` and `{{nodes.<id>}}` in workflow prompts and tool arguments. A template
+ * `{{prompt}}`, `{{input}}`, `{{inputs.<name>}}`, `{{nodes.<id>}}` and, in a loop's body, `{{item}}`,
+ * `{{index}}` and `{{previous}}`, in workflow prompts and tool arguments. A template
  * is small (the schema caps it) but what it refers to can be large, so rendering counts the
  * result as it goes and stops at a character budget: a template that repeats a long prompt
  * thousands of times fails with `TemplateTooLargeError` before the text is ever built.
@@ -12,6 +13,8 @@ export interface TemplateScope {
   nodes: Record<string, string | undefined>
   /** The run's named inputs, as text (none for a workflow that takes a prompt). */
   inputs?: Record<string, string | undefined>
+  /** In a loop's body: the iteration's item (or what it was given), its number from 1, and the last iteration's result. */
+  loop?: { item: string, index: number, previous: string }
 }
 
 /** Raised when a rendered template would pass its character budget. */
@@ -22,12 +25,18 @@ export class TemplateTooLargeError extends Error {
   }
 }
 
-const REFERENCE = /\{\{\s*(prompt|input|nodes\.([\w-]+)|inputs\.(\w+))\s*\}\}/g
+const REFERENCE = /\{\{\s*(prompt|input|item|index|previous|nodes\.([\w-]+)|inputs\.(\w+))\s*\}\}/g
 
 function valueOf(scope: TemplateScope, name: string, nodeId: string | undefined, inputName?: string): string {
   if (nodeId) return scope.nodes[nodeId] ?? ''
   if (inputName) return scope.inputs?.[inputName] ?? ''
-  return name === 'prompt' ? scope.prompt : scope.input
+  switch (name) {
+    case 'prompt': return scope.prompt
+    case 'item': return scope.loop?.item ?? ''
+    case 'index': return scope.loop ? String(scope.loop.index) : ''
+    case 'previous': return scope.loop?.previous ?? ''
+    default: return scope.input
+  }
 }
 
 /** Characters a rendering may still add; shared by every string of one rendering. */

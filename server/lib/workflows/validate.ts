@@ -1,8 +1,9 @@
 /**
  * Checks a workflow beyond its shape: one start, an output, edges between existing nodes, tools
- * the registry has, router branches that exist, and no cycle. Every problem names its node.
+ * the registry has, router branches that exist, and no cycle (repeating is a loop step's job);
+ * each loop's body the same, as a graph of its own. Every problem names its node.
  */
-import { workflowDefinitionSchema, type WorkflowDefinition } from '../../../shared/schemas/workflow'
+import { workflowDefinitionSchema, type WorkflowBodyNode, type WorkflowDefinition, type WorkflowEdge, type WorkflowLoopNode } from '../../../shared/schemas/workflow'
 import type { WorkflowProblem } from '../../../shared/types/workflow'
 
 export type { WorkflowProblem } from '../../../shared/types/workflow'
@@ -25,7 +26,7 @@ export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolea
         const nodeId = first === 'nodes' && typeof index === 'number' && typeof nodes?.[index]?.id === 'string' ? nodes[index].id as string : undefined
         const where = issue.path.length ? issue.path.join('.') : 'workflow'
         const message = issue.code === 'invalid_union' && issue.path.at(-1) === 'kind'
-          ? `unknown node kind; use start, agent, tool, router, approval, parallel, merge or output`
+          ? `unknown node kind; use start, agent, tool, router, approval, parallel, merge, loop or output`
           : issue.message
         return { nodeId, message: `${where}: ${message}` }
       }),
@@ -33,25 +34,36 @@ export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolea
   }
   const workflow = parsed.data
   const problems: WorkflowProblem[] = []
-  const byId = new Map<string, WorkflowDefinition['nodes'][number]>()
-  for (const node of workflow.nodes) {
-    if (byId.has(node.id)) problems.push({ nodeId: node.id, message: `Node "${node.id}" appears twice; node ids must be unique.` })
-    byId.set(node.id, node)
+  // Ids are unique across the workflow and its loops' bodies: {{nodes.<id>}} names one step.
+  const seen = new Set<string>()
+  for (const node of [...workflow.nodes, ...workflow.nodes.flatMap(node => node.kind === 'loop' ? node.body.nodes : [])]) {
+    if (seen.has(node.id)) problems.push({ nodeId: node.id, message: `Node "${node.id}" appears twice; node ids must be unique (in loop bodies too).` })
+    seen.add(node.id)
   }
-  const starts = workflow.nodes.filter(node => node.kind === 'start')
-  if (starts.length !== 1) problems.push({ message: `A workflow needs exactly one start node (found ${starts.length}).` })
-  if (!workflow.nodes.some(node => node.kind === 'output')) problems.push({ message: 'A workflow needs an output node.' })
+  checkGraph(workflow, problems, hasTool, 'A workflow')
+  for (const node of workflow.nodes) if (node.kind === 'loop') checkLoop(node, problems, hasTool)
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, workflow }
+}
 
-  const outgoing = new Map<string, WorkflowDefinition['edges']>()
-  const incoming = new Map<string, WorkflowDefinition['edges']>()
-  for (const edge of workflow.edges) {
-    if (!byId.has(edge.from)) problems.push({ nodeId: edge.from, message: `An edge starts at "${edge.from}", which is not a node.` })
-    if (!byId.has(edge.to)) problems.push({ nodeId: edge.to, message: `An edge leads to "${edge.to}", which is not a node.` })
+type GraphNode = WorkflowDefinition['nodes'][number] | WorkflowBodyNode
+
+/** The checks every graph takes, the workflow's and each loop's body (`what` names it in messages). */
+function checkGraph(graph: { nodes: GraphNode[], edges: WorkflowEdge[] }, problems: WorkflowProblem[], hasTool: (name: string) => boolean, what: 'A workflow' | 'A loop\'s body'): void {
+  const byId = new Map<string, GraphNode>(graph.nodes.map(node => [node.id, node]))
+  const starts = graph.nodes.filter(node => node.kind === 'start')
+  if (starts.length !== 1) problems.push({ message: `${what} needs exactly one start node (found ${starts.length}).` })
+  if (!graph.nodes.some(node => node.kind === 'output')) problems.push({ message: `${what} needs an output node.` })
+
+  const outgoing = new Map<string, WorkflowEdge[]>()
+  const incoming = new Map<string, WorkflowEdge[]>()
+  for (const edge of graph.edges) {
+    if (!byId.has(edge.from)) problems.push({ nodeId: edge.from, message: `An edge starts at "${edge.from}", which is not a node${what === 'A workflow' ? '' : ' of the body'}.` })
+    if (!byId.has(edge.to)) problems.push({ nodeId: edge.to, message: `An edge leads to "${edge.to}", which is not a node${what === 'A workflow' ? '' : ' of the body'}.` })
     outgoing.set(edge.from, [...(outgoing.get(edge.from) ?? []), edge])
     incoming.set(edge.to, [...(incoming.get(edge.to) ?? []), edge])
   }
 
-  for (const node of workflow.nodes) {
+  for (const node of graph.nodes) {
     const out = outgoing.get(node.id) ?? []
     const into = incoming.get(node.id) ?? []
     if (node.kind === 'start' && into.length > 0) problems.push({ nodeId: node.id, message: `The start node "${node.id}" cannot have incoming edges.` })
@@ -84,13 +96,27 @@ export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolea
     }
   }
 
-  const cycle = findCycle(workflow)
-  if (cycle) problems.push({ nodeId: cycle[0], message: `Nodes ${cycle.map(node => `"${node}"`).join(' → ')} form a cycle; workflows run each node once, so remove one of these edges.` })
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, workflow }
+  const cycle = findCycle(graph)
+  if (cycle) problems.push({ nodeId: cycle[0], message: `Nodes ${cycle.map(node => `"${node}"`).join(' → ')} form a cycle; to repeat steps, put them in a loop step's body.` })
+}
+
+/** A loop's own settings, then its body as a graph of its own. */
+function checkLoop(loop: WorkflowLoopNode, problems: WorkflowProblem[], hasTool: (name: string) => boolean): void {
+  if (loop.mode === 'until') {
+    const until = loop.until
+    if (!until || (!until.contains && !until.matches && !until.ask)) problems.push({ nodeId: loop.id, message: `The loop "${loop.id}" repeats until a condition holds, so it needs one: "contains", "matches" or "ask" (a yes-or-no question for a model).` })
+    if (until?.matches) {
+      const pattern = compileRouterPattern(until.matches)
+      if (!pattern.ok) problems.push({ nodeId: loop.id, message: `The loop "${loop.id}" has a pattern that cannot be used (${pattern.error}); back-references and look-arounds are not supported.` })
+    }
+  }
+  const before = problems.length
+  checkGraph(loop.body, problems, hasTool, 'A loop\'s body')
+  for (const problem of problems.slice(before)) problem.message = `In the loop "${loop.id}": ${problem.message}`
 }
 
 /** A cycle as a list of node ids, if there is one. */
-function findCycle(workflow: WorkflowDefinition): string[] | undefined {
+function findCycle(workflow: { nodes: GraphNode[], edges: WorkflowEdge[] }): string[] | undefined {
   const next = new Map<string, string[]>()
   for (const edge of workflow.edges) next.set(edge.from, [...(next.get(edge.from) ?? []), edge.to])
   const state = new Map<string, 'visiting' | 'done'>()

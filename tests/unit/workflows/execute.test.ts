@@ -27,7 +27,7 @@ function dependencies(overrides: Partial<WorkflowRunDependencies> = {}) {
       calls.push(`tool:${name}`)
       return { output: `${name}:${JSON.stringify(args)}` }
     },
-    askRouter: async () => ({ output: 'general' }),
+    askModel: async () => ({ output: 'general' }),
     askApproval: async () => ({ approved: true }),
     isIdempotent: name => name !== 'send_email',
     ...overrides,
@@ -103,13 +103,13 @@ describe('executeWorkflow', () => {
     expect(calls).toEqual(['agent:weather'])
     expect(weather.state.nodeStates).toMatchObject({ triage: { status: 'completed', branch: 'weather' }, general: { status: 'skipped' }, output: { status: 'completed' } })
 
-    const asked = vi.fn<WorkflowRunDependencies['askRouter']>(async () => ({ output: 'I pick: general.' }))
+    const asked = vi.fn<WorkflowRunDependencies['askModel']>(async () => ({ output: 'I pick: general.' }))
     const routed = workflow(
       [{ id: 'start', kind: 'start' }, { id: 'r', kind: 'router', mode: 'model', instruction: 'Pick a desk.', defaultBranch: 'general' }, { id: 'special', kind: 'agent' }, { id: 'general', kind: 'agent' }, { id: 'out', kind: 'output' }],
       [{ from: 'start', to: 'r' }, { from: 'r', to: 'special', branch: 'special' }, { from: 'r', to: 'general', branch: 'general' }, { from: 'special', to: 'out' }, { from: 'general', to: 'out' }],
     )
-    const byModel = await executeWorkflow({ workflow: routed, workflowId: 'w', prompt: 'x', dependencies: dependencies({ askRouter: asked }).deps })
-    expect(asked.mock.calls[0]![1].prompt).toMatch(/Answer with exactly one of: special, general\./)
+    const byModel = await executeWorkflow({ workflow: routed, workflowId: 'w', prompt: 'x', dependencies: dependencies({ askModel: asked }).deps })
+    expect(asked.mock.calls[0]![0].prompt).toMatch(/Answer with exactly one of: special, general\./)
     expect(byModel.state.nodeStates).toMatchObject({ r: { branch: 'general' }, special: { status: 'skipped' }, general: { status: 'completed' } })
   })
 

@@ -64,7 +64,13 @@ class LiveStepText {
   publish(): void {
     if (!this.state) return
     const shown = structuredClone(this.state)
-    for (const [nodeId, text] of this.text) if (shown.nodeStates[nodeId]?.status === 'running') shown.nodeStates[nodeId]!.output = text
+    for (const [nodeId, text] of this.text) {
+      // A loop's body step is `<loop>.<iteration>.<step>`: its text goes on the iteration's own state.
+      const [loopId, iteration, stepId] = nodeId.split('.')
+      const states = stepId ? shown.nodeStates[loopId!]?.iterations?.[Number(iteration) - 1]?.state?.nodeStates : shown.nodeStates
+      const step = states?.[stepId ?? nodeId]
+      if (step?.status === 'running') step.output = text
+    }
     this.show(shown)
   }
 
@@ -208,8 +214,8 @@ function usedAny(usage: Usage): Usage | undefined {
   return usage.totalTokens > 0 || usage.cost > 0 ? usage : undefined
 }
 
-/** A router's question to its model (no tools: nothing to checkpoint). */
-async function askRouterModel(context: WorkflowJobContext, request: { model: string, prompt: string }, signal: AbortSignal): Promise<NodeOutcome> {
+/** A question to a model: a router's, a loop's condition (no tools: nothing to checkpoint). */
+async function askModel(context: WorkflowJobContext, request: { model: string, prompt: string }, signal: AbortSignal): Promise<NodeOutcome> {
   let endpoint: ChatEndpoint
   try {
     endpoint = context.options.endpointFor(request.model)
@@ -262,7 +268,7 @@ function stepDependencies(context: WorkflowJobContext, live: LiveStepText): Work
       live.add(node.id, text)
       hooks.onToken(text)
     } }, signal),
-    askRouter: (_node, request, signal) => askRouterModel(context, request, signal),
+    askModel: (request, signal) => askModel(context, request, signal),
     runTool: (name, args, signal, nodeId, markStarted) => runToolStep(context, name, args, signal, nodeId, markStarted),
     askApproval: async (node, request, signal) => {
       if (!options.inputs) return { error: 'this step needs a person\'s approval, and nobody can answer for this run' }
