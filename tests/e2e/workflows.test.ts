@@ -384,6 +384,16 @@ describe('workflows on one server', () => {
     const request = (await client.json(`/api/jobs/${jobId}`)).inputRequests.find((item: { status: string }) => item.status === 'open')
     expect((await client.post(`/api/jobs/${jobId}/input/${request.id}`, { approved: true })).status).toBe(200)
     expect(await finished(jobId)).toMatch(/tides/)
+    // A for-each loop: a reply drafted for each ticket, in the tickets' order.
+    const tickets = await (await client.post(`/api/workflows/${await install('reply-to-each-ticket')}/run`, { inputs: { tickets: 'My order is late\nI was charged twice\nHow do I reset my password?' } })).json()
+    const replies = await finished(tickets.jobId)
+    expect(replies.indexOf('### Ticket 1: My order is late')).toBeGreaterThanOrEqual(0)
+    expect(replies.indexOf('### Ticket 3: How do I reset my password?')).toBeGreaterThan(replies.indexOf('### Ticket 2: I was charged twice'))
+    expect(replies.match(/Draft: /g)).toHaveLength(3)
+    // An until loop: critique and revise until a model (the demo's rule) says it is ready.
+    const revisedId = await run(client, await install('revise-until-ready'), 'A short note about the tides')
+    expect(await finished(revisedId)).toMatch(/Revised after the critique/)
+    expect((await client.json(`/api/jobs/${revisedId}`)).workflowState.nodeStates.revise.iterations).toEqual([expect.objectContaining({ status: 'completed', conditionHeld: true })])
   }, 120_000)
 
   it('routes with a catastrophic pattern on a hostile input without freezing the server, and refuses patterns that need backtracking', async () => {
@@ -495,6 +505,53 @@ describe('the run history, after the jobs\' live state is gone', () => {
 })
 
 describe('a workflow run across a server restart', () => {
+  it('resumes a for-each loop after SIGKILL in its third iteration: the first two are not run again, the third resumes at its step', async () => {
+    const shared = env()
+    const first = await servers.start(shared)
+    const client = new SessionClient(first.url)
+    const workflowId = await save(client, {
+      version: 1,
+      name: 'Five items',
+      defaultModel: MODEL,
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'each', kind: 'loop', mode: 'for-each', body: {
+          nodes: [{ id: 'in', kind: 'start' }, { id: 'summarise', kind: 'agent', systemPrompt: 'LOOP-SUMMARY', prompt: 'Summarise {{item}}' }, { id: 'title', kind: 'agent', systemPrompt: 'LOOP-TITLE', prompt: 'Title for {{input}}' }, { id: 'done', kind: 'output' }],
+          edges: [{ from: 'in', to: 'summarise' }, { from: 'summarise', to: 'title' }, { from: 'title', to: 'done' }],
+        } },
+        { id: 'out', kind: 'output' },
+      ],
+      edges: [{ from: 'start', to: 'each' }, { from: 'each', to: 'out' }],
+    })
+    const item = (request: RecordedRequest) => /item-\d/.exec(String(request.body.messages.at(-1)?.content))?.[0]
+    fake.script(byNode({
+      'LOOP-SUMMARY': request => textReply(`summary of ${item(request)}`),
+      // Iteration 3's title streams slowly, so the server dies while it runs.
+      'LOOP-TITLE': request => item(request) === 'item-3' ? textReply('title of item-3, streamed slowly', { pieceSize: 2, delayMs: 80 }) : textReply(`title of ${item(request)}`),
+    }))
+    const before = fake.requests.length
+    const jobId = await run(client, workflowId, 'item-1\nitem-2\nitem-3\nitem-4\nitem-5')
+    await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).workflowState?.nodeStates?.each?.iterations?.[2]?.state?.nodeStates?.title?.status, { timeout: 15_000 }).toBe('running')
+    await first.stop('SIGKILL')
+
+    const second = await servers.start(shared)
+    try {
+      const again = new SessionClient(second.url)
+      again.cookie = client.cookie
+      const job = await waitForJobEnd(again, jobId, 30_000)
+      expect(job).toMatchObject({ status: 'complete', resumeCount: 1 })
+      expect(job.content.split('\n\n')).toEqual([1, 2, 3, 4, 5].map(n => n === 3 ? 'title of item-3, streamed slowly' : `title of item-${n}`))
+      // Upstream calls: each summary once; each title once, but item 3's twice (it was cut off).
+      const requests = fake.requests.slice(before)
+      const calls = (kind: string, n: number) => requests.filter(request => system(request).includes(kind) && item(request) === `item-${n}`).length
+      expect([1, 2, 3, 4, 5].map(n => calls('LOOP-SUMMARY', n))).toEqual([1, 1, 1, 1, 1])
+      expect([1, 2, 3, 4, 5].map(n => calls('LOOP-TITLE', n))).toEqual([1, 1, 2, 1, 1])
+      expect(job.workflowState!.nodeStates.each!.iterations!.map(iteration => iteration.status)).toEqual(Array(5).fill('completed'))
+    } finally {
+      await second.stop()
+    }
+  })
+
   it('starts one run per Idempotency-Key of a webhook call: retries at once, and after a SIGKILL, answer with the first run', async () => {
     const shared = env()
     const first = await servers.start(shared)

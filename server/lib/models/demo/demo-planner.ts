@@ -285,6 +285,11 @@ function introduction(offered: ReadonlySet<string>): string {
     + 'For real answers, add an OpenRouter key in the settings (or set `NUXT_OPENROUTER_API_KEY`).'
 }
 
+/** How a workflow loop's yes-or-no question ends (workflows/loop.ts). */
+const YES_OR_NO_QUESTION = 'Answer with exactly one word: yes or no.'
+/** What a step that revised a draft after its critique writes (stepAnswer). */
+const REVISED_MARK = '_Revised after the critique:'
+
 /** `text` on one line, cut at a sentence end near `chars`. */
 function gist(text: string, chars = 400): string {
   const line = text.replace(/\s+/g, ' ').trim()
@@ -314,7 +319,7 @@ function stepAnswer(instructions: string, text: string): string | undefined {
   if (/\bfinal answer\b|fixing what/i.test(instructions)) {
     const draft = (section(text, 'Draft') ?? text).replace(/^Draft:\s*/i, '')
     const critique = section(text, 'Critique')
-    return `${gist(draft, 1_200)}${critique ? `\n\n_Revised after the critique: ${gist(critique.replace(/^Critique:\s*/i, ''), 200)}_` : ''}`
+    return `${gist(draft, 1_200)}${critique ? `\n\n${REVISED_MARK} ${gist(critique.replace(/^Critique:\s*/i, ''), 200)}_` : ''}`
   }
   if (/\bcritique|gets wrong|leaves out/i.test(instructions)) {
     return `Critique: the draft answers the question directly. It should say where "${gist(text.replace(/^Draft:\s*/i, ''), 80)}" comes from, and add what a fuller answer would mention; with an OpenRouter key a real model goes further.`
@@ -387,6 +392,8 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
   const text = messageText(lastUser).slice(0, MAX_DEMO_INPUT_CHARS).trim()
   const offered = new Set(request.tool_choice === 'none' ? [] : (request.tools ?? []).map(tool => tool.function.name))
 
+  // A yes-or-no question about a text (a loop's condition): the demo judges a text ready once it was revised after a critique.
+  if (messageText(lastUser).trimEnd().endsWith(YES_OR_NO_QUESTION)) return { kind: 'text', text: text.includes(REVISED_MARK) ? 'Yes.' : 'No.' }
   const echo = /^(?:please\s+)?(?:say|repeat|echo)(?:\s+after\s+me)?\s*:?\s+/i.exec(text)
   if (echo) return { kind: 'text', text: text.slice(echo[0].length) }
   const writing = writingAsked(text, offered)
