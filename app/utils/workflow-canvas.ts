@@ -2,9 +2,10 @@
  * What the visual workflow editor does to a definition, as pure functions: add, connect, rename,
  * remove and move steps, lay them out (dagre), and say which branches a step's edges may take and
  * which template variables a step may use. The canvas (WorkflowCanvas.vue) only draws and calls these.
+ * A loop's body is edited as a definition of its own (`loopBody`, written back with `withLoopBody`).
  */
 import dagre from '@dagrejs/dagre'
-import type { WorkflowDefinition, WorkflowEdge, WorkflowNode, WorkflowNodeKind } from '../../shared/types/workflow'
+import type { WorkflowDefinition, WorkflowEdge, WorkflowLoopNode, WorkflowNode, WorkflowNodeKind } from '../../shared/types/workflow'
 
 /** The size a step is drawn at (the layout leaves room for it). */
 export const STEP_WIDTH = 180
@@ -19,27 +20,55 @@ export const STEP_KINDS: ReadonlyArray<{ kind: WorkflowNodeKind, label: string, 
   { kind: 'approval', label: 'Approval', description: 'Asks you to approve or reject', icon: 'i-lucide-hand' },
   { kind: 'parallel', label: 'Parallel', description: 'Runs the next steps at once', icon: 'i-lucide-git-fork' },
   { kind: 'merge', label: 'Merge', description: 'Joins parallel steps', icon: 'i-lucide-git-merge' },
+  { kind: 'loop', label: 'Loop', description: 'Runs steps of its own for each item of a list, or until a condition holds', icon: 'i-lucide-repeat' },
   { kind: 'output', label: 'Output', description: "The run's answer", icon: 'i-lucide-flag' },
 ]
 
-/** A new step of `kind` with the fields it needs (a tool step still needs its tool chosen). */
-function newStep(kind: WorkflowNodeKind, id: string, position: { x: number, y: number }): WorkflowNode {
+/** Every step id of a workflow, its loops' bodies' included (ids are unique across them). */
+export function allStepIds(definition: Pick<WorkflowDefinition, 'nodes'>): Set<string> {
+  return new Set(definition.nodes.flatMap(node => [node.id, ...(node.kind === 'loop' ? node.body.nodes.map(inner => inner.id) : [])]))
+}
+
+/** An id made of `base` that is not in `taken`: `agent`, then `agent-2`, `agent-3`… */
+function freeId(taken: ReadonlySet<string>, base: string): string {
+  if (!taken.has(base)) return base
+  let number = 2
+  while (taken.has(`${base}-${number}`)) number++
+  return `${base}-${number}`
+}
+
+/** A new step of `kind` with the fields it needs (a tool step still needs its tool chosen; a loop gets a body of a start and an output). */
+function newStep(kind: WorkflowNodeKind, id: string, position: { x: number, y: number }, taken: Set<string>): WorkflowNode {
   const base = { id, position: { x: Math.round(position.x), y: Math.round(position.y) } }
   switch (kind) {
     case 'agent': return { ...base, kind, systemPrompt: '', tools: [], maxToolRounds: 3 }
     case 'tool': return { ...base, kind, tool: '', arguments: {} }
     case 'router': return { ...base, kind, mode: 'condition', conditions: [], defaultBranch: 'default' }
+    case 'loop': {
+      const start = freeId(taken, `${id}-item`)
+      taken.add(start)
+      const end = freeId(taken, `${id}-result`)
+      return { ...base, kind, mode: 'for-each', maxItems: 20, concurrency: 1, collect: 'text', maxIterations: 5, onLimit: 'last', body: { nodes: [{ id: start, kind: 'start', label: 'Item' }, { id: end, kind: 'output', label: 'Result' }], edges: [{ from: start, to: end }] } }
+    }
     default: return { ...base, kind } as WorkflowNode
   }
 }
 
-/** An id for a new step of `kind` that no step has: `agent`, then `agent-2`, `agent-3`… */
-export function freeStepId(definition: Pick<WorkflowDefinition, 'nodes'>, kind: WorkflowNodeKind): string {
-  const taken = new Set(definition.nodes.map(node => node.id))
-  if (!taken.has(kind)) return kind
-  let number = 2
-  while (taken.has(`${kind}-${number}`)) number++
-  return `${kind}-${number}`
+/** An id for a new step of `kind` that no step has (nor any in `taken`, the whole workflow's when editing a loop's body). */
+export function freeStepId(definition: Pick<WorkflowDefinition, 'nodes'>, kind: WorkflowNodeKind, taken?: ReadonlySet<string>): string {
+  return freeId(new Set([...allStepIds(definition), ...taken ?? []]), kind)
+}
+
+/** A loop's body as a definition of its own (the workflow's name, inputs and model), for the editor; undefined when `loopId` is not a loop. */
+export function loopBody(definition: WorkflowDefinition, loopId: string): WorkflowDefinition | undefined {
+  const loop = definition.nodes.find((node): node is WorkflowLoopNode => node.id === loopId && node.kind === 'loop')
+  return loop && { ...definition, nodes: loop.body.nodes as WorkflowNode[], edges: loop.body.edges }
+}
+
+/** `definition` with the body of loop `loopId` replaced by `body`'s steps and edges (a loop in a body is not taken). */
+export function withLoopBody(definition: WorkflowDefinition, loopId: string, body: Pick<WorkflowDefinition, 'nodes' | 'edges'>): WorkflowDefinition {
+  const nodes = body.nodes.filter((node): node is WorkflowLoopNode['body']['nodes'][number] => node.kind !== 'loop')
+  return { ...definition, nodes: definition.nodes.map(node => node.id === loopId && node.kind === 'loop' ? { ...node, body: { nodes, edges: body.edges } } : node) }
 }
 
 /** Where a step added without a place (from the keyboard) goes: right of the rightmost step. */
@@ -51,9 +80,11 @@ export function freePosition(definition: WorkflowDefinition): { x: number, y: nu
 }
 
 /** `definition` with a new step of `kind` at `position` (or a free place); returns it and the step's id. */
-export function addStep(definition: WorkflowDefinition, kind: WorkflowNodeKind, position?: { x: number, y: number }): { definition: WorkflowDefinition, id: string } {
-  const id = freeStepId(definition, kind)
-  return { definition: { ...definition, nodes: [...definition.nodes, newStep(kind, id, position ?? freePosition(definition))] }, id }
+export function addStep(definition: WorkflowDefinition, kind: WorkflowNodeKind, position?: { x: number, y: number }, taken?: ReadonlySet<string>): { definition: WorkflowDefinition, id: string } {
+  const ids = new Set([...allStepIds(definition), ...taken ?? []])
+  const id = freeId(ids, kind)
+  ids.add(id)
+  return { definition: { ...definition, nodes: [...definition.nodes, newStep(kind, id, position ?? freePosition(definition), ids)] }, id }
 }
 
 /** The branch names a step's outgoing edges choose between (none: its edges are plain). */
@@ -130,11 +161,12 @@ function stepsBefore(definition: WorkflowDefinition, id: string): string[] {
   return definition.nodes.map(node => node.id).filter(node => before.has(node))
 }
 
-/** The template variables step `id` may use: the prompt, what flows in, the named inputs, the outputs of the steps before it. */
-export function templateVariables(definition: WorkflowDefinition, id: string): string[] {
+/** The template variables step `id` may use: the prompt, what flows in, the named inputs, the outputs of the steps before it (in a loop's body, the loop's own too). */
+export function templateVariables(definition: WorkflowDefinition, id: string, inLoop = false): string[] {
   return [
     '{{prompt}}',
     '{{input}}',
+    ...(inLoop ? ['{{item}}', '{{index}}', '{{previous}}'] : []),
     ...(definition.inputs ?? []).map(input => `{{inputs.${input.name}}}`),
     ...stepsBefore(definition, id).filter(step => definition.nodes.find(node => node.id === step)?.kind !== 'start').map(step => `{{nodes.${step}}}`),
   ]

@@ -70,8 +70,14 @@ async function connectWithKeyboard(page: Page, target: string): Promise<void> {
   await expect.poll(() => option.getAttribute('data-highlighted')).not.toBeNull()
   await page.keyboard.press('Enter')
   await expect.poll(() => page.getByTestId('connect-to').innerText()).toContain(target)
+  // The list closes and gives the focus back to its select after a tick (later on a loaded machine):
+  // wait for that, or the focus comes back after Connect was focused and Enter reopens the list.
+  await option.waitFor({ state: 'detached' })
+  await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('connect-to')
   await page.getByTestId('connect').focus()
   await page.keyboard.press('Enter')
+  // Connecting clears the select.
+  await expect.poll(() => page.getByTestId('connect-to').innerText()).not.toContain(target)
 }
 
 /** Runs the selected workflow with `prompt` and waits on its run view until it ends as `status`. */
@@ -229,6 +235,67 @@ describe('the workflow canvas', () => {
     await page.getByTestId('run-status').and(page.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })
     expect(fake.requests.slice(before).map(system)).toEqual(['STEP-TWO'])
     expect(await page.getByTestId('run-output').innerText()).toContain('second output')
+  }, 180_000)
+
+  it('builds a for-each loop: adds it, edits its own steps on the canvas, runs it, and the run view shows each iteration', async () => {
+    const page = await open()
+    await newWorkflow(page)
+    /** Connects the chosen step to `target` from its settings, with the mouse. */
+    const connect = async (target: string) => {
+      await page.getByTestId('connect-to').click()
+      // An option is the step's id, or its name with its id: "Result (loop-result)".
+      await page.getByRole('option').filter({ hasText: new RegExp(`^(.+ \\()?${target}\\)?$`) }).click()
+      await expect.poll(() => page.getByTestId('connect-to').innerText()).toContain(target)
+      await page.getByTestId('connect').click()
+      await expect.poll(() => page.getByTestId('connect-to').innerText()).not.toContain(target)
+    }
+    const choose = async (step: string) => {
+      await page.locator(`.vue-flow__node[data-id="${step}"]`).click()
+      await expect.poll(() => page.getByTestId('step-id').inputValue()).toBe(step)
+    }
+
+    // A loop between the start and the output.
+    await page.getByTestId('add-loop').click()
+    await page.locator('[data-testid=canvas-step][data-step=loop]').waitFor()
+    await connect('output')
+    await choose('start')
+    await page.getByRole('button', { name: 'Remove the connection to output' }).click()
+    await connect('loop')
+    await expect.poll(() => edgeList(page)).toEqual(['loop>output', 'start>loop'])
+
+    // Its own steps: an agent between the body's start and its result.
+    await choose('loop')
+    await page.getByTestId('open-loop').click()
+    await page.getByTestId('leave-loop').waitFor()
+    await expect.poll(() => page.getByTestId('canvas-step').count()).toBe(2)
+    expect(await page.getByTestId('add-loop').count()).toBe(0)
+    await page.getByTestId('add-agent').click()
+    await page.getByTestId('step-panel').waitFor()
+    await page.getByTestId('step-system').fill('You write a short first draft of a reply.')
+    await page.getByTestId('step-prompt').fill('{{item}}')
+    await connect('loop-result')
+    await choose('loop-item')
+    await page.getByRole('button', { name: 'Remove the connection to loop-result' }).click()
+    await connect('agent')
+    const loop = async () => (await jsonView(page)).nodes.find(node => node.id === 'loop') as unknown as { body: { nodes: Array<{ id: string }>, edges: Array<{ from: string, to: string }> } }
+    await expect.poll(async () => (await loop()).body.edges.map(edge => `${edge.from}>${edge.to}`).sort()).toEqual(['agent>loop-result', 'loop-item>agent'])
+    await page.getByRole('status').filter({ hasText: 'Valid. Not saved yet.' }).waitFor()
+    expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
+    await page.getByTestId('leave-loop').click()
+    await expect.poll(() => page.getByTestId('canvas-step').count()).toBe(3)
+    await page.getByTestId('save-workflow').click()
+    await page.getByText('Saved as version 2').first().waitFor()
+
+    // Run over a list of three: one iteration each, listed on the loop's step with its result.
+    await page.getByTestId('run-prompt').fill('["Late order", "Double charge", "Password reset"]')
+    await page.getByTestId('run-workflow').click()
+    await page.waitForURL(/\/workflows\/runs\/[\w-]+$/)
+    await page.getByTestId('run-status').and(page.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })
+    const iterations = page.getByTestId('loop-iteration')
+    await expect.poll(() => iterations.count()).toBe(3)
+    expect(await iterations.nth(1).textContent()).toContain('Double charge')
+    await expect.poll(() => page.locator('[data-testid=canvas-step][data-step=loop]').textContent()).toContain('3/3')
+    expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
   }, 180_000)
 
   it('makes a webhook from the workflow page: its URL is shown once and starts a run when called', async () => {

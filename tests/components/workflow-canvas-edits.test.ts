@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { validateWorkflow } from '../../server/lib/workflows/validate'
-import { addStep, autoLayout, branchesOf, connectSteps, freeStepId, layoutPositions, moveStep, removeEdge, removeStep, renameStep, STEP_HEIGHT, STEP_WIDTH, templateVariables, updateStep } from '../../app/utils/workflow-canvas'
+import { addStep, allStepIds, autoLayout, branchesOf, connectSteps, freeStepId, layoutPositions, loopBody, moveStep, removeEdge, removeStep, renameStep, STEP_HEIGHT, STEP_WIDTH, templateVariables, updateStep, withLoopBody } from '../../app/utils/workflow-canvas'
 import { WORKFLOW_EXAMPLES } from '../../server/lib/workflows/examples'
 import type { WorkflowDefinition } from '../../shared/types/workflow'
 
@@ -26,6 +26,25 @@ describe('what the workflow canvas does to a definition', () => {
     expect(validateWorkflow(definition, () => true)).toMatchObject({ ok: true })
     // The input was not changed: every edit is a new definition (the undo history keeps the old ones).
     expect(blank.edges).toEqual([{ from: 'start', to: 'output' }])
+  })
+
+  it('builds a loop whose body is edited as a definition of its own, with ids apart from every step\'s, that the server accepts', () => {
+    const added = addStep(blank, 'loop', { x: 240, y: 60 })
+    let definition = connectSteps(connectSteps(removeEdge(added.definition, 0), 'start', 'loop'), 'loop', 'output')
+    const loop = definition.nodes.find(node => node.id === 'loop')!
+    expect(loop).toMatchObject({ kind: 'loop', mode: 'for-each', body: { nodes: [{ id: 'loop-item', kind: 'start' }, { id: 'loop-result', kind: 'output' }], edges: [{ from: 'loop-item', to: 'loop-result' }] } })
+    // Inside the body: an agent between its start and its output, named apart from the steps outside.
+    let body = loopBody(definition, 'loop')!
+    const inner = addStep(body, 'agent', undefined, allStepIds(definition))
+    body = connectSteps(connectSteps(removeEdge(inner.definition, 0), 'loop-item', inner.id), inner.id, 'loop-result')
+    body = updateStep(body, inner.id, { prompt: 'Reply to {{item}}' })
+    definition = withLoopBody(definition, 'loop', body)
+    expect(allStepIds(definition)).toEqual(new Set(['start', 'output', 'loop', 'loop-item', 'loop-result', 'agent']))
+    expect(freeStepId(definition, 'agent')).toBe('agent-2')
+    expect(addStep(loopBody(definition, 'loop')!, 'agent', undefined, allStepIds(definition)).id).toBe('agent-2')
+    expect(templateVariables(loopBody(definition, 'loop')!, 'loop-result', true)).toEqual(['{{prompt}}', '{{input}}', '{{item}}', '{{index}}', '{{previous}}', '{{nodes.agent}}'])
+    expect(validateWorkflow(definition, () => true)).toMatchObject({ ok: true })
+    expect(loopBody(definition, 'start')).toBeUndefined()
   })
 
   it('names new steps apart, and places one added from the keyboard right of the others', () => {
