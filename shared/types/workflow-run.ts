@@ -6,7 +6,7 @@ import type { Usage } from './chat'
 import type { JobError, JobStatus, PublicJob } from './job'
 
 /** How a run was started: from the app's run form, again with a finished run's inputs, resumed from a step, by a script with an API token, or by the workflow's webhook. */
-export type WorkflowRunStart = 'form' | 'again' | 'resume' | 'api' | 'webhook'
+export type WorkflowRunStart = 'form' | 'again' | 'resume' | 'api' | 'webhook' | 'schedule'
 
 /** A run in a list: who, how, when, how it went and what it cost. */
 export interface WorkflowRunSummary {

@@ -198,6 +198,12 @@ export const serverConfigSchema = z.object({
       "Runs one workflow's webhook may start per minute (counted on every instance together on Convex); past it: 429 with `Retry-After`."),
     runRetentionDays: setting(z.number().int().min(1).max(3_650), 30,
       "Days a workflow run (its inputs, every step's output, tool calls, timings and cost) is kept in its history after it ends; the job's live state goes after `…_COMPLETED_JOB_RETENTION_MS`."),
+    scheduleTickMs: setting(z.number().int().min(100).max(600_000), 10_000,
+      'How often each instance looks for scheduled workflow runs that are due (a run starts at most this late).'),
+    scheduleMinIntervalSeconds: setting(z.number().int().min(1).max(86_400), 60,
+      'Shortest time between two runs of one workflow schedule; a schedule that would run more often is refused (400).'),
+    schedulesPerUser: setting(z.number().int().min(0).max(1_000), 20,
+      'Workflow schedules one user may keep (at most 5 per workflow); past it: 409.'),
   }),
   threads: group({
     generateTitles: setting(z.boolean(), true,

@@ -12,6 +12,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { SettingsStore } from '../stores/settings/settings-store'
+import { derivedRunId } from './run-ids'
 import type { SecretBox } from '../security/secret-box'
 import type { LimiterFactory } from '../stores/rate-limits/limiters'
 import { DomainError, type HttpAnswer } from '../domain-error'
@@ -31,13 +32,9 @@ export interface AdmittedWebhookCall {
   runId?: string
 }
 
-/** The run id of a call to hook `hookId` with `idempotencyKey`: a UUID (version 8) from their SHA-256. */
+/** The run id of a call to hook `hookId` with `idempotencyKey` (run-ids.ts). */
 export function webhookRunId(hookId: string, idempotencyKey: string): string {
-  const bytes = createHash('sha256').update(`${hookId}\n${idempotencyKey}`).digest().subarray(0, 16)
-  bytes[6] = (bytes[6]! & 0x0F) | 0x80
-  bytes[8] = (bytes[8]! & 0x3F) | 0x80
-  const hex = bytes.toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  return derivedRunId(hookId, idempotencyKey)
 }
 
 interface StoredHook {

@@ -1,0 +1,304 @@
+/**
+ * Workflow schedules: kept in the settings store every instance shares (each schedule under its
+ * own key, and an index of them with when each runs next), and fired by every instance's ticker.
+ *
+ * Each occurrence starts at most one run, on any number of instances and across crashes:
+ * - an instance fires a schedule only while it holds the schedule's lock in the store (a lease
+ *   that lapses if the instance dies), so two live instances never both start it;
+ * - the run's job id is made from the schedule and the occurrence (run-ids.ts), so an instance
+ *   that died after starting the run but before writing that it did finds the run on the next try
+ *   and only moves the schedule on; the store refuses a second job with that id in any case.
+ * Crash before the run is created: the occurrence is still due, and starts on the next tick (at
+ * most one lock lapse late). During: the job either exists (found, not started again) or not
+ * (started). After, before the schedule moved on: as during.
+ *
+ * An occurrence missed while no instance ran (more than `missedAfterMs` late) is run once (the
+ * latest one missed) or skipped, as the schedule says; one that comes while the schedule's last
+ * run still runs is skipped unless the schedule allows overlap. A run that cannot start (the
+ * owner's limits, a workflow no longer valid) is recorded on the schedule and told to its owner.
+ */
+import type { SettingsStore } from '../stores/settings/settings-store'
+import type { WorkflowSchedule, WorkflowScheduleInput, WorkflowScheduleOutcome } from '../../../shared/types/workflow-schedule'
+import { MAX_SCHEDULES_PER_WORKFLOW } from '../../../shared/schemas/workflow-schedule'
+import { scheduleTimes, ScheduleTimesError } from '../workflows/schedule-times'
+import { derivedRunId } from '../workflows/run-ids'
+import { DomainError, type HttpAnswer } from '../domain-error'
+
+const INDEX_KEY = 'workflow-schedules'
+const scheduleKey = (id: string) => `workflow-schedule:${id}`
+const fireLockKey = (id: string) => `workflow-schedule-lock:${id}`
+/** How long an instance's hold on a schedule (or the index) lasts if it dies holding it. */
+const LOCK_TTL_MS = 60_000
+/** Tries to take a busy lock before giving up (a schedule or the index being changed elsewhere). */
+const LOCK_ATTEMPTS = 80
+
+/** One schedule in the index: enough to know which are due without reading them all. */
+interface IndexEntry {
+  id: string
+  workflowId: string
+  userId: string
+  nextRunAt: number | null
+}
+
+/** A schedule that cannot be made or changed: 400 (its times), 404 (no such schedule) or 409 (too many). */
+export class WorkflowScheduleError extends DomainError {
+  override name = 'WorkflowScheduleError'
+  constructor(readonly statusCode: 400 | 404 | 409, message: string) {
+    super(message)
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: this.statusCode, statusMessage: { 400: 'Invalid schedule', 404: 'No such schedule', 409: 'Too many schedules' }[this.statusCode], message: this.message }
+  }
+}
+
+/** What the schedules need. */
+export interface WorkflowSchedulesOptions {
+  settings: SettingsStore
+  /** Starts a run of the schedule's workflow as its owner, with its inputs, under `jobId`; throws why it cannot. */
+  startRun: (schedule: WorkflowSchedule, jobId: string) => Promise<{ id: string }>
+  /** A run's status if it exists (its job, or its entry in the run history). */
+  findRun: (jobId: string) => Promise<{ status: string } | null>
+  /** Tells the owner that an occurrence did not start a run, and why. */
+  notifyFailure: (schedule: WorkflowSchedule, jobId: string, message: string) => Promise<void>
+  tickMs: number
+  minIntervalSeconds: number
+  perUser: number
+  /** How late an occurrence is when it counts as missed (default: two ticks, at least a minute). */
+  missedAfterMs?: number
+  now?: () => number
+  /** This instance's name on locks (default: a random one). */
+  instanceId?: string
+  logger?: { warn: (message: string, ...details: unknown[]) => void }
+}
+
+/** Workflow schedules and their ticker (see the file comment). */
+export class WorkflowSchedules {
+  private readonly owner: string
+  private readonly now: () => number
+  private timer: ReturnType<typeof setInterval> | undefined
+  private ticking: Promise<void> | undefined
+  /** Lock keys this instance is using: the store's lock says "mine" to every caller of one owner. */
+  private readonly localLocks = new Map<string, Promise<unknown>>()
+
+  constructor(private readonly options: WorkflowSchedulesOptions) {
+    this.owner = options.instanceId ?? `schedules-${crypto.randomUUID()}`
+    this.now = options.now ?? Date.now
+  }
+
+  private get missedAfterMs(): number {
+    return this.options.missedAfterMs ?? Math.max(2 * this.options.tickMs, 60_000)
+  }
+
+  /** A workflow's schedules, oldest first. */
+  async list(workflowId: string): Promise<WorkflowSchedule[]> {
+    const ids = (await this.index()).filter(entry => entry.workflowId === workflowId).map(entry => entry.id)
+    const schedules = await Promise.all(ids.map(id => this.read(id)))
+    return schedules.filter((schedule): schedule is WorkflowSchedule => schedule !== null).sort((a, b) => a.createdAt - b.createdAt)
+  }
+
+  /** Makes a schedule for the owner's workflow; 400 for times that cannot be used, 409 past the limits. */
+  async create(workflowId: string, userId: string, input: WorkflowScheduleInput): Promise<WorkflowSchedule> {
+    const now = this.now()
+    const schedule: WorkflowSchedule = { ...input, id: crypto.randomUUID(), workflowId, userId, createdAt: now, updatedAt: now, nextRunAt: null }
+    schedule.nextRunAt = schedule.enabled ? this.times(schedule).nextAfter(now) : null
+    await this.changeIndex((entries) => {
+      if (entries.filter(entry => entry.workflowId === workflowId).length >= MAX_SCHEDULES_PER_WORKFLOW) throw new WorkflowScheduleError(409, `A workflow has at most ${MAX_SCHEDULES_PER_WORKFLOW} schedules; remove one first.`)
+      if (entries.filter(entry => entry.userId === userId).length >= this.options.perUser) throw new WorkflowScheduleError(409, `You have ${this.options.perUser} schedules, the most this server allows (NUXT_WORKFLOWS_SCHEDULES_PER_USER); remove one first.`)
+      return [...entries, this.entryOf(schedule)]
+    }, () => this.options.settings.setSetting(scheduleKey(schedule.id), JSON.stringify(schedule)))
+    return schedule
+  }
+
+  /** Changes a schedule (its times start again from now); 404 when the workflow has no such schedule. */
+  async update(workflowId: string, id: string, input: WorkflowScheduleInput): Promise<WorkflowSchedule> {
+    return this.withLock(fireLockKey(id), async () => {
+      const before = await this.read(id)
+      if (!before || before.workflowId !== workflowId) throw new WorkflowScheduleError(404, 'This workflow has no such schedule.')
+      const now = this.now()
+      const schedule: WorkflowSchedule = { ...input, id, workflowId, userId: before.userId, createdAt: before.everyMinutes && input.everyMinutes === before.everyMinutes ? before.createdAt : now, updatedAt: now, nextRunAt: null, ...(before.last ? { last: before.last } : {}) }
+      schedule.nextRunAt = schedule.enabled ? this.times(schedule).nextAfter(now) : null
+      await this.save(schedule)
+      return schedule
+    })
+  }
+
+  /** Removes a schedule; false when the workflow has no such schedule. */
+  async remove(workflowId: string, id: string): Promise<boolean> {
+    const schedule = await this.read(id)
+    if (!schedule || schedule.workflowId !== workflowId) return false
+    await this.removeWhere(entry => entry.id === id)
+    return true
+  }
+
+  /** Removes every schedule of a workflow (it was deleted). */
+  removeAllOf(workflowId: string): Promise<void> {
+    return this.removeWhere(entry => entry.workflowId === workflowId)
+  }
+
+  /** Removes every schedule of an account (it was deleted). */
+  removeUser(userId: string): Promise<void> {
+    return this.removeWhere(entry => entry.userId === userId)
+  }
+
+  /** Starts the ticker (`tickMs`); `stop` ends it. */
+  start(): void {
+    if (this.timer) return
+    this.timer = setInterval(() => void this.tick(), this.options.tickMs)
+    this.timer.unref?.()
+    void this.tick()
+  }
+
+  /** Stops the ticker and waits for a tick under way. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer)
+    this.timer = undefined
+    await this.ticking
+  }
+
+  /** Fires every due occurrence once (see the file comment); one tick at a time. */
+  tick(): Promise<void> {
+    this.ticking ??= this.fireDue().catch(error => this.options.logger?.warn('Workflow schedules could not be checked', error)).finally(() => (this.ticking = undefined))
+    return this.ticking
+  }
+
+  private async fireDue(): Promise<void> {
+    const now = this.now()
+    const due = (await this.index()).filter(entry => entry.nextRunAt !== null && entry.nextRunAt <= now)
+    for (const entry of due) {
+      // Held by another instance (firing it, or someone changing it): it is theirs this time.
+      await this.withLock(fireLockKey(entry.id), () => this.fire(entry.id), 1)
+        .catch(error => this.options.logger?.warn(`Workflow schedule ${entry.id} could not fire`, error))
+    }
+  }
+
+  /** Fires schedule `id`'s due occurrence (its lock held). */
+  private async fire(id: string): Promise<void> {
+    const schedule = await this.read(id)
+    const now = this.now()
+    if (!schedule || !schedule.enabled || schedule.nextRunAt === null || schedule.nextRunAt > now) {
+      // Read again under the lock: it moved on, or was switched off or removed, since the index was read.
+      if (schedule) await this.syncIndex(schedule)
+      return
+    }
+    let times
+    try {
+      times = this.times(schedule)
+    } catch (error) {
+      // The server's minimum interval was raised since it was made: it stops, saying why.
+      schedule.last = { at: now, occurrence: schedule.nextRunAt, status: 'failed', message: (error as Error).message }
+      schedule.nextRunAt = null
+      schedule.enabled = false
+      await this.save(schedule)
+      return
+    }
+    const missed = now - schedule.nextRunAt > this.missedAfterMs
+    const occurrence = missed ? Math.max(schedule.nextRunAt, times.lastBy(now) ?? schedule.nextRunAt) : schedule.nextRunAt
+    const outcome = missed && schedule.missed === 'skip'
+      ? { at: now, occurrence, status: 'skipped' as const, message: 'missed while the server was down (this schedule skips missed runs)' }
+      : await this.startOccurrence(schedule, occurrence, now)
+    schedule.last = outcome
+    schedule.nextRunAt = times.nextAfter(Math.max(occurrence, now))
+    schedule.updatedAt = now
+    await this.save(schedule)
+  }
+
+  /** Starts the run of `occurrence`, unless it started already or the last run still runs. */
+  private async startOccurrence(schedule: WorkflowSchedule, occurrence: number, now: number): Promise<WorkflowScheduleOutcome> {
+    const jobId = derivedRunId('workflow-schedule', schedule.id, String(occurrence))
+    if (await this.options.findRun(jobId)) return { at: now, occurrence, status: 'started', jobId }
+    if (!schedule.overlap && schedule.last?.jobId && (await this.options.findRun(schedule.last.jobId))?.status === 'streaming') {
+      return { at: now, occurrence, status: 'skipped', message: 'its last run was still going (this schedule does not overlap runs)' }
+    }
+    try {
+      await this.options.startRun(schedule, jobId)
+      return { at: now, occurrence, status: 'started', jobId }
+    } catch (error) {
+      // Another instance (whose lock lapsed) may have started it meanwhile: then it did start.
+      if (await this.options.findRun(jobId).catch(() => null)) return { at: now, occurrence, status: 'started', jobId }
+      const message = (error as { message?: string }).message ?? String(error)
+      await this.options.notifyFailure(schedule, jobId, message).catch(failure => this.options.logger?.warn(`Schedule ${schedule.id}: its owner could not be told it failed`, failure))
+      return { at: now, occurrence, status: 'failed', message }
+    }
+  }
+
+  private times(schedule: WorkflowSchedule) {
+    try {
+      return scheduleTimes(schedule, schedule.createdAt, this.options.minIntervalSeconds)
+    } catch (error) {
+      if (error instanceof ScheduleTimesError) throw new WorkflowScheduleError(400, `This schedule cannot be used: ${error.message}`)
+      throw error
+    }
+  }
+
+  private entryOf(schedule: WorkflowSchedule): IndexEntry {
+    return { id: schedule.id, workflowId: schedule.workflowId, userId: schedule.userId, nextRunAt: schedule.enabled ? schedule.nextRunAt : null }
+  }
+
+  private async read(id: string): Promise<WorkflowSchedule | null> {
+    const raw = await this.options.settings.getSetting(scheduleKey(id))
+    return raw ? JSON.parse(raw) as WorkflowSchedule : null
+  }
+
+  private async index(): Promise<IndexEntry[]> {
+    const raw = await this.options.settings.getSetting(INDEX_KEY)
+    return raw ? JSON.parse(raw) as IndexEntry[] : []
+  }
+
+  /** Writes a schedule, then its index entry (the index only says when to look: the schedule is read again before it fires). */
+  private async save(schedule: WorkflowSchedule): Promise<void> {
+    await this.options.settings.setSetting(scheduleKey(schedule.id), JSON.stringify(schedule))
+    await this.syncIndex(schedule)
+  }
+
+  private syncIndex(schedule: WorkflowSchedule): Promise<void> {
+    const entry = this.entryOf(schedule)
+    return this.changeIndex(entries => entries.some(item => item.id === entry.id) ? entries.map(item => item.id === entry.id ? entry : item) : entries)
+  }
+
+  private async removeWhere(removed: (entry: IndexEntry) => boolean): Promise<void> {
+    let gone: IndexEntry[] = []
+    await this.changeIndex((entries) => {
+      gone = entries.filter(removed)
+      return entries.filter(entry => !removed(entry))
+    })
+    for (const entry of gone) await this.options.settings.deleteSettings(scheduleKey(entry.id))
+  }
+
+  /** Changes the index under its lock (`before` runs first, under it too). */
+  private changeIndex(change: (entries: IndexEntry[]) => IndexEntry[], before?: () => Promise<void>): Promise<void> {
+    return this.withLock(INDEX_KEY, async () => {
+      const next = change(await this.index())
+      await before?.()
+      await this.options.settings.setSetting(INDEX_KEY, JSON.stringify(next))
+    })
+  }
+
+  /**
+   * Runs `work` holding lock `key` in the store (and here: the store's lock is one per instance),
+   * trying `attempts` times; with one attempt, a lock held elsewhere skips the work (undefined).
+   */
+  private withLock<T>(key: string, work: () => Promise<T>): Promise<T>
+  private withLock<T>(key: string, work: () => Promise<T>, attempts: 1): Promise<T | undefined>
+  private withLock<T>(key: string, work: () => Promise<T>, attempts = LOCK_ATTEMPTS): Promise<T | undefined> {
+    const previous = this.localLocks.get(key) ?? Promise.resolve()
+    const run = previous.catch(() => {}).then(async () => {
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        if (attempt > 0) await new Promise(resolve => setTimeout(resolve, 25 + Math.random() * 50))
+        if (await this.options.settings.tryLock(key, this.owner, LOCK_TTL_MS, this.now())) {
+          try {
+            return await work()
+          } finally {
+            await this.options.settings.unlock(key, this.owner)
+          }
+        }
+      }
+      if (attempts === 1) return undefined
+      throw new Error('Workflow schedules are being changed elsewhere; try again in a moment.')
+    })
+    const settled = run.catch(() => {})
+    this.localLocks.set(key, settled)
+    void settled.then(() => this.localLocks.get(key) === settled && this.localLocks.delete(key))
+    return run
+  }
+}
