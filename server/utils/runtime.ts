@@ -8,6 +8,7 @@ import { serveToolChanges as serveToolChangeEvents } from '../lib/http/serve-too
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
 import type { WorkflowWebhooks } from '../lib/workflows/webhooks'
+import type { WorkflowSchedules } from '../lib/jobs/workflow-schedules'
 import type { AppMetrics } from '../lib/metrics/app-metrics'
 import type { StatusHistory } from '../lib/metrics/status-history'
 import { isScrapeToken } from '../lib/metrics/scrape-token'
@@ -28,10 +29,10 @@ export function useThreadStore(): ThreadStore {
   return useServerRuntime().threads
 }
 
-/** Saved workflows (with their versions), and their inbound webhooks. */
-export function useWorkflows(): { saved: WorkflowStore, webhooks: WorkflowWebhooks } {
-  const { workflows, workflowWebhooks } = useServerRuntime()
-  return { saved: workflows, webhooks: workflowWebhooks }
+/** Saved workflows (with their versions), their inbound webhooks and their schedules. */
+export function useWorkflows(): { saved: WorkflowStore, webhooks: WorkflowWebhooks, schedules: WorkflowSchedules } {
+  const { workflows, workflowWebhooks, workflowSchedules } = useServerRuntime()
+  return { saved: workflows, webhooks: workflowWebhooks, schedules: workflowSchedules }
 }
 
 /**

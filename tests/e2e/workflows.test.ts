@@ -505,6 +505,63 @@ describe('the run history, after the jobs\' live state is gone', () => {
 })
 
 describe('a workflow run across a server restart', () => {
+  it('runs a schedule on its own, as its owner, and goes on after a SIGKILL; bad schedules get 400 naming what to fix', async () => {
+    // A short clock: the server checks every 200 ms and allows a run every second.
+    const shared = { ...env(), NUXT_WORKFLOWS_SCHEDULE_TICK_MS: '200', NUXT_WORKFLOWS_SCHEDULE_MIN_INTERVAL_SECONDS: '1' }
+    const first = await servers.start(shared)
+    const client = new SessionClient(first.url)
+    const workflowId = await save(client, {
+      version: 1,
+      name: 'Every two seconds',
+      defaultModel: MODEL,
+      inputs: [{ name: 'topic', type: 'text', required: true }],
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'digest', kind: 'agent', systemPrompt: 'SCHEDULED-DIGEST', prompt: 'Digest of {{inputs.topic}}' }, { id: 'out', kind: 'output' }],
+      edges: [{ from: 'start', to: 'digest' }, { from: 'digest', to: 'out' }],
+    })
+    fake.script(byNode({ 'SCHEDULED-DIGEST': () => textReply('The digest.') }))
+    const schedules = `/api/workflows/${workflowId}/schedules`
+    const refused = async (body: unknown, message: RegExp) => {
+      const answer = await client.post(schedules, body)
+      expect(answer.status).toBe(400)
+      expect((await answer.json()).message).toMatch(message)
+    }
+    await refused({ cron: '0 99 * * *', inputs: { topic: 'x' } }, /cron expression cannot be used/)
+    await refused({ cron: '0 8 * * *', timezone: 'Atlantis/Capital', inputs: { topic: 'x' } }, /not a time zone/)
+    await refused({ cron: '0 8 * * *', everyMinutes: 5, inputs: { topic: 'x' } }, /either cron .* or everyMinutes/)
+    await refused({ everyMinutes: 5, inputs: {} }, /topic: required/)
+    expect((await new SessionClient(first.url).post(schedules, { everyMinutes: 5, inputs: { topic: 'x' } })).status).toBe(404)
+
+    const made = await client.post(schedules, { cron: '*/2 * * * * *', timezone: 'Europe/Berlin', inputs: { topic: 'tides' }, label: 'Tides' })
+    expect(made.status).toBe(201)
+    const schedule = await made.json()
+    expect(schedule).toMatchObject({ label: 'Tides', enabled: true, missed: 'run-once', overlap: false, nextRunAt: expect.any(Number) })
+    const scheduledRuns = async (on: SessionClient) => ((await on.json(`/api/workflows/runs?workflowId=${workflowId}`)).runs as Array<{ jobId: string, startedVia: string, status: string }>)
+    await expect.poll(async () => (await scheduledRuns(client)).filter(run => run.status === 'complete').length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2)
+    const before = await scheduledRuns(client)
+    expect(before.every(run => run.startedVia === 'schedule')).toBe(true)
+    const requests = fake.requests.filter(request => system(request).includes('SCHEDULED-DIGEST'))
+    expect(requests.at(-1)!.body.messages.at(-1)?.content).toBe('Digest of tides')
+
+    await first.stop('SIGKILL')
+    const second = await servers.start(shared)
+    try {
+      const again = new SessionClient(second.url)
+      again.cookie = client.cookie
+      // It goes on after the restart, and no occurrence started two runs.
+      await expect.poll(async () => (await scheduledRuns(again)).length, { timeout: 30_000 }).toBeGreaterThan(before.length + 1)
+      const listed = (await again.json(schedules)).schedules
+      expect(listed).toEqual([expect.objectContaining({ id: schedule.id, last: expect.objectContaining({ status: expect.stringMatching(/started|skipped/) }) })])
+      // Switched off, it has no next run; removed with its workflow.
+      const off = await again.fetch(`${schedules}/${schedule.id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ cron: '*/2 * * * * *', timezone: 'Europe/Berlin', inputs: { topic: 'tides' }, enabled: false }) })
+      expect(off.status).toBe(200)
+      expect((await off.json()).nextRunAt).toBeNull()
+      expect((await again.fetch(`/api/workflows/${workflowId}`, { method: 'DELETE' })).status).toBe(200)
+      expect((await again.fetch(schedules)).status).toBe(404)
+    } finally {
+      await second.stop()
+    }
+  })
+
   it('resumes a for-each loop after SIGKILL in its third iteration: the first two are not run again, the third resumes at its step', async () => {
     const shared = env()
     const first = await servers.start(shared)

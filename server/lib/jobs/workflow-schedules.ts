@@ -57,6 +57,8 @@ export interface WorkflowSchedulesOptions {
   settings: SettingsStore
   /** Starts a run of the schedule's workflow as its owner, with its inputs, under `jobId`; throws why it cannot. */
   startRun: (schedule: WorkflowSchedule, jobId: string) => Promise<{ id: string }>
+  /** Checks what a schedule gives each run against its workflow's inputs now; throws (400, naming the input) when it does not fit. */
+  checkInputs?: (workflowId: string, input: WorkflowScheduleInput) => Promise<void>
   /** A run's status if it exists (its job, or its entry in the run history). */
   findRun: (jobId: string) => Promise<{ status: string } | null>
   /** Tells the owner that an occurrence did not start a run, and why. */
@@ -99,6 +101,7 @@ export class WorkflowSchedules {
 
   /** Makes a schedule for the owner's workflow; 400 for times that cannot be used, 409 past the limits. */
   async create(workflowId: string, userId: string, input: WorkflowScheduleInput): Promise<WorkflowSchedule> {
+    await this.options.checkInputs?.(workflowId, input)
     const now = this.now()
     const schedule: WorkflowSchedule = { ...input, id: crypto.randomUUID(), workflowId, userId, createdAt: now, updatedAt: now, nextRunAt: null }
     schedule.nextRunAt = schedule.enabled ? this.times(schedule).nextAfter(now) : null
@@ -112,6 +115,7 @@ export class WorkflowSchedules {
 
   /** Changes a schedule (its times start again from now); 404 when the workflow has no such schedule. */
   async update(workflowId: string, id: string, input: WorkflowScheduleInput): Promise<WorkflowSchedule> {
+    await this.options.checkInputs?.(workflowId, input)
     return this.withLock(fireLockKey(id), async () => {
       const before = await this.read(id)
       if (!before || before.workflowId !== workflowId) throw new WorkflowScheduleError(404, 'This workflow has no such schedule.')

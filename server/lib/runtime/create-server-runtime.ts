@@ -33,6 +33,11 @@ import { writeJobIntoThread } from '../threads/write-back'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { deleteUserData } from '../auth/delete-user-data'
 import { WorkflowWebhooks } from '../workflows/webhooks'
+import { WorkflowSchedules } from '../jobs/workflow-schedules'
+import { validateWorkflowWithRegistry } from '../workflows/validate'
+import { runInputsOf } from '../workflows/run-inputs'
+import type { WorkflowDefinition } from '../../../shared/types/workflow'
+import type { WorkflowScheduleInput } from '../../../shared/types/workflow-schedule'
 import { BodyBudget } from '../http/body-budget'
 import { StreamSlots } from '../http/stream-slots'
 import { AppMetrics } from '../metrics/app-metrics'
@@ -169,9 +174,38 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
   })
 
+  // Workflow schedules start runs as the workflow's owner, checked like a run from the form.
+  const scheduledRunInputs = (definition: WorkflowDefinition, schedule: WorkflowScheduleInput) => runInputsOf(definition, { ...(schedule.prompt ? { prompt: schedule.prompt } : {}), ...(definition.inputs?.length ? { inputs: schedule.inputs ?? {} } : {}) })
+  const workflowSchedules = new WorkflowSchedules({
+    settings: stores.settings,
+    checkInputs: async (workflowId, schedule) => {
+      const workflow = await stores.workflows.getWorkflow(workflowId)
+      if (workflow) scheduledRunInputs(workflow.definition, schedule)
+    },
+    startRun: async (schedule, jobId) => {
+      const workflow = await stores.workflows.getWorkflow(schedule.workflowId)
+      if (!workflow || workflow.userId !== schedule.userId) throw new Error('Its workflow was deleted.')
+      const owner = await accounts.policyPrincipal(schedule.userId)
+      if (owner.disabled) throw new Error('The account that owns this workflow is disabled.')
+      const checked = validateWorkflowWithRegistry(workflow.definition)
+      if (!checked.ok) throw new Error(`The workflow is not valid now: ${checked.problems.map(problem => problem.message).join(' ')}`)
+      const { prompt, inputs } = scheduledRunInputs(checked.workflow, schedule)
+      return jobs.startWorkflowJob({ principal: { userId: owner.userId, role: owner.role }, workflowId: workflow.id, version: workflow.version, definition: checked.workflow, prompt, inputs, startedVia: 'schedule', jobId })
+    },
+    findRun: jobId => jobs.workflowRuns.get(jobId),
+    notifyFailure: async (schedule, jobId, message) => {
+      await stores.jobs.addNotification({ userId: schedule.userId, jobId, threadId: `workflow:${schedule.workflowId}`, kind: 'job-error', title: `A scheduled run${schedule.label ? ` (${schedule.label})` : ''} did not start`, body: message.slice(0, 300) })
+    },
+    tickMs: config.workflows.scheduleTickMs,
+    minIntervalSeconds: config.workflows.scheduleMinIntervalSeconds,
+    perUser: config.workflows.schedulesPerUser,
+    logger: jobsLogger,
+  })
+
   // A deleted account's data goes first: its jobs, threads, workflows and their runs, then what it kept with tools.
   accounts.onAccountDeleted(userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId))
   accounts.onAccountDeleted(userId => credentials.deleteUser(userId))
+  accounts.onAccountDeleted(userId => workflowSchedules.removeUser(userId))
   accounts.onAccountDeleted(userId => authorizations.deleteUser(userId))
   accounts.onAccountDeleted(userId => consents.deleteUser(userId))
 
@@ -191,6 +225,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       status.close()
       toolChanges.close()
       mcpCatalog.close()
+      await workflowSchedules.stop()
       await jobs.shutdown()
       await Promise.all([hub.close(), titles.close()])
       await Promise.all([mcp.close(), dynamicTools?.close()])
@@ -202,6 +237,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     jobs,
     threads: stores.threads,
     workflows: stores.workflows,
+    workflowSchedules,
     workflowWebhooks: new WorkflowWebhooks({ settings: stores.settings, secretBox: createSecretBox(secret, 'workflow-webhooks'), limiterFor: stores.limiterFor, runsPerMinute: config.workflows.webhookRunsPerMinute }),
     accounts,
     streams,
@@ -217,6 +253,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       if (dynamicTools) deferServerToolsReady(dynamicTools.start().catch(error => toolsLogger.error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
       if (!config.siteUrl) logSetupHint(accounts, options.port ?? '3000')
       jobs.startSweeper()
+      if (config.workflows.enabled) workflowSchedules.start()
       jobs.recoverInterruptedJobs()
         .then(count => count > 0 && jobsLogger.info(`Resumed ${count} job(s) interrupted by the last shutdown.`))
         .catch(error => jobsLogger.error('Could not resume interrupted jobs', error))

@@ -10,6 +10,7 @@ import type { BackgroundJobManager } from '../jobs/manager'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { WorkflowStore } from '../stores/workflows/workflow-store'
 import type { WorkflowWebhooks } from '../workflows/webhooks'
+import type { WorkflowSchedules } from '../jobs/workflow-schedules'
 import type { AppMetrics } from '../metrics/app-metrics'
 import type { StatusHistory } from '../metrics/status-history'
 
@@ -20,6 +21,8 @@ export interface ServerRuntime {
   workflows: WorkflowStore
   /** Workflows' inbound webhooks. */
   workflowWebhooks: WorkflowWebhooks
+  /** Workflows' schedules, and the ticker that starts their runs. */
+  workflowSchedules: WorkflowSchedules
   /** Accounts, sessions' validity, API tokens, invites. */
   accounts: AccountService
   /** Open job streams, counted against their caps. */
