@@ -20,6 +20,7 @@ export const STEP_KINDS: ReadonlyArray<{ kind: WorkflowNodeKind, label: string, 
   { kind: 'approval', label: 'Approval', description: 'Asks you to approve or reject', icon: 'i-lucide-hand' },
   { kind: 'parallel', label: 'Parallel', description: 'Runs the next steps at once', icon: 'i-lucide-git-fork' },
   { kind: 'merge', label: 'Merge', description: 'Joins parallel steps', icon: 'i-lucide-git-merge' },
+  { kind: 'workflow', label: 'Workflow', description: 'Runs another of your workflows as a child run', icon: 'i-lucide-workflow' },
   { kind: 'loop', label: 'Loop', description: 'Runs steps of its own for each item of a list, or until a condition holds', icon: 'i-lucide-repeat' },
   { kind: 'output', label: 'Output', description: "The run's answer", icon: 'i-lucide-flag' },
 ]
@@ -44,6 +45,7 @@ function newStep(kind: WorkflowNodeKind, id: string, position: { x: number, y: n
     case 'agent': return { ...base, kind, systemPrompt: '', tools: [], maxToolRounds: 3 }
     case 'tool': return { ...base, kind, tool: '', arguments: {} }
     case 'router': return { ...base, kind, mode: 'condition', conditions: [], defaultBranch: 'default' }
+    case 'workflow': return { ...base, kind, workflowId: '', inputs: {} }
     case 'loop': {
       const start = freeId(taken, `${id}-item`)
       taken.add(start)

@@ -4,7 +4,7 @@
  * loop), `tool` (one server tool, arguments templated from earlier outputs), `router` (picks the
  * next branch by a condition or by asking a model), `approval` (asks the person who runs it, with
  * what came in shown; its edges are the branches `approve` and `reject`), `parallel` / `merge`
- * (fan out, join), `loop` (runs its body, a small graph of its own, for each item of a list or
+ * (fan out, join), `workflow` (runs another saved workflow as a child run), `loop` (runs its body, a small graph of its own, for each item of a list or
  * until a condition holds) and `output` (the run's answer). Templates: `{{prompt}}`, `{{input}}` (what flowed in),
  * `{{nodes.<id>}}` (an earlier node's output), and in a loop's body `{{item}}`, `{{index}}` and `{{previous}}`.
  */
@@ -71,6 +71,25 @@ const approvalNode = z.object({
   /** What the person is asked (a template); default "Continue with this?". What flowed in is shown with it. */
   question: template.optional(),
 })
+/** How deep workflows may call workflows (a workflow step in the called workflow counts one more). */
+export const MAX_WORKFLOW_DEPTH = 3
+
+/**
+ * A workflow step: runs another saved workflow of the same owner as a child run, with a prompt and
+ * named inputs templated from earlier steps; its answer is the child's output.
+ */
+const workflowCallNode = z.object({
+  id,
+  kind: z.literal('workflow'),
+  label,
+  position,
+  workflowId: z.string().trim().regex(/^[\w-]{1,100}$/, 'must be a workflow id'),
+  /** The child's prompt; default `{{input}}`. */
+  prompt: template.optional(),
+  /** The child's named inputs, by name (templates). */
+  inputs: z.record(z.string().max(40), template).refine(inputs => Object.keys(inputs).length <= 20, 'at most 20 inputs').default({}),
+  retries,
+})
 const parallelNode = z.object({ id, kind: z.literal('parallel'), label, position })
 const mergeNode = z.object({ id, kind: z.literal('merge'), label, position })
 const outputNode = z.object({ id, kind: z.literal('output'), label, position, template: template.optional() })
@@ -83,7 +102,7 @@ export const workflowEdgeSchema = z.object({
 })
 
 /** The node kinds a loop's body may hold (every kind but another loop). */
-const bodyNodeSchema = z.discriminatedUnion('kind', [startNode, agentNode, toolNode, routerNode, approvalNode, parallelNode, mergeNode, outputNode])
+const bodyNodeSchema = z.discriminatedUnion('kind', [startNode, agentNode, toolNode, routerNode, approvalNode, parallelNode, mergeNode, outputNode, workflowCallNode])
 
 /** Most items a for-each loop takes, and most times an until loop runs its body. */
 export const MAX_LOOP_ITEMS = 100
@@ -130,7 +149,7 @@ const loopNode = z.object({
   }),
 })
 
-export const workflowNodeSchema = z.discriminatedUnion('kind', [startNode, agentNode, toolNode, routerNode, approvalNode, parallelNode, mergeNode, outputNode, loopNode])
+export const workflowNodeSchema = z.discriminatedUnion('kind', [startNode, agentNode, toolNode, routerNode, approvalNode, parallelNode, mergeNode, outputNode, loopNode, workflowCallNode])
 
 /** Kinds of named input a workflow may declare (its run form has a field of each). */
 export const WORKFLOW_INPUT_TYPES = ['text', 'long-text', 'number', 'boolean', 'choice', 'attachment'] as const
@@ -191,5 +210,6 @@ export type WorkflowNode = z.infer<typeof workflowNodeSchema>
 export type WorkflowEdge = z.infer<typeof workflowEdgeSchema>
 export type WorkflowNodeKind = WorkflowNode['kind']
 export type WorkflowLoopNode = Extract<WorkflowNode, { kind: 'loop' }>
+export type WorkflowCallNode = Extract<WorkflowNode, { kind: 'workflow' }>
 /** A node of a loop's body. */
 export type WorkflowBodyNode = z.infer<typeof bodyNodeSchema>

@@ -3,7 +3,7 @@ import type { WorkflowDefinition } from '../schemas/workflow'
 import type { ActiveToolCall, JobCheckpoint, ToolExecutionRecord } from './job'
 import type { Usage } from './chat'
 
-export type { WorkflowBodyNode, WorkflowDefinition, WorkflowEdge, WorkflowInput, WorkflowLoopNode, WorkflowNode, WorkflowNodeKind } from '../schemas/workflow'
+export type { WorkflowBodyNode, WorkflowCallNode, WorkflowDefinition, WorkflowEdge, WorkflowInput, WorkflowLoopNode, WorkflowNode, WorkflowNodeKind } from '../schemas/workflow'
 
 /** A user's saved workflow. */
 export interface SavedWorkflow {
@@ -53,6 +53,18 @@ export interface WorkflowNodeState {
   usage?: Usage
   /** A loop's iterations, in order (for each: one per item, made when the loop starts). */
   iterations?: WorkflowIterationState[]
+  /** A workflow step's child run: the workflow as it was when the step began, and its steps. */
+  child?: WorkflowChildRun
+}
+
+/** The run a workflow step made of another workflow, kept on the step (a restart resumes it from here). */
+export interface WorkflowChildRun {
+  workflowId: string
+  workflowName: string
+  version?: number
+  definition: WorkflowDefinition
+  /** Its steps, as they stand. */
+  state?: WorkflowState
 }
 
 /** One iteration of a loop: its own small run of the loop's body. */

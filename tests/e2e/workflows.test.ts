@@ -4,6 +4,7 @@ import { roleChunk } from '../../server/lib/openrouter/chunks'
 import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { useAppServers, useBuiltApp, useDataDirs } from '../support/built-app'
+import { installExample } from '../../app/utils/workflow-examples'
 
 // Workflows over HTTP against the built server, with the fake OpenRouter answering each node.
 
@@ -356,6 +357,47 @@ describe('workflows on one server', () => {
     expect((await call(signed.path, body, { 'x-hub-signature-256': signature })).status).toBe(401)
   })
 
+  it('runs another workflow as a child run, with its inputs, and a stop of the parent stops the child', async () => {
+    const client = new SessionClient(app.url)
+    const childId = await save(client, {
+      version: 1,
+      name: 'Child triage',
+      defaultModel: MODEL,
+      inputs: [{ name: 'ticket', type: 'text', required: true }, { name: 'urgent', type: 'boolean' }],
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'read', kind: 'agent', systemPrompt: 'CHILD-READ', prompt: 'Read {{inputs.ticket}} (urgent: {{inputs.urgent}})' }, { id: 'reply', kind: 'agent', systemPrompt: 'CHILD-REPLY' }, { id: 'out', kind: 'output' }],
+      edges: [{ from: 'start', to: 'read' }, { from: 'read', to: 'reply' }, { from: 'reply', to: 'out' }],
+    })
+    const parentId = await save(client, {
+      version: 1,
+      name: 'Parent',
+      defaultModel: MODEL,
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'triage', kind: 'workflow', workflowId: childId, inputs: { ticket: '{{prompt}}', urgent: 'true' } }, { id: 'out', kind: 'output', template: 'Parent got: {{input}}' }],
+      edges: [{ from: 'start', to: 'triage' }, { from: 'triage', to: 'out' }],
+    })
+    // Another person cannot run someone's workflow from theirs.
+    const stranger = new SessionClient(app.url)
+    const theirs = await save(stranger, { version: 1, name: 'Borrower', defaultModel: MODEL, nodes: [{ id: 'start', kind: 'start' }, { id: 'borrow', kind: 'workflow', workflowId: childId }, { id: 'out', kind: 'output' }], edges: [{ from: 'start', to: 'borrow' }, { from: 'borrow', to: 'out' }] })
+    const borrowed = await waitForJobEnd(stranger, await run(stranger, theirs, 'x'), 30_000)
+    expect(borrowed.error?.message).toMatch(/there is no workflow “[\w-]+” of yours/)
+
+    fake.script(byNode({ 'CHILD-READ': () => textReply('read it'), 'CHILD-REPLY': () => textReply('the reply') }))
+    const done = await waitForJobEnd(client, await run(client, parentId, 'Printer on fire'), 30_000)
+    expect(done).toMatchObject({ status: 'complete', content: 'Parent got: the reply' })
+    expect(fake.requests.find(request => system(request).includes('CHILD-READ'))!.body.messages.at(-1)?.content).toBe('Read Printer on fire (urgent: true)')
+    expect(done.workflowState!.nodeStates.triage!.child).toMatchObject({ workflowId: childId, workflowName: 'Child triage', state: { nodeStates: { read: { status: 'completed' }, reply: { status: 'completed', output: 'the reply' } } } })
+
+    // Stopped while the child's first step streams: its second step never asks the model.
+    fake.script(byNode({ 'CHILD-READ': () => textReply('reading very slowly', { pieceSize: 1, delayMs: 100 }), 'CHILD-REPLY': () => textReply('never') }))
+    const before = fake.requests.length
+    const jobId = await run(client, parentId, 'Slow one')
+    await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).workflowState?.nodeStates?.triage?.child?.state?.nodeStates?.read?.status, { timeout: 10_000 }).toBe('running')
+    expect(await client.json(`/api/jobs/${jobId}/abort`, { method: 'POST' })).toMatchObject({ aborted: true, status: 'aborted' })
+    const stopped = await waitForJobEnd(client, jobId, 30_000)
+    expect(stopped.status).toBe('aborted')
+    expect(fake.requests.slice(before).filter(request => system(request).includes('CHILD-REPLY'))).toHaveLength(0)
+    expect(stopped.workflowState!.nodeStates.triage!.child!.state!.nodeStates.reply!.status).toBe('skipped')
+  })
+
   it('runs every shipped example on the offline demo model to an answer made of its steps\' outputs', async () => {
     const client = new SessionClient(app.url)
     const { examples } = await client.json('/api/workflows/examples') as { examples: Array<{ key: string, definition: { defaultModel: string } }> }
@@ -394,6 +436,12 @@ describe('workflows on one server', () => {
     const revisedId = await run(client, await install('revise-until-ready'), 'A short note about the tides')
     expect(await finished(revisedId)).toMatch(/Revised after the critique/)
     expect((await client.json(`/api/jobs/${revisedId}`)).workflowState.nodeStates.revise.iterations).toEqual([expect.objectContaining({ status: 'completed', conditionHeld: true })])
+    // A sub-workflow: installing it installs the research workflow it runs (as the workflows page does), whose answer it polishes.
+    const made = await installExample(examples.find(example => example.key === 'answer-then-polish') as never, examples as never, [], async definition => ({ id: await save(client, definition), name: (definition as { name: string }).name }))
+    expect(made.map(item => item.name)).toEqual(['Research → draft → critique → answer', 'Research workflow, then polish'])
+    const polishedId = await run(client, made[1]!.id, 'What is 12 * 7?')
+    expect(await finished(polishedId)).toContain('84')
+    expect((await client.json(`/api/jobs/${polishedId}`)).workflowState.nodeStates.research.child).toMatchObject({ workflowId: made[0]!.id, state: { nodeStates: { final: { status: 'completed' } } } })
   }, 120_000)
 
   it('routes with a catastrophic pattern on a hostile input without freezing the server, and refuses patterns that need backtracking', async () => {

@@ -32,6 +32,7 @@ import { workflowModels } from '../workflows/model-calls'
 import { JobSweeper } from './sweeper'
 import { WorkflowRunHistory } from './workflow-runs'
 import type { WorkflowRunStore } from '../stores/workflows/run-store'
+import type { SavedWorkflow } from '../../../shared/types/workflow'
 import { createMemoryWorkflowRunStore } from '../stores/workflows/runs-memory'
 import { JobInputs } from './waits/job-inputs'
 import { assertClientToolsFree } from '../tools/client-tools'
@@ -89,6 +90,8 @@ export interface JobManagerOptions {
   observer?: JobObserver
   /** Where workflow runs are kept after their jobs (default: this process's memory). */
   workflowRuns?: WorkflowRunStore
+  /** A saved workflow by id, for workflow steps that run another (none: such steps fail). */
+  loadWorkflow?: (workflowId: string) => Promise<SavedWorkflow | null>
 }
 
 /** Longest the health check waits for the store. */
@@ -110,15 +113,19 @@ export class BackgroundJobManager {
   readonly workflowRuns: WorkflowRunHistory
   private closing = false
 
+  /** Each role's limits, as admission reads them. */
+  private readonly roleLimits: RoleLimitSource
+
   constructor(private readonly options: JobManagerOptions) {
     const { limits, backgroundJobs } = options.config
+    this.roleLimits = options.roleLimits ?? { forRole: async role => limits.roles[role] }
     this.admission = new JobAdmission({
       maxConcurrentJobs: backgroundJobs.maxConcurrentJobs,
       fairShare: limits.fairShare,
       maxWaitingJobs: backgroundJobs.waits.maxWaitingJobs,
       maxWaitingJobsPerUser: backgroundJobs.waits.maxWaitingJobsPerUser,
       jobStartsPerIpPerMinute: limits.jobStartsPerIpPerMinute,
-      roleLimits: options.roleLimits ?? { forRole: async role => limits.roles[role] },
+      roleLimits: this.roleLimits,
       usage: options.usage,
       limiterFor: options.limiterFor,
     })
@@ -403,7 +410,7 @@ export class BackgroundJobManager {
       budget = given.budget
       const { role } = given
       return job.type === 'workflow'
-        ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey) })
+        ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey), loadWorkflow: this.options.loadWorkflow, modelCallLimit: (await this.roleLimits.forRole(role ?? 'user')).workflowModelCalls })
         : runChatJob({ ...common, budget, role, endpoint: how.endpoint!, resume: how.resume })
     }).catch(async (error) => {
       // The runners are written not to throw; if one does, the job still must not stay `streaming`.

@@ -15,14 +15,18 @@ export function toPublicJob(job: BackgroundJob): PublicJob {
   return { ...rest, workflow }
 }
 
-/** A workflow run's state as viewers see it: without its agent steps' checkpoints (its loops' iterations' too). */
+/** A workflow run's state as viewers see it: without its agent steps' checkpoints (its loops' iterations' and child runs' too). */
 export function publicWorkflowState(state: WorkflowState): WorkflowState {
   const { agentSteps: _steps, ...shown } = state
-  const loops = Object.entries(shown.nodeStates).filter(([, node]) => node.iterations?.some(iteration => iteration.state))
-  if (loops.length === 0) return state.agentSteps ? shown : state
+  const nested = Object.entries(shown.nodeStates).filter(([, node]) => node.child?.state || node.iterations?.some(iteration => iteration.state))
+  if (nested.length === 0) return state.agentSteps ? shown : state
   const nodeStates = { ...shown.nodeStates }
-  for (const [id, node] of loops) {
-    nodeStates[id] = { ...node, iterations: node.iterations!.map(iteration => iteration.state ? { ...iteration, state: publicWorkflowState(iteration.state) } : iteration) }
+  for (const [id, node] of nested) {
+    nodeStates[id] = {
+      ...node,
+      ...(node.iterations ? { iterations: node.iterations.map(iteration => iteration.state ? { ...iteration, state: publicWorkflowState(iteration.state) } : iteration) } : {}),
+      ...(node.child?.state ? { child: { ...node.child, state: publicWorkflowState(node.child.state) } } : {}),
+    }
   }
   return { ...shown, nodeStates }
 }

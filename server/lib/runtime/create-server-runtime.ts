@@ -160,6 +160,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     },
     credentialsFor: userId => credentials.forUser(userId),
     workflowRuns: stores.workflowRuns,
+    loadWorkflow: id => stores.workflows.getWorkflow(id),
   })
 
   // A job of a thread is written into its assistant message when it ends; a conversation's first

@@ -1,4 +1,8 @@
-/** Workflows shipped with the app, installable from the workflows page. */
+/**
+ * Workflows shipped with the app, installable from the workflows page. A workflow step of an
+ * example names another example as `example-<key>`: installing it installs that one too (or uses
+ * the one already installed) and puts its id there (app/utils/workflow-examples.ts).
+ */
 import type { WorkflowDefinition } from '../../../shared/schemas/workflow'
 
 /** Example key → definition. */
@@ -151,5 +155,18 @@ export const WORKFLOW_EXAMPLES: Record<string, WorkflowDefinition> = {
       { id: 'output', kind: 'output', label: 'Answer' },
     ],
     edges: [{ from: 'start', to: 'first-draft' }, { from: 'first-draft', to: 'revise' }, { from: 'revise', to: 'output' }],
+  },
+  'answer-then-polish': {
+    version: 1,
+    name: 'Research workflow, then polish',
+    description: 'A sub-workflow: runs the "Research → draft → critique → answer" workflow as a child run (installed with this one), then polishes its answer.',
+    defaultModel: 'or3/offline-demo',
+    nodes: [
+      { id: 'start', kind: 'start', label: 'Question' },
+      { id: 'research', kind: 'workflow', label: 'Research workflow', workflowId: 'example-research-draft-critique', prompt: '{{input}}', inputs: {} },
+      { id: 'polish', kind: 'agent', label: 'Polish', systemPrompt: 'You polish the answer without changing what it says.', prompt: '{{input}}', tools: [], maxToolRounds: 0 },
+      { id: 'output', kind: 'output', label: 'Answer' },
+    ],
+    edges: [{ from: 'start', to: 'research' }, { from: 'research', to: 'polish' }, { from: 'polish', to: 'output' }],
   },
 }

@@ -5,13 +5,16 @@
  * `onStateChange`, which the job layer persists, so an interrupted run resumes from its completed
  * nodes (their outputs are reused, never recomputed), its agent steps from their checkpoints, and
  * a tool step that had begun a tool with side effects is reported, not run again. A loop step runs
- * its body as runs of its own (loop.ts), nested in the loop's node state. Never throws.
+ * its body as runs of its own (loop.ts), nested in the loop's node state; a workflow step runs
+ * another saved workflow the same way, as a child run kept on its node. Never throws.
  */
 import type { ActiveToolCall } from '../../../shared/types/job'
 import type { AgentStepCheckpoint, WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
 import { renderArguments, renderTemplate, TemplateTooLargeError } from './templates'
-import type { WorkflowDefinition, WorkflowLoopNode, WorkflowNode } from '../../../shared/schemas/workflow'
+import { MAX_WORKFLOW_DEPTH, type WorkflowCallNode, type WorkflowDefinition, type WorkflowLoopNode, type WorkflowNode } from '../../../shared/schemas/workflow'
 import { runLoopStep, type LoopIteration } from './loop'
+import { workflowModelCallBound } from './model-calls'
+import { runInputsOf } from './run-inputs'
 import { compileRouterPattern } from './router-patterns'
 import { followSignal } from '../follow-signal'
 import { WorkflowGraph } from './graph'
@@ -61,6 +64,8 @@ export interface WorkflowRunDependencies {
   askApproval: (node: ApprovalNode, request: { question: string, preview: string }, signal: AbortSignal) => Promise<ApprovalOutcome>
   /** Whether a tool may be re-run after a crash interrupted it. */
   isIdempotent: (tool: string) => boolean
+  /** A saved workflow of the run's owner, checked against today's tools, for a workflow step; or why not. */
+  loadWorkflow?: (workflowId: string) => Promise<{ definition: WorkflowDefinition, name: string, version?: number } | { error: string }>
 }
 
 /** Progress, as it happens. */
@@ -117,9 +122,24 @@ export interface WorkflowRunParams {
   limits?: WorkflowRunLimits
   /** A loop's body: what its start step passes on, the enclosing run's outputs, and the loop's variables. */
   body?: { startWith: string, outerNodes: Record<string, string | undefined>, loop: LoopIteration }
+  /** How many workflows deep this run is (0: the job's own; a child run is one more). */
+  depth?: number
+  /** Model calls the run's child workflows may still reserve (their worst case, each as it starts): the role's limit less the run's own worst case; shared by every nested run. */
+  childModelCalls?: { left: number }
 }
 
 type StepOutcome = NodeOutcome & { branch?: string }
+
+/** A child's inputs as its declarations take them: "3" for a number input, "true"/"false" for yes-or-no. */
+function typedInputs(definition: WorkflowDefinition, given: Record<string, string>): Record<string, unknown> {
+  const types = new Map((definition.inputs ?? []).map(input => [input.name, input.type]))
+  return Object.fromEntries(Object.entries(given).map(([name, value]) => {
+    const type = types.get(name)
+    if (type === 'number' && value.trim() !== '' && Number.isFinite(Number(value))) return [name, Number(value)]
+    if (type === 'boolean' && /^(?:true|false)$/i.test(value.trim())) return [name, value.trim().toLowerCase() === 'true']
+    return [name, value]
+  }))
+}
 
 /** The branch a router's model reply names first, else the router's default. */
 function branchNamed(reply: string, branches: readonly string[], fallback: string): string {
@@ -236,7 +256,7 @@ class WorkflowRun {
     const resumed = this.interrupted.has(node.id)
     const before = this.params.resume?.nodeStates[node.id]
     // A step resumed from its checkpoint keeps the calls it had shown; a loop, its iterations.
-    this.setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: undefined, usage: undefined, toolCalls: resumed && this.state.agentSteps?.[node.id] ? before?.toolCalls : undefined, iterations: resumed && node.kind === 'loop' ? before?.iterations : undefined })
+    this.setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: undefined, usage: undefined, toolCalls: resumed && this.state.agentSteps?.[node.id] ? before?.toolCalls : undefined, iterations: resumed && node.kind === 'loop' ? before?.iterations : undefined, child: resumed && node.kind === 'workflow' ? before?.child : undefined })
     this.state.currentNodeId = node.id
     this.callbacks.onNodeStart?.(node.id)
     void this.changed()
@@ -327,7 +347,72 @@ class WorkflowRun {
         return this.route(node, input, fill)
       case 'loop':
         return this.runLoop(node, input, fill)
+      case 'workflow':
+        return this.runChild(node, input, fill)
     }
+  }
+
+  /**
+   * A workflow step: the saved workflow (as it is when the step begins, kept on the step so a
+   * restart resumes the same) runs as a nested run, its steps' ids scoped `<step>.<child step>`;
+   * within the depth limit and the model calls left for children. Its answer is the child's output.
+   */
+  private async runChild(node: WorkflowCallNode, input: string, fill: (template: string) => string): Promise<NodeOutcome> {
+    const { params } = this
+    const depth = (params.depth ?? 0) + 1
+    if (depth > MAX_WORKFLOW_DEPTH) return { error: `workflows may call workflows only ${MAX_WORKFLOW_DEPTH} deep, and this one would be ${depth} deep (does a workflow call itself?)`, tooLong: true }
+    let child = this.interrupted.has(node.id) ? params.resume?.nodeStates[node.id]?.child : undefined
+    if (!child) {
+      const loaded = params.dependencies.loadWorkflow ? await params.dependencies.loadWorkflow(node.workflowId) : { error: 'this server cannot run workflows from a workflow here' }
+      if ('error' in loaded) return { error: loaded.error, tooLong: true }
+      const bound = workflowModelCallBound(loaded.definition)
+      if (params.childModelCalls) {
+        if (bound > params.childModelCalls.left) return { error: `the workflow “${loaded.name}” could make up to ${bound} model calls, and this run may make only ${params.childModelCalls.left} more (your role's limit on a run's model calls); give it fewer agent rounds or steps`, tooLong: true }
+        params.childModelCalls.left -= bound
+      }
+      child = { workflowId: node.workflowId, workflowName: loaded.name, ...(loaded.version ? { version: loaded.version } : {}), definition: loaded.definition }
+      this.setNode(node.id, { child })
+      void this.changed()
+    }
+    const given = { prompt: fill(node.prompt ?? '{{input}}'), inputs: Object.fromEntries(Object.entries(node.inputs).map(([name, template]) => [name, fill(template)])) }
+    let started: ReturnType<typeof runInputsOf>
+    try {
+      started = runInputsOf(child.definition, { prompt: given.prompt || input, inputs: typedInputs(child.definition, given.inputs) })
+    } catch (error) {
+      return { error: `the workflow “${child.workflowName}” cannot take what this step gives it: ${(error as Error).message}`, tooLong: true }
+    }
+    const running = child
+    const scoped = (id: string) => `${node.id}.${id}`
+    const result = await new WorkflowRun({
+      workflow: running.definition,
+      workflowId: running.workflowId,
+      prompt: started.prompt,
+      inputs: started.inputs,
+      dependencies: {
+        ...params.dependencies,
+        runAgent: (step, request, hooks, stop) => params.dependencies.runAgent({ ...step, id: scoped(step.id) }, request, hooks, stop),
+        runTool: (name, args, stop, nodeId, markStarted) => params.dependencies.runTool(name, args, stop, scoped(nodeId), markStarted),
+        askApproval: (step, request, stop) => params.dependencies.askApproval({ ...step, id: scoped(step.id) }, request, stop),
+      },
+      callbacks: {
+        onStateChange: (state) => {
+          this.setNode(node.id, { child: { ...running, state } })
+          return this.changed()
+        },
+        onNodeStart: id => this.callbacks.onNodeStart?.(scoped(id)),
+        onNodeFinish: (id, output) => this.callbacks.onNodeFinish?.(scoped(id), output),
+        onToken: (id, text) => this.callbacks.onToken?.(scoped(id), text),
+      },
+      signal: this.controller.signal,
+      ...(params.isResumableStop ? { isResumableStop: params.isResumableStop } : {}),
+      ...(running.state ? { resume: running.state } : {}),
+      limits: this.limits,
+      depth,
+      ...(params.childModelCalls ? { childModelCalls: params.childModelCalls } : {}),
+    }).run()
+    const usage = sumUsage(Object.values(result.state.nodeStates).map(state => state.usage))
+    if (result.status === 'complete') return { output: result.output, usage }
+    return { error: result.status === 'aborted' ? 'stopped' : `the workflow “${running.workflowName}” ${result.error ? `ended: ${result.error}` : 'did not finish'}`, usage }
   }
 
   /** A loop: its body runs as runs of its own, their steps' ids scoped to the iteration (`<loop>.<n>.<step>`) where they meet the world. */
@@ -364,6 +449,8 @@ class WorkflowRun {
           ...(params.isResumableStop ? { isResumableStop: params.isResumableStop } : {}),
           ...(resume ? { resume } : {}),
           limits: this.limits,
+          ...(params.depth ? { depth: params.depth } : {}),
+          ...(params.childModelCalls ? { childModelCalls: params.childModelCalls } : {}),
         }).run()
       },
       askModel: (request, signal) => params.dependencies.askModel(request, signal),

@@ -3,7 +3,8 @@
  * `maxToolRounds + 1` model requests per attempt, a model-mode router one, and each retries up to
  * `retries` more times; a loop, its body's worst case once per item it may take (`maxItems`) or
  * per iteration it may run (`maxIterations`), plus one question per iteration to an `ask` condition's
- * model. Nodes run at most once per run or iteration (graphs have no cycles), so the sum is a
+ * model; a workflow step's child is counted when it starts (its own worst case against what the
+ * run has left: execute.ts). Nodes run at most once per run or iteration (graphs have no cycles), so the sum is a
  * true upper bound, checked against the role's `workflowModelCalls` at save and at run.
  */
 import type { WorkflowBodyNode, WorkflowDefinition, WorkflowNode } from '../../../shared/types/workflow'

@@ -26,7 +26,7 @@ export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolea
         const nodeId = first === 'nodes' && typeof index === 'number' && typeof nodes?.[index]?.id === 'string' ? nodes[index].id as string : undefined
         const where = issue.path.length ? issue.path.join('.') : 'workflow'
         const message = issue.code === 'invalid_union' && issue.path.at(-1) === 'kind'
-          ? `unknown node kind; use start, agent, tool, router, approval, parallel, merge, loop or output`
+          ? `unknown node kind; use start, agent, tool, router, approval, parallel, merge, loop, workflow or output`
           : issue.message
         return { nodeId, message: `${where}: ${message}` }
       }),

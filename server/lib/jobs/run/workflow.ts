@@ -26,12 +26,18 @@ import type { JobStopReason } from './end'
 import { toolCallPeople } from '../waits/tool-call-people'
 import { approvalNeeded } from '../../tools/policy/tool-policy'
 import type { JobCheckpoint, ToolExecutionRecord } from '../../../../shared/types/job'
-import type { WorkflowNode, WorkflowState } from '../../../../shared/types/workflow'
+import type { SavedWorkflow, WorkflowNode, WorkflowState } from '../../../../shared/types/workflow'
+import { validateWorkflowWithRegistry } from '../../workflows/validate'
+import { workflowModelCallBound } from '../../workflows/model-calls'
 
 /** Everything one workflow run needs. */
 export interface WorkflowJobRunOptions extends JobRunOptions {
   /** The endpoint for a node's model (throws MissingApiKeyError when it needs a key). */
   endpointFor: (model: string) => ChatEndpoint
+  /** A saved workflow by id, for a workflow step (the job's user's only; none: such steps fail). */
+  loadWorkflow?: (workflowId: string) => Promise<SavedWorkflow | null>
+  /** The most model calls one run may make (the role's): what child workflows may reserve is this less the run's own worst case. */
+  modelCallLimit?: number
 }
 
 /** How often live node text is pushed to viewers (it is persisted on node transitions). */
@@ -65,10 +71,12 @@ class LiveStepText {
     if (!this.state) return
     const shown = structuredClone(this.state)
     for (const [nodeId, text] of this.text) {
-      // A loop's body step is `<loop>.<iteration>.<step>`: its text goes on the iteration's own state.
-      const [loopId, iteration, stepId] = nodeId.split('.')
-      const states = stepId ? shown.nodeStates[loopId!]?.iterations?.[Number(iteration) - 1]?.state?.nodeStates : shown.nodeStates
-      const step = states?.[stepId ?? nodeId]
+      // A loop's body step is `<loop>.<iteration>.<step>`, a child run's `<step>.<child step>`: its text goes on that run's own state.
+      const parts = nodeId.split('.')
+      const outer = shown.nodeStates[parts[0]!]
+      const step = parts.length === 1 ? outer
+        : parts.length === 2 ? outer?.child?.state?.nodeStates[parts[1]!]
+          : parts.length === 3 ? outer?.iterations?.[Number(parts[1]) - 1]?.state?.nodeStates[parts[2]!] : undefined
       if (step?.status === 'running') step.output = text
     }
     this.show(shown)
@@ -282,6 +290,13 @@ function stepDependencies(context: WorkflowJobContext, live: LiveStepText): Work
       return { error: 'stopped' }
     },
     isIdempotent: name => getServerTool(name)?.idempotent ?? false,
+    loadWorkflow: async (workflowId) => {
+      const saved = await options.loadWorkflow?.(workflowId)
+      if (!saved || saved.userId !== job.userId) return { error: `there is no workflow “${workflowId}” of yours to run (was it deleted?)` }
+      const checked = validateWorkflowWithRegistry(saved.definition)
+      if (!checked.ok) return { error: `the workflow “${saved.name}” is not valid now: ${checked.problems.map(problem => problem.message).join(' ')}` }
+      return { definition: checked.workflow, name: saved.name, version: saved.version }
+    },
   }
 }
 
@@ -317,6 +332,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     // Its own state after a restart; at first, what the run it resumes kept ("Resume from here").
     resume: job.workflowState ?? spec.resumeState,
     limits: { stepChars: config.limits.workflowStepChars, runChars: config.limits.jobContentChars },
+    ...(options.modelCallLimit !== undefined ? { childModelCalls: { left: Math.max(0, options.modelCallLimit - workflowModelCallBound(spec.definition)) } } : {}),
     callbacks: {
       onNodeStart: () => {
         context.checkBudget()
