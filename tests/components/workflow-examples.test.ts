@@ -22,7 +22,7 @@ describe('installing an example that runs another', () => {
   })
 
   it('uses a workflow of that name the person already has', async () => {
-    const made = await installExample(polish, examples, [{ id: 'mine', name: 'Research → draft → critique → answer' }], async definition => ({ id: 'new', name: definition.name, definition }))
+    const made = await installExample<{ id: string, name: string, definition?: WorkflowDefinition }>(polish, examples, [{ id: 'mine', name: 'Research → draft → critique → answer' }], async definition => ({ id: 'new', name: definition.name, definition }))
     expect(made).toHaveLength(1)
     expect((made[0] as unknown as { definition: WorkflowDefinition }).definition.nodes.find(node => node.id === 'research')).toMatchObject({ workflowId: 'mine' })
   })

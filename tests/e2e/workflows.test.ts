@@ -324,6 +324,11 @@ describe('workflows on one server', () => {
     expect((await waitForJobEnd(client, jobId, 30_000)).status).toBe('complete')
     expect(fake.requests.slice(before).find(request => system(request).includes('HOOK-TRIAGE'))!.body.messages.at(-1)?.content).toBe('Triage Refund please at 2')
     expect(await client.json(`/api/workflows/runs/${jobId}`)).toMatchObject({ startedVia: 'webhook', workflowId })
+    // Asked to wait, it answers with the run's result.
+    const waited = await call(`${path}?wait=30`, { ticket: 'Wait for me' })
+    expect(waited.status).toBe(200)
+    expect(await waited.json()).toMatchObject({ status: 'complete', output: 'Billing desk.' })
+    expect((await call(`${path}?wait=999`, { ticket: 'x' })).status).toBe(400)
     // A body that does not fit the inputs: 400 naming the input; a wrong secret: 401.
     const misfit = await call(path, { priority: 'high' })
     expect(misfit.status).toBe(400)

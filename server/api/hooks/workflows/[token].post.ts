@@ -1,5 +1,8 @@
 import { z } from 'zod'
 
+/** `?wait=<seconds>`: answer with the run's result if it ends within that long (at most 60). */
+const querySchema = z.object({ wait: z.coerce.number().int().min(0).max(60).default(0) })
+
 /** A webhook's body: the workflow's named inputs by name, or `{prompt}` for a workflow without inputs. */
 const bodySchema = z.record(z.string().max(40), z.unknown()).refine(body => Object.keys(body).length <= 21, 'at most 20 inputs (and a prompt)')
 
@@ -10,11 +13,14 @@ const bodySchema = z.record(z.string().max(40), z.unknown()).refine(body => Obje
  * owner, counted against their limits, and answers 202 `{ jobId, status, runPath }` at once.
  * With an `Idempotency-Key` header, a retry of a call (same hook, same key) answers 200 with the
  * run the first started (`Idempotent-Replayed: true`) instead of starting another, even when the
- * two arrive at once or the server restarted between them.
+ * two arrive at once or the server restarted between them. With `?wait=<seconds>` (up to 60) it
+ * waits for the run: 200 with its `status` and `output` (or `error`) if it ended in time, else 202 as before.
  * 401 for an unknown token or a bad signature, 403 while the owner's account is disabled, 429 past the hook's rate. No cookie is read, so the
  * browser origin check does not apply; the size limits do.
  */
 export default defineEventHandler(async (event) => {
+  const query = await getValidatedQuery(event, raw => querySchema.safeParse(raw))
+  if (!query.success) throw createError({ statusCode: 400, statusMessage: 'Invalid query', message: 'wait is a number of seconds from 0 to 60.' })
   let text = ''
   const body = await readJsonBody(event, bodySchema, { onText: received => (text = received) })
   const { webhooks, saved } = useWorkflows()
@@ -42,6 +48,10 @@ export default defineEventHandler(async (event) => {
       byWebhook: { id: owner.userId, name: owner.name ?? 'Guest', role: owner.role },
       ...(hook.runId ? { jobId: hook.runId } : {}),
     })
+    if (query.data.wait > 0) {
+      const ended = await resultWithin(job.id, query.data.wait * 1000)
+      if (ended) return ended
+    }
     setResponseStatus(event, 202)
     return { jobId: job.id, status: job.status, runPath: `/workflows/runs/${job.id}` }
   } catch (error) {
@@ -51,3 +61,14 @@ export default defineEventHandler(async (event) => {
     throw error
   }
 })
+
+/** The run's result if it ends within `ms` (it runs here: it was just started), else null. */
+async function resultWithin(jobId: string, ms: number): Promise<{ jobId: string, status: string, runPath: string, output?: string, error?: string } | null> {
+  const jobs = useBackgroundJobs()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([jobs.settled(jobId), new Promise(resolve => (timer = setTimeout(resolve, ms)))])
+  clearTimeout(timer)
+  const run = await jobs.workflowRuns.get(jobId)
+  if (!run || run.status === 'streaming') return null
+  return { jobId, status: run.status, runPath: `/workflows/runs/${jobId}`, ...(run.status === 'complete' ? { output: run.job.content } : { error: run.error?.message ?? 'The run did not complete.' }) }
+}
