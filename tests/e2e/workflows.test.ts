@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { roleChunk } from '../../server/lib/openrouter/chunks'
 import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { useAppServers, useBuiltApp, useDataDirs } from '../support/built-app'
+import { useAppServers, useBuiltApp, useDataDirs, type RunningApp } from '../support/built-app'
 import { installExample } from '../../app/utils/workflow-examples'
 
 // Workflows over HTTP against the built server, with the fake OpenRouter answering each node.
@@ -557,6 +557,24 @@ describe('the run history, after the jobs\' live state is gone', () => {
   })
 })
 
+/** SIGKILLs `first` and starts another server on the same data dir; `client`'s session works on it. */
+async function killAndRestart(first: RunningApp, shared: Record<string, string>, client: SessionClient): Promise<{ second: RunningApp, again: SessionClient }> {
+  await first.stop('SIGKILL')
+  const second = await servers.start(shared)
+  const again = new SessionClient(second.url)
+  again.cookie = client.cookie
+  return { second, again }
+}
+
+/** The chain's steps answered, its second slowly (a server can be killed during it). */
+function scriptSlowChain(): void {
+  fake.script(byNode({
+    'STEP-ONE': () => textReply('summary of the input'),
+    'STEP-TWO': () => textReply('an expanded version, streamed slowly', { pieceSize: 2, delayMs: 40 }),
+    'STEP-THREE': () => textReply('the polished answer'),
+  }))
+}
+
 describe('a workflow run across a server restart', () => {
   it('runs a schedule on its own, as its owner, and goes on after a SIGKILL; bad schedules get 400 naming what to fix', async () => {
     // A short clock: the server checks every 200 ms and allows a run every second.
@@ -595,11 +613,8 @@ describe('a workflow run across a server restart', () => {
     const requests = fake.requests.filter(request => system(request).includes('SCHEDULED-DIGEST'))
     expect(requests.at(-1)!.body.messages.at(-1)?.content).toBe('Digest of tides')
 
-    await first.stop('SIGKILL')
-    const second = await servers.start(shared)
+    const { second, again } = await killAndRestart(first, shared, client)
     try {
-      const again = new SessionClient(second.url)
-      again.cookie = client.cookie
       // It goes on after the restart, and no occurrence started two runs.
       await expect.poll(async () => (await scheduledRuns(again)).length, { timeout: 30_000 }).toBeGreaterThan(before.length + 1)
       const listed = (await again.json(schedules)).schedules
@@ -642,12 +657,8 @@ describe('a workflow run across a server restart', () => {
     const before = fake.requests.length
     const jobId = await run(client, workflowId, 'item-1\nitem-2\nitem-3\nitem-4\nitem-5')
     await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).workflowState?.nodeStates?.each?.iterations?.[2]?.state?.nodeStates?.title?.status, { timeout: 15_000 }).toBe('running')
-    await first.stop('SIGKILL')
-
-    const second = await servers.start(shared)
+    const { second, again } = await killAndRestart(first, shared, client)
     try {
-      const again = new SessionClient(second.url)
-      again.cookie = client.cookie
       const job = await waitForJobEnd(again, jobId, 30_000)
       expect(job).toMatchObject({ status: 'complete', resumeCount: 1 })
       expect(job.content.split('\n\n')).toEqual([1, 2, 3, 4, 5].map(n => n === 3 ? 'title of item-3, streamed slowly' : `title of item-${n}`))
@@ -667,11 +678,7 @@ describe('a workflow run across a server restart', () => {
     const first = await servers.start(shared)
     const client = new SessionClient(first.url)
     const workflowId = await save(client, chain)
-    fake.script(byNode({
-      'STEP-ONE': () => textReply('summary of the input'),
-      'STEP-TWO': () => textReply('an expanded version, streamed slowly', { pieceSize: 2, delayMs: 40 }),
-      'STEP-THREE': () => textReply('the polished answer'),
-    }))
+    scriptSlowChain()
     const { path } = await (await client.post(`/api/workflows/${workflowId}/webhook`, {})).json()
     const call = (url: string, key?: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, body: JSON.stringify({ prompt: 'the input' }) })
     expect((await call(`${first.url}${path}`, 'has spaces')).status).toBe(400)
@@ -685,14 +692,11 @@ describe('a workflow run across a server restart', () => {
     await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).workflowState?.nodeStates?.second?.status, { timeout: 10_000 }).toBe('running')
 
     // The server dies before the sender heard back; the sender retries against the restarted server.
-    await first.stop('SIGKILL')
-    const second = await servers.start(shared)
+    const { second, again } = await killAndRestart(first, shared, client)
     try {
       const retry = await call(`${second.url}${path}`, 'delivery-1')
       expect(retry.status).toBe(200)
       expect((await retry.json()).jobId).toBe(jobId)
-      const again = new SessionClient(second.url)
-      again.cookie = client.cookie
       expect((await waitForJobEnd(again, jobId, 30_000)).status).toBe('complete')
       // Once more after it ended (answered from the job, then from the run history), and a new key starts a new run.
       expect((await (await call(`${second.url}${path}`, 'delivery-1')).json())).toMatchObject({ jobId, status: 'complete' })
@@ -711,20 +715,12 @@ describe('a workflow run across a server restart', () => {
     const first = await servers.start(shared)
     const client = new SessionClient(first.url)
     const workflowId = await save(client, chain)
-    fake.script(byNode({
-      'STEP-ONE': () => textReply('summary of the input'),
-      'STEP-TWO': () => textReply('an expanded version, streamed slowly', { pieceSize: 2, delayMs: 40 }),
-      'STEP-THREE': () => textReply('the polished answer'),
-    }))
+    scriptSlowChain()
     const before = fake.requests.length
     const jobId = await run(client, workflowId, 'the input')
     await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).workflowState?.nodeStates?.second?.status, { timeout: 10_000 }).toBe('running')
-    await first.stop('SIGKILL')
-
-    const second = await servers.start(shared)
+    const { second, again } = await killAndRestart(first, shared, client)
     try {
-      const again = new SessionClient(second.url)
-      again.cookie = client.cookie
       const job = await waitForJobEnd(again, jobId, 30_000)
       expect(job).toMatchObject({ status: 'complete', content: 'the polished answer', resumeCount: 1 })
       expect(job.workflowState!.nodeStates).toMatchObject({ first: { status: 'completed', output: 'summary of the input' }, second: { status: 'completed' }, third: { status: 'completed' } })

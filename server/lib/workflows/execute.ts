@@ -388,21 +388,10 @@ class WorkflowRun {
       workflowId: running.workflowId,
       prompt: started.prompt,
       inputs: started.inputs,
-      dependencies: {
-        ...params.dependencies,
-        runAgent: (step, request, hooks, stop) => params.dependencies.runAgent({ ...step, id: scoped(step.id) }, request, hooks, stop),
-        runTool: (name, args, stop, nodeId, markStarted) => params.dependencies.runTool(name, args, stop, scoped(nodeId), markStarted),
-        askApproval: (step, request, stop) => params.dependencies.askApproval({ ...step, id: scoped(step.id) }, request, stop),
-      },
-      callbacks: {
-        onStateChange: (state) => {
-          this.setNode(node.id, { child: { ...running, state } })
-          return this.changed()
-        },
-        onNodeStart: id => this.callbacks.onNodeStart?.(scoped(id)),
-        onNodeFinish: (id, output) => this.callbacks.onNodeFinish?.(scoped(id), output),
-        onToken: (id, text) => this.callbacks.onToken?.(scoped(id), text),
-      },
+      ...this.nested(scoped, (state) => {
+        this.setNode(node.id, { child: { ...running, state } })
+        return this.changed()
+      }),
       signal: this.controller.signal,
       ...(params.isResumableStop ? { isResumableStop: params.isResumableStop } : {}),
       ...(running.state ? { resume: running.state } : {}),
@@ -413,6 +402,29 @@ class WorkflowRun {
     const usage = sumUsage(Object.values(result.state.nodeStates).map(state => state.usage))
     if (result.status === 'complete') return { output: result.output, usage }
     return { error: result.status === 'aborted' ? 'stopped' : `the workflow “${running.workflowName}” ${result.error ? `ended: ${result.error}` : 'did not finish'}`, usage }
+  }
+
+  /**
+   * What a nested run (a loop's iteration, a child workflow) meets the world with: this run's
+   * dependencies and progress callbacks, its steps' ids scoped (`scoped`) so approvals, tool
+   * approvals and live text are each its own; its state goes to `onState`.
+   */
+  private nested(scoped: (id: string) => string, onState: (state: WorkflowState) => Promise<boolean>): Pick<WorkflowRunParams, 'dependencies' | 'callbacks'> {
+    const { dependencies } = this.params
+    return {
+      dependencies: {
+        ...dependencies,
+        runAgent: (step, request, hooks, stop) => dependencies.runAgent({ ...step, id: scoped(step.id) }, request, hooks, stop),
+        runTool: (name, args, stop, nodeId, markStarted) => dependencies.runTool(name, args, stop, scoped(nodeId), markStarted),
+        askApproval: (step, request, stop) => dependencies.askApproval({ ...step, id: scoped(step.id) }, request, stop),
+      },
+      callbacks: {
+        onStateChange: onState,
+        onNodeStart: id => this.callbacks.onNodeStart?.(scoped(id)),
+        onNodeFinish: (id, output) => this.callbacks.onNodeFinish?.(scoped(id), output),
+        onToken: (id, text) => this.callbacks.onToken?.(scoped(id), text),
+      },
+    }
   }
 
   /** A loop: its body runs as runs of its own, their steps' ids scoped to the iteration (`<loop>.<n>.<step>`) where they meet the world. */
@@ -433,18 +445,7 @@ class WorkflowRun {
           prompt: params.prompt,
           ...(params.inputs ? { inputs: params.inputs } : {}),
           body: { startWith: iteration.item, outerNodes, loop: iteration },
-          dependencies: {
-            ...params.dependencies,
-            runAgent: (step, request, hooks, stop) => params.dependencies.runAgent({ ...step, id: scoped(step.id) }, request, hooks, stop),
-            runTool: (name, args, stop, nodeId, markStarted) => params.dependencies.runTool(name, args, stop, scoped(nodeId), markStarted),
-            askApproval: (step, request, stop) => params.dependencies.askApproval({ ...step, id: scoped(step.id) }, request, stop),
-          },
-          callbacks: {
-            onStateChange: onState,
-            onNodeStart: id => this.callbacks.onNodeStart?.(scoped(id)),
-            onNodeFinish: (id, output) => this.callbacks.onNodeFinish?.(scoped(id), output),
-            onToken: (id, text) => this.callbacks.onToken?.(scoped(id), text),
-          },
+          ...this.nested(scoped, onState),
           signal,
           ...(params.isResumableStop ? { isResumableStop: params.isResumableStop } : {}),
           ...(resume ? { resume } : {}),
