@@ -298,6 +298,28 @@ describe('the workflow canvas', () => {
     expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
   }, 180_000)
 
+  it('adds a schedule from the workflow page: it says when it runs next, switches off and on, and fits a phone', async () => {
+    const page = await open()
+    await newWorkflow(page)
+    const section = page.getByTestId('workflow-schedules')
+    await section.locator('summary').click()
+    await page.locator('[data-testid=schedule-every] input, input[data-testid=schedule-every]').fill('90')
+    await page.getByTestId('schedule-prompt').fill('The morning digest')
+    await page.getByTestId('add-schedule').click()
+    const schedule = page.getByTestId('schedule')
+    await schedule.waitFor()
+    expect(await schedule.innerText()).toContain('Every 90 minutes')
+    expect(await page.getByTestId('schedule-next').innerText()).toMatch(/^Next run: /)
+    expect(await axeViolationsInBothSchemes(page, '[data-testid=workflow-schedules]')).toEqual([])
+    await schedule.getByRole('button', { name: 'Switch off' }).click()
+    await expect.poll(() => page.getByTestId('schedule-next').innerText()).toBe('Off')
+    await schedule.getByRole('button', { name: 'Switch on' }).click()
+    await expect.poll(() => page.getByTestId('schedule-next').innerText()).toMatch(/^Next run: /)
+    await page.setViewportSize({ width: 390, height: 844 })
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await axeViolationsInBothSchemes(page, '[data-testid=workflow-schedules]')).toEqual([])
+  }, 120_000)
+
   it('makes a webhook from the workflow page: its URL is shown once and starts a run when called', async () => {
     const page = await open()
     await newWorkflow(page)
