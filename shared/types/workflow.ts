@@ -59,10 +59,15 @@ export interface WorkflowNodeState {
 
 /** The run a workflow step made of another workflow, kept on the step (a restart resumes it from here). */
 export interface WorkflowChildRun {
+  /** Its id in the run history (`/workflows/runs/<runId>`), made from the parent's job and the step. */
+  runId?: string
   workflowId: string
   workflowName: string
   version?: number
   definition: WorkflowDefinition
+  /** What it was given. */
+  prompt?: string
+  inputs?: Record<string, string>
   /** Its steps, as they stand. */
   state?: WorkflowState
 }

@@ -390,6 +390,12 @@ describe('workflows on one server', () => {
     expect(done).toMatchObject({ status: 'complete', content: 'Parent got: the reply' })
     expect(fake.requests.find(request => system(request).includes('CHILD-READ'))!.body.messages.at(-1)?.content).toBe('Read Printer on fire (urgent: true)')
     expect(done.workflowState!.nodeStates.triage!.child).toMatchObject({ workflowId: childId, workflowName: 'Child triage', state: { nodeStates: { read: { status: 'completed' }, reply: { status: 'completed', output: 'the reply' } } } })
+    // The child run is kept in the run history too: listed with its own workflow, linked to its parent.
+    const childRunId = done.workflowState!.nodeStates.triage!.child!.runId!
+    await expect.poll(async () => (await client.fetch(`/api/workflows/runs/${childRunId}`)).status, { timeout: 10_000 }).toBe(200)
+    expect(await client.json(`/api/workflows/runs/${childRunId}`)).toMatchObject({ workflowId: childId, startedVia: 'parent', status: 'complete', parentRun: { jobId: done.id, nodeId: 'triage' }, job: { content: 'the reply', workflow: { inputs: { ticket: 'Printer on fire', urgent: 'true' } } } })
+    expect((await client.json(`/api/workflows/runs?workflowId=${childId}`)).runs.map((run: { jobId: string }) => run.jobId)).toContain(childRunId)
+    expect((await stranger.fetch(`/api/workflows/runs/${childRunId}`)).status).toBe(404)
 
     // Stopped while the child's first step streams: its second step never asks the model.
     fake.script(byNode({ 'CHILD-READ': () => textReply('reading very slowly', { pieceSize: 1, delayMs: 100 }), 'CHILD-REPLY': () => textReply('never') }))

@@ -5,12 +5,19 @@
  * A crash at any point loses nothing: a run whose start was not written is written whole when it
  * ends (writes replace, by job id); a run whose end was not written is finished by the sweep, from
  * its job, before the job's own retention deletes that job (a job already gone is marked as lost).
+ *
+ * A run's workflow steps ran child runs inside its job; each is kept too, under its own id (made
+ * from the parent's job and the step), when the parent's end is: listed with its own workflow,
+ * opened in the run view like any run, linked to its parent.
  */
 import type { JobStore } from '../stores/jobs/job-store'
 import type { StoredRunPage, WorkflowRunStore } from '../stores/workflows/run-store'
 import type { BackgroundJob } from '../../../shared/types/job'
 import type { WorkflowRun, WorkflowRunQuery } from '../../../shared/types/workflow-run'
-import { promptLine, toPublicJob } from './public-job'
+import { promptLine, publicWorkflowState, toPublicJob } from './public-job'
+import { derivedRunId } from '../workflows/run-ids'
+import type { WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
+import type { JobStatus } from '../../../shared/types/job'
 
 /** Unfinished runs one sweep looks at. */
 const RECONCILE_BATCH = 100
@@ -55,14 +62,82 @@ export function runOfJob(job: BackgroundJob): WorkflowRun | undefined {
   }
 }
 
+/** The id a child run is kept under: from its parent's job and the step that ran it (`<loop>.<n>.<step>` in a loop). */
+export function childRunId(parentJobId: string, nodeId: string): string {
+  return derivedRunId('workflow-child', parentJobId, nodeId)
+}
+
+/** A child run's status, from its step's and its parent's. */
+function childStatus(step: WorkflowNodeState, parent: JobStatus): JobStatus {
+  if (step.status === 'completed') return 'complete'
+  if (step.status === 'error') return 'error'
+  if (step.status === 'running' && parent === 'streaming') return 'streaming'
+  return 'aborted'
+}
+
+/** The child runs of an ended workflow job (those of its loops' iterations and of its children too), as the history keeps them. */
+export function childRunsOf(job: BackgroundJob): WorkflowRun[] {
+  const runs: WorkflowRun[] = []
+  const visit = (state: WorkflowState | undefined, prefix: string) => {
+    for (const [id, step] of Object.entries(state?.nodeStates ?? {})) {
+      const path = `${prefix}${id}`
+      step.iterations?.forEach((iteration, index) => visit(iteration.state, `${path}.${index + 1}.`))
+      const child = step.child
+      if (!child) continue
+      visit(child.state, `${path}.`)
+      const runId = child.runId ?? childRunId(job.id, path)
+      const status = childStatus(step, job.status)
+      const states = Object.values(child.state?.nodeStates ?? {})
+      const error = step.status === 'error' && step.error ? { message: step.error, kind: 'workflow' } : undefined
+      const startedAt = step.startedAt ?? job.startedAt
+      const finishedAt = status === 'streaming' ? undefined : step.finishedAt ?? job.completedAt ?? job.updatedAt
+      const prompt = child.prompt?.split('\n')[0]?.slice(0, 120)
+      runs.push({
+        jobId: runId,
+        workflowId: child.workflowId,
+        workflowName: child.workflowName,
+        ...(child.version ? { version: child.version } : {}),
+        userId: job.userId,
+        startedVia: 'parent',
+        status,
+        startedAt,
+        ...(finishedAt ? { finishedAt } : {}),
+        ...(prompt ? { prompt } : {}),
+        stepsDone: states.filter(node => node.status === 'completed').length,
+        stepCount: child.definition.nodes.length,
+        ...(step.usage ? { usage: step.usage } : {}),
+        ...(error ? { error } : {}),
+        parentRun: { jobId: job.id, nodeId: path },
+        job: {
+          ...toPublicJob({ ...job, request: undefined, checkpoint: undefined }),
+          id: runId,
+          status,
+          content: status === 'complete' ? step.output ?? '' : '',
+          reasoning: '',
+          startedAt,
+          ...(finishedAt ? { completedAt: finishedAt } : {}),
+          ...(step.usage ? { usage: step.usage } : { usage: undefined }),
+          ...(error ? { error } : { error: undefined }),
+          ...(child.state ? { workflowState: publicWorkflowState(child.state) } : { workflowState: undefined }),
+          workflow: { workflowId: child.workflowId, ...(child.version ? { version: child.version } : {}), prompt: child.prompt ?? '', ...(child.inputs ? { inputs: child.inputs } : {}), definition: child.definition, startedVia: 'parent' },
+        },
+      })
+    }
+  }
+  visit(job.workflowState, '')
+  return runs
+}
+
 /** Workflow runs, kept and listed (see the file comment). */
 export class WorkflowRunHistory {
   constructor(private readonly options: WorkflowRunHistoryOptions) {}
 
-  /** Records a run (a workflow job) as it is now: when it starts, and when it ends. */
+  /** Records a run (a workflow job) as it is now: when it starts, and when it ends (then its child runs too). */
   async record(job: BackgroundJob): Promise<void> {
     const run = runOfJob(job)
-    if (run) await this.options.runs.saveRun(run)
+    if (!run) return
+    await this.options.runs.saveRun(run)
+    if (job.status !== 'streaming') for (const child of childRunsOf(job)) await this.options.runs.saveRun(child)
   }
 
   /** A run: from its live job while that is kept (fresher), else as kept. */

@@ -9,7 +9,7 @@
  * another saved workflow the same way, as a child run kept on its node. Never throws.
  */
 import type { ActiveToolCall } from '../../../shared/types/job'
-import type { AgentStepCheckpoint, WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
+import type { AgentStepCheckpoint, WorkflowChildRun, WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
 import { renderArguments, renderTemplate, TemplateTooLargeError } from './templates'
 import { MAX_WORKFLOW_DEPTH, type WorkflowCallNode, type WorkflowDefinition, type WorkflowLoopNode, type WorkflowNode } from '../../../shared/schemas/workflow'
 import { runLoopStep, type LoopIteration } from './loop'
@@ -64,8 +64,11 @@ export interface WorkflowRunDependencies {
   askApproval: (node: ApprovalNode, request: { question: string, preview: string }, signal: AbortSignal) => Promise<ApprovalOutcome>
   /** Whether a tool may be re-run after a crash interrupted it. */
   isIdempotent: (tool: string) => boolean
-  /** A saved workflow of the run's owner, checked against today's tools, for a workflow step; or why not. */
-  loadWorkflow?: (workflowId: string) => Promise<{ definition: WorkflowDefinition, name: string, version?: number } | { error: string }>
+  /**
+   * A saved workflow of the run's owner, checked against today's tools, for the workflow step
+   * `nodeId` (scoped like the others); with the id its child run is kept under. Or why not.
+   */
+  loadWorkflow?: (workflowId: string, nodeId: string) => Promise<{ definition: WorkflowDefinition, name: string, version?: number, runId?: string } | { error: string }>
 }
 
 /** Progress, as it happens. */
@@ -363,16 +366,14 @@ class WorkflowRun {
     if (depth > MAX_WORKFLOW_DEPTH) return { error: `workflows may call workflows only ${MAX_WORKFLOW_DEPTH} deep, and this one would be ${depth} deep (does a workflow call itself?)`, tooLong: true }
     let child = this.interrupted.has(node.id) ? params.resume?.nodeStates[node.id]?.child : undefined
     if (!child) {
-      const loaded = params.dependencies.loadWorkflow ? await params.dependencies.loadWorkflow(node.workflowId) : { error: 'this server cannot run workflows from a workflow here' }
+      const loaded = params.dependencies.loadWorkflow ? await params.dependencies.loadWorkflow(node.workflowId, node.id) : { error: 'this server cannot run workflows from a workflow here' }
       if ('error' in loaded) return { error: loaded.error, tooLong: true }
       const bound = workflowModelCallBound(loaded.definition)
       if (params.childModelCalls) {
         if (bound > params.childModelCalls.left) return { error: `the workflow “${loaded.name}” could make up to ${bound} model calls, and this run may make only ${params.childModelCalls.left} more (your role's limit on a run's model calls); give it fewer agent rounds or steps`, tooLong: true }
         params.childModelCalls.left -= bound
       }
-      child = { workflowId: node.workflowId, workflowName: loaded.name, ...(loaded.version ? { version: loaded.version } : {}), definition: loaded.definition }
-      this.setNode(node.id, { child })
-      void this.changed()
+      child = { ...(loaded.runId ? { runId: loaded.runId } : {}), workflowId: node.workflowId, workflowName: loaded.name, ...(loaded.version ? { version: loaded.version } : {}), definition: loaded.definition }
     }
     const given = { prompt: fill(node.prompt ?? '{{input}}'), inputs: Object.fromEntries(Object.entries(node.inputs).map(([name, template]) => [name, fill(template)])) }
     let started: ReturnType<typeof runInputsOf>
@@ -381,7 +382,9 @@ class WorkflowRun {
     } catch (error) {
       return { error: `the workflow “${child.workflowName}” cannot take what this step gives it: ${(error as Error).message}`, tooLong: true }
     }
-    const running = child
+    const running: WorkflowChildRun = { ...child, prompt: started.prompt, ...(Object.keys(started.inputs).length > 0 ? { inputs: started.inputs } : {}) }
+    this.setNode(node.id, { child: running })
+    void this.changed()
     const scoped = (id: string) => `${node.id}.${id}`
     const result = await new WorkflowRun({
       workflow: running.definition,
@@ -417,6 +420,7 @@ class WorkflowRun {
         runAgent: (step, request, hooks, stop) => dependencies.runAgent({ ...step, id: scoped(step.id) }, request, hooks, stop),
         runTool: (name, args, stop, nodeId, markStarted) => dependencies.runTool(name, args, stop, scoped(nodeId), markStarted),
         askApproval: (step, request, stop) => dependencies.askApproval({ ...step, id: scoped(step.id) }, request, stop),
+        ...(dependencies.loadWorkflow ? { loadWorkflow: (workflowId: string, nodeId: string) => dependencies.loadWorkflow!(workflowId, scoped(nodeId)) } : {}),
       },
       callbacks: {
         onStateChange: onState,

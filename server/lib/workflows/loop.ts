@@ -78,6 +78,14 @@ function usageOf(state: WorkflowState): Usage | undefined {
   return sumUsage(Object.values(state.nodeStates).map(node => node.usage))
 }
 
+/** What a finished iteration keeps of its steps: its workflow steps' child runs (kept in the run history when the run ends), nothing else. */
+function childRunsKept(state: WorkflowState): WorkflowState | undefined {
+  const withChildren = Object.entries(state.nodeStates).filter(([, node]) => node.child)
+  if (withChildren.length === 0) return undefined
+  const { agentSteps: _checkpoints, ...rest } = state
+  return { ...rest, nodeStates: Object.fromEntries(withChildren) }
+}
+
 const preview = (item: string) => item.length > ITEM_PREVIEW_CHARS ? `${item.slice(0, ITEM_PREVIEW_CHARS - 1)}…` : item
 
 /** One loop step's run (see the file comment). */
@@ -125,7 +133,8 @@ class LoopStep {
     const usage = usageOf(result.state)
     const ended = { ...(shownItem !== undefined ? { item: shownItem } : {}), startedAt, finishedAt: Date.now(), ...(usage ? { usage } : {}) }
     if (result.status === 'complete') {
-      this.iterations[index] = { status: 'completed', ...ended, output: result.output }
+      const kept = childRunsKept(result.state)
+      this.iterations[index] = { status: 'completed', ...ended, output: result.output, ...(kept ? { state: kept } : {}) }
     } else if (result.status === 'aborted') {
       this.iterations[index] = { status: 'skipped', ...ended, error: this.failure ? `stopped because iteration ${this.failure.index + 1} failed` : 'stopped' }
     } else {

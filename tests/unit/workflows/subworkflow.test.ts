@@ -113,3 +113,20 @@ describe('a workflow step (a sub-workflow)', () => {
     expect(stopped.state.nodeStates.call!.child?.state?.nodeStates.route?.status).toBe('skipped')
   })
 })
+
+describe('child runs in the run history', () => {
+  it('keeps each child run (in a loop\'s iterations too) under an id made from its parent and step, linked to the parent', async () => {
+    const { childRunsOf, childRunId } = await import('../../../server/lib/jobs/workflow-runs')
+    const { deps } = dependencies({ triage })
+    const parent = workflow('Parent', [
+      { id: 'start', kind: 'start' },
+      { id: 'each', kind: 'loop', mode: 'for-each', items: '["a", "b"]', body: { nodes: [{ id: 'in', kind: 'start' }, { id: 'call', kind: 'workflow', workflowId: 'triage', inputs: { ticket: '{{item}}', priority: '1' } }, { id: 'done', kind: 'output' }], edges: [{ from: 'in', to: 'call' }, { from: 'call', to: 'done' }] } },
+      { id: 'out', kind: 'output' },
+    ], [{ from: 'start', to: 'each' }, { from: 'each', to: 'out' }])
+    const result = await executeWorkflow({ workflow: parent, workflowId: 'parent', prompt: 'x', dependencies: { ...deps, loadWorkflow: async (id, nodeId) => ({ definition: triage, name: 'Triage', runId: childRunId('job-1', nodeId) }) } })
+    const job = { id: 'job-1', userId: 'u1', threadId: 'workflow:parent', messageId: 'm', type: 'workflow', model: 'workflow', status: 'complete', content: result.output, reasoning: '', startedAt: 1, updatedAt: 2, completedAt: 3, resumeCount: 0, chunksReceived: 0, workflowState: result.state } as unknown as Parameters<typeof childRunsOf>[0]
+    const children = childRunsOf(job)
+    expect(children.map(run => [run.parentRun?.nodeId, run.jobId])).toEqual([['each.1.call', childRunId('job-1', 'each.1.call')], ['each.2.call', childRunId('job-1', 'each.2.call')]])
+    expect(children[1]).toMatchObject({ workflowId: 'triage', startedVia: 'parent', status: 'complete', userId: 'u1', job: { workflow: { inputs: { ticket: 'b', priority: '1' } } } })
+  })
+})

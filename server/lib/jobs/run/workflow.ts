@@ -29,6 +29,7 @@ import type { JobCheckpoint, ToolExecutionRecord } from '../../../../shared/type
 import type { SavedWorkflow, WorkflowNode, WorkflowState } from '../../../../shared/types/workflow'
 import { validateWorkflowWithRegistry } from '../../workflows/validate'
 import { workflowModelCallBound } from '../../workflows/model-calls'
+import { childRunId } from '../workflow-runs'
 
 /** Everything one workflow run needs. */
 export interface WorkflowJobRunOptions extends JobRunOptions {
@@ -290,12 +291,12 @@ function stepDependencies(context: WorkflowJobContext, live: LiveStepText): Work
       return { error: 'stopped' }
     },
     isIdempotent: name => getServerTool(name)?.idempotent ?? false,
-    loadWorkflow: async (workflowId) => {
+    loadWorkflow: async (workflowId, nodeId) => {
       const saved = await options.loadWorkflow?.(workflowId)
       if (!saved || saved.userId !== job.userId) return { error: `there is no workflow “${workflowId}” of yours to run (was it deleted?)` }
       const checked = validateWorkflowWithRegistry(saved.definition)
       if (!checked.ok) return { error: `the workflow “${saved.name}” is not valid now: ${checked.problems.map(problem => problem.message).join(' ')}` }
-      return { definition: checked.workflow, name: saved.name, version: saved.version }
+      return { definition: checked.workflow, name: saved.name, version: saved.version, runId: childRunId(job.id, nodeId) }
     },
   }
 }
