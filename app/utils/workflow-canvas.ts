@@ -10,6 +10,8 @@ import type { WorkflowDefinition, WorkflowEdge, WorkflowLoopNode, WorkflowNode, 
 /** The size a step is drawn at (the layout leaves room for it). */
 export const STEP_WIDTH = 180
 export const STEP_HEIGHT = 58
+/** What a loop's group of its own steps adds to its height. */
+const LOOP_GROUP_HEIGHT = 26
 
 /** The kinds the palette offers, with what each does in a few words. */
 export const STEP_KINDS: ReadonlyArray<{ kind: WorkflowNodeKind, label: string, description: string, icon: string }> = [
@@ -185,7 +187,8 @@ function autoPositions(definition: Pick<WorkflowDefinition, 'nodes' | 'edges'>):
   const graph = new dagre.graphlib.Graph()
   graph.setGraph({ rankdir: 'LR', nodesep: 28, ranksep: 64, marginx: 8, marginy: 8 })
   graph.setDefaultEdgeLabel(() => ({}))
-  for (const node of definition.nodes) graph.setNode(node.id, { width: STEP_WIDTH, height: STEP_HEIGHT })
+  // A loop draws its own steps inside it (a row of chips): it is taller.
+  for (const node of definition.nodes) graph.setNode(node.id, { width: STEP_WIDTH, height: node.kind === 'loop' ? STEP_HEIGHT + LOOP_GROUP_HEIGHT : STEP_HEIGHT })
   const ids = new Set(definition.nodes.map(node => node.id))
   for (const edge of definition.edges) {
     if (ids.has(edge.from) && ids.has(edge.to)) graph.setEdge(edge.from, edge.to)
@@ -193,7 +196,7 @@ function autoPositions(definition: Pick<WorkflowDefinition, 'nodes' | 'edges'>):
   dagre.layout(graph)
   return new Map(definition.nodes.map((node) => {
     const placed = graph.node(node.id)
-    return [node.id, { x: Math.round(placed.x - STEP_WIDTH / 2), y: Math.round(placed.y - STEP_HEIGHT / 2) }]
+    return [node.id, { x: Math.round(placed.x - STEP_WIDTH / 2), y: Math.round(placed.y - placed.height / 2) }]
   }))
 }
 

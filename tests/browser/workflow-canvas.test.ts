@@ -283,6 +283,9 @@ describe('the workflow canvas', () => {
     expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
     await page.getByTestId('leave-loop').click()
     await expect.poll(() => page.getByTestId('canvas-step').count()).toBe(3)
+    // The loop draws its own steps inside it, as a group.
+    expect(await page.locator('[data-testid=canvas-step][data-step=loop] .step__inner').allTextContents()).toEqual(['agent'])
+    await screenshot(page, 'workflow-loop')
     await page.getByTestId('save-workflow').click()
     await page.getByText('Saved as version 2').first().waitFor()
 
