@@ -207,6 +207,10 @@ describe('the workflow canvas', () => {
   it('resumes a failed run from its failed step: the steps before it are not run again', async () => {
     const page = await open()
     await page.goto(`${app.url}/workflows`)
+    // The workflow is made over the API as the page's guest: only once the page has its session
+    // (a slow page would otherwise get its guest after the API call made another).
+    await page.getByTestId('new-workflow').waitFor()
+    await expect.poll(async () => (await context.cookies()).some(cookie => /session/i.test(cookie.name))).toBe(true)
     const definition = {
       version: 1,
       name: 'Two agents',
