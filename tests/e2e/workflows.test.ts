@@ -67,7 +67,8 @@ const chain = {
 }
 
 describe('workflows on one server', () => {
-  const app = useBuiltApp(() => ({ ...env(), NUXT_WORKFLOWS_WEBHOOK_RUNS_PER_MINUTE: '4' }))
+  // The demo model streams without a pause here: the shipped examples run to their answers, not at reading speed.
+  const app = useBuiltApp(() => ({ ...env(), NUXT_WORKFLOWS_WEBHOOK_RUNS_PER_MINUTE: '4', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0' }))
 
   it('runs every node kind: agents with tools, a tool node, a model router, parallel branches and a merge', async () => {
     const client = new SessionClient(app.url)
