@@ -5,7 +5,7 @@
  */
 import type { JobStreamEvent } from '../../shared/types/job-events'
 import type { ActiveToolCall, JobError, JobStatus, PublicJob } from '../../shared/types/job'
-import type { WorkflowState } from '../../shared/types/workflow'
+import type { WorkflowNodeState, WorkflowState } from '../../shared/types/workflow'
 import type { JobInputRequest } from '../../shared/types/input-request'
 
 /** One tool call card's data: the server's tool call record. */
@@ -151,3 +151,6 @@ export function formatUsage(usage: { totalTokens: number, cost: number }): strin
 
 /** A workflow run's status in words (the run view and the runs list). */
 export const RUN_STATUS_LABELS: Record<JobStatus, string> = { streaming: 'Running', complete: 'Finished', error: 'Failed', aborted: 'Stopped', rejected: 'Rejected' }
+
+/** What a workflow step's (or a loop iteration's) status is called. */
+export const STEP_STATUS_LABELS: Record<WorkflowNodeState['status'], string> = { pending: 'Waiting', running: 'Running', completed: 'Done', error: 'Failed', skipped: 'Skipped' }

@@ -16,6 +16,7 @@ import type { BackgroundJob } from '../../../shared/types/job'
 import type { WorkflowRun, WorkflowRunQuery } from '../../../shared/types/workflow-run'
 import { promptLine, publicWorkflowState, toPublicJob } from './public-job'
 import { derivedRunId } from '../workflows/run-ids'
+import { childStepId, iterationStepId } from '../workflows/execute'
 import type { WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
 import type { JobStatus } from '../../../shared/types/job'
 
@@ -81,10 +82,10 @@ export function childRunsOf(job: BackgroundJob): WorkflowRun[] {
   const visit = (state: WorkflowState | undefined, prefix: string) => {
     for (const [id, step] of Object.entries(state?.nodeStates ?? {})) {
       const path = `${prefix}${id}`
-      step.iterations?.forEach((iteration, index) => visit(iteration.state, `${path}.${index + 1}.`))
+      step.iterations?.forEach((iteration, index) => visit(iteration.state, iterationStepId(path, index + 1, '')))
       const child = step.child
       if (!child) continue
-      visit(child.state, `${path}.`)
+      visit(child.state, childStepId(path, ''))
       const runId = child.runId ?? childRunId(job.id, path)
       const status = childStatus(step, job.status)
       const states = Object.values(child.state?.nodeStates ?? {})

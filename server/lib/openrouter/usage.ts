@@ -19,3 +19,8 @@ export function sumUsage(usages: ReadonlyArray<Usage | undefined>): Usage | unde
   for (const usage of given) addUsage(total, usage)
   return total
 }
+
+/** What steps used together (each may carry a `usage`), e.g. a workflow run's node states; undefined when none did. */
+export function usageOfSteps(steps: Readonly<Record<string, { usage?: Usage }>>): Usage | undefined {
+  return sumUsage(Object.values(steps).map(step => step.usage))
+}

@@ -34,7 +34,7 @@ import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { deleteUserData } from '../auth/delete-user-data'
 import { WorkflowWebhooks } from '../workflows/webhooks'
 import { WorkflowSchedules } from '../jobs/workflow-schedules'
-import { validateWorkflowWithRegistry } from '../workflows/validate'
+import { runnableWorkflow } from '../workflows/validate'
 import { runInputsOf } from '../workflows/run-inputs'
 import type { WorkflowDefinition } from '../../../shared/types/workflow'
 import type { WorkflowScheduleInput } from '../../../shared/types/workflow-schedule'
@@ -188,8 +188,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       if (!workflow || workflow.userId !== schedule.userId) throw new Error('Its workflow was deleted.')
       const owner = await accounts.policyPrincipal(schedule.userId)
       if (owner.disabled) throw new Error('The account that owns this workflow is disabled.')
-      const checked = validateWorkflowWithRegistry(workflow.definition)
-      if (!checked.ok) throw new Error(`The workflow is not valid now: ${checked.problems.map(problem => problem.message).join(' ')}`)
+      const checked = runnableWorkflow(workflow)
+      if (!checked.ok) throw new Error(`${checked.error[0]!.toUpperCase()}${checked.error.slice(1)}.`)
       const { prompt, inputs } = scheduledRunInputs(checked.workflow, schedule)
       return jobs.startWorkflowJob({ principal: { userId: owner.userId, role: owner.role }, workflowId: workflow.id, version: workflow.version, definition: checked.workflow, prompt, inputs, startedVia: 'schedule', jobId })
     },

@@ -18,7 +18,7 @@ import { runInputsOf } from './run-inputs'
 import { compileRouterPattern } from './router-patterns'
 import { followSignal } from '../follow-signal'
 import { WorkflowGraph } from './graph'
-import { sumUsage } from '../openrouter/usage'
+import { sumUsage, usageOfSteps } from '../openrouter/usage'
 import type { Usage } from '../openrouter/types'
 
 type AgentNode = Extract<WorkflowNode, { kind: 'agent' }>
@@ -133,15 +133,35 @@ export interface WorkflowRunParams {
 
 type StepOutcome = NodeOutcome & { branch?: string }
 
-/** A child's inputs as its declarations take them: "3" for a number input, "true"/"false" for yes-or-no. */
-function typedInputs(definition: WorkflowDefinition, given: Record<string, string>): Record<string, unknown> {
-  const types = new Map((definition.inputs ?? []).map(input => [input.name, input.type]))
-  return Object.fromEntries(Object.entries(given).map(([name, value]) => {
-    const type = types.get(name)
-    if (type === 'number' && value.trim() !== '' && Number.isFinite(Number(value))) return [name, Number(value)]
-    if (type === 'boolean' && /^(?:true|false)$/i.test(value.trim())) return [name, value.trim().toLowerCase() === 'true']
-    return [name, value]
-  }))
+/** How a loop iteration's step is named where it meets the world (approvals, live text, child runs): `<loop>.<n>.<step>`. */
+export function iterationStepId(loopId: string, index: number, stepId: string): string {
+  return `${loopId}.${index}.${stepId}`
+}
+
+/** How a child run's step is named where it meets the world: `<workflow step>.<child step>` (nesting repeats both forms). */
+export function childStepId(stepId: string, childId: string): string {
+  return `${stepId}.${childId}`
+}
+
+/**
+ * The state of the step a scoped id names (`iterationStepId`, `childStepId`, nested to any depth)
+ * inside `state`: a segment of digits is a loop's iteration (step ids start with a letter).
+ */
+export function nestedStepState(state: WorkflowState, scopedId: string): WorkflowNodeState | undefined {
+  const parts = scopedId.split('.')
+  let states: Record<string, WorkflowNodeState> | undefined = state.nodeStates
+  for (let at = 0; at < parts.length; at++) {
+    const step: WorkflowNodeState | undefined = states?.[parts[at]!]
+    if (at === parts.length - 1) return step
+    const next = parts[at + 1]!
+    if (/^\d+$/.test(next)) {
+      states = step?.iterations?.[Number(next) - 1]?.state?.nodeStates
+      at++
+    } else {
+      states = step?.child?.state?.nodeStates
+    }
+  }
+  return undefined
 }
 
 /** The branch a router's model reply names first, else the router's default. */
@@ -378,14 +398,15 @@ class WorkflowRun {
     const given = { prompt: fill(node.prompt ?? '{{input}}'), inputs: Object.fromEntries(Object.entries(node.inputs).map(([name, template]) => [name, fill(template)])) }
     let started: ReturnType<typeof runInputsOf>
     try {
-      started = runInputsOf(child.definition, { prompt: given.prompt || input, inputs: typedInputs(child.definition, given.inputs) })
+      // The run form's checks: "3" and "true" are taken for number and yes-or-no inputs there too.
+      started = runInputsOf(child.definition, { prompt: given.prompt || input, inputs: given.inputs })
     } catch (error) {
       return { error: `the workflow “${child.workflowName}” cannot take what this step gives it: ${(error as Error).message}`, tooLong: true }
     }
     const running: WorkflowChildRun = { ...child, prompt: started.prompt, ...(Object.keys(started.inputs).length > 0 ? { inputs: started.inputs } : {}) }
     this.setNode(node.id, { child: running })
     void this.changed()
-    const scoped = (id: string) => `${node.id}.${id}`
+    const scoped = (id: string) => childStepId(node.id, id)
     const result = await new WorkflowRun({
       workflow: running.definition,
       workflowId: running.workflowId,
@@ -394,15 +415,11 @@ class WorkflowRun {
       ...this.nested(scoped, (state) => {
         this.setNode(node.id, { child: { ...running, state } })
         return this.changed()
-      }),
+      }, depth),
       signal: this.controller.signal,
-      ...(params.isResumableStop ? { isResumableStop: params.isResumableStop } : {}),
       ...(running.state ? { resume: running.state } : {}),
-      limits: this.limits,
-      depth,
-      ...(params.childModelCalls ? { childModelCalls: params.childModelCalls } : {}),
     }).run()
-    const usage = sumUsage(Object.values(result.state.nodeStates).map(state => state.usage))
+    const usage = usageOfSteps(result.state.nodeStates)
     if (result.status === 'complete') return { output: result.output, usage }
     return { error: result.status === 'aborted' ? 'stopped' : `the workflow “${running.workflowName}” ${result.error ? `ended: ${result.error}` : 'did not finish'}`, usage }
   }
@@ -410,11 +427,16 @@ class WorkflowRun {
   /**
    * What a nested run (a loop's iteration, a child workflow) meets the world with: this run's
    * dependencies and progress callbacks, its steps' ids scoped (`scoped`) so approvals, tool
-   * approvals and live text are each its own; its state goes to `onState`.
+   * approvals and live text are each its own; its state goes to `onState`; this run's limits,
+   * stop, and model calls left for children, at `depth`.
    */
-  private nested(scoped: (id: string) => string, onState: (state: WorkflowState) => Promise<boolean>): Pick<WorkflowRunParams, 'dependencies' | 'callbacks'> {
-    const { dependencies } = this.params
+  private nested(scoped: (id: string) => string, onState: (state: WorkflowState) => Promise<boolean>, depth = this.params.depth): Pick<WorkflowRunParams, 'dependencies' | 'callbacks' | 'isResumableStop' | 'limits' | 'depth' | 'childModelCalls'> {
+    const { dependencies, isResumableStop, childModelCalls } = this.params
     return {
+      limits: this.limits,
+      ...(isResumableStop ? { isResumableStop } : {}),
+      ...(depth ? { depth } : {}),
+      ...(childModelCalls ? { childModelCalls } : {}),
       dependencies: {
         ...dependencies,
         runAgent: (step, request, hooks, stop) => dependencies.runAgent({ ...step, id: scoped(step.id) }, request, hooks, stop),
@@ -442,7 +464,7 @@ class WorkflowRun {
       ...(node.mode === 'for-each' ? { list: fill(node.items ?? '{{input}}') } : {}),
       ...(this.interrupted.has(node.id) ? { resumed: params.resume?.nodeStates[node.id]?.iterations } : {}),
       runBody: (iteration, resume, signal, onState) => {
-        const scoped = (id: string) => `${node.id}.${iteration.index}.${id}`
+        const scoped = (id: string) => iterationStepId(node.id, iteration.index, id)
         return new WorkflowRun({
           workflow: definition,
           workflowId: params.workflowId,
@@ -451,11 +473,7 @@ class WorkflowRun {
           body: { startWith: iteration.item, outerNodes, loop: iteration },
           ...this.nested(scoped, onState),
           signal,
-          ...(params.isResumableStop ? { isResumableStop: params.isResumableStop } : {}),
           ...(resume ? { resume } : {}),
-          limits: this.limits,
-          ...(params.depth ? { depth: params.depth } : {}),
-          ...(params.childModelCalls ? { childModelCalls: params.childModelCalls } : {}),
         }).run()
       },
       askModel: (request, signal) => params.dependencies.askModel(request, signal),

@@ -11,7 +11,7 @@ import type { WorkflowIterationState, WorkflowLoopNode, WorkflowState } from '..
 import type { NodeOutcome, WorkflowRunResult } from './execute'
 import { compileRouterPattern } from './router-patterns'
 import { followSignal } from '../follow-signal'
-import { sumUsage } from '../openrouter/usage'
+import { sumUsage, usageOfSteps } from '../openrouter/usage'
 import type { Usage } from '../openrouter/types'
 
 /** Characters of an item kept on its iteration for display. */
@@ -73,11 +73,6 @@ export function saysYes(reply: string): boolean {
   return /[a-z]+/.exec(reply.toLowerCase())?.[0] === 'yes'
 }
 
-/** What an iteration's body used, summed over its steps. */
-function usageOf(state: WorkflowState): Usage | undefined {
-  return sumUsage(Object.values(state.nodeStates).map(node => node.usage))
-}
-
 /** What a finished iteration keeps of its steps: its workflow steps' child runs (kept in the run history when the run ends), nothing else. */
 function childRunsKept(state: WorkflowState): WorkflowState | undefined {
   const withChildren = Object.entries(state.nodeStates).filter(([, node]) => node.child)
@@ -130,7 +125,7 @@ class LoopStep {
     })
     // Stopping to resume later: the iteration keeps its state, and goes on from it after the restart.
     if (this.params.stoppingToResume()) return
-    const usage = usageOf(result.state)
+    const usage = usageOfSteps(result.state.nodeStates)
     const ended = { ...(shownItem !== undefined ? { item: shownItem } : {}), startedAt, finishedAt: Date.now(), ...(usage ? { usage } : {}) }
     if (result.status === 'complete') {
       const kept = childRunsKept(result.state)

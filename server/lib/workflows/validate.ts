@@ -4,7 +4,7 @@
  * each loop's body the same, as a graph of its own. Every problem names its node.
  */
 import { workflowDefinitionSchema, type WorkflowBodyNode, type WorkflowDefinition, type WorkflowEdge, type WorkflowLoopNode } from '../../../shared/schemas/workflow'
-import type { WorkflowProblem } from '../../../shared/types/workflow'
+import type { SavedWorkflow, WorkflowProblem } from '../../../shared/types/workflow'
 
 export type { WorkflowProblem } from '../../../shared/types/workflow'
 import { getServerTool } from '../tools/registry'
@@ -147,4 +147,10 @@ export function validateWorkflowWithRegistry(raw: unknown): WorkflowValidation {
     const tool = getServerTool(name)
     return Boolean(tool && tool.enabled && tool.runtime !== 'client')
   })
+}
+
+/** A saved workflow as a run (a schedule's, a workflow step's child) takes it: checked against today's tools, or why it cannot run. */
+export function runnableWorkflow(saved: Pick<SavedWorkflow, 'name' | 'definition'>): { ok: true, workflow: WorkflowDefinition } | { ok: false, error: string } {
+  const checked = validateWorkflowWithRegistry(saved.definition)
+  return checked.ok ? checked : { ok: false, error: `the workflow “${saved.name}” is not valid now: ${checked.problems.map(problem => problem.message).join(' ')}` }
 }

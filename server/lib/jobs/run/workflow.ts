@@ -11,14 +11,14 @@ import type { ChatEndpoint } from '../../openrouter/chat-client'
 import { executeServerTool } from '../../tools/execute-tool'
 import { toolCallStatusOf } from '../../tools/run-tool-calls'
 import { getServerTool, whenServerToolsReady } from '../../tools/registry'
-import { executeWorkflow, tooLongStepError, type AgentStepHooks, type NodeOutcome, type WorkflowRunDependencies, type WorkflowRunResult } from '../../workflows/execute'
+import { executeWorkflow, nestedStepState, tooLongStepError, type AgentStepHooks, type NodeOutcome, type WorkflowRunDependencies, type WorkflowRunResult } from '../../workflows/execute'
 import { followSignal } from '../../follow-signal'
 import { planFromCheckpoint } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
 import { observedCallbacks } from './observed-callbacks'
 import { JobRunHarness, type JobRunOptions } from './harness'
 import { meteredCallbacks, overBudgetError } from './budget-meter'
-import { sumUsage } from '../../openrouter/usage'
+import { usageOfSteps } from '../../openrouter/usage'
 import type { Usage } from '../../openrouter/types'
 import { runCheckpointedAgent, type AgentRunJournal } from './agent-run'
 import { executionOf } from './run-events'
@@ -27,7 +27,7 @@ import { toolCallPeople } from '../waits/tool-call-people'
 import { approvalNeeded } from '../../tools/policy/tool-policy'
 import type { JobCheckpoint, ToolExecutionRecord } from '../../../../shared/types/job'
 import type { SavedWorkflow, WorkflowNode, WorkflowState } from '../../../../shared/types/workflow'
-import { validateWorkflowWithRegistry } from '../../workflows/validate'
+import { runnableWorkflow } from '../../workflows/validate'
 import { workflowModelCallBound } from '../../workflows/model-calls'
 import { childRunId } from '../workflow-runs'
 
@@ -72,12 +72,8 @@ class LiveStepText {
     if (!this.state) return
     const shown = structuredClone(this.state)
     for (const [nodeId, text] of this.text) {
-      // A loop's body step is `<loop>.<iteration>.<step>`, a child run's `<step>.<child step>`: its text goes on that run's own state.
-      const parts = nodeId.split('.')
-      const outer = shown.nodeStates[parts[0]!]
-      const step = parts.length === 1 ? outer
-        : parts.length === 2 ? outer?.child?.state?.nodeStates[parts[1]!]
-          : parts.length === 3 ? outer?.iterations?.[Number(parts[1]) - 1]?.state?.nodeStates[parts[2]!] : undefined
+      // A step of a loop's iteration or of a child run: its text goes on that run's own state.
+      const step = nestedStepState(shown, nodeId)
       if (step?.status === 'running') step.output = text
     }
     this.show(shown)
@@ -294,8 +290,8 @@ function stepDependencies(context: WorkflowJobContext, live: LiveStepText): Work
     loadWorkflow: async (workflowId, nodeId) => {
       const saved = await options.loadWorkflow?.(workflowId)
       if (!saved || saved.userId !== job.userId) return { error: `there is no workflow “${workflowId}” of yours to run (was it deleted?)` }
-      const checked = validateWorkflowWithRegistry(saved.definition)
-      if (!checked.ok) return { error: `the workflow “${saved.name}” is not valid now: ${checked.problems.map(problem => problem.message).join(' ')}` }
+      const checked = runnableWorkflow(saved)
+      if (!checked.ok) return { error: checked.error }
       return { definition: checked.workflow, name: saved.name, version: saved.version, runId: childRunId(job.id, nodeId) }
     },
   }
@@ -354,7 +350,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
   return harness.end({
     result: runResultOf(result, context),
     // The run's usage: what each of its steps used (steps kept from a run it resumes used nothing here).
-    final: { content: result.output, reasoning: '', chunksReceived: 0, usage: sumUsage(Object.values(result.state.nodeStates).map(state => state.usage)) },
+    final: { content: result.output, reasoning: '', chunksReceived: 0, usage: usageOfSteps(result.state.nodeStates) },
     timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The workflow') },
     // The text of the run is its output; node text reaches viewers through workflow-state events.
     streamFinalContent: true,
