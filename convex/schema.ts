@@ -14,6 +14,18 @@ export const messageAttachment = v.object({
   size: v.number(),
 })
 
+/** How a conversation asks the model (shared/types/personal.ts `ChatSettings`). */
+export const chatSettings = v.object({
+  systemPrompt: v.optional(v.string()),
+  temperature: v.optional(v.number()),
+  topP: v.optional(v.number()),
+  maxTokens: v.optional(v.number()),
+  reasoningEffort: v.optional(v.union(v.literal('minimal'), v.literal('low'), v.literal('medium'), v.literal('high'))),
+})
+
+/** 👍 / 👎 on an answer (shared/types/personal.ts `MessageFeedback`). */
+export const messageFeedback = v.object({ rating: v.union(v.literal('up'), v.literal('down')), reason: v.optional(v.string()), at: v.number() })
+
 export const jobStatus = v.union(v.literal('streaming'), v.literal('complete'), v.literal('error'), v.literal('aborted'), v.literal('rejected'))
 
 export const jobError = v.object({
@@ -116,9 +128,15 @@ export default defineSchema({
     active_message_id: v.optional(v.string()),
     /** The title with case and accents folded, for the search index (absent on threads stored before search). */
     search_title: v.optional(v.string()),
+    /** Listed first (absent: not pinned). */
+    pinned: v.optional(v.boolean()),
+    folder_id: v.optional(v.string()),
+    settings: v.optional(chatSettings),
   })
     .index('by_thread_id', ['thread_id'])
     .index('by_user_and_updated', ['user_id', 'updated_at'])
+    .index('by_user_pinned_and_updated', ['user_id', 'pinned', 'updated_at'])
+    .index('by_user_folder_and_updated', ['user_id', 'folder_id', 'updated_at'])
     .searchIndex('search_title', { searchField: 'search_title', filterFields: ['user_id'] }),
 
   thread_messages: defineTable({
@@ -141,8 +159,12 @@ export default defineSchema({
     /** The thread's owner and the text with case and accents folded, for searching a person's messages (absent on messages stored before search). */
     user_id: v.optional(v.string()),
     search_text: v.optional(v.string()),
+    /** The owner's 👍 / 👎, and when (indexed for the admin's report). */
+    feedback: v.optional(messageFeedback),
+    feedback_at: v.optional(v.number()),
   })
     .index('by_message_id', ['message_id'])
+    .index('by_feedback_at', ['feedback_at'])
     .index('by_thread_and_created', ['thread_id', 'created_at'])
     .searchIndex('search_content', { searchField: 'search_text', filterFields: ['user_id'] }),
 

@@ -3,14 +3,17 @@ import { v } from 'convex/values'
 import type { Doc } from './_generated/dataModel'
 import type { MutationCtx, QueryCtx } from './_generated/server'
 import { serverMutation, serverQuery } from './lib/serverGuard'
-import { jobError, jobStatus, messageAttachment } from './schema'
+import { chatSettings, jobError, jobStatus, messageAttachment, messageFeedback } from './schema'
 import { foldText, matchesAll } from '../shared/search-terms'
 
 /** What the search indexes read: the text with case and accents folded, as the other stores match. */
 const searchable = (text: string) => foldText(text.slice(0, 100_000))
 
 function toThread(row: Doc<'threads'>) {
-  return { id: row.thread_id, userId: row.user_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at, activeMessageId: row.active_message_id }
+  return {
+    id: row.thread_id, userId: row.user_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at, activeMessageId: row.active_message_id,
+    pinned: row.pinned || undefined, folderId: row.folder_id, settings: row.settings,
+  }
 }
 
 function toMessage(row: Doc<'thread_messages'>) {
@@ -29,6 +32,7 @@ function toMessage(row: Doc<'thread_messages'>) {
     toolCalls: row.tool_calls ? JSON.parse(row.tool_calls) : undefined,
     error: row.error,
     finishReason: row.finish_reason,
+    feedback: row.feedback,
   }
 }
 
@@ -52,12 +56,56 @@ export const get = serverQuery({
   },
 })
 
-/** Most recently active first. */
+/** Pinned first, then most recently active first; with `folderId`, that folder's only. */
 export const list = serverQuery({
-  args: { userId: v.string(), limit: v.number() },
-  handler: async (ctx, { userId, limit }) => {
-    const rows = await ctx.db.query('threads').withIndex('by_user_and_updated', q => q.eq('user_id', userId)).order('desc').take(limit)
+  args: { userId: v.string(), limit: v.number(), folderId: v.optional(v.string()) },
+  handler: async (ctx, { userId, limit, folderId }) => {
+    if (folderId !== undefined) {
+      const rows = await ctx.db.query('threads').withIndex('by_user_folder_and_updated', q => q.eq('user_id', userId).eq('folder_id', folderId)).order('desc').take(limit)
+      return rows.map(toThread).sort((a, b) => Number(b.pinned ?? false) - Number(a.pinned ?? false))
+    }
+    const pinned = await ctx.db.query('threads').withIndex('by_user_pinned_and_updated', q => q.eq('user_id', userId).eq('pinned', true)).order('desc').take(limit)
+    const rows = [...pinned]
+    for await (const row of ctx.db.query('threads').withIndex('by_user_and_updated', q => q.eq('user_id', userId)).order('desc')) {
+      if (rows.length >= limit) break
+      if (!row.pinned) rows.push(row)
+    }
     return rows.map(toThread)
+  },
+})
+
+/** Pins, files or sets how the thread asks the model; `null` clears. Leaves its place by activity alone. */
+export const update = serverMutation({
+  args: { threadId: v.string(), pinned: v.optional(v.boolean()), folderId: v.optional(v.union(v.string(), v.null())), settings: v.optional(v.union(chatSettings, v.null())) },
+  handler: async (ctx, { threadId, pinned, folderId, settings }) => {
+    const thread = await findThread(ctx, threadId)
+    if (!thread) return false
+    const patch: Partial<Doc<'threads'>> = {}
+    if (pinned !== undefined) patch.pinned = pinned || undefined
+    if (folderId !== undefined) patch.folder_id = folderId ?? undefined
+    if (settings !== undefined) patch.settings = settings ?? undefined
+    await ctx.db.patch(thread._id, patch)
+    return true
+  },
+})
+
+/** Sets or (null) takes back the 👍 / 👎 on a message. */
+export const setFeedback = serverMutation({
+  args: { messageId: v.string(), feedback: v.union(messageFeedback, v.null()) },
+  handler: async (ctx, { messageId, feedback }) => {
+    const message = await findMessage(ctx, messageId)
+    if (!message) return false
+    await ctx.db.patch(message._id, { feedback: feedback ?? undefined, feedback_at: feedback?.at })
+    return true
+  },
+})
+
+/** Feedback given at or after `since`, newest first, at most `limit`. */
+export const listFeedback = serverQuery({
+  args: { since: v.number(), limit: v.number() },
+  handler: async (ctx, { since, limit }) => {
+    const rows = await ctx.db.query('thread_messages').withIndex('by_feedback_at', q => q.gte('feedback_at', since)).order('desc').take(limit)
+    return rows.filter(row => row.feedback).map(row => ({ ...row.feedback!, model: row.model ?? 'unknown' }))
   },
 })
 
@@ -239,18 +287,19 @@ export const listMessages = serverQuery({
  * conversation: titles first, then messages by relevance.
  */
 export const search = serverQuery({
-  args: { userId: v.string(), terms: v.array(v.string()), limit: v.number() },
-  handler: async (ctx, { userId, terms, limit }) => {
+  args: { userId: v.string(), terms: v.array(v.string()), limit: v.number(), folderId: v.optional(v.string()) },
+  handler: async (ctx, { userId, terms, limit, folderId }) => {
+    const inFolder = (row: Doc<'threads'>) => folderId === undefined || row.folder_id === folderId
     const text = terms.join(' ')
     const hits = new Map<string, { thread: ReturnType<typeof toThread>, message?: ReturnType<typeof toMessage> }>()
     const titles = await ctx.db.query('threads').withSearchIndex('search_title', q => q.search('search_title', text).eq('user_id', userId)).take(limit * 5)
-    for (const row of titles) if (hits.size < limit && matchesAll(row.title, terms)) hits.set(row.thread_id, { thread: toThread(row) })
+    for (const row of titles) if (hits.size < limit && inFolder(row) && matchesAll(row.title, terms)) hits.set(row.thread_id, { thread: toThread(row) })
     const found = await ctx.db.query('thread_messages').withSearchIndex('search_content', q => q.search('search_text', text).eq('user_id', userId)).take(limit * 10)
     for (const row of found) {
       if (hits.size >= limit) break
       if (hits.has(row.thread_id) || !matchesAll(row.content, terms)) continue
       const thread = await findThread(ctx, row.thread_id)
-      if (thread && thread.user_id === userId) hits.set(row.thread_id, { thread: toThread(thread), message: toMessage(row) })
+      if (thread && thread.user_id === userId && inFolder(thread)) hits.set(row.thread_id, { thread: toThread(thread), message: toMessage(row) })
     }
     return [...hits.values()]
   },

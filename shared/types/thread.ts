@@ -5,6 +5,7 @@
  */
 import type { ActiveToolCall, JobError } from './job'
 import type { MessageAttachment } from './attachment'
+import type { ChatSettings, MessageFeedback } from './personal'
 
 /** A conversation. */
 export interface ChatThread {
@@ -18,6 +19,12 @@ export interface ChatThread {
    * (absent: the newest message's branch).
    */
   activeMessageId?: string
+  /** Pinned conversations are listed first. */
+  pinned?: boolean
+  /** The folder it is filed in (one of its owner's; absent: none). */
+  folderId?: string
+  /** How it asks the model (absent: the model's defaults and the person's custom instructions). */
+  settings?: ChatSettings
 }
 
 /** Where an assistant message stands: its job's status. */
@@ -47,6 +54,8 @@ export interface ThreadMessage {
   toolCalls?: ActiveToolCall[]
   error?: JobError
   finishReason?: string
+  /** Assistant messages: the owner's 👍 / 👎. */
+  feedback?: MessageFeedback
 }
 
 /** Where a message stands among its versions (messages with the same parent and role), oldest first. */

@@ -64,6 +64,7 @@ export function withThreadQuota(store: ThreadStore, quotas: StorageQuotas): Thre
     getThread: threadId => store.getThread(threadId),
     listThreads: (userId, options) => store.listThreads(userId, options),
     renameThread: (threadId, title, now) => store.renameThread(threadId, title, now),
+    updateThread: (threadId, patch) => store.updateThread(threadId, patch),
     setActiveMessage: (threadId, messageId) => store.setActiveMessage(threadId, messageId),
     deleteThread: threadId => store.deleteThread(threadId),
     addAttachment: input => store.addAttachment(input),
@@ -74,6 +75,8 @@ export function withThreadQuota(store: ThreadStore, quotas: StorageQuotas): Thre
     getMessage: messageId => store.getMessage(messageId),
     listMessages: threadId => store.listMessages(threadId),
     searchThreads: (userId, query, options) => store.searchThreads(userId, query, options),
+    setFeedback: (messageId, feedback) => store.setFeedback(messageId, feedback),
+    listFeedback: (since, limit) => store.listFeedback(since, limit),
     close: () => store.close(),
   }
 }

@@ -264,4 +264,15 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX workflow_runs_by_status ON workflow_runs (status, started_at);
   CREATE INDEX workflow_runs_by_finished ON workflow_runs (finished_at);
   `,
+  // A person's organising and tuning of conversations (pins, folders, chat settings) and their
+  // 👍 / 👎 on answers, read by the admin's report through the feedback index.
+  `
+  ALTER TABLE threads ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE threads ADD COLUMN folder_id TEXT;
+  ALTER TABLE threads ADD COLUMN settings TEXT;
+  CREATE INDEX threads_by_user_pinned_updated ON threads (user_id, pinned DESC, updated_at DESC);
+  ALTER TABLE thread_messages ADD COLUMN feedback TEXT;
+  ALTER TABLE thread_messages ADD COLUMN feedback_at INTEGER;
+  CREATE INDEX thread_messages_by_feedback_at ON thread_messages (feedback_at) WHERE feedback_at IS NOT NULL;
+  `,
 ]

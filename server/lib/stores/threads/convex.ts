@@ -18,8 +18,17 @@ export function createConvexThreadStore(options: { client: ConvexFunctionClient,
     async getThread(threadId) {
       return await client.query(api.threads.get, { secret, threadId }) as ChatThread | null
     },
-    async listThreads(userId, { limit = 100 } = {}) {
-      return await client.query(api.threads.list, { secret, userId, limit }) as ChatThread[]
+    async listThreads(userId, { limit = 100, folderId } = {}) {
+      return await client.query(api.threads.list, { secret, userId, limit, folderId }) as ChatThread[]
+    },
+    async updateThread(threadId, patch) {
+      return client.mutation(api.threads.update, { secret, threadId, ...patch })
+    },
+    async setFeedback(messageId, feedback) {
+      return client.mutation(api.threads.setFeedback, { secret, messageId, feedback })
+    },
+    async listFeedback(since, limit) {
+      return client.query(api.threads.listFeedback, { secret, since, limit })
     },
     async renameThread(threadId, title, now = Date.now()) {
       return client.mutation(api.threads.rename, { secret, threadId, title, now })
@@ -52,10 +61,10 @@ export function createConvexThreadStore(options: { client: ConvexFunctionClient,
     async setActiveMessage(threadId, messageId) {
       return client.mutation(api.threads.setActiveMessage, { secret, threadId, messageId })
     },
-    async searchThreads(userId, query, { limit = 20 } = {}) {
+    async searchThreads(userId, query, { limit = 20, folderId } = {}) {
       const terms = searchTerms(query)
       if (terms.length === 0) return []
-      const found = await client.query(api.threads.search, { secret, userId, terms, limit })
+      const found = await client.query(api.threads.search, { secret, userId, terms, limit, folderId })
       return found.map(hit => hit.message
           ? { thread: hit.thread as ChatThread, messageId: hit.message.id, role: hit.message.role, snippet: snippetAround(hit.message.content, terms) }
           : { thread: hit.thread as ChatThread, snippet: snippetAround(hit.thread.title, terms) })

@@ -16,14 +16,35 @@ export function createMemoryThreadStore(): ThreadStore {
       const thread: ChatThread = { id: id ?? crypto.randomUUID(), userId, title: title?.trim() || 'New chat', createdAt: now, updatedAt: now }
       if (threads.has(thread.id)) throw new Error(`Thread ${thread.id} already exists.`)
       threads.set(thread.id, thread)
-      return { ...thread }
+      return structuredClone(thread)
     },
     async getThread(threadId) {
       const thread = threads.get(threadId)
-      return thread ? { ...thread } : null
+      return thread ? structuredClone(thread) : null
     },
-    async listThreads(userId, { limit = 100 } = {}) {
-      return [...threads.values()].filter(thread => thread.userId === userId).sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit).map(thread => ({ ...thread }))
+    async listThreads(userId, { limit = 100, folderId } = {}) {
+      return [...threads.values()]
+        .filter(thread => thread.userId === userId && (folderId === undefined || thread.folderId === folderId))
+        .sort((a, b) => Number(b.pinned ?? false) - Number(a.pinned ?? false) || b.updatedAt - a.updatedAt)
+        .slice(0, limit)
+        .map(thread => structuredClone(thread))
+    },
+    async updateThread(threadId, patch) {
+      const thread = threads.get(threadId)
+      if (!thread) return false
+      if (patch.pinned !== undefined) {
+        if (patch.pinned) thread.pinned = true
+        else delete thread.pinned
+      }
+      if (patch.folderId !== undefined) {
+        if (patch.folderId === null) delete thread.folderId
+        else thread.folderId = patch.folderId
+      }
+      if (patch.settings !== undefined) {
+        if (patch.settings === null) delete thread.settings
+        else thread.settings = structuredClone(patch.settings)
+      }
+      return true
     },
     async renameThread(threadId, title, now = Date.now()) {
       const thread = threads.get(threadId)
@@ -38,19 +59,19 @@ export function createMemoryThreadStore(): ThreadStore {
       thread.activeMessageId = messageId
       return true
     },
-    async searchThreads(userId, query, { limit = 20 } = {}) {
+    async searchThreads(userId, query, { limit = 20, folderId } = {}) {
       const terms = searchTerms(query)
       if (terms.length === 0) return []
       const hits: ThreadSearchHit[] = []
-      const mine = [...threads.values()].filter(thread => thread.userId === userId).sort((a, b) => b.updatedAt - a.updatedAt)
+      const mine = [...threads.values()].filter(thread => thread.userId === userId && (folderId === undefined || thread.folderId === folderId)).sort((a, b) => b.updatedAt - a.updatedAt)
       for (const thread of mine) {
         if (hits.length >= limit) break
         if (matchesAll(thread.title, terms)) {
-          hits.push({ thread: { ...thread }, snippet: snippetAround(thread.title, terms) })
+          hits.push({ thread: structuredClone(thread), snippet: snippetAround(thread.title, terms) })
           continue
         }
         const found = [...messages.values()].find(message => message.threadId === thread.id && matchesAll(message.content, terms))
-        if (found) hits.push({ thread: { ...thread }, messageId: found.id, role: found.role, snippet: snippetAround(found.content, terms) })
+        if (found) hits.push({ thread: structuredClone(thread), messageId: found.id, role: found.role, snippet: snippetAround(found.content, terms) })
       }
       return hits
     },
@@ -87,6 +108,20 @@ export function createMemoryThreadStore(): ThreadStore {
       if (!message) return false
       Object.assign(message, structuredClone(update))
       return true
+    },
+    async setFeedback(messageId, feedback) {
+      const message = messages.get(messageId)
+      if (!message) return false
+      if (feedback) message.feedback = { ...feedback }
+      else delete message.feedback
+      return true
+    },
+    async listFeedback(since, limit) {
+      return [...messages.values()]
+        .filter(message => message.feedback && message.feedback.at >= since)
+        .sort((a, b) => b.feedback!.at - a.feedback!.at)
+        .slice(0, limit)
+        .map(message => ({ ...message.feedback!, model: message.model ?? 'unknown' }))
     },
     async getMessage(messageId) {
       const message = messages.get(messageId)

@@ -4,11 +4,12 @@
  */
 import { openSqliteDatabase } from '../sqlite/database'
 import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
-import type { StoredAttachment, ThreadStore } from './thread-store'
+import type { StoredAttachment, ThreadPatch, ThreadStore } from './thread-store'
+import type { MessageFeedback } from '../../../../shared/types/personal'
 import type { AttachmentKind } from '../../../../shared/types/attachment'
 import { ftsQuery, searchTerms } from '../../../../shared/search-terms'
 
-interface ThreadRow { id: string, user_id: string, title: string, created_at: number, updated_at: number, active_message_id: string | null }
+interface ThreadRow { id: string, user_id: string, title: string, created_at: number, updated_at: number, active_message_id: string | null, pinned: number, folder_id: string | null, settings: string | null }
 interface MessageRow {
   id: string
   thread_id: string
@@ -24,6 +25,7 @@ interface MessageRow {
   tool_calls: string | null
   error: string | null
   finish_reason: string | null
+  feedback: string | null
 }
 
 interface AttachmentRow { id: string, thread_id: string, user_id: string, name: string, media_type: string, kind: AttachmentKind, size: number, created_at: number, bytes: Buffer }
@@ -31,6 +33,9 @@ interface AttachmentRow { id: string, thread_id: string, user_id: string, name: 
 function toThread(row: ThreadRow): ChatThread {
   const thread: ChatThread = { id: row.id, userId: row.user_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at }
   if (row.active_message_id !== null) thread.activeMessageId = row.active_message_id
+  if (row.pinned) thread.pinned = true
+  if (row.folder_id !== null) thread.folderId = row.folder_id
+  if (row.settings !== null) thread.settings = JSON.parse(row.settings)
   return thread
 }
 
@@ -45,6 +50,7 @@ function toMessage(row: MessageRow): ThreadMessage {
   if (row.tool_calls !== null) message.toolCalls = JSON.parse(row.tool_calls)
   if (row.error !== null) message.error = JSON.parse(row.error)
   if (row.finish_reason !== null) message.finishReason = row.finish_reason
+  if (row.feedback !== null) message.feedback = JSON.parse(row.feedback)
   return message
 }
 
@@ -55,13 +61,19 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
   const statements = {
     insertThread: db.prepare('INSERT INTO threads (id, user_id, title, created_at, updated_at) VALUES (@id, @userId, @title, @createdAt, @updatedAt)'),
     getThread: db.prepare<[string], ThreadRow>('SELECT * FROM threads WHERE id = ?'),
-    listThreads: db.prepare<[string, number], ThreadRow>('SELECT * FROM threads WHERE user_id = ? ORDER BY updated_at DESC LIMIT ?'),
-    searchTitles: db.prepare<{ query: string, userId: string, limit: number }, ThreadRow>(`SELECT t.* FROM threads_fts JOIN threads t ON t.rowid = threads_fts.rowid
-      WHERE threads_fts MATCH @query AND t.user_id = @userId ORDER BY bm25(threads_fts) LIMIT @limit`),
-    searchMessages: db.prepare<{ query: string, userId: string, limit: number }, ThreadRow & { message_id: string, role: ThreadMessage['role'], snippet: string }>(`SELECT t.*, m.id AS message_id, m.role,
+    listThreads: db.prepare<[string, number], ThreadRow>('SELECT * FROM threads WHERE user_id = ? ORDER BY pinned DESC, updated_at DESC LIMIT ?'),
+    listFolder: db.prepare<[string, string, number], ThreadRow>('SELECT * FROM threads WHERE user_id = ? AND folder_id = ? ORDER BY pinned DESC, updated_at DESC LIMIT ?'),
+    setPinned: db.prepare<[number, string]>('UPDATE threads SET pinned = ? WHERE id = ?'),
+    setFolder: db.prepare<[string | null, string]>('UPDATE threads SET folder_id = ? WHERE id = ?'),
+    setSettings: db.prepare<[string | null, string]>('UPDATE threads SET settings = ? WHERE id = ?'),
+    setFeedback: db.prepare<[string | null, number | null, string]>('UPDATE thread_messages SET feedback = ?, feedback_at = ? WHERE id = ?'),
+    listFeedback: db.prepare<[number, number], { feedback: string, model: string | null }>('SELECT feedback, model FROM thread_messages WHERE feedback_at >= ? ORDER BY feedback_at DESC LIMIT ?'),
+    searchTitles: db.prepare<{ query: string, userId: string, folderId: string | null, limit: number }, ThreadRow>(`SELECT t.* FROM threads_fts JOIN threads t ON t.rowid = threads_fts.rowid
+      WHERE threads_fts MATCH @query AND t.user_id = @userId AND (@folderId IS NULL OR t.folder_id = @folderId) ORDER BY bm25(threads_fts) LIMIT @limit`),
+    searchMessages: db.prepare<{ query: string, userId: string, folderId: string | null, limit: number }, ThreadRow & { message_id: string, role: ThreadMessage['role'], snippet: string }>(`SELECT t.*, m.id AS message_id, m.role,
         snippet(thread_messages_fts, 0, '', '', '…', 24) AS snippet
       FROM thread_messages_fts JOIN thread_messages m ON m.rowid = thread_messages_fts.rowid JOIN threads t ON t.id = m.thread_id
-      WHERE thread_messages_fts MATCH @query AND t.user_id = @userId ORDER BY bm25(thread_messages_fts) LIMIT @limit`),
+      WHERE thread_messages_fts MATCH @query AND t.user_id = @userId AND (@folderId IS NULL OR t.folder_id = @folderId) ORDER BY bm25(thread_messages_fts) LIMIT @limit`),
     rename: db.prepare('UPDATE threads SET title = ?, updated_at = ? WHERE id = ?'),
     setActive: db.prepare('UPDATE threads SET active_message_id = ? WHERE id = ?'),
     touch: db.prepare('UPDATE threads SET updated_at = max(updated_at, ?) WHERE id = ?'),
@@ -108,6 +120,14 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
     statements.touch.run(message.createdAt, message.threadId)
   })
 
+  const updateThread = db.transaction((threadId: string, patch: ThreadPatch): boolean => {
+    if (!statements.getThread.get(threadId)) return false
+    if (patch.pinned !== undefined) statements.setPinned.run(patch.pinned ? 1 : 0, threadId)
+    if (patch.folderId !== undefined) statements.setFolder.run(patch.folderId, threadId)
+    if (patch.settings !== undefined) statements.setSettings.run(patch.settings ? JSON.stringify(patch.settings) : null, threadId)
+    return true
+  })
+
   return {
     async createThread({ userId, title, id, now = Date.now() }) {
       const thread: ChatThread = { id: id ?? crypto.randomUUID(), userId, title: title?.trim() || 'New chat', createdAt: now, updatedAt: now }
@@ -118,8 +138,18 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
       const row = statements.getThread.get(threadId)
       return row ? toThread(row) : null
     },
-    async listThreads(userId, { limit = 100 } = {}) {
-      return statements.listThreads.all(userId, limit).map(toThread)
+    async listThreads(userId, { limit = 100, folderId } = {}) {
+      const rows = folderId === undefined ? statements.listThreads.all(userId, limit) : statements.listFolder.all(userId, folderId, limit)
+      return rows.map(toThread)
+    },
+    async updateThread(threadId, patch) {
+      return updateThread(threadId, patch)
+    },
+    async setFeedback(messageId, feedback) {
+      return statements.setFeedback.run(feedback ? JSON.stringify(feedback) : null, feedback?.at ?? null, messageId).changes > 0
+    },
+    async listFeedback(since, limit) {
+      return statements.listFeedback.all(since, limit).map(row => ({ ...JSON.parse(row.feedback) as MessageFeedback, model: row.model ?? 'unknown' }))
     },
     async renameThread(threadId, title, now = Date.now()) {
       return statements.rename.run(title, now, threadId).changes > 0
@@ -172,14 +202,14 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
     async listMessages(threadId) {
       return statements.listMessages.all(threadId).map(toMessage)
     },
-    async searchThreads(userId, query, { limit = 20 } = {}) {
+    async searchThreads(userId, query, { limit = 20, folderId } = {}) {
       const terms = searchTerms(query)
       if (terms.length === 0) return []
       const match = ftsQuery(terms)
       const hits = new Map<string, ThreadSearchHit>()
-      for (const row of statements.searchTitles.all({ query: match, userId, limit })) hits.set(row.id, { thread: toThread(row), snippet: row.title })
+      for (const row of statements.searchTitles.all({ query: match, userId, folderId: folderId ?? null, limit })) hits.set(row.id, { thread: toThread(row), snippet: row.title })
       // Several hits in one conversation count once (its best), so read a few more than asked for.
-      for (const row of statements.searchMessages.all({ query: match, userId, limit: limit * 5 })) {
+      for (const row of statements.searchMessages.all({ query: match, userId, folderId: folderId ?? null, limit: limit * 5 })) {
         if (hits.size >= limit) break
         if (!hits.has(row.id)) hits.set(row.id, { thread: toThread(row), messageId: row.message_id, role: row.role, snippet: row.snippet.replace(/\s+/g, ' ').trim() })
       }
