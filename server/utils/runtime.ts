@@ -1,5 +1,8 @@
 import type { H3Event } from 'h3'
 import type { AccountService } from '../lib/auth/accounts'
+import type { PersonalSettings } from '../lib/threads/personal-settings'
+import type { ShareLinks } from '../lib/threads/share-links'
+import type { AnswerFeedback } from '../lib/threads/feedback'
 import type { BackgroundJobManager } from '../lib/jobs/manager'
 import type { JobListener } from '../lib/jobs/live-hub'
 import { currentServerRuntime, type ServerRuntime } from '../lib/runtime/current'
@@ -8,6 +11,7 @@ import { serveToolChanges as serveToolChangeEvents } from '../lib/http/serve-too
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
 import type { WorkflowWebhooks } from '../lib/workflows/webhooks'
+import { workflowExamples } from '../lib/workflows/examples'
 import type { WorkflowSchedules } from '../lib/jobs/workflow-schedules'
 import type { AppMetrics } from '../lib/metrics/app-metrics'
 import type { StatusHistory } from '../lib/metrics/status-history'
@@ -17,6 +21,12 @@ function useServerRuntime(): ServerRuntime {
   const runtime = currentServerRuntime()
   if (!runtime) throw createError({ statusCode: 503, statusMessage: 'The server is starting; try again in a moment.' })
   return runtime
+}
+
+/** A person's own preferences, chat presets and folders (`settings`), share links (`shares`) and ratings of answers (`feedback`). */
+export function usePersonal(): { settings: PersonalSettings, shares: ShareLinks, feedback: AnswerFeedback } {
+  const { personal, shares, feedback } = useServerRuntime()
+  return { settings: personal, shares, feedback }
 }
 
 /** The job runtime of this server process (start, abort, the live hub, the job store). */
@@ -29,10 +39,10 @@ export function useThreadStore(): ThreadStore {
   return useServerRuntime().threads
 }
 
-/** Saved workflows (with their versions), their inbound webhooks and their schedules. */
-export function useWorkflows(): { saved: WorkflowStore, webhooks: WorkflowWebhooks, schedules: WorkflowSchedules } {
+/** Saved workflows (with their versions), their inbound webhooks and schedules, and the examples shipped with the app. */
+export function useWorkflows(): { saved: WorkflowStore, webhooks: WorkflowWebhooks, schedules: WorkflowSchedules, examples: typeof workflowExamples } {
   const { workflows, workflowWebhooks, workflowSchedules } = useServerRuntime()
-  return { saved: workflows, webhooks: workflowWebhooks, schedules: workflowSchedules }
+  return { saved: workflows, webhooks: workflowWebhooks, schedules: workflowSchedules, examples: workflowExamples }
 }
 
 /**

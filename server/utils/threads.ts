@@ -6,10 +6,11 @@ import { messageBodyBytes } from '../lib/http/read-json-body'
 import { addMessageVersion, messageVersionSchema, sendThreadMessage as sendMessage, threadMessageSchema } from '../lib/threads/send-message'
 import { viewThread as viewBranch } from '../lib/threads/versions'
 import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
+import type { MessageAttachment } from '../../shared/types/attachment'
 
 /**
  * Stores the user's message (the request's body: content, files, model, tools, browser tools) and starts
- * the answer as a background job; with `versionOf`, a new version of that message instead: its
+ * the answer as a background job, asked with the thread's settings and its owner's custom instructions; with `versionOf`, a new version of that message instead: its
  * question edited (`content`) or answered again (no `content`). Refused before anything is
  * stored: 400 naming what to fix (413 / 415 for a file too large or of a type not taken), 404 for a message not in the thread, 403 for a model the role
  * may not use, 429/503 over a cap or rate, 402 with the daily budget used up.
@@ -21,7 +22,8 @@ export async function sendThreadMessage(event: H3Event, thread: ChatThread, vers
   const user = await requireSessionUser(event)
   const dependencies = { jobs: useBackgroundJobs(), threads: useThreadStore(), config: useServerConfig(event) }
   try {
-    const answering = { ...input, principal: jobPrincipal(event, useServerConfig(event), user, thread.userId), userApiKey: userApiKeyOf(event) }
+    const { customInstructions } = await usePersonal().settings.preferences(thread.userId)
+    const answering = { ...input, principal: jobPrincipal(event, useServerConfig(event), user, thread.userId), userApiKey: userApiKeyOf(event), instructions: customInstructions }
     return versionOf === undefined
       ? await sendMessage(dependencies, thread, { ...answering, content: input.content! })
       : await addMessageVersion(dependencies, thread, versionOf, answering)
@@ -37,4 +39,23 @@ export async function viewThread(event: H3Event, thread: ChatThread, show?: stri
   } catch (error) {
     throwHttpError(event, error)
   }
+}
+
+/**
+ * Sends a stored file: an image as itself, a text file always as plain text (never HTML, whatever
+ * it holds), sandboxed so that opened on its own it can run nothing. For a conversation's owner
+ * and a share link's viewers alike.
+ */
+export function serveAttachment(event: H3Event, file: { attachment: MessageAttachment, bytes: Uint8Array }): Buffer {
+  const { attachment, bytes } = file
+  setResponseHeaders(event, {
+    'Content-Type': attachment.kind === 'image' ? attachment.mediaType : 'text/plain; charset=utf-8',
+    'Content-Length': String(bytes.length),
+    'Content-Disposition': `inline; filename*=UTF-8''${encodeURIComponent(attachment.name)}`,
+    'Content-Security-Policy': 'default-src \'none\'; img-src \'self\'; style-src \'unsafe-inline\'; sandbox',
+    'X-Content-Type-Options': 'nosniff',
+    // A file never changes under its id.
+    'Cache-Control': 'private, max-age=31536000, immutable',
+  })
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }

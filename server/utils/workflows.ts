@@ -8,7 +8,6 @@ import { assertWorkflowCost, workflowModels } from '../lib/workflows/model-calls
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import type { StartWorkflowJobInput } from '../lib/jobs/manager'
-import { WORKFLOW_EXAMPLES } from '../lib/workflows/examples'
 import { validateWorkflowWithRegistry, type WorkflowValidation } from '../lib/workflows/validate'
 import type { BackgroundJob, PublicJob } from '../../shared/types/job'
 import type { SavedWorkflow, WorkflowDefinition } from '../../shared/types/workflow'
@@ -83,9 +82,4 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
   } catch (error) {
     throwHttpError(event, error)
   }
-}
-
-/** The workflows shipped with the app, to install from the workflows page. */
-export function listWorkflowExamples() {
-  return Object.entries(WORKFLOW_EXAMPLES).map(([key, definition]) => ({ key, name: definition.name, description: definition.description, definition }))
 }

@@ -8,6 +8,8 @@ export interface ModelSummary {
   contextLength: number | null
   pricing: { prompt: string, completion: string } | null
   supportsTools: boolean
+  /** Whether it takes a reasoning effort (its supported parameters include `reasoning`). */
+  supportsReasoning: boolean
   /** Whether it reads images sent with a message (its input modalities include images). */
   acceptsImages: boolean
   /** True for the in-process demo model: no key, no network, not a real language model. */

@@ -1,12 +1,17 @@
-import { z } from 'zod'
-import { MAX_THREAD_TITLE } from '../../../shared/limits'
+import { threadPatchSchema } from '../../../shared/schemas/personal'
 
-const bodySchema = z.object({ title: z.string().trim().min(1, 'give the conversation a name').max(MAX_THREAD_TITLE) }).strict()
-
-/** Renames a conversation. */
+/**
+ * Renames, pins, files into a folder (`folderId`, null: out of any) or sets how a conversation
+ * asks the model (`settings`, null: the defaults again). Only a rename moves it in the list.
+ */
 export default defineEventHandler(async (event) => {
   const thread = await requireOwned(event, 'thread', getRouterParam(event, 'id'))
-  const body = await readJsonBody(event, bodySchema)
-  await useThreadStore().renameThread(thread.id, body.title)
-  return useThreadStore().getThread(thread.id)
+  const { title, ...patch } = await readJsonBody(event, threadPatchSchema)
+  if (patch.folderId && !await usePersonal().settings.hasFolder(thread.userId, patch.folderId)) {
+    throw createError({ statusCode: 400, statusMessage: 'No such folder', message: 'folderId: you have no such folder. Create it first (POST /api/folders).' })
+  }
+  const threads = useThreadStore()
+  if (title !== undefined) await threads.renameThread(thread.id, title)
+  if (Object.keys(patch).length > 0) await threads.updateThread(thread.id, patch)
+  return threads.getThread(thread.id)
 })

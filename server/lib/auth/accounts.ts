@@ -41,6 +41,8 @@ export interface AccountSettings extends AttemptLimitSettings {
 const SIGNUP_SETTING = 'signup-policy'
 const SIGNUP_POLICIES: readonly SignupPolicy[] = ['closed', 'open', 'invite']
 /** Most accounts an admin listing returns. */
+const SESSION_ENDED = 'Your session has ended (the password was changed or the account removed). Sign in again.'
+
 export const MAX_LISTED_ACCOUNTS = 1_000
 
 /** The public form of a stored account. */
@@ -217,7 +219,7 @@ export class AccountService {
   /** The principal of a signed-in session, or why it no longer counts. */
   async principalForSession(claims: SessionClaims): Promise<SessionPrincipal> {
     const account = await this.stores.accounts.getAccount(claims.userId)
-    if (!account || account.sessionVersion !== claims.version) throw new AuthError('session-ended', 'Your session has ended (the password was changed or the account removed). Sign in again.')
+    if (!account || account.sessionVersion !== claims.version) throw new AuthError('session-ended', SESSION_ENDED)
     if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
     return { id: account.id, name: account.name, role: account.role }
   }
@@ -257,12 +259,7 @@ export class AccountService {
    * (a session or a token alone cannot mint one), counted like a sign-in against the account.
    */
   async createToken(userId: string, name: string, password: string, now = Date.now()): Promise<CreatedApiToken> {
-    const account = await this.stores.accounts.getAccount(userId)
-    if (!account) throw new AuthError('session-ended', 'Your session has ended (the password was changed or the account removed). Sign in again.')
-    const key = accountNameKey(account.name)
-    await this.attempts.beforeSignIn(undefined, key)
-    if (!await this.passwords.verify(account.passwordHash, password)) throw new AuthError('wrong-password', 'That is not your password; a token is created only with it.')
-    await this.attempts.signInSucceeded(key)
+    await this.confirmPassword(userId, password, 'That is not your password; a token is created only with it.')
     if ((await this.stores.tokens.listApiTokens(userId)).length >= this.settings.tokensPerUser) {
       throw new AuthError('too-many-tokens', `You have ${this.settings.tokensPerUser} API tokens, the most allowed. Revoke one you no longer use first.`)
     }
@@ -270,6 +267,30 @@ export class AccountService {
     const stored: StoredApiToken = { id: crypto.randomUUID(), userId, name, prefix, tokenHash, createdAt: now, lastUsedAt: null }
     await this.stores.tokens.createApiToken(stored)
     return { ...tokenSummary(stored), token }
+  }
+
+  /**
+   * A person's own change of password: the current one is asked (counted like a sign-in against
+   * the account); every session (this one too: the caller starts a fresh one) and token ends, as
+   * after an admin's reset.
+   */
+  async changePassword(userId: string, currentPassword: string, newPassword: string): Promise<StoredAccount> {
+    await this.confirmPassword(userId, currentPassword, 'That is not your current password.')
+    const updated = await this.stores.accounts.updateAccount(userId, { passwordHash: await this.passwords.hash(newPassword) })
+    if (!updated) throw new AuthError('session-ended', SESSION_ENDED)
+    await this.revokeAllTokens(userId)
+    return updated
+  }
+
+  /** Checks `password` is the account's (a second factor for what a stolen session alone must not do). */
+  private async confirmPassword(userId: string, password: string, wrong: string): Promise<StoredAccount> {
+    const account = await this.stores.accounts.getAccount(userId)
+    if (!account) throw new AuthError('session-ended', SESSION_ENDED)
+    const key = accountNameKey(account.name)
+    await this.attempts.beforeSignIn(undefined, key)
+    if (!await this.passwords.verify(account.passwordHash, password)) throw new AuthError('wrong-password', wrong)
+    await this.attempts.signInSucceeded(key)
+    return account
   }
 
   async revokeToken(userId: string, tokenId: string): Promise<boolean> {

@@ -27,6 +27,7 @@ function toSummary(model: UpstreamModel, offline: boolean): ModelSummary {
     contextLength: model.context_length ?? null,
     pricing: model.pricing ? { prompt: model.pricing.prompt ?? '0', completion: model.pricing.completion ?? '0' } : null,
     supportsTools: model.supported_parameters?.includes('tools') ?? true,
+    supportsReasoning: model.supported_parameters?.includes('reasoning') ?? false,
     acceptsImages: offline || (model.architecture?.input_modalities?.includes('image') ?? false),
     offline,
   }

@@ -33,6 +33,9 @@ import { writeJobIntoThread } from '../threads/write-back'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { deleteUserData } from '../auth/delete-user-data'
 import { WorkflowWebhooks } from '../workflows/webhooks'
+import { PersonalSettings } from '../threads/personal-settings'
+import { ShareLinks } from '../threads/share-links'
+import { AnswerFeedback } from '../threads/feedback'
 import { WorkflowSchedules } from '../jobs/workflow-schedules'
 import { runnableWorkflow } from '../workflows/validate'
 import { runInputsOf } from '../workflows/run-inputs'
@@ -209,6 +212,13 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   accounts.onAccountDeleted(userId => workflowSchedules.removeUser(userId))
   accounts.onAccountDeleted(userId => authorizations.deleteUser(userId))
   accounts.onAccountDeleted(userId => consents.deleteUser(userId))
+  const personal = new PersonalSettings(stores.settings)
+  const shares = new ShareLinks({
+    settings: stores.settings, threads: stores.threads, secretBox: createSecretBox(secret, 'share-links'), quotas: config.limits,
+    nameOf: async userId => (await personal.preferences(userId)).displayName ?? (await accounts.getAccount(userId))?.name ?? 'A guest',
+  })
+  accounts.onAccountDeleted(userId => shares.deleteUser(userId))
+  accounts.onAccountDeleted(userId => personal.deleteUser(userId))
 
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
@@ -241,6 +251,9 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     workflowSchedules,
     workflowWebhooks: new WorkflowWebhooks({ settings: stores.settings, secretBox: createSecretBox(secret, 'workflow-webhooks'), limiterFor: stores.limiterFor, runsPerMinute: config.workflows.webhookRunsPerMinute }),
     accounts,
+    personal,
+    shares,
+    feedback: new AnswerFeedback(stores.threads),
     streams,
     bodies,
     tools,

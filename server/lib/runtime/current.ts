@@ -3,6 +3,9 @@
  * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
  */
 import type { AccountService } from '../auth/accounts'
+import type { PersonalSettings } from '../threads/personal-settings'
+import type { ShareLinks } from '../threads/share-links'
+import type { AnswerFeedback } from '../threads/feedback'
 import type { BodyBudget } from '../http/body-budget'
 import type { StreamSlots } from '../http/stream-slots'
 import type { ToolSources } from '../tools/tool-sources'
@@ -25,6 +28,12 @@ export interface ServerRuntime {
   workflowSchedules: WorkflowSchedules
   /** Accounts, sessions' validity, API tokens, invites. */
   accounts: AccountService
+  /** People's preferences, chat presets and folders. */
+  personal: PersonalSettings
+  /** Conversations shared as read-only snapshots. */
+  shares: ShareLinks
+  /** 👍 / 👎 on answers and the admin's report. */
+  feedback: AnswerFeedback
   /** Open job streams, counted against their caps. */
   streams: StreamSlots
   /** Request bodies being read, counted per client address and for the server. */

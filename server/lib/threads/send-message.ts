@@ -10,6 +10,7 @@ import { resolveChatEndpoint } from '../models/chat-endpoint'
 import { checkAttachmentQuota, checkMessageQuota } from '../stores/quotas'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import { threadHistory } from './history'
+import { chatRequestShape, type ChatRequestShape } from './chat-request'
 import { titleFromMessage } from './titles'
 import type { ChatThread, SentThreadMessage, ThreadMessage } from '../../../shared/types/thread'
 import type { ChatMessage } from '../openrouter/types'
@@ -43,7 +44,12 @@ export const messageVersionSchema = z.object({ content: messageContent.optional(
 export type SendThreadMessageInput = z.output<typeof threadMessageSchema>
 /** What a new version of a message is made with. */
 export type MessageVersionInput = z.output<typeof messageVersionSchema>
-type AnswerInput = Omit<SendThreadMessageInput, 'content'> & { principal: JobPrincipal, userApiKey?: string }
+type AnswerInput = Omit<SendThreadMessageInput, 'content'> & {
+  principal: JobPrincipal
+  userApiKey?: string
+  /** The person's custom instructions: the system message when the chat has no prompt of its own. */
+  instructions?: string
+}
 type Dependencies = { jobs: BackgroundJobManager, threads: ThreadStore, config: ServerConfig }
 
 /** The question an answer is for: one already stored (another answer), or new text (with files: new ones, or an edited question's) under a parent. */
@@ -88,7 +94,7 @@ export async function addMessageVersion(dependencies: Dependencies, thread: Chat
 }
 
 /** Stores the question (unless stored, with its new files) and an empty assistant message for its answer, made the branch on view. */
-async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, newFiles: AcceptedAttachment[], model: string) {
+async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, newFiles: AcceptedAttachment[], model: string, shape: ChatRequestShape) {
   const { threads } = dependencies
   const now = Date.now()
   let userMessage: ThreadMessage
@@ -103,7 +109,7 @@ async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: Th
     }
     userMessage = await threads.appendMessage({ threadId: thread.id, parentId: question.parentId, role: 'user', content: question.content, now, ...(attachments.length ? { attachments } : {}) })
   }
-  const messages = threadHistory(before, userMessage)
+  const messages = threadHistory(before, userMessage, shape.systemPrompt)
   if (all.length === 0 && thread.title === 'New chat') await threads.renameThread(thread.id, titleFromMessage(userMessage.content), now)
   const assistantMessage = await threads.appendMessage({ id: crypto.randomUUID(), threadId: thread.id, parentId: userMessage.id, role: 'assistant', content: '', model, status: 'streaming', now: now + 1 })
   await threads.setActiveMessage(thread.id, assistantMessage.id)
@@ -118,11 +124,12 @@ async function answer(dependencies: Dependencies, thread: ChatThread, all: Threa
   const newFiles = 'stored' in question ? [] : question.files ?? []
   checkAttachmentQuota(newFiles.length ? await threads.attachmentBytes(thread.userId) : 0, newFiles.reduce((total, file) => total + file.bytes.length, 0), config.limits)
   const questionText = 'stored' in question ? question.stored.content : question.content
-  const admission = await jobs.admit(input.principal, { models: [input.model], firstRequest: { messages: threadHistory(before, { content: questionText }) } })
+  const shape = chatRequestShape(thread.settings, input.instructions)
+  const admission = await jobs.admit(input.principal, { models: [input.model], firstRequest: { messages: threadHistory(before, { content: questionText }, shape.systemPrompt), ...shape.fields } })
   let stored: { userMessage: ThreadMessage, assistantMessage: ThreadMessage, messages: ChatMessage[] }
   try {
     resolveChatEndpoint(input.model, config, input.userApiKey)
-    stored = await storeTurn(dependencies, thread, all, before, question, newFiles, input.model)
+    stored = await storeTurn(dependencies, thread, all, before, question, newFiles, input.model, shape)
   } catch (error) {
     // Nothing was started: the budget the start reserved is free again.
     admission.budget.close()
@@ -136,7 +143,7 @@ async function answer(dependencies: Dependencies, thread: ChatThread, all: Threa
       threadId: thread.id,
       messageId: assistantId,
       userApiKey: input.userApiKey,
-      request: { model: input.model, messages, fields: {}, toolNames: input.tools, ...(input.clientTools?.length ? { clientTools: input.clientTools } : {}) },
+      request: { model: input.model, messages, fields: shape.fields, toolNames: input.tools, ...(input.clientTools?.length ? { clientTools: input.clientTools } : {}) },
     }, admission)
     await threads.updateMessage(assistantId, { jobId: job.id })
     return { userMessage, assistantMessage: { ...assistantMessage, jobId: job.id }, jobId: job.id }

@@ -170,3 +170,8 @@ export const WORKFLOW_EXAMPLES: Record<string, WorkflowDefinition> = {
     edges: [{ from: 'start', to: 'research' }, { from: 'research', to: 'polish' }, { from: 'polish', to: 'output' }],
   },
 }
+
+/** The workflows shipped with the app, as the workflows page lists them to install. */
+export function workflowExamples() {
+  return Object.entries(WORKFLOW_EXAMPLES).map(([key, definition]) => ({ key, name: definition.name, description: definition.description, definition }))
+}

@@ -6,7 +6,9 @@
  */
 import type Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import schema, { jobError, jobStatus, messageAttachment, usage } from '../../../convex/schema'
+import schema, { chatSettings, jobError, jobStatus, messageAttachment, messageFeedback, usage } from '../../../convex/schema'
+import type { ChatSettings, MessageFeedback } from '../../../shared/types/personal'
+import { chatSettingsSchema } from '../../../shared/schemas/personal'
 import { openSqliteDatabase } from '../../../server/lib/stores/sqlite/database'
 import type { Usage } from '../../../shared/types/chat'
 import type { ActiveToolCall, BackgroundJob, JobError, JobNotification, JobStatus, ToolExecutionRecord } from '../../../shared/types/job'
@@ -61,10 +63,10 @@ const toolCall = fieldsOf<ActiveToolCall>({
 })
 const execution = fieldsOf<ToolExecutionRecord>({ id: true, name: true, arguments: true, result: true, error: true, executionTimeMs: true })
 const notification = fieldsOf<JobNotification>({ id: true, userId: true, jobId: true, threadId: true, kind: true, title: true, body: true, createdAt: true, readAt: true })
-const thread = fieldsOf<ChatThread>({ id: true, userId: true, title: true, createdAt: true, updatedAt: true, activeMessageId: true })
+const thread = fieldsOf<ChatThread>({ id: true, userId: true, title: true, createdAt: true, updatedAt: true, activeMessageId: true, pinned: true, folderId: true, settings: true })
 const message = fieldsOf<ThreadMessage>({
   id: true, threadId: true, role: true, content: true, createdAt: true, parentId: true, attachments: true, model: true, jobId: true, status: true,
-  reasoning: true, toolCalls: true, error: true, finishReason: true,
+  reasoning: true, toolCalls: true, error: true, finishReason: true, feedback: true,
 })
 const attachment = fieldsOf<MessageAttachment>({ id: true, name: true, mediaType: true, kind: true, size: true })
 const workflow = fieldsOf<SavedWorkflow>({ id: true, userId: true, name: true, definition: true, createdAt: true, updatedAt: true, version: true })
@@ -110,8 +112,12 @@ describe('shapes in shared/types match every store', () => {
   it('threads and messages', () => {
     expect(sqliteColumns('threads')).toEqual(stored(thread))
     expect(convexFields('threads')).toEqual(stored(thread, { rename: { id: 'thread_id' }, storageOnly: ['search_title'] }))
-    expect(sqliteColumns('thread_messages')).toEqual(stored(message, { storageOnly: ['sequence'] }))
-    expect(convexFields('thread_messages')).toEqual(stored(message, { rename: { id: 'message_id' }, storageOnly: ['user_id', 'search_text'] }))
+    expect(sqliteColumns('thread_messages')).toEqual(stored(message, { storageOnly: ['sequence', 'feedback_at'] }))
+    expect(convexFields('thread_messages')).toEqual(stored(message, { rename: { id: 'message_id' }, storageOnly: ['user_id', 'search_text', 'feedback_at'] }))
+    const settings = fieldsOf<ChatSettings>({ systemPrompt: true, temperature: true, topP: true, maxTokens: true, reasoningEffort: true }).sort()
+    expect(Object.keys(chatSettings.fields).sort()).toEqual(settings)
+    expect(Object.keys(chatSettingsSchema.shape).sort()).toEqual(settings)
+    expect(Object.keys(messageFeedback.fields).sort()).toEqual(fieldsOf<MessageFeedback>({ rating: true, reason: true, at: true }).sort())
     const roles = membersOf<ThreadMessage['role']>({ user: true, assistant: true })
     expect(sqliteCheck('thread_messages', 'role')).toEqual(roles)
     expect(literalsOf(schema.tables.thread_messages.validator.fields.role)).toEqual(roles)

@@ -1,5 +1,5 @@
 /** The workflows shipped with the app, to install from the workflows page. */
 export default defineEventHandler(async (event) => {
   await requireSessionUser(event)
-  return { examples: listWorkflowExamples() }
+  return { examples: useWorkflows().examples() }
 })

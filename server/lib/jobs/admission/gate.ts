@@ -74,7 +74,8 @@ export class JobAdmission {
     this.slots.check(principal, limits.jobsAtOnce)
     await this.rate.consume(principal, limits.jobStartsPerMinute)
     if (!this.budgets) return { principal, limits, budget: new RunBudget(undefined, outputEstimateOf(limits)) }
-    const estimate = estimateRequestTokens(request.firstRequest ?? { messages: [] }, outputEstimateOf(limits))
+    const first = request.firstRequest ?? { messages: [] }
+    const estimate = estimateRequestTokens({ ...first, ...clampOutputTokens({ max_tokens: first.max_tokens }, limits.maxOutputTokens) }, outputEstimateOf(limits))
     return { principal, limits, budget: await this.budgets.admit(principal.userId, limits, estimate) }
   }
 

@@ -43,19 +43,7 @@ export interface ThreadStore {
   setActiveMessage(threadId: string, messageId: string): Promise<boolean>
   /** Stores a file sent in `threadId` (the thread must exist); its bytes are deleted with the thread. */
   addAttachment(input: Omit<StoredAttachment, 'createdAt'> & { now?: number }): Promise<void>
-  /** What `updateThread` changes: `null` clears a field. Never moves the thread in the list (unlike a rename or a message). */
-export interface ThreadPatch {
-  pinned?: boolean
-  folderId?: string | null
-  settings?: ChatSettings | null
-}
-
-/** One 👍 / 👎 as the admin's report reads it. */
-export interface FeedbackRow extends MessageFeedback {
-  model: string
-}
-
-/** A stored file with its bytes, or null. */
+  /** A stored file with its bytes, or null. */
   readAttachment(attachmentId: string): Promise<StoredAttachment | null>
   /** The bytes of every file `userId` keeps (for their storage quota). */
   attachmentBytes(userId: string): Promise<number>
