@@ -242,6 +242,7 @@ describe('admission', () => {
   it('lowers max_tokens and the reasoning budget to the role\'s clamp, and leaves them alone without one', () => {
     expect(clampOutputTokens({ max_tokens: 50_000, reasoning: { max_tokens: 9_000, effort: 'high' }, temperature: 1 }, 4_096)).toEqual({ max_tokens: 4_096, reasoning: { max_tokens: 4_096, effort: 'high' }, temperature: 1 })
     expect(clampOutputTokens({ max_tokens: 100 }, 4_096)).toEqual({ max_tokens: 100 })
+    expect(clampOutputTokens({ temperature: 1 }, 4_096)).toEqual({ temperature: 1, max_tokens: 4_096 })
     expect(clampOutputTokens({ max_tokens: 50_000 }, 0)).toEqual({ max_tokens: 50_000 })
   })
 

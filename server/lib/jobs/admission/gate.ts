@@ -92,11 +92,12 @@ export class JobAdmission {
   }
 }
 
-/** Lowers `max_tokens` (and the reasoning budget) of a request's fields to `maxOutputTokens` (0: no clamp). */
+/** Lowers `max_tokens` (and the reasoning budget) of a request's fields to `maxOutputTokens`, or sets it when none is asked (0: no clamp). */
 export function clampOutputTokens(fields: Record<string, unknown>, maxOutputTokens: number): Record<string, unknown> {
   if (maxOutputTokens <= 0) return fields
   const clamped = { ...fields }
-  if (typeof clamped.max_tokens === 'number' && clamped.max_tokens > maxOutputTokens) clamped.max_tokens = maxOutputTokens
+  // Larger is lowered; none is set to it (documented on RoleLimits.maxOutputTokens).
+  if (typeof clamped.max_tokens !== 'number' || clamped.max_tokens > maxOutputTokens) clamped.max_tokens = maxOutputTokens
   const reasoning = clamped.reasoning as { max_tokens?: unknown } | undefined
   if (reasoning && typeof reasoning.max_tokens === 'number' && reasoning.max_tokens > maxOutputTokens) clamped.reasoning = { ...reasoning, max_tokens: maxOutputTokens }
   return clamped
