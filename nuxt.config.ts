@@ -13,7 +13,11 @@ export default defineNuxtConfig({
   devtools: { enabled: false },
   // The chat is an app behind a per-browser session: its pages render in the browser. (Route
   // rules rather than `ssr: false`, which breaks `nuxt dev` in Nuxt 4.4.)
-  routeRules: { '/**': { ssr: false } },
+  // A share link's page is the exception: read without script, never indexed or cached.
+  routeRules: {
+    '/**': { ssr: false },
+    '/share/**': { ssr: true, headers: { 'X-Robots-Tag': 'noindex, nofollow', 'Cache-Control': 'private, no-store' } },
+  },
   telemetry: false,
 
   modules: ['nuxt-security', 'nuxt-auth-utils', '@nuxt/ui'],

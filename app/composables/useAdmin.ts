@@ -1,22 +1,28 @@
 import type { Account, CreatedInvite, SignupPolicy } from '../../shared/types/account'
 import type { RoleLimitOverrides, RoleLimitsView, UserUsageRow } from '../../shared/types/limits'
+import type { FeedbackReport } from '../../shared/types/personal'
 
-/** What an admin manages: accounts, who may sign up, invite links, per-role limits, and usage. */
+/** What an admin manages: accounts, who may sign up, share links, invite links, per-role limits, usage and answers' ratings. */
 export function useAdmin() {
   const accounts = ref<Account[]>([])
   const signup = ref<SignupPolicy>('closed')
+  const publicShareLinks = ref(false)
+  const feedback = ref<FeedbackReport | null>(null)
   const limits = ref<RoleLimitsView | null>(null)
   const usage = ref<{ day: string, rows: UserUsageRow[] }>({ day: '', rows: [] })
 
   async function refresh(): Promise<void> {
-    const [list, settings, roleLimits, today] = await Promise.all([
+    const [list, settings, roleLimits, today, ratings] = await Promise.all([
       $fetch<Account[]>('/api/admin/users'),
-      $fetch<{ signup: SignupPolicy }>('/api/admin/settings'),
+      $fetch<{ signup: SignupPolicy, publicShareLinks: boolean }>('/api/admin/settings'),
       $fetch<RoleLimitsView>('/api/admin/limits'),
       $fetch<{ day: string, rows: UserUsageRow[] }>('/api/admin/usage'),
+      $fetch<FeedbackReport>('/api/admin/feedback'),
     ])
     accounts.value = list
     signup.value = settings.signup
+    publicShareLinks.value = settings.publicShareLinks
+    feedback.value = ratings
     limits.value = roleLimits
     usage.value = today
   }
@@ -29,6 +35,12 @@ export function useAdmin() {
   async function setSignup(policy: SignupPolicy): Promise<void> {
     await $fetch('/api/admin/settings', { method: 'PUT', body: { signup: policy } })
     signup.value = policy
+  }
+
+  /** Whether share links open for anyone with them (else for this server's accounts only). */
+  async function setPublicShareLinks(open: boolean): Promise<void> {
+    await $fetch('/api/admin/settings', { method: 'PUT', body: { publicShareLinks: open } })
+    publicShareLinks.value = open
   }
 
   async function createAccount(input: { name: string, password: string, role: Account['role'] }): Promise<void> {
@@ -50,5 +62,5 @@ export function useAdmin() {
     return $fetch<CreatedInvite & { url: string }>('/api/admin/invites', { method: 'POST' })
   }
 
-  return { accounts, signup, limits, usage, refresh, setSignup, setLimits, createAccount, updateAccount, deleteAccount, createInvite }
+  return { accounts, signup, publicShareLinks, feedback, limits, usage, refresh, setSignup, setPublicShareLinks, setLimits, createAccount, updateAccount, deleteAccount, createInvite }
 }

@@ -22,7 +22,7 @@ function apply(value: ThemeChoice): void {
   root.classList.toggle('light', !isDark(value))
 }
 
-/** Light, dark or the system's: the toggle in the sidebar, remembered in localStorage. */
+/** Light, dark or the system's: the toggle in the sidebar, remembered in localStorage (and in the account's preferences, see the default layout). */
 export function useTheme() {
   /** The saved pick. */
   function saved(): ThemeChoice {
@@ -39,11 +39,19 @@ export function useTheme() {
   function sync(): void {
     choice.value = saved()
   }
+  /** Whether this browser has a pick of its own (else the account's preference seeds it). */
+  function picked(): boolean {
+    return localStorage.getItem(THEME_KEY) !== null
+  }
+  /** Shows and keeps `value` (the person's pick, from the toggle or their account's preference). */
+  function set(value: ThemeChoice): void {
+    choice.value = value
+    localStorage.setItem(THEME_KEY, value)
+    apply(value)
+  }
   /** System → light → dark → system. */
   function cycle(): void {
-    choice.value = ORDER[(ORDER.indexOf(choice.value) + 1) % ORDER.length]!
-    localStorage.setItem(THEME_KEY, choice.value)
-    apply(choice.value)
+    set(ORDER[(ORDER.indexOf(choice.value) + 1) % ORDER.length]!)
   }
-  return { choice, init, sync, cycle }
+  return { choice, init, sync, picked, set, cycle }
 }

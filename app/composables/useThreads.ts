@@ -2,9 +2,11 @@ import { ref } from 'vue'
 import { useApiKey } from './useApiKey'
 import { clientToolDeclarations } from '../utils/client-tools'
 import { attachmentsBody, type PendingFile } from '../utils/attachments'
-import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
+import type { ChatThread, SentThreadMessage, ThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
+import type { ChatFolder, ChatSettings, MessageFeedback } from '../../shared/types/personal'
 
 const threads = ref<ChatThread[]>([])
+const folders = ref<ChatFolder[]>([])
 const loaded = ref(false)
 /** The number of the newest list request: an older one that answers after it is not applied. */
 let newestRefresh = 0
@@ -62,5 +64,36 @@ export function useThreads() {
     await $fetch<unknown>(`/api/threads/${id}`, { method: 'DELETE' })
     threads.value = threads.value.filter(item => item.id !== id)
   }
-  return { threads, loaded, refresh, create, open, send, addVersion, showVersion, rename, remove }
+  /** Pins, files into a folder (null: none) or sets how the conversation asks the model (null: the defaults). */
+  async function update(id: string, patch: { pinned?: boolean, folderId?: string | null, settings?: ChatSettings | null }): Promise<ChatThread> {
+    const thread = await $fetch<ChatThread>(`/api/threads/${id}`, { method: 'PATCH', body: patch })
+    threads.value = threads.value.map(item => item.id === id ? thread : item)
+    // Pinned first: the list's order is the server's.
+    if (patch.pinned !== undefined) void refresh().catch(() => undefined)
+    return thread
+  }
+  async function refreshFolders(): Promise<void> {
+    folders.value = (await $fetch<{ folders: ChatFolder[] }>('/api/folders')).folders
+  }
+  async function createFolder(name: string): Promise<ChatFolder> {
+    const folder = await $fetch<ChatFolder>('/api/folders', { method: 'POST', body: { name } })
+    folders.value = [...folders.value, folder]
+    return folder
+  }
+  async function renameFolder(id: string, name: string): Promise<void> {
+    const folder = await $fetch<ChatFolder>(`/api/folders/${encodeURIComponent(id)}`, { method: 'PATCH', body: { name } })
+    folders.value = folders.value.map(item => item.id === id ? folder : item)
+  }
+  /** Deletes a folder; its conversations stay, in none. */
+  async function deleteFolder(id: string): Promise<void> {
+    await $fetch(`/api/folders/${encodeURIComponent(id)}`, { method: 'DELETE' })
+    folders.value = folders.value.filter(item => item.id !== id)
+    threads.value = threads.value.map(({ folderId, ...item }) => folderId === id ? item : { ...item, ...(folderId ? { folderId } : {}) })
+  }
+  /** Rates an answer (null takes the rating back); the message as it now is. */
+  function rate(threadId: string, messageId: string, rating: Omit<MessageFeedback, 'at'> | null): Promise<ThreadMessage> {
+    const path = `/api/threads/${encodeURIComponent(threadId)}/messages/${encodeURIComponent(messageId)}/feedback`
+    return rating ? $fetch<ThreadMessage>(path, { method: 'PUT', body: rating }) : $fetch<ThreadMessage>(path, { method: 'DELETE' })
+  }
+  return { threads, folders, loaded, refresh, create, open, send, addVersion, showVersion, rename, remove, update, refreshFolders, createFolder, renameFolder, deleteFolder, rate }
 }

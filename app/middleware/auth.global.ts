@@ -2,7 +2,8 @@ import { useAuth } from '../composables/useAuth'
 
 /** Pages need a signed-in account (or a guest session when the server allows guests): otherwise the sign-in page. */
 export default defineNuxtRouteMiddleware(async (to) => {
-  if (import.meta.server) return
+  // A share link's page says itself whether its viewer must sign in.
+  if (import.meta.server || to.path.startsWith('/share/')) return
   const auth = useAuth()
   const state = auth.state.value ?? await auth.refresh().catch(() => null)
   if (!state) return

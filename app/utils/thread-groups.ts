@@ -34,3 +34,25 @@ export function groupThreadsByDay<T extends { updatedAt: number }>(threads: read
   }
   return [...groups].map(([label, list]) => ({ label, threads: list }))
 }
+
+/** The sidebar's sections: pinned conversations, then each folder, then the rest by day. */
+export interface SidebarSections<T> {
+  pinned: T[]
+  folders: Array<{ id: string, name: string, threads: T[] }>
+  byDay: ThreadGroup<T>[]
+}
+
+/**
+ * Splits the list (newest first) for the sidebar: pinned conversations on top (also under their
+ * folder), every folder (empty ones too, to drop into), and what is in neither by day. A folder id
+ * the person no longer has counts as none.
+ */
+export function sidebarSections<T extends { updatedAt: number, pinned?: boolean, folderId?: string }>(threads: readonly T[], folders: ReadonlyArray<{ id: string, name: string }>, now = Date.now(), locale?: string): SidebarSections<T> {
+  const known = new Set(folders.map(folder => folder.id))
+  const filed = (thread: T) => thread.folderId !== undefined && known.has(thread.folderId)
+  return {
+    pinned: threads.filter(thread => thread.pinned),
+    folders: folders.map(folder => ({ id: folder.id, name: folder.name, threads: threads.filter(thread => thread.folderId === folder.id) })),
+    byDay: groupThreadsByDay(threads.filter(thread => !thread.pinned && !filed(thread)), now, locale),
+  }
+}

@@ -1,0 +1,61 @@
+import { ref } from 'vue'
+import type { ChatPreset, ChatSettings, ShareLinkSummary, UserPreferences } from '../../shared/types/personal'
+
+const preferences = ref<UserPreferences>({})
+const presets = ref<ChatPreset[]>([])
+const shares = ref<ShareLinkSummary[]>([])
+let loading: Promise<void> | undefined
+
+/** The person's own preferences, chat presets and share links (shared by every page that shows them). */
+export function useMySettings() {
+  /** Reads preferences and presets once per page load (again with `force`). */
+  function load(force = false): Promise<void> {
+    if (!loading || force) {
+      loading = Promise.all([
+        $fetch<UserPreferences>('/api/me/preferences'),
+        $fetch<{ presets: ChatPreset[] }>('/api/me/presets'),
+      ]).then(([mine, saved]) => {
+        preferences.value = mine
+        presets.value = saved.presets
+      }).catch((error) => {
+        loading = undefined
+        throw error
+      })
+    }
+    return loading
+  }
+  /** Replaces the preferences (a field left out is cleared). */
+  async function savePreferences(next: UserPreferences): Promise<void> {
+    preferences.value = await $fetch<UserPreferences>('/api/me/preferences', { method: 'PUT', body: next })
+  }
+  /** Saves a new preset, or replaces `id`. */
+  async function savePreset(input: { name: string, settings: ChatSettings }, id?: string): Promise<ChatPreset> {
+    const preset = id
+      ? await $fetch<ChatPreset>(`/api/me/presets/${encodeURIComponent(id)}`, { method: 'PUT', body: input })
+      : await $fetch<ChatPreset>('/api/me/presets', { method: 'POST', body: input })
+    presets.value = id ? presets.value.map(item => item.id === id ? preset : item) : [...presets.value, preset]
+    return preset
+  }
+  async function deletePreset(id: string): Promise<void> {
+    await $fetch(`/api/me/presets/${encodeURIComponent(id)}`, { method: 'DELETE' })
+    presets.value = presets.value.filter(item => item.id !== id)
+  }
+  /** Changes the password (the current one is asked); other sessions and API tokens end. */
+  async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
+    await $fetch('/api/me/password', { method: 'PUT', body: { currentPassword, newPassword } })
+  }
+  async function loadShares(): Promise<void> {
+    shares.value = (await $fetch<{ shares: ShareLinkSummary[] }>('/api/shares')).shares
+  }
+  /** Shares a conversation's branch on view as it is now. */
+  async function share(threadId: string, includeAttachments: boolean): Promise<ShareLinkSummary> {
+    const created = await $fetch<ShareLinkSummary>(`/api/threads/${encodeURIComponent(threadId)}/share`, { method: 'POST', body: { includeAttachments } })
+    shares.value = [created, ...shares.value]
+    return created
+  }
+  async function revokeShare(id: string): Promise<void> {
+    await $fetch(`/api/shares/${encodeURIComponent(id)}`, { method: 'DELETE' })
+    shares.value = shares.value.filter(item => item.id !== id)
+  }
+  return { preferences, presets, shares, load, savePreferences, savePreset, deletePreset, changePassword, loadShares, share, revokeShare }
+}
