@@ -1,0 +1,194 @@
+/**
+ * The everyday chat in a real browser, on the demo model: custom instructions set in Settings, a
+ * conversation pinned and filed into a folder, its own settings, 👍 / 👎 with a reason, and a share
+ * link opened in fresh browsers (signed out: a sign-in prompt; once the admin opens links, the
+ * snapshot rendered by the server, without script), then continued as the viewer's own
+ * conversation. At desktop and phone width; the new dialogs and the shared page pass axe.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { BrowserContext, Page } from 'playwright-core'
+import { useBuiltApp } from '../support/built-app'
+import { axeViolationsInBothSchemes, screenshot, startChat, useChromium, watchForProblems } from './helpers/browser'
+
+const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-everyday-browser-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
+const browser = useChromium()
+let context: BrowserContext
+let page: Page
+/** Content Security Policy violations the page reported (its dialogs are the test's to answer). */
+const cspViolations: string[] = []
+
+const answer = () => page.getByTestId('message-assistant').last()
+const api = (path: string, method = 'GET', body?: unknown) => page.evaluate(async ({ path, method, body }) => {
+  const response = await fetch(path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  return { status: response.status, body: await response.json().catch(() => null) }
+}, { path, method, body })
+const sideways = (target: Page) => target.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+beforeAll(async () => {
+  context = await browser.newContext({ viewport: { width: 1280, height: 820 }, reducedMotion: 'reduce' })
+  page = await context.newPage()
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+  })
+  await page.goto(`${app.url}/login`)
+  await page.locator('input[name=name]').fill('Root')
+  await page.locator('input[name=password]').fill('correct horse battery')
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await page.waitForURL(`${app.url}/`)
+}, 120_000)
+
+afterAll(async () => {
+  expect(cspViolations).toEqual([])
+  await context?.close()
+})
+
+describe('everyday chat in the browser', () => {
+  it('sets custom instructions, then pins, files, tunes, rates and shares a conversation at desktop width', async () => {
+    await page.goto(`${app.url}/settings`)
+    await page.getByTestId('custom-instructions').fill('I sail small boats. Answer briefly.')
+    await page.getByTestId('display-name').fill('Captain Root')
+    await page.getByTestId('save-profile').click()
+    await expect.poll(async () => (await api('/api/me/preferences')).body).toMatchObject({ customInstructions: 'I sail small boats. Answer briefly.', displayName: 'Captain Root' })
+    await screenshot(page, 'settings-you')
+
+    await startChat(page, app.url, 'Hello')
+    await answer().and(page.locator('[data-status=complete]')).waitFor()
+    const title = (await api('/api/threads')).body.threads[0].title as string
+
+    // Pinned: on top of the sidebar.
+    await page.getByTestId('pin-chat').click()
+    await page.getByTestId('pinned').getByText(title).waitFor()
+
+    // A folder from the sidebar (named in place), and the conversation moved in by its menu.
+    await page.getByTestId('new-folder').click()
+    await page.getByTestId('folder-name').fill('Sailing')
+    await page.getByTestId('folder-name').press('Enter')
+    await page.getByTestId('folder-Sailing').waitFor()
+    await page.getByTestId('pinned').getByRole('button', { name: `More for ${title}` }).click()
+    await page.getByRole('menuitem', { name: 'Move to folder' }).click()
+    await page.getByRole('menuitem', { name: 'Sailing' }).click()
+    await page.getByTestId('folder-Sailing').getByText(title).waitFor()
+    await screenshot(page, 'sidebar-pinned-and-folders')
+
+    // Its own settings: a system prompt and a temperature, saved with it.
+    await page.getByTestId('open-chat-settings').click()
+    await page.getByTestId('chat-settings').waitFor()
+    expect(await axeViolationsInBothSchemes(page, '[role=dialog]')).toEqual([])
+    await page.getByTestId('system-prompt').fill('Answer like a harbour master.')
+    await page.getByTestId('temperature').fill('0.4')
+    await screenshot(page, 'chat-settings')
+    await page.getByTestId('save-chat-settings').click()
+    await expect.poll(async () => (await api((new URL(page.url())).pathname.replace('/chat/', '/api/threads/'))).body.thread.settings).toEqual({ systemPrompt: 'Answer like a harbour master.', temperature: 0.4 })
+    await page.getByRole('button', { name: 'Chat settings (custom)' }).waitFor()
+
+    // 👍, then 👎 with a reason from the list.
+    await answer().getByTestId('rate-up').click()
+    await expect.poll(() => answer().getByTestId('rate-up').getAttribute('aria-pressed')).toBe('true')
+    await answer().getByTestId('rate-down').click()
+    await page.getByTestId('rating-reasons').waitFor()
+    await screenshot(page, 'answer-feedback')
+    await page.getByTestId('rating-reasons').getByRole('button', { name: 'Too long' }).click()
+    await expect.poll(() => answer().getByTestId('rate-down').getAttribute('aria-pressed')).toBe('true')
+    const threadPath = new URL(page.url()).pathname.replace('/chat/', '/api/threads/')
+    await expect.poll(async () => (await api(threadPath)).body.messages[1].feedback).toMatchObject({ rating: 'down', reason: 'Too long' })
+
+    // Shared: a link to copy.
+    await page.getByTestId('share-chat').click()
+    await page.getByTestId('create-share').click()
+    const url = await page.getByTestId('share-url').inputValue()
+    expect(url).toMatch(/\/share\/[\w-]{32}$/)
+    expect(await axeViolationsInBothSchemes(page, '[role=dialog]')).toEqual([])
+    await screenshot(page, 'share-dialog')
+    await page.keyboard.press('Escape')
+
+    // A message after sharing is not in the snapshot.
+    await page.getByTestId('composer-input').fill('One more thing')
+    await page.getByTestId('composer-input').press('Enter')
+    await page.getByTestId('message-assistant').nth(1).and(page.locator('[data-status=complete]')).waitFor()
+
+    // A fresh browser without script, signed out: the server's page asks to sign in.
+    const noScript = await browser.newContext({ javaScriptEnabled: false })
+    try {
+      const anonymous = await noScript.newPage()
+      await anonymous.goto(url)
+      await anonymous.getByTestId('shared-sign-in').waitFor()
+      // The admin opens links to anyone: the snapshot, rendered by the server, never indexed.
+      expect((await api('/api/admin/settings', 'PUT', { publicShareLinks: true })).status).toBe(200)
+      await anonymous.reload()
+      await anonymous.getByTestId('shared-messages').waitFor()
+      expect(await anonymous.getByTestId('shared-messages').innerText()).toContain('Hello')
+      expect(await anonymous.getByTestId('shared-messages').innerText()).not.toContain('One more thing')
+      expect(await anonymous.locator('meta[name=robots]').getAttribute('content')).toBe('noindex, nofollow')
+      expect(await anonymous.getByText('Shared by Captain Root').count()).toBe(1)
+    } finally {
+      await noScript.close()
+    }
+
+    // With script, the shared page passes axe and fits a phone.
+    const viewer = await browser.newContext({ viewport: { width: 1280, height: 820 }, reducedMotion: 'reduce' })
+    try {
+      const shared = await viewer.newPage()
+      const sharedProblems = watchForProblems(shared)
+      await shared.goto(url)
+      await shared.getByTestId('shared-messages').waitFor()
+      expect(await axeViolationsInBothSchemes(shared, 'body')).toEqual([])
+      await screenshot(shared, 'shared-conversation')
+      await shared.setViewportSize({ width: 390, height: 844 })
+      expect(await sideways(shared)).toBeLessThanOrEqual(0)
+      // Continuing needs an account: the sign-in page, then back.
+      await shared.getByTestId('continue-shared').click()
+      await shared.waitForURL(/\/login\?next=/)
+      expect(sharedProblems.csp).toEqual([])
+    } finally {
+      await viewer.close()
+      await api('/api/admin/settings', 'PUT', { publicShareLinks: false })
+    }
+
+    // Continued by a signed-in viewer (here the sharer): a conversation of their own.
+    await page.goto(url)
+    await page.getByTestId('continue-shared').click()
+    await page.waitForURL(/\/chat\/[\w-]+$/)
+    expect(page.url()).not.toContain(threadPath.split('/').pop()!)
+    await page.getByTestId('message-assistant').first().waitFor()
+    expect(await page.getByTestId('message-user').count()).toBe(1)
+
+    // Listed in Settings, and revoked there.
+    await page.goto(`${app.url}/settings`)
+    await page.getByTestId('share-list').waitFor()
+    page.once('dialog', dialog => void dialog.accept())
+    await page.getByTestId('share-list').getByRole('button', { name: /^Revoke the link/ }).click()
+    await expect.poll(async () => (await api('/api/shares')).body.shares.length).toBe(0)
+  }, 180_000)
+
+  it('pins, files and rates on a phone, without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    await startChat(page, app.url, 'What is 6*7?')
+    await answer().and(page.locator('[data-status=complete]')).waitFor()
+    await answer().getByTestId('rate-down').click()
+    await page.getByTestId('rating-reason').fill('Show the working')
+    await page.getByTestId('send-rating').click()
+    await expect.poll(() => answer().getByTestId('rate-down').getAttribute('aria-pressed')).toBe('true')
+    expect(await sideways(page)).toBeLessThanOrEqual(0)
+    await page.getByTestId('open-chat-settings').click()
+    await page.getByTestId('chat-settings').waitFor()
+    expect(await sideways(page)).toBeLessThanOrEqual(0)
+    await page.keyboard.press('Escape')
+
+    await page.getByRole('button', { name: 'Open the sidebar' }).click()
+    const title = (await api('/api/threads')).body.threads.find((thread: { pinned?: boolean }) => !thread.pinned).title as string
+    await page.locator('#sidebar').getByRole('button', { name: `More for ${title}` }).click()
+    await page.getByRole('menuitem', { name: 'Pin' }).click()
+    await page.getByTestId('pinned').getByText(title).waitFor()
+    expect(await sideways(page)).toBeLessThanOrEqual(0)
+    await screenshot(page, 'sidebar-pinned-phone')
+
+    // The admin's report has both 👎 and their reasons.
+    const report = (await api('/api/admin/feedback')).body
+    expect(report.recentDown.map((item: { reason?: string }) => item.reason)).toEqual(['Show the working', 'Too long'])
+    await page.setViewportSize({ width: 1280, height: 820 })
+    await page.goto(`${app.url}/admin`)
+    await page.getByTestId('admin-feedback').waitFor()
+    await page.getByTestId('feedback-recent').scrollIntoViewIfNeeded()
+    await screenshot(page, 'admin-feedback')
+  }, 120_000)
+})
