@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import vue from '@vitejs/plugin-vue'
 import ui from '@nuxt/ui/vite'
 import { defineConfig } from 'vitest/config'
@@ -45,6 +46,8 @@ export default defineConfig({
         // Nuxt UI's Vue plugin: its components (UButton…) resolve in the tested components as in the app.
         // dts: false: the plugin would otherwise write auto-imports.d.ts and components.d.ts at the root.
         plugins: [vue(), ui({ dts: false, ui: { colors: { primary: 'blue', neutral: 'slate' } } })],
+        // Nuxt's alias for shared/, which the app's components import values through.
+        resolve: { alias: { '#shared': fileURLToPath(new URL('./shared', import.meta.url)) } },
         test: {
           name: 'components',
           expect: patient,

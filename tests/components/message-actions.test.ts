@@ -216,3 +216,22 @@ describe('search snippets', () => {
     expect(highlightTerms('Crème brûlée', 'creme').filter(piece => piece.mark).map(piece => piece.text)).toEqual(['Crème'])
   })
 })
+
+describe('rating an answer', () => {
+  it('offers 👍 / 👎 on a finished answer only where rating is allowed; pressed again, a rating is taken back', async () => {
+    const answer = { id: 'a', role: 'assistant' as const, content: '42', status: 'complete' as const }
+    expect(mount(ChatMessage, { props: { message: answer } }).find('[data-testid=rate-up]').exists()).toBe(false)
+    expect(mount(ChatMessage, { props: { message: { ...answer, status: 'streaming' as const }, canRate: true } }).find('[data-testid=rate-up]').exists()).toBe(false)
+    expect(mount(ChatMessage, { props: { message: { id: 'q', role: 'user' as const, content: 'hi' }, canRate: true } }).find('[data-testid=rate-up]').exists()).toBe(false)
+    const wrapper = mount(ChatMessage, { props: { message: answer, canRate: true } })
+    await wrapper.find('[data-testid=rate-up]').trigger('click')
+    expect(wrapper.emitted('rate')).toEqual([[{ rating: 'up' }]])
+    const rated = mount(ChatMessage, { props: { message: { ...answer, feedback: { rating: 'up' as const, at: 1 } }, canRate: true } })
+    expect(rated.find('[data-testid=rate-up]').attributes('aria-pressed')).toBe('true')
+    await rated.find('[data-testid=rate-up]').trigger('click')
+    expect(rated.emitted('rate')).toEqual([[null]])
+    const down = mount(ChatMessage, { props: { message: { ...answer, feedback: { rating: 'down' as const, reason: 'Too long', at: 1 } }, canRate: true } })
+    await down.find('[data-testid=rate-down]').trigger('click')
+    expect(down.emitted('rate')).toEqual([[null]])
+  })
+})

@@ -1,9 +1,9 @@
 /** The sidebar's conversation list: sections by last activity, rename and delete on every row. */
-import { mount } from '@vue/test-utils'
+import { flushPromises, mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
 import { createMemoryHistory, createRouter } from 'vue-router'
 import ThreadList from '../../app/components/ThreadList.vue'
-import { groupThreadsByDay } from '../../app/utils/thread-groups'
+import { groupThreadsByDay, sidebarSections } from '../../app/utils/thread-groups'
 
 const HOUR = 60 * 60 * 1000
 const DAY = 24 * HOUR
@@ -52,5 +52,57 @@ describe('ThreadList', () => {
     expect(wrapper.findAll('.threads__item').map(row => row.text())).toEqual(['Time in Tokyo', 'Old trip'])
     expect(wrapper.find('[aria-label="Rename Old trip"]').exists()).toBe(true)
     expect(wrapper.find('[aria-label="Delete Time in Tokyo"]').exists()).toBe(true)
+  })
+})
+
+describe('sidebarSections', () => {
+  it('puts pinned conversations on top (also under their folder), every folder, and the rest by day; a folder that is gone counts as none', () => {
+    const now = Date.now()
+    const threads = [
+      { id: 'pinned-filed', updatedAt: now, pinned: true, folderId: 'f1' },
+      { id: 'filed', updatedAt: now - 1, folderId: 'f1' },
+      { id: 'orphan', updatedAt: now - 2, folderId: 'gone' },
+      { id: 'loose', updatedAt: now - 3 },
+    ]
+    const sections = sidebarSections(threads, [{ id: 'f1', name: 'Boats' }, { id: 'f2', name: 'Empty' }], now)
+    expect(sections.pinned.map(thread => thread.id)).toEqual(['pinned-filed'])
+    expect(sections.folders.map(folder => [folder.name, folder.threads.map(thread => thread.id)])).toEqual([['Boats', ['pinned-filed', 'filed']], ['Empty', []]])
+    expect(sections.byDay.flatMap(group => group.threads.map(thread => thread.id))).toEqual(['orphan', 'loose'])
+  })
+})
+
+describe('ThreadList with pins and folders', () => {
+  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/:any(.*)*', component: { render: () => null } }] })
+  const mountList = () => mount(ThreadList, {
+    props: { threads: [{ id: 't1', title: 'Pinned one', updatedAt: Date.now(), pinned: true }, { id: 't2', title: 'Loose one', updatedAt: Date.now() }], folders: [{ id: 'f1', name: 'Boats' }] },
+    global: { plugins: [router], stubs: { NuxtLink: { props: ['to'], template: '<a :href="to"><slot /></a>' } } },
+  })
+
+  it('shows the pinned section and the folders, and files a conversation dropped on a folder', async () => {
+    const wrapper = mountList()
+    expect(wrapper.find('[data-testid=pinned]').text()).toContain('Pinned one')
+    expect(wrapper.find('[data-testid=folder-Boats]').text()).toContain('Empty')
+    const data = new Map<string, string>()
+    const dataTransfer = { setData: (type: string, value: string) => data.set(type, value), getData: (type: string) => data.get(type) ?? '', get types() { return [...data.keys()] }, effectAllowed: '' }
+    const row = wrapper.findAll('.threads__item').find(item => item.text().includes('Loose one'))!
+    await row.trigger('dragstart', { dataTransfer })
+    await wrapper.find('[data-testid=folder-Boats]').trigger('dragover', { dataTransfer })
+    await wrapper.find('[data-testid=folder-Boats]').trigger('drop', { dataTransfer })
+    expect(wrapper.emitted('move')).toEqual([['t2', 'f1']])
+  })
+
+  it('names a new folder in place: Enter creates it, Esc leaves nothing', async () => {
+    const wrapper = mountList()
+    await wrapper.find('[data-testid=new-folder]').trigger('click')
+    await flushPromises()
+    const field = wrapper.find('input[aria-label="Name of the new folder"]')
+    await field.setValue('Trips')
+    await field.trigger('keydown', { key: 'Enter' })
+    expect(wrapper.emitted('createFolder')).toEqual([['Trips', undefined]])
+    await wrapper.find('[data-testid=new-folder]').trigger('click')
+    await flushPromises()
+    await wrapper.find('input[aria-label="Name of the new folder"]').trigger('keydown', { key: 'Escape' })
+    expect(wrapper.find('input[aria-label="Name of the new folder"]').exists()).toBe(false)
+    expect(wrapper.emitted('createFolder')).toHaveLength(1)
   })
 })

@@ -90,8 +90,9 @@ export class PersonalSettings {
   }
 
   /**
-   * Deletes a folder. Its conversations are not deleted: a folder id nobody has is read as none
-   * (see `folderOf`), so they show outside any folder at once, whatever store holds them.
+   * Deletes a folder. Its conversations are not deleted: a folder id its owner no longer has is
+   * read as none (`GET /api/threads`, the sidebar), so they show outside any folder at once,
+   * whatever store holds them, without a write per conversation.
    */
   deleteFolder(userId: string, folderId: string): Promise<boolean> {
     return this.change(key(userId, 'folders'), (folders: ChatFolder[]) => ({ list: folders.filter(folder => folder.id !== folderId), result: folders.some(folder => folder.id === folderId) }))
@@ -120,11 +121,4 @@ export class PersonalSettings {
       return result
     })
   }
-}
-
-/** The folder a thread is in, when its owner still has it (a deleted folder's conversations are in none). */
-export function folderOf<T extends { folderId?: string }>(thread: T, folders: readonly ChatFolder[]): T {
-  if (thread.folderId === undefined || folders.some(folder => folder.id === thread.folderId)) return thread
-  const { folderId: _gone, ...rest } = thread
-  return rest as T
 }
