@@ -5,6 +5,7 @@
  * snapshot rendered by the server, without script), then continued as the viewer's own
  * conversation. At desktop and phone width; the new dialogs and the shared page pass axe.
  */
+import { resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
@@ -22,6 +23,11 @@ const api = (path: string, method = 'GET', body?: unknown) => page.evaluate(asyn
   const response = await fetch(path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
   return { status: response.status, body: await response.json().catch(() => null) }
 }, { path, method, body })
+/** A screenshot under tests/browser/screenshots/, or with DOCS_SCREENSHOTS=1 into docs/ as the README shows it. */
+async function shoot(target: Page, name: string): Promise<void> {
+  if (process.env.DOCS_SCREENSHOTS === '1') await target.screenshot({ path: resolve(import.meta.dirname, `../../docs/screenshot-${name}.png`) })
+  else await screenshot(target, name)
+}
 const sideways = (target: Page) => target.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 
 beforeAll(async () => {
@@ -49,7 +55,7 @@ describe('everyday chat in the browser', () => {
     await page.getByTestId('display-name').fill('Captain Root')
     await page.getByTestId('save-profile').click()
     await expect.poll(async () => (await api('/api/me/preferences')).body).toMatchObject({ customInstructions: 'I sail small boats. Answer briefly.', displayName: 'Captain Root' })
-    await screenshot(page, 'settings-you')
+    await shoot(page, 'settings-you')
 
     await startChat(page, app.url, 'Hello')
     await answer().and(page.locator('[data-status=complete]')).waitFor()
@@ -68,7 +74,7 @@ describe('everyday chat in the browser', () => {
     await page.getByRole('menuitem', { name: 'Move to folder' }).click()
     await page.getByRole('menuitem', { name: 'Sailing' }).click()
     await page.getByTestId('folder-Sailing').getByText(title).waitFor()
-    await screenshot(page, 'sidebar-pinned-and-folders')
+    await shoot(page, 'sidebar-pinned-and-folders')
 
     // Its own settings: a system prompt and a temperature, saved with it.
     await page.getByTestId('open-chat-settings').click()
@@ -76,7 +82,7 @@ describe('everyday chat in the browser', () => {
     expect(await axeViolationsInBothSchemes(page, '[role=dialog]')).toEqual([])
     await page.getByTestId('system-prompt').fill('Answer like a harbour master.')
     await page.getByTestId('temperature').fill('0.4')
-    await screenshot(page, 'chat-settings')
+    await shoot(page, 'chat-settings')
     await page.getByTestId('save-chat-settings').click()
     await expect.poll(async () => (await api((new URL(page.url())).pathname.replace('/chat/', '/api/threads/'))).body.thread.settings).toEqual({ systemPrompt: 'Answer like a harbour master.', temperature: 0.4 })
     await page.getByRole('button', { name: 'Chat settings (custom)' }).waitFor()
@@ -86,7 +92,7 @@ describe('everyday chat in the browser', () => {
     await expect.poll(() => answer().getByTestId('rate-up').getAttribute('aria-pressed')).toBe('true')
     await answer().getByTestId('rate-down').click()
     await page.getByTestId('rating-reasons').waitFor()
-    await screenshot(page, 'answer-feedback')
+    await shoot(page, 'answer-feedback')
     await page.getByTestId('rating-reasons').getByRole('button', { name: 'Too long' }).click()
     await expect.poll(() => answer().getByTestId('rate-down').getAttribute('aria-pressed')).toBe('true')
     const threadPath = new URL(page.url()).pathname.replace('/chat/', '/api/threads/')
@@ -98,7 +104,7 @@ describe('everyday chat in the browser', () => {
     const url = await page.getByTestId('share-url').inputValue()
     expect(url).toMatch(/\/share\/[\w-]{32}$/)
     expect(await axeViolationsInBothSchemes(page, '[role=dialog]')).toEqual([])
-    await screenshot(page, 'share-dialog')
+    await shoot(page, 'share-dialog')
     await page.keyboard.press('Escape')
 
     // A message after sharing is not in the snapshot.
@@ -132,7 +138,7 @@ describe('everyday chat in the browser', () => {
       await shared.goto(url)
       await shared.getByTestId('shared-messages').waitFor()
       expect(await axeViolationsInBothSchemes(shared, 'body')).toEqual([])
-      await screenshot(shared, 'shared-conversation')
+      await shoot(shared, 'shared-conversation')
       await shared.setViewportSize({ width: 390, height: 844 })
       expect(await sideways(shared)).toBeLessThanOrEqual(0)
       // Continuing needs an account: the sign-in page, then back.
@@ -180,7 +186,7 @@ describe('everyday chat in the browser', () => {
     await page.getByRole('menuitem', { name: 'Pin' }).click()
     await page.getByTestId('pinned').getByText(title).waitFor()
     expect(await sideways(page)).toBeLessThanOrEqual(0)
-    await screenshot(page, 'sidebar-pinned-phone')
+    await shoot(page, 'sidebar-pinned-phone')
 
     // The admin's report has both 👎 and their reasons.
     const report = (await api('/api/admin/feedback')).body
@@ -189,6 +195,6 @@ describe('everyday chat in the browser', () => {
     await page.goto(`${app.url}/admin`)
     await page.getByTestId('admin-feedback').waitFor()
     await page.getByTestId('feedback-recent').scrollIntoViewIfNeeded()
-    await screenshot(page, 'admin-feedback')
+    await shoot(page, 'admin-feedback')
   }, 120_000)
 })
