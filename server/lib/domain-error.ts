@@ -31,3 +31,22 @@ export abstract class DomainError extends Error {
     return error instanceof Error && typeof (error as { httpAnswer?: unknown }).httpAnswer === 'function'
   }
 }
+
+/** The short status text of each status a plain refusal answers with. */
+const REFUSAL_TEXTS = { 400: 'Bad request', 401: 'Sign-in required', 404: 'Not found', 409: 'Limit reached' } as const
+
+/**
+ * A plain refusal: a status and words a person can act on, nothing more (a thing that is not
+ * there, one too many, a request that cannot apply). Errors with data of their own subclass
+ * DomainError instead.
+ */
+export class RefusalError extends DomainError {
+  override name = 'RefusalError'
+  constructor(message: string, readonly statusCode: keyof typeof REFUSAL_TEXTS) {
+    super(message)
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: this.statusCode, statusMessage: REFUSAL_TEXTS[this.statusCode], message: this.message }
+  }
+}

@@ -5,23 +5,11 @@
 import type { FeedbackRow, ThreadStore } from '../stores/threads/thread-store'
 import type { ChatThread, ThreadMessage } from '../../../shared/types/thread'
 import type { FeedbackReport, MessageFeedback } from '../../../shared/types/personal'
-import { DomainError, type HttpAnswer } from '../domain-error'
+import { RefusalError } from '../domain-error'
 
 /** The most feedback rows one report reads (the newest, when more were given in its days). */
 export const FEEDBACK_REPORT_ROWS = 20_000
 const RECENT_DOWN = 50
-
-/** Feedback on something that cannot take it. */
-export class FeedbackError extends DomainError {
-  override name = 'FeedbackError'
-  constructor(message: string, readonly statusCode: 400 | 404) {
-    super(message)
-  }
-
-  httpAnswer(): HttpAnswer {
-    return { statusCode: this.statusCode, statusMessage: this.statusCode === 404 ? 'Not found' : 'Not an answer', message: this.message }
-  }
-}
 
 /** Counts per model and UTC day (newest day first, then by model) and the latest 👎, from rows newest first. */
 export function feedbackReport(rows: readonly FeedbackRow[]): FeedbackReport {
@@ -46,9 +34,9 @@ export class AnswerFeedback {
   /** Sets (or with null takes back) the owner's rating of an answer in `thread`; answers the message as it is now. */
   async rate(thread: ChatThread, messageId: string, rating: Omit<MessageFeedback, 'at'> | null, now = Date.now()): Promise<ThreadMessage> {
     const message = await this.threads.getMessage(messageId)
-    if (!message || message.threadId !== thread.id) throw new FeedbackError('This conversation has no such message.', 404)
-    if (message.role !== 'assistant') throw new FeedbackError('Only answers take feedback, not questions.', 400)
-    if (message.status === 'streaming') throw new FeedbackError('This answer is still being written; rate it once it ends.', 400)
+    if (!message || message.threadId !== thread.id) throw new RefusalError('This conversation has no such message.', 404)
+    if (message.role !== 'assistant') throw new RefusalError('Only answers take feedback, not questions.', 400)
+    if (message.status === 'streaming') throw new RefusalError('This answer is still being written; rate it once it ends.', 400)
     const feedback = rating ? { rating: rating.rating, ...(rating.reason ? { reason: rating.reason } : {}), at: now } : null
     await this.threads.setFeedback(messageId, feedback)
     const { feedback: _old, ...rest } = message

@@ -7,20 +7,8 @@
  */
 import type { SettingsStore } from '../stores/settings/settings-store'
 import { KeyedQueue } from '../stores/settings/keyed-queue'
-import { DomainError, type HttpAnswer } from '../domain-error'
+import { RefusalError } from '../domain-error'
 import { PERSONAL_LIMITS, type ChatFolder, type ChatPreset, type ChatSettings, type UserPreferences } from '../../../shared/types/personal'
-
-/** A change refused: too many kept, or naming one that does not exist. */
-export class PersonalSettingsError extends DomainError {
-  override name = 'PersonalSettingsError'
-  constructor(message: string, readonly statusCode: 404 | 409) {
-    super(message)
-  }
-
-  httpAnswer(): HttpAnswer {
-    return { statusCode: this.statusCode, statusMessage: this.statusCode === 404 ? 'Not found' : 'Limit reached', message: this.message }
-  }
-}
 
 const prefix = (userId: string) => `personal:${userId}:`
 const key = (userId: string, what: 'preferences' | 'presets' | 'folders') => `${prefix(userId)}${what}`
@@ -49,12 +37,12 @@ export class PersonalSettings {
   savePreset(userId: string, input: { name: string, settings: ChatSettings }, id?: string): Promise<ChatPreset> {
     return this.change(key(userId, 'presets'), (presets: ChatPreset[]) => {
       if (id === undefined) {
-        if (presets.length >= PERSONAL_LIMITS.presetsPerUser) throw new PersonalSettingsError(`You have ${PERSONAL_LIMITS.presetsPerUser} presets, the most allowed. Delete one first.`, 409)
+        if (presets.length >= PERSONAL_LIMITS.presetsPerUser) throw new RefusalError(`You have ${PERSONAL_LIMITS.presetsPerUser} presets, the most allowed. Delete one first.`, 409)
         const preset = { id: crypto.randomUUID(), ...input }
         return { list: [...presets, preset], result: preset }
       }
       const at = presets.findIndex(preset => preset.id === id)
-      if (at < 0) throw new PersonalSettingsError('You have no such preset.', 404)
+      if (at < 0) throw new RefusalError('You have no such preset.', 404)
       const preset = { id, ...input }
       return { list: presets.with(at, preset), result: preset }
     })
@@ -74,7 +62,7 @@ export class PersonalSettings {
 
   createFolder(userId: string, name: string, now = Date.now()): Promise<ChatFolder> {
     return this.change(key(userId, 'folders'), (folders: ChatFolder[]) => {
-      if (folders.length >= PERSONAL_LIMITS.foldersPerUser) throw new PersonalSettingsError(`You have ${PERSONAL_LIMITS.foldersPerUser} folders, the most allowed. Delete one first.`, 409)
+      if (folders.length >= PERSONAL_LIMITS.foldersPerUser) throw new RefusalError(`You have ${PERSONAL_LIMITS.foldersPerUser} folders, the most allowed. Delete one first.`, 409)
       const folder = { id: crypto.randomUUID(), name, createdAt: now }
       return { list: [...folders, folder], result: folder }
     })
@@ -83,7 +71,7 @@ export class PersonalSettings {
   renameFolder(userId: string, folderId: string, name: string): Promise<ChatFolder> {
     return this.change(key(userId, 'folders'), (folders: ChatFolder[]) => {
       const at = folders.findIndex(folder => folder.id === folderId)
-      if (at < 0) throw new PersonalSettingsError('You have no such folder.', 404)
+      if (at < 0) throw new RefusalError('You have no such folder.', 404)
       const folder = { ...folders[at]!, name }
       return { list: folders.with(at, folder), result: folder }
     })

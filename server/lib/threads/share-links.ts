@@ -15,7 +15,7 @@ import { KeyedQueue } from '../stores/settings/keyed-queue'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { StorageQuotas } from '../stores/quotas'
 import { checkAttachmentQuota, checkMessageQuota } from '../stores/quotas'
-import { DomainError, type HttpAnswer } from '../domain-error'
+import { RefusalError } from '../domain-error'
 import { threadPath } from './versions'
 import type { ChatThread, ThreadMessage } from '../../../shared/types/thread'
 import type { MessageAttachment } from '../../../shared/types/attachment'
@@ -32,19 +32,6 @@ interface StoredShare {
   includeAttachments: boolean
   createdAt: number
   sealedToken: string
-}
-
-/** A link that is not (or no longer) there, or one more than allowed. */
-export class ShareLinkError extends DomainError {
-  override name = 'ShareLinkError'
-  constructor(message: string, readonly statusCode: 400 | 401 | 404 | 409) {
-    super(message)
-  }
-
-  httpAnswer(): HttpAnswer {
-    const statusMessages = { 400: 'Nothing to share', 401: 'Sign-in required', 404: 'Not found', 409: 'Limit reached' }
-    return { statusCode: this.statusCode, statusMessage: statusMessages[this.statusCode], message: this.message }
-  }
 }
 
 const GONE = 'This share link does not exist or was revoked.'
@@ -86,9 +73,9 @@ export class ShareLinks {
 
   private async add(thread: ChatThread, input: { includeAttachments: boolean, origin: string }, now: number): Promise<ShareLinkSummary> {
     const ids = await this.index(thread.userId)
-    if (ids.length >= PERSONAL_LIMITS.sharesPerUser) throw new ShareLinkError(`You have ${PERSONAL_LIMITS.sharesPerUser} share links, the most allowed. Revoke one in Settings first.`, 409)
+    if (ids.length >= PERSONAL_LIMITS.sharesPerUser) throw new RefusalError(`You have ${PERSONAL_LIMITS.sharesPerUser} share links, the most allowed. Revoke one in Settings first.`, 409)
     const messages = threadPath(thread, await this.options.threads.listMessages(thread.id)).filter(finished)
-    if (messages.length === 0) throw new ShareLinkError('This conversation has no finished message to share yet.', 400)
+    if (messages.length === 0) throw new RefusalError('This conversation has no finished message to share yet.', 400)
     const token = randomBytes(24).toString('base64url')
     const share: StoredShare = {
       id: idOf(token), userId: thread.userId, threadId: thread.id, title: thread.title,
@@ -163,7 +150,7 @@ export class ShareLinks {
     const { share, messages } = await this.open(token, viewer)
     const inSnapshot = share.includeAttachments && messages.some(message => message.attachments?.some(file => file.id === attachmentId))
     const stored = inSnapshot ? await this.options.threads.readAttachment(attachmentId) : null
-    if (!stored || stored.threadId !== share.threadId) throw new ShareLinkError('This share link has no such file.', 404)
+    if (!stored || stored.threadId !== share.threadId) throw new RefusalError('This share link has no such file.', 404)
     return stored
   }
 
@@ -202,10 +189,10 @@ export class ShareLinks {
   }
 
   private async open(token: string, viewer: Viewer): Promise<OpenedShare> {
-    if ((!viewer || viewer.role === 'guest') && !await this.openToAnyone()) throw new ShareLinkError('Shared conversations on this server open for its accounts only. Sign in to see it.', 401)
+    if ((!viewer || viewer.role === 'guest') && !await this.openToAnyone()) throw new RefusalError('Shared conversations on this server open for its accounts only. Sign in to see it.', 401)
     const share = TOKEN.test(token) ? await this.read(idOf(token)) : null
     const thread = share ? await this.options.threads.getThread(share.threadId) : null
-    if (!share || !thread || thread.userId !== share.userId) throw new ShareLinkError(GONE, 404)
+    if (!share || !thread || thread.userId !== share.userId) throw new RefusalError(GONE, 404)
     const byId = new Map((await this.options.threads.listMessages(share.threadId)).map(message => [message.id, message]))
     return { share, messages: share.messageIds.map(id => byId.get(id)).filter(message => message !== undefined) }
   }
