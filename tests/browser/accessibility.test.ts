@@ -7,13 +7,15 @@ import { AxeBuilder } from '@axe-core/playwright'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
-import { useChromium } from './helpers/browser'
+import { useChromium, watchForProblems } from './helpers/browser'
 
 const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-accessibility-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
 const browser = useChromium()
 let context: BrowserContext
 let page: Page
 let chatPath = '/'
+/** Errors and CSP violations of every page this file opens (none expected). */
+let problems: ReturnType<typeof watchForProblems>
 
 /** The rules whose outcome depends on colours alone: all a second colour scheme can change. */
 const COLOUR_RULES = ['color-contrast', 'link-in-text-block']
@@ -35,6 +37,7 @@ async function violations(target: Page, options: { colourOnly?: boolean } = {}):
 beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' })
   page = await context.newPage()
+  problems = watchForProblems(page)
   // First run: the form itself is audited, then the admin account it creates is used everywhere.
   await page.goto(`${app.url}/login`)
   await page.getByTestId('login-form').waitFor()
@@ -57,6 +60,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close()
 })
+
 
 /**
  * Waits until the colour transitions a scheme change starts have ended (they begin on the next
@@ -86,6 +90,11 @@ async function auditEverySchemeAndWidth(ready: string): Promise<Record<string, s
       await page.mouse.move(0, 0)
       await transitionsEnded()
       const problems = await violations(page, { colourOnly: scheme === 'dark' })
+      // The dark theme really is dark (its colours were checked for contrast just now).
+      if (scheme === 'dark') {
+        const lightness = await page.evaluate(() => getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.slice(0, 3).map(Number).reduce((sum, part) => sum + part, 0) / 3)
+        if (lightness > 80) problems.push(`the dark theme's background is light (${Math.round(lightness)} of 255)`)
+      }
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
       if (overflow > 0) problems.push(`scrolls sideways by ${overflow} px`)
       if (problems.length > 0) found[`${scheme} ${width}`] = problems
@@ -279,4 +288,12 @@ describe('the first day of a team (issue 29)', () => {
       }
     })
   }
+})
+
+// Last (files run their tests in order): after every page above was opened.
+describe('every page this file opened', () => {
+  it('ran under the CSP without an uncaught error', () => {
+    expect(problems.errors).toEqual([])
+    expect(problems.csp).toEqual([])
+  })
 })
