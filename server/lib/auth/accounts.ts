@@ -276,9 +276,11 @@ export class AccountService {
    */
   async changePassword(userId: string, currentPassword: string, newPassword: string): Promise<StoredAccount> {
     await this.confirmPassword(userId, currentPassword, 'That is not your current password.')
+    // Tokens first: a crash between the two leaves the old password with no tokens (the person
+    // tries again), never a new password with the old tokens still working.
+    await this.revokeAllTokens(userId)
     const updated = await this.stores.accounts.updateAccount(userId, { passwordHash: await this.passwords.hash(newPassword) })
     if (!updated) throw new AuthError('session-ended', SESSION_ENDED)
-    await this.revokeAllTokens(userId)
     return updated
   }
 

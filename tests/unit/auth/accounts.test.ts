@@ -160,6 +160,28 @@ describe('AccountService', () => {
     expect((await refusal(accounts.createToken(bob.id, 'x', 'password-3'))).refusal).toBe('too-many-attempts')
   })
 
+  it('changes a person\'s own password with the current one: tokens and sessions end; a crash between leaves the old password and no tokens, never the old tokens', async () => {
+    const ada = await accounts.signUp('Ada', 'password-1', undefined)
+    const token = (await accounts.createToken(ada.id, 'script', 'password-1')).token
+    expect((await refusal(accounts.changePassword(ada.id, 'wrong', 'password-2'))).refusal).toBe('wrong-password')
+    // The store fails the password write once (a crash between the two steps).
+    const updateAccount = store.updateAccount.bind(store)
+    store.updateAccount = async () => {
+      store.updateAccount = updateAccount
+      throw new Error('the store went away')
+    }
+    await expect(accounts.changePassword(ada.id, 'password-1', 'password-2')).rejects.toThrow('the store went away')
+    expect((await refusal(accounts.principalForToken(token))).refusal).toBe('bad-token')
+    expect((await accounts.signIn('Ada', 'password-1', undefined)).id).toBe(ada.id)
+    // Tried again: done, and sessions of the old version end.
+    const before = (await store.getAccount(ada.id))!.sessionVersion
+    const changed = await accounts.changePassword(ada.id, 'password-1', 'password-2')
+    expect(changed.sessionVersion).toBeGreaterThan(before)
+    expect((await refusal(accounts.principalForSession({ userId: ada.id, version: before }))).refusal).toBe('session-ended')
+    expect((await refusal(accounts.signIn('Ada', 'password-1', undefined))).refusal).toBe('bad-credentials')
+    expect((await accounts.signIn('Ada', 'password-2', undefined)).id).toBe(ada.id)
+  })
+
   it('checks the invite before the name, so a missing or wrong invite answers the same for a taken and a free name, at the same cost', async () => {
     await accounts.signUp('Ada', 'password-1', undefined)
     await accounts.setSignupPolicy('invite')
