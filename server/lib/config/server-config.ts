@@ -283,6 +283,8 @@ export const serverConfigSchema = z.object({
       'Serve Prometheus metrics at `GET /metrics` (see Operating it): to a request with `Authorization: Bearer <NUXT_METRICS_TOKEN>`, or to an admin (session or API token). Off: `/metrics` is 404.'),
     token: setting(z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty: admins only)')]), '',
       "The bearer token Prometheus scrapes with (32+ characters; `openssl rand -hex 32`). Empty: only admins' sessions and API tokens are answered. Never logged."),
+    statusSampleSeconds: setting(z.number().int().min(1, 'must be at least 1').max(300, 'must be at most 300'), 15,
+      "How often the admin's Status page takes a sample of this process's figures (its last hour of charts, and how often an open Status page reads them)."),
   }),
   tracing: group({
     enabled: setting(z.boolean(), features.tracing.enabled,

@@ -225,7 +225,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, policy: toolPolicy, credentials, authorizations, consents })
   const metricSources = { jobs: () => jobs.health(), tools: () => tools.health(), viewers: () => hub.viewerTotal }
   metrics.readAtScrape(metricSources)
-  const status = new StatusHistory({ metrics, sources: metricSources })
+  const status = new StatusHistory({ metrics, sources: metricSources, intervalMs: config.metrics.statusSampleSeconds * 1000 })
 
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
