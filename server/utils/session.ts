@@ -41,7 +41,7 @@ async function writeSessionData(event: H3Event, data: SessionData): Promise<void
   await replaceUserSession(event, data as Parameters<typeof replaceUserSession>[1], sessionConfig(event))
 }
 
-async function resolvePrincipal(event: H3Event): Promise<SessionPrincipal | null> {
+async function resolvePrincipal(event: H3Event, newGuest = true): Promise<SessionPrincipal | null> {
   const accounts = useAccounts()
   const config = useServerConfig(event)
   const authorization = getRequestHeader(event, 'authorization')
@@ -74,6 +74,7 @@ async function resolvePrincipal(event: H3Event): Promise<SessionPrincipal | null
     if (needsRenewal(holder.renewedAt, config.session.maxAge, now)) await writeSessionData(event, guestSessionData(holder.userId, now))
     return { id: holder.userId, name: 'Guest', role: 'guest' }
   }
+  if (!newGuest) return null
   await accounts.attempts.newSession(clientAddress(event, useServerConfig(event)))
   const guest = guestSessionData(randomUUID(), now)
   await writeSessionData(event, guest)
@@ -85,16 +86,17 @@ async function resolvePrincipal(event: H3Event): Promise<SessionPrincipal | null
  * cookie, or (when `NUXT_AUTH_GUESTS=true`) a guest, a new one getting a sealed cookie. 401 when
  * nobody is signed in (or, with `optional`, null), 403 for a disabled account or (with
  * `role: 'admin'`) a non-admin. A session ends as soon as its account's password is reset, the
- * account is disabled or deleted.
+ * account is disabled or deleted. With `newGuest: false` a guest session already held counts but
+ * none is started (a share link's anonymous reader gets no session).
  */
-export async function requireSessionUser(event: H3Event, options: { role?: 'admin', optional: true }): Promise<SessionPrincipal | null>
+export async function requireSessionUser(event: H3Event, options: { role?: 'admin', optional: true, newGuest?: boolean }): Promise<SessionPrincipal | null>
 /** The signed-in principal (see above), never null. */
 export async function requireSessionUser(event: H3Event, options?: { role?: 'admin', optional?: false }): Promise<SessionPrincipal>
 /** The implementation of both forms above. */
-export async function requireSessionUser(event: H3Event, options: { role?: 'admin', optional?: boolean } = {}): Promise<SessionPrincipal | null> {
+export async function requireSessionUser(event: H3Event, options: { role?: 'admin', optional?: boolean, newGuest?: boolean } = {}): Promise<SessionPrincipal | null> {
   let principal: SessionPrincipal | null
   try {
-    principal = event.context.principal !== undefined ? event.context.principal : await resolvePrincipal(event)
+    principal = event.context.principal !== undefined ? event.context.principal : await resolvePrincipal(event, options.newGuest ?? true)
   } catch (error) {
     if (options.optional && AuthError.isInstance(error) && error.statusCode === 401) return null
     throwHttpError(event, error)

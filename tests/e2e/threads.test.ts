@@ -255,4 +255,21 @@ describe('threads', () => {
     const missing = await alice.fetch('/api/threads/search')
     expect(missing.status).toBe(400)
   })
+
+  it('gives a share link\'s anonymous reader no guest session, even with guests on', async () => {
+    const alice = new SessionClient(app.url)
+    const thread = await (await alice.post('/api/threads', {})).json()
+    const sent = await (await alice.post(`/api/threads/${thread.id}/messages`, { content: 'What is 6*7?', model: demo })).json()
+    await waitForJobEnd(alice, sent.jobId)
+    const link = await (await alice.post(`/api/threads/${thread.id}/share`, {})).json()
+    const opened = await fetch(`${app.url}/api/shared/${link.url.split('/share/')[1]}`)
+    // Accounts only (the default): a guest is not one, and none is started for the reader.
+    expect(opened.status).toBe(401)
+    expect(opened.headers.getSetCookie()).toEqual([])
+    // A guest who holds a session already is refused the same way.
+    const bob = new SessionClient(app.url)
+    await bob.json('/api/threads')
+    expect(bob.cookie).not.toBe('')
+    expect((await bob.fetch(`/api/shared/${link.url.split('/share/')[1]}`)).status).toBe(401)
+  })
 })

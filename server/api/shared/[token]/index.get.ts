@@ -4,7 +4,7 @@
  * conversation was deleted. Never indexed.
  */
 export default defineEventHandler(async (event) => {
-  const viewer = await requireSessionUser(event, { optional: true })
+  const viewer = await requireSessionUser(event, { optional: true, newGuest: false })
   setResponseHeader(event, 'X-Robots-Tag', 'noindex, nofollow')
   setResponseHeader(event, 'Cache-Control', 'private, no-store')
   return usePersonal().shares.view(getRouterParam(event, 'token') ?? '', viewer)
