@@ -72,7 +72,10 @@ export class ShareLinks {
   }
 
   private async add(thread: ChatThread, input: { includeAttachments: boolean, origin: string }, now: number): Promise<ShareLinkSummary> {
-    const ids = await this.index(thread.userId)
+    let ids = await this.index(thread.userId)
+    // At the limit, entries whose link is gone (a crash between writing a link and its index
+    // entry's removal) do not count.
+    if (ids.length >= PERSONAL_LIMITS.sharesPerUser) ids = (await Promise.all(ids.map(async id => (await this.read(id)) ? id : undefined))).filter(id => id !== undefined)
     if (ids.length >= PERSONAL_LIMITS.sharesPerUser) throw new RefusalError(`You have ${PERSONAL_LIMITS.sharesPerUser} share links, the most allowed. Revoke one in Settings first.`, 409)
     const messages = threadPath(thread, await this.options.threads.listMessages(thread.id)).filter(finished)
     if (messages.length === 0) throw new RefusalError('This conversation has no finished message to share yet.', 400)

@@ -123,6 +123,21 @@ describe('ShareLinks', () => {
   })
 })
 
+describe('ShareLinks limit', () => {
+  it('refuses a link past the limit, where an entry whose link is gone does not count', async () => {
+    const { shares, threads, settings } = setUp()
+    const { thread } = await finishedConversation(threads)
+    const made = []
+    for (let index = 0; index < PERSONAL_LIMITS.sharesPerUser; index++) made.push(await shares.create(thread, { includeAttachments: false, origin: '' }))
+    await expect(shares.create(thread, { includeAttachments: false, origin: '' })).rejects.toMatchObject({ statusCode: 409 })
+    // A link lost between its two writes (its record gone, its index entry left).
+    await settings.deleteSettings(`share:${made[0]!.id}`)
+    expect((await shares.list('ada', ''))).toHaveLength(PERSONAL_LIMITS.sharesPerUser - 1)
+    await shares.create(thread, { includeAttachments: false, origin: '' })
+    expect((await shares.list('ada', ''))).toHaveLength(PERSONAL_LIMITS.sharesPerUser)
+  })
+})
+
 describe('feedback', () => {
   it('rates only finished answers of the thread, and reports counts per model and day with the latest 👎', async () => {
     const { threads } = setUp()
