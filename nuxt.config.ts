@@ -99,6 +99,10 @@ export default defineNuxtConfig({
   // merged result at start-up.
   runtimeConfig: serverConfigDefaults(),
 
+  // A link's page is fetched ahead when the pointer or the focus reaches it, not whenever it is
+  // on screen: the sidebar shows every page and up to a hundred conversations on every page.
+  experimental: { defaults: { nuxtLink: { prefetchOn: { visibility: false, interaction: true } } } },
+
   hooks: {
     // App errors (quotas, a busy store, job caps) become their HTTP answers before Nuxt's own
     // error handler sends them (server/error-handler.ts).
@@ -109,6 +113,12 @@ export default defineNuxtConfig({
       // the build's file trace misses it: include it by path.
       nitroConfig.externals ??= {}
       nitroConfig.externals.traceInclude = [...(nitroConfig.externals.traceInclude ?? []), join(dirname(createRequire(import.meta.url).resolve('jiti/package.json')), 'dist', 'babel.cjs')]
+    },
+    // No <link rel="prefetch"> for every lazily loaded chunk (every page, dialog and menu: some
+    // forty scripts a first visit fetched whether or not it would open them). A page's chunks are
+    // still prefetched when a link to it shows (NuxtLink), and a dialog's when it is first opened.
+    'build:manifest'(manifest) {
+      for (const chunk of Object.values(manifest)) chunk.dynamicImports = []
     },
   },
 
