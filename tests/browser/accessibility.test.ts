@@ -86,6 +86,8 @@ async function auditEverySchemeAndWidth(ready: string): Promise<Record<string, s
   for (const scheme of ['light', 'dark'] as const) {
     for (const width of [1280, 390]) {
       await page.emulateMedia({ colorScheme: scheme })
+      // The page follows the device through a media-query listener: audit once it has.
+      await page.waitForFunction(wanted => document.documentElement.classList.contains(wanted), scheme)
       await page.setViewportSize({ width, height: 844 })
       await page.locator(ready).first().waitFor()
       await page.mouse.move(0, 0)

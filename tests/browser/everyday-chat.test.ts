@@ -155,8 +155,8 @@ describe('everyday chat in the browser', () => {
     await page.getByTestId('continue-shared').click()
     await page.waitForURL(/\/chat\/[\w-]+$/)
     expect(page.url()).not.toContain(threadPath.split('/').pop()!)
-    await page.getByTestId('message-assistant').first().waitFor()
-    expect(await page.getByTestId('message-user').count()).toBe(1)
+    // The copy's two messages (the navigation replaces the shared page's as the conversation loads).
+    await expect.poll(async () => [await page.getByTestId('message-user').count(), await page.getByTestId('message-assistant').count()]).toEqual([1, 1])
 
     // Listed in Settings, and revoked there.
     await page.goto(`${app.url}/settings`)

@@ -75,6 +75,8 @@ export async function axeViolationsInBothSchemes(page: Page, selector: string): 
   const found: string[] = []
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme })
+    // The page follows the device through a media-query listener (unless the person picked a theme).
+    await page.waitForFunction(wanted => document.documentElement.hasAttribute('data-theme') || document.documentElement.classList.contains(wanted), scheme)
     await page.evaluate(async () => {
       await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)))
       await Promise.all(document.getAnimations().filter(animation => animation.effect?.getComputedTiming().iterations !== Infinity).map(animation => animation.finished.catch(() => {})))
