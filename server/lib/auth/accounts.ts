@@ -40,9 +40,9 @@ export interface AccountSettings extends AttemptLimitSettings {
 
 const SIGNUP_SETTING = 'signup-policy'
 const SIGNUP_POLICIES: readonly SignupPolicy[] = ['closed', 'open', 'invite']
-/** Most accounts an admin listing returns. */
+/** Why a session or a password check no longer holds: its account changed or went. */
 const SESSION_ENDED = 'Your session has ended (the password was changed or the account removed). Sign in again.'
-
+/** Most accounts an admin listing returns. */
 export const MAX_LISTED_ACCOUNTS = 1_000
 
 /** The public form of a stored account. */
@@ -285,14 +285,13 @@ export class AccountService {
   }
 
   /** Checks `password` is the account's (a second factor for what a stolen session alone must not do). */
-  private async confirmPassword(userId: string, password: string, wrong: string): Promise<StoredAccount> {
+  private async confirmPassword(userId: string, password: string, wrong: string): Promise<void> {
     const account = await this.stores.accounts.getAccount(userId)
     if (!account) throw new AuthError('session-ended', SESSION_ENDED)
     const key = accountNameKey(account.name)
     await this.attempts.beforeSignIn(undefined, key)
     if (!await this.passwords.verify(account.passwordHash, password)) throw new AuthError('wrong-password', wrong)
     await this.attempts.signInSucceeded(key)
-    return account
   }
 
   async revokeToken(userId: string, tokenId: string): Promise<boolean> {

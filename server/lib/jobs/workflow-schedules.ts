@@ -17,7 +17,7 @@
  * run still runs is skipped unless the schedule allows overlap. A run that cannot start (the
  * owner's limits, a workflow no longer valid) is recorded on the schedule and told to its owner.
  */
-import type { SettingsStore } from '../stores/settings/settings-store'
+import { readJsonSetting, type SettingsStore } from '../stores/settings/settings-store'
 import type { WorkflowSchedule, WorkflowScheduleInput, WorkflowScheduleOutcome } from '../../../shared/types/workflow-schedule'
 import { MAX_SCHEDULES_PER_WORKFLOW } from '../../../shared/schemas/workflow-schedule'
 import { scheduleTimes, ScheduleTimesError } from '../workflows/schedule-times'
@@ -239,14 +239,12 @@ export class WorkflowSchedules {
     return { id: schedule.id, workflowId: schedule.workflowId, userId: schedule.userId, nextRunAt: schedule.enabled ? schedule.nextRunAt : null }
   }
 
-  private async read(id: string): Promise<WorkflowSchedule | null> {
-    const raw = await this.options.settings.getSetting(scheduleKey(id))
-    return raw ? JSON.parse(raw) as WorkflowSchedule : null
+  private read(id: string): Promise<WorkflowSchedule | null> {
+    return readJsonSetting(this.options.settings, scheduleKey(id), null)
   }
 
-  private async index(): Promise<IndexEntry[]> {
-    const raw = await this.options.settings.getSetting(INDEX_KEY)
-    return raw ? JSON.parse(raw) as IndexEntry[] : []
+  private index(): Promise<IndexEntry[]> {
+    return readJsonSetting(this.options.settings, INDEX_KEY, [])
   }
 
   /** Writes a schedule, then its index entry (the index only says when to look: the schedule is read again before it fires). */

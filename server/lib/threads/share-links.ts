@@ -10,7 +10,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { SecretBox } from '../security/secret-box'
-import type { SettingsStore } from '../stores/settings/settings-store'
+import { readJsonSetting, type SettingsStore } from '../stores/settings/settings-store'
 import { KeyedQueue } from '../stores/settings/keyed-queue'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { StorageQuotas } from '../stores/quotas'
@@ -106,23 +106,37 @@ export class ShareLinks {
   }
 
   /** Revokes one of `userId`'s links (its id as listed); false when they have no such link. */
-  revoke(userId: string, id: string): Promise<boolean> {
-    return this.queue.run(indexKey(userId), async () => {
-      const ids = await this.index(userId)
-      if (!ids.includes(id)) return false
-      // The link goes first: a failure between the two leaves an index entry to a link that opens nothing.
-      const share = await this.read(id)
-      if (share?.userId === userId) await this.options.settings.deleteSettings(shareKey(id))
-      await this.options.settings.setSetting(indexKey(userId), JSON.stringify(ids.filter(kept => kept !== id)))
-      return share?.userId === userId
-    })
+  async revoke(userId: string, id: string): Promise<boolean> {
+    return (await this.revokeWhere(userId, linkId => linkId === id)) > 0
   }
 
   /** Revokes every link to `threadId` (the conversation is deleted). */
   async revokeThread(userId: string, threadId: string): Promise<void> {
-    for (const id of await this.index(userId)) {
-      if ((await this.read(id))?.threadId === threadId) await this.revoke(userId, id)
-    }
+    await this.revokeWhere(userId, (_id, share) => share?.threadId === threadId)
+  }
+
+  /**
+   * Takes the entries of `userId`'s index that `matches` (given each id and its link, null when
+   * gone) out, deleting their links, and answers how many links it deleted. The links go first,
+   * then the index in one write: a failure between the two leaves entries to links that open
+   * nothing (not counted, see `add`).
+   */
+  private revokeWhere(userId: string, matches: (id: string, share: StoredShare | null) => boolean): Promise<number> {
+    return this.queue.run(indexKey(userId), async () => {
+      const ids = await this.index(userId)
+      const taken = new Set<string>()
+      let revoked = 0
+      for (const id of ids) {
+        const share = await this.read(id)
+        if (!matches(id, share)) continue
+        taken.add(id)
+        if (share?.userId !== userId) continue
+        await this.options.settings.deleteSettings(shareKey(id))
+        revoked++
+      }
+      if (taken.size > 0) await this.options.settings.setSetting(indexKey(userId), JSON.stringify(ids.filter(id => !taken.has(id))))
+      return revoked
+    })
   }
 
   /** Revokes every link of `userId` (a deleted account). */
@@ -209,13 +223,11 @@ export class ShareLinks {
     }
   }
 
-  private async index(userId: string): Promise<string[]> {
-    const raw = await this.options.settings.getSetting(indexKey(userId))
-    return raw ? JSON.parse(raw) as string[] : []
+  private index(userId: string): Promise<string[]> {
+    return readJsonSetting(this.options.settings, indexKey(userId), [])
   }
 
-  private async read(id: string): Promise<StoredShare | null> {
-    const raw = await this.options.settings.getSetting(shareKey(id))
-    return raw ? JSON.parse(raw) as StoredShare : null
+  private read(id: string): Promise<StoredShare | null> {
+    return readJsonSetting(this.options.settings, shareKey(id), null)
   }
 }

@@ -11,7 +11,7 @@
  * the first one started instead of starting another; two at once collide on that id in the store.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { SettingsStore } from '../stores/settings/settings-store'
+import { readJsonSetting, type SettingsStore } from '../stores/settings/settings-store'
 import { derivedRunId } from './run-ids'
 import type { SecretBox } from '../security/secret-box'
 import type { LimiterFactory } from '../stores/rate-limits/limiters'
@@ -141,8 +141,7 @@ export class WorkflowWebhooks {
     return { workflowId: stored.workflowId, userId: stored.userId, ...(idempotencyKey !== undefined ? { runId: webhookRunId(hookId, idempotencyKey) } : {}) }
   }
 
-  private async read(hookId: string): Promise<StoredHook | null> {
-    const raw = await this.options.settings.getSetting(hookKey(hookId))
-    return raw ? JSON.parse(raw) as StoredHook : null
+  private read(hookId: string): Promise<StoredHook | null> {
+    return readJsonSetting(this.options.settings, hookKey(hookId), null)
   }
 }

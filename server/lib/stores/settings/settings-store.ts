@@ -21,3 +21,9 @@ export interface SettingsStore {
 
 /** What a reader and writer of settings needs (no deletes, no locks). */
 export type SettingsReadWrite = Pick<SettingsStore, 'getSetting' | 'setSetting'>
+
+/** The JSON value kept under `key`, or `empty` when there is none. */
+export async function readJsonSetting<T>(store: Pick<SettingsStore, 'getSetting'>, key: string, empty: T): Promise<T> {
+  const raw = await store.getSetting(key)
+  return raw ? JSON.parse(raw) as T : empty
+}
