@@ -68,8 +68,9 @@ export function useThreads() {
   async function update(id: string, patch: { pinned?: boolean, folderId?: string | null, settings?: ChatSettings | null }): Promise<ChatThread> {
     const thread = await $fetch<ChatThread>(`/api/threads/${id}`, { method: 'PATCH', body: patch })
     threads.value = threads.value.map(item => item.id === id ? thread : item)
-    // A pin moves it in the list: the server's order (pinned first, then by activity), without reading the list again.
-    if (patch.pinned !== undefined) threads.value = threads.value.toSorted((a, b) => Number(b.pinned ?? false) - Number(a.pinned ?? false) || b.updatedAt - a.updatedAt)
+    // A pin moves it in the list: read the list again, which also makes any read still under way
+    // (started before the pin, which would put the old order back) be ignored (see refresh).
+    if (patch.pinned !== undefined) void refresh().catch(() => undefined)
     return thread
   }
   async function refreshFolders(): Promise<void> {
