@@ -6,7 +6,10 @@
 import { paginationOptsValidator } from 'convex/server'
 import { v } from 'convex/values'
 import { serverMutation, serverQuery } from './lib/serverGuard'
-import { activeToolCall, assembleJob, deleteJobRows, findJob, recordToolExecution, replaceActiveToolCalls, toolExecution, writableJob, writeCheckpoint } from './lib/jobRecords'
+import type { Doc } from './_generated/dataModel'
+import type { MutationCtx } from './_generated/server'
+import { activeToolCall, assembleJob, deleteJobRows, findJob, recordToolExecution, replaceActiveToolCalls, toolExecution, writableJob, writeCheckpoint, type ActiveToolCallArg } from './lib/jobRecords'
+import { appendJobText, chunkedLength, readJobText, replaceJobText, type JobTextState } from './lib/jobText'
 import { jobError, jobStatus, usage } from './schema'
 
 const owner = v.optional(v.string())
@@ -38,6 +41,8 @@ export const create = serverMutation({
       status: 'streaming',
       content: '',
       reasoning: '',
+      content_length: 0,
+      reasoning_length: 0,
       chunks_received: 0,
       started_at: args.now,
       updated_at: args.now,
@@ -45,7 +50,7 @@ export const create = serverMutation({
       request: args.request,
       api_key_ciphertext: args.apiKeyCiphertext,
       lease_owner: args.owner,
-      lease_expires_at: args.owner && args.leaseMs ? args.now + args.leaseMs : undefined,
+      lease_expires_at: args.owner && args.leaseMs ? Date.now() + args.leaseMs : undefined,
     })
     return args.jobId
   },
@@ -60,42 +65,124 @@ export const get = serverQuery({
   },
 })
 
+/** A viewer's place in a job's text: its generation and how much of each kind it has. */
+const textCursor = v.object({ generation: v.number(), content: v.number(), reasoning: v.number() })
+
 /**
- * What a viewer on another instance needs, kept small for a reactive subscription: status,
- * text, counters and the tool calls.
+ * What a viewer on another instance needs since `since`: status, counters, the tool calls, and the
+ * text after its cursor (all of it when it has none or the text was rewritten since). Small
+ * whatever the answer's length, so polling it costs what is new.
  */
 export const watch = serverQuery({
-  args: { jobId: v.string() },
-  handler: async (ctx, { jobId }) => {
+  args: { jobId: v.string(), since: v.optional(textCursor) },
+  handler: async (ctx, { jobId, since }) => {
     const job = await findJob(ctx, jobId)
     if (!job) return null
-    const { request: _request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...view } = await assembleJob(ctx, job)
-    return view
+    const { request: _request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...view } = await assembleJob(ctx, job, { withText: false })
+    const generation = job.text_generation ?? 0
+    const from = since && since.generation === generation ? since : { content: 0, reasoning: 0 }
+    const content = await readJobText(ctx, job, 'content', from.content)
+    const reasoning = await readJobText(ctx, job, 'reasoning', from.reasoning)
+    return {
+      job: view,
+      restarted: from !== since,
+      content,
+      reasoning,
+      cursor: { generation, content: from.content + content.length, reasoning: from.reasoning + reasoning.length },
+    }
   },
 })
 
+/** One progress write: text to append, counters, the active tool calls. */
+const progress = {
+  contentChunk: v.optional(v.string()),
+  reasoningChunk: v.optional(v.string()),
+  chunksReceived: v.optional(v.number()),
+  activeToolCalls: v.optional(v.array(activeToolCall)),
+}
+
+async function writeProgress(ctx: MutationCtx, job: Doc<'background_jobs'>, update: { contentChunk?: string, reasoningChunk?: string, chunksReceived?: number, activeToolCalls?: ActiveToolCallArg[] }, now: number): Promise<void> {
+  const patch: JobTextState & { chunks_received: number, updated_at: number } = { chunks_received: update.chunksReceived ?? job.chunks_received, updated_at: now }
+  if (update.contentChunk) {
+    await appendJobText(ctx, job.job_id, 'content', update.contentChunk, chunkedLength(job, 'content'))
+    patch.content_length = chunkedLength(job, 'content') + update.contentChunk.length
+  }
+  if (update.reasoningChunk) {
+    await appendJobText(ctx, job.job_id, 'reasoning', update.reasoningChunk, chunkedLength(job, 'reasoning'))
+    patch.reasoning_length = chunkedLength(job, 'reasoning') + update.reasoningChunk.length
+  }
+  await ctx.db.patch(job._id, patch)
+  if (update.activeToolCalls) await replaceActiveToolCalls(ctx, job.job_id, update.activeToolCalls)
+}
+
 /** Appends streamed text and replaces counters and the active tool calls. */
 export const appendProgress = serverMutation({
-  args: {
-    jobId: v.string(),
-    contentChunk: v.optional(v.string()),
-    reasoningChunk: v.optional(v.string()),
-    chunksReceived: v.optional(v.number()),
-    activeToolCalls: v.optional(v.array(activeToolCall)),
-    now: v.number(),
-    owner,
-  },
-  handler: async (ctx, args) => {
-    const job = await writableJob(ctx, args.jobId, args.owner)
+  args: { jobId: v.string(), ...progress, now: v.number(), owner },
+  handler: async (ctx, { jobId, owner, now: _now, ...update }) => {
+    const job = await writableJob(ctx, jobId, owner)
     if (!job) return false
-    await ctx.db.patch(job._id, {
-      content: args.contentChunk ? job.content + args.contentChunk : job.content,
-      reasoning: args.reasoningChunk ? job.reasoning + args.reasoningChunk : job.reasoning,
-      chunks_received: args.chunksReceived ?? job.chunks_received,
-      updated_at: args.now,
-    })
-    if (args.activeToolCalls) await replaceActiveToolCalls(ctx, args.jobId, args.activeToolCalls)
+    await writeProgress(ctx, job, update, Date.now())
     return true
+  },
+})
+
+/** How long a count of viewers on another instance holds without being reported again. */
+const VIEWERS_HOLD_MS = 5_000
+
+/**
+ * One instance's heartbeat: the progress of every job it runs (one write each, in one
+ * transaction), its leases renewed when a third of them has passed (by the store's clock), and
+ * how many people watch jobs it follows for other instances. Answers, per job it holds, whether it
+ * still owns it and whether someone asked to stop it, so a stop reaches the runner within one
+ * heartbeat whatever the lease.
+ */
+export const pulse = serverMutation({
+  args: {
+    owner: v.string(),
+    leaseMs: v.number(),
+    progress: v.array(v.object({ jobId: v.string(), ...progress })),
+    held: v.array(v.string()),
+    viewers: v.array(v.object({ jobId: v.string(), count: v.number() })),
+  },
+  handler: async (ctx, { owner, leaseMs, progress: updates, held, viewers }) => {
+    const now = Date.now()
+    const written: boolean[] = []
+    for (const { jobId, ...update } of updates) {
+      const job = await writableJob(ctx, jobId, owner)
+      if (job) await writeProgress(ctx, job, update, now)
+      written.push(job !== null)
+    }
+    const leases: Array<{ jobId: string, owned: boolean, abortRequested: boolean }> = []
+    for (const jobId of held) {
+      const job = await findJob(ctx, jobId)
+      if (!job || job.status !== 'streaming' || job.lease_owner !== owner) {
+        leases.push({ jobId, owned: false, abortRequested: false })
+        continue
+      }
+      if ((job.lease_expires_at ?? 0) - now < (leaseMs * 2) / 3) await ctx.db.patch(job._id, { lease_expires_at: now + leaseMs })
+      leases.push({ jobId, owned: true, abortRequested: job.abort_requested_at !== undefined })
+    }
+    for (const { jobId, count } of viewers) {
+      const row = await ctx.db.query('job_viewers').withIndex('by_job_and_instance', q => q.eq('job_id', jobId).eq('instance', owner)).unique()
+      if (count <= 0) {
+        if (row) await ctx.db.delete(row._id)
+      } else if (row) {
+        await ctx.db.patch(row._id, { count, expires_at: now + VIEWERS_HOLD_MS })
+      } else {
+        await ctx.db.insert('job_viewers', { job_id: jobId, instance: owner, count, expires_at: now + VIEWERS_HOLD_MS })
+      }
+    }
+    return { written, leases }
+  },
+})
+
+/** How many people watch the job from instances other than `owner`, as they last reported. */
+export const remoteViewers = serverQuery({
+  args: { jobId: v.string(), owner: v.string() },
+  handler: async (ctx, { jobId, owner }) => {
+    const now = Date.now()
+    const rows = await ctx.db.query('job_viewers').withIndex('by_job_and_instance', q => q.eq('job_id', jobId)).take(100)
+    return rows.filter(row => row.instance !== owner && row.expires_at > now).reduce((sum, row) => sum + row.count, 0)
   },
 })
 
@@ -110,6 +197,14 @@ export const appendToolExecution = serverMutation({
     return true
   },
 })
+
+/** Makes the job's stored text what `text` says (each kind given), appending when it can. */
+async function replaceText(ctx: MutationCtx, job: Doc<'background_jobs'>, text: { content?: string, reasoning?: string }): Promise<JobTextState> {
+  let patch: JobTextState = {}
+  if (text.content !== undefined) patch = { ...patch, ...await replaceJobText(ctx, job, 'content', text.content, patch) }
+  if (text.reasoning !== undefined) patch = { ...patch, ...await replaceJobText(ctx, job, 'reasoning', text.reasoning, patch) }
+  return patch
+}
 
 /** Rounds, checkpoint (JSON, or null to remove), usage, text rewinds, resume count. */
 export const updateMetadata = serverMutation({
@@ -133,10 +228,10 @@ export const updateMetadata = serverMutation({
       }
     }
     if (args.checkpoint !== undefined) await writeCheckpoint(ctx, args.jobId, args.checkpoint)
+    const text = await replaceText(ctx, job, args)
     await ctx.db.patch(job._id, {
+      ...text,
       usage: args.usage ?? job.usage,
-      content: args.content ?? job.content,
-      reasoning: args.reasoning ?? job.reasoning,
       resume_count: args.resumeCount ?? job.resume_count,
       updated_at: args.now,
     })
@@ -175,10 +270,10 @@ export const finish = serverMutation({
   handler: async (ctx, args) => {
     const job = await writableJob(ctx, args.jobId, args.owner)
     if (!job) return false
+    const text = await replaceText(ctx, job, args)
     await ctx.db.patch(job._id, {
+      ...text,
       status: args.status,
-      content: args.content ?? job.content,
-      reasoning: args.reasoning ?? job.reasoning,
       chunks_received: args.chunksReceived ?? job.chunks_received,
       usage: args.usage ?? job.usage,
       error: args.error,
@@ -199,20 +294,24 @@ export const finish = serverMutation({
   },
 })
 
-/** A user's jobs, running first then newest, up to `limit` (for the provider's list). */
+/**
+ * A user's jobs, running first then newest, up to `limit` (for the provider's list), without their
+ * text (a list of 200 answers of up to a million characters each would pass what one query may
+ * read): `listedContentLength` says how long each answer is.
+ */
 export const listByUser = serverQuery({
   args: { userId: v.string(), status: v.optional(jobStatus), limit: v.number() },
   handler: async (ctx, { userId, status, limit }) => {
+    const summary = async (job: Doc<'background_jobs'>) => ({ ...await assembleJob(ctx, job, { withText: false }), listedContentLength: job.content.length + (job.content_length ?? 0) })
     if (status) {
-      const jobs = await ctx.db.query('background_jobs').withIndex('by_user_status', q => q.eq('user_id', userId).eq('status', status)).collect()
-      const newest = jobs.sort((a, b) => b.started_at - a.started_at).slice(0, limit)
-      return Promise.all(newest.map(job => assembleJob(ctx, job)))
+      const jobs = await ctx.db.query('background_jobs').withIndex('by_user_status', q => q.eq('user_id', userId).eq('status', status)).order('desc').take(limit)
+      return Promise.all(jobs.sort((a, b) => b.started_at - a.started_at).map(summary))
     }
-    const running = await ctx.db.query('background_jobs').withIndex('by_user_status', q => q.eq('user_id', userId).eq('status', 'streaming')).collect()
+    const running = await ctx.db.query('background_jobs').withIndex('by_user_status', q => q.eq('user_id', userId).eq('status', 'streaming')).take(limit)
     running.sort((a, b) => b.started_at - a.started_at)
     const recent = await ctx.db.query('background_jobs').withIndex('by_user_and_started', q => q.eq('user_id', userId)).order('desc').take(limit)
     const jobs = [...running, ...recent.filter(job => job.status !== 'streaming')].slice(0, limit)
-    return Promise.all(jobs.map(job => assembleJob(ctx, job)))
+    return Promise.all(jobs.map(summary))
   },
 })
 
@@ -234,19 +333,29 @@ export const listStreaming = serverQuery({
   },
 })
 
-/** Deletes up to `batch` jobs that finished before `finishedBefore`, with their rows. */
+/** Characters of text one cleanup pass deletes at most (a chunk is read to be deleted; ≤ 3 bytes a character). */
+const CLEANUP_TEXT_BUDGET = 2_000_000
+
+/**
+ * Deletes up to `batch` jobs that finished before `finishedBefore`, with their rows, stopping
+ * early once their text reaches what one transaction may read; `hasMore` asks for another pass.
+ */
 export const cleanupExpired = serverMutation({
   args: { finishedBefore: v.number(), batch: v.optional(v.number()) },
   handler: async (ctx, { finishedBefore, batch = 50 }) => {
     let deleted = 0
+    let text = 0
     for (const status of ['complete', 'error', 'aborted', 'rejected'] as const) {
       const expired = await ctx.db.query('background_jobs')
         .withIndex('by_status_and_completed', q => q.eq('status', status).lt('completed_at', finishedBefore))
         .take(batch - deleted)
       for (const job of expired) {
+        const size = job.content.length + job.reasoning.length + (job.content_length ?? 0) + (job.reasoning_length ?? 0)
+        if (deleted > 0 && text + size > CLEANUP_TEXT_BUDGET) return { deleted, hasMore: true }
         await deleteJobRows(ctx, job.job_id)
         await ctx.db.delete(job._id)
         deleted++
+        text += size
       }
       if (deleted >= batch) return { deleted, hasMore: true }
     }

@@ -1,13 +1,21 @@
 import { convexTest } from 'convex-test'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { api } from './_generated/api'
 import schema from './schema'
 
 const modules = import.meta.glob('./**/*.ts')
 const secret = 'a-convex-test-server-secret-of-enough-length'
 
+// Leases run on the store's clock (Date.now() inside the functions), set here.
+const at = (now: number) => vi.setSystemTime(now)
+
 beforeEach(() => {
   process.env.OR3_SERVER_SECRET = secret
+  vi.useFakeTimers({ toFake: ['Date'] })
+  at(1_000)
+})
+afterEach(() => {
+  vi.useRealTimers()
 })
 
 async function withJob(options: { owner?: string, leaseMs?: number } = {}) {
@@ -19,20 +27,25 @@ async function withJob(options: { owner?: string, leaseMs?: number } = {}) {
 describe('leases', () => {
   it('lets only the holder renew; another instance claims the job once the lease has expired', async () => {
     const t = await withJob({ owner: 'a', leaseMs: 1_000 })
-    expect(await t.mutation(api.leases.renew, { secret, jobId: 'j1', owner: 'a', leaseMs: 1_000, now: 1_500 })).toEqual({ owned: true, abortRequested: false })
-    expect(await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000, now: 2_000 })).toBe(false)
-    expect(await t.query(api.leases.listOrphaned, { secret, now: 2_000 })).toEqual([])
+    at(1_500)
+    expect(await t.mutation(api.leases.renew, { secret, jobId: 'j1', owner: 'a', leaseMs: 1_000 })).toEqual({ owned: true, abortRequested: false })
+    at(2_000)
+    expect(await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000 })).toBe(false)
+    expect(await t.query(api.leases.listOrphaned, { secret })).toEqual([])
 
-    const orphaned = await t.query(api.leases.listOrphaned, { secret, now: 2_600 })
+    at(2_600)
+    const orphaned = await t.query(api.leases.listOrphaned, { secret })
     expect(orphaned.map(job => job.id)).toEqual(['j1'])
-    expect(await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000, now: 2_600 })).toBe(true)
-    expect(await t.mutation(api.leases.renew, { secret, jobId: 'j1', owner: 'a', leaseMs: 1_000, now: 2_700 })).toEqual({ owned: false, abortRequested: false })
+    expect(await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000 })).toBe(true)
+    at(2_700)
+    expect(await t.mutation(api.leases.renew, { secret, jobId: 'j1', owner: 'a', leaseMs: 1_000 })).toEqual({ owned: false, abortRequested: false })
     expect(await t.query(api.jobs.get, { secret, jobId: 'j1' })).toMatchObject({ leaseOwner: 'b', leaseExpiresAt: 3_600 })
   })
 
   it('refuses writes from an instance that lost the lease, and accepts the holder\'s', async () => {
     const t = await withJob({ owner: 'a', leaseMs: 1_000 })
-    await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000, now: 5_000 })
+    at(5_000)
+    await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000 })
     expect(await t.mutation(api.jobs.appendProgress, { secret, jobId: 'j1', contentChunk: 'late', now: 5_001, owner: 'a' })).toBe(false)
     expect(await t.mutation(api.jobs.appendToolExecution, { secret, jobId: 'j1', round: 1, execution: { id: 'c', name: 'n', arguments: '{}', result: 'r', executionTimeMs: 1 }, now: 5_001, owner: 'a' })).toBe(false)
     expect(await t.mutation(api.jobs.finish, { secret, jobId: 'j1', status: 'complete', now: 5_001, owner: 'a' })).toBe(false)
@@ -40,12 +53,23 @@ describe('leases', () => {
     expect(await t.query(api.jobs.get, { secret, jobId: 'j1' })).toMatchObject({ status: 'streaming', content: 'mine' })
   })
 
+  it('reads time from the store, never from an instance: a fast clock on one instance takes nothing over', async () => {
+    const t = await withJob({ owner: 'a', leaseMs: 1_000 })
+    // Arguments naming a time are refused outright: the lease functions take none.
+    await expect(t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000, now: 99_999 } as never)).rejects.toThrow(/Unexpected field `now`/)
+    at(1_900)
+    expect(await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000 })).toBe(false)
+  })
+
   it('passes an abort request to the holder through its next renewal', async () => {
     const t = await withJob({ owner: 'a', leaseMs: 1_000 })
-    expect(await t.mutation(api.leases.requestAbort, { secret, jobId: 'j1', now: 1_100 })).toBe(true)
-    expect(await t.mutation(api.leases.renew, { secret, jobId: 'j1', owner: 'a', leaseMs: 1_000, now: 1_200 })).toEqual({ owned: true, abortRequested: true })
+    at(1_100)
+    expect(await t.mutation(api.leases.requestAbort, { secret, jobId: 'j1' })).toBe(true)
+    at(1_200)
+    expect(await t.mutation(api.leases.renew, { secret, jobId: 'j1', owner: 'a', leaseMs: 1_000 })).toEqual({ owned: true, abortRequested: true })
     await t.mutation(api.jobs.finish, { secret, jobId: 'j1', status: 'aborted', now: 1_300, owner: 'a' })
-    expect(await t.mutation(api.leases.requestAbort, { secret, jobId: 'j1', now: 1_400 })).toBe(false)
+    at(1_400)
+    expect(await t.mutation(api.leases.requestAbort, { secret, jobId: 'j1' })).toBe(false)
     const job = await t.query(api.jobs.get, { secret, jobId: 'j1' })
     expect(job).toMatchObject({ status: 'aborted' })
     expect(job).not.toHaveProperty('leaseOwner')
@@ -55,7 +79,8 @@ describe('leases', () => {
     const t = await withJob({ owner: 'a', leaseMs: 60_000 })
     expect(await t.mutation(api.leases.release, { secret, jobId: 'j1', owner: 'b' })).toBe(false)
     expect(await t.mutation(api.leases.release, { secret, jobId: 'j1', owner: 'a' })).toBe(true)
-    expect((await t.query(api.leases.listOrphaned, { secret, now: 1_001 })).map(job => job.id)).toEqual(['j1'])
+    at(1_001)
+    expect((await t.query(api.leases.listOrphaned, { secret })).map(job => job.id)).toEqual(['j1'])
   })
 })
 
@@ -65,8 +90,9 @@ describe('watch and schema', () => {
     await t.mutation(api.jobs.create, { secret, jobId: 'j1', userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x', now: 1, request: '{"model":"x"}', apiKeyCiphertext: 'v1.sealed' })
     await t.mutation(api.jobs.updateMetadata, { secret, jobId: 'j1', checkpoint: '{"rounds":1}', now: 2 })
     await t.mutation(api.jobs.appendProgress, { secret, jobId: 'j1', contentChunk: 'hi', activeToolCalls: [{ id: 'c', name: 'calculate', arguments: '{}', round: 1, status: 'running' }], now: 3 })
-    const view = await t.query(api.jobs.watch, { secret, jobId: 'j1' })
-    expect(view).toMatchObject({ id: 'j1', content: 'hi', activeToolCalls: [{ id: 'c', status: 'running' }] })
+    const watched = await t.query(api.jobs.watch, { secret, jobId: 'j1' })
+    expect(watched).toMatchObject({ content: 'hi', job: { id: 'j1', activeToolCalls: [{ id: 'c', status: 'running' }] } })
+    const view = watched!.job
     expect(view).not.toHaveProperty('request')
     expect(view).not.toHaveProperty('checkpoint')
     expect(view).not.toHaveProperty('apiKeyCiphertext')

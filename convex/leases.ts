@@ -1,7 +1,9 @@
 /**
- * Which instance runs a job. An instance holds a lease while it runs a job and renews it; when an
- * instance dies its leases expire and another instance claims and resumes those jobs. Abort
- * requests from any instance reach the runner through its renewals.
+ * Which instance runs a job. An instance holds a lease while it runs a job and renews it (in its
+ * heartbeat, jobs:pulse); when an instance dies its leases expire and another instance claims and
+ * resumes those jobs. Abort requests from any instance reach the runner through its heartbeat.
+ * Time is the store's own (`Date.now()` inside the function), never an instance's clock: one
+ * instance whose clock runs fast must not take over the others' running jobs.
  */
 import { v } from 'convex/values'
 import { serverMutation, serverQuery } from './lib/serverGuard'
@@ -9,8 +11,9 @@ import { assembleJob, findJob } from './lib/jobRecords'
 
 /** Takes the lease of a streaming job that is free, expired, or already ours. */
 export const claim = serverMutation({
-  args: { jobId: v.string(), owner: v.string(), leaseMs: v.number(), now: v.number() },
-  handler: async (ctx, { jobId, owner, leaseMs, now }) => {
+  args: { jobId: v.string(), owner: v.string(), leaseMs: v.number() },
+  handler: async (ctx, { jobId, owner, leaseMs }) => {
+    const now = Date.now()
     const job = await findJob(ctx, jobId)
     if (!job || job.status !== 'streaming') return false
     const free = job.lease_owner === undefined || job.lease_owner === owner || (job.lease_expires_at ?? 0) <= now
@@ -22,8 +25,9 @@ export const claim = serverMutation({
 
 /** Extends our lease; tells the runner whether it still owns the job and whether to stop. */
 export const renew = serverMutation({
-  args: { jobId: v.string(), owner: v.string(), leaseMs: v.number(), now: v.number() },
-  handler: async (ctx, { jobId, owner, leaseMs, now }) => {
+  args: { jobId: v.string(), owner: v.string(), leaseMs: v.number() },
+  handler: async (ctx, { jobId, owner, leaseMs }) => {
+    const now = Date.now()
     const job = await findJob(ctx, jobId)
     if (!job || job.status !== 'streaming' || job.lease_owner !== owner) return { owned: false, abortRequested: false }
     await ctx.db.patch(job._id, { lease_expires_at: now + leaseMs })
@@ -44,22 +48,22 @@ export const release = serverMutation({
 
 /** Asks whichever instance runs the job to stop it. False if the job is not running. */
 export const requestAbort = serverMutation({
-  args: { jobId: v.string(), now: v.number() },
-  handler: async (ctx, { jobId, now }) => {
+  args: { jobId: v.string() },
+  handler: async (ctx, { jobId }) => {
     const job = await findJob(ctx, jobId)
     if (!job || job.status !== 'streaming') return false
-    if (job.abort_requested_at === undefined) await ctx.db.patch(job._id, { abort_requested_at: now })
+    if (job.abort_requested_at === undefined) await ctx.db.patch(job._id, { abort_requested_at: Date.now() })
     return true
   },
 })
 
 /** Streaming jobs nobody holds a live lease on: free for another instance to resume. */
 export const listOrphaned = serverQuery({
-  args: { now: v.number() },
-  handler: async (ctx, { now }) => {
+  args: { limit: v.optional(v.number()) },
+  handler: async (ctx, { limit = 50 }) => {
     const unleased = await ctx.db.query('background_jobs')
-      .withIndex('by_status_and_lease', q => q.eq('status', 'streaming').lt('lease_expires_at', now))
-      .collect()
+      .withIndex('by_status_and_lease', q => q.eq('status', 'streaming').lt('lease_expires_at', Date.now()))
+      .take(limit)
     return Promise.all(unleased.map(job => assembleJob(ctx, job)))
   },
 })

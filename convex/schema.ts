@@ -54,8 +54,14 @@ export default defineSchema({
     model: v.string(),
     status: jobStatus,
     type: v.union(v.literal('chat'), v.literal('workflow')),
+    /** Empty: the text lives in `job_text` chunks (jobs stored before chunks kept it here). */
     content: v.string(),
     reasoning: v.string(),
+    /** Characters in the job's `job_text` chunks of each kind. */
+    content_length: v.optional(v.number()),
+    reasoning_length: v.optional(v.number()),
+    /** Bumped when the text is rewritten rather than appended to (a viewer starts over). */
+    text_generation: v.optional(v.number()),
     chunks_received: v.number(),
     started_at: v.number(),
     updated_at: v.number(),
@@ -111,6 +117,23 @@ export default defineSchema({
   })
     .index('by_job_and_position', ['job_id', 'position'])
     .index('by_job_and_call', ['job_id', 'round', 'call_id']),
+
+  /** A job's streamed text in chunks (convex/lib/jobText.ts), so no document nears Convex's 1 MiB. */
+  job_text: defineTable({
+    job_id: v.string(),
+    kind: v.union(v.literal('content'), v.literal('reasoning')),
+    /** The character offset this chunk starts at. */
+    start: v.number(),
+    text: v.string(),
+  }).index('by_job_kind_start', ['job_id', 'kind', 'start']),
+
+  /** How many people watch a job from an instance that does not run it, until `expires_at`. */
+  job_viewers: defineTable({
+    job_id: v.string(),
+    instance: v.string(),
+    count: v.number(),
+    expires_at: v.number(),
+  }).index('by_job_and_instance', ['job_id', 'instance']).index('by_expires', ['expires_at']),
 
   /** Where a job resumes (JSON), one row per job, replaced after every tool round. */
   job_checkpoints: defineTable({

@@ -14,6 +14,7 @@ import type * as inputRequests from "../inputRequests.js";
 import type * as jobs from "../jobs.js";
 import type * as leases from "../leases.js";
 import type * as lib_jobRecords from "../lib/jobRecords.js";
+import type * as lib_jobText from "../lib/jobText.js";
 import type * as lib_serverGuard from "../lib/serverGuard.js";
 import type * as notifications from "../notifications.js";
 import type * as rateLimits from "../rateLimits.js";
@@ -35,6 +36,7 @@ import type * as workflows from "../workflows.js";
 "jobs": typeof jobs,
 "leases": typeof leases,
 "lib/jobRecords": typeof lib_jobRecords,
+"lib/jobText": typeof lib_jobText,
 "lib/serverGuard": typeof lib_serverGuard,
 "notifications": typeof notifications,
 "rateLimits": typeof rateLimits,

@@ -5,6 +5,7 @@
 import type { Doc } from '../_generated/dataModel'
 import type { MutationCtx, QueryCtx } from '../_generated/server'
 import { v, type Infer } from 'convex/values'
+import { deleteJobText, readJobText } from './jobText'
 
 export const activeToolCall = v.object({
   id: v.string(),
@@ -111,9 +112,11 @@ export async function recordToolExecution(ctx: MutationCtx, jobId: string, round
   }
 }
 
-/** Deletes a job's tool calls, checkpoint and notifications (the job document stays). */
+/** Deletes a job's text, tool calls, checkpoint, viewers and notifications (the job document stays). */
 export async function deleteJobRows(ctx: MutationCtx, jobId: string): Promise<void> {
+  await deleteJobText(ctx, jobId)
   for (const row of await toolCallRows(ctx, jobId)) await ctx.db.delete(row._id)
+  for (const row of await ctx.db.query('job_viewers').withIndex('by_job_and_instance', q => q.eq('job_id', jobId)).collect()) await ctx.db.delete(row._id)
   const checkpoint = await ctx.db.query('job_checkpoints').withIndex('by_job_id', q => q.eq('job_id', jobId)).unique()
   if (checkpoint) await ctx.db.delete(checkpoint._id)
   for (const notification of await ctx.db.query('job_notifications').withIndex('by_job_id', q => q.eq('job_id', jobId)).collect()) {
@@ -136,8 +139,8 @@ export async function writeCheckpoint(ctx: MutationCtx, jobId: string, checkpoin
   }
 }
 
-/** The job as the server's BackgroundJob record (JSON fields parsed). */
-export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, options: { withToolCalls?: boolean } = {}) {
+/** The job as the server's BackgroundJob record (JSON fields parsed); `withText: false` leaves its text out (empty). */
+export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, options: { withToolCalls?: boolean, withText?: boolean } = {}) {
   const rows = options.withToolCalls === false ? [] : await toolCallRows(ctx, job.job_id)
   const rounds = new Map<number, Array<{ sequence: number, call: Infer<typeof toolExecution> }>>()
   for (const row of rows) {
@@ -155,8 +158,8 @@ export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, op
     type: job.type,
     model: job.model,
     status: job.status,
-    content: job.content,
-    reasoning: job.reasoning,
+    content: options.withText === false ? '' : await readJobText(ctx, job, 'content'),
+    reasoning: options.withText === false ? '' : await readJobText(ctx, job, 'reasoning'),
     chunksReceived: job.chunks_received,
     activeToolCalls: rows.filter(row => row.active).sort((a, b) => a.position - b.position).map(toActiveToolCall),
     toolRounds: [...rounds.entries()].sort(([a], [b]) => a - b).map(([round, calls]) => ({ round, toolCalls: calls.sort((a, b) => a.sequence - b.sequence).map(item => item.call) })),

@@ -122,6 +122,8 @@ export interface BackgroundJob {
   model: string
   status: JobStatus
   content: string
+  /** Set by a store that lists jobs without their text (Convex): how long `content` is. */
+  listedContentLength?: number
   reasoning: string
   chunksReceived: number
   /** Every tool call so far, in call order, with its live status (the seed's name). */

@@ -222,6 +222,10 @@ export const serverConfigSchema = z.object({
       'Required with `convex` (32+ characters): the same value as `OR3_SERVER_SECRET` on the deployment. Every Convex function checks it, so the deployment URL alone gives access to nothing.'),
     leaseMs: setting(z.number().int().min(1_000).max(600_000), 30_000,
       "With `convex`: how long an instance's claim on a running job lasts without renewal; a job whose instance died is resumed elsewhere after this."),
+    pulseMs: setting(z.number().int().min(50).max(5_000), 250,
+      "With `convex`: how often an instance's heartbeat goes while it runs or follows jobs (one mutation carrying every job's progress, its leases and its viewers); a stop asked on another instance reaches the runner within it."),
+    requestTimeoutMs: setting(z.number().int().min(1_000).max(120_000), 10_000,
+      'With `convex`: how long one call to the deployment may take before it fails (a hung connection never stalls an instance).'),
   }),
   session: group({
     password: setting(z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters (or empty to generate one under the data directory)')]), '',

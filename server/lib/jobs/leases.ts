@@ -1,10 +1,10 @@
 /**
  * Several instances on one shared store (Convex): each running job is leased by the instance
- * that runs it and renewed every third of the lease; an abort asked for on another instance
- * arrives through the renewal; a job another instance runs is relayed into the local hub so
- * viewers here see it live. Only used when the store leases jobs.
+ * that runs it and renewed by the store's heartbeat; an abort asked for on another instance
+ * arrives through that heartbeat's reply; a job another instance runs is relayed into the local
+ * hub so viewers here see it live (and are counted there). Only used when the store leases jobs.
  */
-import type { JobLeaseStore, JobStore } from '../stores/jobs/job-store'
+import type { JobLeaseStore, JobStore, JobTextCursor } from '../stores/jobs/job-store'
 import type { JobLiveHub } from './live-hub'
 import { startRemoteJobRelay } from './remote-relay'
 import type { JobStopReason } from './run/end'
@@ -40,31 +40,26 @@ export class JobLeases {
   }
 
   /**
-   * Renews the lease of a job this instance runs until the returned stopper is called. A lost
+   * Keeps the lease of a job this instance runs until the returned stopper is called. A lost
    * lease aborts the run with `lease-lost`; an abort requested elsewhere aborts it with `user`.
    */
   keepRenewed(jobId: string, controller: AbortController): () => void {
-    const timer = setInterval(() => {
-      this.store.renewLease(jobId).then(({ owned, abortRequested }) => {
-        if (!owned) controller.abort('lease-lost' satisfies JobStopReason)
-        else if (abortRequested) controller.abort('user' satisfies JobStopReason)
-      }).catch(error => this.logger?.warn(`Renewing the lease of job ${jobId} failed`, error))
-    }, this.renewEveryMs)
-    timer.unref?.()
-    return () => clearInterval(timer)
+    return this.store.holdLease(jobId, reason => controller.abort(reason satisfies JobStopReason))
   }
 
   /**
-   * Asks the instance running `jobId` to stop it and waits up to two renewals for it to end.
-   * Returns true when it ended there; false when it did not (that instance is gone), so the
-   * caller ends it in the store.
+   * Asks the instance running `jobId` to stop it and waits (up to two renewal periods) for it to
+   * end there, which takes one heartbeat of that instance. Returns true when it ended; false when
+   * it did not (that instance is gone), so the caller ends it in the store.
    */
   async abortElsewhere(jobId: string): Promise<boolean> {
     if (!(await this.store.requestAbort(jobId))) return false
     const deadline = Date.now() + this.renewEveryMs * 2 + 500
+    let cursor: JobTextCursor | undefined
     while (Date.now() < deadline) {
-      const job = await this.store.getJob(jobId)
-      if (!job || job.status !== 'streaming') return true
+      const watched = await this.store.watchJob(jobId, cursor)
+      if (!watched || watched.job.status !== 'streaming') return true
+      cursor = watched.cursor
       await new Promise(resolve => setTimeout(resolve, 50))
     }
     return false
@@ -74,7 +69,14 @@ export class JobLeases {
   async follow(job: BackgroundJob): Promise<void> {
     let relay = this.relays.get(job.id)
     if (!relay) {
-      relay = startRemoteJobRelay({ jobId: job.id, hub: this.hub, watch: id => this.store.watchJob(id), inputRequests: id => this.store.listInputRequests({ jobId: id }), onError: error => this.logger?.warn(`Following job ${job.id} failed`, error) })
+      relay = startRemoteJobRelay({
+        jobId: job.id,
+        hub: this.hub,
+        watch: (id, since) => this.store.watchJob(id, since),
+        inputRequests: id => this.store.listInputRequests({ jobId: id }),
+        reportViewers: count => this.store.reportViewers(job.id, count),
+        onError: error => this.logger?.warn(`Following job ${job.id} failed`, error),
+      })
       this.relays.set(job.id, relay)
       void relay.finally(() => setTimeout(() => this.relays.delete(job.id), 0))
     }

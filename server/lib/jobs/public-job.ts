@@ -8,7 +8,7 @@ export const JOB_TEXT_PAGE_CHARS = 200_000
 
 /** Picks the fields the API may show. */
 export function toPublicJob(job: BackgroundJob): PublicJob {
-  const { request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...rest } = job
+  const { request, checkpoint: _checkpoint, apiKeyCiphertext: _key, listedContentLength: _listed, ...rest } = job
   if (rest.workflowState) rest.workflowState = publicWorkflowState(rest.workflowState)
   if (!request?.workflow) return rest
   const { resumeState: _resumeState, ...workflow } = request.workflow
@@ -65,7 +65,7 @@ export function promptLine(job: BackgroundJob): string | undefined {
 export function toJobSummary(job: BackgroundJob): JobSummary {
   const { content, reasoning: _reasoning, toolRounds, workflowState: _workflowState, workflow, ...rest } = toPublicJob(job)
   const prompt = promptLine(job)
-  return { ...rest, contentLength: content.length, toolRoundCount: toolRounds.length, ...(prompt ? { prompt } : {}), ...(workflow ? { workflowName: workflow.definition.name } : {}) }
+  return { ...rest, contentLength: job.listedContentLength ?? content.length, toolRoundCount: toolRounds.length, ...(prompt ? { prompt } : {}), ...(workflow ? { workflowName: workflow.definition.name } : {}) }
 }
 
 /**

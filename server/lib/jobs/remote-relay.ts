@@ -1,6 +1,8 @@
 /**
  * Live view of a job that another instance runs (multi-instance deployments). Polls the store
- * with backoff (fast while text flows, slower when idle) and replays what changed into this
+ * with backoff (fast while text flows, slower when idle) for what is new since its cursor (the
+ * text after what it has, so a poll costs what changed, not the answer's length), tells the store
+ * how many people watch here (so the runner knows the job was watched), and replays it into this
  * instance's live hub, so local viewers get the same snapshot, deltas, tool-call, input-request and
  * status events as for a local job (requests are read only while a tool call or a workflow runs,
  * the only times a job can wait for its person). Stops when the job ends or nobody here watches any more.
@@ -9,13 +11,16 @@ import { type ActiveToolCall, type BackgroundJob } from '../../../shared/types/j
 import type { JobInputRequest } from '../../../shared/types/input-request'
 import { toPublicJob } from './public-job'
 import type { JobLiveHub } from './live-hub'
+import type { JobTextCursor, JobWatch } from '../stores/jobs/job-store'
 
 /** Options of one relay. */
 export interface RemoteJobRelayOptions {
   jobId: string
   hub: JobLiveHub
-  /** Reads the job's current state from the shared store. */
-  watch: (jobId: string) => Promise<BackgroundJob | null>
+  /** Reads the job's state from the shared store, with its text after `since` (all of it without). */
+  watch: (jobId: string, since?: JobTextCursor) => Promise<JobWatch | null>
+  /** Tells the store how many people here watch the job (0 once nobody does; 'ended': stop reporting, let the last count expire). */
+  reportViewers?: (count: number | 'ended') => void
   /** Reads what the job asked its person (none given: requests are not relayed). */
   inputRequests?: (jobId: string) => Promise<JobInputRequest[]>
   minIntervalMs?: number
@@ -27,8 +32,9 @@ const callKey = (call: ActiveToolCall) => `${call.round}:${call.id}`
 
 /** Starts relaying `jobId`; resolves once the first snapshot is in the hub. Returns a stopper. */
 export async function startRemoteJobRelay(options: RemoteJobRelayOptions): Promise<{ stop: () => void }> {
-  const first = await options.watch(options.jobId)
-  const relay = new RemoteJobRelay(options, first)
+  const watched = await options.watch(options.jobId)
+  const first = watched ? { ...watched.job, content: watched.content, reasoning: watched.reasoning } : null
+  const relay = new RemoteJobRelay(options, first, watched?.cursor)
   if (first) await relay.begin(first)
   return { stop: () => relay.stop() }
 }
@@ -45,8 +51,9 @@ class RemoteJobRelay {
   private readonly requests = new Map<string, string>()
   private idlePolls = 0
   private interval: number
+  private reported = 0
 
-  constructor(private readonly options: RemoteJobRelayOptions, first: BackgroundJob | null) {
+  constructor(private readonly options: RemoteJobRelayOptions, first: BackgroundJob | null, private cursor: JobTextCursor | undefined) {
     this.minIntervalMs = options.minIntervalMs ?? 100
     this.maxIntervalMs = options.maxIntervalMs ?? 1_000
     this.interval = this.minIntervalMs
@@ -68,9 +75,19 @@ class RemoteJobRelay {
     this.schedule(this.minIntervalMs)
   }
 
-  stop(): void {
+  /** Stops polling; `ended`: the job ended, and the last count stands until it expires (the runner reads it as it ends). */
+  stop(ended = false): void {
+    if (this.stopped) return
     this.stopped = true
     if (this.timer) clearTimeout(this.timer)
+    if (ended) this.options.reportViewers?.('ended')
+    else this.report(0)
+  }
+
+  private report(count: number): void {
+    if (count === this.reported) return
+    this.reported = count
+    this.options.reportViewers?.(count)
   }
 
   private schedule(delayMs: number): void {
@@ -124,7 +141,7 @@ class RemoteJobRelay {
     this.calls = next
     if (job.status !== 'streaming') {
       hub.finish(jobId, { status: job.status, finishReason: job.finishReason, error: job.error, usage: job.usage, completedAt: job.completedAt ?? Date.now() })
-      this.stop()
+      this.stop(true)
     }
     return changed
   }
@@ -133,17 +150,25 @@ class RemoteJobRelay {
   private async poll(): Promise<void> {
     const { hub, jobId } = this.options
     if (this.stopped) return
-    if (hub.viewerCount(jobId) > 0) this.idlePolls = 0
+    const viewers = hub.viewerCount(jobId)
+    this.report(viewers)
+    if (viewers > 0) this.idlePolls = 0
     else if (++this.idlePolls >= 3) {
       hub.drop(jobId)
       return this.stop()
     }
     try {
-      const job = await this.options.watch(jobId)
+      const watched = await this.options.watch(jobId, this.cursor)
       if (this.stopped) return
-      if (!job) {
+      if (!watched) {
         hub.drop(jobId)
         return this.stop()
+      }
+      this.cursor = watched.cursor
+      const job: BackgroundJob = {
+        ...watched.job,
+        content: watched.restarted ? watched.content : this.content + watched.content,
+        reasoning: watched.restarted ? watched.reasoning : this.reasoning + watched.reasoning,
       }
       const changed = this.apply(job)
       const asked = !this.stopped && await this.relayRequests(job)

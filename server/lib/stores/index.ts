@@ -3,9 +3,9 @@
  * (`backgroundJobs.storageProvider`): one sqlite file, process memory (tests), or Convex.
  */
 import { join } from 'node:path'
-import { ConvexHttpClient } from 'convex/browser'
 import type { ServerConfig } from '../config/server-config'
 import { createConvexJobStore } from './jobs/convex'
+import { createConvexHttpClient } from './convex/http-client'
 import type { JobStore } from './jobs/job-store'
 import { createMemoryJobStore } from './jobs/memory'
 import { createSqliteJobStore } from './jobs/sqlite'
@@ -88,9 +88,9 @@ function openBackend(config: ServerConfig): Backend {
     case 'memory':
       return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), workflowRuns: createMemoryWorkflowRunStore(), accounts: createMemoryAccountBackend(), limiterFor: memoryLimiters }
     case 'convex': {
-      const client = new ConvexHttpClient(config.convex.url)
+      const client = createConvexHttpClient({ url: config.convex.url, timeoutMs: config.convex.requestTimeoutMs })
       const secret = config.convex.serverSecret
-      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), workflowRuns: createConvexWorkflowRunStore({ client, secret }), accounts: withAccountCache(createConvexAccountBackend({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
+      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs, pulseMs: config.convex.pulseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), workflowRuns: createConvexWorkflowRunStore({ client, secret }), accounts: withAccountCache(createConvexAccountBackend({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
     }
   }
 }

@@ -120,12 +120,12 @@ describe('two instances on one Convex backend', () => {
 
   it('resumes a job on B from its checkpoint once A stops renewing its lease, and refuses A\'s late writes', async () => {
     const { backend, make } = instances()
-    // A's link to the backend: renewals can be cut, as when A hangs or is partitioned away.
+    // A's link to the backend: its heartbeat (renewals with progress) can be cut, as when A hangs or is partitioned away.
     let renewalsFail = false
     const aClient: ConvexFunctionClient = {
       query: (fn: any, ...args: any[]) => (backend.query as any)(fn, ...args),
       mutation: (fn: any, ...args: any[]) => {
-        if (renewalsFail && getFunctionName(fn) === 'leases:renew') return Promise.reject(new Error('network down'))
+        if (renewalsFail && ['leases:renew', 'jobs:pulse'].includes(getFunctionName(fn))) return Promise.reject(new Error('network down'))
         return (backend.mutation as any)(fn, ...args)
       },
     } as ConvexFunctionClient
@@ -152,6 +152,8 @@ describe('two instances on one Convex backend', () => {
     renewalsFail = true
     await vi.waitFor(async () => expect(await b.manager.recoverInterruptedJobs()).toBe(1), { timeout: 50 * LEASE_MS, interval: LEASE_MS / 6 })
     expect(b.manager.isRunning(job.id)).toBe(true)
+    // A's link comes back: its next heartbeat hears that the lease is lost.
+    renewalsFail = false
     tookOver()
 
     // A's next progress write is refused; A notices and stops without writing anything more.

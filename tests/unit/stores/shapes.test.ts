@@ -53,7 +53,7 @@ const job = fieldsOf<BackgroundJob>({
   id: true, userId: true, threadId: true, messageId: true, type: true, model: true, status: true, content: true,
   reasoning: true, chunksReceived: true, activeToolCalls: true, toolRounds: true, workflowState: true, usage: true,
   error: true, finishReason: true, startedAt: true, updatedAt: true, completedAt: true, resumeCount: true,
-  request: true, checkpoint: true, apiKeyCiphertext: true,
+  request: true, checkpoint: true, apiKeyCiphertext: true, listedContentLength: true,
 })
 const jobStatuses = membersOf<JobStatus>({ streaming: true, complete: true, error: true, aborted: true, rejected: true })
 const jobTypes = membersOf<BackgroundJob['type']>({ chat: true, workflow: true })
@@ -74,14 +74,16 @@ const workflowVersion = fieldsOf<WorkflowVersion>({ workflowId: true, version: t
 
 describe('shapes in shared/types match every store', () => {
   it('jobs', () => {
-    expect(sqliteColumns('background_jobs')).toEqual(stored(job))
-    // Convex keeps tool calls and checkpoints in their own tables, and the lease on the job.
+    // listedContentLength is worked out when a store lists jobs without their text.
+    expect(sqliteColumns('background_jobs')).toEqual(stored(job, { elsewhere: ['listedContentLength'] }))
+    // Convex keeps tool calls, checkpoints and the text (in chunks) in their own tables, and the lease on the job.
     expect(convexFields('background_jobs')).toEqual(stored(job, {
       rename: { id: 'job_id' },
-      elsewhere: ['activeToolCalls', 'toolRounds', 'checkpoint'],
-      storageOnly: ['lease_owner', 'lease_expires_at', 'abort_requested_at'],
+      elsewhere: ['activeToolCalls', 'toolRounds', 'checkpoint', 'listedContentLength'],
+      storageOnly: ['lease_owner', 'lease_expires_at', 'abort_requested_at', 'content_length', 'reasoning_length', 'text_generation'],
     }))
     expect(convexFields('job_checkpoints')).toEqual(['checkpoint', 'job_id'])
+    expect(convexFields('job_text')).toEqual(['job_id', 'kind', 'start', 'text'])
   })
 
   it('job statuses, types, errors and usage', () => {

