@@ -10,11 +10,15 @@ import type { Doc } from './_generated/dataModel'
 import type { MutationCtx } from './_generated/server'
 import { activeToolCall, assembleJob, deleteJobRows, findJob, recordToolExecution, replaceActiveToolCalls, toolExecution, writableJob, writeCheckpoint, type ActiveToolCallArg } from './lib/jobRecords'
 import { appendJobText, chunkedLength, readJobText, replaceJobText, type JobTextState } from './lib/jobText'
+import { freeSlot, parkSlot, refusedCap, renewSlot, SLOT_GRACE_MS, takeSlot } from './lib/jobSlots'
 import { jobError, jobStatus, usage } from './schema'
 
 const owner = v.optional(v.string())
 
-/** Creates a streaming job; fails if the id is taken. */
+/**
+ * Creates a streaming job; fails if the id is taken. With `caps`, the job takes a running slot
+ * counted across instances, or is refused (`{ refused }`) when its user or the deployment is full.
+ */
 export const create = serverMutation({
   args: {
     jobId: v.string(),
@@ -28,9 +32,16 @@ export const create = serverMutation({
     now: v.number(),
     owner,
     leaseMs: v.optional(v.number()),
+    caps: v.optional(v.object({ user: v.number(), total: v.number() })),
   },
-  handler: async (ctx, args) => {
+  handler: async (ctx, args): Promise<{ refused: 'user' | 'server', limit: number } | string> => {
     if (await findJob(ctx, args.jobId)) throw new Error(`Job ${args.jobId} already exists.`)
+    const now = Date.now()
+    if (args.caps) {
+      const refused = await refusedCap(ctx, args.userId, args.caps, now)
+      if (refused) return { refused: refused.scope, limit: refused.limit }
+      await takeSlot(ctx, args.jobId, args.userId, now + Math.max(args.leaseMs ?? 0, SLOT_GRACE_MS))
+    }
     await ctx.db.insert('background_jobs', {
       job_id: args.jobId,
       user_id: args.userId,
@@ -159,7 +170,10 @@ export const pulse = serverMutation({
         leases.push({ jobId, owned: false, abortRequested: false })
         continue
       }
-      if ((job.lease_expires_at ?? 0) - now < (leaseMs * 2) / 3) await ctx.db.patch(job._id, { lease_expires_at: now + leaseMs })
+      if ((job.lease_expires_at ?? 0) - now < (leaseMs * 2) / 3) {
+        await ctx.db.patch(job._id, { lease_expires_at: now + leaseMs })
+        await renewSlot(ctx, jobId, now + leaseMs)
+      }
       leases.push({ jobId, owned: true, abortRequested: job.abort_requested_at !== undefined })
     }
     for (const { jobId, count } of viewers) {
@@ -174,6 +188,12 @@ export const pulse = serverMutation({
     }
     return { written, leases }
   },
+})
+
+/** A running job starts (true) or stops (false) waiting for a person: its slot stops or starts counting as running. */
+export const setParked = serverMutation({
+  args: { jobId: v.string(), parked: v.boolean() },
+  handler: async (ctx, { jobId, parked }) => parkSlot(ctx, jobId, parked),
 })
 
 /** How many people watch the job from instances other than `owner`, as they last reported. */
@@ -285,6 +305,7 @@ export const finish = serverMutation({
       lease_expires_at: undefined,
     })
     await writeCheckpoint(ctx, args.jobId, null)
+    await freeSlot(ctx, args.jobId)
     for (const row of await ctx.db.query('job_tool_calls').withIndex('by_job_and_position', q => q.eq('job_id', args.jobId)).collect()) {
       if (row.active && (row.status === 'pending' || row.status === 'running')) {
         await ctx.db.patch(row._id, { status: 'error', error: 'stopped before it finished', finished_at: args.now })

@@ -8,6 +8,7 @@
 import { v } from 'convex/values'
 import { serverMutation, serverQuery } from './lib/serverGuard'
 import { assembleJob, findJob } from './lib/jobRecords'
+import { renewSlot } from './lib/jobSlots'
 
 /** Takes the lease of a streaming job that is free, expired, or already ours. */
 export const claim = serverMutation({
@@ -19,6 +20,7 @@ export const claim = serverMutation({
     const free = job.lease_owner === undefined || job.lease_owner === owner || (job.lease_expires_at ?? 0) <= now
     if (!free) return false
     await ctx.db.patch(job._id, { lease_owner: owner, lease_expires_at: now + leaseMs })
+    await renewSlot(ctx, jobId, now + leaseMs)
     return true
   },
 })
@@ -31,6 +33,7 @@ export const renew = serverMutation({
     const job = await findJob(ctx, jobId)
     if (!job || job.status !== 'streaming' || job.lease_owner !== owner) return { owned: false, abortRequested: false }
     await ctx.db.patch(job._id, { lease_expires_at: now + leaseMs })
+    await renewSlot(ctx, jobId, now + leaseMs)
     return { owned: true, abortRequested: job.abort_requested_at !== undefined }
   },
 })

@@ -123,3 +123,37 @@ describe('text in chunks, read from a cursor', () => {
     expect(await t.mutation(api.jobs.cleanupExpired, { secret, finishedBefore: 50_000 })).toEqual({ deleted: 1, hasMore: false })
   })
 })
+
+describe('running slots counted across instances', () => {
+  const create = (t: Awaited<ReturnType<typeof backend>>, jobId: string, userId: string, owner: string, caps = { user: 2, total: 3 }) =>
+    t.mutation(api.jobs.create, { secret, jobId, userId, threadId: 't', messageId: jobId, type: 'chat', model: 'x', now: 1, owner, leaseMs: 3_000, caps })
+
+  it('refuses a user\'s job past their cap whichever instance starts it, and the deployment\'s past its own', async () => {
+    const t = await backend([])
+    expect(await create(t, 'a1', 'ann', 'instance-a')).toBe('a1')
+    expect(await create(t, 'a2', 'ann', 'instance-b')).toBe('a2')
+    expect(await create(t, 'a3', 'ann', 'instance-a')).toEqual({ refused: 'user', limit: 2 })
+    expect(await create(t, 'b1', 'bob', 'instance-b')).toBe('b1')
+    expect(await create(t, 'c1', 'cat', 'instance-a')).toEqual({ refused: 'server', limit: 3 })
+    // A refused start leaves nothing behind; an ended job frees its slot.
+    expect(await t.query(api.jobs.get, { secret, jobId: 'a3' })).toBeNull()
+    await t.mutation(api.jobs.finish, { secret, jobId: 'a1', status: 'complete', now: 1, owner: 'instance-a' })
+    expect(await create(t, 'a3', 'ann', 'instance-a')).toBe('a3')
+  })
+
+  it('does not count a job waiting for a person, and frees the slots of a dead instance once they expire', async () => {
+    const t = await backend([])
+    await create(t, 'a1', 'ann', 'instance-a')
+    await create(t, 'a2', 'ann', 'instance-a')
+    expect(await t.mutation(api.jobs.setParked, { secret, jobId: 'a1', parked: true })).toBe(true)
+    expect(await create(t, 'a3', 'ann', 'instance-b')).toBe('a3')
+    expect(await t.mutation(api.jobs.setParked, { secret, jobId: 'a1', parked: false })).toBe(true)
+    expect(await create(t, 'a4', 'ann', 'instance-b')).toEqual({ refused: 'user', limit: 2 })
+    // instance-a dies: its leases and slots lapse; instance-b's are renewed by its heartbeat.
+    at(3_500)
+    await pulse(t, { owner: 'instance-b', held: ['a3'] })
+    at(6_200)
+    expect(await create(t, 'a4', 'ann', 'instance-b')).toBe('a4')
+    expect(await create(t, 'a5', 'ann', 'instance-b')).toEqual({ refused: 'user', limit: 2 })
+  })
+})

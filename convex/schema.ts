@@ -127,6 +127,15 @@ export default defineSchema({
     text: v.string(),
   }).index('by_job_kind_start', ['job_id', 'kind', 'start']),
 
+  /** A running job's slot, counted against caps across instances (convex/lib/jobSlots.ts). */
+  job_slots: defineTable({
+    job_id: v.string(),
+    user_id: v.string(),
+    /** Waiting for a person: not counted as running. */
+    parked: v.boolean(),
+    expires_at: v.number(),
+  }).index('by_job_id', ['job_id']).index('by_user_and_expires', ['user_id', 'expires_at']).index('by_expires', ['expires_at']),
+
   /** How many people watch a job from an instance that does not run it, until `expires_at`. */
   job_viewers: defineTable({
     job_id: v.string(),

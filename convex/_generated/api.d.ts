@@ -14,6 +14,7 @@ import type * as inputRequests from "../inputRequests.js";
 import type * as jobs from "../jobs.js";
 import type * as leases from "../leases.js";
 import type * as lib_jobRecords from "../lib/jobRecords.js";
+import type * as lib_jobSlots from "../lib/jobSlots.js";
 import type * as lib_jobText from "../lib/jobText.js";
 import type * as lib_serverGuard from "../lib/serverGuard.js";
 import type * as notifications from "../notifications.js";
@@ -36,6 +37,7 @@ import type * as workflows from "../workflows.js";
 "jobs": typeof jobs,
 "leases": typeof leases,
 "lib/jobRecords": typeof lib_jobRecords,
+"lib/jobSlots": typeof lib_jobSlots,
 "lib/jobText": typeof lib_jobText,
 "lib/serverGuard": typeof lib_serverGuard,
 "notifications": typeof notifications,

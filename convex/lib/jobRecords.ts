@@ -6,6 +6,7 @@ import type { Doc } from '../_generated/dataModel'
 import type { MutationCtx, QueryCtx } from '../_generated/server'
 import { v, type Infer } from 'convex/values'
 import { deleteJobText, readJobText } from './jobText'
+import { freeSlot } from './jobSlots'
 
 export const activeToolCall = v.object({
   id: v.string(),
@@ -115,6 +116,7 @@ export async function recordToolExecution(ctx: MutationCtx, jobId: string, round
 /** Deletes a job's text, tool calls, checkpoint, viewers and notifications (the job document stays). */
 export async function deleteJobRows(ctx: MutationCtx, jobId: string): Promise<void> {
   await deleteJobText(ctx, jobId)
+  await freeSlot(ctx, jobId)
   for (const row of await toolCallRows(ctx, jobId)) await ctx.db.delete(row._id)
   for (const row of await ctx.db.query('job_viewers').withIndex('by_job_and_instance', q => q.eq('job_id', jobId)).collect()) await ctx.db.delete(row._id)
   const checkpoint = await ctx.db.query('job_checkpoints').withIndex('by_job_id', q => q.eq('job_id', jobId)).unique()

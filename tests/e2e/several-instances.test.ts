@@ -83,20 +83,94 @@ describe('two instances on one Convex deployment', () => {
     gated.openAll()
   })
 
-  it('many answers at once on A with a 50 ms round trip to the store all end whole', async () => {
-    const [onA] = sameSession(a, b)
+  it('many answers at once on A with a 50 ms round trip to the store all end whole, and a viewer on B sees one whole', async () => {
+    const [onA, onB] = sameSession(a, b)
     await onA.json('/api/jobs')
     const answer = 'A long enough answer, streamed in many small pieces so that progress is written often. '.repeat(4)
     fake.script(() => textReply(answer, { pieceSize: 8, delayMs: 5 }))
     convex.setDelay(50)
     try {
-      const started = Date.now()
+      const pulsesBefore = convex.calls.mutation.get('jobs:pulse') ?? 0
       const ids = await Promise.all(Array.from({ length: 8 }, () => onA.startJob(question())))
+      const view = new JobView()
+      await watchJob(onB, ids[0]!, view)
       const jobs = await Promise.all(ids.map(id => waitForJobEnd(onA, id, 120_000)))
       expect(jobs.map(job => job.content)).toEqual(ids.map(() => answer))
-      console.log('8 answers took', Date.now() - started, 'ms;', convex.mutationCount(), 'mutations', [...convex.calls.mutation.entries()])
+      expect(view.content).toBe(answer)
+      // Progress went in pulses of several jobs each, not one write per job per flush.
+      const pulses = (convex.calls.mutation.get('jobs:pulse') ?? 0) - pulsesBefore
+      expect(pulses).toBeGreaterThan(0)
+      expect(convex.calls.mutation.get('jobs:appendProgress') ?? 0).toBe(0)
     } finally {
       convex.setDelay(0)
     }
+  })
+
+  it('files "your answer is ready" only for a job nobody watched, on any instance', async () => {
+    const [onA, onB] = sameSession(a, b)
+    await onA.json('/api/jobs')
+    const gated = gatedTextReply(['Watched from ', 'the other instance.'])
+    fake.script(() => gated.reply)
+    const watched = await onA.startJob(question())
+    const view = new JobView()
+    const watching = watchJob(onB, watched, view)
+    // B has told the store someone watches there before the answer goes on to its end.
+    await expect.poll(() => convex.query('jobs:remoteViewers', { jobId: watched, owner: 'nobody' })).toBe(1)
+    gated.open()
+    await watching
+    expect(view.status).toBe('complete')
+    fake.script(() => textReply('Nobody watched this one.', { pieceSize: 4 }))
+    const unwatched = await onA.startJob(question())
+    await waitForJobEnd(onA, unwatched)
+    await expect.poll(async () => (await onB.json('/api/notifications')).notifications.map((note: { jobId: string }) => note.jobId)).toContain(unwatched)
+    expect((await onB.json('/api/notifications')).notifications.map((note: { jobId: string }) => note.jobId)).not.toContain(watched)
+  })
+
+  it('stays within Convex\'s limits in every call', () => {
+    expect(convex.calls.failures).toEqual([])
+  })
+})
+
+describe('two instances with a short lease', () => {
+  let a: RunningApp
+  let b: RunningApp
+
+  beforeAll(async () => {
+    // Guests may run two answers at once, counted across both instances.
+    const env = { NUXT_CONVEX_LEASE_MS: '2000', NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '2' }
+    ;[a, b] = await Promise.all([servers.start(env), servers.start(env)])
+  })
+
+  it('holds a user\'s cap on running answers across instances', async () => {
+    const [onA, onB] = sameSession(a, b)
+    await onA.json('/api/jobs')
+    const gated = gatedTextReply(['Holding a slot. ', 'Done.'])
+    fake.script(() => gated.reply)
+    const first = await onA.startJob(question())
+    const second = await onB.startJob(question())
+    const refused = await onA.post('/api/openrouter/stream', { ...question(), _background: true })
+    expect(refused.status).toBe(429)
+    expect(await refused.json()).toMatchObject({ data: { scope: 'user', limit: 2 } })
+    expect((await onB.post('/api/openrouter/stream', { ...question(), _background: true })).status).toBe(429)
+    gated.openAll()
+    await Promise.all([waitForJobEnd(onA, first), waitForJobEnd(onB, second)])
+    fake.script(() => textReply('A slot was free again.'))
+    expect((await waitForJobEnd(onB, await onB.startJob(question()))).content).toBe('A slot was free again.')
+  })
+
+  it('resumes on B a job whose instance was killed (kill -9), with the whole answer once', async () => {
+    const [onA, onB] = sameSession(a, b)
+    await onA.json('/api/jobs')
+    const answer = 'The answer, written whole by the instance that took the job over.'
+    let calls = 0
+    const gated = gatedTextReply(['Half an answer from A, ', 'never finished.'])
+    fake.script(() => calls++ === 0 ? gated.reply : textReply(answer, { pieceSize: 6 }))
+    const jobId = await onA.startJob(question())
+    await expect.poll(async () => (await onB.json(`/api/jobs/${jobId}`)).content).toContain('Half an answer')
+    await a.stop('SIGKILL')
+    const job = await waitForJobEnd(onB, jobId, 60_000)
+    expect(job).toMatchObject({ status: 'complete', content: answer, resumeCount: 1 })
+    expect(calls).toBe(2)
+    gated.openAll()
   })
 })

@@ -38,6 +38,8 @@ export interface ConvexHttpBackend {
   calls: ConvexCallCounts
   /** Total mutation calls so far. */
   mutationCount: () => number
+  /** Runs a query of the deployment directly (the secret is added), to look at what the instances wrote. */
+  query: (path: string, args: Record<string, unknown>) => Promise<any>
   close: () => Promise<void>
 }
 
@@ -105,6 +107,7 @@ export async function startConvexHttpBackend(options: { secret?: string, delayMs
     setDelay: (ms) => { delayMs = ms },
     calls,
     mutationCount: () => [...calls.mutation.values()].reduce((sum, count) => sum + count, 0),
+    query: (path, args) => run('query', path, { ...args, secret }),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())

@@ -224,6 +224,8 @@ export const serverConfigSchema = z.object({
       "With `convex`: how long an instance's claim on a running job lasts without renewal; a job whose instance died is resumed elsewhere after this."),
     pulseMs: setting(z.number().int().min(50).max(5_000), 250,
       "With `convex`: how often an instance's heartbeat goes while it runs or follows jobs (one mutation carrying every job's progress, its leases and its viewers); a stop asked on another instance reaches the runner within it."),
+    maxRunningJobs: setting(z.number().int().nonnegative(), 0,
+      "With `convex`: jobs running at once on all instances together (0: no deployment-wide cap, each instance's `NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS` only). A user's running jobs are counted across instances whatever this is."),
     requestTimeoutMs: setting(z.number().int().min(1_000).max(120_000), 10_000,
       'With `convex`: how long one call to the deployment may take before it fails (a hung connection never stalls an instance).'),
   }),

@@ -9,6 +9,7 @@ import type { JobLiveHub } from './live-hub'
 import { startRemoteJobRelay } from './remote-relay'
 import type { JobStopReason } from './run/end'
 import type { BackgroundJob } from '../../../shared/types/job'
+import type { JobParking } from './waits/job-inputs'
 
 /** Where lease problems are reported. */
 type WarnLogger = { warn: (message: string, ...details: unknown[]) => void }
@@ -63,6 +64,25 @@ export class JobLeases {
       await new Promise(resolve => setTimeout(resolve, 50))
     }
     return false
+  }
+
+  /**
+   * `local` parking (this instance's slots) that also tells the store, so a job waiting for a
+   * person stops counting as running against the caps every instance checks (and counts again once answered).
+   */
+  parkingFor(local: JobParking): JobParking {
+    const tell = (jobId: string, parked: boolean) => this.store.setParked(jobId, parked).catch(error => this.logger?.warn(`Job ${jobId}: the store could not be told it ${parked ? 'waits' : 'runs again'}`, error))
+    return {
+      park: (jobId) => {
+        const parked = local.park(jobId)
+        if (parked) void tell(jobId, true)
+        return parked
+      },
+      unpark: async (jobId, signal) => {
+        await local.unpark(jobId, signal)
+        await tell(jobId, false)
+      },
+    }
   }
 
   /** Makes a job another instance runs live in this instance's hub (fed by polling the store). */

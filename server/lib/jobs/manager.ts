@@ -11,7 +11,9 @@ import { resolveChatEndpoint } from '../models/chat-endpoint'
 import type { ChatEndpoint } from '../openrouter/chat-client'
 import type { StoredAttachmentContent } from '../attachments/attachments'
 import type { SecretBox } from '../security/secret-box'
-import { isLeaseStore, type JobStore } from '../stores/jobs/job-store'
+import { isLeaseStore, RunningCapError, type JobStore } from '../stores/jobs/job-store'
+import { JobCapacityError } from './admission/caps'
+import { CAPACITY_RETRY_AFTER_SECONDS } from '../domain-error'
 import { clampOutputTokens, JobAdmission, type Admission, type RoleLimitSource } from './admission/gate'
 import type { Allowance, SpentBudget, UsageLedger } from './admission/budget'
 import type { RunBudget } from './admission/budget-pool'
@@ -129,9 +131,11 @@ export class BackgroundJobManager {
       usage: options.usage,
       limiterFor: options.limiterFor,
     })
-    this.inputs = new JobInputs({ store: options.store, hub: options.hub, settings: options.config.backgroundJobs.waits, logger: options.logger, parking: this.admission.slots, observer: options.observer })
-    this.workflowRuns = new WorkflowRunHistory({ runs: options.workflowRuns ?? createMemoryWorkflowRunStore(), jobs: options.store, retentionDays: options.config.workflows.runRetentionDays, logger: options.logger })
     this.leases = isLeaseStore(options.store) ? new JobLeases(options.store, options.hub, options.logger) : undefined
+    // With several instances, a job waiting for a person stops counting as running on all of them.
+    const parking = this.leases ? this.leases.parkingFor(this.admission.slots) : this.admission.slots
+    this.inputs = new JobInputs({ store: options.store, hub: options.hub, settings: options.config.backgroundJobs.waits, logger: options.logger, parking, observer: options.observer })
+    this.workflowRuns = new WorkflowRunHistory({ runs: options.workflowRuns ?? createMemoryWorkflowRunStore(), jobs: options.store, retentionDays: options.config.workflows.runRetentionDays, logger: options.logger })
     this.sweeper = new JobSweeper({
       store: options.store,
       leases: this.leases,
@@ -203,7 +207,7 @@ export class BackgroundJobManager {
     return this.launchAdmitted(admitted, async () => {
       const endpoint = resolveChatEndpoint(input.request.model, this.options.config, input.userApiKey)
       const request = { ...input.request, fields: clampOutputTokens(input.request.fields, admitted.limits.maxOutputTokens) }
-      return { job: await this.store.createJob(newChatJob({ ...input, request }, this.options.secretBox)), how: { endpoint } }
+      return { job: await this.store.createJob({ ...newChatJob({ ...input, request }, this.options.secretBox), caps: this.sharedCaps(admitted) }), how: { endpoint } }
     })
   }
 
@@ -215,7 +219,7 @@ export class BackgroundJobManager {
     const admitted = await this.admit(input.principal, { models: workflowModels(input.definition), workflow: input.definition, firstRequest: { messages: [{ role: 'user', content: input.prompt }] } })
     return this.launchAdmitted(admitted, async () => {
       for (const model of workflowModels(input.definition)) resolveChatEndpoint(model, this.options.config, input.userApiKey)
-      const job = await this.store.createJob(newWorkflowJob(input, this.options.secretBox, admitted.limits.maxOutputTokens))
+      const job = await this.store.createJob({ ...newWorkflowJob(input, this.options.secretBox, admitted.limits.maxOutputTokens), caps: this.sharedCaps(admitted) })
       // Kept before it runs, so its end (written after) is what stays.
       await this.recordRun(job)
       return { job, how: { userKey: input.userApiKey } }
@@ -347,10 +351,18 @@ export class BackgroundJobManager {
       return job
     } catch (error) {
       admitted.budget.close()
+      // The store counted every instance's running jobs and found the user's (or the deployment's) cap reached.
+      if (error instanceof RunningCapError) throw new JobCapacityError(error.scope, error.limit, CAPACITY_RETRY_AFTER_SECONDS)
       throw error
     } finally {
       this.admission.slots.release(reservation)
     }
+  }
+
+  /** The caps a store shared by instances checks across all of them (none on one instance's own store). */
+  private sharedCaps(admitted: Admission): { user: number, total: number } | undefined {
+    if (!this.leases) return undefined
+    return { user: Math.min(admitted.limits.jobsAtOnce, this.admission.slots.fairShare), total: this.options.config.convex.maxRunningJobs }
   }
 
   /**

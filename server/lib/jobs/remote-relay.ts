@@ -71,6 +71,8 @@ class RemoteJobRelay {
       this.apply(first)
       return
     }
+    // Counted at once: a job that ends soon after is read as watched.
+    this.report(this.options.hub.viewerCount(this.options.jobId))
     await this.relayRequests(first).catch(error => this.options.onError?.(error))
     this.schedule(this.minIntervalMs)
   }

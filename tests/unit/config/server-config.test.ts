@@ -31,7 +31,7 @@ describe('runtime config', () => {
       sseBatching: { enabled: true, intervalMs: 100, batchSize: 10, adaptive: true },
       flush: { intervalMs: 120, chunkInterval: 3, sizeThreshold: 1024 },
     })
-    expect(config.convex).toEqual({ url: '', serverSecret: '', leaseMs: 30_000 })
+    expect(config.convex).toEqual({ url: '', serverSecret: '', leaseMs: 30_000, pulseMs: 250, maxRunningJobs: 0, requestTimeoutMs: 10_000 })
     expect(config.session).toEqual({ password: '', name: 'or3-session', maxAge: 14 * 24 * 3600 })
     expect(config.auth).toEqual({
       guests: false,

@@ -73,8 +73,14 @@ export class InstancePulse {
   private inFlight = false
   private timer: ReturnType<typeof setTimeout> | undefined
   private closed = false
+  private viewersChanged = false
 
   constructor(private readonly options: InstancePulseOptions) {}
+
+  /** Whether a pulse is in flight or due (false once nothing is held, reported or waiting). */
+  get beating(): boolean {
+    return this.inFlight || this.timer !== undefined
+  }
 
   /** Writes a job's progress with the next pulse; resolves with whether the store took it. */
   progress(jobId: string, update: PulseProgress): Promise<boolean> {
@@ -112,7 +118,9 @@ export class InstancePulse {
     }
     if (this.viewers.get(jobId) === count) return
     this.viewers.set(jobId, count)
-    this.kick(false)
+    // A changed count goes at once: the runner may be about to read it as its job ends.
+    this.viewersChanged = true
+    this.kick(true)
   }
 
   /** Stops the heartbeat; progress still waiting is refused. */
@@ -126,7 +134,7 @@ export class InstancePulse {
   /** Sends now when there is progress (or `now`), else keeps the heartbeat going while there is something to keep. */
   private kick(now: boolean): void {
     if (this.closed || this.inFlight) return
-    if (now && this.waiting.size > 0) {
+    if (now && (this.waiting.size > 0 || this.viewersChanged)) {
       if (this.timer) clearTimeout(this.timer)
       this.timer = undefined
       void this.send()
@@ -153,6 +161,7 @@ export class InstancePulse {
       this.waiting.delete(jobId)
     }
     const reported = new Map(this.viewers)
+    this.viewersChanged = false
     for (const [jobId, count] of reported) batch.viewers.push({ jobId, count })
     return { batch, taken, reported }
   }

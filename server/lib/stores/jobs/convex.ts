@@ -9,7 +9,7 @@
 import type { FunctionReference, FunctionReturnType, OptionalRestArgs } from 'convex/server'
 import { api } from '../../../../convex/_generated/api'
 import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
-import { listLimit, type JobLeaseStore, type JobStore } from './job-store'
+import { listLimit, RunningCapError, type JobLeaseStore, type JobStore } from './job-store'
 import { createConvexInputRequests } from './input-requests-convex'
 import { InstancePulse } from '../convex/instance-pulse'
 
@@ -61,7 +61,7 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
     leaseMs,
     async createJob(input) {
       const jobId = input.id ?? crypto.randomUUID()
-      await client.mutation(api.jobs.create, {
+      const created = await client.mutation(api.jobs.create, {
         secret,
         jobId,
         userId: input.userId,
@@ -74,7 +74,9 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
         now: input.now ?? Date.now(),
         owner,
         leaseMs,
+        caps: input.caps,
       })
+      if (typeof created !== 'string') throw new RunningCapError(created.refused, created.limit)
       return (await this.getJob(jobId))!
     },
     async getJob(jobId) {
@@ -171,6 +173,9 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
     async watchJob(jobId, since) {
       const watched = await client.query(api.jobs.watch, { secret, jobId, since })
       return watched ? { ...watched, job: toJob(watched.job as ConvexJob) } : null
+    },
+    async setParked(jobId, parked) {
+      return client.mutation(api.jobs.setParked, { secret, jobId, parked })
     },
     reportViewers(jobId, count) {
       pulse.reportViewers(jobId, count)

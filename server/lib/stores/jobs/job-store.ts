@@ -23,6 +23,19 @@ export interface CreateJobInput {
   request?: ChatJobRequest
   apiKeyCiphertext?: string
   now?: number
+  /**
+   * Caps a store shared by several instances checks as it creates the job, counting every
+   * instance's running jobs (each instance checks its own before): refused with `RunningCapError`.
+   */
+  caps?: { user: number, total: number }
+}
+
+/** A store shared by instances refused a new job: its user (or the deployment) already runs `limit` jobs. */
+export class RunningCapError extends Error {
+  override name = 'RunningCapError'
+  constructor(readonly scope: 'user' | 'server', readonly limit: number) {
+    super(`${scope === 'user' ? 'The user' : 'The deployment'} already runs ${limit} jobs.`)
+  }
 }
 
 /** A throttled progress write: text to append and the latest counters. */
@@ -156,6 +169,8 @@ export interface JobLeaseStore {
   listOrphanedJobs(): Promise<BackgroundJob[]>
   /** What a viewer on another instance sees: the job, and its text after `since` (all of it without). */
   watchJob(jobId: string, since?: JobTextCursor): Promise<JobWatch | null>
+  /** A job this instance runs starts (true) or stops (false) waiting for a person: its slot stops or starts counting as running. */
+  setParked(jobId: string, parked: boolean): Promise<boolean>
   /** Tells the store how many people here watch `jobId`, which another instance runs (0: none any more; 'ended': the job ended, stop reporting). */
   reportViewers(jobId: string, count: number | 'ended'): void
   /** How many people watch `jobId` from other instances. */
