@@ -10,6 +10,7 @@ import type { Doc } from './_generated/dataModel'
 import type { MutationCtx } from './_generated/server'
 import { activeToolCall, assembleJob, deleteJobRows, findJob, recordToolExecution, replaceActiveToolCalls, toolExecution, writableJob, writeCheckpoint, type ActiveToolCallArg } from './lib/jobRecords'
 import { appendJobText, chunkedLength, readJobText, replaceJobText, type JobTextState } from './lib/jobText'
+import { readSmallJobBlob, writeJobBlob } from './lib/jobBlobs'
 import { freeSlot, parkSlot, refusedCap, renewSlot, SLOT_GRACE_MS, takeSlot } from './lib/jobSlots'
 import { jobError, jobStatus, usage } from './schema'
 
@@ -58,11 +59,11 @@ export const create = serverMutation({
       started_at: args.now,
       updated_at: args.now,
       resume_count: 0,
-      request: args.request,
       api_key_ciphertext: args.apiKeyCiphertext,
       lease_owner: args.owner,
       lease_expires_at: args.owner && args.leaseMs ? Date.now() + args.leaseMs : undefined,
     })
+    if (args.request !== undefined) await writeJobBlob(ctx, args.jobId, 'request', args.request)
     return args.jobId
   },
 })
@@ -89,7 +90,7 @@ export const watch = serverQuery({
   handler: async (ctx, { jobId, since }) => {
     const job = await findJob(ctx, jobId)
     if (!job) return null
-    const { request: _request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...view } = await assembleJob(ctx, job, { withText: false })
+    const { request: _request, checkpoint: _checkpoint, apiKeyCiphertext: _key, ...view } = await assembleJob(ctx, job, { withText: false, withLargeValues: false })
     const generation = job.text_generation ?? 0
     const from = since && since.generation === generation ? since : { content: 0, reasoning: 0 }
     const content = await readJobText(ctx, job, 'content', from.content)
@@ -315,6 +316,9 @@ export const finish = serverMutation({
   },
 })
 
+/** Characters of requests one list reads at most (each ≤ one part): the rest are listed without their prompt line. */
+const LIST_REQUEST_CHARS = 3_000_000
+
 /**
  * A user's jobs, running first then newest, up to `limit` (for the provider's list), without their
  * text (a list of 200 answers of up to a million characters each would pass what one query may
@@ -323,7 +327,14 @@ export const finish = serverMutation({
 export const listByUser = serverQuery({
   args: { userId: v.string(), status: v.optional(jobStatus), limit: v.number() },
   handler: async (ctx, { userId, status, limit }) => {
-    const summary = async (job: Doc<'background_jobs'>) => ({ ...await assembleJob(ctx, job, { withText: false }), listedContentLength: job.content.length + (job.content_length ?? 0) })
+    // The prompt line of a list comes from each job's request, read while the list's budget lasts.
+    let requestChars = 0
+    const summary = async (job: Doc<'background_jobs'>) => {
+      const listed = { ...await assembleJob(ctx, job, { withText: false, withLargeValues: false }), listedContentLength: job.content.length + (job.content_length ?? 0) }
+      const request = requestChars < LIST_REQUEST_CHARS ? await readSmallJobBlob(ctx, job, 'request') : undefined
+      requestChars += request?.length ?? 0
+      return request ? { ...listed, request: JSON.parse(request) } : listed
+    }
     if (status) {
       const jobs = await ctx.db.query('background_jobs').withIndex('by_user_status', q => q.eq('user_id', userId).eq('status', status)).order('desc').take(limit)
       return Promise.all(jobs.sort((a, b) => b.started_at - a.started_at).map(summary))

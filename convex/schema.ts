@@ -70,7 +70,7 @@ export default defineSchema({
     finish_reason: v.optional(v.string()),
     usage: v.optional(usage),
     resume_count: v.number(),
-    /** The chat request (JSON), kept while the job may need to resume. */
+    /** The chat request (JSON) of jobs stored before `job_blobs` (newer jobs keep it there). */
     request: v.optional(v.string()),
     /** The user's API key, encrypted by the Nitro server; removed when the job ends. */
     api_key_ciphertext: v.optional(v.string()),
@@ -127,6 +127,14 @@ export default defineSchema({
     text: v.string(),
   }).index('by_job_kind_start', ['job_id', 'kind', 'start']),
 
+  /** The rest of a long message field past what its document keeps. */
+  thread_message_parts: defineTable({
+    message_id: v.string(),
+    field: v.union(v.literal('content'), v.literal('reasoning'), v.literal('tool_calls')),
+    index: v.number(),
+    text: v.string(),
+  }).index('by_message_field_index', ['message_id', 'field', 'index']),
+
   /** A running job's slot, counted against caps across instances (convex/lib/jobSlots.ts). */
   job_slots: defineTable({
     job_id: v.string(),
@@ -144,7 +152,15 @@ export default defineSchema({
     expires_at: v.number(),
   }).index('by_job_and_instance', ['job_id', 'instance']).index('by_expires', ['expires_at']),
 
-  /** Where a job resumes (JSON), one row per job, replaced after every tool round. */
+  /** A job's request and checkpoint (JSON) in parts (convex/lib/jobBlobs.ts), so neither nears 1 MiB in one document. */
+  job_blobs: defineTable({
+    job_id: v.string(),
+    kind: v.union(v.literal('request'), v.literal('checkpoint')),
+    index: v.number(),
+    text: v.string(),
+  }).index('by_job_kind_index', ['job_id', 'kind', 'index']),
+
+  /** Where a job resumed (JSON) before checkpoints were kept in `job_blobs`; read, and removed on the next write. */
   job_checkpoints: defineTable({
     job_id: v.string(),
     checkpoint: v.string(),
@@ -194,6 +210,10 @@ export default defineSchema({
     /** The owner's 👍 / 👎, and when (indexed for the admin's report). */
     feedback: v.optional(messageFeedback),
     feedback_at: v.optional(v.number()),
+    /** Parts in `thread_message_parts` after the first 50,000 characters of the text, reasoning and tool calls (convex/lib/messageParts.ts). */
+    content_parts: v.optional(v.number()),
+    reasoning_parts: v.optional(v.number()),
+    tool_calls_parts: v.optional(v.number()),
   })
     .index('by_message_id', ['message_id'])
     .index('by_feedback_at', ['feedback_at'])

@@ -1,13 +1,15 @@
 /** Threads and their messages for the Convex thread store. Server secret required. */
 import { v } from 'convex/values'
 import type { Doc } from './_generated/dataModel'
-import type { MutationCtx, QueryCtx } from './_generated/server'
+import { internalMutation, type MutationCtx, type QueryCtx } from './_generated/server'
+import { internal } from './_generated/api'
 import { serverMutation, serverQuery } from './lib/serverGuard'
 import { chatSettings, jobError, jobStatus, messageAttachment, messageFeedback } from './schema'
 import { foldText, matchesAll } from '../shared/search-terms'
+import { deleteMessageParts, INLINE_CHARS, readLongField, writeLongField } from './lib/messageParts'
 
-/** What the search indexes read: the text with case and accents folded, as the other stores match. */
-const searchable = (text: string) => foldText(text.slice(0, 100_000))
+/** What the search indexes read: the text with case and accents folded, as the other stores match (its first 60,000 characters). */
+const searchable = (text: string) => foldText(text.slice(0, 60_000))
 
 function toThread(row: Doc<'threads'>) {
   return {
@@ -16,20 +18,21 @@ function toThread(row: Doc<'threads'>) {
   }
 }
 
-function toMessage(row: Doc<'thread_messages'>) {
+async function toMessage(ctx: QueryCtx, row: Doc<'thread_messages'>) {
+  const toolCalls = await readLongField(ctx, row, 'tool_calls')
   return {
     id: row.message_id,
     threadId: row.thread_id,
     role: row.role,
-    content: row.content,
+    content: (await readLongField(ctx, row, 'content'))!,
     createdAt: row.created_at,
     parentId: row.parent_id,
     attachments: row.attachments,
     model: row.model,
     jobId: row.job_id,
     status: row.status,
-    reasoning: row.reasoning,
-    toolCalls: row.tool_calls ? JSON.parse(row.tool_calls) : undefined,
+    reasoning: await readLongField(ctx, row, 'reasoning'),
+    toolCalls: toolCalls ? JSON.parse(toolCalls) : undefined,
     error: row.error,
     finishReason: row.finish_reason,
     feedback: row.feedback,
@@ -191,21 +194,77 @@ export const attachmentBytes = serverQuery({
   },
 })
 
-/** Deletes the thread and its messages. */
+/**
+ * What one deleting pass reads at most: Convex allows 16 MiB read and 8,192 documents written per
+ * transaction, and a deleted document counts as read again. Reads go in small pages (`take`) so
+ * no page reads past the budget.
+ */
+const DELETE_PASS_BYTES = 6 * 1024 * 1024
+const DELETE_PASS_DOCUMENTS = 2_000
+const MESSAGES_PAGE = 100
+const CHUNKS_PAGE = 2
+
+/**
+ * Deletes what is left of a deleted thread (messages, files and their chunks) within one pass's
+ * budget; true when nothing is left. A file of many chunks may take several passes.
+ */
+async function deleteThreadRows(ctx: MutationCtx, threadId: string): Promise<boolean> {
+  let bytes = 0
+  let documents = 0
+  const spent = () => bytes >= DELETE_PASS_BYTES || documents >= DELETE_PASS_DOCUMENTS
+  while (!spent()) {
+    const messages = await ctx.db.query('thread_messages').withIndex('by_thread_and_created', q => q.eq('thread_id', threadId)).take(MESSAGES_PAGE)
+    if (messages.length === 0) break
+    for (const message of messages) {
+      const parts = (message.content_parts ?? 0) + (message.reasoning_parts ?? 0) + (message.tool_calls_parts ?? 0)
+      if (parts > 0 && !await deleteMessageParts(ctx, message.message_id, 4)) {
+        // A long message's parts go a few at a time; the message itself once they are gone.
+        bytes += 2 * 5 * 200_000 * 3
+        continue
+      }
+      bytes += 2 * (message.content.length + (message.reasoning?.length ?? 0) + parts * 200_000) * 3
+      documents++
+      await ctx.db.delete(message._id)
+    }
+  }
+  while (!spent()) {
+    const attachment = await ctx.db.query('thread_attachments').withIndex('by_thread', q => q.eq('thread_id', threadId)).first()
+    if (!attachment) return true
+    const chunks = await ctx.db.query('thread_attachment_chunks').withIndex('by_attachment_and_index', q => q.eq('attachment_id', attachment.attachment_id)).take(CHUNKS_PAGE)
+    for (const chunk of chunks) {
+      bytes += 2 * chunk.bytes.byteLength
+      documents++
+      await ctx.db.delete(chunk._id)
+    }
+    if (chunks.length === 0) {
+      documents++
+      await ctx.db.delete(attachment._id)
+    }
+  }
+  return false
+}
+
+/**
+ * Deletes the thread: it is gone from every list at once; its messages and files go in passes a
+ * transaction can hold, the rest in scheduled passes (Convex runs a scheduled function once the
+ * transaction that scheduled it commits, and retries it until it does).
+ */
 export const remove = serverMutation({
   args: { threadId: v.string() },
   handler: async (ctx, { threadId }) => {
     const thread = await findThread(ctx, threadId)
     if (!thread) return false
-    for (const message of await ctx.db.query('thread_messages').withIndex('by_thread_and_created', q => q.eq('thread_id', threadId)).collect()) {
-      await ctx.db.delete(message._id)
-    }
-    for (const attachment of await ctx.db.query('thread_attachments').withIndex('by_thread', q => q.eq('thread_id', threadId)).collect()) {
-      await deleteAttachmentChunks(ctx, attachment.attachment_id)
-      await ctx.db.delete(attachment._id)
-    }
     await ctx.db.delete(thread._id)
+    if (!await deleteThreadRows(ctx, threadId)) await ctx.scheduler.runAfter(0, internal.threads.removeRest, { threadId })
     return true
+  },
+})
+
+/** One more pass of a deleted thread's rows (scheduled by `remove`, and by itself until done). */
+export const removeRest = internalMutation({
+  args: { threadId: v.string() },
+  handler: async (ctx, { threadId }) => {
+    if (!await deleteThreadRows(ctx, threadId)) await ctx.scheduler.runAfter(0, internal.threads.removeRest, { threadId })
   },
 })
 
@@ -225,12 +284,14 @@ export const appendMessage = serverMutation({
   handler: async (ctx, args) => {
     const thread = await findThread(ctx, args.threadId)
     if (!thread) throw new Error(`Thread ${args.threadId} does not exist.`)
+    const content = await writeLongField(ctx, args.messageId, 'content', args.content)
     const id = await ctx.db.insert('thread_messages', {
-      message_id: args.messageId, thread_id: args.threadId, role: args.role, content: args.content, created_at: args.now,
+      message_id: args.messageId, thread_id: args.threadId, role: args.role, content: args.content.slice(0, INLINE_CHARS), created_at: args.now,
       parent_id: args.parentId, attachments: args.attachments, model: args.model, job_id: args.jobId, status: args.status, user_id: thread.user_id, search_text: searchable(args.content),
+      ...content,
     })
     if (args.now > thread.updated_at) await ctx.db.patch(thread._id, { updated_at: args.now })
-    return toMessage((await ctx.db.get(id))!)
+    return toMessage(ctx, (await ctx.db.get(id))!)
   },
 })
 
@@ -248,15 +309,15 @@ export const updateMessage = serverMutation({
   handler: async (ctx, { messageId, toolCalls, finishReason, jobId, ...fields }) => {
     const message = await findMessage(ctx, messageId)
     if (!message) return false
-    const patch: Partial<Doc<'thread_messages'>> = {}
+    let patch: Partial<Doc<'thread_messages'>> = {}
     if (fields.content !== undefined) {
-      patch.content = fields.content
+      patch = { ...patch, ...await writeLongField(ctx, messageId, 'content', fields.content) }
       patch.search_text = searchable(fields.content)
     }
     if (fields.status !== undefined) patch.status = fields.status
-    if (fields.reasoning !== undefined) patch.reasoning = fields.reasoning
+    if (fields.reasoning !== undefined) patch = { ...patch, ...await writeLongField(ctx, messageId, 'reasoning', fields.reasoning) }
     if (fields.error !== undefined) patch.error = fields.error
-    if (toolCalls !== undefined) patch.tool_calls = toolCalls
+    if (toolCalls !== undefined) patch = { ...patch, ...await writeLongField(ctx, messageId, 'tool_calls', toolCalls) }
     if (finishReason !== undefined) patch.finish_reason = finishReason
     if (jobId !== undefined) patch.job_id = jobId
     await ctx.db.patch(message._id, patch)
@@ -268,7 +329,7 @@ export const getMessage = serverQuery({
   args: { messageId: v.string() },
   handler: async (ctx, { messageId }) => {
     const message = await findMessage(ctx, messageId)
-    return message ? toMessage(message) : null
+    return message ? toMessage(ctx, message) : null
   },
 })
 
@@ -277,7 +338,7 @@ export const listMessages = serverQuery({
   args: { threadId: v.string() },
   handler: async (ctx, { threadId }) => {
     const rows = await ctx.db.query('thread_messages').withIndex('by_thread_and_created', q => q.eq('thread_id', threadId)).collect()
-    return rows.map(toMessage)
+    return Promise.all(rows.map(row => toMessage(ctx, row)))
   },
 })
 
@@ -291,7 +352,7 @@ export const search = serverQuery({
   handler: async (ctx, { userId, terms, limit, folderId }) => {
     const inFolder = (row: Doc<'threads'>) => folderId === undefined || row.folder_id === folderId
     const text = terms.join(' ')
-    const hits = new Map<string, { thread: ReturnType<typeof toThread>, message?: ReturnType<typeof toMessage> }>()
+    const hits = new Map<string, { thread: ReturnType<typeof toThread>, message?: Awaited<ReturnType<typeof toMessage>> }>()
     const titles = await ctx.db.query('threads').withSearchIndex('search_title', q => q.search('search_title', text).eq('user_id', userId)).take(limit * 5)
     for (const row of titles) if (hits.size < limit && inFolder(row) && matchesAll(row.title, terms)) hits.set(row.thread_id, { thread: toThread(row) })
     const found = await ctx.db.query('thread_messages').withSearchIndex('search_content', q => q.search('search_text', text).eq('user_id', userId)).take(limit * 10)
@@ -299,7 +360,7 @@ export const search = serverQuery({
       if (hits.size >= limit) break
       if (hits.has(row.thread_id) || !matchesAll(row.content, terms)) continue
       const thread = await findThread(ctx, row.thread_id)
-      if (thread && thread.user_id === userId && inFolder(thread)) hits.set(row.thread_id, { thread: toThread(thread), message: toMessage(row) })
+      if (thread && thread.user_id === userId && inFolder(thread)) hits.set(row.thread_id, { thread: toThread(thread), message: await toMessage(ctx, row) })
     }
     return [...hits.values()]
   },

@@ -13,9 +13,11 @@
 import type * as inputRequests from "../inputRequests.js";
 import type * as jobs from "../jobs.js";
 import type * as leases from "../leases.js";
+import type * as lib_jobBlobs from "../lib/jobBlobs.js";
 import type * as lib_jobRecords from "../lib/jobRecords.js";
 import type * as lib_jobSlots from "../lib/jobSlots.js";
 import type * as lib_jobText from "../lib/jobText.js";
+import type * as lib_messageParts from "../lib/messageParts.js";
 import type * as lib_serverGuard from "../lib/serverGuard.js";
 import type * as notifications from "../notifications.js";
 import type * as rateLimits from "../rateLimits.js";
@@ -36,9 +38,11 @@ import type * as workflows from "../workflows.js";
 "inputRequests": typeof inputRequests,
 "jobs": typeof jobs,
 "leases": typeof leases,
+"lib/jobBlobs": typeof lib_jobBlobs,
 "lib/jobRecords": typeof lib_jobRecords,
 "lib/jobSlots": typeof lib_jobSlots,
 "lib/jobText": typeof lib_jobText,
+"lib/messageParts": typeof lib_messageParts,
 "lib/serverGuard": typeof lib_serverGuard,
 "notifications": typeof notifications,
 "rateLimits": typeof rateLimits,

@@ -7,6 +7,7 @@ import type { MutationCtx, QueryCtx } from '../_generated/server'
 import { v, type Infer } from 'convex/values'
 import { deleteJobText, readJobText } from './jobText'
 import { freeSlot } from './jobSlots'
+import { deleteJobBlobs, readJobBlob, writeJobBlob } from './jobBlobs'
 
 export const activeToolCall = v.object({
   id: v.string(),
@@ -119,8 +120,7 @@ export async function deleteJobRows(ctx: MutationCtx, jobId: string): Promise<vo
   await freeSlot(ctx, jobId)
   for (const row of await toolCallRows(ctx, jobId)) await ctx.db.delete(row._id)
   for (const row of await ctx.db.query('job_viewers').withIndex('by_job_and_instance', q => q.eq('job_id', jobId)).collect()) await ctx.db.delete(row._id)
-  const checkpoint = await ctx.db.query('job_checkpoints').withIndex('by_job_id', q => q.eq('job_id', jobId)).unique()
-  if (checkpoint) await ctx.db.delete(checkpoint._id)
+  await deleteJobBlobs(ctx, jobId)
   for (const notification of await ctx.db.query('job_notifications').withIndex('by_job_id', q => q.eq('job_id', jobId)).collect()) {
     await ctx.db.delete(notification._id)
   }
@@ -131,18 +131,14 @@ export async function deleteJobRows(ctx: MutationCtx, jobId: string): Promise<vo
 
 /** Stores, replaces or (with null) removes the job's checkpoint. */
 export async function writeCheckpoint(ctx: MutationCtx, jobId: string, checkpoint: string | null): Promise<void> {
-  const existing = await ctx.db.query('job_checkpoints').withIndex('by_job_id', q => q.eq('job_id', jobId)).unique()
-  if (checkpoint === null) {
-    if (existing) await ctx.db.delete(existing._id)
-  } else if (existing) {
-    await ctx.db.patch(existing._id, { checkpoint })
-  } else {
-    await ctx.db.insert('job_checkpoints', { job_id: jobId, checkpoint })
-  }
+  await writeJobBlob(ctx, jobId, 'checkpoint', checkpoint)
 }
 
-/** The job as the server's BackgroundJob record (JSON fields parsed); `withText: false` leaves its text out (empty). */
-export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, options: { withToolCalls?: boolean, withText?: boolean } = {}) {
+/**
+ * The job as the server's BackgroundJob record (JSON fields parsed); `withText: false` leaves its
+ * text out (empty), `withLargeValues: false` its request and checkpoint.
+ */
+export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, options: { withToolCalls?: boolean, withText?: boolean, withLargeValues?: boolean } = {}) {
   const rows = options.withToolCalls === false ? [] : await toolCallRows(ctx, job.job_id)
   const rounds = new Map<number, Array<{ sequence: number, call: Infer<typeof toolExecution> }>>()
   for (const row of rows) {
@@ -151,7 +147,8 @@ export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, op
     if (row.executed.error !== undefined) call.error = row.executed.error
     rounds.set(row.round, [...(rounds.get(row.round) ?? []), { sequence: row.executed.sequence, call }])
   }
-  const checkpoint = await ctx.db.query('job_checkpoints').withIndex('by_job_id', q => q.eq('job_id', job.job_id)).unique()
+  const checkpoint = options.withLargeValues === false ? undefined : await readJobBlob(ctx, job, 'checkpoint')
+  const request = options.withLargeValues === false ? undefined : await readJobBlob(ctx, job, 'request')
   return {
     id: job.job_id,
     userId: job.user_id,
@@ -173,8 +170,8 @@ export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, op
     updatedAt: job.updated_at,
     completedAt: job.completed_at,
     resumeCount: job.resume_count,
-    request: job.request ? JSON.parse(job.request) : undefined,
-    checkpoint: checkpoint ? JSON.parse(checkpoint.checkpoint) : undefined,
+    request: request ? JSON.parse(request) : undefined,
+    checkpoint: checkpoint ? JSON.parse(checkpoint) : undefined,
     apiKeyCiphertext: job.api_key_ciphertext,
     leaseOwner: job.lease_owner,
     leaseExpiresAt: job.lease_expires_at,
