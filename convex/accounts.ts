@@ -180,10 +180,14 @@ export const deleteSettings = serverMutation({
   },
 })
 
-/** Takes a lock that is free, expired or already the caller's; in one transaction, so two instances cannot both win. */
+/**
+ * Takes a lock that is free, expired or already the caller's; in one transaction, so two instances
+ * cannot both win; expiry by the store's clock, so an instance whose clock runs fast takes nothing early.
+ */
 export const tryLock = serverMutation({
-  args: { key: v.string(), owner: v.string(), ttlMs: v.number(), now: v.number() },
-  handler: async (ctx, { key, owner, ttlMs, now }) => {
+  args: { key: v.string(), owner: v.string(), ttlMs: v.number() },
+  handler: async (ctx, { key, owner, ttlMs }) => {
+    const now = Date.now()
     const row = await ctx.db.query('locks').withIndex('by_key', q => q.eq('key', key)).first()
     if (row && row.owner !== owner && row.expires_at > now) return false
     if (row) await ctx.db.patch(row._id, { owner, expires_at: now + ttlMs })

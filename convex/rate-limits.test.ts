@@ -1,6 +1,6 @@
 import { convexTest } from 'convex-test'
 import { RateLimiterRes } from 'rate-limiter-flexible'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { ConvexFunctionClient } from '../server/lib/stores/jobs/convex'
 import { convexLimiters } from '../server/lib/stores/rate-limits/convex'
 import { JobStartRate, RateLimitError } from '../server/lib/jobs/admission/start-rate'
@@ -16,12 +16,18 @@ beforeEach(() => {
   process.env.OR3_SERVER_SECRET = secret
   client = convexTest(schema, modules) as unknown as ConvexFunctionClient
   now = Date.UTC(2026, 10, 22, 12)
+  // Windows run on the store's clock (Date.now() inside the functions), set here.
+  vi.useFakeTimers({ toFake: ['Date'] })
+  vi.setSystemTime(now)
+})
+afterEach(() => {
+  vi.useRealTimers()
 })
 
 describe('rate-limit counters on Convex', () => {
   it('are shared by every instance: two servers together allow the points once, and the refusal says when to retry', async () => {
-    const instanceA = convexLimiters(client, secret, () => now)({ keyPrefix: 'starts', points: 3, duration: 60 })
-    const instanceB = convexLimiters(client, secret, () => now)({ keyPrefix: 'starts', points: 3, duration: 60 })
+    const instanceA = convexLimiters(client, secret)({ keyPrefix: 'starts', points: 3, duration: 60 })
+    const instanceB = convexLimiters(client, secret)({ keyPrefix: 'starts', points: 3, duration: 60 })
     await instanceA.consume('alice')
     await instanceB.consume('alice')
     const third = await instanceA.consume('alice')
@@ -32,11 +38,12 @@ describe('rate-limit counters on Convex', () => {
     await expect(instanceB.consume('bob')).resolves.toMatchObject({ consumedPoints: 1 })
     // A minute on, the counter starts again.
     now += 60_001
+    vi.setSystemTime(now)
     await expect(instanceA.consume('alice')).resolves.toMatchObject({ consumedPoints: 1, isFirstInDuration: true })
   })
 
   it('counts sign-in guesses before their check and deletes them on success, so lockouts hold across instances', async () => {
-    const settings = { signInAttemptsPerIpPerMinute: 100, signInFailuresPerAccount: 2, sessionsPerIpPerMinute: 100, limiterFor: convexLimiters(client, secret, () => now) }
+    const settings = { signInAttemptsPerIpPerMinute: 100, signInFailuresPerAccount: 2, sessionsPerIpPerMinute: 100, limiterFor: convexLimiters(client, secret) }
     const instanceA = new AttemptLimits(settings)
     const instanceB = new AttemptLimits(settings)
     // Two guesses (one on each instance) count before either is checked; the third is refused.
@@ -49,7 +56,7 @@ describe('rate-limit counters on Convex', () => {
   })
 
   it('count job starts of one user across instances', async () => {
-    const limiterFor = convexLimiters(client, secret, () => now)
+    const limiterFor = convexLimiters(client, secret)
     const instanceA = new JobStartRate(100, limiterFor)
     const instanceB = new JobStartRate(100, limiterFor)
     const principal = { userId: 'u1', role: 'user' as const, ip: '10.0.0.9' }

@@ -1,7 +1,8 @@
 /**
  * Rate-limit counters for rate-limiter-flexible, shared by every instance of the server. Each
  * call is one transaction, so instances counting the same key at once never lose a point.
- * Expired counters are deleted a few at a time by the calls that pass by.
+ * Expired counters are deleted a few at a time by the calls that pass by. Windows run on the
+ * store's clock, never an instance's: each answer says how long its window has left.
  */
 import { v } from 'convex/values'
 import type { MutationCtx } from './_generated/server'
@@ -21,8 +22,9 @@ async function sweepExpired(ctx: MutationCtx, now: number): Promise<void> {
  * `forceExpire` it is set to `points` with a new expiry whatever it held.
  */
 export const upsert = serverMutation({
-  args: { key: v.string(), points: v.number(), msDuration: v.number(), forceExpire: v.boolean(), now: v.number() },
-  handler: async (ctx, { key, points, msDuration, forceExpire, now }) => {
+  args: { key: v.string(), points: v.number(), msDuration: v.number(), forceExpire: v.boolean() },
+  handler: async (ctx, { key, points, msDuration, forceExpire }) => {
+    const now = Date.now()
     const newExpire = msDuration > 0 ? now + msDuration : null
     const row = await ctx.db.query('rate_limits').withIndex('by_key', q => q.eq('key', key)).first()
     let result: { points: number, expire: number | null }
@@ -35,17 +37,18 @@ export const upsert = serverMutation({
       await ctx.db.patch(row._id, result)
     }
     await sweepExpired(ctx, now)
-    return result
+    return { ...result, msLeft: result.expire === null ? -1 : Math.max(result.expire - now, 0) }
   },
 })
 
 /** The live counter under `key`, or null. */
 export const get = serverQuery({
-  args: { key: v.string(), now: v.number() },
-  handler: async (ctx, { key, now }) => {
+  args: { key: v.string() },
+  handler: async (ctx, { key }) => {
+    const now = Date.now()
     const row = await ctx.db.query('rate_limits').withIndex('by_key', q => q.eq('key', key)).first()
     if (!row || (row.expire !== null && row.expire <= now)) return null
-    return { points: row.points, expire: row.expire }
+    return { points: row.points, expire: row.expire, msLeft: row.expire === null ? -1 : row.expire - now }
   },
 })
 

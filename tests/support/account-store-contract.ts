@@ -1,6 +1,6 @@
 /** The behaviour every account store must have (memory, sqlite, Convex). */
 import { useTestFixture } from './file-fixture'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { LastAdminError, type AccountBackend } from '../../server/lib/stores/accounts/account-store'
 
 /** Registers the account store contract tests for one store. */
@@ -106,18 +106,28 @@ export function describeAccountStoreContract(name: string, createStore: () => Ac
     })
 
     it('gives a lock to one owner at a time until it is released or expires', async () => {
-      expect(await store.tryLock('refresh:u1:github', 'a', 1_000, 10_000)).toBe(true)
-      expect(await store.tryLock('refresh:u1:github', 'b', 1_000, 10_500)).toBe(false)
-      // Its holder may take it again (renewal), another key is free.
-      expect(await store.tryLock('refresh:u1:github', 'a', 1_000, 10_600)).toBe(true)
-      expect(await store.tryLock('refresh:u2:github', 'b', 1_000, 10_600)).toBe(true)
-      // Only its holder releases it.
-      await store.unlock('refresh:u1:github', 'b')
-      expect(await store.tryLock('refresh:u1:github', 'b', 1_000, 10_700)).toBe(false)
-      await store.unlock('refresh:u1:github', 'a')
-      expect(await store.tryLock('refresh:u1:github', 'b', 1_000, 10_700)).toBe(true)
-      // An expired lock is free.
-      expect(await store.tryLock('refresh:u1:github', 'c', 1_000, 11_701)).toBe(true)
+      // A store shared by instances (Convex) reads its own clock; the others take the time given.
+      const lockAt = (now: number, owner: string, key = 'refresh:u1:github') => {
+        vi.setSystemTime(now)
+        return store.tryLock(key, owner, 1_000, now)
+      }
+      vi.useFakeTimers({ toFake: ['Date'] })
+      try {
+        expect(await lockAt(10_000, 'a')).toBe(true)
+        expect(await lockAt(10_500, 'b')).toBe(false)
+        // Its holder may take it again (renewal), another key is free.
+        expect(await lockAt(10_600, 'a')).toBe(true)
+        expect(await lockAt(10_600, 'b', 'refresh:u2:github')).toBe(true)
+        // Only its holder releases it.
+        await store.unlock('refresh:u1:github', 'b')
+        expect(await lockAt(10_700, 'b')).toBe(false)
+        await store.unlock('refresh:u1:github', 'a')
+        expect(await lockAt(10_700, 'b')).toBe(true)
+        // An expired lock is free.
+        expect(await lockAt(11_701, 'c')).toBe(true)
+      } finally {
+        vi.useRealTimers()
+      }
     })
 
     it('adds usage per principal and day, lists a day by tokens, and forgets a principal', async () => {

@@ -64,8 +64,9 @@ export function createConvexAccountBackend(options: { client: ConvexFunctionClie
     async deleteSettings(prefix) {
       while (await client.mutation(api.accounts.deleteSettings, { secret, prefix }) as number >= 500) { /* more remain */ }
     },
-    async tryLock(key, owner, ttlMs, now = Date.now()) {
-      return await client.mutation(api.accounts.tryLock, { secret, key, owner, ttlMs, now }) as boolean
+    async tryLock(key, owner, ttlMs) {
+      // The deployment's clock decides expiry, not this instance's.
+      return await client.mutation(api.accounts.tryLock, { secret, key, owner, ttlMs }) as boolean
     },
     async unlock(key, owner) {
       await client.mutation(api.accounts.unlock, { secret, key, owner })
