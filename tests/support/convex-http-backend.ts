@@ -31,6 +31,8 @@ export interface ConvexCallCounts {
 
 export interface ConvexHttpBackend {
   url: string
+  /** A real deployment (OR3_TEST_CONVEX_URL): no delay to set, no calls counted. */
+  remote: boolean
   /** The server secret the functions check (give it to the app as NUXT_CONVEX_SERVER_SECRET). */
   secret: string
   /** Milliseconds added to every call (half before it runs, half after), the round trip to a far deployment. */
@@ -103,6 +105,7 @@ export async function startConvexHttpBackend(options: { secret?: string, delayMs
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
+    remote: false,
     secret,
     setDelay: (ms) => { delayMs = ms },
     calls,
@@ -112,5 +115,28 @@ export async function startConvexHttpBackend(options: { secret?: string, delayMs
       server.closeAllConnections()
       server.close(() => resolve())
     }),
+  }
+}
+
+/**
+ * The deployment of a multi-process test: a real one when OR3_TEST_CONVEX_URL and
+ * OR3_TEST_CONVEX_SECRET are set (see the README, "Testing several instances"), else the local
+ * backend above.
+ */
+export async function startTestDeployment(options: { delayMs?: number } = {}): Promise<ConvexHttpBackend> {
+  const url = process.env.OR3_TEST_CONVEX_URL
+  const secret = process.env.OR3_TEST_CONVEX_SECRET
+  if (!url || !secret) return startConvexHttpBackend(options)
+  const { ConvexHttpClient } = await import('convex/browser')
+  const client = new ConvexHttpClient(url)
+  return {
+    url,
+    remote: true,
+    secret,
+    setDelay: () => {},
+    calls: { query: new Map(), mutation: new Map(), failures: [] },
+    mutationCount: () => 0,
+    query: (path, args) => client.query(makeFunctionReference<'query'>(path), { ...args, secret }),
+    close: async () => {},
   }
 }

@@ -5,7 +5,9 @@
  * reserved before the first await of a start, so starts racing each other cannot overshoot a cap.
  * A job that waits for a person is parked: its slot stops counting as running (it counts against
  * the waiting caps instead), and once answered it queues, in order, for a running slot again.
- * Counts are this process's: each instance applies the caps to the jobs it runs.
+ * Counts are this process's: each instance applies the caps to the jobs it runs. With several
+ * instances on Convex, a person's running jobs (and all of the deployment's) are counted in the
+ * store as well, when a job is created (convex/lib/jobSlots.ts, via the manager's shared caps).
  */
 import type { JobPrincipal } from './principal'
 import { CapacityCounter } from '../../capacity-counter'
