@@ -145,7 +145,8 @@ const VIEWERS_HOLD_MS = 5_000
  * One instance's heartbeat: the progress of every job it runs (one write each, in one
  * transaction), its leases renewed when a third of them has passed (by the store's clock), and
  * how many people watch jobs it follows for other instances. Answers, per job it holds, whether it
- * still owns it and whether someone asked to stop it, so a stop reaches the runner within one
+ * still owns it and whether someone asked to stop it, and which requests its jobs wait on were
+ * answered, so a stop or an answer given on another instance reaches the runner within one
  * heartbeat whatever the lease.
  */
 export const pulse = serverMutation({
@@ -155,8 +156,10 @@ export const pulse = serverMutation({
     progress: v.array(v.object({ jobId: v.string(), ...progress })),
     held: v.array(v.string()),
     viewers: v.array(v.object({ jobId: v.string(), count: v.number() })),
+    /** Requests this instance's jobs wait on: the reply names those answered (or closed) meanwhile. */
+    waiting: v.optional(v.array(v.object({ jobId: v.string(), requestId: v.string() }))),
   },
-  handler: async (ctx, { owner, leaseMs, progress: updates, held, viewers }) => {
+  handler: async (ctx, { owner, leaseMs, progress: updates, held, viewers, waiting = [] }) => {
     const now = Date.now()
     const written: boolean[] = []
     for (const { jobId, ...update } of updates) {
@@ -187,7 +190,12 @@ export const pulse = serverMutation({
         await ctx.db.insert('job_viewers', { job_id: jobId, instance: owner, count, expires_at: now + VIEWERS_HOLD_MS })
       }
     }
-    return { written, leases }
+    const settled: string[] = []
+    for (const { jobId, requestId } of waiting) {
+      const request = await ctx.db.query('job_input_requests').withIndex('by_request_id', q => q.eq('request_id', requestId)).unique()
+      if (!request || request.job_id !== jobId || request.status !== 'open') settled.push(requestId)
+    }
+    return { written, leases, settled }
   },
 })
 

@@ -26,7 +26,7 @@ async function backend(jobIds: string[] = ['j1'], owner = 'a') {
   return t
 }
 
-const pulse = (t: Awaited<ReturnType<typeof backend>>, fields: Partial<{ owner: string, progress: Array<{ jobId: string, contentChunk?: string, reasoningChunk?: string, chunksReceived?: number }>, held: string[], viewers: Array<{ jobId: string, count: number }> }>) =>
+const pulse = (t: Awaited<ReturnType<typeof backend>>, fields: Partial<{ owner: string, progress: Array<{ jobId: string, contentChunk?: string, reasoningChunk?: string, chunksReceived?: number }>, held: string[], viewers: Array<{ jobId: string, count: number }>, waiting: Array<{ jobId: string, requestId: string }> }>) =>
   t.mutation(api.jobs.pulse, { secret, owner: 'a', leaseMs: 3_000, progress: [], held: [], viewers: [], ...fields })
 
 describe('the heartbeat', () => {
@@ -52,6 +52,16 @@ describe('the heartbeat', () => {
     at(9_000)
     await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 3_000 })
     expect((await pulse(t, { held: ['j1'] })).leases).toEqual([{ jobId: 'j1', owned: false, abortRequested: false }])
+  })
+
+  it('names the requests its jobs wait on that were answered meanwhile', async () => {
+    const t = await backend()
+    const request = { id: 'r1', jobId: 'j1', userId: 'u', kind: 'approval', key: 'round-1:call-1', title: 'Run send_email?', status: 'open', createdAt: 1_000, expiresAt: 60_000 }
+    await t.mutation(api.inputRequests.open, { secret, body: JSON.stringify(request) })
+    const waiting = [{ jobId: 'j1', requestId: 'r1' }, { jobId: 'j1', requestId: 'gone' }]
+    expect((await pulse(t, { held: ['j1'], waiting })).settled).toEqual(['gone'])
+    await t.mutation(api.inputRequests.answer, { secret, jobId: 'j1', requestId: 'r1', answer: JSON.stringify({ action: 'accept' }), now: 1_100 })
+    expect((await pulse(t, { held: ['j1'], waiting })).settled).toEqual(['r1', 'gone'])
   })
 
   it('counts viewers reported by other instances until they withdraw or stop reporting', async () => {

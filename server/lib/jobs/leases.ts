@@ -85,6 +85,11 @@ export class JobLeases {
     }
   }
 
+  /** Calls `onSettled` when a request a job here waits on is answered on another instance (within a heartbeat). */
+  watchRequest(jobId: string, requestId: string, onSettled: () => void): () => void {
+    return this.store.watchInputRequest(jobId, requestId, onSettled)
+  }
+
   /** Makes a job another instance runs live in this instance's hub (fed by polling the store). */
   async follow(job: BackgroundJob): Promise<void> {
     let relay = this.relays.get(job.id)

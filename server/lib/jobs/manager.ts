@@ -134,7 +134,16 @@ export class BackgroundJobManager {
     this.leases = isLeaseStore(options.store) ? new JobLeases(options.store, options.hub, options.logger) : undefined
     // With several instances, a job waiting for a person stops counting as running on all of them.
     const parking = this.leases ? this.leases.parkingFor(this.admission.slots) : this.admission.slots
-    this.inputs = new JobInputs({ store: options.store, hub: options.hub, settings: options.config.backgroundJobs.waits, logger: options.logger, parking, observer: options.observer })
+    const leases = this.leases
+    this.inputs = new JobInputs({
+      store: options.store,
+      hub: options.hub,
+      settings: options.config.backgroundJobs.waits,
+      logger: options.logger,
+      parking,
+      settledElsewhere: leases ? (jobId, requestId, onSettled) => leases.watchRequest(jobId, requestId, onSettled) : undefined,
+      observer: options.observer,
+    })
     this.workflowRuns = new WorkflowRunHistory({ runs: options.workflowRuns ?? createMemoryWorkflowRunStore(), jobs: options.store, retentionDays: options.config.workflows.runRetentionDays, logger: options.logger })
     this.sweeper = new JobSweeper({
       store: options.store,

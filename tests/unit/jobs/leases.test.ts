@@ -31,7 +31,8 @@ beforeEach(() => {
 function instances() {
   const backend = convexTest(schema, import.meta.glob('../../../convex/**/*.ts')) as unknown as ConvexFunctionClient
   const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-shared', retryBaseDelayMs: 5 } })
-  config.backgroundJobs.waits = { ...config.backgroundJobs.waits, timeoutMs: 30_000, claimMs: 10_000, pollMs: 50 }
+  // Waits poll the store only every minute: an answer given on B reaches A through A's heartbeat.
+  config.backgroundJobs.waits = { ...config.backgroundJobs.waits, timeoutMs: 120_000, claimMs: 10_000, pollMs: 60_000 }
   const make = (instanceId: string, client: ConvexFunctionClient = backend) => {
     const store = createConvexJobStore({ client, secret, instanceId, leaseMs: LEASE_MS })
     const hub = new JobLiveHub({ graceMs: 50, batchIntervalMs: 20 })

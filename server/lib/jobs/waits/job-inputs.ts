@@ -78,7 +78,16 @@ export class JobInputs {
 
   private readonly observer: JobObserver
 
-  constructor(private readonly options: { store: JobStore, hub: JobLiveHub, settings: WaitSettings, parking?: JobParking, observer?: JobObserver, logger?: { warn: (message: string, ...details: unknown[]) => void } }) {
+  constructor(private readonly options: {
+    store: JobStore
+    hub: JobLiveHub
+    settings: WaitSettings
+    parking?: JobParking
+    /** With several instances: hears of an answer given on another one sooner than the next poll. */
+    settledElsewhere?: (jobId: string, requestId: string, onSettled: () => void) => () => void
+    observer?: JobObserver
+    logger?: { warn: (message: string, ...details: unknown[]) => void }
+  }) {
     this.observer = options.observer ?? UNOBSERVED
   }
 
@@ -115,6 +124,15 @@ export class JobInputs {
 
   /** Waits until `request` is settled (answered here or elsewhere, or expired), or `signal` stops it. */
   private async waitFor(open: JobInputRequest, signal?: AbortSignal): Promise<{ request: JobInputRequest } | { aborted: true }> {
+    const stopWatching = this.options.settledElsewhere?.(open.jobId, open.id, () => this.wake(open.id))
+    try {
+      return await this.waitUntilSettled(open, signal)
+    } finally {
+      stopWatching?.()
+    }
+  }
+
+  private async waitUntilSettled(open: JobInputRequest, signal?: AbortSignal): Promise<{ request: JobInputRequest } | { aborted: true }> {
     const { store } = this.options
     let request = open
     while (request.status === 'open') {

@@ -23,6 +23,8 @@ export interface PulseReply {
   /** Per progress item, in order: whether it was written (false: the job ended or another instance owns it). */
   written: boolean[]
   leases: Array<{ jobId: string, owned: boolean, abortRequested: boolean }>
+  /** Requests (of `waiting`) that are no longer open. */
+  settled: string[]
 }
 
 /** What one pulse carries. */
@@ -30,6 +32,7 @@ export interface PulseBatch {
   progress: Array<PulseProgress & { jobId: string }>
   held: string[]
   viewers: Array<{ jobId: string, count: number }>
+  waiting: Array<{ jobId: string, requestId: string }>
 }
 
 /** Why a held job must stop: another instance has it, or someone asked to stop it. */
@@ -70,6 +73,7 @@ export class InstancePulse {
   private readonly waiting = new Map<string, Waiting>()
   private readonly held = new Map<string, (reason: LeaseStop) => void>()
   private readonly viewers = new Map<string, number>()
+  private readonly waitingOn = new Map<string, { jobId: string, onSettled: () => void }>()
   private inFlight = false
   private timer: ReturnType<typeof setTimeout> | undefined
   private closed = false
@@ -103,6 +107,16 @@ export class InstancePulse {
     this.kick(false)
     return () => {
       if (this.held.get(jobId) === onStop) this.held.delete(jobId)
+    }
+  }
+
+  /** Tells `onSettled` when request `requestId` of `jobId` is answered or closed on any instance (within a pulse), until the returned function is called. */
+  watchRequest(jobId: string, requestId: string, onSettled: () => void): () => void {
+    const entry = { jobId, onSettled }
+    this.waitingOn.set(requestId, entry)
+    this.kick(false)
+    return () => {
+      if (this.waitingOn.get(requestId) === entry) this.waitingOn.delete(requestId)
     }
   }
 
@@ -140,7 +154,7 @@ export class InstancePulse {
       void this.send()
       return
     }
-    if (this.timer || (this.held.size === 0 && this.viewers.size === 0 && this.waiting.size === 0)) return
+    if (this.timer || (this.held.size === 0 && this.viewers.size === 0 && this.waiting.size === 0 && this.waitingOn.size === 0)) return
     this.timer = setTimeout(() => {
       this.timer = undefined
       void this.send()
@@ -150,7 +164,7 @@ export class InstancePulse {
 
   private takeBatch(): { batch: PulseBatch, taken: Waiting[], reported: Map<string, number> } {
     const maxChars = this.options.maxChars ?? DEFAULT_MAX_CHARS
-    const batch: PulseBatch = { progress: [], held: [...this.held.keys()], viewers: [] }
+    const batch: PulseBatch = { progress: [], held: [...this.held.keys()], viewers: [], waiting: [...this.waitingOn].map(([requestId, { jobId }]) => ({ jobId, requestId })) }
     const taken: Waiting[] = []
     let chars = 0
     for (const [jobId, waiting] of this.waiting) {
@@ -176,6 +190,11 @@ export class InstancePulse {
       taken.forEach((waiting, index) => waiting.resolvers.forEach(({ resolve }) => resolve(reply.written[index] ?? false)))
       // A withdrawn count (0) is sent once; a count changed meanwhile goes with the next pulse.
       for (const [jobId, count] of reported) if (count === 0 && this.viewers.get(jobId) === 0) this.viewers.delete(jobId)
+      for (const requestId of reply.settled ?? []) {
+        const entry = this.waitingOn.get(requestId)
+        this.waitingOn.delete(requestId)
+        entry?.onSettled()
+      }
       for (const lease of reply.leases) {
         const onStop = this.held.get(lease.jobId)
         if (!onStop) continue

@@ -174,6 +174,9 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
       const watched = await client.query(api.jobs.watch, { secret, jobId, since })
       return watched ? { ...watched, job: toJob(watched.job as ConvexJob) } : null
     },
+    watchInputRequest(jobId, requestId, onSettled) {
+      return pulse.watchRequest(jobId, requestId, onSettled)
+    },
     async setParked(jobId, parked) {
       return client.mutation(api.jobs.setParked, { secret, jobId, parked })
     },

@@ -169,6 +169,8 @@ export interface JobLeaseStore {
   listOrphanedJobs(): Promise<BackgroundJob[]>
   /** What a viewer on another instance sees: the job, and its text after `since` (all of it without). */
   watchJob(jobId: string, since?: JobTextCursor): Promise<JobWatch | null>
+  /** Tells `onSettled` when a request a job here waits on is answered or closed on another instance (within a heartbeat); stop with the returned function. */
+  watchInputRequest(jobId: string, requestId: string, onSettled: () => void): () => void
   /** A job this instance runs starts (true) or stops (false) waiting for a person: its slot stops or starts counting as running. */
   setParked(jobId: string, parked: boolean): Promise<boolean>
   /** Tells the store how many people here watch `jobId`, which another instance runs (0: none any more; 'ended': the job ended, stop reporting). */

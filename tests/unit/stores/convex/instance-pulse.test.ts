@@ -9,7 +9,7 @@ function gatedStore() {
     batches.push(batch)
     pending.push({
       batch,
-      answer: reply => resolve({ written: batch.progress.map(() => true), leases: batch.held.map(jobId => ({ jobId, owned: true, abortRequested: false })), ...reply }),
+      answer: reply => resolve({ written: batch.progress.map(() => true), leases: batch.held.map(jobId => ({ jobId, owned: true, abortRequested: false })), settled: [], ...reply }),
       fail: reject,
     })
   })
@@ -49,7 +49,7 @@ describe('an instance\'s heartbeat to a shared store', () => {
     pulse.hold('j1', reason => stops.push(`j1:${reason}`))
     pulse.hold('j2', reason => stops.push(`j2:${reason}`))
     const beat = await store.next()
-    expect(beat.batch).toEqual({ progress: [], held: ['j1', 'j2'], viewers: [] })
+    expect(beat.batch).toEqual({ progress: [], held: ['j1', 'j2'], viewers: [], waiting: [] })
     beat.answer({ leases: [{ jobId: 'j1', owned: true, abortRequested: true }, { jobId: 'j2', owned: false, abortRequested: false }] })
     await vi.waitFor(() => expect(stops).toEqual(['j1:user', 'j2:lease-lost']))
     // A lost lease is held no more; j1 still is, until released.
@@ -78,6 +78,20 @@ describe('an instance\'s heartbeat to a shared store', () => {
     third.answer()
     await vi.waitFor(() => expect(pulse.beating).toBe(false))
     expect(store.pending).toEqual([])
+    pulse.close()
+  })
+
+  it('wakes a wait when the store says its request was answered elsewhere', async () => {
+    const store = gatedStore()
+    const pulse = new InstancePulse({ send: store.send, intervalMs: 5 })
+    let woken = 0
+    const stop = pulse.watchRequest('j1', 'r1', () => woken++)
+    const beat = await store.next()
+    expect(beat.batch.waiting).toEqual([{ jobId: 'j1', requestId: 'r1' }])
+    beat.answer({ settled: ['r1'] })
+    await vi.waitFor(() => expect(woken).toBe(1))
+    stop()
+    await vi.waitFor(() => expect(pulse.beating).toBe(false))
     pulse.close()
   })
 
