@@ -182,10 +182,11 @@ export const deleteSettings = serverMutation({
 
 /**
  * Takes a lock that is free, expired or already the caller's; in one transaction, so two instances
- * cannot both win; expiry by the store's clock, so an instance whose clock runs fast takes nothing early.
+ * cannot both win; expiry by the store's clock, so an instance whose clock runs fast takes nothing
+ * early (a `now` sent by an instance of the previous version is ignored).
  */
 export const tryLock = serverMutation({
-  args: { key: v.string(), owner: v.string(), ttlMs: v.number() },
+  args: { key: v.string(), owner: v.string(), ttlMs: v.number(), now: v.optional(v.number()) },
   handler: async (ctx, { key, owner, ttlMs }) => {
     const now = Date.now()
     const row = await ctx.db.query('locks').withIndex('by_key', q => q.eq('key', key)).first()

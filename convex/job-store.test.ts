@@ -22,7 +22,7 @@ beforeEach(() => {
 
 /** A convex-test backend as the store's client (same calls; its generic signatures differ in TS only). */
 function testClient(): ConvexFunctionClient {
-  return convexTest(schema, modules) as unknown as ConvexFunctionClient
+  return convexTest({ schema, modules, transactionLimits: true }) as unknown as ConvexFunctionClient
 }
 
 describeJobStoreContract('convex (convex-test)', () => createConvexJobStore({ client: testClient(), secret }))

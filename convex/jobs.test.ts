@@ -16,7 +16,7 @@ afterEach(() => {
 })
 
 function backend() {
-  return convexTest(schema, modules)
+  return convexTest({ schema, modules, transactionLimits: true })
 }
 
 const newJob = (jobId: string, overrides: Record<string, unknown> = {}) => ({

@@ -6,13 +6,16 @@
  * instance whose clock runs fast must not take over the others' running jobs.
  */
 import { v } from 'convex/values'
+
+/** Ignored: instances of the previous version send their own time; kept so they work on through a rolling upgrade. */
+const ignoredNow = { now: v.optional(v.number()) }
 import { serverMutation, serverQuery } from './lib/serverGuard'
 import { assembleJob, findJob } from './lib/jobRecords'
 import { renewSlot } from './lib/jobSlots'
 
 /** Takes the lease of a streaming job that is free, expired, or already ours. */
 export const claim = serverMutation({
-  args: { jobId: v.string(), owner: v.string(), leaseMs: v.number() },
+  args: { jobId: v.string(), owner: v.string(), leaseMs: v.number(), ...ignoredNow },
   handler: async (ctx, { jobId, owner, leaseMs }) => {
     const now = Date.now()
     const job = await findJob(ctx, jobId)
@@ -27,7 +30,7 @@ export const claim = serverMutation({
 
 /** Extends our lease; tells the runner whether it still owns the job and whether to stop. */
 export const renew = serverMutation({
-  args: { jobId: v.string(), owner: v.string(), leaseMs: v.number() },
+  args: { jobId: v.string(), owner: v.string(), leaseMs: v.number(), ...ignoredNow },
   handler: async (ctx, { jobId, owner, leaseMs }) => {
     const now = Date.now()
     const job = await findJob(ctx, jobId)
@@ -51,7 +54,7 @@ export const release = serverMutation({
 
 /** Asks whichever instance runs the job to stop it. False if the job is not running. */
 export const requestAbort = serverMutation({
-  args: { jobId: v.string() },
+  args: { jobId: v.string(), ...ignoredNow },
   handler: async (ctx, { jobId }) => {
     const job = await findJob(ctx, jobId)
     if (!job || job.status !== 'streaming') return false
@@ -62,7 +65,7 @@ export const requestAbort = serverMutation({
 
 /** Streaming jobs nobody holds a live lease on: free for another instance to resume. */
 export const listOrphaned = serverQuery({
-  args: { limit: v.optional(v.number()) },
+  args: { limit: v.optional(v.number()), ...ignoredNow },
   handler: async (ctx, { limit = 50 }) => {
     const unleased = await ctx.db.query('background_jobs')
       .withIndex('by_status_and_lease', q => q.eq('status', 'streaming').lt('lease_expires_at', Date.now()))

@@ -14,7 +14,7 @@ let client: ConvexFunctionClient
 let now: number
 beforeEach(() => {
   process.env.OR3_SERVER_SECRET = secret
-  client = convexTest(schema, modules) as unknown as ConvexFunctionClient
+  client = convexTest({ schema, modules, transactionLimits: true }) as unknown as ConvexFunctionClient
   now = Date.UTC(2026, 10, 22, 12)
   // Windows run on the store's clock (Date.now() inside the functions), set here.
   vi.useFakeTimers({ toFake: ['Date'] })

@@ -2,7 +2,8 @@
  * Rate-limit counters for rate-limiter-flexible, shared by every instance of the server. Each
  * call is one transaction, so instances counting the same key at once never lose a point.
  * Expired counters are deleted a few at a time by the calls that pass by. Windows run on the
- * store's clock, never an instance's: each answer says how long its window has left.
+ * store's clock, never an instance's: each answer says how long its window has left (a `now`
+ * sent by an instance of the previous version is ignored).
  */
 import { v } from 'convex/values'
 import type { MutationCtx } from './_generated/server'
@@ -22,7 +23,7 @@ async function sweepExpired(ctx: MutationCtx, now: number): Promise<void> {
  * `forceExpire` it is set to `points` with a new expiry whatever it held.
  */
 export const upsert = serverMutation({
-  args: { key: v.string(), points: v.number(), msDuration: v.number(), forceExpire: v.boolean() },
+  args: { key: v.string(), points: v.number(), msDuration: v.number(), forceExpire: v.boolean(), now: v.optional(v.number()) },
   handler: async (ctx, { key, points, msDuration, forceExpire }) => {
     const now = Date.now()
     const newExpire = msDuration > 0 ? now + msDuration : null
@@ -43,7 +44,7 @@ export const upsert = serverMutation({
 
 /** The live counter under `key`, or null. */
 export const get = serverQuery({
-  args: { key: v.string() },
+  args: { key: v.string(), now: v.optional(v.number()) },
   handler: async (ctx, { key }) => {
     const now = Date.now()
     const row = await ctx.db.query('rate_limits').withIndex('by_key', q => q.eq('key', key)).first()

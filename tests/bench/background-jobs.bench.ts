@@ -326,7 +326,7 @@ describe('background jobs', () => {
 
   bench('store writes for a 2,000-chunk answer (Convex, mutations counted)', async () => {
     process.env.OR3_SERVER_SECRET = 'a-benchmark-convex-secret-of-enough-length'
-    const backend = convexTest(schema, import.meta.glob('../../convex/**/*.ts')) as unknown as ConvexFunctionClient
+    const backend = convexTest({ schema, modules: import.meta.glob('../../convex/**/*.ts'), transactionLimits: true }) as unknown as ConvexFunctionClient
     let mutations = 0
     const client = {
       query: backend.query.bind(backend),

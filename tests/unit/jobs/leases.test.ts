@@ -29,7 +29,7 @@ beforeEach(() => {
 })
 
 function instances() {
-  const backend = convexTest(schema, import.meta.glob('../../../convex/**/*.ts')) as unknown as ConvexFunctionClient
+  const backend = convexTest({ schema, modules: import.meta.glob('../../../convex/**/*.ts'), transactionLimits: true }) as unknown as ConvexFunctionClient
   const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-shared', retryBaseDelayMs: 5 } })
   // Waits poll the store only every minute: an answer given on B reaches A through A's heartbeat.
   config.backgroundJobs.waits = { ...config.backgroundJobs.waits, timeoutMs: 120_000, claimMs: 10_000, pollMs: 60_000 }
