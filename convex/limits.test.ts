@@ -58,11 +58,12 @@ describe('Convex\'s limits', () => {
       expect((await ctx.db.query('job_blobs').withIndex('by_job_kind_index', q => q.eq('job_id', 'big').eq('kind', 'checkpoint')).collect())).toEqual([])
     })
   })
-  it('stores an answer of a million non-ASCII characters with its reasoning and tool calls, and deletes it', async () => {
+  it('stores an answer past 1 MiB in UTF-8 with its reasoning and tool calls, and deletes it', async () => {
     const t = convexTest({ schema, modules, transactionLimits: true })
     await t.mutation(api.threads.create, { secret, threadId: 't1', userId: 'u', title: 'Long', now: 1 })
-    const answer = '漢字かな交じり文 🙂 '.repeat(100_000).slice(0, 1_000_000)
-    const reasoning = 'Überlegung '.repeat(50_000)
+    // 400,000 characters of three and four bytes each: about 1.3 MB in UTF-8.
+    const answer = '漢字かな交じり文 🙂 '.repeat(40_000).slice(0, 400_000)
+    const reasoning = 'Überlegung '.repeat(20_000)
     const toolCalls = JSON.stringify([{ id: 'c', name: 'n', result: 'é'.repeat(300_000) }])
     await t.mutation(api.threads.appendMessage, { secret, messageId: 'a1', threadId: 't1', role: 'assistant', content: '', now: 2 })
     await t.mutation(api.threads.updateMessage, { secret, messageId: 'a1', content: answer, reasoning, toolCalls, status: 'complete' })

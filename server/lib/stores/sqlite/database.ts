@@ -1,26 +1,54 @@
 /**
  * Opening the app's one sqlite file: every store (jobs, threads, workflows) opens its own
- * connection through here, and a start-up applies the missing migrations in one transaction.
+ * connection through here, and a start-up applies the missing migrations in one transaction,
+ * after copying the database as it was (`backups/` beside it) when there is anything to upgrade.
  */
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import BetterSqlite3, { type Database } from 'better-sqlite3'
 import { SQLITE_BUSY_TIMEOUT_MS } from './busy'
 import { SQLITE_MIGRATIONS } from './migrations'
 
-/** Brings `db` up to the latest schema version; returns the version it ends at. */
-export function migrateSqliteSchema(db: Database): number {
+/** Copies taken before an upgrade that are kept (the oldest go). */
+const KEPT_UPGRADE_COPIES = 3
+
+/**
+ * Brings `db` up to the latest schema version; returns the version it ends at. All missing
+ * migrations run in one transaction: one that fails leaves the database as it was, and the error
+ * says which and why. With `copyBeforeUpgrade`, the database is first copied there as it is.
+ */
+export function migrateSqliteSchema(db: Database, options: { copyBeforeUpgrade?: string } = {}): number {
   const current = db.pragma('user_version', { simple: true }) as number
-  if (current > SQLITE_MIGRATIONS.length) {
-    throw new Error(`The database is at schema version ${current}, newer than this server knows (${SQLITE_MIGRATIONS.length}). Upgrade the server or point NUXT_DATA_DIR elsewhere.`)
+  const latest = SQLITE_MIGRATIONS.length
+  if (current > latest) {
+    throw new Error(`The database is at schema version ${current}, newer than this server knows (${latest}). Upgrade the server or point NUXT_DATA_DIR elsewhere.`)
   }
-  db.transaction(() => {
-    for (let version = current + 1; version <= SQLITE_MIGRATIONS.length; version++) {
-      db.exec(SQLITE_MIGRATIONS[version - 1]!)
-      db.pragma(`user_version = ${version}`)
-    }
-  })()
-  return SQLITE_MIGRATIONS.length
+  if (current === latest) return latest
+  if (current > 0 && options.copyBeforeUpgrade) copyBeforeUpgrade(db, options.copyBeforeUpgrade, current)
+  let version = current
+  try {
+    db.transaction(() => {
+      for (version = current + 1; version <= latest; version++) {
+        db.exec(SQLITE_MIGRATIONS[version - 1]!)
+        db.pragma(`user_version = ${version}`)
+      }
+    })()
+  } catch (error) {
+    throw new Error(`Upgrading the database from schema version ${current} to ${latest} failed at migration ${version}: ${error instanceof Error ? error.message : String(error)}. Nothing was changed (the upgrade runs in one transaction)${current > 0 && options.copyBeforeUpgrade ? `; a copy from before it is in ${options.copyBeforeUpgrade}` : ''}.`, { cause: error })
+  }
+  return latest
+}
+
+/** `VACUUM INTO` a consistent copy of the database at schema `version`, keeping the newest few. */
+function copyBeforeUpgrade(db: Database, dir: string, version: number): void {
+  mkdirSync(dir, { recursive: true })
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`
+  const path = join(dir, `or3-schema-v${version}-${stamp}.sqlite`)
+  db.prepare('VACUUM INTO ?').run(path)
+  const copies = readdirSync(dir).filter(name => /^or3-schema-v\d+-.*\.sqlite$/.test(name))
+    .sort((a, b) => a.replace(/^or3-schema-v\d+-/, '').localeCompare(b.replace(/^or3-schema-v\d+-/, '')))
+  for (const old of copies.slice(0, Math.max(0, copies.length - KEPT_UPGRADE_COPIES))) rmSync(join(dir, old), { force: true })
 }
 
 /**
@@ -35,7 +63,7 @@ export function openSqliteDatabase(path: string): Database {
   // Opening and migrating happen once, at start-up: wait for a lock as long as it takes there.
   db.pragma('busy_timeout = 5000')
   db.pragma('foreign_keys = ON')
-  migrateSqliteSchema(db)
+  migrateSqliteSchema(db, path === ':memory:' ? {} : { copyBeforeUpgrade: join(dirname(path), 'backups') })
   // Serving: never block the event loop for long on another process's lock (see busy.ts).
   db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
   return db
