@@ -86,7 +86,7 @@ describe('backups of the data directory', () => {
     expect(readFileSync(join(busy, 'or3.sqlite'), 'utf8')).toBe('someone else\'s data')
 
     const damaged = readFileSync(join(dir, 'or3.sqlite'))
-    damaged[damaged.length - 10] ^= 0xff
+    damaged.writeUInt8(damaged.readUInt8(damaged.length - 10) ^ 0xff, damaged.length - 10)
     writeFileSync(join(dir, 'or3.sqlite'), damaged)
     const target = directory('or3-restored-')
     await expect(restoreBackup({ backupDir: dir, dataDir: target })).rejects.toThrow(/or3\.sqlite does not match its checksum/)
