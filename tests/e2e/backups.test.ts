@@ -1,0 +1,132 @@
+/**
+ * Backups, restores and upgrades (issue 37) against the built server: `npm run backup` while
+ * answers stream and files are being attached, `npm run restore` into a new data directory, and a
+ * server started on it that has every account, conversation, file, workflow and saved credential
+ * (the credential decrypts: a tool reads it). A backup of a newer schema is refused with a message.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import BetterSqlite3 from 'better-sqlite3'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { gatedTextReply, textReply, toolCallReply, useFakeOpenRouter } from '../support/fake-openrouter'
+import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
+import { useAppServers, useDataDirs } from '../support/built-app'
+
+const run = promisify(execFile)
+const ROOT = new URL('../..', import.meta.url).pathname
+const MODEL = 'openai/gpt-4o-mini'
+const PASSWORD = 'a long enough password for root'
+
+const fake = useFakeOpenRouter()
+const dirs = useDataDirs('or3-backups-e2e-')
+let toolsDir: string
+const servers = useAppServers(() => ({
+  NUXT_OPENROUTER_BASE_URL: fake.url,
+  NUXT_OPENROUTER_API_KEY: 'sk-or-v1-backups-test-key',
+  NUXT_OPENROUTER_RETRY_BASE_DELAY_MS: '10',
+  NUXT_TOOLS_DYNAMIC_DIR: toolsDir,
+}))
+
+beforeAll(() => {
+  toolsDir = dirs.fresh()
+  // Reads the person's saved credential: it answers only if the restored server can decrypt it.
+  writeFileSync(join(toolsDir, 'github-whoami.ts'), `
+export default {
+  name: 'github_whoami',
+  description: 'Says which GitHub token it would use.',
+  requiresCredentials: ['github/token'],
+  handler: (_args: Record<string, never>, context: { credentials: { get: (service: string, key: string) => string | undefined } }) => ({ token: context.credentials.get('github', 'token') }),
+}
+`)
+})
+
+/** `npm run <script> -- <argument>` with NUXT_DATA_DIR (and a passphrase); its exit code and output. */
+async function npmScript(script: 'backup' | 'restore', argument: string, env: Record<string, string>): Promise<{ code: number, output: string }> {
+  try {
+    const { stdout, stderr } = await run('node', [`scripts/${script}.mjs`, argument], { cwd: ROOT, env: { ...process.env, ...env } })
+    return { code: 0, output: stdout + stderr }
+  } catch (error) {
+    const failed = error as { code: number, stdout: string, stderr: string }
+    return { code: failed.code, output: failed.stdout + failed.stderr }
+  }
+}
+
+describe('backups and restores', () => {
+  it('backs up while answers stream and files arrive, restores into a new directory, and the server there has everything', async () => {
+    const dataDir = dirs.fresh()
+    const a = await servers.start({ NUXT_DATA_DIR: dataDir })
+    const root = new SessionClient(a.url)
+    expect((await root.post('/api/auth/register', { name: 'Root', password: PASSWORD })).status).toBe(201)
+    expect((await root.fetch('/api/credentials/github', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values: { token: 'ghp_kept_across_the_restore' } }) })).status).toBe(200)
+    const workflow = await (await root.post('/api/workflows', { definition: { version: 1, name: 'Kept', nodes: [{ id: 'start', kind: 'start' }, { id: 'out', kind: 'output' }], edges: [{ from: 'start', to: 'out' }] } })).json()
+    const thread = await (await root.post('/api/threads', {})).json()
+    fake.script(() => textReply('First answer.'))
+    const first = await root.post(`/api/threads/${thread.id}/messages`, { content: 'Keep this file.', model: MODEL, attachments: [{ name: 'notes.md', data: Buffer.from('# Notes\nkept').toString('base64') }] })
+    expect(first.status).toBe(202)
+    await waitForJobEnd(root, (await first.json()).jobId)
+
+    // While an answer streams and more files are sent, the backup is made.
+    const gated = gatedTextReply(['Streaming while the backup runs. ', 'Done.'])
+    fake.script(() => gated.reply)
+    const streaming = await root.startJob({ model: MODEL, messages: [{ role: 'user', content: 'Go on.' }] })
+    const backups = dirs.fresh()
+    const attaching = Promise.all(Array.from({ length: 4 }, async (_, index) => {
+      const other = await (await root.post('/api/threads', {})).json()
+      fake.script(() => textReply('Noted.'))
+      return root.post(`/api/threads/${other.id}/messages`, { content: `File ${index}`, model: MODEL, attachments: [{ name: `file-${index}.txt`, data: Buffer.from(`content ${index} `.repeat(5_000)).toString('base64') }] })
+    }))
+    const backup = await npmScript('backup', backups, { NUXT_DATA_DIR: dataDir, OR3_BACKUP_PASSPHRASE: 'a passphrase for the e2e backup' })
+    expect(backup.code, backup.output).toBe(0)
+    expect(backup.output).toMatch(/Backed up schema version \d+ to .*\(encrypted\)/)
+    await attaching
+    gated.openAll()
+    await waitForJobEnd(root, streaming)
+    await a.stop()
+
+    // Restored into an empty directory, with the passphrase.
+    const [made] = readdirSync(backups)
+    const backupDir = join(backups, made!)
+    const restoredDir = dirs.fresh()
+    const restored = await npmScript('restore', backupDir, { NUXT_DATA_DIR: restoredDir, OR3_BACKUP_PASSPHRASE: 'a passphrase for the e2e backup' })
+    expect(restored.code, restored.output).toBe(0)
+    const db = new BetterSqlite3(join(restoredDir, 'or3.sqlite'), { readonly: true })
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
+    db.close()
+
+    const b = await servers.start({ NUXT_DATA_DIR: restoredDir })
+    const again = new SessionClient(b.url)
+    expect((await again.post('/api/auth/login', { name: 'Root', password: PASSWORD })).status).toBe(200)
+    const kept = await again.json(`/api/threads/${thread.id}`)
+    expect(kept.messages.map((message: { content: string }) => message.content)).toEqual(['Keep this file.', 'First answer.'])
+    const file = kept.messages[0].attachments[0]
+    expect(await (await again.fetch(`/api/threads/${thread.id}/attachments/${file.id}`)).text()).toBe('# Notes\nkept')
+    expect((await again.json(`/api/workflows/${workflow.id}`)).name).toBe('Kept')
+    await vi.waitFor(async () => expect((await again.json('/api/tools')).tools.some((tool: { name: string }) => tool.name === 'github_whoami')).toBe(true), { timeout: 15_000, interval: 100 })
+    fake.script(request => request.body.messages.some(message => message.role === 'tool') ? textReply('It works.') : toolCallReply([{ id: 'call_whoami', name: 'github_whoami', arguments: '{}' }]))
+    const job = await waitForJobEnd(again, await again.startJob({ model: MODEL, messages: [{ role: 'user', content: 'Who am I on GitHub?' }], _tools: ['github_whoami'] }), 30_000)
+    expect(job.toolRounds[0]!.toolCalls[0]!.result).toBe('{"token":"ghp_kept_across_the_restore"}')
+  })
+
+  it('refuses to restore a backup of a newer schema, or into a directory that holds data, saying what to do', async () => {
+    const dataDir = dirs.fresh()
+    const a = await servers.start({ NUXT_DATA_DIR: dataDir })
+    expect((await new SessionClient(a.url).post('/api/auth/register', { name: 'Root', password: PASSWORD })).status).toBe(201)
+    const backups = dirs.fresh()
+    expect((await npmScript('backup', backups, { NUXT_DATA_DIR: dataDir })).code).toBe(0)
+    const backupDir = join(backups, readdirSync(backups)[0]!)
+
+    const occupied = await npmScript('restore', backupDir, { NUXT_DATA_DIR: dataDir })
+    expect(occupied.code).toBe(1)
+    expect(occupied.output).toMatch(/is not empty .*restore into an empty directory/)
+
+    const manifestPath = join(backupDir, 'manifest.json')
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
+    writeFileSync(manifestPath, JSON.stringify({ ...manifest, schemaVersion: manifest.schemaVersion + 1 }))
+    const newer = await npmScript('restore', backupDir, { NUXT_DATA_DIR: mkdtempSync(join(tmpdir(), 'or3-newer-')) })
+    expect(newer.code).toBe(1)
+    expect(newer.output).toMatch(/newer than this server knows .*Restore it with that version of the app or a later one/)
+  })
+})
