@@ -44,6 +44,10 @@ export function useMySettings() {
   async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
     await $fetch('/api/me/password', { method: 'PUT', body: { currentPassword, newPassword } })
   }
+  /** Deletes the person's own account and everything it owns (their password confirms it). */
+  async function deleteAccount(password: string): Promise<void> {
+    await $fetch('/api/me', { method: 'DELETE', body: { password } })
+  }
   async function loadShares(): Promise<void> {
     shares.value = (await $fetch<{ shares: ShareLinkSummary[] }>('/api/shares')).shares
   }
@@ -57,5 +61,5 @@ export function useMySettings() {
     await $fetch(`/api/shares/${encodeURIComponent(id)}`, { method: 'DELETE' })
     shares.value = shares.value.filter(item => item.id !== id)
   }
-  return { preferences, presets, shares, load, savePreferences, savePreset, deletePreset, changePassword, loadShares, share, revokeShare }
+  return { preferences, presets, shares, load, savePreferences, savePreset, deletePreset, changePassword, deleteAccount, loadShares, share, revokeShare }
 }

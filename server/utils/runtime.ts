@@ -23,10 +23,10 @@ function useServerRuntime(): ServerRuntime {
   return runtime
 }
 
-/** A person's own preferences, chat presets and folders (`settings`), share links (`shares`) and ratings of answers (`feedback`). */
-export function usePersonal(): { settings: PersonalSettings, shares: ShareLinks, feedback: AnswerFeedback } {
-  const { personal, shares, feedback } = useServerRuntime()
-  return { settings: personal, shares, feedback }
+/** A person's own preferences, chat presets and folders (`settings`), share links (`shares`), ratings of answers (`feedback`) and all their data as a zip (`archive`). */
+export function usePersonal(): { settings: PersonalSettings, shares: ShareLinks, feedback: AnswerFeedback, archive: (userId: string) => ReadableStream<Uint8Array> } {
+  const { personal, shares, feedback, archive } = useServerRuntime()
+  return { settings: personal, shares, feedback, archive }
 }
 
 /** The job runtime of this server process (start, abort, the live hub, the job store). */

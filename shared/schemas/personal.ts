@@ -48,6 +48,11 @@ export const feedbackSchema = z.object({
 }).strict()
 
 /** `PUT /api/me/password`. */
+/** `DELETE /api/me`: the person's password, confirming they mean it. */
+export const accountDeletionSchema = z.object({
+  password: z.string().min(1, 'is required').max(256),
+}).strict()
+
 export const passwordChangeSchema = z.object({
   currentPassword: z.string().min(1, 'is required').max(256),
   newPassword: accountPassword,

@@ -3,6 +3,7 @@
  * answers stream and files are being attached, `npm run restore` into a new data directory, and a
  * server started on it that has every account, conversation, file, workflow and saved credential
  * (the credential decrypts: a tool reads it). A backup of a newer schema is refused with a message.
+ * A person's own export holds exactly their data; deleting their own account removes it.
  */
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -11,6 +12,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import BetterSqlite3 from 'better-sqlite3'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { unzipSync } from 'fflate'
 import { gatedTextReply, textReply, toolCallReply, useFakeOpenRouter } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { useAppServers, useDataDirs } from '../support/built-app'
@@ -128,5 +130,64 @@ describe('backups and restores', () => {
     const newer = await npmScript('restore', backupDir, { NUXT_DATA_DIR: mkdtempSync(join(tmpdir(), 'or3-newer-')) })
     expect(newer.code).toBe(1)
     expect(newer.output).toMatch(/newer than this server knows .*Restore it with that version of the app or a later one/)
+  })
+})
+
+describe('a person\'s own data', () => {
+  it('exports exactly the person\'s data as a zip, and deletes their account and data with their password', async () => {
+    const dataDir = dirs.fresh()
+    const app = await servers.start({ NUXT_DATA_DIR: dataDir })
+    const root = new SessionClient(app.url)
+    expect((await root.post('/api/auth/register', { name: 'Root', password: PASSWORD })).status).toBe(201)
+    expect((await root.post('/api/admin/users', { name: 'Bea', password: 'bea has a long password' })).status).toBe(201)
+    const bea = new SessionClient(app.url)
+    expect((await bea.post('/api/auth/login', { name: 'Bea', password: 'bea has a long password' })).status).toBe(200)
+
+    const keep = async (who: SessionClient, words: string) => {
+      const thread = await (await who.post('/api/threads', {})).json()
+      fake.script(() => textReply(`Answer about ${words}.`))
+      const sent = await who.post(`/api/threads/${thread.id}/messages`, { content: `Tell me about ${words}`, model: MODEL, attachments: [{ name: `${words}.txt`, data: Buffer.from(`notes on ${words}`).toString('base64') }] })
+      await waitForJobEnd(who, (await sent.json()).jobId)
+      expect((await who.post('/api/workflows', { definition: { version: 1, name: `Flow of ${words}`, nodes: [{ id: 'start', kind: 'start' }, { id: 'out', kind: 'output' }], edges: [{ from: 'start', to: 'out' }] } })).status).toBe(201)
+      return thread.id as string
+    }
+    const rootThread = await keep(root, 'lighthouses')
+    const beaThread = await keep(bea, 'beekeeping')
+
+    const exported = await bea.fetch('/api/me/export')
+    expect(exported.status).toBe(200)
+    expect(exported.headers.get('content-type')).toBe('application/zip')
+    expect(exported.headers.get('content-disposition')).toMatch(/^attachment; filename="or3-my-data-\d{4}-\d{2}-\d{2}\.zip"$/)
+    const files = unzipSync(new Uint8Array(await exported.arrayBuffer()))
+    const names = Object.keys(files)
+    expect(names).toEqual(expect.arrayContaining(['README.txt', 'account.json', 'workflow-runs.json']))
+    const folder = names.find(name => name.endsWith(`${beaThread}/conversation.json`))!.replace('/conversation.json', '')
+    expect(JSON.parse(new TextDecoder().decode(files['account.json']))).toMatchObject({ account: { name: 'Bea', role: 'user' } })
+    expect(new TextDecoder().decode(files[`${folder}/conversation.md`])).toContain('Tell me about beekeeping')
+    expect(new TextDecoder().decode(files[names.find(name => name.startsWith(`${folder}/files/`) && name.endsWith('beekeeping.txt'))!])).toBe('notes on beekeeping')
+    expect(names.some(name => /^workflows\/flow-of-beekeeping-/.test(name))).toBe(true)
+    // Nothing of anyone else's.
+    const everything = Object.values(files).map(bytes => new TextDecoder().decode(bytes)).join('\n')
+    expect(everything).not.toMatch(/lighthouses|Root/)
+    expect(names.some(name => name.includes(rootThread))).toBe(false)
+
+    // Deleting needs the password; the last admin cannot leave without another.
+    const wrong = await bea.fetch('/api/me', { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'not it at all' }) })
+    expect(wrong.status).toBe(403)
+    const lastAdmin = await root.fetch('/api/me', { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }) })
+    expect(lastAdmin.status).toBe(409)
+    const deleted = await bea.fetch('/api/me', { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'bea has a long password' }) })
+    expect(deleted.status).toBe(200)
+    expect((await bea.post('/api/auth/login', { name: 'Bea', password: 'bea has a long password' })).status).toBe(401)
+    const db = new BetterSqlite3(join(dataDir, 'or3.sqlite'), { readonly: true })
+    const count = (sql: string, value: string) => (db.prepare(sql).get(value) as { n: number }).n
+    const beaId = JSON.parse(new TextDecoder().decode(files['account.json'])).account.id as string
+    expect(count('SELECT count(*) AS n FROM threads WHERE user_id = ?', beaId)).toBe(0)
+    expect(count('SELECT count(*) AS n FROM thread_attachments WHERE user_id = ?', beaId)).toBe(0)
+    expect(count('SELECT count(*) AS n FROM workflows WHERE user_id = ?', beaId)).toBe(0)
+    expect(count('SELECT count(*) AS n FROM accounts WHERE id = ?', beaId)).toBe(0)
+    // Root's are untouched.
+    expect((await root.json(`/api/threads/${rootThread}`)).messages).toHaveLength(2)
+    db.close()
   })
 })

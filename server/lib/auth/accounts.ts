@@ -284,6 +284,16 @@ export class AccountService {
     return updated
   }
 
+  /**
+   * A person deletes their own account and everything it owns, confirming with their password
+   * (counted like a sign-in). The last active admin cannot (`AuthError('last-admin')`): they make
+   * another admin first.
+   */
+  async deleteOwnAccount(userId: string, password: string): Promise<void> {
+    await this.confirmPassword(userId, password, 'That is not your password; your account was not deleted.')
+    if (!await this.deleteAccount(userId)) throw new AuthError('session-ended', SESSION_ENDED)
+  }
+
   /** Checks `password` is the account's (a second factor for what a stolen session alone must not do). */
   private async confirmPassword(userId: string, password: string, wrong: string): Promise<void> {
     const account = await this.stores.accounts.getAccount(userId)

@@ -32,6 +32,7 @@ import { ThreadTitles } from '../threads/titles'
 import { writeJobIntoThread } from '../threads/write-back'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { deleteUserData } from '../auth/delete-user-data'
+import { personalArchive } from '../auth/personal-archive'
 import { WorkflowWebhooks } from '../workflows/webhooks'
 import { PersonalSettings } from '../threads/personal-settings'
 import { ShareLinks } from '../threads/share-links'
@@ -254,6 +255,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     personal,
     shares,
     feedback: new AnswerFeedback(stores.threads),
+    archive: userId => personalArchive({ accounts: stores.accounts, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, maxThreads: config.limits.threadsPerUser }, userId),
     streams,
     bodies,
     tools,

@@ -34,6 +34,8 @@ export interface ServerRuntime {
   shares: ShareLinks
   /** 👍 / 👎 on answers and the admin's report. */
   feedback: AnswerFeedback
+  /** "Export my data": a person's data as a zip stream. */
+  archive: (userId: string) => ReadableStream<Uint8Array>
   /** Open job streams, counted against their caps. */
   streams: StreamSlots
   /** Request bodies being read, counted per client address and for the server. */
