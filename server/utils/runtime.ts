@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3'
 import type { AccountService } from '../lib/auth/accounts'
 import type { PersonalSettings } from '../lib/threads/personal-settings'
+import type { DataBackups } from '../lib/stores/sqlite/backup'
 import type { ShareLinks } from '../lib/threads/share-links'
 import type { AnswerFeedback } from '../lib/threads/feedback'
 import type { BackgroundJobManager } from '../lib/jobs/manager'
@@ -67,6 +68,13 @@ export async function useMonitoring(event: H3Event, as: 'scraper' | 'admin'): Pr
   if (!useServerConfig(event).metrics.enabled) throw createError({ statusCode: 404, statusMessage: 'Metrics are off; set NUXT_METRICS_ENABLED=true to serve them.' })
   if (!isScrapeToken(getRequestHeader(event, 'authorization'), useServerConfig(event).metrics.token)) await requireSessionUser(event, { role: 'admin' })
   return { metrics, status }
+}
+
+/** Backups of the data directory made while the server runs (Admin → Backups); 409 with what to do instead when the data is in Convex. */
+export function useDataBackups(): DataBackups {
+  const { backups } = useServerRuntime()
+  if (!backups) throw createError({ statusCode: 409, statusMessage: 'Not here', message: 'This server keeps its data in Convex: back it up with `npx convex export` (see the README, "Backups, restores and upgrades").' })
+  return backups
 }
 
 /** Accounts: sign-up and sign-in, sessions' validity, API tokens, invites and what an admin may change. */

@@ -120,6 +120,17 @@ describe('backups and restores', () => {
     expect((await npmScript('backup', backups, { NUXT_DATA_DIR: dataDir })).code).toBe(0)
     const backupDir = join(backups, readdirSync(backups)[0]!)
 
+    // An admin makes one from the server (Admin → Backups); nobody else may.
+    const admin = new SessionClient(a.url)
+    expect((await admin.post('/api/auth/login', { name: 'Root', password: PASSWORD })).status).toBe(200)
+    const made = await admin.fetch('/api/admin/backups', { method: 'POST' })
+    expect(made.status).toBe(201)
+    const summary = await made.json()
+    expect(summary).toMatchObject({ name: expect.stringMatching(/^or3-backup-/), includesSecret: true })
+    expect((await admin.json('/api/admin/backups')).backups.map((backup: { name: string }) => backup.name)).toContain(summary.name)
+    expect(readdirSync(join(dataDir, 'backups'))).toContain(summary.name)
+    expect((await new SessionClient(a.url).fetch('/api/admin/backups', { method: 'POST' })).status).toBe(403)
+
     const occupied = await npmScript('restore', backupDir, { NUXT_DATA_DIR: dataDir })
     expect(occupied.code).toBe(1)
     expect(occupied.output).toMatch(/is not empty .*restore into an empty directory/)

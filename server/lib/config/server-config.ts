@@ -300,6 +300,10 @@ export const serverConfigSchema = z.object({
     format: setting(z.enum(['auto', 'json', 'text']), 'auto',
       'How the server writes its log: `json` (one JSON object per line, with the job, user and trace ids of lines about a job), `text` (readable lines), `auto`: JSON in production (`NODE_ENV=production`), text otherwise.'),
   }),
+  backups: group({
+    dir: setting(z.string().trim(), '',
+      "Where Admin → Backups (and `POST /api/admin/backups`) makes backups of the data directory while the server runs. Empty: `<data dir>/backups`. Better on another disk; `npm run backup -- <dir>` makes one from the command line. With Convex, use `npx convex export`."),
+  }),
   dataDir: setting(z.string().trim().min(1, 'must name a directory, such as .data'), '.data',
     'Where the SQLite database (`or3.sqlite`) and the generated session secret live.'),
   siteUrl: setting(siteUrl, '',

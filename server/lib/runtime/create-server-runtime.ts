@@ -33,6 +33,8 @@ import { writeJobIntoThread } from '../threads/write-back'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { deleteUserData } from '../auth/delete-user-data'
 import { personalArchive } from '../auth/personal-archive'
+import { DataBackups } from '../stores/sqlite/backup'
+import packageJson from '../../../package.json'
 import { WorkflowWebhooks } from '../workflows/webhooks'
 import { PersonalSettings } from '../threads/personal-settings'
 import { ShareLinks } from '../threads/share-links'
@@ -255,6 +257,9 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     personal,
     shares,
     feedback: new AnswerFeedback(stores.threads),
+    backups: config.backgroundJobs.storageProvider === 'sqlite'
+      ? new DataBackups({ dataDir: config.dataDir, outDir: config.backups.dir || join(config.dataDir, 'backups'), app: { name: packageJson.name, version: packageJson.version } })
+      : null,
     archive: userId => personalArchive({ accounts: stores.accounts, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, maxThreads: config.limits.threadsPerUser }, userId),
     streams,
     bodies,

@@ -4,6 +4,7 @@
  */
 import type { AccountService } from '../auth/accounts'
 import type { PersonalSettings } from '../threads/personal-settings'
+import type { DataBackups } from '../stores/sqlite/backup'
 import type { ShareLinks } from '../threads/share-links'
 import type { AnswerFeedback } from '../threads/feedback'
 import type { BodyBudget } from '../http/body-budget'
@@ -34,6 +35,8 @@ export interface ServerRuntime {
   shares: ShareLinks
   /** 👍 / 👎 on answers and the admin's report. */
   feedback: AnswerFeedback
+  /** Backups of the data directory made while the server runs (null: the data is in Convex). */
+  backups: DataBackups | null
   /** "Export my data": a person's data as a zip stream. */
   archive: (userId: string) => ReadableStream<Uint8Array>
   /** Open job streams, counted against their caps. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { backupDataDir, BackupError, restoreBackup } from '../../../server/lib/stores/sqlite/backup'
+import { backupDataDir, BackupError, DataBackups, restoreBackup } from '../../../server/lib/stores/sqlite/backup'
 import { migrateSqliteSchema, openSqliteDatabase } from '../../../server/lib/stores/sqlite/database'
 import { SQLITE_MIGRATIONS } from '../../../server/lib/stores/sqlite/migrations'
 import { createSqliteThreadStore } from '../../../server/lib/stores/threads/sqlite'
@@ -96,6 +96,20 @@ describe('backups of the data directory', () => {
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, schemaVersion: SQLITE_MIGRATIONS.length + 1, app: { name: 'or3-chat', version: '9.0.0' } }))
     await expect(restoreBackup({ backupDir: dir, dataDir: target })).rejects.toThrow(new BackupError(`This backup is of schema version ${SQLITE_MIGRATIONS.length + 1} (app 9.0.0), newer than this server knows (${SQLITE_MIGRATIONS.length}). Restore it with that version of the app or a later one.`))
     await expect(backupDataDir({ dataDir: directory('or3-empty-'), outDir: directory('or3-backups-'), app })).rejects.toThrow(/no database to back up/)
+  })
+})
+
+describe('backups made from the admin page', () => {
+  it('makes one at a time and lists them newest first', async () => {
+    const { dataDir, threads } = await dataDirWithThread()
+    await threads.close()
+    const backups = new DataBackups({ dataDir, outDir: directory('or3-admin-backups-'), app })
+    const first = backups.create()
+    await expect(backups.create()).rejects.toThrow(/A backup is being made already/)
+    const made = await first
+    expect(made).toMatchObject({ schemaVersion: SQLITE_MIGRATIONS.length, appVersion: '0.1.0', encrypted: false, includesSecret: true })
+    const second = await backups.create()
+    expect((await backups.list()).map(backup => backup.name)).toEqual([second.name, made.name].sort().reverse())
   })
 })
 

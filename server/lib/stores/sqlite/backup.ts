@@ -21,6 +21,7 @@ import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import BetterSqlite3 from 'better-sqlite3'
 import { SQLITE_MIGRATIONS } from './migrations'
+import { DomainError, type HttpAnswer } from '../../domain-error'
 
 /** The database file of a data directory. */
 export const DATABASE_FILE = 'or3.sqlite'
@@ -50,9 +51,13 @@ export interface BackupManifest {
   includesSecret: boolean
 }
 
-/** A refused backup or restore, with what to do about it. */
-export class BackupError extends Error {
+/** A refused backup or restore, with what to do about it (409 over HTTP). */
+export class BackupError extends DomainError {
   override name = 'BackupError'
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 409, statusMessage: 'Backup refused', message: this.message }
+  }
 }
 
 function deriveKey(passphrase: string, salt: Buffer): Promise<Buffer> {
@@ -236,4 +241,61 @@ export async function restoreBackup(options: RestoreOptions): Promise<BackupMani
     throw error
   }
   return manifest
+}
+
+/** A backup as a list shows it. */
+export interface BackupSummary {
+  name: string
+  createdAt: string
+  schemaVersion: number
+  appVersion: string
+  bytes: number
+  encrypted: boolean
+  includesSecret: boolean
+}
+
+/** The backups in `outDir` (those with a readable manifest), newest first, at most `limit`. */
+export async function listBackups(outDir: string, limit = 50): Promise<BackupSummary[]> {
+  const names = (await readdir(outDir).catch(() => [] as string[])).filter(name => name.startsWith('or3-backup-')).sort().reverse().slice(0, limit)
+  const found: BackupSummary[] = []
+  for (const name of names) {
+    try {
+      const manifest = JSON.parse(await readFile(join(outDir, name, MANIFEST_FILE), 'utf8')) as BackupManifest
+      found.push({ name, createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion, appVersion: manifest.app.version, bytes: manifest.files.reduce((sum, file) => sum + file.bytes, 0), encrypted: Boolean(manifest.encryption), includesSecret: manifest.includesSecret })
+    } catch {
+      // A backup being made, or not one: not listed.
+    }
+  }
+  return found
+}
+
+/** One backup at a time, of one data directory into one place: what Admin → Backups uses. */
+export class DataBackups {
+  private running: Promise<BackupSummary> | undefined
+
+  constructor(private readonly options: { dataDir: string, outDir: string, app: { name: string, version: string } }) {}
+
+  /** Where backups are made. */
+  get dir(): string {
+    return this.options.outDir
+  }
+
+  /** Makes a backup now; refused while one is being made. */
+  async create(): Promise<BackupSummary> {
+    if (this.running) throw new BackupError('A backup is being made already; wait for it to end.')
+    this.running = (async () => {
+      const { dir, manifest } = await backupDataDir({ dataDir: this.options.dataDir, outDir: this.options.outDir, app: this.options.app })
+      const name = dir.slice(dir.lastIndexOf('/') + 1)
+      return { name, createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion, appVersion: manifest.app.version, bytes: manifest.files.reduce((sum, file) => sum + file.bytes, 0), encrypted: false, includesSecret: manifest.includesSecret }
+    })()
+    try {
+      return await this.running
+    } finally {
+      this.running = undefined
+    }
+  }
+
+  list(): Promise<BackupSummary[]> {
+    return listBackups(this.options.outDir)
+  }
 }
