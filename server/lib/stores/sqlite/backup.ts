@@ -2,8 +2,8 @@
  * Backups of a data directory while the server runs, and restoring one into an empty directory.
  *
  * A backup is a directory: the database copied with SQLite's online backup API (better-sqlite3's
- * `backup()`, a consistent copy taken a few hundred pages at a time between which the server goes
- * on answering; never a torn copy of the file and its WAL), the generated server secret when there
+ * `backup()` in a worker thread, a consistent copy taken a few hundred pages at a time while the
+ * server goes on answering; never a torn copy of the file and its WAL), the generated server secret when there
  * is one (without it stored credentials and users' keys cannot be decrypted), and `manifest.json`:
  * the format, the app's version, the schema version, the time, and each file's size and SHA-256.
  * With a passphrase every file is encrypted (AES-256-GCM, key from scrypt), the manifest says how,
@@ -16,8 +16,10 @@
 import { createHash, createCipheriv, createDecipheriv, randomBytes, scrypt as scryptCallback, type ScryptOptions } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Transform } from 'node:stream'
+import { Worker } from 'node:worker_threads'
 import { pipeline } from 'node:stream/promises'
 import BetterSqlite3 from 'better-sqlite3'
 import { SQLITE_MIGRATIONS } from './migrations'
@@ -29,7 +31,7 @@ export const DATABASE_FILE = 'or3.sqlite'
 export const SECRET_FILE = 'session-secret'
 const MANIFEST_FILE = 'manifest.json'
 const BACKUP_FORMAT = 1
-/** Pages copied per step of the online backup (4 KiB each): about 1 MiB between two turns of the event loop. */
+/** Pages copied per step of the online backup (4 KiB each): about 1 MiB, then the server's writes may go in. */
 const PAGES_PER_STEP = 256
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions
 
@@ -128,6 +130,38 @@ async function unsealFile(from: string, to: string, key: Buffer | undefined, nam
   return digest.result()
 }
 
+/** What the worker of `copyDatabaseOnline` runs (CommonJS, given the driver's path). */
+const COPY_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads')
+const Database = require(workerData.driver)
+const source = new Database(workerData.from, { readonly: true, fileMustExist: true })
+source.backup(workerData.to, { progress: () => workerData.pagesPerStep }).then(
+  () => { source.close(); parentPort.postMessage({ ok: true }) },
+  (error) => { source.close(); parentPort.postMessage({ ok: false, message: String(error && error.message || error) }) },
+)
+`
+
+/**
+ * Copies the database at `from` to `to` with SQLite's online backup API, in a worker thread: the
+ * copy is of one moment (a write by the server between two steps restarts only what it changed),
+ * and neither its steps nor its final flush to disk (the longest part, a second or more for a few
+ * GB) ever hold up the server's event loop.
+ */
+async function copyDatabaseOnline(from: string, to: string): Promise<void> {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3')
+  const worker = new Worker(COPY_WORKER, { eval: true, workerData: { driver, from, to, pagesPerStep: PAGES_PER_STEP } })
+  try {
+    const outcome = await new Promise<{ ok: boolean, message?: string }>((resolve, reject) => {
+      worker.once('message', resolve)
+      worker.once('error', reject)
+      worker.once('exit', code => reject(new Error(`The backup worker stopped (exit code ${code}) before the copy was made.`)))
+    })
+    if (!outcome.ok) throw new BackupError(`The database could not be copied: ${outcome.message}`)
+  } finally {
+    await worker.terminate()
+  }
+}
+
 /** The schema version of the database at `path`. */
 export function schemaVersionOf(path: string): number {
   const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true })
@@ -161,14 +195,7 @@ export async function backupDataDir(options: BackupOptions): Promise<{ dir: stri
   const work = join(dir, '.copy')
   await mkdir(work)
   const copy = join(work, DATABASE_FILE)
-  const source = new BetterSqlite3(database, { readonly: true, fileMustExist: true })
-  try {
-    // Steps of PAGES_PER_STEP pages; a write by the server in between restarts nothing it has not
-    // changed, and the copy is of one moment (SQLite's online backup).
-    await source.backup(copy, { progress: () => PAGES_PER_STEP })
-  } finally {
-    source.close()
-  }
+  await copyDatabaseOnline(database, copy)
   const schemaVersion = schemaVersionOf(copy)
   const sources = [{ name: DATABASE_FILE, path: copy }]
   const secretPath = join(options.dataDir, SECRET_FILE)
