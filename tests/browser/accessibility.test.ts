@@ -92,7 +92,14 @@ async function auditEverySchemeAndWidth(ready: string): Promise<Record<string, s
       await page.locator(ready).first().waitFor()
       await page.mouse.move(0, 0)
       await transitionsEnded()
-      const problems = await violations(page, { colourOnly: scheme === 'dark' })
+      let problems = await violations(page, { colourOnly: scheme === 'dark' })
+      // On a loaded machine a scheme change can still be reaching some elements' styles as the
+      // audit reads them (seen once: the sidebar's text still light-theme on its dark background);
+      // a real problem is there on a second look once the page has settled, a passing state is not.
+      if (problems.length > 0) {
+        await transitionsEnded()
+        problems = await violations(page, { colourOnly: scheme === 'dark' })
+      }
       // The dark theme really is dark (its colours were checked for contrast just now).
       if (scheme === 'dark') {
         const lightness = await page.evaluate(() => getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.slice(0, 3).map(Number).reduce((sum, part) => sum + part, 0) / 3)
