@@ -17,13 +17,14 @@ import { createHash, createCipheriv, createDecipheriv, randomBytes, scrypt as sc
 import { createReadStream, createWriteStream } from 'node:fs'
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { Transform } from 'node:stream'
 import { Worker } from 'node:worker_threads'
 import { pipeline } from 'node:stream/promises'
 import BetterSqlite3 from 'better-sqlite3'
 import { SQLITE_MIGRATIONS } from './migrations'
 import { DomainError, type HttpAnswer } from '../../domain-error'
+import type { BackupSummary } from '../../../../shared/types/backup'
 
 /** The database file of a data directory. */
 export const DATABASE_FILE = 'or3.sqlite'
@@ -270,15 +271,9 @@ export async function restoreBackup(options: RestoreOptions): Promise<BackupMani
   return manifest
 }
 
-/** A backup as a list shows it. */
-export interface BackupSummary {
-  name: string
-  createdAt: string
-  schemaVersion: number
-  appVersion: string
-  bytes: number
-  encrypted: boolean
-  includesSecret: boolean
+/** How a list shows the backup `name` made with `manifest`. */
+function summaryOf(name: string, manifest: BackupManifest): BackupSummary {
+  return { name, createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion, appVersion: manifest.app.version, bytes: manifest.files.reduce((sum, file) => sum + file.bytes, 0), encrypted: Boolean(manifest.encryption), includesSecret: manifest.includesSecret }
 }
 
 /** The backups in `outDir` (those with a readable manifest), newest first, at most `limit`. */
@@ -287,8 +282,7 @@ export async function listBackups(outDir: string, limit = 50): Promise<BackupSum
   const found: BackupSummary[] = []
   for (const name of names) {
     try {
-      const manifest = JSON.parse(await readFile(join(outDir, name, MANIFEST_FILE), 'utf8')) as BackupManifest
-      found.push({ name, createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion, appVersion: manifest.app.version, bytes: manifest.files.reduce((sum, file) => sum + file.bytes, 0), encrypted: Boolean(manifest.encryption), includesSecret: manifest.includesSecret })
+      found.push(summaryOf(name, JSON.parse(await readFile(join(outDir, name, MANIFEST_FILE), 'utf8')) as BackupManifest))
     } catch {
       // A backup being made, or not one: not listed.
     }
@@ -312,8 +306,7 @@ export class DataBackups {
     if (this.running) throw new BackupError('A backup is being made already; wait for it to end.')
     this.running = (async () => {
       const { dir, manifest } = await backupDataDir({ dataDir: this.options.dataDir, outDir: this.options.outDir, app: this.options.app })
-      const name = dir.slice(dir.lastIndexOf('/') + 1)
-      return { name, createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion, appVersion: manifest.app.version, bytes: manifest.files.reduce((sum, file) => sum + file.bytes, 0), encrypted: false, includesSecret: manifest.includesSecret }
+      return summaryOf(basename(dir), manifest)
     })()
     try {
       return await this.running
