@@ -13,6 +13,7 @@ import type { WorkflowStore } from '../stores/workflows/workflow-store'
 import type { WorkflowRunStore } from '../stores/workflows/run-store'
 import type { PersonalSettings } from '../threads/personal-settings'
 import type { ThreadMessage } from '../../../shared/types/thread'
+import { RefusalError } from '../domain-error'
 
 /** Where a person's data is read from. */
 export interface PersonalArchiveSources {
@@ -110,8 +111,11 @@ async function* archiveEntries(sources: PersonalArchiveSources, userId: string, 
   yield { name: 'workflow-runs.json', data: json(runs) }
 }
 
-/** `userId`'s archive as a zip stream (see the file's comment). */
-export function personalArchive(sources: PersonalArchiveSources, userId: string, now = new Date()): ReadableStream<Uint8Array> {
+/**
+ * `userId`'s archive as a zip stream (see the file's comment); `onEnd` is told once it has been
+ * read to its end, failed, or been cancelled (the reader went away).
+ */
+export function personalArchive(sources: PersonalArchiveSources, userId: string, now = new Date(), onEnd: () => void = () => {}): ReadableStream<Uint8Array> {
   const entries = archiveEntries(sources, userId, now)
   let zip: Zip
   let controller!: ReadableStreamDefaultController<Uint8Array>
@@ -119,9 +123,15 @@ export function personalArchive(sources: PersonalArchiveSources, userId: string,
     start(streamController) {
       controller = streamController
       zip = new Zip((error, chunk, final) => {
-        if (error) return controller.error(error)
+        if (error) {
+          onEnd()
+          return controller.error(error)
+        }
         controller.enqueue(chunk)
-        if (final) controller.close()
+        if (final) {
+          onEnd()
+          controller.close()
+        }
       })
     },
     // One entry per pull: the next is read from the stores once the reader wants more.
@@ -136,12 +146,37 @@ export function personalArchive(sources: PersonalArchiveSources, userId: string,
         file.push(data, true)
       } catch (error) {
         zip.terminate()
+        onEnd()
         controller.error(error)
       }
     },
     async cancel() {
       zip.terminate()
+      onEnd()
       await entries.return(undefined)
     },
   })
+}
+
+/**
+ * Exports of people's data, one at a time per person: an archive reads everything a person keeps,
+ * so a second one asked for while the first is being downloaded is refused (409) rather than
+ * doubling the work (a reload, a script).
+ */
+export class PersonalArchives {
+  private readonly exporting = new Set<string>()
+
+  constructor(private readonly sources: PersonalArchiveSources) {}
+
+  /** `userId`'s archive; throws `RefusalError` (409) while their previous one is still being read. */
+  open(userId: string, now = new Date()): ReadableStream<Uint8Array> {
+    if (this.exporting.has(userId)) throw new RefusalError('Your data is already being exported (in another tab or download); wait for it to finish, then try again.', 409)
+    this.exporting.add(userId)
+    let ended = false
+    return personalArchive(this.sources, userId, now, () => {
+      if (ended) return
+      ended = true
+      this.exporting.delete(userId)
+    })
+  }
 }

@@ -32,7 +32,7 @@ import { ThreadTitles } from '../threads/titles'
 import { writeJobIntoThread } from '../threads/write-back'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { deleteUserData } from '../auth/delete-user-data'
-import { personalArchive } from '../auth/personal-archive'
+import { PersonalArchives } from '../auth/personal-archive'
 import { DataBackups } from '../stores/sqlite/backup'
 import packageJson from '../../../package.json'
 import { WorkflowWebhooks } from '../workflows/webhooks'
@@ -222,6 +222,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
   accounts.onAccountDeleted(userId => shares.deleteUser(userId))
   accounts.onAccountDeleted(userId => personal.deleteUser(userId))
+  const archives = new PersonalArchives({ accounts: stores.accounts, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, maxThreads: config.limits.threadsPerUser })
 
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
@@ -260,7 +261,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     backups: config.backgroundJobs.storageProvider === 'sqlite'
       ? new DataBackups({ dataDir: config.dataDir, outDir: config.backups.dir || join(config.dataDir, 'backups'), app: { name: packageJson.name, version: packageJson.version } })
       : null,
-    archive: userId => personalArchive({ accounts: stores.accounts, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, maxThreads: config.limits.threadsPerUser }, userId),
+    archive: userId => archives.open(userId),
     streams,
     bodies,
     tools,
