@@ -13,8 +13,8 @@ async function setUp() {
   const threads = createMemoryThreadStore()
   const workflows = createMemoryWorkflowStore()
   const personal = new PersonalSettings(accounts)
-  const ann = await accounts.createAccount({ name: 'Ann', passwordHash: 'x', role: 'user' })
-  const bob = await accounts.createAccount({ name: 'Bob', passwordHash: 'x', role: 'user' })
+  const ann = (await accounts.createAccount({ name: 'Ann', passwordHash: 'x', role: 'user' }))!
+  const bob = (await accounts.createAccount({ name: 'Bob', passwordHash: 'x', role: 'user' }))!
   for (const [who, words] of [[ann.id, 'sailing'], [bob.id, 'gardening']] as const) {
     const thread = await threads.createThread({ userId: who, title: `About ${words}` })
     const question = await threads.appendMessage({ threadId: thread.id, role: 'user', content: `Tell me about ${words}`, attachments: [{ id: `file-${words}`, name: `${words}.png`, mediaType: 'image/png', kind: 'image', size: 3 }] })
