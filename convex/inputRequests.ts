@@ -4,16 +4,11 @@
  * server's (server/lib/stores/jobs/input-request-store.ts). Server secret required.
  */
 import { v } from 'convex/values'
-import type { Doc } from './_generated/dataModel'
-import type { MutationCtx, QueryCtx } from './_generated/server'
+import type { MutationCtx } from './_generated/server'
 import { serverMutation, serverQuery } from './lib/serverGuard'
+import { findRequest } from './lib/jobRecords'
 import { inputRequestRules, INPUT_REQUEST_LIST_LIMIT, type InputRequestChange } from '../shared/input-request-rules'
 import type { InputAnswer, JobInputRequest } from '../shared/types/input-request'
-
-async function findRequest(ctx: QueryCtx, jobId: string, requestId: string): Promise<Doc<'job_input_requests'> | null> {
-  const row = await ctx.db.query('job_input_requests').withIndex('by_request_id', q => q.eq('request_id', requestId)).unique()
-  return row && row.job_id === jobId ? row : null
-}
 
 /** Applies `apply` to the stored request; returns the outcome with the request as JSON. */
 async function change(ctx: MutationCtx, jobId: string, requestId: string, apply: (request: JobInputRequest) => InputRequestChange) {

@@ -8,10 +8,10 @@ import { v } from 'convex/values'
 import { serverMutation, serverQuery } from './lib/serverGuard'
 import type { Doc } from './_generated/dataModel'
 import type { MutationCtx } from './_generated/server'
-import { activeToolCall, assembleJob, deleteJobRows, findJob, recordToolExecution, replaceActiveToolCalls, toolExecution, writableJob, writeCheckpoint, type ActiveToolCallArg } from './lib/jobRecords'
+import { activeToolCall, assembleJob, deleteJobRows, extendLease, findJob, findRequest, recordToolExecution, replaceActiveToolCalls, toolExecution, writableJob, writeCheckpoint, type ActiveToolCallArg } from './lib/jobRecords'
 import { appendJobText, chunkedLength, readJobText, replaceJobText, type JobTextState } from './lib/jobText'
 import { readSmallJobBlob, writeJobBlob } from './lib/jobBlobs'
-import { freeSlot, parkSlot, refusedCap, renewSlot, SLOT_GRACE_MS, takeSlot } from './lib/jobSlots'
+import { freeSlot, parkSlot, refusedCap, SLOT_GRACE_MS, takeSlot } from './lib/jobSlots'
 import { jobError, jobStatus, usage } from './schema'
 
 const owner = v.optional(v.string())
@@ -174,10 +174,7 @@ export const pulse = serverMutation({
         leases.push({ jobId, owned: false, abortRequested: false })
         continue
       }
-      if ((job.lease_expires_at ?? 0) - now < (leaseMs * 2) / 3) {
-        await ctx.db.patch(job._id, { lease_expires_at: now + leaseMs })
-        await renewSlot(ctx, jobId, now + leaseMs)
-      }
+      if ((job.lease_expires_at ?? 0) - now < (leaseMs * 2) / 3) await extendLease(ctx, job, now + leaseMs)
       leases.push({ jobId, owned: true, abortRequested: job.abort_requested_at !== undefined })
     }
     for (const { jobId, count } of viewers) {
@@ -192,8 +189,7 @@ export const pulse = serverMutation({
     }
     const settled: string[] = []
     for (const { jobId, requestId } of waiting) {
-      const request = await ctx.db.query('job_input_requests').withIndex('by_request_id', q => q.eq('request_id', requestId)).unique()
-      if (!request || request.job_id !== jobId || request.status !== 'open') settled.push(requestId)
+      if ((await findRequest(ctx, jobId, requestId))?.status !== 'open') settled.push(requestId)
     }
     return { written, leases, settled }
   },

@@ -6,12 +6,11 @@
  * instance whose clock runs fast must not take over the others' running jobs.
  */
 import { v } from 'convex/values'
+import { serverMutation, serverQuery } from './lib/serverGuard'
+import { assembleJob, extendLease, findJob } from './lib/jobRecords'
 
 /** Ignored: instances of the previous version send their own time; kept so they work on through a rolling upgrade. */
 const ignoredNow = { now: v.optional(v.number()) }
-import { serverMutation, serverQuery } from './lib/serverGuard'
-import { assembleJob, findJob } from './lib/jobRecords'
-import { renewSlot } from './lib/jobSlots'
 
 /** Takes the lease of a streaming job that is free, expired, or already ours. */
 export const claim = serverMutation({
@@ -22,8 +21,7 @@ export const claim = serverMutation({
     if (!job || job.status !== 'streaming') return false
     const free = job.lease_owner === undefined || job.lease_owner === owner || (job.lease_expires_at ?? 0) <= now
     if (!free) return false
-    await ctx.db.patch(job._id, { lease_owner: owner, lease_expires_at: now + leaseMs })
-    await renewSlot(ctx, jobId, now + leaseMs)
+    await extendLease(ctx, job, now + leaseMs, owner)
     return true
   },
 })
@@ -35,8 +33,7 @@ export const renew = serverMutation({
     const now = Date.now()
     const job = await findJob(ctx, jobId)
     if (!job || job.status !== 'streaming' || job.lease_owner !== owner) return { owned: false, abortRequested: false }
-    await ctx.db.patch(job._id, { lease_expires_at: now + leaseMs })
-    await renewSlot(ctx, jobId, now + leaseMs)
+    await extendLease(ctx, job, now + leaseMs)
     return { owned: true, abortRequested: job.abort_requested_at !== undefined }
   },
 })

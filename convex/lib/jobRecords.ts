@@ -6,7 +6,7 @@ import type { Doc } from '../_generated/dataModel'
 import type { MutationCtx, QueryCtx } from '../_generated/server'
 import { v, type Infer } from 'convex/values'
 import { deleteJobText, readJobText } from './jobText'
-import { freeSlot } from './jobSlots'
+import { freeSlot, renewSlot } from './jobSlots'
 import { deleteJobBlobs, readJobBlob, writeJobBlob } from './jobBlobs'
 
 export const activeToolCall = v.object({
@@ -112,6 +112,18 @@ export async function recordToolExecution(ctx: MutationCtx, jobId: string, round
       name: execution.name, arguments: execution.arguments, status: execution.error === undefined ? 'completed' : 'error', executed,
     })
   }
+}
+
+/** The request `requestId` of `jobId`, or null (a request of another job counts as none). */
+export async function findRequest(ctx: QueryCtx, jobId: string, requestId: string): Promise<Doc<'job_input_requests'> | null> {
+  const row = await ctx.db.query('job_input_requests').withIndex('by_request_id', q => q.eq('request_id', requestId)).unique()
+  return row && row.job_id === jobId ? row : null
+}
+
+/** Holds `job`'s lease until `until` (taking it for `owner` when given), and its running slot with it. */
+export async function extendLease(ctx: MutationCtx, job: Doc<'background_jobs'>, until: number, owner?: string): Promise<void> {
+  await ctx.db.patch(job._id, { ...(owner === undefined ? {} : { lease_owner: owner }), lease_expires_at: until })
+  await renewSlot(ctx, job.job_id, until)
 }
 
 /** Deletes a job's text, tool calls, checkpoint, viewers and notifications (the job document stays). */

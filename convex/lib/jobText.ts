@@ -57,18 +57,11 @@ export function chunkedLength(job: Doc<'background_jobs'>, kind: TextKind): numb
   return (kind === 'content' ? job.content_length : job.reasoning_length) ?? 0
 }
 
-/** Deletes the job's text chunks (at most `limit`); true when none is left. */
-export async function deleteJobText(ctx: MutationCtx, jobId: string, limit = Number.POSITIVE_INFINITY): Promise<boolean> {
-  let deleted = 0
-  for (const kind of ['content', 'reasoning'] as const) {
-    const chunks = await ctx.db.query('job_text').withIndex('by_job_kind_start', q => q.eq('job_id', jobId).eq('kind', kind)).take(Number.isFinite(limit) ? limit - deleted + 1 : 100_000)
-    for (const chunk of chunks) {
-      if (deleted >= limit) return false
-      await ctx.db.delete(chunk._id)
-      deleted++
-    }
+/** Deletes the job's text chunks (of `kinds`, both by default). */
+export async function deleteJobText(ctx: MutationCtx, jobId: string, kinds: readonly TextKind[] = ['content', 'reasoning']): Promise<void> {
+  for (const kind of kinds) {
+    for (const chunk of await ctx.db.query('job_text').withIndex('by_job_kind_start', q => q.eq('job_id', jobId).eq('kind', kind)).collect()) await ctx.db.delete(chunk._id)
   }
-  return true
 }
 
 /**
@@ -84,8 +77,7 @@ export async function replaceJobText(ctx: MutationCtx, job: Doc<'background_jobs
     await appendJobText(ctx, job.job_id, kind, text.slice(stored.length), stored.length)
     return { [lengthField]: text.length }
   }
-  const chunks = await ctx.db.query('job_text').withIndex('by_job_kind_start', q => q.eq('job_id', job.job_id).eq('kind', kind)).collect()
-  for (const chunk of chunks) await ctx.db.delete(chunk._id)
+  await deleteJobText(ctx, job.job_id, [kind])
   await appendJobText(ctx, job.job_id, kind, text, 0)
   return { [kind]: '', [lengthField]: text.length, text_generation: (pending.text_generation ?? job.text_generation ?? 0) + 1 }
 }
