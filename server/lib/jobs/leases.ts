@@ -25,7 +25,7 @@ export class JobLeases {
     return this.store.leaseMs
   }
 
-  /** How often a running job's lease is renewed (and abort requests noticed). */
+  /** How often the store renews a running job's lease (a third of it; the heartbeat checks more often). */
   get renewEveryMs(): number {
     return Math.max(100, Math.floor(this.store.leaseMs / 3))
   }

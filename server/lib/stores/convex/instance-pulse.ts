@@ -47,7 +47,7 @@ export interface InstancePulseOptions {
   onError?: (error: unknown) => void
 }
 
-interface Waiting {
+interface PendingProgress {
   update: PulseProgress
   resolvers: Array<{ resolve: (written: boolean) => void, reject: (error: unknown) => void }>
 }
@@ -68,9 +68,7 @@ function merge(first: PulseProgress, second: PulseProgress): PulseProgress {
 
 /** The heartbeat (see the file's comment). */
 export class InstancePulse {
-  /** Pulses sent so far. */
-  sent = 0
-  private readonly waiting = new Map<string, Waiting>()
+  private readonly pendingProgress = new Map<string, PendingProgress>()
   private readonly held = new Map<string, (reason: LeaseStop) => void>()
   private readonly viewers = new Map<string, number>()
   private readonly waitingOn = new Map<string, { jobId: string, onSettled: () => void }>()
@@ -90,12 +88,12 @@ export class InstancePulse {
   progress(jobId: string, update: PulseProgress): Promise<boolean> {
     if (this.closed) return Promise.reject(new Error('The store is closed.'))
     return new Promise((resolve, reject) => {
-      const waiting = this.waiting.get(jobId)
-      if (waiting) {
-        waiting.update = merge(waiting.update, update)
-        waiting.resolvers.push({ resolve, reject })
+      const pending = this.pendingProgress.get(jobId)
+      if (pending) {
+        pending.update = merge(pending.update, update)
+        pending.resolvers.push({ resolve, reject })
       } else {
-        this.waiting.set(jobId, { update, resolvers: [{ resolve, reject }] })
+        this.pendingProgress.set(jobId, { update, resolvers: [{ resolve, reject }] })
       }
       this.kick(true)
     })
@@ -141,20 +139,20 @@ export class InstancePulse {
   close(): void {
     this.closed = true
     if (this.timer) clearTimeout(this.timer)
-    for (const waiting of this.waiting.values()) for (const { reject } of waiting.resolvers) reject(new Error('The store is closed.'))
-    this.waiting.clear()
+    for (const pending of this.pendingProgress.values()) for (const { reject } of pending.resolvers) reject(new Error('The store is closed.'))
+    this.pendingProgress.clear()
   }
 
   /** Sends now when there is progress (or `now`), else keeps the heartbeat going while there is something to keep. */
   private kick(now: boolean): void {
     if (this.closed || this.inFlight) return
-    if (now && (this.waiting.size > 0 || this.viewersChanged)) {
+    if (now && (this.pendingProgress.size > 0 || this.viewersChanged)) {
       if (this.timer) clearTimeout(this.timer)
       this.timer = undefined
       void this.send()
       return
     }
-    if (this.timer || (this.held.size === 0 && this.viewers.size === 0 && this.waiting.size === 0 && this.waitingOn.size === 0)) return
+    if (this.timer || (this.held.size === 0 && this.viewers.size === 0 && this.pendingProgress.size === 0 && this.waitingOn.size === 0)) return
     this.timer = setTimeout(() => {
       this.timer = undefined
       void this.send()
@@ -162,17 +160,17 @@ export class InstancePulse {
     this.timer.unref?.()
   }
 
-  private takeBatch(): { batch: PulseBatch, taken: Waiting[], reported: Map<string, number> } {
+  private takeBatch(): { batch: PulseBatch, taken: PendingProgress[], reported: Map<string, number> } {
     const maxChars = this.options.maxChars ?? DEFAULT_MAX_CHARS
     const batch: PulseBatch = { progress: [], held: [...this.held.keys()], viewers: [], waiting: [...this.waitingOn].map(([requestId, { jobId }]) => ({ jobId, requestId })) }
-    const taken: Waiting[] = []
+    const taken: PendingProgress[] = []
     let chars = 0
-    for (const [jobId, waiting] of this.waiting) {
-      if (taken.length > 0 && chars + textSize(waiting.update) > maxChars) break
-      chars += textSize(waiting.update)
-      batch.progress.push({ jobId, ...waiting.update })
-      taken.push(waiting)
-      this.waiting.delete(jobId)
+    for (const [jobId, pending] of this.pendingProgress) {
+      if (taken.length > 0 && chars + textSize(pending.update) > maxChars) break
+      chars += textSize(pending.update)
+      batch.progress.push({ jobId, ...pending.update })
+      taken.push(pending)
+      this.pendingProgress.delete(jobId)
     }
     const reported = new Map(this.viewers)
     this.viewersChanged = false
@@ -185,9 +183,8 @@ export class InstancePulse {
     this.inFlight = true
     const { batch, taken, reported } = this.takeBatch()
     try {
-      this.sent++
       const reply = await this.options.send(batch)
-      taken.forEach((waiting, index) => waiting.resolvers.forEach(({ resolve }) => resolve(reply.written[index] ?? false)))
+      taken.forEach((pending, index) => pending.resolvers.forEach(({ resolve }) => resolve(reply.written[index] ?? false)))
       // A withdrawn count (0) is sent once; a count changed meanwhile goes with the next pulse.
       for (const [jobId, count] of reported) if (count === 0 && this.viewers.get(jobId) === 0) this.viewers.delete(jobId)
       for (const requestId of reply.settled ?? []) {
@@ -206,7 +203,7 @@ export class InstancePulse {
         }
       }
     } catch (error) {
-      for (const waiting of taken) waiting.resolvers.forEach(({ reject }) => reject(error))
+      for (const pending of taken) pending.resolvers.forEach(({ reject }) => reject(error))
       this.options.onError?.(error)
     } finally {
       this.inFlight = false

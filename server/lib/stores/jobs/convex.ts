@@ -155,9 +155,6 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
     async claimJob(jobId) {
       return client.mutation(api.leases.claim, { secret, jobId, owner, leaseMs })
     },
-    async renewLease(jobId) {
-      return client.mutation(api.leases.renew, { secret, jobId, owner, leaseMs })
-    },
     holdLease(jobId, onStop) {
       return pulse.hold(jobId, onStop)
     },

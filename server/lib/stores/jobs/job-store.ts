@@ -155,8 +155,6 @@ export interface JobLeaseStore {
   readonly leaseMs: number
   /** Takes the lease of a free or expired job. */
   claimJob(jobId: string): Promise<boolean>
-  /** Extends this instance's lease; says whether it still owns the job and whether to stop it. */
-  renewLease(jobId: string): Promise<{ owned: boolean, abortRequested: boolean }>
   /**
    * Keeps this instance's lease of `jobId` renewed until the returned function is called;
    * `onStop` hears of a lost lease or a stop asked for elsewhere (within the store's heartbeat).

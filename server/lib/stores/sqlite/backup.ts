@@ -292,7 +292,7 @@ export async function listBackups(outDir: string, limit = 50): Promise<BackupSum
 
 /** One backup at a time, of one data directory into one place: what Admin → Backups uses. */
 export class DataBackups {
-  private running: Promise<BackupSummary> | undefined
+  private making = false
 
   constructor(private readonly options: { dataDir: string, outDir: string, app: { name: string, version: string } }) {}
 
@@ -303,15 +303,13 @@ export class DataBackups {
 
   /** Makes a backup now; refused while one is being made. */
   async create(): Promise<BackupSummary> {
-    if (this.running) throw new BackupError('A backup is being made already; wait for it to end.')
-    this.running = (async () => {
+    if (this.making) throw new BackupError('A backup is being made already; wait for it to end.')
+    this.making = true
+    try {
       const { dir, manifest } = await backupDataDir({ dataDir: this.options.dataDir, outDir: this.options.outDir, app: this.options.app })
       return summaryOf(basename(dir), manifest)
-    })()
-    try {
-      return await this.running
     } finally {
-      this.running = undefined
+      this.making = false
     }
   }
 
