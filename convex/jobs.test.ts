@@ -1,19 +1,11 @@
 import { convexTest } from 'convex-test'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useConvexStoreClock } from '../tests/support/convex-store-clock'
 import { api } from './_generated/api'
 import schema from './schema'
 
 const modules = import.meta.glob('./**/*.ts')
-const secret = 'a-convex-test-server-secret-of-enough-length'
-
-beforeEach(() => {
-  process.env.OR3_SERVER_SECRET = secret
-  vi.useFakeTimers({ toFake: ['Date'] })
-  vi.setSystemTime(1_000)
-})
-afterEach(() => {
-  vi.useRealTimers()
-})
+const { secret, at } = useConvexStoreClock(1_000)
 
 function backend() {
   return convexTest({ schema, modules, transactionLimits: true })
@@ -46,7 +38,7 @@ describe('jobs', () => {
     await t.mutation(api.jobs.create, newJob('j1', { request: JSON.stringify({ model: 'm' }) }))
     await expect(t.mutation(api.jobs.create, newJob('j1'))).rejects.toThrow(/already exists/)
     expect(await t.mutation(api.jobs.appendProgress, { secret, jobId: 'j1', contentChunk: 'Hel', chunksReceived: 1, now: 2_000 })).toBe(true)
-    vi.setSystemTime(3_000)
+    at(3_000)
     expect(await t.mutation(api.jobs.appendProgress, { secret, jobId: 'j1', contentChunk: 'lo', reasoningChunk: 'r', chunksReceived: 2, now: 99 })).toBe(true)
     const job = await t.query(api.jobs.get, { secret, jobId: 'j1' })
     // Progress is stamped by the store's clock, not the instance's.

@@ -1,22 +1,12 @@
 import { convexTest } from 'convex-test'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useConvexStoreClock } from '../tests/support/convex-store-clock'
 import { api } from './_generated/api'
 import schema from './schema'
 
 const modules = import.meta.glob('./**/*.ts')
-const secret = 'a-convex-test-server-secret-of-enough-length'
-
 // Leases run on the store's clock (Date.now() inside the functions), set here.
-const at = (now: number) => vi.setSystemTime(now)
-
-beforeEach(() => {
-  process.env.OR3_SERVER_SECRET = secret
-  vi.useFakeTimers({ toFake: ['Date'] })
-  at(1_000)
-})
-afterEach(() => {
-  vi.useRealTimers()
-})
+const { secret, at } = useConvexStoreClock(1_000)
 
 async function withJob(options: { owner?: string, leaseMs?: number } = {}) {
   const t = convexTest({ schema, modules, transactionLimits: true })

@@ -1,5 +1,6 @@
 import { convexTest } from 'convex-test'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useConvexStoreClock } from '../tests/support/convex-store-clock'
 import { api } from './_generated/api'
 import { CHUNK_CHARS } from './lib/jobText'
 import schema from './schema'
@@ -8,17 +9,7 @@ import schema from './schema'
 // counted across instances, with Convex's per-transaction limits enforced as a deployment does.
 
 const modules = import.meta.glob('./**/*.ts')
-const secret = 'a-convex-test-server-secret-of-enough-length'
-const at = (now: number) => vi.setSystemTime(now)
-
-beforeEach(() => {
-  process.env.OR3_SERVER_SECRET = secret
-  vi.useFakeTimers({ toFake: ['Date'] })
-  at(1_000)
-})
-afterEach(() => {
-  vi.useRealTimers()
-})
+const { secret, at } = useConvexStoreClock(1_000)
 
 async function backend(jobIds: string[] = ['j1'], owner = 'a') {
   const t = convexTest({ schema, modules, transactionLimits: true })

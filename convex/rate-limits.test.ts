@@ -1,6 +1,7 @@
 import { convexTest } from 'convex-test'
 import { RateLimiterRes } from 'rate-limiter-flexible'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { useConvexStoreClock } from '../tests/support/convex-store-clock'
 import type { ConvexFunctionClient } from '../server/lib/stores/jobs/convex'
 import { convexLimiters } from '../server/lib/stores/rate-limits/convex'
 import { JobStartRate, RateLimitError } from '../server/lib/jobs/admission/start-rate'
@@ -8,20 +9,15 @@ import { AttemptLimits } from '../server/lib/auth/attempt-limits'
 import schema from './schema'
 
 const modules = import.meta.glob('./**/*.ts')
-const secret = 'a-convex-test-server-secret-of-enough-length'
+// Windows run on the store's clock (Date.now() inside the functions), set here.
+const START = Date.UTC(2026, 10, 22, 12)
+const { secret, at } = useConvexStoreClock(START)
 
 let client: ConvexFunctionClient
 let now: number
 beforeEach(() => {
-  process.env.OR3_SERVER_SECRET = secret
   client = convexTest({ schema, modules, transactionLimits: true }) as unknown as ConvexFunctionClient
-  now = Date.UTC(2026, 10, 22, 12)
-  // Windows run on the store's clock (Date.now() inside the functions), set here.
-  vi.useFakeTimers({ toFake: ['Date'] })
-  vi.setSystemTime(now)
-})
-afterEach(() => {
-  vi.useRealTimers()
+  now = START
 })
 
 describe('rate-limit counters on Convex', () => {
@@ -38,7 +34,7 @@ describe('rate-limit counters on Convex', () => {
     await expect(instanceB.consume('bob')).resolves.toMatchObject({ consumedPoints: 1 })
     // A minute on, the counter starts again.
     now += 60_001
-    vi.setSystemTime(now)
+    at(now)
     await expect(instanceA.consume('alice')).resolves.toMatchObject({ consumedPoints: 1, isFirstInDuration: true })
   })
 
