@@ -34,6 +34,7 @@ import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { deleteUserData } from '../auth/delete-user-data'
 import { PersonalArchives } from '../auth/personal-archive'
 import { DataBackups } from '../stores/sqlite/backup'
+import { BACKUPS_DIR } from '../stores/sqlite/database'
 import packageJson from '../../../package.json'
 import { WorkflowWebhooks } from '../workflows/webhooks'
 import { PersonalSettings } from '../threads/personal-settings'
@@ -259,7 +260,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     shares,
     feedback: new AnswerFeedback(stores.threads),
     backups: config.backgroundJobs.storageProvider === 'sqlite'
-      ? new DataBackups({ dataDir: config.dataDir, outDir: config.backups.dir || join(config.dataDir, 'backups'), app: { name: packageJson.name, version: packageJson.version } })
+      ? new DataBackups({ dataDir: config.dataDir, outDir: config.backups.dir || join(config.dataDir, BACKUPS_DIR), app: { name: packageJson.name, version: packageJson.version } })
       : null,
     archive: userId => archives.open(userId),
     streams,

@@ -7,13 +7,16 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 
+/** The file under the data directory that keeps a generated secret. */
+export const SESSION_SECRET_FILE = 'session-secret'
+
 /** Shortest secret accepted (what iron-style sealing needs). */
 export const MIN_SESSION_SECRET_LENGTH = 32
 
 /** The configured secret, or the one persisted under `dataDir` (created if missing). */
 export function resolveSessionSecret(configured: string, dataDir: string): { secret: string, source: 'config' | 'file' | 'generated' } {
   if (configured) return { secret: configured, source: 'config' }
-  const path = join(dataDir, 'session-secret')
+  const path = join(dataDir, SESSION_SECRET_FILE)
   let exists = false
   try {
     const stored = readFileSync(path, 'utf8').trim()

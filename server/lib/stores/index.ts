@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { ServerConfig } from '../config/server-config'
 import { createConvexJobStore } from './jobs/convex'
 import { createConvexHttpClient } from './convex/http-client'
+import { DATABASE_FILE } from './sqlite/database'
 import type { JobStore } from './jobs/job-store'
 import { createMemoryJobStore } from './jobs/memory'
 import { createSqliteJobStore } from './jobs/sqlite'
@@ -81,7 +82,7 @@ type Backend = Omit<AppStores, 'accounts' | 'tokens' | 'settings' | 'usage' | 'c
 function openBackend(config: ServerConfig): Backend {
   switch (config.backgroundJobs.storageProvider) {
     case 'sqlite': {
-      const path = join(config.dataDir, 'or3.sqlite')
+      const path = join(config.dataDir, DATABASE_FILE)
       // Another process holding the file's write lock is waited out between requests, not inside them.
       return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), workflowRuns: withBusyRetry(createSqliteWorkflowRunStore({ path })), accounts: withBusyRetry(createSqliteAccountBackend({ path })), limiterFor: memoryLimiters }
     }

@@ -23,13 +23,11 @@ import { Worker } from 'node:worker_threads'
 import { pipeline } from 'node:stream/promises'
 import BetterSqlite3 from 'better-sqlite3'
 import { SQLITE_MIGRATIONS } from './migrations'
+import { DATABASE_FILE } from './database'
+import { SESSION_SECRET_FILE } from '../../security/session-secret'
 import { DomainError, type HttpAnswer } from '../../domain-error'
 import type { BackupSummary } from '../../../../shared/types/backup'
 
-/** The database file of a data directory. */
-export const DATABASE_FILE = 'or3.sqlite'
-/** The generated server secret (when NUXT_SESSION_PASSWORD is not set). */
-export const SECRET_FILE = 'session-secret'
 const MANIFEST_FILE = 'manifest.json'
 const BACKUP_FORMAT = 1
 /** Pages copied per step of the online backup (4 KiB each): about 1 MiB, then the server's writes may go in. */
@@ -199,9 +197,9 @@ export async function backupDataDir(options: BackupOptions): Promise<{ dir: stri
   await copyDatabaseOnline(database, copy)
   const schemaVersion = schemaVersionOf(copy)
   const sources = [{ name: DATABASE_FILE, path: copy }]
-  const secretPath = join(options.dataDir, SECRET_FILE)
+  const secretPath = join(options.dataDir, SESSION_SECRET_FILE)
   const hasSecret = Boolean((await stat(secretPath).catch(() => null))?.isFile())
-  if (hasSecret) sources.push({ name: SECRET_FILE, path: secretPath })
+  if (hasSecret) sources.push({ name: SESSION_SECRET_FILE, path: secretPath })
 
   let key: Buffer | undefined
   let encryption: BackupManifest['encryption']

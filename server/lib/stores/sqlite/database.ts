@@ -10,6 +10,11 @@ import BetterSqlite3, { type Database } from 'better-sqlite3'
 import { SQLITE_BUSY_TIMEOUT_MS } from './busy'
 import { SQLITE_MIGRATIONS } from './migrations'
 
+/** The database file of a data directory. */
+export const DATABASE_FILE = 'or3.sqlite'
+/** Where in the data directory copies are kept: those made before an upgrade, and backups unless configured elsewhere. */
+export const BACKUPS_DIR = 'backups'
+
 /** Copies taken before an upgrade that are kept (the oldest go). */
 const KEPT_UPGRADE_COPIES = 3
 
@@ -63,7 +68,7 @@ export function openSqliteDatabase(path: string): Database {
   // Opening and migrating happen once, at start-up: wait for a lock as long as it takes there.
   db.pragma('busy_timeout = 5000')
   db.pragma('foreign_keys = ON')
-  migrateSqliteSchema(db, path === ':memory:' ? {} : { copyBeforeUpgrade: join(dirname(path), 'backups') })
+  migrateSqliteSchema(db, path === ':memory:' ? {} : { copyBeforeUpgrade: join(dirname(path), BACKUPS_DIR) })
   // Serving: never block the event loop for long on another process's lock (see busy.ts).
   db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
   return db
