@@ -12,6 +12,8 @@ import schema from './schema'
 import { createConvexAccountBackend } from '../server/lib/stores/accounts/convex'
 import { describeAccountStoreContract } from '../tests/support/account-store-contract'
 import { withAccountCache } from '../server/lib/stores/accounts/cached'
+import { createConvexWorkspaceStore } from '../server/lib/stores/workspaces/convex'
+import { describeWorkspaceStoreContract } from '../tests/support/workspace-store-contract'
 
 const modules = import.meta.glob('./**/*.ts')
 const secret = 'a-convex-test-server-secret-of-enough-length'
@@ -37,3 +39,5 @@ describeAccountStoreContract('convex (convex-test)', () => createConvexAccountBa
 
 // As the server opens it: account lookups cached, and forgotten when this instance changes them.
 describeAccountStoreContract('convex with the account cache (convex-test)', () => withAccountCache(createConvexAccountBackend({ client: testClient(), secret }), 60_000))
+
+describeWorkspaceStoreContract('convex (convex-test)', () => createConvexWorkspaceStore({ client: testClient(), secret }))

@@ -243,6 +243,29 @@ export default defineSchema({
     bytes: v.bytes(),
   }).index('by_attachment_and_index', ['attachment_id', 'index']),
 
+  /** Workspace files (a conversation's or a workflow run's); their bytes are in `workspace_chunks` under `blob_id`. */
+  workspace_files: defineTable({
+    workspace_id: v.string(),
+    path: v.string(),
+    user_id: v.string(),
+    size: v.number(),
+    updated_at: v.number(),
+    /** The chunks holding this version's bytes (a new version writes new chunks, then points here). */
+    blob_id: v.string(),
+    chunks: v.number(),
+  })
+    .index('by_workspace_and_path', ['workspace_id', 'path'])
+    .index('by_user', ['user_id']),
+
+  workspace_chunks: defineTable({
+    blob_id: v.string(),
+    workspace_id: v.string(),
+    index: v.number(),
+    bytes: v.bytes(),
+  })
+    .index('by_blob_and_index', ['blob_id', 'index'])
+    .index('by_workspace', ['workspace_id']),
+
   /** Saved workflow definitions (JSON), per user. */
   workflows: defineTable({
     workflow_id: v.string(),

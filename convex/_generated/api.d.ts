@@ -24,6 +24,7 @@ import type * as rateLimits from "../rateLimits.js";
 import type * as threads from "../threads.js";
 import type * as workflowRuns from "../workflowRuns.js";
 import type * as workflows from "../workflows.js";
+import type * as workspaces from "../workspaces.js";
 
   /**
    * A utility for referencing Convex functions in your app's API.
@@ -49,6 +50,7 @@ import type * as workflows from "../workflows.js";
 "threads": typeof threads,
 "workflowRuns": typeof workflowRuns,
 "workflows": typeof workflows,
+"workspaces": typeof workspaces,
   }>;
   export declare const api: FilterApi<typeof fullApi, FunctionReference<any, "public">>;
   export declare const internal: FilterApi<typeof fullApi, FunctionReference<any, "internal">>;

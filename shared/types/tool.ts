@@ -10,7 +10,18 @@ export interface ToolSummary {
   source?: ToolSourceRef
   /** Why it cannot run right now (its MCP server is down). */
   unavailable?: string
+  /** What it can reach beyond answering (the policy's `capability:<name>` patterns). */
+  capabilities?: ToolCapability[]
 }
+
+/**
+ * What a tool can reach beyond computing an answer, named so policy rules can gate it
+ * (`capability:internet_access`): the open internet, the conversation's workspace files, code
+ * execution in a sandbox, starting subagents. Guests get none of these unless a rule allows it.
+ */
+export type ToolCapability = 'internet_access' | 'workspace' | 'code_execution' | 'subagents'
+
+export const TOOL_CAPABILITIES: readonly ToolCapability[] = ['internet_access', 'workspace', 'code_execution', 'subagents']
 
 /**
  * A tool the browser runs, as the app declares it when it starts a job: offered to the model like

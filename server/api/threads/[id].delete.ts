@@ -6,6 +6,8 @@ export default defineEventHandler(async (event) => {
   await Promise.all(running.map(message => useBackgroundJobs().abortJob(message.jobId!)))
   // Its share links go first: none may outlive it, even for a moment.
   await usePersonal().shares.revokeThread(thread.userId, thread.id)
+  // Its workspace files before it: a crash between the two leaves a conversation to delete again, never files nobody can reach.
+  await useToolSources().workspaces.deleteThreadFiles(thread.id)
   await threads.deleteThread(thread.id)
   return { deleted: true }
 })

@@ -9,8 +9,8 @@ import { formatDuration, OpenRouterError } from '../openrouter/errors'
 import { addUsage, emptyUsage } from '../openrouter/usage'
 import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, ReasoningDetail, StreamedToolCall } from '../openrouter/types'
 import type { AssistantMessage, InterruptedToolRound, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopCallbacks, ToolLoopFinishReason, ToolRoundResult } from './tool-loop-types'
-import { getEnabledDefinitions, getServerTool, whenServerToolsReady } from '../tools/registry'
-import { approvalNeeded, type ToolAccessCheck } from '../tools/policy/tool-policy'
+import { getEnabledDefinitions, whenServerToolsReady } from '../tools/registry'
+import { approvalNeeded, policyToolNamed, type ToolAccessCheck } from '../tools/policy/tool-policy'
 import { followSignal } from '../follow-signal'
 import { answerFindTools, FIND_TOOLS, selectOfferedTools } from './tool-selection'
 import type { JsonSchemaObject, OpenRouterToolDefinition } from '../openrouter/types'
@@ -102,7 +102,7 @@ class OfferedTools {
 
   /** Why the principal may not use `name`, if they may not (the policy as last read). */
   denial(name: string): string | undefined {
-    return this.access?.({ name, source: getServerTool(name)?.source })
+    return this.access?.(policyToolNamed(name))
   }
 
   /** Reads the policy and the registry again: what the next request offers. */

@@ -8,6 +8,7 @@
  * Every setting is overridden at run time by its environment variable (`envVariableFor`): Nuxt
  * reads NUXT_* variables for every key of the runtime config, which is why each has a default.
  */
+import { isIP } from 'node:net'
 import { z } from 'zod'
 import or3Config from '../../../config.or3'
 import type { Role } from '../../../shared/types/account'
@@ -36,6 +37,16 @@ const budget = z.number().min(0, 'must be 0 (no limit) or more')
 const trustedProxies = z.string().superRefine((value, context) => {
   const problem = trustedProxiesProblem(value)
   if (problem) context.addIssue({ code: 'custom', message: `${problem} (a number of proxies, or addresses and CIDR ranges separated by commas)` })
+})
+const networkList = z.string().superRefine((value, context) => {
+  for (const entry of value.split(',').map(part => part.trim()).filter(Boolean)) {
+    const [address, prefix, extra] = entry.split('/')
+    const family = isIP(address ?? '')
+    const bits = Number(prefix)
+    if (!family || extra !== undefined || (prefix !== undefined && !(Number.isInteger(bits) && bits >= 0 && bits <= (family === 4 ? 32 : 128)))) {
+      context.addIssue({ code: 'custom', message: `"${entry.slice(0, 60)}" is not an IP address or network (such as 10.0.0.0/8 or fd00::/8)` })
+    }
+  }
 })
 const siteUrl = z.string().superRefine((value, context) => {
   const problem = siteUrlProblem(value)
@@ -180,6 +191,46 @@ export const serverConfigSchema = z.object({
       "The operator's tool policy: a JSON or YAML file of allow/deny rules per role or user (see Tools → Who may use which tools); empty: the defaults (admins and users every tool, guests the built-in ones)."),
     credentialsFile: setting(z.string().trim(), '',
       'The operator\'s server-wide tool credentials: a JSON or YAML file (`{"github": {"token": "…"}}`); empty: none (people add their own in Settings → Credentials).'),
+    web: group({
+      fetch: setting(z.boolean(), true,
+        'Offer `web_fetch` (a page as readable text). It reaches public addresses only (see `allowedNetworks`); gated by the policy name `capability:internet_access` (guests: denied unless a rule allows it).'),
+      allowedNetworks: setting(networkList, '',
+        'Private addresses or networks `web_fetch` may reach although they are private (comma-separated, such as `10.1.2.3,192.168.0.0/16`); empty: none. Loopback, link-local (cloud metadata) and the other private ranges stay refused.'),
+      maxBytes: setting(z.number().int().min(10_000).max(50_000_000), 2_000_000,
+        'Most bytes of one page `web_fetch` reads (the rest is not downloaded).'),
+      timeoutMs: setting(z.number().int().min(1_000).max(120_000), 15_000,
+        'Longest one `web_fetch` (every redirect together) may take.'),
+      maxChars: setting(z.number().int().min(1_000).max(500_000), 40_000,
+        'Longest text `web_fetch` or `web_search` hands the model (characters; the rest is cut, saying so).'),
+      requestsPerMinute: setting(z.number().int().min(1).max(10_000), 30,
+        'Fetches and searches one person may make per minute (counted on every instance together on Convex); past it the call fails saying when to try again.'),
+      searxngUrl: setting(z.string().trim(), '',
+        'A SearXNG instance (`https://search.example.org`, its JSON format enabled) for `web_search`; the first configured provider of SearXNG, Brave, Tavily is used, and with none `web_search` is not offered.'),
+      braveApiKey: setting(z.string().trim(), '',
+        'A Brave Search API key for `web_search`.'),
+      tavilyApiKey: setting(z.string().trim(), '',
+        'A Tavily API key for `web_search`.'),
+    }),
+    workspace: group({
+      enabled: setting(z.boolean(), true,
+        'Give each conversation and workflow run a workspace of files (kept in the store) and the file tools `read`, `write`, `edit`, `ls`, `glob`, `grep` (policy name `capability:workspace`).'),
+      bytesPerUser: setting(z.number().int().min(1_000).max(10_000_000_000), 50 * 1024 * 1024,
+        'Bytes of workspace files one person may keep across all their workspaces; past it a write fails saying what to delete.'),
+      filesPerUser: setting(z.number().int().min(1).max(100_000), 2_000,
+        'Workspace files one person may keep across all their workspaces.'),
+      fileBytes: setting(z.number().int().min(1_000).max(100_000_000), 5 * 1024 * 1024,
+        'Largest workspace file.'),
+    }),
+    code: group({
+      enabled: setting(z.boolean(), true,
+        'Offer `run_code`: JavaScript in a QuickJS WebAssembly sandbox in a worker thread, with no host access; it reads and writes the workspace only (policy name `capability:code_execution`).'),
+      timeoutMs: setting(z.number().int().min(100).max(300_000), 10_000,
+        'Longest one `run_code` may run; past it the code is stopped and the model told so.'),
+      memoryMb: setting(z.number().int().min(8).max(4_096), 64,
+        'Memory one `run_code` may use (MiB); past it the code is stopped with an out-of-memory error.'),
+      runsAtOnce: setting(z.number().int().min(1).max(64), 2,
+        'Sandboxes running at once on this instance; more calls wait their turn.'),
+    }),
   }),
   mcp: group({
     configFile: setting(z.string().trim(), '',

@@ -23,6 +23,8 @@ import { loadToolPolicyFile, ToolPolicy } from '../tools/policy/tool-policy'
 import { deferServerToolsReady, listServerTools, onServerToolsChanged } from '../tools/registry'
 import { ToolChangeFeed } from '../tools/tool-changes'
 import { ToolSources } from '../tools/tool-sources'
+import { registerWorkbenchTools } from '../tools/workbench'
+import { Workspaces } from '../tools/workspace/workspaces'
 import { createSecretBox } from '../security/secret-box'
 import { serverSecret } from '../security/session-secret'
 import { openStores, type AppStores } from '../stores'
@@ -103,6 +105,9 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
   const toolChanges = new ToolChangeFeed()
   const stopFollowingRegistry = onServerToolsChanged(toolChanges.notify)
+  // The workbench (workspace files, run_code, web_fetch, web_search), registered as built-ins.
+  const workspaces = new Workspaces(stores.workspaces, config.tools.workspace)
+  registerWorkbenchTools(config.tools, { workspaces, limiterFor: stores.limiterFor })
 
   // MCP servers (the operator's and the admin's), with people's OAuth grants and consents.
   const consents = new McpCredentialConsents(stores.settings)
@@ -212,6 +217,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
 
   // A deleted account's data goes first: its jobs, threads, workflows and their runs, then what it kept with tools.
   accounts.onAccountDeleted(userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId))
+  accounts.onAccountDeleted(userId => workspaces.deleteUser(userId))
   accounts.onAccountDeleted(userId => credentials.deleteUser(userId))
   accounts.onAccountDeleted(userId => workflowSchedules.removeUser(userId))
   accounts.onAccountDeleted(userId => authorizations.deleteUser(userId))
@@ -227,7 +233,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
 
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
-  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, policy: toolPolicy, credentials, authorizations, consents })
+  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, policy: toolPolicy, credentials, authorizations, consents, workspaces })
   const metricSources = { jobs: () => jobs.health(), tools: () => tools.health(), viewers: () => hub.viewerTotal }
   metrics.readAtScrape(metricSources)
   const status = new StatusHistory({ metrics, sources: metricSources, intervalMs: config.metrics.statusSampleSeconds * 1000 })

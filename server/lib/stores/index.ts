@@ -23,6 +23,10 @@ import { createConvexWorkflowRunStore } from './workflows/runs-convex'
 import { createMemoryWorkflowRunStore } from './workflows/runs-memory'
 import { createSqliteWorkflowRunStore } from './workflows/runs-sqlite'
 import { withThreadQuota, withWorkflowQuota } from './quotas'
+import type { WorkspaceStore } from './workspaces/workspace-store'
+import { createMemoryWorkspaceStore } from './workspaces/memory'
+import { createSqliteWorkspaceStore } from './workspaces/sqlite'
+import { createConvexWorkspaceStore } from './workspaces/convex'
 import type { AccountBackend, AccountStore, ApiTokenStore } from './accounts/account-store'
 import type { SettingsStore } from './settings/settings-store'
 import type { UsageLedger } from './usage/usage-ledger'
@@ -44,6 +48,8 @@ export interface AppStores {
   workflows: WorkflowStore
   /** Workflow runs, kept for days after their jobs' live state is gone. */
   workflowRuns: WorkflowRunStore
+  /** The files of conversations' and workflow runs' workspaces. */
+  workspaces: WorkspaceStore
   /** Accounts and invites. */
   accounts: AccountStore
   /** People's API tokens. */
@@ -67,7 +73,7 @@ export function openStores(config: ServerConfig): AppStores {
     workflows: withWorkflowQuota(stores.workflows, config.limits),
     ...accountStoresOf(accounts),
     close: async () => {
-      await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), stores.workflowRuns.close(), accounts.close()])
+      await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), stores.workflowRuns.close(), stores.workspaces.close(), accounts.close()])
     },
   }
 }
@@ -84,14 +90,14 @@ function openBackend(config: ServerConfig): Backend {
     case 'sqlite': {
       const path = join(config.dataDir, DATABASE_FILE)
       // Another process holding the file's write lock is waited out between requests, not inside them.
-      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), workflowRuns: withBusyRetry(createSqliteWorkflowRunStore({ path })), accounts: withBusyRetry(createSqliteAccountBackend({ path })), limiterFor: memoryLimiters }
+      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), workflowRuns: withBusyRetry(createSqliteWorkflowRunStore({ path })), workspaces: withBusyRetry(createSqliteWorkspaceStore({ path })), accounts: withBusyRetry(createSqliteAccountBackend({ path })), limiterFor: memoryLimiters }
     }
     case 'memory':
-      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), workflowRuns: createMemoryWorkflowRunStore(), accounts: createMemoryAccountBackend(), limiterFor: memoryLimiters }
+      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), workflowRuns: createMemoryWorkflowRunStore(), workspaces: createMemoryWorkspaceStore(), accounts: createMemoryAccountBackend(), limiterFor: memoryLimiters }
     case 'convex': {
       const client = createConvexHttpClient({ url: config.convex.url, timeoutMs: config.convex.requestTimeoutMs })
       const secret = config.convex.serverSecret
-      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs, pulseMs: config.convex.pulseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), workflowRuns: createConvexWorkflowRunStore({ client, secret }), accounts: withAccountCache(createConvexAccountBackend({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
+      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs, pulseMs: config.convex.pulseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), workflowRuns: createConvexWorkflowRunStore({ client, secret }), workspaces: createConvexWorkspaceStore({ client, secret }), accounts: withAccountCache(createConvexAccountBackend({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
     }
   }
 }

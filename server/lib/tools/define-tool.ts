@@ -20,6 +20,8 @@ export interface DefineServerToolInput<P extends ToolParameters | undefined> {
   requiresCredentials?: string[]
   /** Each call waits for its user's approval (see ServerToolDefinition.needsApproval). */
   needsApproval?: boolean
+  /** What it reaches beyond answering (see ServerToolDefinition.capabilities). */
+  capabilities?: ServerToolDefinition['capabilities']
   enabled?: boolean
   handler: ServerToolHandler<InferToolArgs<P>>
 }
@@ -57,6 +59,7 @@ export function defineServerTool<P extends ToolParameters | undefined = undefine
       idempotent: input.idempotent,
       requiresCredentials: input.requiresCredentials,
       needsApproval: input.needsApproval,
+      capabilities: input.capabilities,
     },
     handler: input.handler as ServerToolHandler<any>,
     options: { runtime: input.runtime, timeoutMs: input.timeoutMs },

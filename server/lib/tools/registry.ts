@@ -12,6 +12,7 @@ import {
 } from './tool-schema'
 import { TOOL_RUNTIMES, type RegisteredServerTool, type RegisterServerToolOptions, type ServerToolDefinition, type ServerToolHandler, type ToolRuntime } from './tool-types'
 import type { OpenRouterToolDefinition } from '../openrouter/types'
+import { TOOL_CAPABILITIES, type ToolCapability } from '../../../shared/types/tool'
 
 /** Default per-call limit when neither the tool nor the configuration sets one. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000
@@ -140,11 +141,20 @@ export function registerServerTool<TArgs = Record<string, unknown>>(
     source: options.source,
     unavailable: options.unavailable,
     requiresCredentials: credentialNeeds(name, options.requiresCredentials ?? definition.requiresCredentials),
+    capabilities: capabilitiesOf(name, definition.capabilities),
   })
   const isZod = typeof rawParameters === 'object' && rawParameters !== null && '_zod' in rawParameters
   registry.set(name, { tool, validate, zodSchema: isZod ? (rawParameters as z.ZodType) : undefined })
   notifyChanged()
   return tool
+}
+
+function capabilitiesOf(name: string, capabilities: unknown): ToolCapability[] {
+  if (capabilities === undefined) return []
+  if (!Array.isArray(capabilities) || !capabilities.every(capability => TOOL_CAPABILITIES.includes(capability))) {
+    throw new TypeError(`Tool "${name}": capabilities must be a list of ${TOOL_CAPABILITIES.join(', ')}, got ${JSON.stringify(capabilities)}.`)
+  }
+  return [...new Set(capabilities as ToolCapability[])]
 }
 
 /** A credential need: `service` or `service/key`, each 1-40 lowercase letters, digits, `_` or `-`. */

@@ -13,6 +13,7 @@ import type { ToolPolicy } from './policy/tool-policy'
 import type { CredentialVault } from './credentials/vault'
 import type { McpAuthorizations } from './mcp/oauth/authorizations'
 import type { McpCredentialConsents } from './mcp/consents'
+import type { Workspaces } from './workspace/workspaces'
 import { McpAdminError } from './mcp/admin-servers'
 import type { McpCredentialConsent } from '../../../shared/types/credentials'
 import type { PolicyPrincipal } from './policy/rules'
@@ -27,6 +28,7 @@ export interface ToolSourcesParts {
   credentials: CredentialVault
   authorizations: McpAuthorizations
   consents: McpCredentialConsents
+  workspaces: Workspaces
 }
 
 export class ToolSources {
@@ -35,6 +37,11 @@ export class ToolSources {
   /** The admin's view of MCP servers: list, add, edit, remove, reconnect. */
   get mcpCatalog(): McpServerCatalog {
     return this.parts.mcpCatalog
+  }
+
+  /** Conversations' and workflow runs' workspace files (the file tools' and the file panel's). */
+  get workspaces(): Workspaces {
+    return this.parts.workspaces
   }
 
   /** Who may use which tools: the operator's rules and the admin's. */
@@ -109,7 +116,7 @@ export class ToolSources {
           : missing.length > 0
             ? `It needs ${missing.map(need => `"${need}"`).join(', ')}: add ${missing.length === 1 ? 'it' : 'them'} in Settings → Credentials.`
             : (tool.source?.kind === 'mcp' && tool.source.name ? authorization.get(tool.source.name) : undefined) ?? tool.unavailable?.()
-        return { name: tool.name, description: tool.description, parameters: tool.parameters, runtime: tool.runtime, ...(tool.source ? { source: tool.source } : {}), ...(unavailable ? { unavailable } : {}) }
+        return { name: tool.name, description: tool.description, parameters: tool.parameters, runtime: tool.runtime, ...(tool.source ? { source: tool.source } : {}), ...(tool.capabilities.length > 0 ? { capabilities: tool.capabilities } : {}), ...(unavailable ? { unavailable } : {}) }
       })
     const dynamic = this.parts.dynamicTools
     return {

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { JsonSchemaObject } from '../openrouter/types'
+import type { ToolCapability } from '../../../shared/types/tool'
 
 /** Where a tool may run: only in the browser, only on the server, or on either. */
 export type ToolRuntime = 'client' | 'server' | 'hybrid'
@@ -42,6 +43,8 @@ export interface ServerToolDefinition {
    * policy rule with `effect: 'approve'` can require it too. `registerServerTool`'s option wins.
    */
   needsApproval?: boolean
+  /** What it reaches beyond answering (internet, workspace, code, subagents), for policy rules. */
+  capabilities?: ToolCapability[]
 }
 
 /** The credentials a call may use: its user's, else the server-wide ones; never another user's. */
@@ -172,4 +175,6 @@ export interface RegisteredServerTool {
   unavailable?: () => string | undefined
   /** Credentials it needs (`service` or `service/key`); empty when none. */
   requiresCredentials: string[]
+  /** What it reaches beyond answering; empty when nothing. */
+  capabilities: ToolCapability[]
 }

@@ -3,8 +3,7 @@
  * tool nodes call one directly, agent nodes offer theirs to a model. Checked at save (so a
  * workflow no one may run is refused with the node named) and again at run time, node by node.
  */
-import type { ToolAccessCheck } from '../tools/policy/tool-policy'
-import { getServerTool } from '../tools/registry'
+import { policyToolNamed, type ToolAccessCheck } from '../tools/policy/tool-policy'
 import type { WorkflowDefinition, WorkflowProblem } from '../../../shared/types/workflow'
 
 /** One problem per node and tool the policy denies. */
@@ -13,7 +12,7 @@ export function workflowToolDenials(definition: WorkflowDefinition, access: Tool
   for (const node of definition.nodes) {
     const names = node.kind === 'tool' ? [node.tool] : node.kind === 'agent' ? node.tools : []
     for (const name of names) {
-      const denied = access({ name, source: getServerTool(name)?.source })
+      const denied = access(policyToolNamed(name))
       if (denied !== undefined) problems.push({ nodeId: node.id, message: `Node "${node.id}" uses the tool "${name}", which you cannot use: ${denied}.` })
     }
   }

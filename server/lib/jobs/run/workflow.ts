@@ -24,7 +24,7 @@ import { runCheckpointedAgent, type AgentRunJournal } from './agent-run'
 import { executionOf } from './run-events'
 import type { JobStopReason } from './end'
 import { toolCallPeople } from '../waits/tool-call-people'
-import { approvalNeeded } from '../../tools/policy/tool-policy'
+import { approvalNeeded, policyToolNamed } from '../../tools/policy/tool-policy'
 import type { JobCheckpoint, ToolExecutionRecord } from '../../../../shared/types/job'
 import type { SavedWorkflow, WorkflowNode, WorkflowState } from '../../../../shared/types/workflow'
 import { runnableWorkflow } from '../../workflows/validate'
@@ -248,7 +248,7 @@ async function runToolStep(context: WorkflowJobContext, name: string, args: unkn
   const { job } = options
   // Checked at run time for the running user too: the policy may have changed since the workflow was saved.
   const access = options.toolAccess ? await options.toolAccess() : undefined
-  const denied = access?.({ name, source: getServerTool(name)?.source })
+  const denied = access?.(policyToolNamed(name))
   if (denied !== undefined) return { error: `tool "${name}" is not available here: ${denied}.` }
   // A tool that needs approval asks the person running the workflow first, as in a chat.
   if (approvalNeeded(name, access)) {

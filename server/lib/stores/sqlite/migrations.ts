@@ -275,4 +275,18 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE thread_messages ADD COLUMN feedback_at INTEGER;
   CREATE INDEX thread_messages_by_feedback_at ON thread_messages (feedback_at) WHERE feedback_at IS NOT NULL;
   `,
+  // Workspaces: the files a conversation's (or a workflow run's) tools read and write, counted per
+  // person for their quota.
+  `
+  CREATE TABLE workspace_files (
+    workspace_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    bytes BLOB NOT NULL,
+    PRIMARY KEY (workspace_id, path)
+  );
+  CREATE INDEX workspace_files_by_user ON workspace_files (user_id);
+  `,
 ]

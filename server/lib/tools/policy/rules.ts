@@ -4,7 +4,9 @@
  * `source:dynamic`, `source:file`) for roles and/or named users (no `roles` and no `users`:
  * everyone). For a principal and a tool: a matching deny wins; else a matching allow allows; else
  * the default: `admin` and `user` may use every tool, a `guest` only those built into the server
- * (the built-ins and server/tools files; no MCP or dynamic tools). A rule with `effect: 'approve'`
+ * (the built-ins and server/tools files; no MCP or dynamic tools) that reach nothing beyond their
+ * answer (no internet, workspace, code execution or subagents: those cost the server more than a
+ * visitor without an account should spend). A rule with `effect: 'approve'`
  * allows nothing by itself: a call it matches waits for its user's approval.
  *
  * Globs are matched by a linear two-pointer scan (no regular expression is built from them), and
@@ -12,13 +14,13 @@
  */
 import { z } from 'zod'
 import type { Role } from '../../../../shared/types/account'
-import type { ToolSourceRef } from '../../../../shared/types/tool'
+import { TOOL_CAPABILITIES, type ToolCapability, type ToolSourceRef } from '../../../../shared/types/tool'
 import type { ToolPolicyRule } from '../../../../shared/types/tool-policy'
 
 export type { ToolPolicyRule }
 
 /** A tool pattern: letters, digits, `_`, `-`, `*`, `?`, or `source:<kind>[/<name>]`. */
-const pattern = z.string().trim().min(1).max(128).regex(/^(?:source:(?:builtin|file|mcp|dynamic)(?:\/[\w.-]{1,200})?|[\w*?-]{1,64})$/, 'must be a tool name, a glob of one (letters, digits, _, -, * and ?), or source:builtin, source:file, source:dynamic, source:mcp or source:mcp/<server>')
+const pattern = z.string().trim().min(1).max(128).regex(new RegExp(String.raw`^(?:source:(?:builtin|file|mcp|dynamic)(?:\/[\w.-]{1,200})?|capability:(?:${TOOL_CAPABILITIES.join('|')})|[\w*?-]{1,64})$`), `must be a tool name, a glob of one (letters, digits, _, -, * and ?), source:builtin, source:file, source:dynamic, source:mcp, source:mcp/<server>, or capability:<${TOOL_CAPABILITIES.join('|')}>`)
 
 export const toolPolicyRuleSchema: z.ZodType<ToolPolicyRule> = z.object({
   /** Shown in refusals ("denied by policy <name>"). */
@@ -46,6 +48,8 @@ export interface PolicyPrincipal {
 export interface PolicyTool {
   name: string
   source?: ToolSourceRef
+  /** What it reaches beyond its answer. */
+  capabilities?: readonly ToolCapability[]
 }
 
 /** Whether `text` matches the glob `glob` (`*`: any run of characters, `?`: one character). */
@@ -73,6 +77,7 @@ export function globMatches(glob: string, text: string): boolean {
 }
 
 function patternMatches(pattern: string, tool: PolicyTool): boolean {
+  if (pattern.startsWith('capability:')) return tool.capabilities?.includes(pattern.slice('capability:'.length) as ToolCapability) ?? false
   if (!pattern.startsWith('source:')) return globMatches(pattern, tool.name)
   const [kind, name] = pattern.slice('source:'.length).split('/', 2)
   const source = tool.source ?? { kind: 'file' as const }
@@ -94,6 +99,7 @@ export function policyDenial(rules: readonly ToolPolicyRule[], principal: Policy
   if (deny) return `denied by the tool policy${deny.name ? ` "${deny.name}"` : ''} for ${describe(principal)}`
   if (applying.some(rule => rule.effect === 'allow')) return undefined
   if (principal.role === 'guest' && !isBuiltIn(tool)) return 'guests may use only the built-in tools unless the tool policy allows more; sign in to use it'
+  if (principal.role === 'guest' && (tool.capabilities?.length ?? 0) > 0) return `guests may not use tools with ${tool.capabilities!.map(capability => capability.replace('_', ' ')).join(', ')} unless the tool policy allows it; sign in to use it`
   return undefined
 }
 

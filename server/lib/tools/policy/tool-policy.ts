@@ -52,13 +52,18 @@ export interface ToolAccessCheck {
   needsApproval?: (tool: PolicyTool) => boolean
 }
 
+/** What the policy looks at of the registered tool `name` (its name alone when none is registered). */
+export function policyToolNamed(name: string): PolicyTool {
+  const tool = getServerTool(name)
+  return { name, source: tool?.source, capabilities: tool?.capabilities }
+}
+
 /**
  * Whether a call to `name` waits for its user's approval: the tool asks for it (`needsApproval`),
  * or an `approve` rule of `access` does. The one answer for chat tool loops and workflow tool steps.
  */
 export function approvalNeeded(name: string, access: ToolAccessCheck | undefined): boolean {
-  const tool = getServerTool(name)
-  return tool?.needsApproval === true || access?.needsApproval?.({ name, source: tool?.source }) === true
+  return getServerTool(name)?.needsApproval === true || access?.needsApproval?.(policyToolNamed(name)) === true
 }
 
 export class ToolPolicy {
