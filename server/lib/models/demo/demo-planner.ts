@@ -3,6 +3,7 @@ import { describeFiles, filesIn } from './demo-files'
 import { isTextFilePart } from '../../attachments/attachments'
 import { arithmeticFromWords, conversionIn, placeIn, temperatureUnitIn, unitKind, wordsToDigits } from './demo-language'
 import { evaluateExpression } from '../../tools/builtin/expression-evaluator'
+import { describeWorkbenchResult, workbenchCallFor } from './demo-workbench'
 
 /**
  * The offline demo model's "mind": a small rule-based planner that reads the conversation the
@@ -207,6 +208,8 @@ function describeResult(name: string, args: Record<string, unknown>, content: st
   } catch {
     return `\`${name}\` says: ${content}`
   }
+  const workbench = describeWorkbenchResult(name, data)
+  if (workbench !== undefined) return workbench
   switch (name) {
     case 'get_current_time':
       return `In **${String(data.timezone)}** it is **${String(data.local)}** (UTC${String(data.utcOffset)}).`
@@ -279,9 +282,18 @@ function ideas(offered: ReadonlySet<string>): string[] {
   ].filter((idea): idea is string => Boolean(idea))
 }
 
+/** What to try of the workbench, from the tools offered. */
+function workbenchIdeas(offered: ReadonlySet<string>): string[] {
+  return [
+    offered.has('run_code') && '"Run `[1, 2, 3].map(n => n * n)`"',
+    offered.has('write') && '"Save \"buy milk\" as todo.md", then "What files do I have?"',
+    offered.has('web_fetch') && '"Fetch https://example.org"',
+  ].filter((idea): idea is string => Boolean(idea))
+}
+
 function introduction(offered: ReadonlySet<string>): string {
   return 'Hi! I am the **offline demo model**: a few rules instead of a language model, so this app works with no API key and no network. '
-    + `I call the server's tools when a question needs them. Try:\n\n${[...ideas(offered), '"Write a long answer about background jobs"'].map(idea => `- ${idea}`).join('\n')}\n\n`
+    + `I call the server's tools when a question needs them. Try:\n\n${[...ideas(offered), ...workbenchIdeas(offered), '"Write a long answer about background jobs"'].map(idea => `- ${idea}`).join('\n')}\n\n`
     + 'For real answers, add an OpenRouter key in the settings (or set `NUXT_OPENROUTER_API_KEY`).'
 }
 
@@ -396,6 +408,10 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
   if (messageText(lastUser).trimEnd().endsWith(YES_OR_NO_QUESTION)) return { kind: 'text', text: text.includes(REVISED_MARK) ? 'Yes.' : 'No.' }
   const echo = /^(?:please\s+)?(?:say|repeat|echo)(?:\s+after\s+me)?\s*:?\s+/i.exec(text)
   if (echo) return { kind: 'text', text: text.slice(echo[0].length) }
+  const lastUserAt = messages.lastIndexOf(lastUser!)
+  const previousAnswer = messages.slice(0, lastUserAt).reverse().find(message => message.role === 'assistant' && typeof message.content === 'string' && message.content.trim() !== '')
+  const workbench = workbenchCallFor(text, offered, previousAnswer ? messageText(previousAnswer) : undefined)
+  if (workbench) return { kind: 'tool-calls', calls: [workbench] }
   const writing = writingAsked(text, offered)
   if (writing) return { kind: 'text', text: writing }
   const { calls, unknownPlace, mixedUnits } = toolCallsFor(text, offered, contextOf(messages.slice(0, messages.lastIndexOf(lastUser!) + 1)))

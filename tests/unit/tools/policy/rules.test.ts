@@ -62,6 +62,37 @@ describe('tool policy rules', () => {
   })
 })
 
+describe('capabilities in the policy', () => {
+  const fetchTool: PolicyTool = { name: 'web_fetch', source: { kind: 'builtin' }, capabilities: ['internet_access'] }
+  const runCode: PolicyTool = { name: 'run_code', source: { kind: 'builtin' }, capabilities: ['code_execution', 'workspace'] }
+  const read: PolicyTool = { name: 'read', source: { kind: 'builtin' }, capabilities: ['workspace'] }
+
+  it('denies guests built-ins that reach beyond their answer, unless a rule allows them', () => {
+    for (const tool of [fetchTool, runCode, read]) expect(policyDenial([], guest, tool)).toMatch(/guests may not use tools with/)
+    expect(policyDenial([], guest, calculate)).toBeUndefined()
+    expect(policyDenial([], ada, fetchTool)).toBeUndefined()
+    const openWorkspace: ToolPolicyRule = { effect: 'allow', tools: ['capability:workspace'], roles: ['guest'] }
+    expect(policyDenial([openWorkspace], guest, read)).toBeUndefined()
+    expect(policyDenial([openWorkspace], guest, runCode)).toBeUndefined()
+    expect(policyDenial([openWorkspace], guest, fetchTool)).toMatch(/internet access/)
+  })
+
+  it('lets a capability rule deny every tool with it to a role, whatever its name or source', () => {
+    const offline: ToolPolicyRule = { name: 'offline', effect: 'deny', tools: ['capability:internet_access'], roles: ['user'] }
+    expect(policyDenial([offline], ada, fetchTool)).toMatch(/offline/)
+    expect(policyDenial([offline], ada, { name: 'web_search', source: { kind: 'builtin' }, capabilities: ['internet_access'] })).toMatch(/offline/)
+    expect(policyDenial([offline], ada, runCode)).toBeUndefined()
+    expect(policyDenial([offline], admin, fetchTool)).toBeUndefined()
+  })
+
+  it('refuses a capability it does not know, naming the ones there are', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'or3-policy-capability-'))
+    const file = join(dir, 'policy.json')
+    writeFileSync(file, JSON.stringify({ rules: [{ effect: 'deny', tools: ['capability:teleport'] }] }))
+    expect(() => loadToolPolicyFile(file)).toThrow(/capability:<internet_access\|workspace\|code_execution\|subagents>/)
+  })
+})
+
 describe('the tool policy in force', () => {
   it('reads the file (JSON or YAML), names the rule and field of a problem, and puts the admin\'s rules after it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'or3-policy-'))
