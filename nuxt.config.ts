@@ -114,7 +114,18 @@ export default defineNuxtConfig({
       // jiti (the dynamic tools directory's loader) requires its TypeScript transform lazily, so
       // the build's file trace misses it: include it by path.
       nitroConfig.externals ??= {}
-      nitroConfig.externals.traceInclude = [...(nitroConfig.externals.traceInclude ?? []), join(dirname(createRequire(import.meta.url).resolve('jiti/package.json')), 'dist', 'babel.cjs')]
+      // run_code's worker requires QuickJS by path at run time (server/lib/tools/code/quickjs-sandbox.ts):
+      // its CommonJS entries and the WebAssembly file they read are included by path too.
+      const require = createRequire(import.meta.url)
+      const quickjsVariant = require.resolve('@jitl/quickjs-wasmfile-release-sync')
+      nitroConfig.externals.traceInclude = [
+        ...(nitroConfig.externals.traceInclude ?? []),
+        join(dirname(require.resolve('jiti/package.json')), 'dist', 'babel.cjs'),
+        require.resolve('quickjs-emscripten-core'),
+        quickjsVariant,
+        join(dirname(quickjsVariant), 'emscripten-module.cjs'),
+        join(dirname(quickjsVariant), 'emscripten-module.wasm'),
+      ]
     },
     // No <link rel="prefetch"> for every lazily loaded chunk (every page, dialog and menu: some
     // forty scripts a first visit fetched whether or not it would open them). A page's chunks are

@@ -153,15 +153,19 @@ const norm = path => String(path).replace(/\\/g, '/').replace(/^(\.?\/)+/, '')
 })().catch(error => parentPort.postMessage({ ok: false, error: String(error && error.message || error), ...output, writes: {}, deletes: [] }))
 `
 
-const require = createRequire(import.meta.url)
 let packagePaths: { core: string, variant: string } | undefined
+
+/** Where QuickJS's packages are. Resolved at the first run, not at module load: in the built server `import.meta.url` names the entry only once it has run. */
+function quickjsPackages(): { core: string, variant: string } {
+  const require = createRequire(import.meta.url)
+  return packagePaths ??= { core: require.resolve('quickjs-emscripten-core'), variant: require.resolve('@jitl/quickjs-wasmfile-release-sync') }
+}
 
 /** Runs `run` in a fresh worker; resolves with its outcome (never rejects for the code's own faults). */
 export function runInSandbox(run: SandboxRun, signal?: AbortSignal): Promise<SandboxOutcome> {
-  packagePaths ??= { core: require.resolve('quickjs-emscripten-core'), variant: require.resolve('@jitl/quickjs-wasmfile-release-sync') }
   const worker = new Worker(SANDBOX_WORKER, {
     eval: true,
-    workerData: { ...packagePaths, run },
+    workerData: { ...quickjsPackages(), run },
     // The worker's own heap: the files handed in, the output, and QuickJS's WebAssembly memory beside it.
     resourceLimits: { maxOldGenerationSizeMb: 64 + Math.ceil(run.memoryBytes / 1048576), maxYoungGenerationSizeMb: 16 },
     stdout: true,
