@@ -67,6 +67,17 @@ export interface ChatJobRequest {
   toolNames?: string[]
   /** Tools the user's browser runs for this job (declared by the app that started it). */
   clientTools?: ClientToolDeclaration[]
+  /** A subagent (a child job the `task` tool started): its parent, how deep it is, where its files are. */
+  subagent?: {
+    parentJobId: string
+    toolCallId: string
+    /** 1 for a child of a top-level job, 2 for its child… */
+    depth: number
+    /** What the parent asked it to do, in a few words (shown with it). */
+    description: string
+    /** The workspace it shares with its parent. */
+    workspaceId: string
+  }
   /** A workflow run's workflow: which, the version it ran (absent on runs from before versions), what it was asked (its prompt and named inputs), and the definition it ran. */
   workflow?: {
     workflowId: string
@@ -149,6 +160,8 @@ export interface BackgroundJob {
 /** A job as the HTTP API shows it: no request, checkpoint or key (a workflow run shows its workflow). */
 export type PublicJob = Omit<BackgroundJob, 'request' | 'checkpoint' | 'apiKeyCiphertext'> & {
   workflow?: ChatJobRequest['workflow']
+  /** A subagent's parent job and task (see shared/subagent.ts). */
+  subagent?: { parentJobId: string, description: string, depth: number }
   /** What the job asked its user (open ones and those settled during this run); see input-request.ts. */
   inputRequests?: JobInputRequest[]
   /** Set by `GET /api/jobs/:id` when it shows only part of the text (`?offset=`, `?limit=`). */

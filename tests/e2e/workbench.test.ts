@@ -4,14 +4,21 @@
  * routes list, show, download and delete them, for their owner only; a page is fetched from a
  * local server (allowed by the operator's networks) and a search goes to a fake SearXNG, while
  * the server's own address stays refused; the offline demo model uses the workbench without a key;
- * deleting the conversation deletes its files.
+ * deleting the conversation deletes its files. A subagent (`task`) runs as a child job whose answer
+ * comes back, across a kill -9 of the server while it runs (one child, resumed), and stops with
+ * its parent.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter } from '../support/fake-openrouter'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { vi } from 'vitest'
+import { gatedTextReply, startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
-import { startBuiltApp, type RunningApp } from '../support/built-app'
+import { startBuiltApp, useAppServers, type RunningApp } from '../support/built-app'
+import { subagentJobId } from '../../shared/subagent'
 
 let app: RunningApp
 let fake: FakeOpenRouter
@@ -140,4 +147,71 @@ describe('the web', () => {
     expect(named('web_fetch')).toMatchObject({ capabilities: ['internet_access'], source: { kind: 'builtin' } })
     expect(named('run_code')).toMatchObject({ capabilities: ['code_execution', 'workspace'] })
   }, 60_000)
+})
+
+describe('subagents', () => {
+  const servers = useAppServers(() => ({ NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_THREADS_GENERATE_TITLES: 'false', NUXT_SESSION_PASSWORD: 'a-subagent-test-session-password-long-enough' }))
+  const isChild = (request: RecordedRequest) => String(request.body.messages[0]?.content ?? '').includes('You are a subagent')
+  const toolResult = (request: RecordedRequest) => request.body.messages.findLast(message => message.role === 'tool')
+  const taskCall = toolCallReply([{ id: 'call_task_1', name: 'task', arguments: JSON.stringify({ description: 'Find the tide', prompt: 'When does the tide turn at Brest today?', tools: ['calculate'] }) }])
+
+  it('runs a subagent as a child job whose answer is the tool result, once, across a kill -9 while it runs', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'or3-subagent-'))
+    let restarted = false
+    const stalled = gatedTextReply(['The tide ', 'never'])
+    fake.script((request) => {
+      if (isChild(request)) return restarted ? textReply('The tide turns at 14:05.') : stalled.reply
+      const result = toolResult(request)
+      return result ? textReply(`The subagent says: ${String(result.content)}`) : taskCall
+    })
+    const before = fake.requests.length
+    const first = await servers.start({ NUXT_DATA_DIR: dataDir })
+    const client = new SessionClient(first.url)
+    await client.post('/api/auth/register', { name: 'Sam', password: 'a long enough password' })
+    const thread = await (await client.post('/api/threads', {})).json()
+    const parentId = (await (await client.post(`/api/threads/${thread.id}/messages`, { content: 'When does the tide turn?', model: 'openai/gpt-4o-mini' })).json()).jobId as string
+    const childId = subagentJobId(parentId, 'call_task_1')
+    try {
+      // The child is running (its model is answering) when the server is killed.
+      await vi.waitFor(() => expect(fake.requests.slice(before).filter(isChild)).toHaveLength(1), { timeout: 30_000, interval: 50 })
+      const child = await client.json(`/api/jobs/${childId}`)
+      expect(child).toMatchObject({ status: 'streaming', subagent: { parentJobId: parentId, description: 'Find the tide', depth: 1 } })
+    } finally {
+      await first.stop('SIGKILL')
+    }
+    restarted = true
+
+    const second = await servers.start({ NUXT_DATA_DIR: dataDir })
+    const again = new SessionClient(second.url)
+    again.cookie = client.cookie
+    const parent = await waitForJobEnd(again, parentId, 60_000)
+    expect(parent).toMatchObject({ status: 'complete', content: 'The subagent says: The tide turns at 14:05.', resumeCount: 1 })
+    expect(parent.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'task', result: 'The tide turns at 14:05.' })
+    const child = await waitForJobEnd(again, childId, 10_000)
+    expect(child).toMatchObject({ status: 'complete', content: 'The tide turns at 14:05.', resumeCount: 1, subagent: { parentJobId: parentId } })
+    // One child, asked twice (cut by the kill, then resumed), with the tools it was given; the parent asked for it once.
+    const { jobs } = await again.json('/api/jobs')
+    expect(jobs.filter((job: { subagent?: { parentJobId: string } }) => job.subagent?.parentJobId === parentId).map((job: { id: string }) => job.id)).toEqual([childId])
+    const childRequests = fake.requests.slice(before).filter(isChild)
+    expect(childRequests).toHaveLength(2)
+    expect(childRequests[1]!.body.tools?.map(tool => tool.function.name)).toEqual(['calculate'])
+    expect(fake.requests.slice(before).filter(request => !isChild(request) && !toolResult(request))).toHaveLength(1)
+    // Its end is its parent's result, not a notification of its own.
+    const { notifications } = await again.json('/api/notifications')
+    expect(notifications.filter((note: { jobId: string }) => note.jobId === childId)).toEqual([])
+  }, 180_000)
+
+  it('stops a running subagent when its parent is stopped', async () => {
+    const stalled = gatedTextReply(['Looking ', 'never'])
+    fake.script(request => isChild(request) ? stalled.reply : taskCall)
+    const before = fake.requests.length
+    const app = await servers.start()
+    const client = new SessionClient(app.url)
+    await client.post('/api/auth/register', { name: 'Sam', password: 'a long enough password' })
+    const parentId = await client.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Delegate it' }] })
+    await vi.waitFor(() => expect(fake.requests.slice(before).filter(isChild)).toHaveLength(1), { timeout: 30_000, interval: 50 })
+    await client.json(`/api/jobs/${parentId}/abort`, { method: 'POST' })
+    expect(await waitForJobEnd(client, parentId, 20_000)).toMatchObject({ status: 'aborted' })
+    expect(await waitForJobEnd(client, subagentJobId(parentId, 'call_task_1'), 20_000)).toMatchObject({ status: 'aborted' })
+  }, 120_000)
 })

@@ -51,6 +51,8 @@ export interface ToolExecutionLoopParams {
   jobId: string
   userId: string
   threadId: string
+  /** The workspace its tools work in, when not its thread's own (a subagent shares its parent's). */
+  workspaceId?: string
   initialMessages: ChatMessage[]
   model: string
   endpoint: ChatEndpoint

@@ -300,7 +300,7 @@ class ToolLoop {
       offered: tools.offered,
       maxToolsPerRound: params.maxToolsPerRound ?? 20,
       concurrency: params.toolConcurrency ?? 5,
-      context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId, credentials: await params.credentials?.() },
+      context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId, ...(params.workspaceId ? { workspaceId: params.workspaceId } : {}), credentials: await params.credentials?.() },
       denial: name => (tools.localTools.has(name) ? undefined : tools.denial(name)),
       localTools: tools.localTools,
       signal,

@@ -221,6 +221,14 @@ export const serverConfigSchema = z.object({
       fileBytes: setting(z.number().int().min(1_000).max(100_000_000), 5 * 1024 * 1024,
         'Largest workspace file.'),
     }),
+    subagents: group({
+      enabled: setting(z.boolean(), true,
+        'Offer `task`: an agent starts a subagent (a child job with its own instructions, model and tools, sharing its workspace) and gets its final answer as the result (policy name `capability:subagents`). Counted in its person\'s running jobs and budget.'),
+      maxDepth: setting(z.number().int().min(1).max(5), 2,
+        'How deep subagents may nest: 1 lets an answer start subagents that start none.'),
+      perJob: setting(z.number().int().min(1).max(50), 5,
+        'Subagents one job may start.'),
+    }),
     code: group({
       enabled: setting(z.boolean(), true,
         'Offer `run_code`: JavaScript in a QuickJS WebAssembly sandbox in a worker thread, with no host access; it reads and writes the workspace only (policy name `capability:code_execution`).'),

@@ -192,6 +192,17 @@ export class BackgroundJobManager {
     await this.running.get(jobId)?.done
   }
 
+  /** Why the run of `jobId` here is stopping (`user`, `shutdown`…), or undefined while it runs on (or runs elsewhere). */
+  stopReason(jobId: string): JobStopReason | undefined {
+    const signal = this.running.get(jobId)?.controller.signal
+    return signal?.aborted ? signal.reason as JobStopReason : undefined
+  }
+
+  /** The person's own OpenRouter key `job` runs with (kept sealed in it while it runs), for a job started on their behalf. */
+  apiKeyOf(job: BackgroundJob): string | undefined {
+    return job.apiKeyCiphertext ? this.options.secretBox.open(job.apiKeyCiphertext) : undefined
+  }
+
   /**
    * Admits a start by `principal` (admission/gate.ts): the role's models and workflow cost, the
    * caps, the start rate and the daily budget; throws the first refusal. Callers that must refuse

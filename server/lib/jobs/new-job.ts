@@ -34,6 +34,8 @@ export interface StartChatJobInput {
   principal: JobPrincipal
   threadId?: string
   messageId?: string
+  /** The job's id, when it must be this one (a subagent's, from its parent's call). */
+  jobId?: string
   request: ChatJobRequest
   /** The user's own OpenRouter key; stored only encrypted, and only while the job runs. */
   userApiKey?: string
@@ -42,6 +44,7 @@ export interface StartChatJobInput {
 /** The record of a new chat job; the user's key is stored only sealed. */
 export function newChatJob(input: StartChatJobInput, secretBox: SecretBox): CreateJobInput {
   return {
+    ...(input.jobId ? { id: input.jobId } : {}),
     userId: input.principal.userId,
     threadId: input.threadId ?? crypto.randomUUID(),
     messageId: input.messageId ?? crypto.randomUUID(),

@@ -10,6 +10,10 @@ export const JOB_TEXT_PAGE_CHARS = 200_000
 export function toPublicJob(job: BackgroundJob): PublicJob {
   const { request, checkpoint: _checkpoint, apiKeyCiphertext: _key, listedContentLength: _listed, ...rest } = job
   if (rest.workflowState) rest.workflowState = publicWorkflowState(rest.workflowState)
+  if (request?.subagent) {
+    const { parentJobId, description, depth } = request.subagent
+    return { ...rest, subagent: { parentJobId, description, depth } }
+  }
   if (!request?.workflow) return rest
   const { resumeState: _resumeState, ...workflow } = request.workflow
   return { ...rest, workflow }

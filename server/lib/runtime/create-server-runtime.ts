@@ -20,7 +20,8 @@ import { loadMcpConfigFile } from '../tools/mcp/config'
 import { McpCredentialConsents } from '../tools/mcp/consents'
 import { McpServers } from '../tools/mcp/servers'
 import { loadToolPolicyFile, ToolPolicy } from '../tools/policy/tool-policy'
-import { deferServerToolsReady, listServerTools, onServerToolsChanged } from '../tools/registry'
+import { deferServerToolsReady, listServerTools, onServerToolsChanged, registerServerTool } from '../tools/registry'
+import { Subagents } from '../jobs/subagents'
 import { ToolChangeFeed } from '../tools/tool-changes'
 import { ToolSources } from '../tools/tool-sources'
 import { registerWorkbenchTools } from '../tools/workbench'
@@ -174,6 +175,12 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     workflowRuns: stores.workflowRuns,
     loadWorkflow: id => stores.workflows.getWorkflow(id),
   })
+
+  // Subagents: the `task` tool starts child jobs through this manager.
+  if (config.tools.subagents.enabled) {
+    const task = new Subagents({ manager: jobs, store: stores.jobs, roleOf: userId => accounts.roleOf(userId) }, config.tools.subagents).tool()
+    registerServerTool(task.definition, task.handler, { ...task.options, override: true, source: { kind: 'builtin' } })
+  }
 
   // A job of a thread is written into its assistant message when it ends; a conversation's first
   // answer is followed by a short title its model writes, counted against the person's budget.

@@ -135,6 +135,9 @@ async function executeRegisteredTool(
       signal,
       credentials,
       ...(context.askUser ? { askUser: context.askUser } : {}),
+      ...(context.toolCallId ? { toolCallId: context.toolCallId } : {}),
+      ...(context.workspaceId ? { workspaceId: context.workspaceId } : {}),
+      ...(context.holdRoundDeadline ? { holdRoundDeadline: context.holdRoundDeadline } : {}),
     }),
     { timeoutMs, signal: context.signal },
   )

@@ -39,7 +39,7 @@ export interface RunToolCallsOptions {
   maxToolsPerRound: number
   /** Calls running at once. */
   concurrency: number
-  context: { userId: string, threadId: string, jobId: string, credentials?: ToolCredentials }
+  context: { userId: string, threadId: string, jobId: string, workspaceId?: string, credentials?: ToolCredentials }
   /** Why the job's principal may not use a tool (the tool policy), or undefined: a denied call is refused with that reason. */
   denial?: (name: string) => string | undefined
   /** Tools the caller answers itself (not in the registry), by name: arguments JSON in, result text out (throw for an error). */
@@ -140,7 +140,7 @@ async function runApproved(call: StreamedToolCall, startedAt: number, options: R
   } catch (caught) {
     return refusal(call, startedAt, `not run: ${(caught as Error).message}`)
   }
-  const outcome = await executeServerTool(call.name, call.arguments, { ...options.context, signal: options.signal, ...(askUser ? { askUser } : {}) })
+  const outcome = await executeServerTool(call.name, call.arguments, { ...options.context, toolCallId: call.id, signal: options.signal, ...(askUser ? { askUser } : {}), ...(options.holdDeadline ? { holdRoundDeadline: options.holdDeadline } : {}) })
   return {
     id: call.id,
     name: call.name,

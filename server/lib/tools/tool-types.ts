@@ -83,6 +83,15 @@ export interface ToolExecutionContext {
   credentials: ToolCredentials
   /** Asks the person the call runs for (a job's user, from any tab); absent when nobody can answer. */
   askUser?: (question: ToolQuestion) => Promise<ToolQuestionAnswer>
+  /** The model's id for this call (stable across a resume of the job). */
+  toolCallId?: string
+  /** The workspace the call works in, when it is not its conversation's or run's own (a subagent shares its parent's). */
+  workspaceId?: string
+  /**
+   * Stops the round's time limit while the call waits on something that is not the tool's own
+   * work (a subagent's whole run); call what it returns when the wait ends.
+   */
+  holdRoundDeadline?: () => () => void
 }
 
 /**

@@ -158,6 +158,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
           jobId: job.id,
           userId: job.userId,
           threadId: job.threadId,
+          ...(request.subagent ? { workspaceId: request.subagent.workspaceId } : {}),
           model: request.model,
           initialMessages: request.messages,
           endpoint: options.endpoint,

@@ -72,7 +72,8 @@ export async function endJobRun(options: RunEnding & {
   // Nothing waits any more: what the job had asked is closed before viewers hear it ended.
   await options.inputs?.closeAllOf(job.id).catch(error => options.logger.warn(`Job ${job.id}: its open requests could not be closed`, error))
   const watchers = events.ended(terminal, options.streamFinalContent ? final : undefined)
-  if (watchers === 0 && reason !== 'user' && !(await watchedElsewhere(store, job.id, options.logger))) {
+  // A subagent's end is its parent's tool result, not news for its owner.
+  if (watchers === 0 && reason !== 'user' && !job.request?.subagent && !(await watchedElsewhere(store, job.id, options.logger))) {
     await notifyUnwatchedJob(store, job, terminal, final.content).catch(error => options.logger.warn(`Job ${job.id}: could not record its notification`, error))
   }
   return terminal.status

@@ -202,6 +202,8 @@ function describeResult(name: string, args: Record<string, unknown>, content: st
   if (content.startsWith('Error executing tool')) {
     return `I could not get that from \`${name}\`: ${content.replace(/^Error executing tool "[^"]+": /, '')}`
   }
+  // A subagent's answer is its text.
+  if (name === 'task') return `The subagent answered:\n\n${content}`
   let data: Record<string, unknown>
   try {
     data = JSON.parse(content) as Record<string, unknown>

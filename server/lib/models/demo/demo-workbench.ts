@@ -16,6 +16,8 @@ const FILE_NAME = String.raw`([\w][\w.\/-]{0,200}\.[A-Za-z0-9]{1,8})`
 
 /** The call `text` asks for among the tools `offered`, if any. `previousAnswer` is what "this" means in "save this". */
 export function workbenchCallFor(text: string, offered: ReadonlySet<string>, previousAnswer: string | undefined): WorkbenchCall | undefined {
+  const delegated = /\b(?:ask|have|get|let) a subagent (?:to\s+)?(.{1,1500})/i.exec(text)?.[1]?.trim()
+  if (delegated && offered.has('task')) return { name: 'task', arguments: { description: delegated.slice(0, 80), prompt: delegated } }
   const url = /\b(?:fetch|read|open|summari[sz]e|get|look at)\s+(?:the page\s+)?(https?:\/\/[^\s<>"']{1,2000})/i.exec(text)?.[1]
   if (url && offered.has('web_fetch')) return { name: 'web_fetch', arguments: { url: url.replace(/[.,;:!?)]+$/, '') } }
   const query = /\bsearch (?:the web|online|the internet) for\s+(.{1,300})/i.exec(text)?.[1]

@@ -40,7 +40,8 @@ export function threadWorkspaceId(threadId: string): string {
 }
 
 /** The workspace a tool call works in: its conversation's, or its workflow run's (shared by the run's steps). */
-export function workspaceIdFor(context: { threadId: string, jobId: string }): string {
+export function workspaceIdFor(context: { threadId: string, jobId: string, workspaceId?: string }): string {
+  if (context.workspaceId) return context.workspaceId
   return context.threadId.startsWith('workflow:') ? `run:${context.jobId}` : threadWorkspaceId(context.threadId)
 }
 
