@@ -123,6 +123,9 @@ describe('the workspace', () => {
     expect(listed.job.content).toMatch(/`todo\.md` \(8 bytes\)/)
     const ran = await ask(alice, 'run `workspace.readFile("todo.md").toUpperCase()`', demo, first.threadId)
     expect(ran.job.content).toMatch(/Result: `"BUY MILK"`/)
+    // A subagent on the same model, whose answer (its own tool call's) comes back.
+    const delegated = await ask(alice, 'ask a subagent to calculate 6 * 7', demo, first.threadId)
+    expect(delegated.job.content).toMatch(/The subagent answered:[\s\S]*= \*\*42\*\*/)
   }, 60_000)
 })
 

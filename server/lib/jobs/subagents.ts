@@ -37,7 +37,7 @@ const POLL_MS = 1_000
 /** Longest one subagent may take, start to end (its own inactivity timeout usually ends it sooner). */
 const SUBAGENT_TIMEOUT_MS = 60 * 60_000
 
-const INSTRUCTIONS_NOTE = 'You are a subagent: another agent gave you the task below. Work on it with your tools, then answer with the result it needs, complete and self-contained: your final answer is all it sees.'
+const INSTRUCTIONS_NOTE = 'You are a subagent: another agent gave you the task below. Work on it with your tools, then reply with the result it needs, complete and self-contained: your last reply is all it sees.'
 
 export interface SubagentParts {
   manager: Pick<BackgroundJobManager, 'startChatJob' | 'abortJob' | 'isRunning' | 'settled' | 'stopReason' | 'apiKeyOf'>
