@@ -26,6 +26,7 @@ import { ToolChangeFeed } from '../tools/tool-changes'
 import { ToolSources } from '../tools/tool-sources'
 import { registerWorkbenchTools } from '../tools/workbench'
 import { Workspaces } from '../tools/workspace/workspaces'
+import { UserTools } from '../tools/user-tools/user-tools'
 import { createSecretBox } from '../security/secret-box'
 import { serverSecret } from '../security/session-secret'
 import { openStores, type AppStores } from '../stores'
@@ -106,9 +107,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
   const toolChanges = new ToolChangeFeed()
   const stopFollowingRegistry = onServerToolsChanged(toolChanges.notify)
-  // The workbench (workspace files, run_code, web_fetch, web_search), registered as built-ins.
   const workspaces = new Workspaces(stores.workspaces, config.tools.workspace)
-  registerWorkbenchTools(config.tools, { workspaces, limiterFor: stores.limiterFor })
+  const userTools = new UserTools(stores.settings)
 
   // MCP servers (the operator's and the admin's), with people's OAuth grants and consents.
   const consents = new McpCredentialConsents(stores.settings)
@@ -150,6 +150,14 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     tokensPerUser: auth.tokensPerUser,
     inviteTtlMs: Math.round(auth.inviteTtlHours * 3_600_000),
     roleLimits: config.limits.roles,
+  })
+
+  // The workbench (workspace files, run_code, people's own tools, web_fetch, web_search), registered as built-ins.
+  registerWorkbenchTools(config.tools, {
+    workspaces,
+    userTools,
+    limiterFor: stores.limiterFor,
+    internetDenial: async userId => (await toolPolicy.accessFor(await accounts.policyPrincipal(userId)))({ name: 'web_fetch', source: { kind: 'builtin' }, capabilities: ['internet_access'] }),
   })
 
   const { sseBatching } = config.backgroundJobs
@@ -225,6 +233,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   // A deleted account's data goes first: its jobs, threads, workflows and their runs, then what it kept with tools.
   accounts.onAccountDeleted(userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId))
   accounts.onAccountDeleted(userId => workspaces.deleteUser(userId))
+  accounts.onAccountDeleted(userId => userTools.deleteUser(userId))
   accounts.onAccountDeleted(userId => credentials.deleteUser(userId))
   accounts.onAccountDeleted(userId => workflowSchedules.removeUser(userId))
   accounts.onAccountDeleted(userId => authorizations.deleteUser(userId))
@@ -240,7 +249,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
 
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
-  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, policy: toolPolicy, credentials, authorizations, consents, workspaces })
+  const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, policy: toolPolicy, credentials, authorizations, consents, workspaces, userTools })
   const metricSources = { jobs: () => jobs.health(), tools: () => tools.health(), viewers: () => hub.viewerTotal }
   metrics.readAtScrape(metricSources)
   const status = new StatusHistory({ metrics, sources: metricSources, intervalMs: config.metrics.statusSampleSeconds * 1000 })

@@ -14,6 +14,7 @@ import type { CredentialVault } from './credentials/vault'
 import type { McpAuthorizations } from './mcp/oauth/authorizations'
 import type { McpCredentialConsents } from './mcp/consents'
 import type { Workspaces } from './workspace/workspaces'
+import type { UserTools } from './user-tools/user-tools'
 import { McpAdminError } from './mcp/admin-servers'
 import type { McpCredentialConsent } from '../../../shared/types/credentials'
 import type { PolicyPrincipal } from './policy/rules'
@@ -29,6 +30,7 @@ export interface ToolSourcesParts {
   authorizations: McpAuthorizations
   consents: McpCredentialConsents
   workspaces: Workspaces
+  userTools: UserTools
 }
 
 export class ToolSources {
@@ -42,6 +44,11 @@ export class ToolSources {
   /** Conversations' and workflow runs' workspace files (the file tools' and the file panel's). */
   get workspaces(): Workspaces {
     return this.parts.workspaces
+  }
+
+  /** The tools agents wrote for their people, with the people's approvals. */
+  get userTools(): UserTools {
+    return this.parts.userTools
   }
 
   /** Who may use which tools: the operator's rules and the admin's. */

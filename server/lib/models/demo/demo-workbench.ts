@@ -12,10 +12,21 @@ export interface WorkbenchCall {
   arguments: Record<string, unknown>
 }
 
+/** The one tool the demo model can write: a word counter, for showing how a person approves what an agent wrote. */
+const WORD_COUNT_TOOL = {
+  name: 'word_count',
+  description: 'Counts the words, characters and lines of a text.',
+  parameters: { type: 'object', properties: { text: { type: 'string', description: 'The text to count.' } }, required: ['text'] },
+  code: 'const words = args.text.trim().split(/\\s+/).filter(Boolean);\n({ words: words.length, characters: args.text.length, lines: args.text.split("\\n").length })',
+}
+
 const FILE_NAME = String.raw`([\w][\w.\/-]{0,200}\.[A-Za-z0-9]{1,8})`
 
 /** The call `text` asks for among the tools `offered`, if any. `previousAnswer` is what "this" means in "save this". */
 export function workbenchCallFor(text: string, offered: ReadonlySet<string>, previousAnswer: string | undefined): WorkbenchCall | undefined {
+  if (offered.has('propose_tool') && /\b(?:write|make|create|build) (?:me )?a tool (?:that|to|which) counts? words\b/i.test(text)) return { name: 'propose_tool', arguments: WORD_COUNT_TOOL }
+  const counted = /\bcount (?:the )?words (?:in|of)\s*:?\s*(.{1,1500})/i.exec(text)?.[1]
+  if (counted && offered.has('run_my_tool')) return { name: 'run_my_tool', arguments: { name: 'word_count', args: { text: counted.replace(/^["“]|["”]$/g, '') } } }
   const delegated = /\b(?:ask|have|get|let) a subagent (?:to\s+)?(.{1,1500})/i.exec(text)?.[1]?.trim()
   if (delegated && offered.has('task')) return { name: 'task', arguments: { description: delegated.slice(0, 80), prompt: delegated } }
   const url = /\b(?:fetch|read|open|summari[sz]e|get|look at)\s+(?:the page\s+)?(https?:\/\/[^\s<>"']{1,2000})/i.exec(text)?.[1]
@@ -45,6 +56,10 @@ const fence = (text: string) => `\`\`\`\n${text.replaceAll('```', '`\u200b``')}\
 /** A short answer from a workbench tool's result, or undefined for another tool. */
 export function describeWorkbenchResult(name: string, data: Record<string, any>): string | undefined {
   switch (name) {
+    case 'propose_tool':
+      return data.approved ? `I wrote the tool **${data.name}** and you approved it. Try "count the words in: the quick brown fox".` : `I wrote the tool **${data.name}**, but it is not approved, so it cannot run. You can approve it in Settings → Your tools.`
+    case 'run_my_tool':
+      return `Your tool says: \`${JSON.stringify(data.result ?? data)}\``
     case 'web_fetch': {
       const content = String(data.content ?? '')
       return `**${data.title ?? data.url}** (${data.url})\n\n${content.slice(0, 700)}${content.length > 700 ? '…' : ''}`

@@ -19,7 +19,29 @@ export interface SandboxRun {
   memoryBytes: number
   /** Characters of stdout and of stderr kept (the rest is cut, saying so). */
   outputChars: number
+  /** JSON values set as globals before the code runs (a tool's `args`). */
+  globals?: Record<string, unknown>
+  /** Credentials the code may read with `credentials.get(service, key)`: only the services given. */
+  credentials?: Record<string, Record<string, string>>
+  /**
+   * Lets the code call `fetch(url)` (synchronous inside the sandbox: it returns `{ status,
+   * contentType, text }` or throws), answered by this function on the server's side, at most
+   * `MAX_FETCHES` times a run. Absent: no `fetch` in the sandbox.
+   */
+  fetch?: (url: string) => Promise<SandboxFetchAnswer>
 }
+
+/** What a sandbox's `fetch` gets back. */
+export interface SandboxFetchAnswer {
+  status: number
+  contentType: string
+  text: string
+}
+
+/** Fetches one run may make. */
+export const MAX_FETCHES = 10
+/** Bytes of one fetch's answer handed into the sandbox (its text is cut to fit). */
+const FETCH_ANSWER_BYTES = 2 * 1024 * 1024
 
 export interface SandboxOutcome {
   ok: boolean
@@ -40,7 +62,8 @@ const SANDBOX_WORKER = String.raw`
 const { parentPort, workerData } = require('node:worker_threads')
 const { newQuickJSWASMModuleFromVariant } = require(workerData.core)
 const variantModule = require(workerData.variant)
-const { code, files, timeoutMs, memoryBytes, outputChars } = workerData.run
+const { code, files, timeoutMs, memoryBytes, outputChars, globals, credentials } = workerData.run
+const bridge = workerData.bridge
 const output = { stdout: '', stderr: '' }
 const cut = { stdout: false, stderr: false }
 function write(stream, text) {
@@ -104,6 +127,43 @@ const norm = path => String(path).replace(/\\/g, '/').replace(/^(\.?\/)+/, '')
   }
   vm.setProp(vm.global, 'workspace', workspace)
   workspace.dispose()
+  // JSON values in, as the code's globals (JSON is a JavaScript expression).
+  const toHandle = value => vm.unwrapResult(vm.evalCode('(' + JSON.stringify(value === undefined ? null : value) + ')'))
+  for (const [name, value] of Object.entries(globals || {})) {
+    const handle = toHandle(value)
+    vm.setProp(vm.global, name, handle)
+    handle.dispose()
+  }
+  const credentialsObject = vm.newObject()
+  const getCredential = vm.newFunction('get', (serviceHandle, keyHandle) => {
+    const service = vm.getString(serviceHandle)
+    const key = keyHandle ? vm.getString(keyHandle) : ''
+    const values = (credentials || {})[service]
+    if (!values) return { error: vm.newError('This tool did not declare the service ' + service + ', so its credentials are not available') }
+    const value = key ? values[key] : Object.values(values)[0]
+    return value === undefined ? vm.undefined : vm.newString(value)
+  })
+  vm.setProp(credentialsObject, 'get', getCredential)
+  getCredential.dispose()
+  vm.setProp(vm.global, 'credentials', credentialsObject)
+  credentialsObject.dispose()
+  if (bridge) {
+    // fetch: the request goes to the server's side (its guard), this thread waits for the answer.
+    const control = new Int32Array(bridge.control)
+    let fetches = 0
+    const fetchFn = vm.newFunction('fetch', (urlHandle) => {
+      if (++fetches > bridge.maxFetches) return { error: vm.newError('At most ' + bridge.maxFetches + ' fetches a run') }
+      Atomics.store(control, 0, 0)
+      parentPort.postMessage({ type: 'fetch', url: vm.getString(urlHandle) })
+      const left = deadline - Date.now()
+      if (left <= 0 || Atomics.wait(control, 0, 0, left) === 'timed-out') return { error: vm.newError('The fetch did not finish before the time limit') }
+      const answer = JSON.parse(new TextDecoder().decode(new Uint8Array(bridge.data, 0, Atomics.load(control, 1)).slice()))
+      if (!answer.ok) return { error: vm.newError(answer.error) }
+      return toHandle({ status: answer.status, contentType: answer.contentType, text: answer.text })
+    })
+    vm.setProp(vm.global, 'fetch', fetchFn)
+    fetchFn.dispose()
+  }
 
   let outcome
   const describe = (handle) => {
@@ -161,11 +221,36 @@ function quickjsPackages(): { core: string, variant: string } {
   return packagePaths ??= { core: require.resolve('quickjs-emscripten-core'), variant: require.resolve('@jitl/quickjs-wasmfile-release-sync') }
 }
 
+/** Answers one `fetch` of the code: the answer as JSON in the shared buffer, its length beside it, then the waiting thread woken. */
+async function answerFetch(bridge: { control: SharedArrayBuffer, data: SharedArrayBuffer }, fetchForCode: NonNullable<SandboxRun['fetch']>, url: string): Promise<void> {
+  let answer: Record<string, unknown>
+  try {
+    answer = { ok: true, ...await fetchForCode(url) }
+  } catch (error) {
+    answer = { ok: false, error: (error as Error).message }
+  }
+  const encoder = new TextEncoder()
+  let bytes = encoder.encode(JSON.stringify(answer))
+  if (bytes.byteLength > bridge.data.byteLength && typeof answer.text === 'string') {
+    // Cut the text until the answer fits (characters may take up to 3 bytes as UTF-8, and escapes more).
+    let text = answer.text.slice(0, Math.floor(bridge.data.byteLength / 6))
+    bytes = encoder.encode(JSON.stringify({ ...answer, text }))
+    while (bytes.byteLength > bridge.data.byteLength) bytes = encoder.encode(JSON.stringify({ ...answer, text: text = text.slice(0, text.length / 2) }))
+  }
+  new Uint8Array(bridge.data).set(bytes)
+  const control = new Int32Array(bridge.control)
+  Atomics.store(control, 1, bytes.byteLength)
+  Atomics.store(control, 0, 1)
+  Atomics.notify(control, 0)
+}
+
 /** Runs `run` in a fresh worker; resolves with its outcome (never rejects for the code's own faults). */
 export function runInSandbox(run: SandboxRun, signal?: AbortSignal): Promise<SandboxOutcome> {
+  const { fetch: fetchForCode, ...plain } = run
+  const bridge = fetchForCode ? { control: new SharedArrayBuffer(8), data: new SharedArrayBuffer(FETCH_ANSWER_BYTES), maxFetches: MAX_FETCHES } : undefined
   const worker = new Worker(SANDBOX_WORKER, {
     eval: true,
-    workerData: { ...quickjsPackages(), run },
+    workerData: { ...quickjsPackages(), run: plain, bridge },
     // The worker's own heap: the files handed in, the output, and QuickJS's WebAssembly memory beside it.
     resourceLimits: { maxOldGenerationSizeMb: 64 + Math.ceil(run.memoryBytes / 1048576), maxYoungGenerationSizeMb: 16 },
     stdout: true,
@@ -186,7 +271,10 @@ export function runInSandbox(run: SandboxRun, signal?: AbortSignal): Promise<San
     const hardStop = setTimeout(() => finish(failed(`timed out after ${run.timeoutMs} ms (stopped)`)), run.timeoutMs + 1_000)
     const onAbort = () => finish(failed('stopped: the job was stopped or the call timed out'))
     signal?.addEventListener('abort', onAbort, { once: true })
-    worker.once('message', (message: SandboxOutcome) => finish(message))
+    worker.on('message', (message: SandboxOutcome | { type: 'fetch', url: string }) => {
+      if (!('type' in message)) return finish(message)
+      if (bridge && fetchForCode) void answerFetch(bridge, fetchForCode, message.url)
+    })
     worker.once('error', (error: Error) => finish(failed(/heap|memory/i.test(error.message) ? `out of memory (the sandbox allows ${Math.round(run.memoryBytes / 1048576)} MiB)` : `the sandbox failed: ${error.message}`)))
     worker.once('exit', code => finish(failed(`the sandbox stopped (exit code ${code}) before the code finished`)))
   })

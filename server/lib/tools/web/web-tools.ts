@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { RateLimiterAbstract } from 'rate-limiter-flexible'
 import { defineServerTool, type ServerToolModule } from '../define-tool'
 import type { LimiterFactory } from '../../stores/rate-limits/limiters'
+import type { SandboxFetchAnswer } from '../code/quickjs-sandbox'
 import { allowedNetworks } from './address-guard'
 import { guardedFetch, WebFetchError } from './guarded-fetch'
 import { isReadableType, mediaTypeOf, readablePage } from './readable-page'
@@ -36,12 +37,32 @@ async function countRequest(limiter: RateLimiterAbstract, userId: string, perMin
   }
 }
 
+/** The counter of each person's web requests (fetches and searches, theirs and their tools'). */
+export function webRequestLimiter(settings: Pick<WebToolSettings, 'requestsPerMinute'>, limiterFor: LimiterFactory): RateLimiterAbstract {
+  return limiterFor({ keyPrefix: 'web-tools-user', points: settings.requestsPerMinute, duration: 60 })
+}
+
+const allowedOf = (settings: WebToolSettings) => allowedNetworks(settings.allowedNetworks.split(',').map(entry => entry.trim()).filter(Boolean))
+
+/**
+ * A fetch for code in the sandbox (a person's own tool): the same guard, limits and count as
+ * web_fetch, the body as text (decoded by its charset), not made readable.
+ */
+export function sandboxFetcher(settings: WebToolSettings, limiter: RateLimiterAbstract): (url: string, userId: string, signal?: AbortSignal) => Promise<SandboxFetchAnswer> {
+  const allowed = allowedOf(settings)
+  return async (url, userId, signal) => {
+    await countRequest(limiter, userId, settings.requestsPerMinute)
+    const page = await guardedFetch(url, { allowed, maxBytes: settings.maxBytes, timeoutMs: settings.timeoutMs, maxRedirects: 5, userAgent: USER_AGENT }, signal)
+    if (!isReadableType(page.contentType)) throw new WebFetchError(`${page.url} is ${mediaTypeOf(page.contentType)}, not text.`)
+    return { status: page.status, contentType: page.contentType, text: readablePage(page.body, 'text/plain', settings.maxChars).text }
+  }
+}
+
 /** The web tools the settings enable (none: an empty list). */
-export function webTools(settings: WebToolSettings, limiterFor: LimiterFactory): ServerToolModule[] {
-  const limiter = limiterFor({ keyPrefix: 'web-tools-user', points: settings.requestsPerMinute, duration: 60 })
+export function webTools(settings: WebToolSettings, limiter: RateLimiterAbstract): ServerToolModule[] {
   const tools: ServerToolModule[] = []
   if (settings.fetch) {
-    const allowed = allowedNetworks(settings.allowedNetworks.split(',').map(entry => entry.trim()).filter(Boolean))
+    const allowed = allowedOf(settings)
     tools.push(defineServerTool({
       name: 'web_fetch',
       description: 'Fetch a web page (http or https) and return its readable text as Markdown: the article of an HTML page, or a text, JSON, CSV or XML file as it is.',

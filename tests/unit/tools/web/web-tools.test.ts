@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { webTools, type WebToolSettings } from '../../../../server/lib/tools/web/web-tools'
+import { webRequestLimiter, webTools, type WebToolSettings } from '../../../../server/lib/tools/web/web-tools'
 import { memoryLimiters } from '../../../../server/lib/stores/rate-limits/limiters'
 
 let server: Server
@@ -37,13 +37,15 @@ afterAll(() => server.close())
 
 const settings = (changes: Partial<WebToolSettings> = {}): WebToolSettings => ({ fetch: true, allowedNetworks: '', maxBytes: 100_000, timeoutMs: 5_000, maxChars: 10_000, requestsPerMinute: 100, searxngUrl: '', braveApiKey: '', tavilyApiKey: '', ...changes })
 const context = (userId = 'u') => ({ userId, threadId: 't', jobId: 'j', credentials: { get: () => undefined, has: () => false } })
+/** The web tools of `chosen`, with a limiter of their own. */
+const tools = (chosen: WebToolSettings) => webTools(chosen, webRequestLimiter(chosen, memoryLimiters))
 const byName = (tools: ReturnType<typeof webTools>) => Object.fromEntries(tools.map(tool => [tool.definition.function.name, tool]))
 
 describe('web_fetch', () => {
   it('refuses the server\'s own network unless the operator allows it, then reads the page as Markdown', async () => {
-    const refused = byName(webTools(settings(), memoryLimiters)).web_fetch!
+    const refused = byName(tools(settings())).web_fetch!
     await expect(Promise.resolve().then(() => refused.handler({ url: `${base}/page` }, context()))).rejects.toThrow(/private, loopback, link-local or reserved/)
-    const allowed = byName(webTools(settings({ allowedNetworks: '127.0.0.0/8' }), memoryLimiters)).web_fetch!
+    const allowed = byName(tools(settings({ allowedNetworks: '127.0.0.0/8' }))).web_fetch!
     const page = await allowed.handler({ url: `${base}/page` }, context()) as { title: string, content: string }
     expect(page.title).toBe('Tides')
     expect(page.content).toMatch(/The moon pulls the sea toward it/)
@@ -53,7 +55,7 @@ describe('web_fetch', () => {
   })
 
   it('counts each person\'s requests per minute, saying when to try again', async () => {
-    const tool = byName(webTools(settings({ allowedNetworks: '127.0.0.1', requestsPerMinute: 2 }), memoryLimiters)).web_fetch!
+    const tool = byName(tools(settings({ allowedNetworks: '127.0.0.1', requestsPerMinute: 2 }))).web_fetch!
     await tool.handler({ url: `${base}/page` }, context('ada'))
     await tool.handler({ url: `${base}/page` }, context('ada'))
     await expect(Promise.resolve().then(() => tool.handler({ url: `${base}/page` }, context('ada')))).rejects.toThrow(/2 web requests in the last minute.*try again in \d+ s/)
@@ -64,18 +66,18 @@ describe('web_fetch', () => {
 
 describe('web_search', () => {
   it('is not offered without a provider', () => {
-    expect(Object.keys(byName(webTools(settings(), memoryLimiters)))).toEqual(['web_fetch'])
-    expect(Object.keys(byName(webTools(settings({ fetch: false }), memoryLimiters)))).toEqual([])
+    expect(Object.keys(byName(tools(settings())))).toEqual(['web_fetch'])
+    expect(Object.keys(byName(tools(settings({ fetch: false }))))).toEqual([])
   })
 
   it('asks the operator\'s SearXNG and returns titles, http(s) addresses and tidy snippets', async () => {
-    const tool = byName(webTools(settings({ searxngUrl: `${base}/` }), memoryLimiters)).web_search!
+    const tool = byName(tools(settings({ searxngUrl: `${base}/` }))).web_search!
     expect(await tool.handler({ query: 'why tides', count: 5 }, context())).toEqual({
       query: 'why tides',
       provider: 'searxng',
       results: [{ title: 'Tides explained', url: `${base}/page`, snippet: 'Why the sea rises and falls.' }, { title: 'Moon', url: 'https://example.org/moon', snippet: 'The moon.' }],
     })
     expect(searches.at(-1)).toBe('why tides json')
-    await expect(Promise.resolve().then(() => byName(webTools(settings({ searxngUrl: `${base}/nothing` }), memoryLimiters)).web_search!.handler({ query: 'x', count: 1 }, context()))).rejects.toThrow(/The search \(searxng\) failed: SearXNG answered 404/)
+    await expect(Promise.resolve().then(() => byName(tools(settings({ searxngUrl: `${base}/nothing` }))).web_search!.handler({ query: 'x', count: 1 }, context()))).rejects.toThrow(/The search \(searxng\) failed: SearXNG answered 404/)
   })
 })
