@@ -222,4 +222,26 @@ describe('everyday chat in the browser', () => {
     await panel.getByText('No files yet.').waitFor()
     await page.setViewportSize({ width: 1280, height: 820 })
   }, 120_000)
+
+  it('asks the person to approve a tool an agent wrote, shows its code, runs it once approved, and lists it in Settings', async () => {
+    await startChat(page, app.url, 'write a tool that counts words')
+    const card = page.getByTestId('input-request')
+    await card.waitFor()
+    expect(await card.textContent()).toMatch(/word_count[\s\S]*args\.text\.trim\(\)/)
+    expect(await axeViolationsInBothSchemes(page, '[data-testid=input-request]')).toEqual([])
+    await card.getByTestId('question-accept').click()
+    await answer().and(page.locator('[data-status=complete]')).waitFor()
+    expect(await answer().getByTestId('message-content').textContent()).toMatch(/you approved it/)
+
+    await page.getByTestId('composer-input').fill('count the words in: the quick brown fox')
+    await page.getByTestId('composer-input').press('Enter')
+    await expect.poll(async () => (await answer().getByTestId('message-content').textContent()) ?? '', { timeout: 30_000 }).toMatch(/"words":4/)
+
+    await page.goto(`${app.url}/settings#my-tools`)
+    const listed = page.getByTestId('my-tools').locator('[data-tool="word_count"]')
+    await listed.getByText('Approved').waitFor()
+    await listed.getByText('Code').click()
+    expect(await axeViolationsInBothSchemes(page, '#my-tools')).toEqual([])
+    await shoot(page, 'my-tools')
+  }, 120_000)
 })

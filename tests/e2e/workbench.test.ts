@@ -129,6 +129,59 @@ describe('the workspace', () => {
   }, 60_000)
 })
 
+describe('tools agents write', () => {
+  it('saves a proposed tool, refuses it until the person approves its code, then runs it sandboxed; a change needs approval again', async () => {
+    const counter = { name: 'shout', description: 'Upper-cases a text.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, code: 'args.text.toUpperCase() + "!"' }
+    fake.script([
+      call('run_my_tool', { name: 'shout', args: { text: 'ahoy' } }),
+      call('propose_tool', counter),
+      call('run_my_tool', { name: 'shout', args: { text: 'ahoy' } }),
+      textReply('Done.'),
+    ])
+    const thread = await (await alice.post('/api/threads', {})).json()
+    const sent = await (await alice.post(`/api/threads/${thread.id}/messages`, { content: 'Make a shouting tool', model: 'openai/gpt-4o-mini' })).json()
+    // The approval is a question to the person, with the code in it.
+    let request: { id: string, message: string, origin: string } | undefined
+    await vi.waitFor(async () => {
+      request = (await alice.json('/api/jobs/inputs')).requests.find((item: { jobId: string }) => item.jobId === sent.jobId)
+      expect(request).toBeDefined()
+    }, { timeout: 30_000, interval: 100 })
+    expect(request!.origin).toBe('tool:shout')
+    expect(request!.message).toMatch(/args\.text\.toUpperCase\(\) \+ "!"/)
+    const pending = (await alice.json('/api/me/tools')).tools
+    expect(pending).toEqual([expect.objectContaining({ name: 'shout', approved: false })])
+    expect((await alice.post(`/api/jobs/${sent.jobId}/input/${request!.id}`, { action: 'accept', content: {} })).status).toBe(200)
+    const job = await waitForJobEnd(alice, sent.jobId, 60_000)
+    expect(job.status).toBe('complete')
+    const calls = job.toolRounds.map(round => round.toolCalls[0]!)
+    // Before it existed: refused; after the approval: run.
+    expect(calls[0]).toMatchObject({ name: 'run_my_tool', error: expect.stringMatching(/no tool named "shout"/) })
+    expect(JSON.parse(calls[1]!.result!)).toMatchObject({ name: 'shout', approved: true })
+    expect(JSON.parse(calls[2]!.result!)).toEqual({ result: 'AHOY!' })
+
+    // Changed by a later answer with nobody to ask: saved, not approved, refused; approved in Settings, it runs.
+    fake.script([call('propose_tool', { ...counter, code: 'args.text.toUpperCase() + "!!!"' }), call('run_my_tool', { name: 'shout', args: { text: 'ahoy' } }), textReply('Changed.')])
+    const changedJob = await alice.startJob({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Louder' }] })
+    await vi.waitFor(async () => {
+      const open = (await alice.json('/api/jobs/inputs')).requests.find((item: { jobId: string }) => item.jobId === changedJob)
+      expect(open).toBeDefined()
+      await alice.post(`/api/jobs/${changedJob}/input/${open.id}`, { action: 'decline' })
+    }, { timeout: 30_000, interval: 100 })
+    await vi.waitFor(async () => {
+      const open = (await alice.json('/api/jobs/inputs')).requests.find((item: { jobId: string }) => item.jobId === changedJob)
+      if (open) await alice.post(`/api/jobs/${changedJob}/input/${open.id}`, { action: 'decline' })
+      expect((await alice.json(`/api/jobs/${changedJob}`)).status).not.toBe('streaming')
+    }, { timeout: 30_000, interval: 100 })
+    const changed = await waitForJobEnd(alice, changedJob, 30_000)
+    expect(changed.toolRounds[1]!.toolCalls[0]).toMatchObject({ error: expect.stringMatching(/shout is not approved since it changed/) })
+    const [tool] = (await alice.json('/api/me/tools')).tools
+    expect(tool).toMatchObject({ name: 'shout', approved: false, code: 'args.text.toUpperCase() + "!!!"' })
+    expect((await alice.post('/api/me/tools/shout/approve', { version: 'not-this-one' })).status).toBe(409)
+    expect((await alice.post('/api/me/tools/shout/approve', { version: tool.version })).status).toBe(200)
+    expect((await alice.json('/api/me/tools')).tools[0]).toMatchObject({ approved: true })
+  }, 120_000)
+})
+
 describe('the web', () => {
   it('fetches a page the operator allows as Markdown and searches through SearXNG; the server itself stays out of reach', async () => {
     fake.script([
