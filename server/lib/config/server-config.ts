@@ -221,6 +221,14 @@ export const serverConfigSchema = z.object({
       fileBytes: setting(z.number().int().min(1_000).max(100_000_000), 5 * 1024 * 1024,
         'Largest workspace file.'),
     }),
+    bash: group({
+      enabled: setting(z.boolean(), false,
+        'Offer `bash`: a shell command in a bubblewrap sandbox (no network, the system read-only, the workspace as its working directory). Needs `bwrap` (`apt install bubblewrap`); without it, or off, `bash` is listed as unavailable and never offered (policy names `capability:code_execution`, `capability:workspace`).'),
+      timeoutMs: setting(z.number().int().min(1_000).max(600_000), 30_000,
+        'Longest one `bash` command may run; the whole sandbox is killed then.'),
+      memoryMb: setting(z.number().int().min(16).max(16_384), 512,
+        'Virtual memory one `bash` command may use (MiB, `ulimit -v`).'),
+    }),
     subagents: group({
       enabled: setting(z.boolean(), true,
         'Offer `task`: an agent starts a subagent (a child job with its own instructions, model and tools, sharing its workspace) and gets its final answer as the result (policy name `capability:subagents`). Counted in its person\'s running jobs and budget.'),
