@@ -115,7 +115,8 @@ export default defineNuxtConfig({
       // the build's file trace misses it: include it by path.
       nitroConfig.externals ??= {}
       // run_code's worker requires QuickJS by path at run time (server/lib/tools/code/quickjs-sandbox.ts):
-      // its CommonJS entries and the WebAssembly file they read are included by path too.
+      // its CommonJS entries and the WebAssembly file they read are included by path too, and so is
+      // Pyodide, which Python runs from inside the sandbox (python-sandbox.ts).
       const require = createRequire(import.meta.url)
       const quickjsVariant = require.resolve('@jitl/quickjs-wasmfile-release-sync')
       nitroConfig.externals.traceInclude = [
@@ -125,6 +126,8 @@ export default defineNuxtConfig({
         quickjsVariant,
         join(dirname(quickjsVariant), 'emscripten-module.cjs'),
         join(dirname(quickjsVariant), 'emscripten-module.wasm'),
+        // Python for run_code: the pyodide package is bound into the sandbox from the output by path.
+        ...['package.json', 'pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'].map(file => join(dirname(require.resolve('pyodide/pyodide.mjs')), file)),
       ]
     },
     // No <link rel="prefetch"> for every lazily loaded chunk (every page, dialog and menu: some

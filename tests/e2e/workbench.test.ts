@@ -123,6 +123,9 @@ describe('the workspace', () => {
     expect(listed.job.content).toMatch(/`todo\.md` \(8 bytes\)/)
     const ran = await ask(alice, 'run `workspace.readFile("todo.md").toUpperCase()`', demo, first.threadId)
     expect(ran.job.content).toMatch(/Result: `"BUY MILK"`/)
+    // Python in the sandbox (bubblewrap, which CI installs), from the built server's own copy of Pyodide.
+    const python = await ask(alice, 'run this python: ```python\nimport math\nprint(math.factorial(10))\n```', demo, first.threadId)
+    expect(python.job.content).toMatch(/3628800/)
     // A subagent on the same model, whose answer (its own tool call's) comes back.
     const delegated = await ask(alice, 'ask a subagent to calculate 6 * 7', demo, first.threadId)
     expect(delegated.job.content).toMatch(/The subagent answered:[\s\S]*= \*\*42\*\*/)

@@ -246,6 +246,10 @@ export const serverConfigSchema = z.object({
         'Memory one `run_code` may use (MiB); past it the code is stopped with an out-of-memory error.'),
       runsAtOnce: setting(z.number().int().min(1).max(64), 2,
         'Sandboxes running at once on this instance; more calls wait their turn.'),
+      python: setting(z.boolean(), true,
+        "Let `run_code` run Python (Pyodide: CPython in WebAssembly, its standard library, offline) where bubblewrap is installed: it runs in the same sandbox as `bash` (Pyodide's bridge to JavaScript would give code the server's process without it). Without bubblewrap, Python is refused saying so."),
+      pythonMemoryMb: setting(z.number().int().min(128).max(16_384), 512,
+        'Memory one Python run may hold (MiB, resident; Pyodide itself takes about 100); past it the run is stopped.'),
     }),
   }),
   mcp: group({

@@ -31,16 +31,17 @@ export interface WorkbenchParts {
 export function registerWorkbenchTools(settings: ServerConfig['tools'], parts: WorkbenchParts): void {
   const workspace = settings.workspace.enabled ? parts.workspaces : undefined
   const webLimiter = webRequestLimiter(settings.web, parts.limiterFor)
+  const bwrap = findBubblewrap()
   const modules: ServerToolModule[] = [
     ...(workspace ? workspaceFileTools(workspace) : []),
-    ...(settings.code.enabled ? [runCodeTool(workspace, settings.code)] : []),
+    ...(settings.code.enabled ? [runCodeTool(workspace, settings.code, bwrap)] : []),
     ...(settings.code.enabled ? userToolTools({ tools: parts.userTools, settings: settings.code, internetDenial: parts.internetDenial, fetch: sandboxFetcher(settings.web, webLimiter) }) : []),
     ...webTools(settings.web, webLimiter),
   ]
   for (const tool of modules) registerServerTool(tool.definition, tool.handler, { ...tool.options, override: true, source: { kind: 'builtin' } })
   if (workspace) {
     // Listed even when off or without bubblewrap (as unavailable, saying how to enable it); offered only when it can run.
-    const bash = bashTool(workspace, settings.bash, findBubblewrap())
+    const bash = bashTool(workspace, settings.bash, bwrap)
     registerServerTool(bash.tool.definition, bash.tool.handler, { ...bash.tool.options, override: true, source: { kind: 'builtin' }, unavailable: bash.unavailable })
   }
 }

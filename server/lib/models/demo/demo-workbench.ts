@@ -33,8 +33,10 @@ export function workbenchCallFor(text: string, offered: ReadonlySet<string>, pre
   if (url && offered.has('web_fetch')) return { name: 'web_fetch', arguments: { url: url.replace(/[.,;:!?)]+$/, '') } }
   const query = /\bsearch (?:the web|online|the internet) for\s+(.{1,300})/i.exec(text)?.[1]
   if (query && offered.has('web_search')) return { name: 'web_search', arguments: { query: query.replace(/[?.!]+$/, '').trim(), count: 5 } }
-  const code = /\brun (?:this |the following )?(?:code|javascript|js|program)?\s*:?\s*```(?:js|javascript)?\s*\n?([^`]{1,1800})```/i.exec(text)?.[1] ?? /\brun\s+`([^`]{1,1800})`/i.exec(text)?.[1]
-  if (code && offered.has('run_code')) return { name: 'run_code', arguments: { language: 'javascript', code: code.trim() } }
+  const fenced = /\brun (?:this |the following )?(?:code|javascript|js|python|program)?\s*:?\s*```(js|javascript|python|py)?\s*\n?([^`]{1,1800})```/i.exec(text)
+  const code = fenced?.[2] ?? /\brun\s+`([^`]{1,1800})`/i.exec(text)?.[1]
+  const python = /^py/i.test(fenced?.[1] ?? '') || /\brun (?:this |the following )?python\b/i.test(text)
+  if (code && offered.has('run_code')) return { name: 'run_code', arguments: { language: python ? 'python' : 'javascript', code: code.trim() } }
   if (offered.has('write')) {
     const quoted = new RegExp(String.raw`\b(?:save|write)\s+["“]([^"”]{1,1500})["”]\s+(?:as|to|in(?:to)?)\s+${FILE_NAME}`, 'i').exec(text)
     if (quoted) return { name: 'write', arguments: { path: quoted[2], content: quoted[1] } }

@@ -8,13 +8,16 @@
  * files and deleted ones are returned for the caller to apply through the workspace's checks.
  */
 import { spawn } from 'node:child_process'
-import { accessSync, constants, lstatSync } from 'node:fs'
+import { accessSync, constants, lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join, relative } from 'node:path'
 
 export interface ShellRun {
+  /** A bash command; or, with `program`, what is written to the program's stdin. */
   command: string
+  /** Run this instead of bash: its argv inside the sandbox, and files of the host bound read-only where it expects them. */
+  program?: { argv: string[], mounts: Array<{ from: string, to: string }> }
   /** The workspace's files, by path. */
   files: Record<string, Uint8Array>
   timeoutMs: number
@@ -27,6 +30,8 @@ export interface ShellOutcome {
   stdout: string
   stderr: string
   timedOut: boolean
+  /** Killed for holding more than `memoryMb`. */
+  outOfMemory: boolean
   /** Files created or changed, by workspace path. */
   writes: Record<string, Uint8Array>
   deletes: string[]
@@ -37,6 +42,23 @@ export interface ShellOutcome {
 /** Files and bytes read back from /workspace at most. */
 const READ_BACK_FILES = 500
 const READ_BACK_BYTES = 50 * 1024 * 1024
+
+const MEMORY_CHECK_MS = 100
+
+/** Resident memory (KiB) of process `pid` and all its descendants, from /proc (0 when it is gone). */
+export function residentKbOfTree(pid: number, depth = 0): number {
+  let total = 0
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    total += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0)
+    if (depth < 32) {
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) total += residentKbOfTree(Number(child), depth + 1)
+      }
+    }
+  } catch {}
+  return total
+}
 
 /** The bwrap program on PATH, or undefined. */
 export function findBubblewrap(path = process.env.PATH ?? ''): string | undefined {
@@ -107,20 +129,27 @@ export async function runInShellSandbox(bwrap: string, run: ShellRun, signal?: A
     }
     const memoryKb = run.memoryMb * 1024
     const script = `ulimit -v ${memoryKb} 2>/dev/null; ulimit -f ${READ_BACK_BYTES / 1024} 2>/dev/null; ${run.command}`
+    const argv = run.program?.argv ?? ['/bin/bash', '--noprofile', '--norc', '-c', script]
     const args = [
       '--unshare-all', '--die-with-parent', '--new-session',
       ...systemMounts(),
       '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp',
+      ...(run.program?.mounts ?? []).flatMap(mount => ['--ro-bind', mount.from, mount.to]),
       '--bind', root, '/workspace', '--chdir', '/workspace',
       '--clearenv', '--setenv', 'PATH', '/usr/local/bin:/usr/bin:/bin', '--setenv', 'HOME', '/workspace', '--setenv', 'LANG', 'C.UTF-8',
-      '--', '/bin/bash', '--noprofile', '--norc', '-c', script,
+      '--', ...argv,
     ]
     const output = { stdout: '', stderr: '' }
     const cut = { stdout: false, stderr: false }
-    const child = spawn(bwrap, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(bwrap, args, { stdio: [run.program ? 'pipe' : 'ignore', 'pipe', 'pipe'] })
+    if (run.program) {
+      // A program that exits before reading all of it closes the pipe: not an error of ours.
+      child.stdin!.on('error', () => {})
+      child.stdin!.end(run.command)
+    }
     for (const stream of ['stdout', 'stderr'] as const) {
-      child[stream].setEncoding('utf8')
-      child[stream].on('data', (text: string) => {
+      child[stream]!.setEncoding('utf8')
+      child[stream]!.on('data', (text: string) => {
         if (cut[stream]) return
         const room = run.outputChars - output[stream].length
         if (text.length > room) {
@@ -130,17 +159,27 @@ export async function runInShellSandbox(bwrap: string, run: ShellRun, signal?: A
       })
     }
     let timedOut = false
+    let outOfMemory = false
     const kill = () => child.kill('SIGKILL')
     const timer = setTimeout(() => {
       timedOut = true
       kill()
     }, run.timeoutMs)
+    // Memory as the sandbox's processes hold it (resident), read from /proc: `ulimit -v` cannot
+    // bound a program that reserves more address space than it uses (a WebAssembly runtime).
+    const watchdog = setInterval(() => {
+      if (child.pid !== undefined && residentKbOfTree(child.pid) > memoryKb) {
+        outOfMemory = true
+        kill()
+      }
+    }, MEMORY_CHECK_MS)
     signal?.addEventListener('abort', kill, { once: true })
     const exitCode = await new Promise<number | null>((resolve) => {
       child.once('error', () => resolve(null))
       child.once('close', code => resolve(code))
     })
     clearTimeout(timer)
+    clearInterval(watchdog)
     signal?.removeEventListener('abort', kill)
     const { files, skipped } = await readBack(root)
     const writes: Record<string, Uint8Array> = {}
@@ -149,7 +188,7 @@ export async function runInShellSandbox(bwrap: string, run: ShellRun, signal?: A
       if (!before || !sameBytes(before, bytes)) writes[path] = bytes
     }
     const deletes = Object.keys(run.files).filter(path => !files.has(path) && !skipped.includes(path))
-    return { exitCode, ...output, timedOut, writes, deletes, skipped }
+    return { exitCode, ...output, timedOut, outOfMemory, writes, deletes, skipped }
   } finally {
     await rm(root, { recursive: true, force: true })
   }

@@ -65,6 +65,7 @@ export function bashTool(workspaces: Workspaces, settings: BashSettings, bwrap: 
       return {
         exitCode: outcome.exitCode,
         ...(outcome.timedOut ? { timedOut: true, error: `stopped after ${Math.round(settings.timeoutMs / 1000)} s` } : {}),
+        ...(outcome.outOfMemory ? { error: `stopped: it used more than ${settings.memoryMb} MiB` } : {}),
         ...(outcome.stdout ? { stdout: outcome.stdout } : {}),
         ...(outcome.stderr ? { stderr: outcome.stderr } : {}),
         ...(written.length > 0 ? { filesWritten: written } : {}),

@@ -13,12 +13,21 @@ import { z } from 'zod'
 import { defineServerTool, type ServerToolModule } from '../define-tool'
 import { isText, workspaceIdFor, type Workspaces } from '../workspace/workspaces'
 import { runInSandbox } from './quickjs-sandbox'
+import { runPython } from './python-sandbox'
+import type { ToolExecutionContext } from '../tool-types'
 
 export interface RunCodeSettings {
   timeoutMs: number
   memoryMb: number
   runsAtOnce: number
+  python: boolean
+  pythonMemoryMb: number
+  /** Time Python gets on top of `timeoutMs` to load (default `PYTHON_START_MS`). */
+  pythonStartMs?: number
 }
+
+/** Time Python gets on top of the limit, to load (Pyodide starts in 2-3 s, longer on a busy machine). */
+const PYTHON_START_MS = 15_000
 
 /** Bytes of workspace text handed to one run at most. */
 const LOADED_BYTES = 8 * 1024 * 1024
@@ -56,23 +65,33 @@ class Turns {
   }
 }
 
-export function runCodeTool(workspaces: Workspaces | undefined, settings: RunCodeSettings): ServerToolModule {
+/** Why Python cannot run here, or undefined. */
+export function pythonUnavailable(settings: Pick<RunCodeSettings, 'python'>, bwrap: string | undefined): string | undefined {
+  if (!settings.python) return 'Python is off on this server (NUXT_TOOLS_CODE_PYTHON=false); use javascript.'
+  if (!bwrap) return 'Python needs bubblewrap (bwrap), which this server does not have: the operator installs it (apt install bubblewrap) and restarts. Use javascript meanwhile.'
+  return undefined
+}
+
+export function runCodeTool(workspaces: Workspaces | undefined, settings: RunCodeSettings, bwrap?: string): ServerToolModule {
   const turns = new Turns(settings.runsAtOnce)
+  const python = pythonUnavailable(settings, bwrap) === undefined
   return defineServerTool({
     name: 'run_code',
-    description: 'Run JavaScript in a sandbox (QuickJS: no network, no timers, no modules). console.log prints; the last expression\'s value (or an awaited promise\'s) is returned. '
+    description: `Run ${python ? 'JavaScript or Python' : 'JavaScript'} in a sandbox with no network. JavaScript (QuickJS: no timers, no modules): console.log prints; the last expression's value (or an awaited promise's) is returned. `
       + (workspaces ? 'The workspace is available as workspace.readFile(path), workspace.writeFile(path, text), workspace.deleteFile(path) and workspace.listFiles(). ' : '')
-      + `Limits: ${Math.round(settings.timeoutMs / 1000)} s and ${settings.memoryMb} MiB.`,
+      + (python ? `Python (Pyodide, the standard library only): print() prints, the last expression's value is returned${workspaces ? ', and the workspace is the working directory (open() reads and writes its files)' : ''}. ` : '')
+      + `Limits: ${Math.round(settings.timeoutMs / 1000)} s and ${settings.memoryMb} MiB${python ? ` (Python: ${settings.pythonMemoryMb} MiB, plus a few seconds to start)` : ''}.`,
     parameters: z.object({
-      language: z.enum(['javascript']).default('javascript').describe('The language; only javascript is available.'),
+      language: z.enum(['javascript', 'python']).default('javascript').describe(python ? 'javascript or python.' : 'Only javascript is available here.'),
       code: z.string().min(1).max(MAX_CODE_CHARS).describe('The program.'),
     }),
     runtime: 'server',
     capabilities: workspaces ? ['code_execution', 'workspace'] : ['code_execution'],
     // The sandbox has its own deadline; the call's limit leaves room for loading and writing files.
-    timeoutMs: settings.timeoutMs + 20_000,
-    handler: async ({ code }, context) => {
+    timeoutMs: settings.timeoutMs + PYTHON_START_MS + 20_000,
+    handler: async ({ code, language }, context) => {
       const workspaceId = workspaceIdFor(context)
+      if (language === 'python') return runPythonCall(code, workspaces, workspaceId, context, settings, bwrap, turns)
       const files: Record<string, string> = {}
       if (workspaces) {
         let loaded = 0
@@ -111,4 +130,44 @@ export function runCodeTool(workspaces: Workspaces | undefined, settings: RunCod
       }
     },
   })
+}
+
+/** A Python call: the workspace's files copied into the sandbox, its changes written back through the workspace's checks. */
+async function runPythonCall(code: string, workspaces: Workspaces | undefined, workspaceId: string, context: ToolExecutionContext, settings: RunCodeSettings, bwrap: string | undefined, turns: Turns): Promise<Record<string, unknown>> {
+  const reason = pythonUnavailable(settings, bwrap)
+  if (reason) throw new Error(reason)
+  const files: Record<string, Uint8Array> = {}
+  if (workspaces) {
+    let loaded = 0
+    for (const info of await workspaces.list(workspaceId)) {
+      if (loaded + info.size > LOADED_BYTES) continue
+      files[info.path] = (await workspaces.read(workspaceId, info.path)).bytes
+      loaded += info.size
+    }
+  }
+  const limitMs = settings.timeoutMs + (settings.pythonStartMs ?? PYTHON_START_MS)
+  const outcome = await turns.run(() => runPython(bwrap!, { code, files, timeoutMs: limitMs, memoryMb: settings.pythonMemoryMb, outputChars: OUTPUT_CHARS }, context.signal), context.signal)
+  const written: string[] = []
+  const problems: string[] = []
+  if (workspaces) {
+    for (const [path, bytes] of Object.entries(outcome.writes)) {
+      try {
+        written.push((await workspaces.write(workspaceId, context.userId, path, bytes)).path)
+      } catch (error) {
+        problems.push(`${path}: ${(error as Error).message}`)
+      }
+    }
+    for (const path of outcome.deletes) await workspaces.delete(workspaceId, path).catch((error: Error) => problems.push(`${path}: ${error.message}`))
+  }
+  const error = outcome.timedOut ? `timed out after ${Math.round(limitMs / 1000)} s (stopped)` : outcome.outOfMemory ? `out of memory (Python may hold ${settings.pythonMemoryMb} MiB)` : outcome.exitCode !== 0 ? (outcome.stderr.trim().split('\n').at(-1) ?? 'it failed') : undefined
+  return {
+    ok: error === undefined,
+    ...(outcome.stdout ? { stdout: outcome.stdout } : {}),
+    ...(outcome.stderr ? { stderr: outcome.stderr } : {}),
+    ...(outcome.result !== undefined ? { result: outcome.result } : {}),
+    ...(error ? { error } : {}),
+    ...(written.length > 0 ? { filesWritten: written } : {}),
+    ...(outcome.deletes.length > 0 ? { filesDeleted: outcome.deletes } : {}),
+    ...(problems.length > 0 ? { fileProblems: problems } : {}),
+  }
 }

@@ -6,14 +6,19 @@ import { runInSandbox } from '../../../../server/lib/tools/code/quickjs-sandbox'
 import { runCodeTool } from '../../../../server/lib/tools/code/run-code-tool'
 import { createMemoryWorkspaceStore } from '../../../../server/lib/stores/workspaces/memory'
 import { Workspaces } from '../../../../server/lib/tools/workspace/workspaces'
+import { findBubblewrap } from '../../../../server/lib/tools/code/bash-sandbox'
+
+const bwrap = findBubblewrap()
 
 const limits = { files: {}, timeoutMs: 1_500, memoryBytes: 16 * 1024 * 1024, outputChars: 2_000 }
 let server: Server
 let url: string
+let port: number
 beforeAll(async () => {
   server = createServer((_request, response) => response.end('pong'))
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  port = (server.address() as AddressInfo).port
+  url = `http://127.0.0.1:${port}/`
 })
 afterAll(() => server.close())
 
@@ -69,7 +74,7 @@ describe('run_code', () => {
   it('reads and writes the conversation\'s workspace through the workspace\'s checks', async () => {
     const workspaces = new Workspaces(createMemoryWorkspaceStore(), { bytesPerUser: 100_000, filesPerUser: 10, fileBytes: 1_000 })
     await workspaces.write('thread:t', 'u', 'data/numbers.csv', '3\n4\n5\n')
-    const tool = runCodeTool(workspaces, { timeoutMs: 2_000, memoryMb: 16, runsAtOnce: 1 })
+    const tool = runCodeTool(workspaces, { timeoutMs: 2_000, memoryMb: 16, runsAtOnce: 1, python: false, pythonMemoryMb: 512 })
     const context = { userId: 'u', threadId: 't', jobId: 'j', credentials: { get: () => undefined, has: () => false } }
     const outcome = await tool.handler({ language: 'javascript', code: `
       const numbers = workspace.readFile('data/numbers.csv').trim().split('\\n').map(Number)
@@ -88,7 +93,7 @@ describe('run_code', () => {
   })
 
   it('runs calls beyond runsAtOnce in turn, and gives up waiting when stopped', async () => {
-    const tool = runCodeTool(undefined, { timeoutMs: 1_000, memoryMb: 16, runsAtOnce: 1 })
+    const tool = runCodeTool(undefined, { timeoutMs: 1_000, memoryMb: 16, runsAtOnce: 1, python: false, pythonMemoryMb: 512 })
     const context = { userId: 'u', threadId: 't', jobId: 'j', credentials: { get: () => undefined, has: () => false } }
     const first = tool.handler({ language: 'javascript', code: 'while (true) {}' }, context) as Promise<{ error?: string }>
     const stop = new AbortController()
@@ -98,4 +103,51 @@ describe('run_code', () => {
     expect((await first).error).toMatch(/timed out/)
     expect(await tool.handler({ language: 'javascript', code: '6 * 7' }, context)).toMatchObject({ ok: true, result: 42 })
   })
+})
+
+describe('run_code in Python', () => {
+  const context = { userId: 'u', threadId: 't', jobId: 'j', credentials: { get: () => undefined, has: () => false } }
+  const python = (workspaces?: Workspaces) => runCodeTool(workspaces, { timeoutMs: 2_000, memoryMb: 16, runsAtOnce: 2, python: true, pythonMemoryMb: 512, pythonStartMs: 10_000 }, bwrap)
+
+  it('is refused saying why where bubblewrap is missing or Python is off', async () => {
+    const without = runCodeTool(undefined, { timeoutMs: 1_000, memoryMb: 16, runsAtOnce: 1, python: true, pythonMemoryMb: 512 }, undefined)
+    await expect(Promise.resolve().then(() => without.handler({ language: 'python', code: 'print(1)' }, context))).rejects.toThrow(/Python needs bubblewrap \(bwrap\).*apt install bubblewrap/)
+    const off = runCodeTool(undefined, { timeoutMs: 1_000, memoryMb: 16, runsAtOnce: 1, python: false, pythonMemoryMb: 512 }, '/usr/bin/bwrap')
+    await expect(Promise.resolve().then(() => off.handler({ language: 'python', code: 'print(1)' }, context))).rejects.toThrow(/NUXT_TOOLS_CODE_PYTHON=false/)
+    expect(off.definition.function.description).not.toMatch(/Python/)
+  })
+
+  // CI installs Debian's bubblewrap (.ci/run).
+  it.skipIf(!bwrap)('reads and writes the workspace, and sees none of the server: no environment, no network', async () => {
+    const workspaces = new Workspaces(createMemoryWorkspaceStore(), { bytesPerUser: 100_000, filesPerUser: 10, fileBytes: 10_000 })
+    await workspaces.write('thread:t', 'u', 'numbers.csv', '3\n4\n5\n')
+    process.env.OR3_TEST_SECRET_IN_ENV = 'should-not-leak'
+    const outcome = await python(workspaces).handler({ language: 'python', code: [
+      'import os, statistics, socket',
+      'numbers = [int(line) for line in open("numbers.csv")]',
+      'open("mean.txt", "w").write(str(statistics.mean(numbers)))',
+      'print("secret" if "OR3_TEST_SECRET_IN_ENV" in os.environ else "clean")',
+      'try:',
+      `    socket.create_connection(("127.0.0.1", ${port}), timeout=2); print("reached")`,
+      'except Exception as error:',
+      '    print("no network")',
+      '{"sum": sum(numbers)}',
+    ].join('\n') }, context)
+    delete process.env.OR3_TEST_SECRET_IN_ENV
+    expect(outcome).toMatchObject({ ok: true, result: { sum: 12 }, stdout: 'clean\nno network\n', filesWritten: ['mean.txt'] })
+    expect((await workspaces.readText('thread:t', 'mean.txt')).text).toBe('4')
+  }, 60_000)
+
+  it.skipIf(!bwrap)('ends an infinite loop, a memory bomb and runaway recursion with clear errors while the server answers others', async () => {
+    const tool = python()
+    const running = Promise.all([
+      tool.handler({ language: 'python', code: 'while True: pass' }, context),
+      tool.handler({ language: 'python', code: 'x = " " * (2 * 10**9)' }, context),
+    ]) as Promise<Array<{ ok: boolean, error: string }>>
+    expect(await fetch(url).then(response => response.text())).toBe('pong')
+    const [loop, bomb] = await running
+    expect(loop).toMatchObject({ ok: false, error: 'timed out after 12 s (stopped)' })
+    expect(bomb).toMatchObject({ ok: false, error: expect.stringMatching(/out of memory|MemoryError/) })
+    expect(await tool.handler({ language: 'python', code: 'def down(n): return down(n + 1)\ndown(0)' }, context)).toMatchObject({ ok: false, error: expect.stringMatching(/RecursionError/) })
+  }, 90_000)
 })
