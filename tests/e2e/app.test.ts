@@ -17,13 +17,16 @@ interface ToolSummary {
   runtime: string
   parameters: { type: string, properties: Record<string, unknown>, required?: string[] }
   source: { kind: string, name?: string }
+  capabilities?: string[]
+  unavailable?: string
 }
 
 describe('the built app', () => {
-  it('GET /api/tools lists the enabled tools with name, description, parameters, runtime and source', async () => {
+  it('GET /api/tools lists the enabled tools with name, description, parameters, runtime and source; the workbench with what it reaches', async () => {
     const { tools } = await $fetch<{ tools: ToolSummary[] }>('/api/tools')
-    expect(tools.map(tool => tool.name)).toEqual(['get_current_time', 'calculate', 'get_current_weather', 'convert_units'])
-    for (const tool of tools) {
+    const plain = tools.filter(tool => !tool.capabilities)
+    expect(plain.map(tool => tool.name)).toEqual(['get_current_time', 'calculate', 'get_current_weather', 'convert_units'])
+    for (const tool of plain) {
       expect(Object.keys(tool).sort()).toEqual(['description', 'name', 'parameters', 'runtime', 'source'])
       expect(tool.parameters.type).toBe('object')
       expect(tool.runtime).toBe('hybrid')
@@ -32,6 +35,14 @@ describe('the built app', () => {
     }
     expect(tools.find(tool => tool.name === 'get_current_weather')!.parameters.required).toEqual(['location'])
     expect(tools.find(tool => tool.name === 'calculate')!.parameters.properties).toHaveProperty('expression')
+    // The workbench: built in, each naming what it reaches; web_search only with a provider, bash listed even when off.
+    const workbench = Object.fromEntries(tools.filter(tool => tool.capabilities).map(tool => [tool.name, tool.capabilities]))
+    expect(workbench).toEqual({
+      read: ['workspace'], write: ['workspace'], edit: ['workspace'], ls: ['workspace'], glob: ['workspace'], grep: ['workspace'],
+      run_code: ['code_execution', 'workspace'], propose_tool: ['code_execution'], run_my_tool: ['code_execution'], web_fetch: ['internet_access'],
+      bash: ['code_execution', 'workspace'], task: ['subagents'],
+    })
+    expect(tools.find(tool => tool.name === 'bash')!.unavailable).toMatch(/NUXT_TOOLS_BASH_ENABLED=true/)
   })
 
   it('serves the app shell at / and at deep links (the UI renders in the browser)', async () => {

@@ -14,6 +14,8 @@ import type { WorkflowRunStore } from '../stores/workflows/run-store'
 import type { PersonalSettings } from '../threads/personal-settings'
 import type { ThreadMessage } from '../../../shared/types/thread'
 import { RefusalError } from '../domain-error'
+import type { Workspaces } from '../tools/workspace/workspaces'
+import type { UserTools } from '../tools/user-tools/user-tools'
 
 /** Where a person's data is read from. */
 export interface PersonalArchiveSources {
@@ -22,6 +24,8 @@ export interface PersonalArchiveSources {
   workflows: WorkflowStore
   workflowRuns: WorkflowRunStore
   personal: PersonalSettings
+  workspaces: Pick<Workspaces, 'forThread' | 'list' | 'read'>
+  userTools: Pick<UserTools, 'list'>
   /** Conversations one archive holds at most (the per-person quota). */
   maxThreads: number
 }
@@ -66,7 +70,8 @@ async function* archiveEntries(sources: PersonalArchiveSources, userId: string, 
       `Your data from this chat server, exported ${now.toISOString()}.`,
       '',
       'account.json        your account (without its password) and your settings, chat presets and folders',
-      'conversations/      each conversation as conversation.json (every message and version) and conversation.md, with its files',
+      'conversations/      each conversation as conversation.json (every message and version) and conversation.md, with its files and its workspace/',
+      'tools.json          the tools your assistants wrote for you, with their code',
       'workflows/          each saved workflow with every kept version',
       'workflow-runs.json  your workflow runs still kept',
       '',
@@ -95,7 +100,13 @@ async function* archiveEntries(sources: PersonalArchiveSources, userId: string, 
       if (!stored || stored.userId !== userId) continue
       yield { name: `${folder}/files/${attachment.id}-${attachment.name.replace(/[/\\]/g, '_')}`, data: stored.bytes, stored: attachment.kind === 'image' }
     }
+    // The workspace's files under their own (normal, relative) paths.
+    const workspaceId = sources.workspaces.forThread(thread.id)
+    for (const info of await sources.workspaces.list(workspaceId)) {
+      yield { name: `${folder}/workspace/${info.path}`, data: (await sources.workspaces.read(workspaceId, info.path)).bytes }
+    }
   }
+  yield { name: 'tools.json', data: json(await sources.userTools.list(userId)) }
   for (const workflow of await sources.workflows.listWorkflows(userId)) {
     const versions = []
     for (const summary of await sources.workflows.listWorkflowVersions(workflow.id)) versions.push(await sources.workflows.getWorkflowVersion(workflow.id, summary.version))

@@ -245,7 +245,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
   accounts.onAccountDeleted(userId => shares.deleteUser(userId))
   accounts.onAccountDeleted(userId => personal.deleteUser(userId))
-  const archives = new PersonalArchives({ accounts: stores.accounts, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, maxThreads: config.limits.threadsPerUser })
+  const archives = new PersonalArchives({ accounts: stores.accounts, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, workspaces, userTools, maxThreads: config.limits.threadsPerUser })
 
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })

@@ -7,12 +7,17 @@ import { createMemoryWorkflowStore } from '../../../server/lib/stores/workflows/
 import { createMemoryWorkflowRunStore } from '../../../server/lib/stores/workflows/runs-memory'
 import { PersonalSettings } from '../../../server/lib/threads/personal-settings'
 import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'
+import { createMemoryWorkspaceStore } from '../../../server/lib/stores/workspaces/memory'
+import { Workspaces } from '../../../server/lib/tools/workspace/workspaces'
+import { UserTools } from '../../../server/lib/tools/user-tools/user-tools'
 
 async function setUp() {
   const accounts = createMemoryAccountBackend()
   const threads = createMemoryThreadStore()
   const workflows = createMemoryWorkflowStore()
   const personal = new PersonalSettings(accounts)
+  const workspaces = new Workspaces(createMemoryWorkspaceStore(), { bytesPerUser: 1e6, filesPerUser: 100, fileBytes: 1e5 })
+  const userTools = new UserTools(accounts)
   const ann = (await accounts.createAccount({ name: 'Ann', passwordHash: 'x', role: 'user' }))!
   const bob = (await accounts.createAccount({ name: 'Bob', passwordHash: 'x', role: 'user' }))!
   for (const [who, words] of [[ann.id, 'sailing'], [bob.id, 'gardening']] as const) {
@@ -21,9 +26,11 @@ async function setUp() {
     await threads.addAttachment({ attachment: { id: `file-${words}`, name: `${words}.png`, mediaType: 'image/png', kind: 'image', size: 3 }, bytes: new Uint8Array([1, 2, 3]), threadId: thread.id, userId: who })
     await threads.appendMessage({ threadId: thread.id, role: 'assistant', content: `All about ${words}.`, parentId: question.id })
     await workflows.createWorkflow({ userId: who, definition: { ...WORKFLOW_EXAMPLES['triage-router']!, name: `Flow of ${words}` } })
+    await workspaces.write(workspaces.forThread(thread.id), who, `notes/${words}.md`, `# ${words}`)
+    await userTools.propose(who, { name: `${words}_tool`, description: `About ${words}.`, code: `"${words}"` })
   }
   await personal.setPreferences(ann.id, { displayName: 'Captain Ann' })
-  const archives = new PersonalArchives({ accounts, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, maxThreads: 1_000 })
+  const archives = new PersonalArchives({ accounts, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, maxThreads: 1_000 })
   return { archives, ann, bob }
 }
 
@@ -31,11 +38,13 @@ const read = async (stream: ReadableStream<Uint8Array>) => unzipSync(new Uint8Ar
 const decode = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes)
 
 describe('a person\'s archive', () => {
-  it('holds their account, settings, conversations with their files, and workflows, and nothing of anyone else\'s', async () => {
+  it('holds their account, settings, conversations with their files and workspaces, their own tools, and workflows, and nothing of anyone else\'s', async () => {
     const { archives, ann } = await setUp()
     const files = await read(archives.open(ann.id, new Date(Date.UTC(2026, 10, 26))))
     const names = Object.keys(files).sort()
-    expect(names.filter(name => !name.startsWith('conversations/') && !name.startsWith('workflows/'))).toEqual(['README.txt', 'account.json', 'workflow-runs.json'])
+    expect(names.filter(name => !name.startsWith('conversations/') && !name.startsWith('workflows/'))).toEqual(['README.txt', 'account.json', 'tools.json', 'workflow-runs.json'])
+    expect(decode(files[names.find(name => name.endsWith('/workspace/notes/sailing.md'))!])).toBe('# sailing')
+    expect(JSON.parse(decode(files['tools.json']))).toEqual([expect.objectContaining({ name: 'sailing_tool', code: '"sailing"' })])
     expect(JSON.parse(decode(files['account.json']))).toMatchObject({ account: { name: 'Ann', role: 'user' }, preferences: { displayName: 'Captain Ann' } })
     const markdown = names.find(name => name.endsWith('conversation.md'))!
     expect(markdown).toMatch(/^conversations\/\d{4}-\d{2}-\d{2}-about-sailing-[\w-]+\/conversation\.md$/)

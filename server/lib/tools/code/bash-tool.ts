@@ -7,7 +7,7 @@
  */
 import { z } from 'zod'
 import { defineServerTool, type ServerToolModule } from '../define-tool'
-import { workspaceIdFor, type Workspaces } from '../workspace/workspaces'
+import { changesReport, workspaceIdFor, type Workspaces } from '../workspace/workspaces'
 import { runInShellSandbox } from './bash-sandbox'
 
 export interface BashSettings {
@@ -40,37 +40,16 @@ export function bashTool(workspaces: Workspaces, settings: BashSettings, bwrap: 
       const reason = unavailable()
       if (reason) throw new Error(reason)
       const workspaceId = workspaceIdFor(context)
-      const files: Record<string, Uint8Array> = {}
-      const left: string[] = []
-      let copied = 0
-      for (const info of await workspaces.list(workspaceId)) {
-        if (copied + info.size > COPIED_BYTES) {
-          left.push(info.path)
-          continue
-        }
-        files[info.path] = (await workspaces.read(workspaceId, info.path)).bytes
-        copied += info.size
-      }
+      const { files, left } = await workspaces.snapshot(workspaceId, COPIED_BYTES)
       const outcome = await runInShellSandbox(bwrap!, { command, files, timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb, outputChars: OUTPUT_CHARS }, context.signal)
-      const written: string[] = []
-      const problems: string[] = []
-      for (const [path, bytes] of Object.entries(outcome.writes)) {
-        try {
-          written.push((await workspaces.write(workspaceId, context.userId, path, bytes)).path)
-        } catch (error) {
-          problems.push(`${path}: ${(error as Error).message}`)
-        }
-      }
-      for (const path of outcome.deletes) await workspaces.delete(workspaceId, path).catch((error: Error) => problems.push(`${path}: ${error.message}`))
+      const applied = await workspaces.applyChanges(workspaceId, context.userId, outcome)
       return {
         exitCode: outcome.exitCode,
         ...(outcome.timedOut ? { timedOut: true, error: `stopped after ${Math.round(settings.timeoutMs / 1000)} s` } : {}),
         ...(outcome.outOfMemory ? { error: `stopped: it used more than ${settings.memoryMb} MiB` } : {}),
         ...(outcome.stdout ? { stdout: outcome.stdout } : {}),
         ...(outcome.stderr ? { stderr: outcome.stderr } : {}),
-        ...(written.length > 0 ? { filesWritten: written } : {}),
-        ...(outcome.deletes.length > 0 ? { filesDeleted: outcome.deletes } : {}),
-        ...(problems.length > 0 ? { fileProblems: problems } : {}),
+        ...changesReport(applied),
         ...(left.length > 0 ? { notCopied: left.slice(0, 20) } : {}),
         ...(outcome.skipped.length > 0 ? { notKept: outcome.skipped.slice(0, 20) } : {}),
       }

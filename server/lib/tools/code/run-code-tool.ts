@@ -11,7 +11,7 @@
  */
 import { z } from 'zod'
 import { defineServerTool, type ServerToolModule } from '../define-tool'
-import { isText, workspaceIdFor, type Workspaces } from '../workspace/workspaces'
+import { changesReport, isText, workspaceIdFor, type Workspaces } from '../workspace/workspaces'
 import { runInSandbox } from './quickjs-sandbox'
 import { runPython } from './python-sandbox'
 import type { ToolExecutionContext } from '../tool-types'
@@ -33,6 +33,8 @@ const PYTHON_START_MS = 15_000
 const LOADED_BYTES = 8 * 1024 * 1024
 const OUTPUT_CHARS = 20_000
 const MAX_CODE_CHARS = 100_000
+
+const NOTHING_APPLIED = { written: [], deleted: [], problems: [] }
 
 /** At most `limit` at once; the rest wait in order. */
 class Turns {
@@ -94,39 +96,19 @@ export function runCodeTool(workspaces: Workspaces | undefined, settings: RunCod
       if (language === 'python') return runPythonCall(code, workspaces, workspaceId, context, settings, bwrap, turns)
       const files: Record<string, string> = {}
       if (workspaces) {
-        let loaded = 0
-        for (const info of await workspaces.list(workspaceId)) {
-          if (loaded + info.size > LOADED_BYTES) continue
-          const { bytes } = await workspaces.read(workspaceId, info.path)
-          if (!isText(bytes)) continue
-          files[info.path] = new TextDecoder().decode(bytes)
-          loaded += info.size
+        for (const [path, bytes] of Object.entries((await workspaces.snapshot(workspaceId, LOADED_BYTES)).files)) {
+          if (isText(bytes)) files[path] = new TextDecoder().decode(bytes)
         }
       }
       const outcome = await turns.run(() => runInSandbox({ code, files, timeoutMs: settings.timeoutMs, memoryBytes: settings.memoryMb * 1024 * 1024, outputChars: OUTPUT_CHARS }, context.signal), context.signal)
-      const written: string[] = []
-      const problems: string[] = []
-      if (workspaces) {
-        for (const [path, text] of Object.entries(outcome.writes)) {
-          try {
-            written.push((await workspaces.write(workspaceId, context.userId, path, text)).path)
-          } catch (error) {
-            problems.push(`${path}: ${(error as Error).message}`)
-          }
-        }
-        for (const path of outcome.deletes) {
-          await workspaces.delete(workspaceId, path).catch((error: Error) => problems.push(`${path}: ${error.message}`))
-        }
-      }
+      const applied = workspaces ? await workspaces.applyChanges(workspaceId, context.userId, outcome) : NOTHING_APPLIED
       return {
         ok: outcome.ok,
         ...(outcome.stdout ? { stdout: outcome.stdout } : {}),
         ...(outcome.stderr ? { stderr: outcome.stderr } : {}),
         ...(outcome.result !== undefined ? { result: outcome.result } : {}),
         ...(outcome.error ? { error: outcome.error } : {}),
-        ...(written.length > 0 ? { filesWritten: written } : {}),
-        ...(outcome.deletes.length > 0 ? { filesDeleted: outcome.deletes.filter(path => !problems.some(problem => problem.startsWith(`${path}:`))) } : {}),
-        ...(problems.length > 0 ? { fileProblems: problems } : {}),
+        ...changesReport(applied),
       }
     },
   })
@@ -136,29 +118,10 @@ export function runCodeTool(workspaces: Workspaces | undefined, settings: RunCod
 async function runPythonCall(code: string, workspaces: Workspaces | undefined, workspaceId: string, context: ToolExecutionContext, settings: RunCodeSettings, bwrap: string | undefined, turns: Turns): Promise<Record<string, unknown>> {
   const reason = pythonUnavailable(settings, bwrap)
   if (reason) throw new Error(reason)
-  const files: Record<string, Uint8Array> = {}
-  if (workspaces) {
-    let loaded = 0
-    for (const info of await workspaces.list(workspaceId)) {
-      if (loaded + info.size > LOADED_BYTES) continue
-      files[info.path] = (await workspaces.read(workspaceId, info.path)).bytes
-      loaded += info.size
-    }
-  }
+  const { files } = workspaces ? await workspaces.snapshot(workspaceId, LOADED_BYTES) : { files: {} }
   const limitMs = settings.timeoutMs + (settings.pythonStartMs ?? PYTHON_START_MS)
   const outcome = await turns.run(() => runPython(bwrap!, { code, files, timeoutMs: limitMs, memoryMb: settings.pythonMemoryMb, outputChars: OUTPUT_CHARS }, context.signal), context.signal)
-  const written: string[] = []
-  const problems: string[] = []
-  if (workspaces) {
-    for (const [path, bytes] of Object.entries(outcome.writes)) {
-      try {
-        written.push((await workspaces.write(workspaceId, context.userId, path, bytes)).path)
-      } catch (error) {
-        problems.push(`${path}: ${(error as Error).message}`)
-      }
-    }
-    for (const path of outcome.deletes) await workspaces.delete(workspaceId, path).catch((error: Error) => problems.push(`${path}: ${error.message}`))
-  }
+  const applied = workspaces ? await workspaces.applyChanges(workspaceId, context.userId, outcome) : NOTHING_APPLIED
   const error = outcome.timedOut ? `timed out after ${Math.round(limitMs / 1000)} s (stopped)` : outcome.outOfMemory ? `out of memory (Python may hold ${settings.pythonMemoryMb} MiB)` : outcome.exitCode !== 0 ? (outcome.stderr.trim().split('\n').at(-1) ?? 'it failed') : undefined
   return {
     ok: error === undefined,
@@ -166,8 +129,6 @@ async function runPythonCall(code: string, workspaces: Workspaces | undefined, w
     ...(outcome.stderr ? { stderr: outcome.stderr } : {}),
     ...(outcome.result !== undefined ? { result: outcome.result } : {}),
     ...(error ? { error } : {}),
-    ...(written.length > 0 ? { filesWritten: written } : {}),
-    ...(outcome.deletes.length > 0 ? { filesDeleted: outcome.deletes } : {}),
-    ...(problems.length > 0 ? { fileProblems: problems } : {}),
+    ...changesReport(applied),
   }
 }

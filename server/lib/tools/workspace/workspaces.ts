@@ -56,6 +56,15 @@ export function isText(bytes: Uint8Array): boolean {
   }
 }
 
+/** What code changed in a workspace, as a tool's result says it. */
+export function changesReport(applied: { written: string[], deleted: string[], problems: string[] }): Record<string, string[]> {
+  return {
+    ...(applied.written.length > 0 ? { filesWritten: applied.written } : {}),
+    ...(applied.deleted.length > 0 ? { filesDeleted: applied.deleted } : {}),
+    ...(applied.problems.length > 0 ? { fileProblems: applied.problems } : {}),
+  }
+}
+
 export class Workspaces {
   private readonly edits = new KeyedQueue()
 
@@ -146,6 +155,52 @@ export class Workspaces {
       await new Promise(resolve => setImmediate(resolve))
     }
     return { matches, truncated: false, skipped }
+  }
+
+  /**
+   * The workspace's files for code to work on, up to `maxBytes` together (the rest are listed in
+   * `left`).
+   */
+  async snapshot(workspaceId: string, maxBytes: number): Promise<{ files: Record<string, Uint8Array>, left: string[] }> {
+    const files: Record<string, Uint8Array> = {}
+    const left: string[] = []
+    let taken = 0
+    for (const info of await this.store.listFiles(workspaceId)) {
+      const file = taken + info.size <= maxBytes ? await this.store.readFile(workspaceId, info.path) : null
+      if (!file) {
+        left.push(info.path)
+        continue
+      }
+      files[info.path] = file.bytes
+      taken += info.size
+    }
+    return { files, left }
+  }
+
+  /**
+   * Applies what code did to its copy of the workspace (files written, files deleted), each
+   * through the usual checks; what was refused is named with why, and the rest still applies.
+   */
+  async applyChanges(workspaceId: string, userId: string, changes: { writes: Record<string, Uint8Array | string>, deletes: readonly string[] }): Promise<{ written: string[], deleted: string[], problems: string[] }> {
+    const written: string[] = []
+    const deleted: string[] = []
+    const problems: string[] = []
+    for (const [path, content] of Object.entries(changes.writes)) {
+      try {
+        written.push((await this.write(workspaceId, userId, path, content)).path)
+      } catch (error) {
+        problems.push(`${path}: ${(error as Error).message}`)
+      }
+    }
+    for (const path of changes.deletes) {
+      try {
+        await this.delete(workspaceId, path)
+        deleted.push(path)
+      } catch (error) {
+        problems.push(`${path}: ${(error as Error).message}`)
+      }
+    }
+    return { written, deleted, problems }
   }
 
   /** What `userId` keeps in all their workspaces, beside the limits. */
