@@ -139,15 +139,16 @@ describe('run_code in Python', () => {
   }, 60_000)
 
   it.skipIf(!bwrap)('ends an infinite loop, a memory bomb and runaway recursion with clear errors while the server answers others', async () => {
-    const tool = python()
+    const tool3 = runCodeTool(undefined, { timeoutMs: 2_000, memoryMb: 16, runsAtOnce: 3, python: true, pythonMemoryMb: 512, pythonStartMs: 10_000 }, bwrap)
     const running = Promise.all([
-      tool.handler({ language: 'python', code: 'while True: pass' }, context),
-      tool.handler({ language: 'python', code: 'x = " " * (2 * 10**9)' }, context),
+      tool3.handler({ language: 'python', code: 'while True: pass' }, context),
+      tool3.handler({ language: 'python', code: 'x = " " * (2 * 10**9)' }, context),
+      tool3.handler({ language: 'python', code: 'def down(n): return down(n + 1)\ndown(0)' }, context),
     ]) as Promise<Array<{ ok: boolean, error: string }>>
     expect(await fetch(url).then(response => response.text())).toBe('pong')
-    const [loop, bomb] = await running
+    const [loop, bomb, recursion] = await running
     expect(loop).toMatchObject({ ok: false, error: 'timed out after 12 s (stopped)' })
     expect(bomb).toMatchObject({ ok: false, error: expect.stringMatching(/out of memory|MemoryError/) })
-    expect(await tool.handler({ language: 'python', code: 'def down(n): return down(n + 1)\ndown(0)' }, context)).toMatchObject({ ok: false, error: expect.stringMatching(/RecursionError/) })
+    expect(recursion).toMatchObject({ ok: false, error: expect.stringMatching(/RecursionError/) })
   }, 90_000)
 })
