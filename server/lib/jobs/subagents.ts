@@ -14,6 +14,7 @@
  * Stopping: a parent stopped by its person (or a limit) stops its children; a parent stopped by a
  * shutdown or a lost lease leaves them to their own checkpoint and resume.
  */
+import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
 import type { BackgroundJob } from '../../../shared/types/job'
 import { SUBAGENT_TOOL, subagentJobId } from '../../../shared/subagent'
@@ -54,8 +55,8 @@ const wait = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) =
 })
 
 export class Subagents {
-  /** Children started per parent job in this process (a bound on fan-out; depth bounds the rest). */
-  private readonly started = new Map<string, Set<string>>()
+  /** Children started per parent job in this process (a bound on fan-out; depth bounds the rest); the oldest parents are forgotten. */
+  private readonly started = new LRUCache<string, Set<string>>({ max: 10_000 })
 
   constructor(private readonly parts: SubagentParts, private readonly settings: SubagentSettings) {}
 
