@@ -126,6 +126,10 @@ export default defineNuxtConfig({
         quickjsVariant,
         join(dirname(quickjsVariant), 'emscripten-module.cjs'),
         join(dirname(quickjsVariant), 'emscripten-module.wasm'),
+        // web_fetch parses pages in a worker that requires these by path.
+        require.resolve('linkedom'),
+        require.resolve('@mozilla/readability'),
+        require.resolve('turndown'),
         // Python for run_code: the pyodide package is bound into the sandbox from the output by path.
         ...['package.json', 'pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'].map(file => join(dirname(require.resolve('pyodide/pyodide.mjs')), file)),
       ]

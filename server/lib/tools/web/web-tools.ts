@@ -11,7 +11,7 @@ import type { LimiterFactory } from '../../stores/rate-limits/limiters'
 import type { SandboxFetchAnswer } from '../code/quickjs-sandbox'
 import { allowedNetworks } from './address-guard'
 import { guardedFetch, WebFetchError } from './guarded-fetch'
-import { isReadableType, mediaTypeOf, readablePage } from './readable-page'
+import { isReadableType, mediaTypeOf, pageText, readablePage } from './readable-page'
 import { searchProviderFrom, type SearchSettings } from './search-providers'
 
 export interface WebToolSettings extends SearchSettings {
@@ -54,7 +54,7 @@ export function sandboxFetcher(settings: WebToolSettings, limiter: RateLimiterAb
     await countRequest(limiter, userId, settings.requestsPerMinute)
     const page = await guardedFetch(url, { allowed, maxBytes: settings.maxBytes, timeoutMs: settings.timeoutMs, maxRedirects: 5, userAgent: USER_AGENT }, signal)
     if (!isReadableType(page.contentType)) throw new WebFetchError(`${page.url} is ${mediaTypeOf(page.contentType)}, not text.`)
-    return { status: page.status, contentType: page.contentType, text: readablePage(page.body, 'text/plain', settings.maxChars).text }
+    return { status: page.status, contentType: page.contentType, text: pageText(page.body, page.contentType, settings.maxChars).text }
   }
 }
 
@@ -76,7 +76,7 @@ export function webTools(settings: WebToolSettings, limiter: RateLimiterAbstract
         const page = await guardedFetch(url, { allowed, maxBytes: settings.maxBytes, timeoutMs: settings.timeoutMs, maxRedirects: 5, userAgent: USER_AGENT }, context.signal)
         if (page.status >= 400) throw new WebFetchError(`${page.url} answered ${page.status}.`)
         if (!isReadableType(page.contentType)) throw new WebFetchError(`${page.url} is ${mediaTypeOf(page.contentType)}, not a page or text, so it cannot be read.`)
-        const readable = readablePage(page.body, page.contentType, settings.maxChars)
+        const readable = await readablePage(page.body, page.contentType, settings.maxChars)
         return {
           url: page.url,
           ...(readable.title ? { title: readable.title } : {}),

@@ -93,13 +93,13 @@ describe('a guarded fetch', () => {
 
   it('reads an article as Markdown without its scripts, navigation or footer', async () => {
     const page = await guardedFetch(`${base}/article`, options({ allowed: loopback }))
-    const readable = readablePage(page.body, page.contentType, 50_000)
+    const readable = await readablePage(page.body, page.contentType, 50_000)
     expect(readable.title).toBe('Knots')
     expect(readable.text).toContain('The bowline makes a fixed loop')
     expect(readable.text).toMatch(/^-\s+Bowline$/m)
     expect(readable.text).not.toMatch(/alert|Home · About|© Somebody/)
-    expect(readablePage(Buffer.from('{"a":[1,2]}'), 'application/json', 100).text).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}')
-    expect(readablePage(Buffer.from('y'.repeat(50)), 'text/plain', 10)).toMatchObject({ cut: true, text: expect.stringMatching(/^y{10}\n\n\[… cut at 10 characters\]$/) })
-    expect(() => readablePage(Buffer.from([0x89, 0x50]), 'image/png', 100)).toThrow(/image\/png, not text or HTML/)
+    expect((await readablePage(Buffer.from('{"a":[1,2]}'), 'application/json', 100)).text).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}')
+    expect(await readablePage(Buffer.from('y'.repeat(50)), 'text/plain', 10)).toMatchObject({ cut: true, text: expect.stringMatching(/^y{10}\n\n\[… cut at 10 characters\]$/) })
+    await expect(readablePage(Buffer.from([0x89, 0x50]), 'image/png', 100)).rejects.toThrow(/image\/png, not text or HTML/)
   })
 })

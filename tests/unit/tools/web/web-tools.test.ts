@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { webRequestLimiter, webTools, type WebToolSettings } from '../../../../server/lib/tools/web/web-tools'
 import { memoryLimiters } from '../../../../server/lib/stores/rate-limits/limiters'
+import { readablePage } from '../../../../server/lib/tools/web/readable-page'
 
 let server: Server
 let base: string
@@ -79,5 +80,17 @@ describe('web_search', () => {
     })
     expect(searches.at(-1)).toBe('why tides json')
     await expect(Promise.resolve().then(() => byName(tools(settings({ searxngUrl: `${base}/nothing` }))).web_search!.handler({ query: 'x', count: 1 }, context()))).rejects.toThrow(/The search \(searxng\) failed: SearXNG answered 404/)
+  })
+})
+
+describe('reading a large page', () => {
+  it('parses in a worker: the server answers others while a 2 MB page is read', async () => {
+    let html = '<html><head><title>Big</title></head><body><article><h1>Big page</h1>'
+    while (html.length < 2_000_000) html += `<p>${'The quick brown fox jumps over the lazy dog. '.repeat(20)}</p><div><span>nested <a href="/x">link</a></span></div>\n`
+    let parsed = false
+    const reading = readablePage(Buffer.from(`${html}</article></body></html>`), 'text/html; charset=utf-8', 5_000).finally(() => (parsed = true))
+    const answer = await fetch(`${base}/page`).then(response => response.status)
+    expect({ answer, parsedFirst: parsed }).toEqual({ answer: 200, parsedFirst: false })
+    expect(await reading).toMatchObject({ title: 'Big', cut: true, text: expect.stringMatching(/^## Big page\n\nThe quick brown fox/) })
   })
 })
