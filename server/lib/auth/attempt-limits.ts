@@ -4,8 +4,8 @@
  * client address, failed sign-ins per account name, and new guest sessions per address. A refusal
  * is an `AuthError('too-many-attempts')` with `Retry-After`.
  */
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
-import { memoryLimiters, type LimiterFactory } from '../stores/rate-limits/limiters'
+import type { RateLimiterAbstract } from 'rate-limiter-flexible'
+import { memoryLimiters, takePoint, type LimiterFactory } from '../stores/rate-limits/limiters'
 import { AuthError } from './auth-errors'
 
 /** The limits, from `auth` in the runtime config. */
@@ -21,10 +21,6 @@ export interface AttemptLimitSettings {
 
 /** Window over which an account's failed sign-ins count. */
 const FAILURE_WINDOW_SECONDS = 15 * 60
-
-function retryAfter(refusal: RateLimiterRes): number {
-  return Math.max(1, Math.ceil(refusal.msBeforeNext / 1000))
-}
 
 /** The sign-in and session-minting limiters of one process. */
 export class AttemptLimits {
@@ -69,10 +65,6 @@ export class AttemptLimits {
 
 /** Takes a point from `limiter` for `key`, or refuses with `message` (given the seconds to wait) and `Retry-After`. */
 async function consumeOrRefuse(limiter: RateLimiterAbstract, key: string, message: (seconds: number) => string): Promise<void> {
-  try {
-    await limiter.consume(key)
-  } catch (refusal) {
-    if (!(refusal instanceof RateLimiterRes)) throw refusal
-    throw new AuthError('too-many-attempts', message(retryAfter(refusal)), retryAfter(refusal))
-  }
+  const seconds = await takePoint(limiter, key)
+  if (seconds !== undefined) throw new AuthError('too-many-attempts', message(seconds), seconds)
 }

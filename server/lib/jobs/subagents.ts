@@ -21,6 +21,7 @@ import { SUBAGENT_TOOL, subagentJobId } from '../../../shared/subagent'
 import type { ChatMessage } from '../openrouter/types'
 import { defineServerTool, type ServerToolModule } from '../tools/define-tool'
 import { listServerTools } from '../tools/registry'
+import { sleep } from '../openrouter/fetch-with-retry'
 import { workspaceIdFor } from '../tools/workspace/workspaces'
 import type { JobStore } from '../stores/jobs/job-store'
 import type { Role } from '../../../shared/types/account'
@@ -45,14 +46,6 @@ export interface SubagentParts {
   store: Pick<JobStore, 'getJob'>
   roleOf: (userId: string) => Promise<Role>
 }
-
-const wait = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, ms)
-  signal?.addEventListener('abort', () => {
-    clearTimeout(timer)
-    resolve()
-  }, { once: true })
-})
 
 export class Subagents {
   /** Children started per parent job in this process (a bound on fan-out; depth bounds the rest); the oldest parents are forgotten. */
@@ -149,7 +142,8 @@ export class Subagents {
       if (!child) throw new Error('The subagent\'s job is gone (it ended long ago and was deleted).')
       if (child.status !== 'streaming') return child
       // Running on another instance, or about to be resumed here.
-      await wait(POLL_MS, signal)
+      // An abort ends the wait; the loop's first check then handles it.
+      await sleep(POLL_MS, signal).catch(() => {})
     }
   }
 

@@ -6,8 +6,8 @@
  * The counters live where `limiterFor` puts them (stores/rate-limits): this process's memory by
  * default, Convex when several instances serve the same users.
  */
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
-import { memoryLimiters, type LimiterFactory } from '../../stores/rate-limits/limiters'
+import type { RateLimiterAbstract } from 'rate-limiter-flexible'
+import { memoryLimiters, takePoint, type LimiterFactory } from '../../stores/rate-limits/limiters'
 import type { JobPrincipal } from './principal'
 import { DomainError, type HttpAnswer } from '../../domain-error'
 
@@ -49,10 +49,6 @@ export class JobStartRate {
 }
 
 async function take(limiter: RateLimiterAbstract, key: string, scope: 'user' | 'ip', limit: number): Promise<void> {
-  try {
-    await limiter.consume(key)
-  } catch (refusal) {
-    if (!(refusal instanceof RateLimiterRes)) throw refusal
-    throw new RateLimitError(scope, limit, Math.max(1, Math.ceil(refusal.msBeforeNext / 1000)))
-  }
+  const seconds = await takePoint(limiter, key)
+  if (seconds !== undefined) throw new RateLimitError(scope, limit, seconds)
 }

@@ -90,7 +90,7 @@ export function runCodeTool(workspaces: Workspaces | undefined, settings: RunCod
     runtime: 'server',
     capabilities: workspaces ? ['code_execution', 'workspace'] : ['code_execution'],
     // The sandbox has its own deadline; the call's limit leaves room for loading and writing files.
-    timeoutMs: settings.timeoutMs + PYTHON_START_MS + 20_000,
+    timeoutMs: settings.timeoutMs + (settings.pythonStartMs ?? PYTHON_START_MS) + 20_000,
     handler: async ({ code, language }, context) => {
       const workspaceId = workspaceIdFor(context)
       if (language === 'python') return runPythonCall(code, workspaces, workspaceId, context, settings, bwrap, turns)

@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import type { RateLimiterAbstract } from 'rate-limiter-flexible'
 import { defineServerTool, type ServerToolModule } from '../define-tool'
-import type { LimiterFactory } from '../../stores/rate-limits/limiters'
+import { takePoint, type LimiterFactory } from '../../stores/rate-limits/limiters'
 import type { SandboxFetchAnswer } from '../code/quickjs-sandbox'
 import { allowedNetworks } from './address-guard'
 import { guardedFetch, WebFetchError } from './guarded-fetch'
@@ -28,13 +28,8 @@ const SEARCH_TIMEOUT_MS = 15_000
 
 /** Counts one request of `userId`; throws saying when to try again past the rate. */
 async function countRequest(limiter: RateLimiterAbstract, userId: string, perMinute: number): Promise<void> {
-  try {
-    await limiter.consume(userId)
-  } catch (refusal) {
-    if (refusal instanceof Error) throw refusal
-    const seconds = Math.max(1, Math.ceil(((refusal as { msBeforeNext?: number }).msBeforeNext ?? 60_000) / 1000))
-    throw new Error(`You made ${perMinute} web requests in the last minute, the most allowed; try again in ${seconds} s.`)
-  }
+  const seconds = await takePoint(limiter, userId)
+  if (seconds !== undefined) throw new Error(`You made ${perMinute} web requests in the last minute, the most allowed; try again in ${seconds} s.`)
 }
 
 /** The counter of each person's web requests (fetches and searches, theirs and their tools'). */

@@ -225,10 +225,6 @@ export class Workspaces {
     return this.store.deleteWorkspace(threadWorkspaceId(threadId))
   }
 
-  deleteWorkspace(workspaceId: string): Promise<void> {
-    return this.store.deleteWorkspace(workspaceId)
-  }
-
   deleteUser(userId: string): Promise<void> {
     return this.store.deleteUserFiles(userId)
   }
