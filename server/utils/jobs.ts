@@ -13,12 +13,15 @@ import type { BackgroundJob, JobStatus, JobSummary, PublicJob } from '../../shar
 /**
  * Starts a chat job for the session user from the body of `POST /api/openrouter/stream`: 413 when
  * too large, 400 naming what to fix, 403 for a model the user's role may not use, 429/503 over a
- * cap or rate, 402 with the daily budget used up, 400 when the model needs a key nobody gave.
+ * cap or rate, 402 with the daily budget used up, 400 when the model needs a key nobody gave,
+ * 404 when `_threadId` is not one of the user's conversations.
  */
 export async function startChatJobForRequest(event: H3Event): Promise<{ job: BackgroundJob, request: StreamRequest }> {
   // Who asks is known before the body is read: nothing of a stranger's body is parsed or checked.
   const user = await requireSessionUser(event)
   const request = await readStreamRequest(event)
+  // The conversation a job names is one of this person's, checked where every route checks it.
+  if (request._threadId !== undefined) await requireOwned(event, 'thread', request._threadId)
   if (request._background && !useServerConfig(event).backgroundJobs.enabled) {
     throw createError({ statusCode: 400, statusMessage: 'Background jobs are switched off on this server (NUXT_BACKGROUND_JOBS_ENABLED=false); send the request without _background to stream the answer.' })
   }

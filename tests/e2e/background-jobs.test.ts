@@ -42,18 +42,21 @@ describe('background jobs on one server', () => {
   it('answers a background start at once and finishes the job with nobody watching, then leaves a notification', async () => {
     newClients()
     fake.script(() => slowAnswer())
-    const started = await alice.post('/api/openrouter/stream', { ...question(), _background: true, _threadId: 'thread-1', _messageId: 'message-1' })
+    const thread = await (await alice.post('/api/threads', {})).json() as { id: string }
+    // Another person's conversation is as unknown as an id never made.
+    expect((await bob.post('/api/openrouter/stream', { ...question(), _background: true, _threadId: thread.id })).status).toBe(404)
+    const started = await alice.post('/api/openrouter/stream', { ...question(), _background: true, _threadId: thread.id, _messageId: 'message-1' })
     expect(started.status).toBe(202)
     const { jobId, status } = await started.json() as { jobId: string, status: string }
     expect(status).toBe('streaming')
 
     const job = await waitForJobEnd(alice, jobId)
-    expect(job).toMatchObject({ status: 'complete', content: ANSWER, finishReason: 'stop', threadId: 'thread-1', messageId: 'message-1', model: MODEL })
+    expect(job).toMatchObject({ status: 'complete', content: ANSWER, finishReason: 'stop', threadId: thread.id, messageId: 'message-1', model: MODEL })
     expect(job).not.toHaveProperty('request')
     expect(job).not.toHaveProperty('checkpoint')
 
     const { notifications } = await alice.json('/api/notifications?unread=true')
-    expect(notifications).toEqual([expect.objectContaining({ jobId, kind: 'job-complete', threadId: 'thread-1', title: 'Your answer is ready' })])
+    expect(notifications).toEqual([expect.objectContaining({ jobId, kind: 'job-complete', threadId: thread.id, title: 'Your answer is ready' })])
     expect(notifications[0].body).toContain('Background jobs keep streaming')
     expect(await alice.json('/api/notifications/read', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ids: [notifications[0].id] }) })).toEqual({ marked: 1 })
     expect((await alice.json('/api/notifications?unread=true')).notifications).toEqual([])

@@ -12,6 +12,8 @@ const bodySchema = z.object({
 export default defineEventHandler(async (event) => {
   const workflow = await requireOwned(event, 'workflow', getRouterParam(event, 'id'))
   const body = await readJsonBody(event, bodySchema)
+  // The run it repeats is one of this person's too (404 like any other id of another's).
+  if (body.rerunOf) await requireOwned(event, 'workflowRun', body.rerunOf)
   const job = await startWorkflowRun(event, workflow, body)
   setResponseStatus(event, 202)
   return { jobId: job.id, status: job.status }
