@@ -112,6 +112,11 @@ class OfferedTools {
     this.offered = new Set(this.tools.map(tool => tool.function.name))
   }
 
+  /** The server tools this loop may call (not only those offered now: `find_tools` reaches the rest). */
+  serverToolNames(): string[] {
+    return this.enabled().map(tool => tool.function.name).filter(name => !this.browserTools.has(name))
+  }
+
   private enabled(): OpenRouterToolDefinition[] {
     if (this.params.toolsEnabled === false) return []
     return [...getEnabledDefinitions(this.params.toolNames), ...this.clientTools].filter(tool => this.denial(tool.function.name) === undefined)
@@ -300,7 +305,7 @@ class ToolLoop {
       offered: tools.offered,
       maxToolsPerRound: params.maxToolsPerRound ?? 20,
       concurrency: params.toolConcurrency ?? 5,
-      context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId, ...(params.workspaceId ? { workspaceId: params.workspaceId } : {}), credentials: await params.credentials?.() },
+      context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId, ...(params.workspaceId ? { workspaceId: params.workspaceId } : {}), credentials: await params.credentials?.(), availableTools: tools.serverToolNames() },
       denial: name => (tools.localTools.has(name) ? undefined : tools.denial(name)),
       localTools: tools.localTools,
       signal,

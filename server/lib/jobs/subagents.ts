@@ -20,7 +20,6 @@ import type { BackgroundJob } from '../../../shared/types/job'
 import { SUBAGENT_TOOL, subagentJobId } from '../../../shared/subagent'
 import type { ChatMessage } from '../openrouter/types'
 import { defineServerTool, type ServerToolModule } from '../tools/define-tool'
-import { listServerTools } from '../tools/registry'
 import { sleep } from '../openrouter/fetch-with-retry'
 import { workspaceIdFor } from '../tools/workspace/workspaces'
 import type { JobStore } from '../stores/jobs/job-store'
@@ -45,6 +44,22 @@ export interface SubagentParts {
   manager: Pick<BackgroundJobManager, 'startChatJob' | 'abortJob' | 'isRunning' | 'settled' | 'stopReason' | 'apiKeyOf'>
   store: Pick<JobStore, 'getJob'>
   roleOf: (userId: string) => Promise<Role>
+}
+
+/**
+ * The tools a subagent gets: those its parent asked for, or all the parent may use; never one the
+ * parent may not (its job's narrowed set, after the person's policy), and `task` only below the
+ * depth limit. Throws naming what the parent may hand on when it asks for more.
+ */
+export function subagentToolNames(asked: readonly string[] | undefined, parentMayUse: readonly string[], mayNest: boolean): string[] {
+  const allowed = parentMayUse.filter(name => name !== SUBAGENT_TOOL || mayNest)
+  if (!asked) return allowed
+  const beyond = asked.filter(name => !allowed.includes(name))
+  if (beyond.length > 0) {
+    const names = beyond.map(name => `"${name}"`).join(', ')
+    throw new Error(`You may not give a subagent ${names}: it gets only tools you may use yourself${mayNest ? '' : ' (and no task at the depth limit)'}, which are ${allowed.length > 0 ? allowed.join(', ') : 'none'}.`)
+  }
+  return [...new Set(asked)]
 }
 
 export class Subagents {
@@ -87,18 +102,11 @@ export class Subagents {
     })
   }
 
-  private async start(parent: BackgroundJob, childId: string, depth: number, args: { description: string, prompt: string, instructions?: string, model?: string, tools?: string[] }, context: { toolCallId?: string, userId: string, threadId: string, jobId: string, workspaceId?: string }): Promise<void> {
+  private async start(parent: BackgroundJob, childId: string, depth: number, args: { description: string, prompt: string, instructions?: string, model?: string, tools?: string[] }, context: { toolCallId?: string, userId: string, threadId: string, jobId: string, workspaceId?: string, availableTools?: readonly string[] }): Promise<void> {
     const started = this.started.get(parent.id) ?? new Set<string>()
     if (!started.has(childId) && started.size >= this.settings.perJob) throw new Error(`This job started ${this.settings.perJob} subagents, the most one may. Do the rest yourself.`)
     const request = parent.request!
-    const enabled = listServerTools().filter(tool => tool.enabled).map(tool => tool.name)
-    if (args.tools) {
-      const unknown = args.tools.filter(name => !enabled.includes(name))
-      if (unknown.length > 0) throw new Error(`No tool named ${unknown.map(name => `"${name}"`).join(', ')}; the tools are ${enabled.join(', ')}.`)
-    }
-    // What the parent may offer, narrowed to what it asked; no `task` at the depth limit.
-    const offered = args.tools ?? request.toolNames ?? enabled
-    const toolNames = offered.filter(name => name !== SUBAGENT_TOOL || depth < this.settings.maxDepth)
+    const toolNames = subagentToolNames(args.tools, context.availableTools ?? [], depth < this.settings.maxDepth)
     const messages: ChatMessage[] = [
       { role: 'system', content: `${args.instructions ? `${args.instructions.trim()}\n\n` : ''}${INSTRUCTIONS_NOTE}` },
       { role: 'user', content: args.prompt },

@@ -88,6 +88,11 @@ export interface ToolExecutionContext {
   /** The workspace the call works in, when it is not its conversation's or run's own (a subagent shares its parent's). */
   workspaceId?: string
   /**
+   * The server tools the calling agent may use (what its job asked for, enabled, and allowed by
+   * the person's policy as the loop last read it): what it can hand on, and no more (a subagent).
+   */
+  availableTools?: readonly string[]
+  /**
    * Stops the round's time limit while the call waits on something that is not the tool's own
    * work (a subagent's whole run); call what it returns when the wait ends.
    */

@@ -111,8 +111,12 @@ export class Workspaces {
       const count = occurrences(text, oldText)
       if (count === 0) throw new RefusalError(`The text to replace was not found in ${path}; read the file and copy the exact text, spaces and line breaks included.`, 400)
       if (count > 1 && !all) throw new RefusalError(`The text to replace occurs ${count} times in ${path}; include more of the text around it so it is found once, or pass all: true to replace every one.`, 400)
+      // The result's size is known before it is built: a large file times a long replacement is refused without building it.
+      const replaced = all ? count : 1
+      const resultBytes = Buffer.byteLength(text) + replaced * (Buffer.byteLength(newText) - Buffer.byteLength(oldText))
+      if (resultBytes > this.limits.fileBytes) throw new RefusalError(`${path} would be ${mib(resultBytes)} after ${replaced === 1 ? 'this edit' : `${replaced.toLocaleString('en')} replacements`}; a workspace file may be at most ${mib(this.limits.fileBytes)}. Replace fewer, or write it in smaller files.`, 400)
       const changed = all ? text.split(oldText).join(newText) : text.replace(oldText, () => newText)
-      return { file: await this.put(workspaceId, userId, path, new TextEncoder().encode(changed)), replaced: all ? count : 1 }
+      return { file: await this.put(workspaceId, userId, path, new TextEncoder().encode(changed)), replaced }
     })
   }
 

@@ -86,6 +86,16 @@ describe('workspaces', () => {
     await expect(workspaces.edit('thread:a', 'u', 'image.bin', 'a', 'b')).rejects.toThrow(/binary file/)
   })
 
+  it('refuses an edit whose result would pass the file size from the sizes alone, before building it', async () => {
+    const workspaces = open()
+    await workspaces.write('thread:a', 'u', 'big.txt', 'a'.repeat(3_000))
+    // 3,000 × (100 − 1) bytes more: known from the counts, so the 300 KB text is never built.
+    await expect(workspaces.edit('thread:a', 'u', 'big.txt', 'a', 'b'.repeat(100), true)).rejects.toThrow(/would be 0\.3 MiB after 3,000 replacements; a workspace file may be at most/)
+    // Multi-byte text counts in bytes, as it is stored.
+    await expect(workspaces.edit('thread:a', 'u', 'big.txt', 'a'.repeat(3_000), 'é'.repeat(2_001))).rejects.toThrow(/after this edit/)
+    expect((await workspaces.readText('thread:a', 'big.txt')).text).toBe('a'.repeat(3_000))
+  })
+
   it('finds files by glob: a bare name anywhere, ** across folders, braces and ?', async () => {
     const workspaces = open()
     for (const path of ['README.md', 'docs/guide.md', 'src/a.ts', 'src/lib/b.ts']) await workspaces.write('thread:g', 'u', path, path)
