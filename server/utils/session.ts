@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { H3Event } from 'h3'
+import { unsealSession, type H3Event } from 'h3'
 import { LRUCache } from 'lru-cache'
 import type { SessionPrincipal } from '../../shared/types/account'
 import type { StoredAccount } from '../lib/stores/accounts/account-store'
@@ -28,12 +28,24 @@ function sessionConfig(event: H3Event) {
   }
 }
 
+/**
+ * The data of this request's session cookie, or none. Only reads: h3's `useSession` would start a
+ * session (and set a cookie) for a request without one, so a share link's anonymous reader or a
+ * stale cookie would get a fresh 14-day cookie; sessions are started only by `writeSessionData`.
+ */
 async function readSessionData(event: H3Event): Promise<SessionData> {
   const cookie = getCookie(event, useServerConfig(event).session.name)
-  const known = cookie ? unsealed.get(cookie) : undefined
+  if (!cookie) return {}
+  const known = unsealed.get(cookie)
   if (known) return known
-  const data = (await useSession<SessionData>(event, sessionConfig(event))).data
-  if (cookie && (data.user || data.userId)) unsealed.set(cookie, data)
+  let data: SessionData
+  try {
+    data = ((await unsealSession(event, sessionConfig(event), cookie)).data ?? {}) as SessionData
+  } catch {
+    // Not ours, tampered with or expired: as if there were none.
+    return {}
+  }
+  if (data.user || data.userId) unsealed.set(cookie, data)
   return data
 }
 

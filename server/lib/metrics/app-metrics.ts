@@ -10,7 +10,8 @@
  *   are bounded sets (`tool_name`, `error_type`, `type`, `outcome`, `model`, `kind`) and job ids
  *   belong in logs. Tool names and model ids are themselves bounded: the first `MAX_TOOL_NAMES`
  *   names (`MAX_MODELS` models) seen are labels, later ones count as `other` (a browser declares
- *   its own tools' names, and a role may allow any model id, so both are input).
+ *   its own tools' names, and a role may allow any model id, so both are input); a model id is a
+ *   label only when it is in the configured catalogue (`isCatalogued`), so one a person typed is `other`.
  * - Per model request of a job: time to first token, writing speed, tokens and cost as reported,
  *   requests, upstream errors by kind.
  * - Each store call by store and operation (its method): duration and failures
@@ -72,9 +73,11 @@ export interface MetricSources {
 export class BoundedLabel {
   private readonly seen = new Set<string>()
 
-  constructor(private readonly max: number) {}
+  /** `admits`: whether a value may be a label at all (else it is `other`). */
+  constructor(private readonly max: number, private readonly admits: (value: string) => boolean = () => true) {}
 
   of(value: string): string {
+    if (!this.admits(value)) return OTHER_LABEL
     const label = value.slice(0, LABEL_CHARS)
     if (this.seen.has(label)) return label
     if (this.seen.size >= this.max) return OTHER_LABEL
@@ -87,7 +90,7 @@ export class BoundedLabel {
 export class AppMetrics implements JobObserver {
   readonly registry = new Registry()
   private readonly toolNames = new BoundedLabel(MAX_TOOL_NAMES)
-  private readonly models = new BoundedLabel(MAX_MODELS)
+  private readonly models: BoundedLabel
   private sources: MetricSources | undefined
   private snapshot: { at: number, report: Promise<{ jobs: JobsHealth, tools: HealthReport['tools'] }> } | undefined
 
@@ -115,7 +118,9 @@ export class AppMetrics implements JobObserver {
   private readonly limits = new BoundedLabel(MAX_TOOL_NAMES)
   private readonly mcpServerNames = new BoundedLabel(MAX_MODELS)
 
-  constructor() {
+  /** `isCatalogued`: whether a model id is in the configured catalogue (only those are labels; default all). */
+  constructor(options: { isCatalogued?: (model: string) => boolean } = {}) {
+    this.models = new BoundedLabel(MAX_MODELS, options.isCatalogued)
     const registers = [this.registry]
     this.toolsStarted = new Counter({ name: 'background_tool_execution_started_total', help: 'Tool calls of background jobs that began executing.', labelNames: ['tool_name'], registers })
     this.toolsCompleted = new Counter({ name: 'background_tool_execution_completed_total', help: 'Tool calls of background jobs that returned a result.', labelNames: ['tool_name'], registers })

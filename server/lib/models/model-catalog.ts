@@ -38,9 +38,25 @@ function toSummary(model: UpstreamModel, offline: boolean): ModelSummary {
 const MAX_CACHED_LISTS = 100
 const cache = new LRUCache<string, ModelSummary[]>({ max: MAX_CACHED_LISTS })
 
+/** Model ids an upstream list named (every list this process loaded); bounded, as ids come from outside. */
+const MAX_CATALOGUED_IDS = 10_000
+const cataloguedIds = new Set<string>()
+
 /** Forgets cached lists (tests; a changed key). */
 export function clearModelCatalogCache(): void {
   cache.clear()
+  cataloguedIds.clear()
+}
+
+/**
+ * Whether `model` is in the configured catalogue: the demo model (when on), a model a role names,
+ * or one an upstream model list named. A model id a person typed is not, so it never becomes a
+ * metrics label of its own.
+ */
+export function isCataloguedModel(config: ServerConfig, model: string): boolean {
+  if (cataloguedIds.has(model)) return true
+  if (config.demoModel.enabled && demoModelList().data.some(item => item.id === model)) return true
+  return Object.values(config.limits.roles).some(role => role.models !== '*' && role.models.split(',').some(id => id.trim() === model))
 }
 
 async function fetchUpstreamModels(config: ServerConfig, apiKey: string | undefined): Promise<ModelSummary[]> {
@@ -63,6 +79,7 @@ async function fetchUpstreamModels(config: ServerConfig, apiKey: string | undefi
     .filter(model => model.supportsTools)
     .sort((a, b) => a.name.localeCompare(b.name))
   cache.set(cacheKey, models, { ttl: config.openrouter.modelsCacheTtlMs })
+  for (const model of models) if (cataloguedIds.size < MAX_CATALOGUED_IDS) cataloguedIds.add(model.id)
   return models
 }
 

@@ -52,6 +52,7 @@ import type { WorkflowScheduleInput } from '../../../shared/types/workflow-sched
 import { BodyBudget } from '../http/body-budget'
 import { StreamSlots } from '../http/stream-slots'
 import { AppMetrics } from '../metrics/app-metrics'
+import { isCataloguedModel } from '../models/model-catalog'
 import { StatusHistory } from '../metrics/status-history'
 import { instrumentedStore, type StoreCallWatcher } from '../metrics/instrumented-store'
 import { startTelemetry, traceJobStoreCalls } from './telemetry'
@@ -89,7 +90,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const toolsLogger = consola.withTag('tools')
   // Metrics hear from runs as they go, time every store call, and read the services' reports at
   // each scrape and each Status sample (below); `/metrics` serves them only when they are on.
-  const metrics = new AppMetrics()
+  const metrics = new AppMetrics({ isCatalogued: model => isCataloguedModel(config, model) })
   // Traces (when an OTLP endpoint is set) have a span for each store call of a job's run.
   const telemetry = startTelemetry({ exportTraces: config.tracing.enabled, env: options.env ?? {}, service: 'or3-chat' })
   const stores = watchStores(openStores(config), telemetry.exporting ? allWatchers([metrics.storeCallWatcher, traceJobStoreCalls]) : metrics.storeCallWatcher)

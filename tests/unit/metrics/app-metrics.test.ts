@@ -121,6 +121,15 @@ describe('AppMetrics', () => {
     expect(sample(text, 'sse_viewers')).toBe(7)
   })
 
+  it('labels a model only when it is in the catalogue: an id a person typed is "other"', async () => {
+    const metrics = new AppMetrics({ isCatalogued: model => model === 'openai/gpt-4o-mini' })
+    metrics.modelRequestEnded('openai/gpt-4o-mini')
+    for (let index = 0; index < 20; index++) metrics.modelRequestEnded(`typed/<script>${index}`)
+    const series = (await metrics.registry.getSingleMetric('model_requests_total')!.get()).values
+    expect(series.map(value => [value.labels.model, value.value])).toEqual([['openai/gpt-4o-mini', 1], [OTHER_LABEL, 20]])
+    expect((await metrics.totals()).models.map(use => use.model)).toEqual(['openai/gpt-4o-mini', OTHER_LABEL])
+  })
+
   it('keeps the first tool names as labels and counts the rest as "other", however many a browser declares', async () => {
     const metrics = new AppMetrics()
     for (let index = 0; index < MAX_TOOL_NAMES + 50; index++) metrics.toolStarted(`browser_tool_${index}`)

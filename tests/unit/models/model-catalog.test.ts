@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { clearModelCatalogCache, listModels } from '../../../server/lib/models/model-catalog'
+import { clearModelCatalogCache, isCataloguedModel, listModels } from '../../../server/lib/models/model-catalog'
 import { freePort } from '../../support/free-port'
 import { useFakeOpenRouter } from '../../support/fake-openrouter'
 import { testServerConfig } from '../../support/server-config'
@@ -26,6 +26,16 @@ describe('listModels', () => {
     // Models whose input modalities include images read attached images.
     expect(catalog.models.find(model => model.id === 'openai/gpt-4o-mini')).toMatchObject({ acceptsImages: true })
     expect(fake.modelRequests.at(-1)!.authorization).toBe('Bearer sk-server')
+  })
+
+  it('knows which model ids are catalogued: the demo model, those a role names, those an upstream list named', async () => {
+    const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server' } })
+    expect(isCataloguedModel(config, 'or3/offline-demo')).toBe(true)
+    expect(isCataloguedModel(config, 'openai/gpt-4o-mini')).toBe(false)
+    await listModels(config)
+    expect(isCataloguedModel(config, 'openai/gpt-4o-mini')).toBe(true)
+    expect(isCataloguedModel(config, 'typed/by-someone')).toBe(false)
+    expect(isCataloguedModel(testServerConfig({ limits: { roles: { guest: { models: 'or3/offline-demo, acme/own-model' } } } }), 'acme/own-model')).toBe(true)
   })
 
   it('caches the list per key, and a user key gets its own list', async () => {
