@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { answerMismatch, answerSchemaProblem, compiledSchemaCount, MAX_SCHEMA_NODES } from '../../../server/lib/tools/outside-schemas'
+import { answerMismatch, answerSchemaProblem, compiledSchemaCount, MAX_ANSWER_VALUES, MAX_SCHEMA_NODES } from '../../../server/lib/tools/outside-schemas'
 
 const location = { type: 'object', properties: { precision: { type: 'string', enum: ['city', 'exact'] } } }
 /** A schema of `clauses` allOf/not clauses: slow to compile (~1 ms a subschema), small as text. */
@@ -36,5 +36,23 @@ describe('schemas from outside', () => {
     expect(answerMismatch(form, { count: 1 })).toBe('the answer must have required property \'name\'')
     for (let index = 0; index < 300; index++) answerMismatch({ type: 'object', properties: { [`field${index}`]: { type: 'string' } } }, {})
     expect(compiledSchemaCount()).toBeLessThanOrEqual(200)
+  })
+
+  it('refuses uniqueItems (pairwise comparison), also in a schema stored before it was refused, and answers past the value bound', () => {
+    const distinct = { type: 'array', uniqueItems: true, items: { type: 'object' } }
+    expect(answerSchemaProblem({ type: 'object', properties: { list: distinct } }, 'resultSchema')).toMatch(/uses "uniqueItems" over items that are not all of one declared scalar type.*check duplicates in the tool/)
+    // Over declared scalars ajv uses a map (linear): a multi-select form keeps it.
+    const tags = { type: 'array', uniqueItems: true, items: { type: 'string', enum: ['a', 'b'] } }
+    expect(answerSchemaProblem({ type: 'object', properties: { tags } }, 'requestedSchema')).toBeUndefined()
+    expect(answerMismatch(tags, ['a', 'a'])).toMatch(/must NOT have duplicate items/)
+    const many = Array.from({ length: 6_533 }, (_, index) => ({ i: index }))
+    const before = compiledSchemaCount()
+    expect(answerMismatch(distinct, many)).toMatch(/cannot be checked: what was asked uses "uniqueItems"/)
+    expect(compiledSchemaCount()).toBe(before)
+    expect(answerMismatch({ type: 'array' }, Array.from({ length: MAX_ANSWER_VALUES }, () => 1))).toMatch(/holds more than 20,000 values/)
+    let deep: unknown = 1
+    for (let level = 0; level < 40; level++) deep = [deep]
+    expect(answerMismatch({ type: 'array' }, deep)).toMatch(/nests deeper than 32 levels/)
+    expect(answerMismatch({ type: 'array', items: { type: 'object' } }, many)).toBeUndefined()
   })
 })
