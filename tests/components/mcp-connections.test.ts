@@ -41,7 +41,7 @@ describe('MCP connections in settings', () => {
     expect(wrapper.find('[data-testid=connection-github]').attributes('data-state')).toBe('not-connected')
   })
 
-  it('asks before an admin\'s server gets the person\'s credentials, showing where they go, and allows that address', async () => {
+  it('asks before an admin\'s server gets the person\'s credentials, showing where they go, and allows that address with those credentials', async () => {
     stubFetch([], [{ server: 'gh', target: 'https://mcp.example.com', credentials: ['github/token'], allowed: false }])
     const wrapper = mount(McpConnections, { props: { canConnect: true } })
     await flushPromises()
@@ -50,7 +50,7 @@ describe('MCP connections in settings', () => {
     expect(row.text()).toMatch(/sends your github\/token to https:\/\/mcp.example.com/)
     await wrapper.find('[data-testid=allow-gh]').trigger('click')
     await flushPromises()
-    expect(calls.at(-1)).toEqual({ url: '/api/mcp-consents/gh', method: 'PUT', body: { target: 'https://mcp.example.com' } })
+    expect(calls.at(-1)).toEqual({ url: '/api/mcp-consents/gh', method: 'PUT', body: { target: 'https://mcp.example.com', credentials: ['github/token'] } })
     expect(wrapper.find('[data-testid=consent-gh]').attributes('data-allowed')).toBe('true')
   })
 

@@ -72,14 +72,18 @@ export class ToolSources {
   }
 
   /**
-   * `userId` allows `server` their credentials at `target`, the address they were shown: 404 when
-   * no admin's server asks, 409 when its address changed since (they look again).
+   * `userId` allows `server` their credentials at `target`, the address they were shown, and
+   * `credentials`, the ones they were shown (when given): 404 when no admin's server asks, 409 when
+   * its address or its credentials changed since (they look again). The consent covers the
+   * credentials the server asks for now, and a later one asks again.
    */
-  async allowCredentials(userId: string, server: string, target: string): Promise<McpCredentialConsent[]> {
+  async allowCredentials(userId: string, server: string, target: string, credentials?: readonly string[]): Promise<McpCredentialConsent[]> {
     const current = this.parts.mcp.consentServers().find(item => item.name === server)
     if (!current) throw new McpAdminError(404, `No MCP server "${server}" asks for your credentials.`)
     if (current.target !== target) throw new McpAdminError(409, `MCP server "${server}" now sends to ${current.target}, not ${target}. Check that address, then allow it again.`)
-    await this.parts.consents.allow(userId, server, target)
+    const added = credentials ? current.needs.filter(need => !credentials.includes(need)) : []
+    if (added.length > 0) throw new McpAdminError(409, `MCP server "${server}" now also asks for ${added.map(need => `"${need}"`).join(', ')}. Check what it asks for, then allow it again.`)
+    await this.parts.consents.allow(userId, server, target, current.needs)
     this.parts.mcp.consentChanged(userId, server)
     return this.credentialConsents(userId)
   }

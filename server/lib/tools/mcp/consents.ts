@@ -3,8 +3,11 @@
  * Such a server's headers or environment may name a person's credential (`Bearer
  * ${credentials:github/token}`); without consent an admin could point it at any address and
  * collect everyone's tokens. So a person's values are filled in only after that person allowed
- * that server *at its current address* (Settings → Connections); a changed URL or command asks
- * again. Servers from the operator's config file are the operator's and need no consent.
+ * that server *at its current address, with the credentials it asks for now* (Settings →
+ * Connections): a changed URL or command asks again, and so does a credential added to the set (a
+ * server that asks for fewer keeps the consent). Servers from the operator's config file are the
+ * operator's and need no consent. A consent stored before credential sets were kept (the address
+ * only) asks once more.
  */
 import type { McpServerConfig } from './config'
 import type { McpCredentialConsent } from '../../../../shared/types/credentials'
@@ -35,17 +38,36 @@ export class McpConsentRequired extends Error {
 
 const key = (userId: string, server: string) => `mcp-consent:${userId}:${server}`
 
+/** What a consent covers: an address and the credentials it may send there. */
+interface ConsentScope {
+  target: string
+  credentials: string[]
+}
+
+function readScope(stored: string | null | undefined): ConsentScope | undefined {
+  if (!stored?.startsWith('{')) return undefined
+  try {
+    const scope = JSON.parse(stored) as Partial<ConsentScope>
+    return typeof scope.target === 'string' && Array.isArray(scope.credentials) ? { target: scope.target, credentials: scope.credentials.filter(item => typeof item === 'string') } : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** People's consents, kept in the account store's settings. */
 export class McpCredentialConsents {
   constructor(private readonly store: ConsentStore) {}
 
-  /** Whether `userId` allowed `server` at `target`. */
-  async allowed(userId: string, server: string, target: string): Promise<boolean> {
-    return (await this.store.getSetting(key(userId, server))) === target
+  /** Whether `userId` allowed `server` at `target` to send each of `credentials` (`service/key`). */
+  async allowed(userId: string, server: string, target: string, credentials: readonly string[]): Promise<boolean> {
+    const scope = readScope(await this.store.getSetting(key(userId, server)))
+    return scope !== undefined && scope.target === target && credentials.every(need => scope.credentials.includes(need))
   }
 
-  async allow(userId: string, server: string, target: string): Promise<void> {
-    await this.store.setSetting(key(userId, server), target)
+  /** `userId` allows `server` at `target` these `credentials`, and no others. */
+  async allow(userId: string, server: string, target: string, credentials: readonly string[]): Promise<void> {
+    const scope: ConsentScope = { target, credentials: [...new Set(credentials)].sort() }
+    await this.store.setSetting(key(userId, server), JSON.stringify(scope))
   }
 
   async withdraw(userId: string, server: string): Promise<void> {
@@ -60,6 +82,6 @@ export class McpCredentialConsents {
 
   /** Where `userId` stands with each of `servers` (those that would take their credentials). */
   async list(userId: string, servers: ReadonlyArray<{ name: string, target: string, needs: string[] }>): Promise<McpCredentialConsent[]> {
-    return Promise.all(servers.map(async server => ({ server: server.name, target: server.target, credentials: server.needs, allowed: await this.allowed(userId, server.name, server.target) })))
+    return Promise.all(servers.map(async server => ({ server: server.name, target: server.target, credentials: server.needs, allowed: await this.allowed(userId, server.name, server.target, server.needs) })))
   }
 }

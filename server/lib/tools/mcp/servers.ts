@@ -78,7 +78,7 @@ export class McpServers {
     const server = this.options.serverCredentials
     const { consents } = this.options
     const target = mcpTarget(config)
-    const consented = origin === 'admin' && consents ? (userId: string) => consents.allowed(userId, config.name, target) : undefined
+    const consented = origin === 'admin' && consents ? (userId: string) => consents.allowed(userId, config.name, target, needs) : undefined
     if (signsInPerPerson(config)) return new McpPerUserServer(config, needs, { ...this.options, idleMs: this.options.userConnectionIdleMs ?? 600_000, consented })
     // Signed in as the app itself (client_credentials): every connection to it carries the app's token, which the SDK gets and renews.
     const oauth = oauthOf(config)

@@ -70,20 +70,33 @@ describe('an MCP server that uses each person\'s credentials', () => {
     // Not allowed: nothing is connected, nothing sent.
     await servers.discoverFor('ada', ada)
     expect((servers.get('gh') as McpPerUserServer).connections).toBe(0)
-    await consents.allow('ada', 'gh', target)
+    await consents.allow('ada', 'gh', target, ['github/token'])
     await servers.discoverFor('ada', ada)
     expect(await executeServerTool('gh__whoami', '{}', { userId: 'ada', credentials: ada })).toMatchObject({ result: 'token ada-token' })
     // Bob has not allowed it: his call is refused before anything is sent, saying where to allow it.
     const bob = await executeServerTool('gh__whoami', '{}', { userId: 'bob', credentials: tokens({ 'github/token': 'bob-token' }) })
     expect(bob.error).toMatch(/added by an admin.*would send your "github\/token" credential there.*Settings → Connections/)
     expect((servers.get('gh') as McpPerUserServer).connections).toBe(1)
+    // The admin adds another of her credentials at the same address: her consent was for github/token only.
+    await servers.apply([{ config: { ...config, env: { ...config.env, OTHER: '${credentials:svc/b}' } }, origin: 'admin' }])
+    await vi.waitFor(() => expect(servers.consentServers()[0]!.needs).toEqual(['github/token', 'svc/b']), { timeout: 30_000, interval: 20 })
+    expect(await consents.allowed('ada', 'gh', target, ['github/token', 'svc/b'])).toBe(false)
+    const adaBoth = tokens({ 'github/token': 'ada-token', 'svc/b': 'ada-b' })
+    // Nothing is connected for her (so nothing is sent) until she allows the wider set.
+    await servers.discoverFor('ada', adaBoth)
+    expect((servers.get('gh') as McpPerUserServer).connections).toBe(0)
+    await consents.allow('ada', 'gh', target, ['github/token', 'svc/b'])
+    await servers.discoverFor('ada', adaBoth)
+    expect(await executeServerTool('gh__whoami', '{}', { userId: 'ada', credentials: adaBoth })).toMatchObject({ result: 'token ada-token' })
+    // The admin narrowing it again keeps her consent.
+    expect(await consents.allowed('ada', 'gh', target, ['github/token'])).toBe(true)
     // The admin points it elsewhere: Ada's consent was for the old address.
     await servers.apply([{ config: { ...config, args: [fixture, '--elsewhere'] }, origin: 'admin' }])
     await vi.waitFor(() => expect(getServerTool('gh__whoami')).toBeUndefined(), { timeout: 30_000, interval: 20 })
     expect(servers.consentServers()[0]!.target).toBe(`${target} --elsewhere`)
-    expect(await consents.allowed('ada', 'gh', `${target} --elsewhere`)).toBe(false)
+    expect(await consents.allowed('ada', 'gh', `${target} --elsewhere`, ['github/token'])).toBe(false)
     await consents.withdraw('ada', 'gh')
-    expect(await consents.allowed('ada', 'gh', target)).toBe(false)
+    expect(await consents.allowed('ada', 'gh', target, ['github/token'])).toBe(false)
   }, 60_000)
 
   it('reports a person\'s failing connection in its state (failures, the reason) instead of "0 failures"', async () => {
