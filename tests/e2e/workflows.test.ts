@@ -345,13 +345,20 @@ describe('workflows on one server', () => {
     expect((await call(signed.path, body)).status).toBe(401)
     const good = await call(signed.path, body, { 'x-hub-signature-256': signature })
     expect(good.status).toBe(202)
-    expect((await waitForJobEnd(client, (await good.json()).jobId, 30_000)).status).toBe('complete')
-    expect(await client.json(`/api/workflows/${workflowId}/webhook`)).toEqual({ exists: true, createdAt: expect.any(Number), signatureHeader: 'x-hub-signature-256' })
+    const signedRun = (await good.json()).jobId as string
+    expect((await waitForJobEnd(client, signedRun, 30_000)).status).toBe('complete')
+    expect(await client.json(`/api/workflows/${workflowId}/webhook`)).toEqual({ exists: true, createdAt: expect.any(Number), signatureScheme: 'hmac-sha256', signatureHeader: 'x-hub-signature-256' })
+    // The same signed body again is the same delivery: answered with the first's run, no second run.
+    const again = await call(signed.path, body, { 'x-hub-signature-256': signature })
+    expect(again.status).toBe(200)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect((await again.json()).jobId).toBe(signedRun)
 
     // Past its rate (4 a minute here): 429 with when to try again; another client is answered meanwhile.
     let refused: Response | undefined
     for (let attempt = 0; attempt < 6 && !refused; attempt++) {
-      const answer = await call(signed.path, body, { 'x-hub-signature-256': signature })
+      const distinct = JSON.stringify({ ticket: `Signed ticket ${attempt}` })
+      const answer = await call(signed.path, distinct, { 'x-hub-signature-256': `sha256=${createHmac('sha256', 'a-shared-signing-secret').update(distinct).digest('hex')}` })
       if (answer.status === 429) refused = answer
       else expect(answer.status).toBe(202)
     }

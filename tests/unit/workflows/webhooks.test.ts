@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { signatureMatches, webhookRunId, WorkflowWebhooks } from '../../../server/lib/workflows/webhooks'
+import { checkStandardSignature, REPLAY_WINDOW_SECONDS, signatureMatches, webhookRunId, WorkflowWebhooks } from '../../../server/lib/workflows/webhooks'
 import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/memory'
 import { createSecretBox } from '../../../server/lib/security/secret-box'
 import { memoryLimiters } from '../../../server/lib/stores/rate-limits/limiters'
@@ -8,9 +8,17 @@ import { memoryLimiters } from '../../../server/lib/stores/rate-limits/limiters'
 const secretBox = createSecretBox('a test secret that is long enough to use', 'workflow-webhooks')
 const hmac = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex')
 
-function hooks(runsPerMinute = 30) {
+function hooks(runsPerMinute = 30, now?: () => number) {
   const settings = createMemoryAccountBackend()
-  return { settings, webhooks: new WorkflowWebhooks({ settings, secretBox, limiterFor: memoryLimiters, runsPerMinute }) }
+  return { settings, webhooks: new WorkflowWebhooks({ settings, secretBox, limiterFor: memoryLimiters, runsPerMinute, ...(now ? { now } : {}) }) }
+}
+
+/** A Standard Webhooks call's headers, signed with `secret` (a `whsec_` secret's key is its base64). */
+function standardHeaders(secret: string, id: string, timestamp: number, body: string): (name: string) => string | undefined {
+  const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret)
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
+  const headers: Record<string, string> = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${'A'.repeat(43)}= v1,${signature}` }
+  return name => headers[name]
 }
 const tokenOf = (path: string) => path.split('/').pop()!
 const noHeaders = () => undefined
@@ -87,5 +95,49 @@ describe('workflow webhooks', () => {
     expect(refusal.httpAnswer()).toMatchObject({ statusCode: 429, refusedBy: 'webhook_rate', retryAfterSeconds: expect.any(Number) })
     // Another hook has its own count.
     expect(await webhooks.admit(other, '{}', noHeaders)).toMatchObject({ workflowId: 'w2' })
+  })
+
+  it('takes Standard Webhooks calls: signed id, timestamp and body, within the window; a repeated id is the same run', async () => {
+    let now = 1_790_000_000_000
+    const { webhooks } = hooks(30, () => now)
+    const created = await webhooks.create('w1', 'owner', { scheme: 'standard-webhooks', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' })
+    expect(created).toMatchObject({ signatureScheme: 'standard-webhooks', signatureHeader: 'webhook-signature' })
+    const token = tokenOf(created.path)
+    const body = '{"ticket":"7"}'
+    const seconds = Math.floor(now / 1000)
+    const first = await webhooks.admit(token, body, standardHeaders('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_1', seconds, body))
+    expect(first.runId).toBeDefined()
+    // The same delivery again (a retry, or a replay) names the same run: the route answers with it, never a second.
+    expect((await webhooks.admit(token, body, standardHeaders('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_1', seconds, body))).runId).toBe(first.runId)
+    expect((await webhooks.admit(token, body, standardHeaders('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_2', seconds, body))).runId).not.toBe(first.runId)
+    // An unsigned Idempotency-Key cannot name another delivery of a signed hook.
+    const withKey = standardHeaders('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_1', seconds, body)
+    expect((await webhooks.admit(token, body, name => (name === 'idempotency-key' ? 'other' : withKey(name)))).runId).toBe(first.runId)
+    // Past the window: refused, saying how far off it is.
+    now += (REPLAY_WINDOW_SECONDS + 5) * 1000
+    await expect(webhooks.admit(token, body, standardHeaders('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_1', seconds, body))).rejects.toMatchObject({ statusCode: 401, message: expect.stringMatching(/305 s away from this server's clock; at most 300/) })
+    // Another id on the same signature, another body, another key, or no headers: refused.
+    const fresh = Math.floor(now / 1000)
+    const good = standardHeaders('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_3', fresh, body)
+    await expect(webhooks.admit(token, body, name => (name === 'webhook-id' ? 'msg_4' : good(name)))).rejects.toMatchObject({ statusCode: 401, message: expect.stringContaining('does not match') })
+    await expect(webhooks.admit(token, `${body} `, good)).rejects.toMatchObject({ statusCode: 401 })
+    await expect(webhooks.admit(token, body, standardHeaders('whsec_b3RoZXIta2V5LW9mLXRoZS1zYW1lLWxlbmd0aA==', 'msg_3', fresh, body))).rejects.toMatchObject({ statusCode: 401 })
+    await expect(webhooks.admit(token, body, noHeaders)).rejects.toMatchObject({ statusCode: 401, message: expect.stringContaining('webhook-id') })
+    expect(await webhooks.admit(token, body, good)).toMatchObject({ workflowId: 'w1' })
+  })
+
+  it('makes a body-signed call\'s body its delivery: the same signed body twice is one run', async () => {
+    const { webhooks } = hooks()
+    const token = tokenOf((await webhooks.create('w1', 'owner', { header: 'X-Hub-Signature-256', secret: 'a-signing-secret-of-length' })).path)
+    const signed = (body: string) => (name: string) => (name === 'x-hub-signature-256' ? `sha256=${hmac('a-signing-secret-of-length', body)}` : name === 'idempotency-key' ? String(Math.random()) : undefined)
+    const first = await webhooks.admit(token, '{"a":1}', signed('{"a":1}'))
+    expect((await webhooks.admit(token, '{"a":1}', signed('{"a":1}'))).runId).toBe(first.runId)
+    expect((await webhooks.admit(token, '{"a":2}', signed('{"a":2}'))).runId).not.toBe(first.runId)
+  })
+
+  it('checks a Standard Webhooks signature with a plain secret as its UTF-8 bytes', () => {
+    const headers = standardHeaders('a-plain-signing-secret', 'evt_9', 1_790_000_000, '{}')
+    expect(checkStandardSignature('a-plain-signing-secret', '{}', headers, 1_790_000_000_000)).toEqual({ id: 'evt_9' })
+    expect(checkStandardSignature('a-plain-signing-secret', '{}', name => (name === 'webhook-signature' ? 'v1,' + 'x'.repeat(10) : headers(name)), 1_790_000_000_000)).toMatchObject({ refusal: expect.any(String) })
   })
 })

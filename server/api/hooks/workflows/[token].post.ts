@@ -8,12 +8,12 @@ const bodySchema = z.record(z.string().max(40), z.unknown()).refine(body => Obje
 
 /**
  * A workflow's inbound webhook: the URL's token is its secret (and, when the owner asked for it,
- * the body's HMAC-SHA256 signature in their header); the JSON body is the run's inputs (or
+ * a signature: Standard Webhooks' headers, or the body's HMAC-SHA256 in their header); the JSON body is the run's inputs (or
  * `{prompt}`), checked like the run form's (400 naming the input). Starts a run as the workflow's
  * owner, counted against their limits, and answers 202 `{ jobId, status, runPath }` at once.
- * With an `Idempotency-Key` header, a retry of a call (same hook, same key) answers 200 with the
- * run the first started (`Idempotent-Replayed: true`) instead of starting another, even when the
- * two arrive at once or the server restarted between them. With `?wait=<seconds>` (up to 60) it
+ * A repeat of a delivery (a signed call's `webhook-id` or signed body, an unsigned call's
+ * `Idempotency-Key`) answers 200 with the run the first started (`Idempotent-Replayed: true`)
+ * instead of starting another, even when the two arrive at once or the server restarted between them. With `?wait=<seconds>` (up to 60) it
  * waits for the run: 200 with its `status` and `output` (or `error`) if it ended in time, else 202 as before.
  * 401 for an unknown token or a bad signature, 403 while the owner's account is disabled, 429 past the hook's rate. No cookie is read, so the
  * browser origin check does not apply; the size limits do.

@@ -1,16 +1,20 @@
 import { z } from 'zod'
 
 const bodySchema = z.object({
-  /** Bodies must carry an HMAC-SHA256 of themselves, in hex, in this header, made with this secret. */
+  /**
+   * Calls must be signed with this secret: Standard Webhooks (`scheme: 'standard-webhooks'`, the
+   * default without a header), or an HMAC-SHA256 of the body in hex in `header` (`'hmac-sha256'`).
+   */
   signing: z.object({
-    header: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,63}$/, 'must be a header name such as X-Signature-256'),
+    scheme: z.enum(['standard-webhooks', 'hmac-sha256'], { error: 'scheme is "standard-webhooks" or "hmac-sha256"' }).optional(),
+    header: z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,63}$/, 'must be a header name such as X-Signature-256').optional(),
     secret: z.string().min(16, 'the signing secret must be at least 16 characters').max(256),
-  }).strict().optional(),
+  }).strict().refine(signing => signing.scheme !== 'hmac-sha256' || signing.header !== undefined, { message: 'name the header the body\'s HMAC comes in (header), such as X-Hub-Signature-256', path: ['header'] }).optional(),
 }).strict()
 
 /**
  * Makes the workflow's webhook, or rotates it (the old URL stops working): 201 with its secret
- * path, shown only this once. With `signing`, calls must sign their bodies.
+ * path, shown only this once. With `signing`, calls must be signed (and a delivery runs once).
  */
 export default defineEventHandler(async (event) => {
   const workflow = await requireOwned(event, 'workflow', getRouterParam(event, 'id'))
