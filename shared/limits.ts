@@ -8,3 +8,6 @@ export const MAX_WORKFLOW_BODY_BYTES = 256 * 1024
 
 /** Longest note a person may give a saved workflow version ("what changed"). */
 export const MAX_WORKFLOW_VERSION_NOTE_CHARS = 200
+
+/** Longest words of a model's shown with a question to approve (a tool's description); the rest is cut. */
+export const MAX_MODEL_WORDS = 300

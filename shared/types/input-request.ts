@@ -23,6 +23,15 @@ export interface QuestionAnswer { kind: 'question', action: 'accept' | 'decline'
 /** Any answer, tagged by the kind of request it answers. */
 export type InputAnswer = ClientToolAnswer | ApprovalAnswer | QuestionAnswer
 
+/** Text shown exactly, in a code view of its own. */
+export interface InputCodeBlock {
+  /** What it is, in the server's words ("Its code"). */
+  label: string
+  /** For the view (`javascript`, `json`). */
+  language: string
+  text: string
+}
+
 /** One thing a job waits for. */
 export interface JobInputRequest {
   id: string
@@ -53,6 +62,13 @@ export interface JobInputRequest {
   url?: string
   /** Where it came from (`mcp:<server>` for an elicitation, `workflow` for an approval step). */
   origin?: string
+  /**
+   * What the person approves, each in a code view of its own (a tool's code, its arguments'
+   * schema), with a label the server wrote: never inside `message`, where other text could push it out of view.
+   */
+  code?: InputCodeBlock[]
+  /** Words a model wrote about what is asked (a tool's description): shown as its words, on one line, cut. */
+  modelWords?: string
   status: InputRequestStatus
   createdAt: number
   /** Past this time an open request expires and the job goes on without an answer. */

@@ -143,14 +143,16 @@ describe('tools agents write', () => {
     ])
     const thread = await (await alice.post('/api/threads', {})).json()
     const sent = await (await alice.post(`/api/threads/${thread.id}/messages`, { content: 'Make a shouting tool', model: 'openai/gpt-4o-mini' })).json()
-    // The approval is a question to the person, with the code in it.
-    let request: { id: string, message: string, origin: string } | undefined
+    // The approval is a question to the person, with the code in a view of its own (not in the message).
+    let request: { id: string, message: string, origin: string, code: Array<{ label: string, language: string, text: string }>, modelWords: string } | undefined
     await vi.waitFor(async () => {
       request = (await alice.json('/api/jobs/inputs')).requests.find((item: { jobId: string }) => item.jobId === sent.jobId)
       expect(request).toBeDefined()
     }, { timeout: 30_000, interval: 100 })
     expect(request!.origin).toBe('tool:shout')
-    expect(request!.message).toMatch(/args\.text\.toUpperCase\(\) \+ "!"/)
+    expect(request!.code[0]).toMatchObject({ language: 'javascript', text: 'args.text.toUpperCase() + "!"' })
+    expect(request!.message).not.toContain('toUpperCase')
+    expect(request!.modelWords).toBe('Upper-cases a text.')
     const pending = (await alice.json('/api/me/tools')).tools
     expect(pending).toEqual([expect.objectContaining({ name: 'shout', approved: false })])
     expect((await alice.post(`/api/jobs/${sent.jobId}/input/${request!.id}`, { action: 'accept', content: {} })).status).toBe(200)

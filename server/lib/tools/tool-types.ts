@@ -1,3 +1,4 @@
+import type { InputCodeBlock } from '../../../shared/types/input-request'
 import type { z } from 'zod'
 import type { JsonSchemaObject } from '../openrouter/types'
 import type { ToolCapability } from '../../../shared/types/tool'
@@ -62,6 +63,10 @@ export interface ToolCredentials {
  */
 export interface ToolQuestion {
   message: string
+  /** What the person approves, each shown exactly in a code view of its own (see JobInputRequest). */
+  code?: InputCodeBlock[]
+  /** A model's words about it, shown as such (one line, cut). */
+  modelWords?: string
   schema?: Record<string, unknown>
   url?: string
   /** Who asks, for the person (`mcp:<server>`). */

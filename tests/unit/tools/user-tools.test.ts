@@ -32,7 +32,11 @@ describe('tools agents write', () => {
     await expect(call(run, { name: 'double_it', args: { n: 4 } }, context())).rejects.toThrow(/double_it is not approved: it runs only once the person approves it/)
     // Asked while it runs (a person can answer): declined stays refused.
     await expect(call(run, { name: 'double_it', args: { n: 4 } }, context('decline'))).rejects.toThrow(/not approved/)
-    expect(asked[0]!.message).toMatch(/\*\*double_it\*\*[\s\S]*no network access[\s\S]*args\.n \* 2/)
+    // The server's sentences in the message; the code in a view of its own; the description as the model's words.
+    expect(asked[0]!.message).toMatch(/wrote a tool for you: double_it\. It runs in a sandbox with no access to this server; it has no network access/)
+    expect(asked[0]!.message).not.toContain('args.n * 2')
+    expect(asked[0]!.code?.[0]).toMatchObject({ language: 'javascript', text: expect.stringContaining('args.n * 2') })
+    expect(asked[0]!.modelWords).toBe(doubler.description)
     expect(await call(run, { name: 'double_it', args: { n: 4 } }, context('accept'))).toEqual({ result: 8 })
     expect(await call(run, { name: 'double_it', args: { n: 5 } }, context())).toEqual({ result: 10 })
     await expect(call(run, { name: 'double_it', args: { n: 'five' } }, context())).rejects.toThrow(/Invalid arguments for double_it: field "n" must be number/)

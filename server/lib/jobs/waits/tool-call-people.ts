@@ -9,6 +9,7 @@ import type { ToolCallPeople } from '../../tools/run-tool-calls'
 import type { StreamedToolCall } from '../../openrouter/types'
 import type { ClientToolDeclaration } from '../../../../shared/types/tool'
 import type { InputRequestKind, JobInputRequest } from '../../../../shared/types/input-request'
+import { MAX_MODEL_WORDS } from '../../../../shared/limits'
 import type { JobInputs } from './job-inputs'
 
 /**
@@ -25,6 +26,15 @@ export function toolCallRequestKey(round: number, call: Pick<StreamedToolCall, '
 function minutes(ms: number): string {
   const value = Math.round(ms / 60_000)
   return value >= 1 ? `${value} minute${value === 1 ? '' : 's'}` : `${Math.round(ms / 1000)} seconds`
+}
+
+/** Longest code shown in one block of a question (a person's own tool is at most 20,000 characters). */
+const MAX_CODE_CHARS = 64 * 1024
+
+/** Words on one line (every run of spaces, tabs and line breaks one space), cut at `max` characters. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
 /** The text the model gets for a browser tool's JSON result (a string stays as it is). */
@@ -72,6 +82,8 @@ export function toolCallPeople(inputs: JobInputs, job: { id: string, userId: str
         ...(asked.schema ? { schema: asked.schema } : {}),
         ...(asked.url ? { url: asked.url } : {}),
         ...(asked.origin ? { origin: asked.origin } : {}),
+        ...(asked.code?.length ? { code: asked.code.slice(0, 4).map(block => ({ label: block.label.slice(0, 200), language: block.language.slice(0, 40), text: block.text.slice(0, MAX_CODE_CHARS) })) } : {}),
+        ...(asked.modelWords ? { modelWords: oneLine(asked.modelWords, MAX_MODEL_WORDS) } : {}),
       }, signal, asked.timeoutMs)
       const answer = 'request' in result ? result.request.answer : undefined
       if (answer?.kind !== 'question') return { action: 'cancel' }

@@ -13,7 +13,7 @@
 import { z } from 'zod'
 import type { UserTool } from '../../../../shared/types/user-tool'
 import { defineServerTool, type ServerToolModule } from '../define-tool'
-import type { ToolExecutionContext } from '../tool-types'
+import type { ToolExecutionContext, ToolQuestion } from '../tool-types'
 import { compileArgumentsValidator, formatValidationErrors, releaseArgumentsValidator } from '../tool-schema'
 import type { JsonSchemaObject } from '../../openrouter/types'
 import { runInSandbox, type SandboxFetchAnswer } from '../code/quickjs-sandbox'
@@ -37,23 +37,37 @@ export interface UserToolParts {
 const APPROVAL_WAIT_MS = 15 * 60_000
 const OUTPUT_CHARS = 20_000
 
-function approvalQuestion(tool: UserTool, changed: boolean): string {
-  return [
-    `The assistant ${changed ? 'changed' : 'wrote'} a tool for you: **${tool.name}**. ${tool.description}`,
-    'It runs in a sandbox with no access to this server; ' + [
-      tool.network ? 'it may fetch public web pages' : 'it has no network access',
-      tool.services.length > 0 ? `it may read your credentials ${tool.services.map(service => `\`${service}\``).join(', ')}` : 'it reads none of your credentials',
-    ].join(', and ') + '.',
-    `Arguments (JSON Schema):\n\n\`\`\`json\n${JSON.stringify(tool.parameters, null, 2)}\n\`\`\``,
-    `Its code:\n\n\`\`\`js\n${tool.code.replaceAll('```', '`\u200b``')}\n\`\`\``,
-    'Approve it to let your assistants run it?',
-  ].join('\n\n')
+/**
+ * The question that asks to approve `tool`: the server's own sentences (its name, what it may
+ * reach), its code and arguments' schema each in a code view of their own, and its description as
+ * the model's words (one line, cut). Nothing the model wrote goes into the message, so it cannot
+ * fake a code block or push the real code out of view.
+ */
+export function approvalQuestion(tool: UserTool, changed: boolean): ToolQuestion {
+  return {
+    message: [
+      `The assistant ${changed ? 'changed' : 'wrote'} a tool for you: ${tool.name}.`,
+      'It runs in a sandbox with no access to this server; ' + [
+        tool.network ? 'it may fetch public web pages' : 'it has no network access',
+        tool.services.length > 0 ? `it may read your credentials ${tool.services.join(', ')}` : 'it reads none of your credentials',
+      ].join(', and ') + '.',
+      'Read its code below: approve it only if that is what you want your assistants to run.',
+    ].join(' '),
+    code: [
+      { label: `The code you approve (exactly what runs, ${tool.code.split('\n').length} lines)`, language: 'javascript', text: tool.code },
+      { label: 'Its arguments (JSON Schema)', language: 'json', text: JSON.stringify(tool.parameters, null, 2) },
+    ],
+    modelWords: tool.description,
+    schema: { type: 'object', properties: {} },
+    origin: `tool:${tool.name}`,
+    timeoutMs: APPROVAL_WAIT_MS,
+  }
 }
 
 /** Asks the person to approve the current version; true when they did (and it is recorded). */
 async function askApproval(parts: UserToolParts, tool: UserTool, context: ToolExecutionContext, changed: boolean): Promise<boolean> {
   if (!context.askUser) return false
-  const answer = await context.askUser({ message: approvalQuestion(tool, changed), schema: { type: 'object', properties: {} }, origin: `tool:${tool.name}`, timeoutMs: APPROVAL_WAIT_MS })
+  const answer = await context.askUser(approvalQuestion(tool, changed))
   if (answer.action !== 'accept') return false
   await parts.tools.approve(context.userId, tool.name, tool.version)
   return true
