@@ -8,7 +8,7 @@
 import { z } from 'zod'
 import { defineServerTool, type ServerToolModule } from '../define-tool'
 import { changesReport, workspaceIdFor, type Workspaces } from '../workspace/workspaces'
-import { runInShellSandbox } from './bash-sandbox'
+import { runInShellSandbox, STORAGE_BYTES } from './bash-sandbox'
 
 export interface BashSettings {
   enabled: boolean
@@ -47,6 +47,7 @@ export function bashTool(workspaces: Workspaces, settings: BashSettings, bwrap: 
         exitCode: outcome.exitCode,
         ...(outcome.timedOut ? { timedOut: true, error: `stopped after ${Math.round(settings.timeoutMs / 1000)} s` } : {}),
         ...(outcome.outOfMemory ? { error: `stopped: it used more than ${settings.memoryMb} MiB` } : {}),
+        ...(outcome.outOfStorage ? { error: `stopped: it wrote more than ${STORAGE_BYTES / 1024 / 1024} MiB of files (or one that large)` } : {}),
         ...(outcome.stdout ? { stdout: outcome.stdout } : {}),
         ...(outcome.stderr ? { stderr: outcome.stderr } : {}),
         ...changesReport(applied),

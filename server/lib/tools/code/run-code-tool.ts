@@ -14,6 +14,7 @@ import { defineServerTool, type ServerToolModule } from '../define-tool'
 import { changesReport, isText, workspaceIdFor, type Workspaces } from '../workspace/workspaces'
 import { runInSandbox } from './quickjs-sandbox'
 import { runPython } from './python-sandbox'
+import { STORAGE_BYTES } from './bash-sandbox'
 import type { ToolExecutionContext } from '../tool-types'
 
 export interface RunCodeSettings {
@@ -122,7 +123,7 @@ async function runPythonCall(code: string, workspaces: Workspaces | undefined, w
   const limitMs = settings.timeoutMs + (settings.pythonStartMs ?? PYTHON_START_MS)
   const outcome = await turns.run(() => runPython(bwrap!, { code, files, timeoutMs: limitMs, memoryMb: settings.pythonMemoryMb, outputChars: OUTPUT_CHARS }, context.signal), context.signal)
   const applied = workspaces ? await workspaces.applyChanges(workspaceId, context.userId, outcome) : NOTHING_APPLIED
-  const error = outcome.timedOut ? `timed out after ${Math.round(limitMs / 1000)} s (stopped)` : outcome.outOfMemory ? `out of memory (Python may hold ${settings.pythonMemoryMb} MiB)` : outcome.exitCode !== 0 ? (outcome.stderr.trim().split('\n').at(-1) ?? 'it failed') : undefined
+  const error = outcome.timedOut ? `timed out after ${Math.round(limitMs / 1000)} s (stopped)` : outcome.outOfMemory ? `out of memory (Python may hold ${settings.pythonMemoryMb} MiB)` : outcome.outOfStorage ? `out of room: it wrote more than ${STORAGE_BYTES / 1024 / 1024} MiB of files (or one that large), and was stopped` : outcome.exitCode !== 0 ? (outcome.stderr.trim().split('\n').at(-1) ?? 'it failed') : undefined
   return {
     ok: error === undefined,
     ...(outcome.stdout ? { stdout: outcome.stdout } : {}),

@@ -53,4 +53,22 @@ describe('bash', () => {
     const loud = await tool.handler({ command: 'yes | head -c 100000' }, context) as { stdout: string }
     expect(loud.stdout).toMatch(/cut at 20000 characters/)
   })
+
+  it.skipIf(!bwrap)('counts what it stores: /tmp is a tmpfs inside the memory cap, files past the storage limit stop it', async () => {
+    const workspaces = new Workspaces(createMemoryWorkspaceStore(), { bytesPerUser: 1e8, filesPerUser: 10, fileBytes: 1e8 })
+    const { tool } = bashTool(workspaces, { enabled: true, timeoutMs: 20_000, memoryMb: 64 }, bwrap)
+    // /tmp holds a quarter of the 64 MiB cap: 153 MB no longer fits in RAM beside it.
+    const tmp = await tool.handler({ command: 'head -c 160000000 /dev/zero > /tmp/big; echo "exit $?"; df -k /tmp | tail -1' }, context) as Record<string, any>
+    expect(tmp.stdout).not.toMatch(/exit 0/)
+    expect(tmp.stdout).toMatch(/ 16384 /)
+    // One file past 50 MiB is cut by the file-size limit (its writer gets SIGXFSZ), and the run is reported out of room.
+    const one = await tool.handler({ command: 'head -c 60000000 /dev/zero > big.bin; ls -l big.bin' }, context) as Record<string, any>
+    expect(one.error).toMatch(/wrote more than 50 MiB of files/)
+    // Many files under the limit each add up: stopped past 50 MiB in all.
+    const many = await tool.handler({ command: 'for i in $(seq 1 40); do head -c 4000000 /dev/zero > part$i.bin; done; sleep 5' }, context) as Record<string, any>
+    expect(many.error).toMatch(/wrote more than 50 MiB of files/)
+    expect(many.timedOut).toBeUndefined()
+    // Cut short, nothing it left is kept.
+    expect(await workspaces.list('thread:t')).toEqual([])
+  }, 60_000)
 })

@@ -138,6 +138,13 @@ describe('run_code in Python', () => {
     expect((await workspaces.readText('thread:t', 'mean.txt')).text).toBe('4')
   }, 60_000)
 
+  it.skipIf(!bwrap)('stops Python that writes more than the sandbox may store, on the host\'s disk or in /tmp', async () => {
+    const workspaces = new Workspaces(createMemoryWorkspaceStore(), { bytesPerUser: 1e8, filesPerUser: 10, fileBytes: 1e8 })
+    const outcome = await python(workspaces).handler({ language: 'python', code: 'open("big.bin", "wb").write(b"0" * 150_000_000)' }, context) as { ok: boolean, error: string }
+    expect(outcome).toMatchObject({ ok: false, error: expect.stringMatching(/out of room: it wrote more than 50 MiB/) })
+    expect(await workspaces.list('thread:t')).toEqual([])
+  }, 60_000)
+
   it.skipIf(!bwrap)('ends an infinite loop, a memory bomb and runaway recursion with clear errors while the server answers others', async () => {
     const tool3 = runCodeTool(undefined, { timeoutMs: 2_000, memoryMb: 16, runsAtOnce: 3, python: true, pythonMemoryMb: 512, pythonStartMs: 10_000 }, bwrap)
     // The loop only has to be stopped at its limit, so its limit is short.
