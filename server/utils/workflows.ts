@@ -5,6 +5,7 @@ import { workflowToolDenials } from '../lib/workflows/tool-access'
 import { assertModelsAllowed } from '../lib/models/model-access'
 import { jobPrincipal } from '../lib/http/job-principal'
 import { assertWorkflowCost, workflowModels } from '../lib/workflows/model-calls'
+import { assertWorkflowSteps } from '../lib/workflows/step-budget'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import type { StartWorkflowJobInput } from '../lib/jobs/manager'
@@ -20,7 +21,7 @@ function invalidWorkflow(problems: Extract<WorkflowValidation, { ok: false }>['p
 /**
  * The definition from a request body, or a 400 that lists each problem with its node; then, for
  * the request's user, 403 for a model their role may not use and 400 when one run could make more
- * model calls than their role allows (so a workflow is refused when saved, not only when run).
+ * model calls, or more steps, than their role allows (so a workflow is refused when saved, not only when run).
  */
 export async function requireValidWorkflow(event: H3Event, raw: unknown): Promise<WorkflowDefinition> {
   const result = validateWorkflowWithRegistry(raw)
@@ -32,6 +33,7 @@ export async function requireValidWorkflow(event: H3Event, raw: unknown): Promis
   try {
     assertModelsAllowed(limits.models, user.role, workflowModels(result.workflow))
     assertWorkflowCost(result.workflow, limits.workflowModelCalls)
+    assertWorkflowSteps(result.workflow, limits.workflowSteps)
   } catch (error) {
     throwHttpError(event, error)
   }

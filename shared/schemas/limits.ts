@@ -13,6 +13,7 @@ export const roleLimitsPatch = z.object({
   dailyCost: z.number().min(0).max(1_000_000),
   maxOutputTokens: count(10_000_000),
   workflowModelCalls: count(100_000).min(1, 'must be at least 1'),
+  workflowSteps: count(100_000).min(1, 'must be at least 1'),
 }).partial().strict()
 
 /** The body of `PUT /api/admin/limits`: changes per role (a role left out keeps its defaults). */

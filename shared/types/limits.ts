@@ -17,6 +17,8 @@ export interface RoleLimits {
   maxOutputTokens: number
   /** Model calls one workflow run may make at most (agent rounds × attempts, model routers × attempts). */
   workflowModelCalls: number
+  /** Steps one workflow run may run at most, loops' iterations and child workflows' steps counted (each step × attempts). */
+  workflowSteps: number
 }
 
 /** Every role's limits. */

@@ -6,7 +6,9 @@
  * nodes (their outputs are reused, never recomputed), its agent steps from their checkpoints, and
  * a tool step that had begun a tool with side effects is reported, not run again. A loop step runs
  * its body as runs of its own (loop.ts), nested in the loop's node state; a workflow step runs
- * another saved workflow the same way, as a child run kept on its node. Never throws.
+ * another saved workflow the same way, as a child run kept on its node, its worst case in steps
+ * reserved from the run's budget first (step-budget.ts). Each step starts on a turn of the event
+ * loop of its own, so a run of steps that make no model call never holds the server. Never throws.
  */
 import type { ActiveToolCall } from '../../../shared/types/job'
 import type { AgentStepCheckpoint, WorkflowChildRun, WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
@@ -14,6 +16,7 @@ import { renderArguments, renderTemplate, TemplateTooLargeError } from './templa
 import { MAX_WORKFLOW_DEPTH, type WorkflowCallNode, type WorkflowDefinition, type WorkflowLoopNode, type WorkflowNode } from '../../../shared/schemas/workflow'
 import { runLoopStep, type LoopIteration } from './loop'
 import { workflowModelCallBound } from './model-calls'
+import { reserveChildSteps, type StepAllowance } from './step-budget'
 import { runInputsOf } from './run-inputs'
 import { compileRouterPattern } from './router-patterns'
 import { followSignal } from '../follow-signal'
@@ -129,6 +132,14 @@ export interface WorkflowRunParams {
   depth?: number
   /** Model calls the run's child workflows may still reserve (their worst case, each as it starts): the role's limit less the run's own worst case; shared by every nested run. */
   childModelCalls?: { left: number }
+  /** Steps the run's child workflows may still reserve (step-budget.ts), shared by every nested run. */
+  childSteps?: StepAllowance
+  /**
+   * `onStateChange` gets the run's state itself, not a copy (the caller copies what it keeps, when
+   * it keeps it): a caller that writes the state less often than it changes saves a copy of a
+   * growing state at every transition. Nested runs always hand theirs up this way.
+   */
+  liveState?: boolean
 }
 
 type StepOutcome = NodeOutcome & { branch?: string }
@@ -263,9 +274,9 @@ class WorkflowRun {
     this.state.nodeStates[id] = { ...this.state.nodeStates[id]!, ...patch }
   }
 
-  /** Hands the state to `onStateChange`; resolves `true` once it is stored. */
+  /** Hands the state to `onStateChange` (a copy unless `liveState`); resolves `true` once it is stored. */
   private async changed(): Promise<boolean> {
-    return (await this.callbacks.onStateChange?.(structuredClone(this.state))) ?? true
+    return (await this.callbacks.onStateChange?.(this.params.liveState ? this.state : structuredClone(this.state))) ?? true
   }
 
   /** Whether the run is stopping to resume later (running steps keep their state). */
@@ -275,6 +286,17 @@ class WorkflowRun {
 
   /** Runs one node (with its retries) and records how it ended. */
   private async execute(node: WorkflowNode): Promise<void> {
+    // A turn of the event loop per step: steps that make no model call (tools, templates,
+    // conditions) would otherwise follow each other without ever letting a request in.
+    await new Promise(resolve => setImmediate(resolve))
+    // Stopped meanwhile: a stop to resume leaves it pending (it runs after the restart), any other skips it.
+    if (this.controller.signal.aborted) {
+      if (!this.stoppingToResume) {
+        this.ended(node, { error: 'stopped' })
+        void this.changed()
+      }
+      return
+    }
     const input = this.graph.inputOf(node, this.params.prompt, this.outputs)
     const resumed = this.interrupted.has(node.id)
     const before = this.params.resume?.nodeStates[node.id]
@@ -393,6 +415,8 @@ class WorkflowRun {
         if (bound > params.childModelCalls.left) return { error: `the workflow “${loaded.name}” could make up to ${bound} model calls, and this run may make only ${params.childModelCalls.left} more (your role's limit on a run's model calls); give it fewer agent rounds or steps`, tooLong: true }
         params.childModelCalls.left -= bound
       }
+      const tooManySteps = params.childSteps ? reserveChildSteps(params.childSteps, loaded.definition, loaded.name) : undefined
+      if (tooManySteps) return { error: tooManySteps, tooLong: true }
       child = { ...(loaded.runId ? { runId: loaded.runId } : {}), workflowId: node.workflowId, workflowName: loaded.name, ...(loaded.version ? { version: loaded.version } : {}), definition: loaded.definition }
     }
     const given = { prompt: fill(node.prompt ?? '{{input}}'), inputs: Object.fromEntries(Object.entries(node.inputs).map(([name, template]) => [name, fill(template)])) }
@@ -430,10 +454,13 @@ class WorkflowRun {
    * approvals and live text are each its own; its state goes to `onState`; this run's limits,
    * stop, and model calls left for children, at `depth`.
    */
-  private nested(scoped: (id: string) => string, onState: (state: WorkflowState) => Promise<boolean>, depth = this.params.depth): Pick<WorkflowRunParams, 'dependencies' | 'callbacks' | 'isResumableStop' | 'limits' | 'depth' | 'childModelCalls'> {
-    const { dependencies, isResumableStop, childModelCalls } = this.params
+  private nested(scoped: (id: string) => string, onState: (state: WorkflowState) => Promise<boolean>, depth = this.params.depth): Pick<WorkflowRunParams, 'dependencies' | 'callbacks' | 'isResumableStop' | 'limits' | 'depth' | 'childModelCalls' | 'childSteps' | 'liveState'> {
+    const { dependencies, isResumableStop, childModelCalls, childSteps } = this.params
     return {
       limits: this.limits,
+      // Its state is kept on this run's node and handed up with this run's: no copy on the way.
+      liveState: true,
+      ...(childSteps ? { childSteps } : {}),
       ...(isResumableStop ? { isResumableStop } : {}),
       ...(depth ? { depth } : {}),
       ...(childModelCalls ? { childModelCalls } : {}),

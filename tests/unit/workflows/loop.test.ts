@@ -97,12 +97,12 @@ describe('a for-each loop', () => {
     const gate = (id: string) => new Promise<void>(go => waiting.push({ id, go }))
     const { deps, mostAtOnce } = dependencies({}, gate)
     const run = executeWorkflow({ workflow: loopWorkflow({ mode: 'for-each', concurrency: 2 }), workflowId: 'w', prompt: 'a\nb\nc\nd\ne', dependencies: deps })
-    // Let them finish out of order: always the newest first.
-    while (true) {
+    // Let them finish out of order: always the newest first (each step starts a turn of the event loop later).
+    let done = false
+    void run.then(() => (done = true))
+    while (!done) {
       await new Promise(resolve => setImmediate(resolve))
-      const next = waiting.pop()
-      if (!next) break
-      next.go()
+      waiting.pop()?.go()
     }
     const result = await run
     expect(mostAtOnce()).toBe(2)

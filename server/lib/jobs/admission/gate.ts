@@ -7,6 +7,7 @@
  */
 import { assertModelsAllowed } from '../../models/model-access'
 import { assertWorkflowCost } from '../../workflows/model-calls'
+import { assertWorkflowSteps } from '../../workflows/step-budget'
 import { DailyBudgets, outputEstimateOf, type Allowance, type UsageLedger } from './budget'
 import { estimateRequestTokens, RunBudget } from './budget-pool'
 import { JobSlots, type CapacityLimits } from './caps'
@@ -69,7 +70,10 @@ export class JobAdmission {
   async admit(principal: JobPrincipal, request: AdmissionRequest): Promise<Admission> {
     const limits = await this.options.roleLimits.forRole(principal.role)
     assertModelsAllowed(limits.models, principal.role, request.models)
-    if (request.workflow) assertWorkflowCost(request.workflow, limits.workflowModelCalls)
+    if (request.workflow) {
+      assertWorkflowCost(request.workflow, limits.workflowModelCalls)
+      assertWorkflowSteps(request.workflow, limits.workflowSteps)
+    }
     // Caps first: a start the caps refuse does not count against the rate.
     this.slots.check(principal, limits.jobsAtOnce)
     await this.rate.consume(principal, limits.jobStartsPerMinute)

@@ -1,6 +1,6 @@
 /**
- * Runs a workflow job: the executor's state goes to the job's event sink on every transition
- * (viewers, and the store in order), agent steps are checkpointed agent runs nested in their
+ * Runs a workflow job: the executor's state goes to the job's event sink as it changes (viewers,
+ * and the store in order; changes that come faster than writes are written together: state-writes.ts), agent steps are checkpointed agent runs nested in their
  * nodes (agent-run.ts, the same as chat), tool steps go through the server registry with their
  * start recorded first. An interrupted run resumes from its completed nodes and its steps'
  * checkpoints. Never throws.
@@ -29,6 +29,8 @@ import type { JobCheckpoint, ToolExecutionRecord } from '../../../../shared/type
 import type { SavedWorkflow, WorkflowNode, WorkflowState } from '../../../../shared/types/workflow'
 import { runnableWorkflow } from '../../workflows/validate'
 import { workflowModelCallBound } from '../../workflows/model-calls'
+import { workflowStepBound } from '../../workflows/step-budget'
+import { CoalescedStateWrites } from './state-writes'
 import { childRunId } from '../workflow-runs'
 
 /** Everything one workflow run needs. */
@@ -39,6 +41,8 @@ export interface WorkflowJobRunOptions extends JobRunOptions {
   loadWorkflow?: (workflowId: string) => Promise<SavedWorkflow | null>
   /** The most model calls one run may make (the role's): what child workflows may reserve is this less the run's own worst case. */
   modelCallLimit?: number
+  /** The most steps one run may run (the role's): likewise for child workflows' steps (step-budget.ts). */
+  stepLimit?: number
 }
 
 /** How often live node text is pushed to viewers (it is persisted on node transitions). */
@@ -317,6 +321,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
   await whenServerToolsReady()
   const context = new WorkflowJobContext(options, harness)
   const live = new LiveStepText(state => harness.events.showWorkflowState(state))
+  const writes = new CoalescedStateWrites(state => harness.events.workflowState(state))
 
   const result = await executeWorkflow({
     workflow: spec.definition,
@@ -330,6 +335,8 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     resume: job.workflowState ?? spec.resumeState,
     limits: { stepChars: config.limits.workflowStepChars, runChars: config.limits.jobContentChars },
     ...(options.modelCallLimit !== undefined ? { childModelCalls: { left: Math.max(0, options.modelCallLimit - workflowModelCallBound(spec.definition)) } } : {}),
+    ...(options.stepLimit !== undefined ? { childSteps: { left: Math.max(0, options.stepLimit - workflowStepBound(spec.definition)), limit: options.stepLimit } } : {}),
+    liveState: true,
     callbacks: {
       onNodeStart: () => {
         context.checkBudget()
@@ -341,10 +348,12 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
       },
       onStateChange: (next) => {
         live.state = next
-        return harness.events.workflowState(next)
+        return writes.changed(next)
       },
     },
   })
+  // Its last state is stored before its end is.
+  await writes.settled()
   live.dispose()
   context.stopFollowingRun()
   return harness.end({
