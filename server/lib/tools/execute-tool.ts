@@ -138,6 +138,7 @@ async function executeRegisteredTool(
       ...(context.toolCallId ? { toolCallId: context.toolCallId } : {}),
       ...(context.workspaceId ? { workspaceId: context.workspaceId } : {}),
       ...(context.holdRoundDeadline ? { holdRoundDeadline: context.holdRoundDeadline } : {}),
+      ...(context.availableTools ? { availableTools: context.availableTools } : {}),
     }),
     { timeoutMs, signal: context.signal },
   )

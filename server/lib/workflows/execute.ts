@@ -134,6 +134,8 @@ export interface WorkflowRunParams {
   childModelCalls?: { left: number }
   /** Steps the run's child workflows may still reserve (step-budget.ts), shared by every nested run. */
   childSteps?: StepAllowance
+  /** Characters the steps of the whole run produced, shared by every nested run (the run limit is the job's, not each iteration's). */
+  produced?: { chars: number }
   /**
    * `onStateChange` gets the run's state itself, not a copy (the caller copies what it keeps, when
    * it keeps it): a caller that writes the state less often than it changes saves a copy of a
@@ -143,6 +145,11 @@ export interface WorkflowRunParams {
 }
 
 type StepOutcome = NodeOutcome & { branch?: string }
+
+/** Whether a step's output is text of its own: a loop's and a workflow step's are their nested steps' (counted there). */
+function makesText(node: WorkflowNode): boolean {
+  return node.kind !== 'loop' && node.kind !== 'workflow'
+}
 
 /** How a loop iteration's step is named where it meets the world (approvals, live text, child runs): `<loop>.<n>.<step>`. */
 export function iterationStepId(loopId: string, index: number, stepId: string): string {
@@ -208,7 +215,8 @@ class WorkflowRun {
   /** Nodes that were running when the last run stopped (their checkpoints and start marks count). */
   private readonly interrupted: ReadonlySet<string>
   private readonly outputs: Record<string, string | undefined> = {}
-  private producedChars = 0
+  /** Shared with nested runs: a loop of iterations each under the run limit does not add up past it. */
+  private readonly produced: { chars: number }
   /** Run-wide: the caller's abort, a failing node or a rejection stops every running node. */
   private readonly controller: AbortController
   private readonly stopFollowing: () => void
@@ -220,6 +228,7 @@ class WorkflowRun {
     this.graph = new WorkflowGraph(params.workflow)
     this.limits = params.limits ?? { stepChars: Number.POSITIVE_INFINITY, runChars: Number.POSITIVE_INFINITY }
     this.callbacks = params.callbacks ?? {}
+    this.produced = params.produced ?? { chars: 0 }
     this.interrupted = new Set(Object.entries(params.resume?.nodeStates ?? {}).filter(([, node]) => node.status === 'running').map(([id]) => id))
     this.state = startingState(params, this.interrupted)
     const { controller, dispose } = followSignal(params.signal)
@@ -230,7 +239,7 @@ class WorkflowRun {
       const done = this.state.nodeStates[node.id]!
       if (done.status !== 'completed') continue
       this.outputs[node.id] = done.output ?? ''
-      this.producedChars += done.output?.length ?? 0
+      if (makesText(node)) this.produced.chars += done.output?.length ?? 0
       this.graph.release(node, done.branch)
     }
   }
@@ -324,7 +333,7 @@ class WorkflowRun {
       used.push(outcome.usage)
       outcome = { ...outcome, usage: sumUsage(used) }
       if (!('error' in outcome) && outcome.output.length > this.limits.stepChars) outcome = { error: tooLongStepError(outcome.output.length, this.limits, 'step'), tooLong: true }
-      else if (!('error' in outcome) && this.producedChars + outcome.output.length > this.limits.runChars) outcome = { error: tooLongStepError(this.producedChars + outcome.output.length, this.limits, 'run'), tooLong: true }
+      else if (!('error' in outcome) && makesText(node) && this.produced.chars + outcome.output.length > this.limits.runChars) outcome = { error: tooLongStepError(this.produced.chars + outcome.output.length, this.limits, 'run'), tooLong: true }
       // Another attempt would render or produce the same text again.
       if (!('error' in outcome) || this.controller.signal.aborted || outcome.tooLong) break
       this.setNode(node.id, { attempts: attempt })
@@ -353,7 +362,7 @@ class WorkflowRun {
   /** A node that produced its output: what it releases flows on. */
   private completed(node: WorkflowNode, outcome: { output: string, branch?: string, usage?: Usage }): void {
     this.outputs[node.id] = outcome.output
-    this.producedChars += outcome.output.length
+    if (makesText(node)) this.produced.chars += outcome.output.length
     this.setNode(node.id, { status: 'completed', finishedAt: Date.now(), output: outcome.output, ...(outcome.branch ? { branch: outcome.branch } : {}), ...(outcome.usage ? { usage: outcome.usage } : {}) })
     this.state.executionOrder.push(node.id)
     if (node.kind === 'approval' && outcome.branch === 'reject' && !this.graph.hasBranch(node.id, 'reject') && !this.failure && !this.rejection) {
@@ -454,12 +463,13 @@ class WorkflowRun {
    * approvals and live text are each its own; its state goes to `onState`; this run's limits,
    * stop, and model calls left for children, at `depth`.
    */
-  private nested(scoped: (id: string) => string, onState: (state: WorkflowState) => Promise<boolean>, depth = this.params.depth): Pick<WorkflowRunParams, 'dependencies' | 'callbacks' | 'isResumableStop' | 'limits' | 'depth' | 'childModelCalls' | 'childSteps' | 'liveState'> {
+  private nested(scoped: (id: string) => string, onState: (state: WorkflowState) => Promise<boolean>, depth = this.params.depth): Pick<WorkflowRunParams, 'dependencies' | 'callbacks' | 'isResumableStop' | 'limits' | 'depth' | 'childModelCalls' | 'childSteps' | 'liveState' | 'produced'> {
     const { dependencies, isResumableStop, childModelCalls, childSteps } = this.params
     return {
       limits: this.limits,
       // Its state is kept on this run's node and handed up with this run's: no copy on the way.
       liveState: true,
+      produced: this.produced,
       ...(childSteps ? { childSteps } : {}),
       ...(isResumableStop ? { isResumableStop } : {}),
       ...(depth ? { depth } : {}),

@@ -104,6 +104,17 @@ describe('executeToolLoop', () => {
     expect(result.toolRounds[1]!.toolCalls[0]).toMatchObject({ status: 'refused', result: 'Error executing tool "calculate": tool "calculate" is not available here: denied by the tool policy "no maths" for guests.' })
   })
 
+  it('tells a tool the server tools its caller may use (the job\'s narrowed set, after the policy): what a subagent may get', async () => {
+    let seen: readonly string[] | undefined
+    registerServerTool({ type: 'function', function: { name: 'hand_on', parameters: { type: 'object', properties: {} } } }, (_args, context) => {
+      seen = context.availableTools
+      return 'ok'
+    }, { runtime: 'server', override: true })
+    fake.script([toolCallReply([{ id: 'call_1', name: 'hand_on', arguments: '{}' }]), textReply('Done.')])
+    await executeToolLoop(params({ toolNames: ['hand_on', 'calculate', 'get_current_time'], toolAccess: async () => tool => (tool.name === 'calculate' ? 'denied' : undefined) }))
+    expect([...seen!].sort()).toEqual(['get_current_time', 'hand_on'])
+  })
+
   it('answers in one round when the model calls no tool, offering every enabled tool', async () => {
     fake.script([textReply('Hello there!', { usage: { prompt: 10, completion: 3, cost: 0.001 } })])
     const result = await executeToolLoop(params())

@@ -92,6 +92,13 @@ describe('a for-each loop', () => {
     expect(calls).toEqual([])
   })
 
+  it('counts every iteration\'s text against the run\'s one limit: iterations each under it cannot add up past it', async () => {
+    const { deps } = dependencies({ runAgent: async () => ({ output: 'z'.repeat(30) }) })
+    const result = await executeWorkflow({ workflow: loopWorkflow({ mode: 'for-each' }), workflowId: 'w', prompt: 'a\nb\nc\nd\ne', dependencies: deps, limits: { stepChars: 1_000, runChars: 100 } })
+    expect(result.status).toBe('error')
+    expect(result.error).toMatch(/iteration 2 .*together produced more than 100 characters/)
+  })
+
   it('runs `concurrency` iterations at a time and still collects in the items\' order', async () => {
     const waiting: Array<{ id: string, go: () => void }> = []
     const gate = (id: string) => new Promise<void>(go => waiting.push({ id, go }))
