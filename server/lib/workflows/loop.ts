@@ -103,8 +103,12 @@ class LoopStep {
     this.stopFollowing = dispose
   }
 
+  /**
+   * Hands the iterations up as they are (not a copy): the run they belong to copies its whole state
+   * when it keeps it, so a copy here at every change would only make a long loop quadratic.
+   */
   private save(): Promise<boolean> {
-    return this.params.save(structuredClone(this.iterations))
+    return this.params.save(this.iterations)
   }
 
   private get usage(): Usage | undefined {

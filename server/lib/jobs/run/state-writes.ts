@@ -8,7 +8,8 @@
  * loop) are taken together by the next, which copies the state as it is then. Every change's
  * promise resolves once a write that includes it is stored (`true`) or refused (`false`), so what
  * waits for its change to be kept (a tool step's start, before its effect) waits no longer than one
- * write behind.
+ * write behind. Writes are not spaced out on purpose: a slow store batches more changes into each
+ * by itself, and a loop's iteration waits for its end to be stored before the next begins.
  */
 import type { WorkflowState } from '../../../../shared/types/workflow'
 
