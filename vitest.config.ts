@@ -3,6 +3,7 @@ import vue from '@vitejs/plugin-vue'
 import ui from '@nuxt/ui/vite'
 import { defineConfig } from 'vitest/config'
 import AppFilesLast from './tests/support/app-files-last'
+import SlowestFiles from './tests/support/slowest-files'
 
 // Projects by environment: `unit` runs domain modules in plain Node (no Nuxt, no Nitro);
 // `components` mounts the Vue components and composables in happy-dom (@vue/test-utils);
@@ -30,6 +31,8 @@ const appProject = {
 export default defineConfig({
   test: {
     maxWorkers: 2,
+    // Every run ends with its ten slowest files (tests/support/slowest-files.ts).
+    reporters: ['default', new SlowestFiles()],
     sequence: { sequencer: AppFilesLast },
     projects: [
       {

@@ -48,9 +48,13 @@ describe('threads', () => {
     const sent = await (await bob.post(`/api/threads/${thread.id}/messages`, { content: 'What is 6*7?', model: demo })).json()
     const bobs = await waitForJobEnd(bob, sent.jobId)
 
+    // Naming Bob's conversation is as naming none of hers: 404, and no job.
     const started = await alice.post('/api/openrouter/stream', { model: demo, messages: [{ role: 'user', content: 'What time is it in Tokyo?' }], _background: true, _threadId: thread.id, _messageId: sent.assistantMessage.id })
-    expect(started.status).toBe(202)
-    const alices = await waitForJobEnd(alice, (await started.json()).jobId)
+    expect(started.status).toBe(404)
+    expect((await alice.json('/api/jobs')).jobs).toEqual([])
+    // Her own job naming his message in a conversation of hers writes nothing into his.
+    const hers = await (await alice.post('/api/threads', {})).json()
+    const alices = await waitForJobEnd(alice, await alice.startJob({ model: demo, messages: [{ role: 'user', content: 'What time is it in Tokyo?' }], _threadId: hers.id, _messageId: sent.assistantMessage.id }))
     expect(alices.status).toBe('complete')
     expect(alices.content).not.toBe(bobs.content)
 

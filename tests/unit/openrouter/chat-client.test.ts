@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { errorChunk, finishChunk, roleChunk, textChunk, toolCallArgumentsChunk, toolCallOpenChunk, usageChunk } from '../../../server/lib/openrouter/chunks'
 import { streamChatCompletion, type ChatClientOptions, type ChatEndpoint } from '../../../server/lib/openrouter/chat-client'
 import type { OpenRouterError } from '../../../server/lib/openrouter/errors'
@@ -473,8 +473,11 @@ describe('cancellation', () => {
     const before = fake.requests.length
     fake.script([{ type: 'stall-headers' }, textReply('never')])
     const controller = new AbortController()
-    setTimeout(() => controller.abort(), 50)
-    const events = await collect({ signal: controller.signal })
+    const collecting = collect({ signal: controller.signal })
+    // Aborted once the request is there (waiting on that, not on a clock a busy machine can outrun).
+    await vi.waitFor(() => expect(fake.requests.length - before).toBe(1), { timeout: 30_000, interval: 5 })
+    controller.abort()
+    const events = await collecting
     expect(errorOf(events)?.kind).toBe('aborted')
     expect(fake.requests.length - before).toBe(1)
   })

@@ -146,7 +146,8 @@ describe('run_code in Python', () => {
   }, 60_000)
 
   it.skipIf(!bwrap)('ends an infinite loop, a memory bomb and runaway recursion with clear errors while the server answers others', async () => {
-    const tool3 = runCodeTool(undefined, { timeoutMs: 2_000, memoryMb: 16, runsAtOnce: 3, python: true, pythonMemoryMb: 512, pythonStartMs: 10_000 }, bwrap)
+    // The bomb and the recursion end by themselves: their limit is long, so a busy machine's slow start cannot end them first.
+    const tool3 = runCodeTool(undefined, { timeoutMs: 60_000, memoryMb: 16, runsAtOnce: 3, python: true, pythonMemoryMb: 512, pythonStartMs: 60_000 }, bwrap)
     // The loop only has to be stopped at its limit, so its limit is short.
     const looping = runCodeTool(undefined, { timeoutMs: 500, memoryMb: 16, runsAtOnce: 1, python: true, pythonMemoryMb: 512, pythonStartMs: 5_000 }, bwrap)
     const running = Promise.all([
