@@ -1,19 +1,39 @@
 /**
- * A Vitest reporter that ends every run with its ten slowest test files and their times (import
- * and tests together), so growth shows in every stop's CI log. It prints, it asserts nothing.
+ * A Vitest reporter that ends every run with its ten slowest test files: how long each ran (import
+ * and tests) and when it started and ended, in seconds from the run's start (a file that waited for
+ * the app's build shows it as a late end), so growth and a long critical path show in every stop's
+ * CI log. It prints, it asserts nothing.
  */
 import type { Reporter, TestModule } from 'vitest/node'
 
 const SHOWN = 10
 
 export default class SlowestFiles implements Reporter {
+  private runStartedAt = performance.now()
+  private readonly started = new Map<string, number>()
+  private readonly ended = new Map<string, number>()
+
+  onTestRunStart(): void {
+    this.runStartedAt = performance.now()
+  }
+
+  onTestModuleStart(module: TestModule): void {
+    this.started.set(module.moduleId + module.project.name, performance.now())
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    this.ended.set(module.moduleId + module.project.name, performance.now())
+  }
+
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+    const seconds = (at: number | undefined) => (at === undefined ? '    ?' : ((at - this.runStartedAt) / 1000).toFixed(0).padStart(5))
     const timed = modules.map((module) => {
       const diagnostic = module.diagnostic()
-      return { file: `${module.project.name}: ${module.relativeModuleId}`, ms: diagnostic.duration + diagnostic.collectDuration + diagnostic.setupDuration }
+      const key = module.moduleId + module.project.name
+      return { file: `${module.project.name}: ${module.relativeModuleId}`, ms: diagnostic.duration + diagnostic.collectDuration + diagnostic.setupDuration, from: this.started.get(key), to: this.ended.get(key) }
     }).sort((a, b) => b.ms - a.ms).slice(0, SHOWN)
     if (timed.length === 0) return
-    const lines = timed.map(item => `  ${(item.ms / 1000).toFixed(1).padStart(7)} s  ${item.file}`)
-    process.stdout.write(`\nThe ${timed.length} slowest test files:\n${lines.join('\n')}\n`)
+    const lines = timed.map(item => `  ${(item.ms / 1000).toFixed(1).padStart(7)} s  (from ${seconds(item.from)} s to ${seconds(item.to)} s)  ${item.file}`)
+    process.stdout.write(`\nThe ${timed.length} slowest test files (run time; when, from the run's start):\n${lines.join('\n')}\n`)
   }
 }
