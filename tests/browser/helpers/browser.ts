@@ -74,7 +74,9 @@ export async function startChat(page: Page, appUrl: string, text: string): Promi
 export async function axeViolationsInBothSchemes(page: Page, selector: string): Promise<string[]> {
   const found: string[] = []
   for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme })
+    // Reduced motion (the app honours it): colours switch at once, so axe never reads a colour
+    // halfway through a transition from the other scheme (a busy machine's slow frames did).
+    await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' })
     // The page follows the device through a media-query listener (unless the person picked a theme).
     await page.waitForFunction(wanted => document.documentElement.hasAttribute('data-theme') || document.documentElement.classList.contains(wanted), scheme)
     await page.evaluate(async () => {
@@ -84,6 +86,6 @@ export async function axeViolationsInBothSchemes(page: Page, selector: string): 
     const result = await new AxeBuilder({ page }).include(selector).options({ resultTypes: ['violations'] }).analyze()
     found.push(...result.violations.filter(violation => violation.impact === 'critical' || violation.impact === 'serious').map(violation => `${scheme} ${violation.id}: ${violation.nodes.map(node => node.target.join(' ')).join(', ')}`))
   }
-  await page.emulateMedia({ colorScheme: 'light' })
+  await page.emulateMedia({ colorScheme: 'light', reducedMotion: null })
   return found
 }
