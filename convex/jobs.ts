@@ -264,13 +264,23 @@ export const updateMetadata = serverMutation({
   },
 })
 
-/** Replaces the workflow state (JSON). */
+/**
+ * Replaces the workflow state's root (JSON) and the parts that changed (shared/workflow-state-parts.ts).
+ * `knownAt`: when the caller last wrote the job (the parts it leaves out are as it wrote them then);
+ * `'stale'` when anything wrote the job since, and the caller sends every part.
+ */
 export const updateWorkflowState = serverMutation({
-  args: { jobId: v.string(), state: v.string(), now: v.number(), owner },
-  handler: async (ctx, args) => {
+  args: { jobId: v.string(), state: v.string(), parts: v.optional(v.array(v.object({ path: v.string(), body: v.string() }))), knownAt: v.optional(v.number()), now: v.number(), owner },
+  handler: async (ctx, args): Promise<boolean | 'stale'> => {
     const job = await writableJob(ctx, args.jobId, args.owner)
     if (!job) return false
+    if (args.knownAt !== undefined && job.updated_at !== args.knownAt) return 'stale'
     await ctx.db.patch(job._id, { workflow_state: args.state, updated_at: args.now })
+    for (const part of args.parts ?? []) {
+      const stored = await ctx.db.query('job_workflow_state_parts').withIndex('by_job_and_path', q => q.eq('job_id', args.jobId).eq('path', part.path)).unique()
+      if (stored) await ctx.db.patch(stored._id, { body: part.body })
+      else await ctx.db.insert('job_workflow_state_parts', { job_id: args.jobId, path: part.path, body: part.body })
+    }
     return true
   },
 })

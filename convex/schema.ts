@@ -89,6 +89,18 @@ export default defineSchema({
     .index('by_status_and_completed', ['status', 'completed_at'])
     .index('by_status_and_lease', ['status', 'lease_expires_at']),
 
+  /**
+   * A workflow run's state in pieces (shared/workflow-state-parts.ts): each loop iteration's and
+   * child run's state a row of its own, written only when it changed, so no document grows with
+   * the run; `workflow_state` keeps the root that names them.
+   */
+  job_workflow_state_parts: defineTable({
+    job_id: v.string(),
+    path: v.string(),
+    body: v.string(),
+  })
+    .index('by_job_and_path', ['job_id', 'path']),
+
   /** One row per tool call of a job: its live state and, once executed, its full result. */
   job_tool_calls: defineTable({
     job_id: v.string(),

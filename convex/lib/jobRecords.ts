@@ -8,6 +8,8 @@ import { v, type Infer } from 'convex/values'
 import { deleteJobText, readJobText } from './jobText'
 import { freeSlot, renewSlot } from './jobSlots'
 import { deleteJobBlobs, readJobBlob, writeJobBlob } from './jobBlobs'
+import { joinWorkflowState } from '../../shared/workflow-state-parts'
+import type { WorkflowState } from '../../shared/types/workflow'
 
 export const activeToolCall = v.object({
   id: v.string(),
@@ -133,6 +135,7 @@ export async function deleteJobRows(ctx: MutationCtx, jobId: string): Promise<vo
   for (const row of await toolCallRows(ctx, jobId)) await ctx.db.delete(row._id)
   for (const row of await ctx.db.query('job_viewers').withIndex('by_job_and_instance', q => q.eq('job_id', jobId)).collect()) await ctx.db.delete(row._id)
   await deleteJobBlobs(ctx, jobId)
+  for (const part of await ctx.db.query('job_workflow_state_parts').withIndex('by_job_and_path', q => q.eq('job_id', jobId)).collect()) await ctx.db.delete(part._id)
   for (const notification of await ctx.db.query('job_notifications').withIndex('by_job_id', q => q.eq('job_id', jobId)).collect()) {
     await ctx.db.delete(notification._id)
   }
@@ -144,6 +147,13 @@ export async function deleteJobRows(ctx: MutationCtx, jobId: string): Promise<vo
 /** Stores, replaces or (with null) removes the job's checkpoint. */
 export async function writeCheckpoint(ctx: MutationCtx, jobId: string, checkpoint: string | null): Promise<void> {
   await writeJobBlob(ctx, jobId, 'checkpoint', checkpoint)
+}
+
+/** A workflow run's state from its root and, when the root names any, its parts (shared/workflow-state-parts.ts). */
+async function readWorkflowState(ctx: QueryCtx, jobId: string, root: string): Promise<WorkflowState> {
+  if (!root.includes('"$part"')) return JSON.parse(root) as WorkflowState
+  const parts = new Map((await ctx.db.query('job_workflow_state_parts').withIndex('by_job_and_path', q => q.eq('job_id', jobId)).collect()).map(part => [part.path, part.body]))
+  return joinWorkflowState(root, path => parts.get(path))
 }
 
 /**
@@ -174,7 +184,7 @@ export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, op
     chunksReceived: job.chunks_received,
     activeToolCalls: rows.filter(row => row.active).sort((a, b) => a.position - b.position).map(toActiveToolCall),
     toolRounds: [...rounds.entries()].sort(([a], [b]) => a - b).map(([round, calls]) => ({ round, toolCalls: calls.sort((a, b) => a.sequence - b.sequence).map(item => item.call) })),
-    workflowState: job.workflow_state ? JSON.parse(job.workflow_state) : undefined,
+    workflowState: job.workflow_state ? await readWorkflowState(ctx, job.job_id, job.workflow_state) : undefined,
     usage: job.usage,
     error: job.error,
     finishReason: job.finish_reason,

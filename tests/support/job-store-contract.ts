@@ -88,6 +88,21 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       expect((await store.getJob(job.id))!.workflowState).toEqual(state)
     })
 
+    it('keeps a workflow state of nested runs (loop iterations, child runs, at depth) as it was written, change after change', async () => {
+      const job = await store.createJob(jobInput({ type: 'workflow', model: 'workflow' }))
+      const leaf = (output: string) => ({ workflowId: 'c', workflowName: 'Child', nodeStates: { read: { status: 'completed' as const, output } }, executionOrder: ['read'], currentNodeId: null, failedNodeId: null })
+      const iteration = (n: number) => ({ status: 'completed' as const, item: `item ${n}`, output: `out ${n}`, state: { workflowId: 'w1', workflowName: 'Loop', nodeStates: { call: { status: 'completed' as const, output: `call ${n}`, child: { workflowId: 'c', workflowName: 'Child', definition: { version: 1, name: 'Child', nodes: [], edges: [] }, prompt: 'p', state: leaf(`leaf ${n}`) } } }, executionOrder: ['call'], currentNodeId: null, failedNodeId: null } })
+      const state: any = { workflowId: 'w1', workflowName: 'Fan', nodeStates: { each: { status: 'running' as const, iterations: [iteration(1), iteration(2), { status: 'pending' as const }] } }, executionOrder: [], currentNodeId: 'each', failedNodeId: null }
+      expect(await store.updateWorkflowState(job.id, state)).toBe(true)
+      expect((await store.getJob(job.id))!.workflowState).toEqual(state)
+      // One iteration changes, another is added: what is read back is the whole state as written last.
+      state.nodeStates.each.iterations[1] = { ...iteration(2), output: 'changed' }
+      state.nodeStates.each.iterations[1].state.nodeStates.call.child.state = leaf('changed deep down')
+      state.nodeStates.each.iterations[2] = iteration(3)
+      expect(await store.updateWorkflowState(job.id, state)).toBe(true)
+      expect((await store.getJob(job.id))!.workflowState).toEqual(state)
+    })
+
     it('completes a job with its final text, drops the checkpoint and the key, and refuses later writes', async () => {
       const job = await store.createJob(jobInput({ apiKeyCiphertext: 'v1.secret' }))
       await store.updateJob(job.id, { contentChunk: 'partial' })

@@ -12,6 +12,8 @@ import type { BackgroundJob, JobNotification } from '../../../../shared/types/jo
 import { listLimit, RunningCapError, type JobLeaseStore, type JobStore } from './job-store'
 import { createConvexInputRequests } from './input-requests-convex'
 import { InstancePulse } from '../convex/instance-pulse'
+import { LRUCache } from 'lru-cache'
+import { splitWorkflowState } from '../../../../shared/workflow-state-parts'
 
 /** What both `ConvexHttpClient` and a `convex-test` instance offer. */
 export interface ConvexFunctionClient {
@@ -38,6 +40,9 @@ type ConvexJob = NonNullable<FunctionReturnType<typeof api.jobs.get>>
 
 const DEFAULT_PULSE_MS = 250
 
+/** Runs whose last written state parts are remembered; the oldest are forgotten, and then written whole once. */
+const REMEMBERED_RUNS = 1_000
+
 function toJob(job: ConvexJob): BackgroundJob {
   const { leaseOwner: _owner, leaseExpiresAt: _expires, abortRequested: _abort, ...record } = job
   return record as BackgroundJob
@@ -53,6 +58,9 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
     send: batch => client.mutation(api.jobs.pulse, { secret, owner, leaseMs, ...batch }),
     onError: options.onPulseError,
   })
+
+  /** Per running workflow: each state part as this instance last wrote it, and when. */
+  const writtenParts = new LRUCache<string, { parts: Map<string, string>, at: number }>({ max: REMEMBERED_RUNS })
 
   return {
     name: 'convex',
@@ -105,7 +113,28 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
       })
     },
     async updateWorkflowState(jobId, state) {
-      return client.mutation(api.jobs.updateWorkflowState, { secret, jobId, state: JSON.stringify(state), now: Date.now(), owner })
+      // The root, and the parts that changed since this instance last wrote the job; all of them
+      // when it does not remember, or when anything wrote the job since (shared/workflow-state-parts.ts).
+      const { root, parts } = splitWorkflowState(state)
+      const now = Date.now()
+      const remembered = writtenParts.get(jobId)
+      const send = (known: { parts: Map<string, string>, at: number } | undefined) => client.mutation(api.jobs.updateWorkflowState, {
+        secret,
+        jobId,
+        state: root,
+        parts: [...parts].filter(([path, body]) => known?.parts.get(path) !== body).map(([path, body]) => ({ path, body })),
+        ...(known ? { knownAt: known.at } : {}),
+        now,
+        owner,
+      })
+      let written = await send(remembered)
+      if (written === 'stale') written = await send(undefined)
+      if (written !== true) {
+        writtenParts.delete(jobId)
+        return false
+      }
+      writtenParts.set(jobId, { parts, at: now })
+      return true
     },
     async completeJob(jobId, final) {
       return client.mutation(api.jobs.finish, { secret, jobId, status: 'complete', content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason, now: final.now ?? Date.now(), owner })

@@ -1,5 +1,6 @@
 /** The job store's sqlite rows and how they map to shared/types records (JSON columns parsed). */
 import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
+import { joinWorkflowState } from '../../../../shared/workflow-state-parts'
 
 /** A row of `background_jobs`. */
 export interface JobRow {
@@ -46,8 +47,11 @@ export function json(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value)
 }
 
-/** The job a row holds. */
-export function toJob(row: JobRow): BackgroundJob {
+/**
+ * The job a row holds; `partsOf` reads a workflow run's stored state parts (shared/workflow-state-parts.ts)
+ * when its root names any.
+ */
+export function toJob(row: JobRow, partsOf?: (jobId: string) => Map<string, string>): BackgroundJob {
   const job: BackgroundJob = {
     id: row.id,
     userId: row.user_id,
@@ -65,7 +69,10 @@ export function toJob(row: JobRow): BackgroundJob {
     updatedAt: row.updated_at,
     resumeCount: row.resume_count,
   }
-  if (row.workflow_state) job.workflowState = JSON.parse(row.workflow_state)
+  if (row.workflow_state) {
+    const parts = partsOf && row.workflow_state.includes('"$part"') ? partsOf(row.id) : undefined
+    job.workflowState = parts ? joinWorkflowState(row.workflow_state, path => parts.get(path)) : JSON.parse(row.workflow_state)
+  }
   if (row.usage) job.usage = JSON.parse(row.usage)
   if (row.error) job.error = JSON.parse(row.error)
   if (row.finish_reason) job.finishReason = row.finish_reason

@@ -9,7 +9,12 @@ import { listLimit, type JobStore, type JobFinalState } from './job-store'
 import { openSqliteDatabase } from '../sqlite/database'
 import { withToolExecution } from './job-record'
 import { createSqliteInputRequests } from './input-requests-sqlite'
-import { json, toJob, toNotification, type JobRow, type NotificationRow } from './sqlite-rows'
+import { LRUCache } from 'lru-cache'
+import { json, toJob as rowToJob, toNotification, type JobRow, type NotificationRow } from './sqlite-rows'
+import { splitWorkflowState } from '../../../../shared/workflow-state-parts'
+
+/** Runs whose last written state parts are remembered (to write only what changed); the oldest are forgotten, and then written whole once. */
+const REMEMBERED_RUNS = 1_000
 
 /** Options of the sqlite store. */
 export interface SqliteJobStoreOptions {
@@ -44,6 +49,10 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
         updated_at = @now
       WHERE id = @id AND status = 'streaming'`),
     workflow: db.prepare(`UPDATE background_jobs SET workflow_state = @state, updated_at = @now WHERE id = @id AND status = 'streaming'`),
+    stateParts: db.prepare<[string], { path: string, body: string }>('SELECT path, body FROM job_workflow_state_parts WHERE job_id = ?'),
+    updatedAt: db.prepare<[string], { updated_at: number }>('SELECT updated_at FROM background_jobs WHERE id = ?'),
+    writePart: db.prepare(`INSERT INTO job_workflow_state_parts (job_id, path, body) VALUES (@jobId, @path, @body)
+      ON CONFLICT (job_id, path) DO UPDATE SET body = excluded.body`),
     finish: db.prepare(`UPDATE background_jobs SET
         status = @status,
         content = coalesce(@content, content),
@@ -76,6 +85,27 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     markRead: db.prepare('UPDATE job_notifications SET read_at = ? WHERE user_id = ? AND id = ? AND read_at IS NULL'),
     markAllRead: db.prepare('UPDATE job_notifications SET read_at = ? WHERE user_id = ? AND read_at IS NULL'),
   }
+
+  const partsOf = (jobId: string) => new Map(statements.stateParts.all(jobId).map(row => [row.path, row.body]))
+  const toJob = (row: JobRow) => rowToJob(row, partsOf)
+  /** Per running workflow: each part's JSON as last written here, and when (the row's `updated_at` then). */
+  const writtenParts = new LRUCache<string, { parts: Map<string, string>, at: number }>({ max: REMEMBERED_RUNS })
+  /**
+   * The root in full, and the parts that changed since this process last wrote them; all of them
+   * when the row was written since by anything else (another process sharing the file took the run
+   * over, say), so what is remembered is never taken for what is stored. False when the job ended.
+   */
+  const writeWorkflowState = db.transaction((jobId: string, parts: Map<string, string>, root: string, now: number): Map<string, string> | false => {
+    const remembered = writtenParts.get(jobId)
+    const written = remembered && statements.updatedAt.get(jobId)?.updated_at === remembered.at ? remembered.parts : new Map<string, string>()
+    if (statements.workflow.run({ id: jobId, state: root, now }).changes === 0) return false
+    for (const [path, body] of parts) {
+      if (written.get(path) === body) continue
+      statements.writePart.run({ jobId, path, body })
+      written.set(path, body)
+    }
+    return written
+  })
 
   const appendToolExecution = db.transaction((jobId: string, round: number, execution: Parameters<JobStore['appendToolExecution']>[2]) => {
     const row = statements.toolRounds.get(jobId)
@@ -173,7 +203,22 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
       }).changes > 0
     },
     async updateWorkflowState(jobId, state) {
-      return statements.workflow.run({ id: jobId, state: JSON.stringify(state), now: Date.now() }).changes > 0
+      const { root, parts } = splitWorkflowState(state)
+      const now = Date.now()
+      let written: Map<string, string> | false
+      try {
+        written = writeWorkflowState(jobId, parts, root, now)
+      } catch (error) {
+        // Rolled back: what the transaction noted as written was not.
+        writtenParts.delete(jobId)
+        throw error
+      }
+      if (!written) {
+        writtenParts.delete(jobId)
+        return false
+      }
+      writtenParts.set(jobId, { parts: written, at: now })
+      return true
     },
     async completeJob(jobId, final) {
       return finish(jobId, 'complete', final)

@@ -289,4 +289,18 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX workspace_files_by_user ON workspace_files (user_id);
   `,
+  // A workflow run's state in pieces (shared/workflow-state-parts.ts): each loop iteration's
+  // and child run's state a row of its own, written only when it changed; they go with their job.
+  `
+  CREATE TABLE job_workflow_state_parts (
+    job_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (job_id, path)
+  );
+  CREATE TRIGGER job_workflow_state_parts_go_with_their_job AFTER DELETE ON background_jobs
+  BEGIN
+    DELETE FROM job_workflow_state_parts WHERE job_id = OLD.id;
+  END;
+  `,
 ]
