@@ -4,8 +4,8 @@ import type { H3Event } from 'h3'
 import { workflowToolDenials } from '../lib/workflows/tool-access'
 import { assertModelsAllowed } from '../lib/models/model-access'
 import { jobPrincipal } from '../lib/http/job-principal'
-import { assertWorkflowCost, workflowModels } from '../lib/workflows/model-calls'
-import { assertWorkflowSteps } from '../lib/workflows/step-budget'
+import { workflowModels } from '../lib/workflows/model-calls'
+import { assertWorkflowWithinLimits } from '../lib/workflows/step-budget'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import type { StartWorkflowJobInput } from '../lib/jobs/manager'
@@ -32,8 +32,7 @@ export async function requireValidWorkflow(event: H3Event, raw: unknown): Promis
   const limits = await useAccounts().limits.forRole(user.role)
   try {
     assertModelsAllowed(limits.models, user.role, workflowModels(result.workflow))
-    assertWorkflowCost(result.workflow, limits.workflowModelCalls)
-    assertWorkflowSteps(result.workflow, limits.workflowSteps)
+    assertWorkflowWithinLimits(result.workflow, limits)
   } catch (error) {
     throwHttpError(event, error)
   }

@@ -15,6 +15,8 @@
  */
 import type { WorkflowBodyNode, WorkflowDefinition, WorkflowNode } from '../../../shared/types/workflow'
 import { DomainError, type HttpAnswer } from '../domain-error'
+import type { RoleLimits } from '../../../shared/types/limits'
+import { assertWorkflowCost } from './model-calls'
 
 /** The most steps one run of these nodes can run (child workflows counted as one step each). */
 function stepBound(nodes: ReadonlyArray<WorkflowNode | WorkflowBodyNode>): number {
@@ -52,6 +54,15 @@ export class WorkflowStepsError extends DomainError {
 export function assertWorkflowSteps(definition: WorkflowDefinition, limit: number): void {
   const steps = workflowStepBound(definition)
   if (steps > limit) throw new WorkflowStepsError(steps, limit)
+}
+
+/**
+ * Throws when one run of `definition` could pass the role's bounds, in model calls
+ * (`WorkflowCostError`) or in steps (`WorkflowStepsError`): the one check at save and at start.
+ */
+export function assertWorkflowWithinLimits(definition: WorkflowDefinition, limits: Pick<RoleLimits, 'workflowModelCalls' | 'workflowSteps'>): void {
+  assertWorkflowCost(definition, limits.workflowModelCalls)
+  assertWorkflowSteps(definition, limits.workflowSteps)
 }
 
 /** Steps a run's child workflows may still reserve, shared by every nested run of one job. */

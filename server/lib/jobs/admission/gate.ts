@@ -6,8 +6,7 @@
  * request already reserved (budget-pool.ts).
  */
 import { assertModelsAllowed } from '../../models/model-access'
-import { assertWorkflowCost } from '../../workflows/model-calls'
-import { assertWorkflowSteps } from '../../workflows/step-budget'
+import { assertWorkflowWithinLimits } from '../../workflows/step-budget'
 import { DailyBudgets, outputEstimateOf, type Allowance, type UsageLedger } from './budget'
 import { estimateRequestTokens, RunBudget } from './budget-pool'
 import { JobSlots, type CapacityLimits } from './caps'
@@ -70,10 +69,7 @@ export class JobAdmission {
   async admit(principal: JobPrincipal, request: AdmissionRequest): Promise<Admission> {
     const limits = await this.options.roleLimits.forRole(principal.role)
     assertModelsAllowed(limits.models, principal.role, request.models)
-    if (request.workflow) {
-      assertWorkflowCost(request.workflow, limits.workflowModelCalls)
-      assertWorkflowSteps(request.workflow, limits.workflowSteps)
-    }
+    if (request.workflow) assertWorkflowWithinLimits(request.workflow, limits)
     // Caps first: a start the caps refuse does not count against the rate.
     this.slots.check(principal, limits.jobsAtOnce)
     await this.rate.consume(principal, limits.jobStartsPerMinute)
