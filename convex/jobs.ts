@@ -13,6 +13,7 @@ import { appendJobText, chunkedLength, readJobText, replaceJobText, type JobText
 import { readSmallJobBlob, writeJobBlob } from './lib/jobBlobs'
 import { freeSlot, parkSlot, refusedCap, SLOT_GRACE_MS, takeSlot } from './lib/jobSlots'
 import { jobError, jobStatus, usage } from './schema'
+import { appendJobEvents, deleteJobEvents, readJobEvents, storedEvent, type StoredEventArg } from './lib/jobEvents'
 
 const owner = v.optional(v.string())
 
@@ -105,16 +106,29 @@ export const watch = serverQuery({
   },
 })
 
+/** A job's run log from event `fromSeq` on (at most `limit`), and the last number kept; null for an unknown job. */
+export const events = serverQuery({
+  args: { jobId: v.string(), fromSeq: v.number(), limit: v.number() },
+  handler: async (ctx, { jobId, fromSeq, limit }) => {
+    const job = await findJob(ctx, jobId)
+    if (!job) return null
+    return { events: await readJobEvents(ctx, jobId, fromSeq, limit), lastSeq: job.event_seq ?? 0 }
+  },
+})
+
 /** One progress write: text to append, counters, the active tool calls. */
 const progress = {
   contentChunk: v.optional(v.string()),
   reasoningChunk: v.optional(v.string()),
   chunksReceived: v.optional(v.number()),
   activeToolCalls: v.optional(v.array(activeToolCall)),
+  /** The run log's events viewers got since the last write (convex/lib/jobEvents.ts). */
+  events: v.optional(v.array(storedEvent)),
 }
 
-async function writeProgress(ctx: MutationCtx, job: Doc<'background_jobs'>, update: { contentChunk?: string, reasoningChunk?: string, chunksReceived?: number, activeToolCalls?: ActiveToolCallArg[] }, now: number): Promise<void> {
-  const patch: JobTextState & { chunks_received: number, updated_at: number } = { chunks_received: update.chunksReceived ?? job.chunks_received, updated_at: now }
+async function writeProgress(ctx: MutationCtx, job: Doc<'background_jobs'>, update: { contentChunk?: string, reasoningChunk?: string, chunksReceived?: number, activeToolCalls?: ActiveToolCallArg[], events?: StoredEventArg[] }, now: number): Promise<void> {
+  const patch: JobTextState & { chunks_received: number, updated_at: number, event_seq?: number } = { chunks_received: update.chunksReceived ?? job.chunks_received, updated_at: now }
+  if (update.events?.length) patch.event_seq = await appendJobEvents(ctx, job, update.events)
   if (update.contentChunk) {
     await appendJobText(ctx, job.job_id, 'content', update.contentChunk, chunkedLength(job, 'content'))
     patch.content_length = chunkedLength(job, 'content') + update.contentChunk.length
@@ -320,6 +334,7 @@ export const finish = serverMutation({
       lease_expires_at: undefined,
     })
     await writeCheckpoint(ctx, args.jobId, null)
+    await deleteJobEvents(ctx, args.jobId)
     await freeSlot(ctx, args.jobId)
     for (const row of await ctx.db.query('job_tool_calls').withIndex('by_job_and_position', q => q.eq('job_id', args.jobId)).collect()) {
       if (row.active && (row.status === 'pending' || row.status === 'running')) {

@@ -70,6 +70,8 @@ export default defineSchema({
     finish_reason: v.optional(v.string()),
     usage: v.optional(usage),
     resume_count: v.number(),
+    /** The number of the last event of its run log kept (`job_events`); absent: none yet. */
+    event_seq: v.optional(v.number()),
     /** The chat request (JSON) of jobs stored before `job_blobs` (newer jobs keep it there). */
     request: v.optional(v.string()),
     /** The user's API key, encrypted by the Nitro server; removed when the job ends. */
@@ -94,6 +96,19 @@ export default defineSchema({
    * child run's state a row of its own, written only when it changed, so no document grows with
    * the run; `workflow_state` keeps the root that names them.
    */
+  /** A running job's run log (convex/lib/jobEvents.ts): the events its viewers got, by number. */
+  job_events: defineTable({
+    job_id: v.string(),
+    seq: v.number(),
+    /** The run (the job's resume count then) that wrote it. */
+    attempt: v.number(),
+    type: v.string(),
+    /** The event's JSON; absent when it is not kept (a snapshot, or one too large). */
+    body: v.optional(v.string()),
+    /** Replaced by a later workflow state of the same write. */
+    superseded: v.optional(v.boolean()),
+  }).index('by_job_and_seq', ['job_id', 'seq']),
+
   job_workflow_state_parts: defineTable({
     job_id: v.string(),
     path: v.string(),

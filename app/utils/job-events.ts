@@ -1,12 +1,13 @@
 /**
  * A job's state as the UI shows it, rebuilt from the job stream's events (shared/types/job-events:
- * snapshot, delta, tool-call, workflow-state, input-request, status). Pure functions, shared by the stream
- * composable and its tests.
+ * snapshot, delta, tool-call, workflow-state, input-request, status) by the one fold the server uses
+ * too (shared/job-state.ts). Pure functions, shared by the stream composable and its tests.
  */
 import type { JobStreamEvent } from '../../shared/types/job-events'
 import type { ActiveToolCall, JobError, JobStatus, PublicJob } from '../../shared/types/job'
 import type { WorkflowNodeState, WorkflowState } from '../../shared/types/workflow'
 import type { JobInputRequest } from '../../shared/types/input-request'
+import { applyJobEvent as foldJobEvent, emptyPublicJob } from '#shared/job-state'
 
 /** One tool call card's data: the server's tool call record. */
 export type ToolCallView = ActiveToolCall
@@ -35,80 +36,47 @@ export interface JobView {
   workflow?: PublicJob['workflow']
   /** What the job asked its user (browser tools, approvals, questions), open and settled. */
   inputRequests?: JobInputRequest[]
+  /** The job these fields are read from, as the events so far describe it. */
+  job: PublicJob
 }
 
 /** A view before any event arrived. */
 export function emptyJobView(jobId: string): JobView {
-  return { jobId, status: 'connecting', content: '', reasoning: '', chunksReceived: 0, toolCalls: [] }
+  return viewOf(emptyPublicJob(jobId), 'connecting')
 }
 
-function upsertToolCall(calls: ToolCallView[], call: ToolCallView): ToolCallView[] {
-  const index = calls.findIndex(item => item.id === call.id && item.round === call.round)
-  if (index < 0) return [...calls, call]
-  const next = [...calls]
-  next[index] = call
-  return next
+function viewOf(job: PublicJob, status: JobView['status'], lastEventId?: string): JobView {
+  return {
+    jobId: job.id,
+    threadId: job.threadId || undefined,
+    model: job.model || undefined,
+    status,
+    content: job.content,
+    reasoning: job.reasoning,
+    chunksReceived: job.chunksReceived,
+    toolCalls: job.activeToolCalls,
+    finishReason: job.finishReason,
+    error: job.error,
+    startedAt: job.startedAt || undefined,
+    completedAt: job.completedAt,
+    lastEventId,
+    workflowState: job.workflowState,
+    workflow: job.workflow,
+    inputRequests: job.inputRequests ?? [],
+    job,
+  }
 }
 
 /**
- * Applies one event. A snapshot replaces everything; a delta must continue the text exactly
- * (its offset equals what we have), otherwise it is ignored: the stream then resyncs with a
- * snapshot on its next connect.
+ * Applies one event with the one fold of job events (shared/job-state.ts). A delta that does not
+ * continue the text exactly is ignored (the stream then resyncs with a snapshot on its next
+ * connect). Until the first event that says so, a view stays `connecting`.
  */
 export function applyJobEvent(view: JobView, event: JobStreamEvent, id?: string): JobView {
-  const next: JobView = { ...view }
-  if (id) next.lastEventId = id
-  switch (event.type) {
-    case 'snapshot': {
-      const { job } = event
-      return {
-        ...next,
-        threadId: job.threadId,
-        model: job.model,
-        status: job.status,
-        content: job.content,
-        reasoning: job.reasoning,
-        chunksReceived: job.chunksReceived,
-        toolCalls: job.activeToolCalls ?? [],
-        finishReason: job.finishReason,
-        error: job.error,
-        startedAt: job.startedAt,
-        completedAt: job.completedAt,
-        workflowState: job.workflowState,
-        workflow: job.workflow,
-        inputRequests: job.inputRequests ?? [],
-      }
-    }
-    case 'input-request': {
-      const requests = view.inputRequests ?? []
-      const index = requests.findIndex(item => item.id === event.request.id)
-      next.inputRequests = index < 0 ? [...requests, event.request] : requests.with(index, event.request)
-      return next
-    }
-    case 'workflow-state':
-      next.workflowState = event.workflowState
-      if (next.status === 'connecting') next.status = 'streaming'
-      return next
-    case 'delta':
-      if (event.contentOffset !== view.content.length || event.reasoningOffset !== view.reasoning.length) return view
-      next.content = view.content + (event.content ?? '')
-      next.reasoning = view.reasoning + (event.reasoning ?? '')
-      next.chunksReceived = event.chunksReceived
-      if (next.status === 'connecting') next.status = 'streaming'
-      return next
-    case 'tool-call':
-      next.toolCalls = upsertToolCall(view.toolCalls, event.toolCall)
-      return next
-    case 'status':
-      next.status = event.status
-      next.finishReason = event.finishReason
-      next.error = event.error
-      next.completedAt = event.completedAt
-      next.toolCalls = view.toolCalls.map(call => call.status === 'pending' || call.status === 'running' ? { ...call, status: 'error', error: 'stopped before it finished' } : call)
-      return next
-    default:
-      return view
-  }
+  const job = foldJobEvent(view.job, event)
+  if (job === view.job && event.type === 'delta') return view
+  const stillConnecting = view.status === 'connecting' && (event.type === 'tool-call' || event.type === 'input-request')
+  return viewOf(job, stillConnecting ? 'connecting' : job.status, id ?? view.lastEventId)
 }
 
 /** Whether the job has ended. */

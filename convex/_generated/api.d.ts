@@ -14,6 +14,7 @@ import type * as inputRequests from "../inputRequests.js";
 import type * as jobs from "../jobs.js";
 import type * as leases from "../leases.js";
 import type * as lib_jobBlobs from "../lib/jobBlobs.js";
+import type * as lib_jobEvents from "../lib/jobEvents.js";
 import type * as lib_jobRecords from "../lib/jobRecords.js";
 import type * as lib_jobSlots from "../lib/jobSlots.js";
 import type * as lib_jobText from "../lib/jobText.js";
@@ -40,6 +41,7 @@ import type * as workspaces from "../workspaces.js";
 "jobs": typeof jobs,
 "leases": typeof leases,
 "lib/jobBlobs": typeof lib_jobBlobs,
+"lib/jobEvents": typeof lib_jobEvents,
 "lib/jobRecords": typeof lib_jobRecords,
 "lib/jobSlots": typeof lib_jobSlots,
 "lib/jobText": typeof lib_jobText,

@@ -10,6 +10,7 @@ import { freeSlot, renewSlot } from './jobSlots'
 import { deleteJobBlobs, readJobBlob, writeJobBlob } from './jobBlobs'
 import { joinWorkflowState } from '../../shared/workflow-state-parts'
 import type { WorkflowState } from '../../shared/types/workflow'
+import { deleteJobEvents } from './jobEvents'
 
 export const activeToolCall = v.object({
   id: v.string(),
@@ -135,6 +136,7 @@ export async function deleteJobRows(ctx: MutationCtx, jobId: string): Promise<vo
   for (const row of await toolCallRows(ctx, jobId)) await ctx.db.delete(row._id)
   for (const row of await ctx.db.query('job_viewers').withIndex('by_job_and_instance', q => q.eq('job_id', jobId)).collect()) await ctx.db.delete(row._id)
   await deleteJobBlobs(ctx, jobId)
+  await deleteJobEvents(ctx, jobId)
   for (const part of await ctx.db.query('job_workflow_state_parts').withIndex('by_job_and_path', q => q.eq('job_id', jobId)).collect()) await ctx.db.delete(part._id)
   for (const notification of await ctx.db.query('job_notifications').withIndex('by_job_id', q => q.eq('job_id', jobId)).collect()) {
     await ctx.db.delete(notification._id)
@@ -192,6 +194,7 @@ export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, op
     updatedAt: job.updated_at,
     completedAt: job.completed_at,
     resumeCount: job.resume_count,
+    eventSeq: job.event_seq || undefined,
     request: request ? JSON.parse(request) : undefined,
     checkpoint: checkpoint ? JSON.parse(checkpoint) : undefined,
     apiKeyCiphertext: job.api_key_ciphertext,

@@ -151,6 +151,8 @@ export interface BackgroundJob {
   completedAt?: number
   /** Times the job was resumed after a restart. */
   resumeCount: number
+  /** The number of the last event of its run log the store kept (absent: none yet). */
+  eventSeq?: number
   request?: ChatJobRequest
   checkpoint?: JobCheckpoint
   /** The user's own API key, encrypted with the server secret; absent when the server's key is used. */

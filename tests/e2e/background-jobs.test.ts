@@ -1,3 +1,5 @@
+import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { roleChunk } from '../../server/lib/openrouter/chunks'
 import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply } from '../support/fake-openrouter'
@@ -107,7 +109,8 @@ describe('background jobs on one server', () => {
     const view = new JobView()
     await watchJob(alice, jobId, view, { until: seen => seen.content.length > 60 })
     const seenBefore = view.content
-    expect(view.lastEventId).toMatch(/^[a-z0-9]+-\d+$/)
+    // `<seq>.<attempt>`: the event's number in the job's run log, and the run that wrote it.
+    expect(view.lastEventId).toMatch(/^\d+\.0$/)
     await new Promise(resolve => setTimeout(resolve, 150))
     await watchJob(alice, jobId, view)
     expect(view.content).toBe(ANSWER)
@@ -138,6 +141,15 @@ describe('background jobs on one server', () => {
     await watchJob(alice, jobId, stale)
     expect(stale.events[0]!.event).toBe('snapshot')
     expect(stale.content).toBe(ANSWER)
+
+    // An id no run of this job numbered (a view that diverged) is told so with its snapshot.
+    const diverged = new JobView()
+    diverged.lastEventId = '999999.0'
+    fake.script(() => slowAnswer())
+    const running = await alice.startJob(question())
+    await watchJob(alice, running, diverged)
+    expect(diverged.events[0]).toMatchObject({ event: 'snapshot', data: { reason: 'diverged' } })
+    expect(diverged.content).toBe(ANSWER)
   })
 
   it('aborts a job: the upstream request stops, the viewers are told, and a second abort changes nothing', async () => {
@@ -294,7 +306,7 @@ describe('restart recovery', () => {
         expect(resumedRequest.messages.map(message => message.role)).toEqual(['user', 'assistant', 'tool'])
         expect(resumedRequest.messages[2]).toMatchObject({ role: 'tool', tool_call_id: 'call_calc_1', content: CALC_RESULT })
 
-        // A viewer that reconnects after the restart gets a fresh snapshot of the whole answer.
+        // A viewer that reconnects after the job ended gets the whole answer.
         await watchJob(resumed, jobId, view)
         expect(view.content).toBe(TOOL_ANSWER)
         expect(view.status).toBe('complete')
@@ -303,4 +315,47 @@ describe('restart recovery', () => {
       }
     })
   }
+
+  it('resumes a viewer exactly across kill -9: the events after its id, numbered on, the restart\'s rewind among them', async () => {
+    const env = serverEnv()
+    const first = await servers.start(env)
+    const client = new SessionClient(first.url)
+    toolThenSlowAnswer()
+    const jobId = await client.startJob(question('What is 6*7?'))
+    const view = new JobView()
+    await watchJob(client, jobId, view, { until: seen => seen.content.length > 30 })
+    const held = view.lastEventId!
+    const heldSeq = Number(held.split('.')[0])
+    // Once the store has kept the event the viewer last got, the server dies.
+    const db = new BetterSqlite3(join(env.NUXT_DATA_DIR!, 'or3.sqlite'), { readonly: true })
+    const storedSeq = () => (db.prepare('SELECT event_seq FROM background_jobs WHERE id = ?').get(jobId) as { event_seq: number }).event_seq
+    try {
+      while (storedSeq() < heldSeq) await new Promise(resolve => setTimeout(resolve, 20))
+    } finally {
+      db.close()
+    }
+    await first.stop('SIGKILL')
+
+    const second = await servers.start(env)
+    try {
+      const resumed = new SessionClient(second.url)
+      resumed.cookie = client.cookie
+      const before = view.events.length
+      // As EventSource does: reconnect with the last id until the job ends (before the job is
+      // resumed here, a stream gives what the store kept and asks to come back).
+      for (let attempt = 0; attempt < 50 && view.status !== 'complete'; attempt++) await watchJob(resumed, jobId, view)
+      const after = view.events.slice(before)
+      // No substitute snapshot, no gap, no repeat: every id after the held one, in order.
+      const seqs = after.map(event => Number(event.id!.split('.')[0]))
+      expect(seqs).toEqual(seqs.map((_, index) => heldSeq + 1 + index))
+      // The resumed run (attempt 1) starts with its snapshot, in the log like any event.
+      const restart = after.find(event => event.id!.endsWith('.1'))!
+      expect(restart).toMatchObject({ event: 'snapshot', data: { reason: 'resumed' } })
+      expect(view.content).toBe(TOOL_ANSWER)
+      expect(view.status).toBe('complete')
+      expect(await waitForJobEnd(resumed, jobId)).toMatchObject({ status: 'complete', content: TOOL_ANSWER, resumeCount: 1 })
+    } finally {
+      await second.stop()
+    }
+  })
 })

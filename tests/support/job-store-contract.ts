@@ -6,7 +6,8 @@ import { useTestFixture } from './file-fixture'
 import { describe, expect, it } from 'vitest'
 import type { JobStore } from '../../server/lib/stores/jobs/job-store'
 import type { ActiveToolCall, JobCheckpoint } from '../../shared/types/job'
-import type { CreateJobInput } from '../../server/lib/stores/jobs/job-store'
+import { MAX_KEPT_JOB_EVENTS, type CreateJobInput } from '../../server/lib/stores/jobs/job-store'
+import type { StoredJobEvent } from '../../shared/types/job-events'
 
 const usage = { promptTokens: 10, completionTokens: 20, totalTokens: 30, cachedTokens: 0, reasoningTokens: 0, cost: 0.001 }
 
@@ -280,6 +281,45 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       await store.completeJob(job.id, { content: '', reasoning: '', finishReason: 'stop', chunksReceived: 0, now: 2_000 })
       expect(await store.cleanupExpired(3_000)).toBe(1)
       expect(await store.listInputRequests({ jobId: job.id })).toEqual([])
+    })
+
+    it('keeps the run log with the writes that carry it: read from a number, with the last one kept', async () => {
+      const job = await store.createJob(jobInput())
+      expect(await store.readJobEvents(job.id, 1, 10)).toEqual({ events: [], lastSeq: 0 })
+      expect(await store.readJobEvents('no-such-job', 1, 10)).toBeNull()
+      const hello: StoredJobEvent = { seq: 1, attempt: 0, event: { type: 'delta', content: 'Hel', contentOffset: 0, reasoningOffset: 0, chunksReceived: 1 } }
+      const lo: StoredJobEvent = { seq: 2, attempt: 0, event: { type: 'delta', content: 'lo', contentOffset: 3, reasoningOffset: 0, chunksReceived: 2 } }
+      const replaced: StoredJobEvent = { seq: 3, attempt: 0, superseded: true }
+      const state: StoredJobEvent = { seq: 4, attempt: 0, event: { type: 'workflow-state', workflowState: { nodeStates: {}, executionOrder: ['a'] } as never } }
+      expect(await store.updateJob(job.id, { contentChunk: 'Hel', chunksReceived: 1, events: [hello] })).toBe(true)
+      expect(await store.updateJob(job.id, { contentChunk: 'lo', chunksReceived: 2, events: [lo, replaced, state] })).toBe(true)
+      expect(await store.getJob(job.id)).toMatchObject({ content: 'Hello', eventSeq: 4 })
+      expect(await store.readJobEvents(job.id, 1, 10)).toEqual({ events: [hello, lo, replaced, state], lastSeq: 4 })
+      expect(await store.readJobEvents(job.id, 2, 2)).toEqual({ events: [lo, replaced], lastSeq: 4 })
+      // A resumed run (attempt 1) goes on numbering; a snapshot too large to keep is kept as "omitted".
+      const resumed: StoredJobEvent = { seq: 5, attempt: 1, omitted: 'snapshot' }
+      expect(await store.updateJob(job.id, { events: [resumed] })).toBe(true)
+      expect((await store.readJobEvents(job.id, 5, 10))!.events).toEqual([resumed])
+      // Progress without events leaves the log as it was.
+      expect(await store.updateJob(job.id, { contentChunk: '!' })).toBe(true)
+      expect((await store.getJob(job.id))!.eventSeq).toBe(5)
+    })
+
+    it('drops the oldest events past what a running job keeps, and the whole log when the job ends', async () => {
+      const job = await store.createJob(jobInput())
+      const delta = (seq: number): StoredJobEvent => ({ seq, attempt: 0, event: { type: 'delta', content: 'x', contentOffset: seq - 1, reasoningOffset: 0, chunksReceived: seq } })
+      const batch = 500
+      for (let first = 1; first <= MAX_KEPT_JOB_EVENTS + batch; first += batch) {
+        const events = Array.from({ length: batch }, (_, index) => delta(first + index))
+        expect(await store.updateJob(job.id, { contentChunk: 'x'.repeat(batch), chunksReceived: first + batch - 1, events })).toBe(true)
+      }
+      const last = MAX_KEPT_JOB_EVENTS + batch
+      const read = (await store.readJobEvents(job.id, 1, 1))!
+      expect(read.lastSeq).toBe(last)
+      expect(read.events[0]!.seq).toBe(last - MAX_KEPT_JOB_EVENTS + 1)
+      await store.completeJob(job.id, { content: 'done', reasoning: '', finishReason: 'stop', chunksReceived: last })
+      expect(await store.readJobEvents(job.id, 1, 10)).toEqual({ events: [], lastSeq: last })
+      expect(await store.updateJob(job.id, { events: [delta(last + 1)] })).toBe(false)
     })
 
     it('hands out copies: changing a returned record changes nothing stored', async () => {

@@ -6,8 +6,10 @@
  * window is `batchIntervalMs` times `batchShare()`: with `adaptive`, the event loop's load decides
  * (no wait when idle, the whole interval when busy: event-loop-load.ts); otherwise always the whole
  * interval. Tool-call, workflow and status events flush the batch first so viewers see everything
- * in order. Each event is serialised once and kept in a
- * byte-bounded replay log (replay-log.ts), so a viewer reconnecting with `Last-Event-ID` continues exactly.
+ * in order. Each event is numbered on from the job's stored run log, serialised once, kept in a
+ * byte-bounded replay log (replay-log.ts) and handed to the run's recorder (the writer, which
+ * stores it), so a viewer reconnecting with `Last-Event-ID` continues exactly. What viewers see is
+ * the job folded from those events by the one fold of job events (shared/job-state.ts).
  * State of a finished job is dropped once its last viewer has left (after `graceMs`).
  *
  * Over 250 lines on purpose: batching, ordering and fan-out share one per-job state, and the
@@ -16,10 +18,12 @@
 import type { ActiveToolCall, JobError, JobStatus, PublicJob, ToolRoundRecord } from '../../../shared/types/job'
 import type { WorkflowState } from '../../../shared/types/workflow'
 import type { JobInputRequest } from '../../../shared/types/input-request'
+import type { JobSnapshotEvent } from '../../../shared/types/job-events'
+import { applyJobEvent } from '../../../shared/job-state'
 import type { Usage } from '../openrouter/types'
 import { EventLoopLoad } from './event-loop-load'
-import { ReplayLog } from './replay-log'
-import type { JobStreamEvent, SequencedJobEvent } from './stream-events'
+import { ReplayLog, type ReplayAnswer } from './replay-log'
+import type { JobEventId, JobStreamEvent, SequencedJobEvent } from './stream-events'
 import { UNOBSERVED, type JobObserver } from './job-observer'
 
 /** Receives every event of a job after subscribing. */
@@ -62,12 +66,27 @@ export interface JobTerminal {
   completedAt: number
 }
 
-/** What a new viewer gets: the events it missed, or a snapshot when they cannot be replayed. */
+/** Which run of a job a hub entry carries, and where its events are kept. */
+export interface LiveRun {
+  /** The run's attempt (the job's resume count): part of every event id. */
+  attempt: number
+  /** The run started again after a restart: viewers (and the log) get a snapshot saying so. */
+  resumed?: boolean
+  /** The run that wrote the last event the store kept (`eventSeq`), when known: an id naming it resumes from memory. */
+  baseAttempt?: number
+  /** Gets every numbered event, in order (the writer, which stores them). */
+  record?: (event: SequencedJobEvent) => void
+}
+
+/** A viewer attached to a live job: where its resume stands, and what to send. */
 export interface JobSubscription {
-  /** Events after `Last-Event-ID`, in order; undefined when a snapshot is needed instead. */
-  replay?: SequencedJobEvent[]
-  snapshot?: SequencedJobEvent
-  /** True when the job has finished: send the above, then close. */
+  /** With `Last-Event-ID`: what this process's log has after it (see `ReplayAnswer`). */
+  resume?: ReplayAnswer
+  /** A snapshot of now, under the id of the latest event (`reason` as in JobSnapshotEvent). */
+  snapshot: (reason?: JobSnapshotEvent['reason']) => SequencedJobEvent
+  /** What this process's log has after number `seq` now (undefined: it does not reach back that far). */
+  since: (seq: number) => SequencedJobEvent[] | undefined
+  /** True when the job has finished: send what is due, then close. */
   finished: boolean
   /** The status event when the job has finished (send it after a snapshot, then close). */
   statusEvent?: SequencedJobEvent
@@ -75,16 +94,11 @@ export interface JobSubscription {
 }
 
 interface LiveJob {
-  base: PublicJob
+  /** The job as viewers have been sent it (text still in the batch excluded). */
+  job: PublicJob
   log: ReplayLog
-  content: string
-  reasoning: string
-  chunksReceived: number
-  toolCalls: ActiveToolCall[]
-  workflowState?: WorkflowState
-  /** What the job asked its user during this run (open and settled). */
-  inputRequests: JobInputRequest[]
-  terminal?: JobTerminal
+  record?: (event: SequencedJobEvent) => void
+  finished: boolean
   statusEvent?: SequencedJobEvent
   listeners: Set<JobListener>
   /** Called for listeners still attached when the state is dropped (shutdown). */
@@ -97,7 +111,7 @@ interface LiveJob {
   batchTimer?: ReturnType<typeof setTimeout>
   cleanupTimer?: ReturnType<typeof setTimeout>
   /** The last snapshot made, reused (one frame in memory) while nothing has changed since. */
-  snapshotCache?: { seq: number, base: PublicJob, sequenced: SequencedJobEvent }
+  snapshotCache?: { job: PublicJob, reason?: JobSnapshotEvent['reason'], sequenced: SequencedJobEvent }
 }
 
 /** Fan-out of live job progress to viewers. One per server process. */
@@ -143,22 +157,21 @@ export class JobLiveHub {
   }
 
   /**
-   * Starts (or restarts, on resume) the live run of a job from its stored state. Viewers already
-   * attached get a snapshot of the new run.
+   * Starts (or restarts, on resume) the live run of a job from its stored state, numbering its
+   * events on from the last one the store kept (`job.eventSeq`). A run that resumes from stored
+   * events (or finds viewers attached) starts with a snapshot event, so a viewer replaying across
+   * the restart is given the state the new run starts from.
    */
-  open(job: PublicJob): void {
+  open(stored: PublicJob, run: LiveRun = { attempt: stored.resumeCount }): void {
+    // What the store has kept is the store's to say: the live view leaves it out.
+    const { eventSeq = 0, ...job } = stored
     const previous = this.jobs.get(job.id)
     if (previous) this.clearTimers(previous)
     const live: LiveJob = {
-      base: job,
-      log: new ReplayLog(this.options.replayBytes),
-      content: job.content,
-      reasoning: job.reasoning,
-      chunksReceived: job.chunksReceived,
-      toolCalls: [...job.activeToolCalls],
-      workflowState: job.workflowState,
-      inputRequests: [...job.inputRequests ?? []],
-      terminal: undefined,
+      job,
+      log: new ReplayLog(this.options.replayBytes, eventSeq, run.attempt, run.baseAttempt),
+      record: run.record,
+      finished: false,
       listeners: previous?.listeners ?? new Set(),
       detachHandlers: previous?.detachHandlers ?? new Map(),
       pendingContent: '',
@@ -168,13 +181,25 @@ export class JobLiveHub {
       lastBroadcastAt: 0,
     }
     this.jobs.set(job.id, live)
-    if (live.listeners.size > 0) this.broadcast(live, { type: 'snapshot', job: this.snapshotOf(live) })
+    if (live.log.baseSeq > 0 || live.listeners.size > 0) this.broadcast(live, { type: 'snapshot', job, ...(run.resumed ? { reason: 'resumed' as const } : {}) })
+  }
+
+  /** Sends the text waiting in the batch now (before the writer stores what viewers got). */
+  flush(jobId: string): void {
+    const live = this.jobs.get(jobId)
+    if (live && !live.finished) this.flushText(live)
+  }
+
+  /** Stops handing events to the run's recorder (its writer is done). */
+  stopRecording(jobId: string): void {
+    const live = this.jobs.get(jobId)
+    if (live) live.record = undefined
   }
 
   /** Adds streamed text; viewers get it batched. */
   appendText(jobId: string, text: { content?: string, reasoning?: string }, chunksReceived: number): void {
     const live = this.jobs.get(jobId)
-    if (!live || live.terminal) return
+    if (!live || live.finished) return
     if (text.content) live.pendingContent += text.content
     if (text.reasoning) live.pendingReasoning += text.reasoning
     live.pendingChunks++
@@ -197,37 +222,30 @@ export class JobLiveHub {
   /** A tool call changed state. */
   updateToolCall(jobId: string, toolCall: ActiveToolCall): void {
     const live = this.jobs.get(jobId)
-    if (!live || live.terminal) return
+    if (!live || live.finished) return
     this.flushText(live)
-    const index = live.toolCalls.findIndex(call => call.id === toolCall.id && call.round === toolCall.round)
-    if (index >= 0) live.toolCalls[index] = toolCall
-    else live.toolCalls.push(toolCall)
     this.broadcast(live, { type: 'tool-call', toolCall })
   }
 
   /** Keeps the snapshot's completed tool rounds current (no event: `tool-call` events carry the news). */
   setToolRounds(jobId: string, toolRounds: ToolRoundRecord[]): void {
     const live = this.jobs.get(jobId)
-    if (live) live.base = { ...live.base, toolRounds }
+    if (live) live.job = { ...live.job, toolRounds }
   }
 
   /** A workflow moved on. */
   updateWorkflowState(jobId: string, workflowState: WorkflowState): void {
     const live = this.jobs.get(jobId)
-    if (!live || live.terminal) return
+    if (!live || live.finished) return
     this.flushText(live)
-    live.workflowState = workflowState
     this.broadcast(live, { type: 'workflow-state', workflowState })
   }
 
   /** The job asks its user something, or a request changed (claimed, answered, expired). */
   updateInputRequest(jobId: string, request: JobInputRequest): void {
     const live = this.jobs.get(jobId)
-    if (!live || live.terminal) return
+    if (!live || live.finished) return
     this.flushText(live)
-    const index = live.inputRequests.findIndex(item => item.id === request.id)
-    if (index >= 0) live.inputRequests[index] = request
-    else live.inputRequests.push(request)
     this.broadcast(live, { type: 'input-request', request })
   }
 
@@ -237,15 +255,12 @@ export class JobLiveHub {
    */
   finish(jobId: string, terminal: JobTerminal): number {
     const live = this.jobs.get(jobId)
-    if (!live || live.terminal) return 0
+    if (!live || live.finished) return 0
     this.flushText(live)
-    live.terminal = terminal
-    live.toolCalls = live.toolCalls.map(call => call.status === 'pending' || call.status === 'running'
-      ? { ...call, status: 'error', error: 'stopped before it finished', finishedAt: terminal.completedAt }
-      : call)
+    live.finished = true
     // Count before broadcasting: viewers close their streams when the status arrives.
     const watchers = live.listeners.size
-    live.statusEvent = this.broadcast(live, { type: 'status', ...terminal, contentLength: live.content.length })
+    live.statusEvent = this.broadcast(live, { type: 'status', ...terminal, contentLength: live.job.content.length })
     if (live.listeners.size === 0) this.scheduleCleanup(jobId, live)
     return watchers
   }
@@ -276,11 +291,11 @@ export class JobLiveHub {
   }
 
   /**
-   * Attaches a viewer. With a `lastEventId` of this run still in the replay log, the viewer gets
-   * exactly the events after it; otherwise a snapshot. Either way no event is missed or repeated,
-   * because the listener is attached in the same tick. The disposer is idempotent.
+   * Attaches a viewer. With a `lastEventId`, `resume` says what this process's log has after it
+   * (the caller adds what the store kept before that). The listener is attached in the same tick,
+   * so no event is missed; the caller skips those it has already sent. The disposer is idempotent.
    */
-  subscribe(jobId: string, listener: JobListener, lastEventId?: { epoch: string, seq: number }, onDetached?: () => void): JobSubscription | undefined {
+  subscribe(jobId: string, listener: JobListener, lastEventId?: JobEventId, onDetached?: () => void): JobSubscription | undefined {
     const live = this.jobs.get(jobId)
     if (!live) return undefined
     if (live.cleanupTimer) {
@@ -295,11 +310,16 @@ export class JobLiveHub {
       disposed = true
       live.listeners.delete(listener)
       live.detachHandlers.delete(listener)
-      if (live.listeners.size === 0 && live.terminal && this.jobs.get(jobId) === live) this.scheduleCleanup(jobId, live)
+      if (live.listeners.size === 0 && live.finished && this.jobs.get(jobId) === live) this.scheduleCleanup(jobId, live)
     }
-    const replay = lastEventId ? live.log.after(lastEventId) : undefined
-    if (replay) return { replay, finished: Boolean(live.terminal), dispose }
-    return { snapshot: this.currentSnapshot(live), finished: Boolean(live.terminal), statusEvent: live.statusEvent, dispose }
+    return {
+      ...(lastEventId ? { resume: live.log.after(lastEventId) } : {}),
+      snapshot: reason => this.currentSnapshot(live, reason),
+      since: seq => live.log.since(seq),
+      finished: live.finished,
+      statusEvent: live.statusEvent,
+      dispose,
+    }
   }
 
   /** Clears every timer and all state, detaching every viewer (server shutdown). */
@@ -308,33 +328,17 @@ export class JobLiveHub {
   }
 
   /** The snapshot of now as a sequenced event; viewers arriving between two events share one. */
-  private currentSnapshot(live: LiveJob): SequencedJobEvent {
+  private currentSnapshot(live: LiveJob, reason?: JobSnapshotEvent['reason']): SequencedJobEvent {
     const cached = live.snapshotCache
-    // Every change of what a snapshot shows either adds an event (a new seq) or replaces `base`.
-    if (cached && cached.seq === live.log.lastSeq && cached.base === live.base) return cached.sequenced
-    const sequenced = live.log.current({ type: 'snapshot', job: this.snapshotOf(live) })
-    live.snapshotCache = { seq: sequenced.seq, base: live.base, sequenced }
+    // Every change of what a snapshot shows replaces `live.job`.
+    if (cached && cached.job === live.job && cached.reason === reason) return cached.sequenced
+    const sequenced = live.log.current({ type: 'snapshot', job: live.job, ...(reason ? { reason } : {}) })
+    live.snapshotCache = { job: live.job, reason, sequenced }
     return sequenced
   }
 
   private snapshotOf(live: LiveJob): PublicJob {
-    const job: PublicJob = {
-      ...live.base,
-      content: live.content,
-      reasoning: live.reasoning,
-      chunksReceived: live.chunksReceived,
-      activeToolCalls: [...live.toolCalls],
-    }
-    if (live.workflowState) job.workflowState = live.workflowState
-    if (live.inputRequests.length > 0) job.inputRequests = [...live.inputRequests]
-    if (live.terminal) {
-      job.status = live.terminal.status
-      job.completedAt = live.terminal.completedAt
-      if (live.terminal.finishReason) job.finishReason = live.terminal.finishReason
-      if (live.terminal.error) job.error = live.terminal.error
-      if (live.terminal.usage) job.usage = live.terminal.usage
-    }
-    return job
+    return live.job
   }
 
   private flushText(live: LiveJob): void {
@@ -345,15 +349,12 @@ export class JobLiveHub {
     if (live.pendingChunks === 0) return
     const event: JobStreamEvent = {
       type: 'delta',
-      contentOffset: live.content.length,
-      reasoningOffset: live.reasoning.length,
+      contentOffset: live.job.content.length,
+      reasoningOffset: live.job.reasoning.length,
       chunksReceived: live.pendingChunksReceived,
     }
     if (live.pendingContent) event.content = live.pendingContent
     if (live.pendingReasoning) event.reasoning = live.pendingReasoning
-    live.content += live.pendingContent
-    live.reasoning += live.pendingReasoning
-    live.chunksReceived = live.pendingChunksReceived
     live.pendingContent = ''
     live.pendingReasoning = ''
     this.options.observer.textBatchSent(live.pendingChunks)
@@ -364,6 +365,8 @@ export class JobLiveHub {
 
   private broadcast(live: LiveJob, event: JobStreamEvent): SequencedJobEvent {
     const sequenced = live.log.append(event)
+    live.job = applyJobEvent(live.job, event)
+    live.record?.(sequenced)
     if (live.listeners.size > 0) this.options.observer.frameSent(event.type, live.listeners.size)
     for (const listener of live.listeners) {
       try {

@@ -7,6 +7,7 @@
  * status events as for a local job (requests are read only while a tool call or a workflow runs,
  * the only times a job can wait for its person). Stops when the job ends or nobody here watches any more.
  */
+import { randomInt } from 'node:crypto'
 import { type ActiveToolCall, type BackgroundJob } from '../../../shared/types/job'
 import type { JobInputRequest } from '../../../shared/types/input-request'
 import { toPublicJob } from './public-job'
@@ -29,6 +30,15 @@ export interface RemoteJobRelayOptions {
 }
 
 const callKey = (call: ActiveToolCall) => `${call.round}:${call.id}`
+
+/**
+ * The attempt a relay's events are numbered under: never one of a real run's (those count
+ * restarts), so an id a viewer got here is replayed exactly here, and elsewhere reads as diverged
+ * (a snapshot) rather than as the runner's event of that number, which carried other text.
+ */
+function relayAttempt(): number {
+  return 100_000_000 + randomInt(899_999_999)
+}
 
 /** Starts relaying `jobId`; resolves once the first snapshot is in the hub. Returns a stopper. */
 export async function startRemoteJobRelay(options: RemoteJobRelayOptions): Promise<{ stop: () => void }> {
@@ -66,7 +76,7 @@ class RemoteJobRelay {
 
   /** Opens the job in the hub and starts polling (an ended job is finished at once). */
   async begin(first: BackgroundJob): Promise<void> {
-    this.options.hub.open(toPublicJob(first))
+    this.options.hub.open(toPublicJob(first), { attempt: relayAttempt() })
     if (first.status !== 'streaming') {
       this.apply(first)
       return
@@ -123,7 +133,7 @@ class RemoteJobRelay {
     let changed = false
     if (!job.content.startsWith(this.content) || !job.reasoning.startsWith(this.reasoning)) {
       // The job was resumed from a checkpoint and rewound its text: start over from a snapshot.
-      hub.open(toPublicJob({ ...job, status: 'streaming' }))
+      hub.open(toPublicJob({ ...job, status: 'streaming' }), { attempt: relayAttempt() })
       changed = true
     } else if (job.content.length > this.content.length || job.reasoning.length > this.reasoning.length) {
       hub.appendText(jobId, { content: job.content.slice(this.content.length), reasoning: job.reasoning.slice(this.reasoning.length) }, job.chunksReceived)

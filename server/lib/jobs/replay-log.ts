@@ -1,49 +1,74 @@
 /**
- * The numbered events of one live run of a job. Each event gets the id `<epoch>-<seq>` and is
- * serialised once; the most recent ones (up to a byte budget) are kept so a viewer reconnecting
- * with `Last-Event-ID` gets exactly what it missed.
+ * The numbered events of one live run of a job, as this process holds them. A run numbers its
+ * events on from the last one its job's store kept (`baseSeq`), under its own `attempt`, so the ids
+ * go on across restarts. The most recent events (up to a byte budget) are kept, so a viewer
+ * reconnecting with `Last-Event-ID` gets exactly what it missed from memory; what is older comes
+ * from the store (serve-job-stream.ts).
  */
-import { randomBytes } from 'node:crypto'
-import { formatEventId, formatSseFrame, type JobStreamEvent, type SequencedJobEvent } from './stream-events'
+import { sequenced as frame, type JobEventId, type JobStreamEvent, type SequencedJobEvent } from './stream-events'
+
+/** What the log can tell a viewer resuming after an id. */
+export type ReplayAnswer =
+  /** Exactly the events after the id (none when it is the latest). */
+  | { kind: 'events', events: SequencedJobEvent[] }
+  /** The id is older than what this log holds: the store has the events up to where this log starts. */
+  | { kind: 'older', from: number }
+  /** The id names an event this run never sent: another run numbered it and the store never kept it. */
+  | { kind: 'diverged' }
 
 /** One run's event numbering and its byte-bounded replay buffer. */
 export class ReplayLog {
-  /** Names this run; ids from another run (or process) never replay. */
-  readonly epoch = randomBytes(6).toString('hex')
-  private seq = 0
+  private seq: number
   private readonly events: SequencedJobEvent[] = []
   private bytes = 0
 
-  constructor(private readonly maxBytes: number) {}
+  /**
+   * `baseSeq`: the last event its job's store kept when this run began, written by run
+   * `baseAttempt` (when known); `attempt`: this run.
+   */
+  constructor(private readonly maxBytes: number, readonly baseSeq: number, readonly attempt: number, private readonly baseAttempt?: number) {
+    this.seq = baseSeq
+  }
 
-  /** The sequence number of the latest event (0 before the first). */
+  /** The sequence number of the latest event (`baseSeq` before the first). */
   get lastSeq(): number {
     return this.seq
   }
 
   /** Numbers and frames `event`, and keeps it for replay. */
   append(event: JobStreamEvent): SequencedJobEvent {
-    const seq = ++this.seq
-    const id = formatEventId(this.epoch, seq)
-    const sequenced: SequencedJobEvent = { id, seq, event, frame: formatSseFrame(id, event) }
-    this.events.push(sequenced)
-    this.bytes += sequenced.frame.length
+    const item = frame(event, { seq: ++this.seq, attempt: this.attempt })
+    this.events.push(item)
+    this.bytes += item.frame.length
     while (this.bytes > this.maxBytes && this.events.length > 1) this.bytes -= this.events.shift()!.frame.length
-    return sequenced
+    return item
   }
 
   /** `event` under the id of the latest event, without keeping it (a snapshot of "now"). */
   current(event: JobStreamEvent): SequencedJobEvent {
-    const id = formatEventId(this.epoch, this.seq)
-    return { id, seq: this.seq, event, frame: formatSseFrame(id, event) }
+    return frame(event, { seq: this.seq, attempt: this.attempt })
   }
 
-  /** The events after `lastEventId`, or undefined when they are not all here (another run, or dropped). */
-  after(lastEventId: { epoch: string, seq: number }): SequencedJobEvent[] | undefined {
-    if (lastEventId.epoch !== this.epoch || lastEventId.seq > this.seq) return undefined
-    if (lastEventId.seq === this.seq) return []
-    const first = this.events[0]
-    if (!first || first.seq > lastEventId.seq + 1) return undefined
-    return this.events.filter(item => item.seq > lastEventId.seq)
+  /** The events after number `seq` (whichever run numbered it), or undefined when this log does not reach back to it. */
+  since(seq: number): SequencedJobEvent[] | undefined {
+    const firstKept = this.events[0]?.seq ?? this.seq + 1
+    if (seq < firstKept - 1 || seq > this.seq) return undefined
+    return this.events.filter(item => item.seq > seq)
+  }
+
+  /** The events after `id` (see `ReplayAnswer`). */
+  after(id: JobEventId): ReplayAnswer {
+    if (id.seq > this.seq) return { kind: 'diverged' }
+    const firstKept = this.events[0]?.seq ?? this.seq + 1
+    if (id.seq > this.baseSeq) {
+      if (id.attempt !== this.attempt) return { kind: 'diverged' }
+      if (id.seq < firstKept - 1) return { kind: 'older', from: firstKept }
+      return { kind: 'events', events: this.events.filter(item => item.seq > id.seq) }
+    }
+    // The last event the store kept when this run began, or "before any event" of a job with none.
+    const isBase = id.seq === this.baseSeq && (id.seq === 0 || id.attempt === this.baseAttempt)
+    if (isBase && firstKept === this.baseSeq + 1) return { kind: 'events', events: [...this.events] }
+    // Numbered by an earlier run: the store says.
+    return { kind: 'older', from: firstKept }
   }
 }

@@ -1,17 +1,19 @@
 /**
  * The SSE framing of job stream events (shapes in shared/types/job-events.ts). Every event has an id
- * `<epoch>-<seq>`: the epoch names one live run of a job in one server process, the sequence
- * counts its events, so a reconnect with `Last-Event-ID` can be replayed exactly or, when that run
- * is gone, answered with a fresh snapshot.
+ * `<seq>.<attempt>`: `seq` numbers the job's events across restarts and instances (the run log
+ * keeps them), `attempt` names the run that wrote it, so a reconnect with `Last-Event-ID` is
+ * replayed exactly, from memory or from the store, and an id of an event the store never kept
+ * (written just before a crash) is recognised as such.
  */
-import type { JobStreamEvent } from '../../../shared/types/job-events'
+import type { JobEventId, JobStreamEvent } from '../../../shared/types/job-events'
 
-export type { JobStreamEvent } from '../../../shared/types/job-events'
+export type { JobEventId, JobStreamEvent } from '../../../shared/types/job-events'
 
 /** An event with its id and its SSE frame, serialised once however many viewers get it. */
 export interface SequencedJobEvent {
   id: string
   seq: number
+  attempt: number
   event: JobStreamEvent
   frame: string
   /** `frame` as bytes, made on first use by `frameBytes` and then shared by every viewer. */
@@ -33,13 +35,20 @@ export function formatSseFrame(id: string, event: JobStreamEvent): string {
   return `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`
 }
 
-/** Builds the id of event `seq` of live run `epoch`. */
-export function formatEventId(epoch: string, seq: number): string {
-  return `${epoch}-${seq}`
+/** The id of event `seq` written by run `attempt`. */
+export function formatEventId(id: JobEventId): string {
+  return `${id.seq}.${id.attempt}`
 }
 
-/** Reads a `Last-Event-ID`; undefined when absent or not ours. */
-export function parseEventId(value: string | undefined | null): { epoch: string, seq: number } | undefined {
-  const match = value?.trim().match(/^([a-z0-9]{4,32})-(\d{1,15})$/)
-  return match ? { epoch: match[1]!, seq: Number(match[2]) } : undefined
+/** Reads a `Last-Event-ID`; undefined when absent or not ours (ids of older versions included). */
+export function parseEventId(value: string | undefined | null): JobEventId | undefined {
+  // Anchored, no nested quantifiers: linear on any input.
+  const match = value?.trim().match(/^(\d{1,15})\.(\d{1,9})$/)
+  return match ? { seq: Number(match[1]), attempt: Number(match[2]) } : undefined
+}
+
+/** The frame of `event` with its id. */
+export function sequenced(event: JobStreamEvent, id: JobEventId): SequencedJobEvent {
+  const text = formatEventId(id)
+  return { id: text, seq: id.seq, attempt: id.attempt, event, frame: formatSseFrame(text, event) }
 }

@@ -4,9 +4,17 @@
  * (a slow trickle is written after a second window at the latest), or early once
  * `sizeThreshold` bytes are waiting. Tool-call and terminal events flush at once. All writes of a
  * job go through one queue, so they land in the order they were made.
+ *
+ * A run feeds it the events its viewers got (`record`, from the live hub): their text, tool calls
+ * and the events themselves go into the store together, so the stored row and the stored run log
+ * agree at every write, and the log holds exactly the events (with their ids) viewers were sent.
+ * Before each write the hub is asked to send the text still in its batch (`beforeFlush`).
  */
 import type { JobStore } from '../stores/jobs/job-store'
 import type { ActiveToolCall } from '../../../shared/types/job'
+import { upsertToolCall } from '../../../shared/job-state'
+import type { SequencedJobEvent } from './stream-events'
+import { toStoredEvents } from './run-log'
 
 /** When buffered text is written; the `backgroundJobs.flush` config. */
 export interface FlushPolicy {
@@ -28,24 +36,63 @@ export class ThrottledJobWriter {
   private extended = false
   private queue: Promise<void> = Promise.resolve()
   private failures = 0
+  /** Events viewers got since the last write. */
+  private events: SequencedJobEvent[] = []
+  /** The job's tool calls as the recorded events describe them. */
+  private calls: ActiveToolCall[] = []
+  private disposed = false
+  private flushing = false
+  /** Called before each write (the hub sends the text in its batch, which comes back through `record`). */
+  beforeFlush: (() => void) | undefined
 
   constructor(
     private readonly store: JobStore,
     private readonly jobId: string,
     private readonly policy: FlushPolicy,
     private readonly onWriteError: (error: unknown) => void = () => {},
-    initialChunks = 0,
+    start: { chunksReceived?: number, activeToolCalls?: ActiveToolCall[] } = {},
     /** Called when the store refuses a write (the job ended, or another instance owns it now). */
     private readonly onRefused: () => void = () => {},
   ) {
-    this.chunksReceived = initialChunks
+    this.chunksReceived = start.chunksReceived ?? 0
+    this.calls = start.activeToolCalls ?? []
+  }
+
+  /**
+   * An event viewers got: kept for the run log, its text and tool calls for the row. Text waits for
+   * the flush window; a tool call, a snapshot and an input request are written at once; a
+   * workflow state rides with the next write (its checkpoint writes at once anyway).
+   */
+  record(item: SequencedJobEvent): void {
+    if (this.disposed) return
+    const { event } = item
+    this.events.push(item)
+    switch (event.type) {
+      case 'delta':
+        this.addText(event, event.chunksReceived)
+        return
+      case 'tool-call':
+        this.calls = upsertToolCall(this.calls, event.toolCall)
+        void this.setActiveToolCalls(this.calls)
+        return
+      case 'snapshot':
+        this.calls = event.job.activeToolCalls
+        void this.flush()
+        return
+      case 'workflow-state':
+        if (!this.timer) this.startWindow()
+        return
+      default:
+        void this.flush()
+    }
   }
 
   /** Buffers streamed text. */
   addText(text: { content?: string, reasoning?: string }, chunksReceived: number): void {
     if (text.content) this.pendingContent += text.content
     if (text.reasoning) this.pendingReasoning += text.reasoning
-    this.pendingChunks++
+    // A batch of text (a delta viewers got) counts as the chunks it holds.
+    this.pendingChunks += Math.max(1, chunksReceived - this.chunksReceived)
     this.chunksReceived = chunksReceived
     if (this.pendingContent.length + this.pendingReasoning.length >= this.policy.sizeThreshold) {
       void this.flush()
@@ -62,18 +109,28 @@ export class ThrottledJobWriter {
 
   /** Writes everything buffered now; resolves when it (and every earlier write) has landed. */
   flush(): Promise<void> {
+    if (this.beforeFlush && !this.flushing) {
+      this.flushing = true
+      try {
+        this.beforeFlush()
+      } finally {
+        this.flushing = false
+      }
+    }
     this.clearWindow()
-    if (this.pendingChunks === 0 && !this.activeToolCalls) return this.queue
+    if (this.pendingChunks === 0 && !this.activeToolCalls && this.events.length === 0) return this.queue
     const update = {
       contentChunk: this.pendingContent || undefined,
       reasoningChunk: this.pendingReasoning || undefined,
       chunksReceived: this.chunksReceived,
       activeToolCalls: this.activeToolCalls,
+      ...(this.events.length > 0 ? { events: toStoredEvents(this.events) } : {}),
     }
     this.pendingContent = ''
     this.pendingReasoning = ''
     this.pendingChunks = 0
     this.activeToolCalls = undefined
+    this.events = []
     return this.enqueue(() => this.store.updateJob(this.jobId, update))
   }
 
@@ -107,8 +164,10 @@ export class ThrottledJobWriter {
     return written
   }
 
-  /** Stops the window timer; buffered text is dropped (call `flush` first to keep it). */
+  /** Stops the window timer and takes no more events; what is buffered is dropped (call `flush` first to keep it). */
   dispose(): void {
+    this.disposed = true
+    this.beforeFlush = undefined
     this.clearWindow()
   }
 

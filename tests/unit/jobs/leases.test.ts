@@ -51,7 +51,7 @@ function viewer(hub: JobLiveHub, jobId: string) {
     seen.timeline.push({ length: seen.content.length, at: performance.now() })
   }
   const subscription = hub.subscribe(jobId, listener)!
-  if (subscription.snapshot) listener(subscription.snapshot)
+  listener(subscription.snapshot())
   return { seen, dispose: subscription.dispose }
 }
 

@@ -42,7 +42,7 @@ describe('JobLiveHub', () => {
     hub.open(job())
     const viewer = new Viewer()
     const subscription = hub.subscribe('job-1', viewer.listener)!
-    viewer.apply(subscription.snapshot!)
+    viewer.apply(subscription.snapshot())
 
     for (let index = 0; index < 25; index++) hub.appendText('job-1', { content: `${index},` }, index + 1)
     const deltas = () => viewer.events.filter(event => event.event.type === 'delta')
@@ -91,8 +91,8 @@ describe('JobLiveHub', () => {
     hub.appendText('job-1', { content: 'waiting' }, 2)
     const viewer = new Viewer()
     const subscription = hub.subscribe('job-1', viewer.listener)!
-    expect(subscription.snapshot!.event).toMatchObject({ type: 'snapshot', job: { content: 'sent ' } })
-    viewer.apply(subscription.snapshot!)
+    expect(subscription.snapshot().event).toMatchObject({ type: 'snapshot', job: { content: 'sent ' } })
+    viewer.apply(subscription.snapshot())
     vi.advanceTimersByTime(100)
     expect(viewer.content).toBe('sent waiting')
   })
@@ -101,16 +101,16 @@ describe('JobLiveHub', () => {
     const hub = new JobLiveHub({ batchingEnabled: false })
     hub.open(job())
     hub.appendText('job-1', { content: 'x'.repeat(10_000) }, 1)
-    const first = hub.subscribe('job-1', () => {})!.snapshot!
-    const second = hub.subscribe('job-1', () => {})!.snapshot!
+    const first = hub.subscribe('job-1', () => {})!.snapshot()
+    const second = hub.subscribe('job-1', () => {})!.snapshot()
     expect(second).toBe(first)
     expect(frameBytes(second)).toBe(frameBytes(first))
     hub.setToolRounds('job-1', [{ round: 1, toolCalls: [] }])
-    const afterRounds = hub.subscribe('job-1', () => {})!.snapshot!
+    const afterRounds = hub.subscribe('job-1', () => {})!.snapshot()
     expect(afterRounds).not.toBe(first)
     expect(afterRounds.event).toMatchObject({ job: { toolRounds: [{ round: 1 }] } })
     hub.appendText('job-1', { content: 'more' }, 2)
-    const afterText = hub.subscribe('job-1', () => {})!.snapshot!
+    const afterText = hub.subscribe('job-1', () => {})!.snapshot()
     expect(afterText.event).toMatchObject({ job: { content: `${'x'.repeat(10_000)}more` } })
   })
 
@@ -119,7 +119,7 @@ describe('JobLiveHub', () => {
     hub.open(job())
     const viewer = new Viewer()
     const first = hub.subscribe('job-1', viewer.listener)!
-    viewer.apply(first.snapshot!)
+    viewer.apply(first.snapshot())
     hub.appendText('job-1', { content: 'one ' }, 1)
     first.dispose()
     hub.appendText('job-1', { content: 'two ' }, 2)
@@ -127,14 +127,17 @@ describe('JobLiveHub', () => {
     hub.appendText('job-1', { content: 'three' }, 3)
 
     const second = hub.subscribe('job-1', viewer.listener, viewer.lastId)!
-    expect(second.snapshot).toBeUndefined()
-    expect(second.replay!.map(event => event.event.type)).toEqual(['delta', 'tool-call', 'delta'])
-    for (const event of second.replay!) viewer.apply(event)
+    const resume = second.resume!
+    expect(resume.kind).toBe('events')
+    const missed = resume.kind === 'events' ? resume.events : []
+    expect(missed.map(event => event.event.type)).toEqual(['delta', 'tool-call', 'delta'])
+    expect(missed.map(event => event.id)).toEqual(['2.0', '3.0', '4.0'])
+    for (const event of missed) viewer.apply(event)
     hub.appendText('job-1', { content: '!' }, 4)
     expect(viewer.content).toBe('one two three!')
 
     // Up to date already: nothing to replay.
-    expect(hub.subscribe('job-1', () => {}, viewer.lastId)!.replay).toEqual([])
+    expect(hub.subscribe('job-1', () => {}, viewer.lastId)!.resume).toEqual({ kind: 'events', events: [] })
   })
 
   it('answers with a snapshot when the missed events are no longer in the bounded replay log, or the run is another one', () => {
@@ -142,29 +145,41 @@ describe('JobLiveHub', () => {
     hub.open(job())
     const viewer = new Viewer()
     const subscription = hub.subscribe('job-1', viewer.listener)!
-    viewer.apply(subscription.snapshot!)
+    viewer.apply(subscription.snapshot())
     hub.appendText('job-1', { content: 'a' }, 1)
     const early = viewer.lastId!
     subscription.dispose()
     for (let index = 0; index < 50; index++) hub.appendText('job-1', { content: 'b'.repeat(20) }, index + 2)
     const late = hub.subscribe('job-1', () => {}, early)!
-    expect(late.replay).toBeUndefined()
-    expect(late.snapshot!.event).toMatchObject({ type: 'snapshot', job: { content: `a${'b'.repeat(1000)}` } })
+    // Older than what memory keeps: the store has those (serve-job-stream reads them), memory the rest.
+    expect(late.resume).toMatchObject({ kind: 'older' })
+    const from = late.resume!.kind === 'older' ? late.resume!.from : 0
+    expect(late.since(from - 1)![0]!.seq).toBe(from)
+    expect(late.since(early.seq)).toBeUndefined()
+    expect(late.snapshot('compacted').event).toMatchObject({ type: 'snapshot', reason: 'compacted', job: { content: `a${'b'.repeat(1000)}` } })
 
-    expect(hub.subscribe('job-1', () => {}, { epoch: 'otherrun0000', seq: 1 })!.snapshot).toBeDefined()
-    expect(hub.subscribe('job-1', () => {}, { epoch: early.epoch, seq: 10_000 })!.snapshot).toBeDefined()
+    // Numbered by this run under another attempt, or never numbered: the viewer's view diverged.
+    expect(hub.subscribe('job-1', () => {}, { seq: 1, attempt: 7 })!.resume).toEqual({ kind: 'diverged' })
+    expect(hub.subscribe('job-1', () => {}, { seq: 10_000, attempt: 0 })!.resume).toEqual({ kind: 'diverged' })
   })
 
-  it('starts a new run (new epoch) on resume and sends attached viewers a snapshot of it', () => {
+  it('numbers a resumed run on from the stored log under its attempt, starting with a snapshot of it', () => {
     const hub = new JobLiveHub({ batchingEnabled: false })
-    hub.open(job())
+    const recorded: SequencedJobEvent[] = []
+    hub.open(job(), { attempt: 0, record: event => recorded.push(event) })
     const viewer = new Viewer()
     hub.subscribe('job-1', viewer.listener)
     hub.appendText('job-1', { content: 'text that the resumed run rewinds' }, 1)
-    const before = viewer.lastId!.epoch
-    hub.open({ ...job(), content: 'text' })
-    expect(viewer.events.at(-1)!.event).toMatchObject({ type: 'snapshot', job: { content: 'text' } })
-    expect(viewer.lastId!.epoch).not.toBe(before)
+    expect(viewer.lastId).toEqual({ seq: 1, attempt: 0 })
+    expect(recorded.map(event => event.id)).toEqual(['1.0'])
+    // The store kept event 1; the run resumes as attempt 1 from its checkpoint.
+    hub.open({ ...job(), content: 'text', resumeCount: 1, eventSeq: 1 }, { attempt: 1, resumed: true })
+    expect(viewer.events.at(-1)!.event).toMatchObject({ type: 'snapshot', reason: 'resumed', job: { content: 'text' } })
+    expect(viewer.lastId).toEqual({ seq: 2, attempt: 1 })
+    hub.appendText('job-1', { content: ' again' }, 2)
+    expect(viewer.lastId).toEqual({ seq: 3, attempt: 1 })
+    // An id the earlier run sent but the store kept (1.0) is the store's to check.
+    expect(hub.subscribe('job-1', () => {}, { seq: 1, attempt: 0 })!.resume).toEqual({ kind: 'older', from: 2 })
   })
 
   it('drops a finished job once its last viewer has gone, after the grace period; disposers are idempotent', () => {
@@ -237,7 +252,7 @@ describe('JobLiveHub batching that costs latency only under load', () => {
     const hub = new JobLiveHub({ batchIntervalMs: 100, batchSize: options.batchSize ?? 10, adaptive: true, batchShare: () => share.value })
     hub.open(job())
     const viewer = new Viewer()
-    viewer.apply(hub.subscribe('job-1', viewer.listener)!.snapshot!)
+    viewer.apply(hub.subscribe('job-1', viewer.listener)!.snapshot())
     return { hub, viewer, deltas: () => viewer.events.filter(event => event.event.type === 'delta') }
   }
 
@@ -245,7 +260,7 @@ describe('JobLiveHub batching that costs latency only under load', () => {
   function expectContinuousIds(viewer: Viewer) {
     const sequence = viewer.events.map(event => parseEventId(event.id)!)
     for (let index = 1; index < sequence.length; index++) {
-      expect(sequence[index]!.epoch).toBe(sequence[0]!.epoch)
+      expect(sequence[index]!.attempt).toBe(sequence[0]!.attempt)
       expect(sequence[index]!.seq).toBe(sequence[index - 1]!.seq + 1)
     }
   }
@@ -327,7 +342,8 @@ describe('JobLiveHub batching that costs latency only under load', () => {
     const late = new Viewer()
     late.content = 'one '
     const again = hub.subscribe('job-1', late.listener, missedFrom)!
-    for (const event of again.replay!) late.apply(event)
+    const resume = again.resume!
+    for (const event of resume.kind === 'events' ? resume.events : []) late.apply(event)
     expect(late.content).toBe('one two three')
   })
 

@@ -11,6 +11,7 @@ import type { ChatSettings, MessageFeedback } from '../../../shared/types/person
 import { chatSettingsSchema } from '../../../shared/schemas/personal'
 import { openSqliteDatabase } from '../../../server/lib/stores/sqlite/database'
 import type { Usage } from '../../../shared/types/chat'
+import type { StoredJobEvent } from '../../../shared/types/job-events'
 import type { ActiveToolCall, BackgroundJob, JobError, JobNotification, JobStatus, ToolExecutionRecord } from '../../../shared/types/job'
 import type { ChatThread, ThreadMessage } from '../../../shared/types/thread'
 import type { MessageAttachment } from '../../../shared/types/attachment'
@@ -53,7 +54,7 @@ const job = fieldsOf<BackgroundJob>({
   id: true, userId: true, threadId: true, messageId: true, type: true, model: true, status: true, content: true,
   reasoning: true, chunksReceived: true, activeToolCalls: true, toolRounds: true, workflowState: true, usage: true,
   error: true, finishReason: true, startedAt: true, updatedAt: true, completedAt: true, resumeCount: true,
-  request: true, checkpoint: true, apiKeyCiphertext: true, listedContentLength: true,
+  request: true, checkpoint: true, apiKeyCiphertext: true, listedContentLength: true, eventSeq: true,
 })
 const jobStatuses = membersOf<JobStatus>({ streaming: true, complete: true, error: true, aborted: true, rejected: true })
 const jobTypes = membersOf<BackgroundJob['type']>({ chat: true, workflow: true })
@@ -84,6 +85,15 @@ describe('shapes in shared/types match every store', () => {
     }))
     expect(convexFields('job_checkpoints')).toEqual(['checkpoint', 'job_id'])
     expect(convexFields('job_text')).toEqual(['job_id', 'kind', 'start', 'text'])
+  })
+
+  it('job run-log events', () => {
+    const event = fieldsOf<StoredJobEvent>({ seq: true, attempt: true, event: true, omitted: true, superseded: true })
+    // Both keep the event as JSON (`body`) with its type beside it, whether kept or omitted.
+    const expected = ['attempt', 'body', 'job_id', 'seq', 'superseded', 'type']
+    expect(event.filter(field => field !== 'event' && field !== 'omitted').every(field => expected.includes(field))).toBe(true)
+    expect(sqliteColumns('job_events')).toEqual(expected)
+    expect(convexFields('job_events')).toEqual(expected)
   })
 
   it('job statuses, types, errors and usage', () => {

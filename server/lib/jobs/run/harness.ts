@@ -73,7 +73,7 @@ export class JobRunHarness {
     this.logger = options.logger ?? { warn: () => {} }
     this.observer = options.observer ?? UNOBSERVED
     this.role = options.role ?? 'user'
-    this.writer = new ThrottledJobWriter(store, job.id, config.backgroundJobs.flush, error => this.logger.warn(`Job ${job.id}: a progress write failed`, error), job.chunksReceived, () => options.onWriteRefused?.())
+    this.writer = new ThrottledJobWriter(store, job.id, config.backgroundJobs.flush, error => this.logger.warn(`Job ${job.id}: a progress write failed`, error), job, () => options.onWriteRefused?.())
   }
 
   /** A sign of life (resets the inactivity timeout). */
@@ -131,8 +131,10 @@ export class JobRunHarness {
   async openLive(state: BackgroundJob, resumed: boolean): Promise<void> {
     const { inputs, hub, store } = this.options
     const requests = resumed && inputs ? await inputs.ofJob(state.id).catch(() => []) : []
-    hub.open({ ...toPublicJob(state), ...(requests.length > 0 ? { inputRequests: requests } : {}) })
+    // The run that wrote the last event kept: a viewer holding its id resumes from memory.
+    const base = state.eventSeq ? (await store.readJobEvents(state.id, state.eventSeq, 1).catch(() => null))?.events[0] : undefined
     this.sink = new JobRunEvents(state.id, hub, this.writer, store, state)
+    this.sink.open({ ...toPublicJob(state), ...(requests.length > 0 ? { inputRequests: requests } : {}) }, { attempt: state.resumeCount, resumed, ...(base && base.seq === state.eventSeq ? { baseAttempt: base.attempt } : {}) })
     this.observer.runStarted(state.type, resumed)
     this.logger.info?.(`Job ${state.id} (${state.type}) ${resumed ? 'resumed' : 'started'}.`)
   }

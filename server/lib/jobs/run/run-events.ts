@@ -1,8 +1,8 @@
 /**
- * The one sink a run's events go to: each event is applied to the live hub (what viewers see now)
- * and to the job's writer (what the store keeps), in one call, so no runner pairs the two by hand
- * and nothing one of them needs is forgotten by the other. Checkpoints resolve once the store has
- * them, for the steps that must not go on before (a tool with side effects).
+ * The one sink a run's events go to: each goes to the live hub, which numbers it, sends it to the
+ * viewers and hands it to the job's writer (the hub's recorder), which stores it with the text and
+ * tool calls it carries, so what the store keeps is what viewers got. Checkpoints resolve once the
+ * store has them, for the steps that must not go on before (a tool with side effects).
  */
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { ToolCallRecord } from '../../tools/run-tool-calls'
@@ -10,7 +10,7 @@ import { withToolExecution } from '../../stores/jobs/job-record'
 import type { JobLiveHub, JobTerminal } from '../live-hub'
 import { publicWorkflowState } from '../public-job'
 import type { ThrottledJobWriter } from '../writer'
-import type { ActiveToolCall, JobCheckpoint, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
+import type { ActiveToolCall, JobCheckpoint, PublicJob, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
 import type { WorkflowState } from '../../../../shared/types/workflow'
 
 /** What a finished call leaves in the job's record: what the model got, not how it is shown. */
@@ -20,7 +20,6 @@ export function executionOf(record: ToolCallRecord): ToolExecutionRecord {
 
 /** One job's event sink (see the module comment). */
 export class JobRunEvents {
-  private activeCalls: ActiveToolCall[]
   private toolRounds: ToolRoundRecord[]
 
   constructor(
@@ -28,24 +27,29 @@ export class JobRunEvents {
     private readonly hub: JobLiveHub,
     private readonly writer: ThrottledJobWriter,
     private readonly store: JobStore,
-    start: { activeToolCalls: ActiveToolCall[], toolRounds: ToolRoundRecord[] },
+    start: { toolRounds: ToolRoundRecord[] },
   ) {
-    this.activeCalls = start.activeToolCalls
     this.toolRounds = start.toolRounds
+  }
+
+  /**
+   * Opens the job's live view for this run (`attempt`: its resume count), numbering events on from
+   * what the store kept; every event viewers get from then on reaches the writer, and each write
+   * first sends the text still in the hub's batch, so the store keeps exactly what viewers got.
+   */
+  open(job: PublicJob, run: { attempt: number, resumed: boolean, baseAttempt?: number }): void {
+    this.writer.beforeFlush = () => this.hub.flush(this.jobId)
+    this.hub.open(job, { ...run, record: event => this.writer.record(event) })
   }
 
   /** Streamed text (viewers get it batched; the store in throttled writes). */
   text(delta: { content?: string, reasoning?: string }, chunksReceived: number): void {
     this.hub.appendText(this.jobId, delta, chunksReceived)
-    this.writer.addText(delta, chunksReceived)
   }
 
-  /** A tool call appeared or changed state. */
+  /** A tool call appeared or changed state (written at once, with the text before it). */
   toolCall(call: ActiveToolCall): void {
-    const index = this.activeCalls.findIndex(item => item.id === call.id && item.round === call.round)
-    this.activeCalls = index >= 0 ? this.activeCalls.with(index, call) : [...this.activeCalls, call]
     this.hub.updateToolCall(this.jobId, call)
-    void this.writer.setActiveToolCalls(this.activeCalls)
   }
 
   /** A call of a chat job finished: what the model got is kept with its round. */
@@ -86,6 +90,7 @@ export class JobRunEvents {
   async drained(): Promise<void> {
     await this.writer.flush()
     this.writer.dispose()
+    this.hub.stopRecording(this.jobId)
   }
 
   /** The run ended as `terminal` (already stored); `finalText`: a last delta first. Returns how many viewers were told. */

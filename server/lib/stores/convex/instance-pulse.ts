@@ -10,12 +10,22 @@
  */
 import type { ActiveToolCall } from '../../../../shared/types/job'
 
+/** One run-log event as a pulse carries it (convex/lib/jobEvents.ts): its JSON as `body`, absent when not kept. */
+export interface PulseEvent {
+  seq: number
+  attempt: number
+  type: string
+  body?: string
+  superseded?: boolean
+}
+
 /** One job's progress in a pulse. */
 export interface PulseProgress {
   contentChunk?: string
   reasoningChunk?: string
   chunksReceived?: number
   activeToolCalls?: ActiveToolCall[]
+  events?: PulseEvent[]
 }
 
 /** What the deployment answers to a pulse. */
@@ -55,6 +65,7 @@ interface PendingProgress {
 const DEFAULT_MAX_CHARS = 1_000_000
 
 const textSize = (update: PulseProgress) => (update.contentChunk?.length ?? 0) + (update.reasoningChunk?.length ?? 0)
+  + (update.events ?? []).reduce((total, event) => total + (event.body?.length ?? 0), 0)
 
 /** Two progress updates of one job as one (text appended in order, the later counters and calls). */
 function merge(first: PulseProgress, second: PulseProgress): PulseProgress {
@@ -63,6 +74,7 @@ function merge(first: PulseProgress, second: PulseProgress): PulseProgress {
     reasoningChunk: (first.reasoningChunk ?? '') + (second.reasoningChunk ?? '') || undefined,
     chunksReceived: second.chunksReceived ?? first.chunksReceived,
     activeToolCalls: second.activeToolCalls ?? first.activeToolCalls,
+    ...(first.events || second.events ? { events: [...first.events ?? [], ...second.events ?? []] } : {}),
   }
 }
 

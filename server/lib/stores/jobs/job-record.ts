@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { BackgroundJob, JobError, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
-import type { CompleteJobInput, CreateJobInput, JobMetadataUpdate, JobProgressUpdate } from './job-store'
+import { MAX_KEPT_JOB_EVENTS, type CompleteJobInput, type CreateJobInput, type JobMetadataUpdate, type JobProgressUpdate } from './job-store'
+import type { StoredJobEvent } from '../../../../shared/types/job-events'
 import type { JobFinalState } from './job-store'
 
 /** A fresh `streaming` record. */
@@ -32,8 +33,10 @@ export function newJobRecord(input: CreateJobInput): BackgroundJob {
   return job
 }
 
-/** Appends text and replaces counters. */
+/** Appends text and replaces counters (and notes the last run-log event, when it brings any). */
 export function applyProgress(job: BackgroundJob, update: JobProgressUpdate): void {
+  const last = update.events?.at(-1)
+  if (last) job.eventSeq = last.seq
   if (update.contentChunk) job.content += update.contentChunk
   if (update.reasoningChunk) job.reasoning += update.reasoningChunk
   if (update.chunksReceived !== undefined) job.chunksReceived = update.chunksReceived
@@ -112,4 +115,11 @@ export function applyFailure(job: BackgroundJob, status: 'error' | 'rejected' | 
 export function compareForList(a: BackgroundJob, b: BackgroundJob): number {
   const running = Number(b.status === 'streaming') - Number(a.status === 'streaming')
   return running !== 0 ? running : b.startedAt - a.startedAt
+}
+
+/** A run log with `appended` added, past events replaced by number and the oldest dropped beyond `MAX_KEPT_JOB_EVENTS`. */
+export function withAppendedEvents(kept: readonly StoredJobEvent[], appended: readonly StoredJobEvent[]): StoredJobEvent[] {
+  const first = appended[0]?.seq ?? Number.POSITIVE_INFINITY
+  const last = appended.at(-1)?.seq ?? 0
+  return [...kept.filter(event => event.seq < first), ...appended].filter(event => event.seq > last - MAX_KEPT_JOB_EVENTS)
 }

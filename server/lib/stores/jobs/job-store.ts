@@ -11,6 +11,7 @@ import type {
 import type { WorkflowState } from '../../../../shared/types/workflow'
 import type { InputRequestStore } from './input-request-store'
 import type { Usage } from '../../../../shared/types/chat'
+import type { StoredJobEvent } from '../../../../shared/types/job-events'
 
 /** Fields a new job starts with. */
 export interface CreateJobInput {
@@ -38,14 +39,29 @@ export class RunningCapError extends Error {
   }
 }
 
-/** A throttled progress write: text to append and the latest counters. */
+/** A throttled progress write: text to append, the latest counters, and the run log's events they came in. */
 export interface JobProgressUpdate {
   contentChunk?: string
   reasoningChunk?: string
   chunksReceived?: number
   activeToolCalls?: ActiveToolCall[]
+  /** The events viewers got since the last write, in order, numbered on from the job's `eventSeq`. */
+  events?: StoredJobEvent[]
   now?: number
 }
+
+/** What `readJobEvents` answers: the events kept from a number on, and the last number kept. */
+export interface JobEventsRead {
+  events: StoredJobEvent[]
+  /** The job's `eventSeq`: the last event the store kept (0: none). */
+  lastSeq: number
+}
+
+/** Events of a running job's log kept at most; older ones are dropped (a reader from before gets a snapshot). */
+export const MAX_KEPT_JOB_EVENTS = 5_000
+
+/** Characters of one event's JSON kept at most; a larger one is kept as "not kept" (a reader passing it gets a snapshot). */
+export const MAX_STORED_EVENT_CHARS = 256 * 1024
 
 /** Less frequent changes: rounds, checkpoint, usage, content rewinds on resume. */
 export interface JobMetadataUpdate {
@@ -94,8 +110,14 @@ export interface JobStore extends InputRequestStore {
   readonly name: string
   createJob(input: CreateJobInput): Promise<BackgroundJob>
   getJob(jobId: string): Promise<BackgroundJob | null>
-  /** Appends streamed text and replaces counters and the active tool calls. */
+  /**
+   * Appends streamed text, replaces counters and the active tool calls, and appends the run log's
+   * events (one atomic write). A job's log is dropped when it ends (its row is the whole of it
+   * then), and its oldest events once it keeps `MAX_KEPT_JOB_EVENTS`.
+   */
   updateJob(jobId: string, update: JobProgressUpdate): Promise<boolean>
+  /** The run log's events numbered `fromSeq` and after, at most `limit`; null for an unknown job. */
+  readJobEvents(jobId: string, fromSeq: number, limit: number): Promise<JobEventsRead | null>
   /** Adds one executed tool call to its round (creating the round if needed). */
   appendToolExecution(jobId: string, round: number, execution: ToolExecutionRecord): Promise<boolean>
   updateJobMetadata(jobId: string, update: JobMetadataUpdate): Promise<boolean>

@@ -6,12 +6,15 @@ import { randomUUID } from 'node:crypto'
 import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
 import { listLimit, type JobStore } from './job-store'
 import { createMemoryInputRequests } from './input-requests-memory'
-import { applyComplete, applyFailure, applyMetadata, applyProgress, applyToolExecution, compareForList, newJobRecord } from './job-record'
+import { applyComplete, applyFailure, applyMetadata, applyProgress, applyToolExecution, compareForList, newJobRecord, withAppendedEvents } from './job-record'
+import type { StoredJobEvent } from '../../../../shared/types/job-events'
 
 /** Creates an empty in-memory store. */
 export function createMemoryJobStore(): JobStore {
   const jobs = new Map<string, BackgroundJob>()
   const notifications = new Map<string, JobNotification>()
+  /** Each running job's run log (dropped when it ends). */
+  const logs = new Map<string, StoredJobEvent[]>()
   const { deleteForJobs, clear: clearInputRequests, ...inputRequests } = createMemoryInputRequests()
 
   /** Applies `change` to a streaming job; false when missing or finished. */
@@ -19,6 +22,8 @@ export function createMemoryJobStore(): JobStore {
     const job = jobs.get(jobId)
     if (!job || job.status !== 'streaming') return false
     change(job)
+    // An ended job's row is the whole of it: its log goes.
+    if (job.status !== 'streaming') logs.delete(jobId)
     return true
   }
 
@@ -36,7 +41,17 @@ export function createMemoryJobStore(): JobStore {
       return job ? structuredClone(job) : null
     },
     async updateJob(jobId, update) {
-      return mutate(jobId, job => applyProgress(job, structuredClone(update)))
+      return mutate(jobId, (job) => {
+        const copy = structuredClone(update)
+        applyProgress(job, copy)
+        if (copy.events?.length) logs.set(jobId, withAppendedEvents(logs.get(jobId) ?? [], copy.events))
+      })
+    },
+    async readJobEvents(jobId, fromSeq, limit) {
+      const job = jobs.get(jobId)
+      if (!job) return null
+      const events = (logs.get(jobId) ?? []).filter(event => event.seq >= fromSeq).slice(0, Math.max(0, limit))
+      return { events: structuredClone(events), lastSeq: job.eventSeq ?? 0 }
     },
     async appendToolExecution(jobId, round, execution) {
       return mutate(jobId, job => applyToolExecution(job, round, structuredClone(execution)))
@@ -77,6 +92,7 @@ export function createMemoryJobStore(): JobStore {
       for (const job of jobs.values()) {
         if (job.status !== 'streaming' && job.completedAt !== undefined && job.completedAt < finishedBefore) {
           jobs.delete(job.id)
+          logs.delete(job.id)
           removed.add(job.id)
         }
       }

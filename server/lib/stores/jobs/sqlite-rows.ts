@@ -1,6 +1,7 @@
 /** The job store's sqlite rows and how they map to shared/types records (JSON columns parsed). */
 import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
 import { joinWorkflowState } from '../../../../shared/workflow-state-parts'
+import type { StoredJobEvent } from '../../../../shared/types/job-events'
 
 /** A row of `background_jobs`. */
 export interface JobRow {
@@ -24,6 +25,7 @@ export interface JobRow {
   updated_at: number
   completed_at: number | null
   resume_count: number
+  event_seq: number
   request: string | null
   checkpoint: string | null
   api_key_ciphertext: string | null
@@ -73,6 +75,7 @@ export function toJob(row: JobRow, partsOf?: (jobId: string) => Map<string, stri
     const parts = partsOf && row.workflow_state.includes('"$part"') ? partsOf(row.id) : undefined
     job.workflowState = parts ? joinWorkflowState(row.workflow_state, path => parts.get(path)) : JSON.parse(row.workflow_state)
   }
+  if (row.event_seq > 0) job.eventSeq = row.event_seq
   if (row.usage) job.usage = JSON.parse(row.usage)
   if (row.error) job.error = JSON.parse(row.error)
   if (row.finish_reason) job.finishReason = row.finish_reason
@@ -97,4 +100,22 @@ export function toNotification(row: NotificationRow): JobNotification {
   }
   if (row.read_at !== null) notification.readAt = row.read_at
   return notification
+}
+
+/** A row of `job_events`. */
+export interface JobEventRow {
+  seq: number
+  attempt: number
+  type: string
+  body: string | null
+  superseded: number
+}
+
+/** The run-log event a row holds. */
+export function toStoredEvent(row: JobEventRow): StoredJobEvent {
+  const stored: StoredJobEvent = { seq: row.seq, attempt: row.attempt }
+  if (row.superseded) stored.superseded = true
+  else if (row.body !== null) stored.event = JSON.parse(row.body)
+  else stored.omitted = row.type as NonNullable<StoredJobEvent['omitted']>
+  return stored
 }

@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { BackgroundJob, JobNotification, JobStatus, ToolRoundRecord } from '../../../../shared/types/job'
-import { listLimit, type JobStore, type JobFinalState } from './job-store'
+import { listLimit, MAX_KEPT_JOB_EVENTS, type JobStore, type JobFinalState, type JobProgressUpdate } from './job-store'
 import { openSqliteDatabase } from '../sqlite/database'
 import { withToolExecution } from './job-record'
 import { createSqliteInputRequests } from './input-requests-sqlite'
 import { LRUCache } from 'lru-cache'
-import { json, toJob as rowToJob, toNotification, type JobRow, type NotificationRow } from './sqlite-rows'
+import { json, toJob as rowToJob, toNotification, toStoredEvent, type JobEventRow, type JobRow, type NotificationRow } from './sqlite-rows'
 import { splitWorkflowState } from '../../../../shared/workflow-state-parts'
 
 /** Runs whose last written state parts are remembered (to write only what changed); the oldest are forgotten, and then written whole once. */
@@ -35,8 +35,15 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
         reasoning = reasoning || @reasoningChunk,
         chunks_received = coalesce(@chunksReceived, chunks_received),
         active_tool_calls = coalesce(@activeToolCalls, active_tool_calls),
+        event_seq = CASE WHEN @eventSeq > 0 THEN @eventSeq ELSE event_seq END,
         updated_at = @now
       WHERE id = @id AND status = 'streaming'`),
+    appendEvent: db.prepare(`INSERT INTO job_events (job_id, seq, attempt, type, body, superseded) VALUES (@jobId, @seq, @attempt, @type, @body, @superseded)`),
+    dropEventsFrom: db.prepare('DELETE FROM job_events WHERE job_id = ? AND seq >= ?'),
+    dropEventsUpTo: db.prepare('DELETE FROM job_events WHERE job_id = ? AND seq <= ?'),
+    dropEvents: db.prepare('DELETE FROM job_events WHERE job_id = ?'),
+    readEvents: db.prepare<[string, number, number], JobEventRow>('SELECT seq, attempt, type, body, superseded FROM job_events WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
+    eventSeq: db.prepare<[string], { event_seq: number }>('SELECT event_seq FROM background_jobs WHERE id = ?'),
     toolRounds: db.prepare<[string], { tool_rounds: string }>(`SELECT tool_rounds FROM background_jobs WHERE id = ? AND status = 'streaming'`),
     setToolRounds: db.prepare(`UPDATE background_jobs SET tool_rounds = @toolRounds, updated_at = @now WHERE id = @id AND status = 'streaming'`),
     metadata: db.prepare(`UPDATE background_jobs SET
@@ -114,6 +121,29 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     return statements.setToolRounds.run({ id: jobId, toolRounds: JSON.stringify(rounds), now: Date.now() }).changes > 0
   })
 
+  /** Text, counters and the run log's events in one transaction: the row and the log agree after every write. */
+  const progress = db.transaction((jobId: string, update: JobProgressUpdate) => {
+    const events = update.events ?? []
+    const last = events.at(-1)?.seq ?? 0
+    const changed = statements.progress.run({
+      id: jobId,
+      contentChunk: update.contentChunk ?? '',
+      reasoningChunk: update.reasoningChunk ?? '',
+      chunksReceived: update.chunksReceived ?? null,
+      activeToolCalls: json(update.activeToolCalls),
+      eventSeq: last,
+      now: update.now ?? Date.now(),
+    }).changes > 0
+    if (!changed || events.length === 0) return changed
+    // A run numbering on from an event the store lost replaces what it numbered the same.
+    statements.dropEventsFrom.run(jobId, events[0]!.seq)
+    for (const event of events) {
+      statements.appendEvent.run({ jobId, seq: event.seq, attempt: event.attempt, type: event.event?.type ?? event.omitted ?? 'workflow-state', body: event.event ? JSON.stringify(event.event) : null, superseded: event.superseded ? 1 : 0 })
+    }
+    statements.dropEventsUpTo.run(jobId, last - MAX_KEPT_JOB_EVENTS)
+    return true
+  })
+
   const finish = db.transaction((jobId: string, status: Exclude<JobStatus, 'streaming'>, final: JobFinalState, error?: unknown) => {
     const now = final.now ?? Date.now()
     const changed = statements.finish.run({
@@ -128,6 +158,8 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
       now,
     }).changes > 0
     if (changed) {
+      // An ended job's row is the whole of it: its run log goes.
+      statements.dropEvents.run(jobId)
       // Calls still pending or running when the job ended did not finish.
       const calls = JSON.parse(statements.activeCalls.get(jobId)!.active_tool_calls) as BackgroundJob['activeToolCalls']
       if (calls.some(call => call.status === 'pending' || call.status === 'running')) {
@@ -177,14 +209,12 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
       return row ? toJob(row) : null
     },
     async updateJob(jobId, update) {
-      return statements.progress.run({
-        id: jobId,
-        contentChunk: update.contentChunk ?? '',
-        reasoningChunk: update.reasoningChunk ?? '',
-        chunksReceived: update.chunksReceived ?? null,
-        activeToolCalls: json(update.activeToolCalls),
-        now: update.now ?? Date.now(),
-      }).changes > 0
+      return progress(jobId, update)
+    },
+    async readJobEvents(jobId, fromSeq, limit) {
+      const row = statements.eventSeq.get(jobId)
+      if (!row) return null
+      return { events: statements.readEvents.all(jobId, fromSeq, Math.max(0, limit)).map(toStoredEvent), lastSeq: row.event_seq }
     },
     async appendToolExecution(jobId, round, execution) {
       return appendToolExecution(jobId, round, execution)

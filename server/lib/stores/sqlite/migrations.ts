@@ -303,4 +303,23 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     DELETE FROM job_workflow_state_parts WHERE job_id = OLD.id;
   END;
   `,
+  // A job's run log (server/lib/jobs/run-log.ts): the events its viewers got, numbered per job,
+  // each with the run that wrote it, kept while it runs so a viewer resumes exactly after a restart.
+  // Jobs from before have none: a finished one reads as compacted, a running one resumes and logs on.
+  `
+  ALTER TABLE background_jobs ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE job_events (
+    job_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT,
+    superseded INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (job_id, seq)
+  ) WITHOUT ROWID;
+  CREATE TRIGGER job_events_go_with_their_job AFTER DELETE ON background_jobs
+  BEGIN
+    DELETE FROM job_events WHERE job_id = OLD.id;
+  END;
+  `,
 ]
