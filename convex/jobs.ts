@@ -112,7 +112,7 @@ export const events = serverQuery({
   handler: async (ctx, { jobId, fromSeq, limit }) => {
     const job = await findJob(ctx, jobId)
     if (!job) return null
-    return { events: await readJobEvents(ctx, jobId, fromSeq, limit), lastSeq: job.event_seq ?? 0 }
+    return { events: await readJobEvents(ctx, jobId, fromSeq, limit), lastSeq: job.event_seq ?? 0, status: job.status }
   },
 })
 
@@ -332,9 +332,10 @@ export const finish = serverMutation({
       api_key_ciphertext: undefined,
       lease_owner: undefined,
       lease_expires_at: undefined,
+      // Its run log stays a while for viewers and relays catching up (`compactLogs` folds it away).
+      ...(job.event_seq ? { log_kept: true } : {}),
     })
     await writeCheckpoint(ctx, args.jobId, null)
-    await deleteJobEvents(ctx, args.jobId)
     await freeSlot(ctx, args.jobId)
     for (const row of await ctx.db.query('job_tool_calls').withIndex('by_job_and_position', q => q.eq('job_id', args.jobId)).collect()) {
       if (row.active && (row.status === 'pending' || row.status === 'running')) {
@@ -401,6 +402,22 @@ const CLEANUP_TEXT_BUDGET = 2_000_000
  * Deletes up to `batch` jobs that finished before `finishedBefore`, with their rows, stopping
  * early once their text reaches what one transaction may read; `hasMore` asks for another pass.
  */
+/** Drops the run logs of jobs that ended before `endedBefore` (their rows are the whole of them), a batch of events at a time. */
+export const compactLogs = serverMutation({
+  args: { endedBefore: v.number() },
+  handler: async (ctx, { endedBefore }) => {
+    const ended = await ctx.db.query('background_jobs').withIndex('by_log_kept_and_completed', q => q.eq('log_kept', true).lt('completed_at', endedBefore)).take(20)
+    let events = 0
+    for (const job of ended) {
+      const dropped = await deleteJobEvents(ctx, job.job_id, 4_000 - events)
+      events += dropped.deleted
+      if (dropped.hasMore) return { hasMore: true }
+      await ctx.db.patch(job._id, { log_kept: undefined })
+    }
+    return { hasMore: ended.length === 20 }
+  },
+})
+
 export const cleanupExpired = serverMutation({
   args: { finishedBefore: v.number(), batch: v.optional(v.number()) },
   handler: async (ctx, { finishedBefore, batch = 50 }) => {

@@ -72,6 +72,8 @@ export default defineSchema({
     resume_count: v.number(),
     /** The number of the last event of its run log kept (`job_events`); absent: none yet. */
     event_seq: v.optional(v.number()),
+    /** An ended job whose run log is still kept (for viewers catching up); `compactLogs` drops it. */
+    log_kept: v.optional(v.boolean()),
     /** The chat request (JSON) of jobs stored before `job_blobs` (newer jobs keep it there). */
     request: v.optional(v.string()),
     /** The user's API key, encrypted by the Nitro server; removed when the job ends. */
@@ -89,6 +91,7 @@ export default defineSchema({
     .index('by_user_status', ['user_id', 'status'])
     .index('by_user_and_started', ['user_id', 'started_at', 'job_id'])
     .index('by_status_and_completed', ['status', 'completed_at'])
+    .index('by_log_kept_and_completed', ['log_kept', 'completed_at'])
     .index('by_status_and_lease', ['status', 'lease_expires_at']),
 
   /**

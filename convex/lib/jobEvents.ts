@@ -37,9 +37,13 @@ export async function appendJobEvents(ctx: MutationCtx, job: Doc<'background_job
   return last.seq
 }
 
-/** Drops the job's whole log (it ended: its row is the whole of it). */
-export async function deleteJobEvents(ctx: MutationCtx, jobId: string): Promise<void> {
-  for (const row of await ctx.db.query('job_events').withIndex('by_job_and_seq', q => q.eq('job_id', jobId)).collect()) await ctx.db.delete(row._id)
+/** Drops the job's log, at most `limit` events of it (all without); says whether any are left. */
+export async function deleteJobEvents(ctx: MutationCtx, jobId: string, limit = Number.POSITIVE_INFINITY): Promise<{ deleted: number, hasMore: boolean }> {
+  const query = ctx.db.query('job_events').withIndex('by_job_and_seq', q => q.eq('job_id', jobId))
+  const rows = Number.isFinite(limit) ? await query.take(Math.max(0, limit) + 1) : await query.collect()
+  const doomed = Number.isFinite(limit) ? rows.slice(0, Math.max(0, limit)) : rows
+  for (const row of doomed) await ctx.db.delete(row._id)
+  return { deleted: doomed.length, hasMore: rows.length > doomed.length }
 }
 
 /** The events numbered `fromSeq` and after, at most `limit` (and `MAX_READ_CHARS` of bodies). */

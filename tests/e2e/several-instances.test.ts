@@ -72,6 +72,31 @@ describe('two instances on one Convex deployment', () => {
     expect(convex.calls.failures).toEqual([])
   })
 
+  it('a viewer that watched on A resumes on B from the id it got there: exactly the events after it', async () => {
+    const [onA, onB] = sameSession(a, b)
+    const gated = gatedTextReply(['First part. ', 'Second part. ', 'The end.'])
+    fake.script(() => gated.reply)
+    const jobId = await onA.startJob(question())
+    const view = new JobView()
+    await watchJob(onA, jobId, view, { until: seen => seen.content.includes('First part.') })
+    const held = Number(view.lastEventId!.split('.')[0])
+    // B reads the store: once it has kept that event, the viewer moves over.
+    await expect.poll(async () => (await onB.json(`/api/jobs/${jobId}`)).eventSeq ?? 0).toBeGreaterThanOrEqual(held)
+    gated.open()
+    const before = view.events.length
+    const watching = watchJob(onB, jobId, view)
+    await expect.poll(() => view.content).toContain('Second part.')
+    gated.open()
+    await watching
+    const after = view.events.slice(before)
+    expect(after[0]!.event).not.toBe('snapshot')
+    expect(after.map(event => Number(event.id!.split('.')[0]))).toEqual(after.map((_, index) => held + 1 + index))
+    expect(view.snapshots).toBe(1)
+    expect(view.content).toBe('First part. Second part. The end.')
+    expect(view.status).toBe('complete')
+    expect(convex.calls.failures).toEqual([])
+  })
+
   it('an abort on B stops the job A runs', async () => {
     const [onA, onB] = sameSession(a, b)
     const gated = gatedTextReply(['Started. ', 'Never sent.'])

@@ -285,7 +285,7 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
 
     it('keeps the run log with the writes that carry it: read from a number, with the last one kept', async () => {
       const job = await store.createJob(jobInput())
-      expect(await store.readJobEvents(job.id, 1, 10)).toEqual({ events: [], lastSeq: 0 })
+      expect(await store.readJobEvents(job.id, 1, 10)).toEqual({ events: [], lastSeq: 0, status: 'streaming' })
       expect(await store.readJobEvents('no-such-job', 1, 10)).toBeNull()
       const hello: StoredJobEvent = { seq: 1, attempt: 0, event: { type: 'delta', content: 'Hel', contentOffset: 0, reasoningOffset: 0, chunksReceived: 1 } }
       const lo: StoredJobEvent = { seq: 2, attempt: 0, event: { type: 'delta', content: 'lo', contentOffset: 3, reasoningOffset: 0, chunksReceived: 2 } }
@@ -294,8 +294,8 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       expect(await store.updateJob(job.id, { contentChunk: 'Hel', chunksReceived: 1, events: [hello] })).toBe(true)
       expect(await store.updateJob(job.id, { contentChunk: 'lo', chunksReceived: 2, events: [lo, replaced, state] })).toBe(true)
       expect(await store.getJob(job.id)).toMatchObject({ content: 'Hello', eventSeq: 4 })
-      expect(await store.readJobEvents(job.id, 1, 10)).toEqual({ events: [hello, lo, replaced, state], lastSeq: 4 })
-      expect(await store.readJobEvents(job.id, 2, 2)).toEqual({ events: [lo, replaced], lastSeq: 4 })
+      expect(await store.readJobEvents(job.id, 1, 10)).toEqual({ events: [hello, lo, replaced, state], lastSeq: 4, status: 'streaming' })
+      expect(await store.readJobEvents(job.id, 2, 2)).toEqual({ events: [lo, replaced], lastSeq: 4, status: 'streaming' })
       // A resumed run (attempt 1) goes on numbering; a snapshot too large to keep is kept as "omitted".
       const resumed: StoredJobEvent = { seq: 5, attempt: 1, omitted: 'snapshot' }
       expect(await store.updateJob(job.id, { events: [resumed] })).toBe(true)
@@ -305,7 +305,7 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       expect((await store.getJob(job.id))!.eventSeq).toBe(5)
     })
 
-    it('drops the oldest events past what a running job keeps, and the whole log when the job ends', async () => {
+    it('drops the oldest events past what a running job keeps, and the whole log once cleanup passes the job\'s end', async () => {
       const job = await store.createJob(jobInput())
       const delta = (seq: number): StoredJobEvent => ({ seq, attempt: 0, event: { type: 'delta', content: 'x', contentOffset: seq - 1, reasoningOffset: 0, chunksReceived: seq } })
       const batch = 500
@@ -317,9 +317,15 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       const read = (await store.readJobEvents(job.id, 1, 1))!
       expect(read.lastSeq).toBe(last)
       expect(read.events[0]!.seq).toBe(last - MAX_KEPT_JOB_EVENTS + 1)
-      await store.completeJob(job.id, { content: 'done', reasoning: '', finishReason: 'stop', chunksReceived: last })
-      expect(await store.readJobEvents(job.id, 1, 10)).toEqual({ events: [], lastSeq: last })
+      await store.completeJob(job.id, { content: 'done', reasoning: '', finishReason: 'stop', chunksReceived: last, now: 2_000 })
       expect(await store.updateJob(job.id, { events: [delta(last + 1)] })).toBe(false)
+      // Kept a while after the end (viewers and relays catch up), then folded away.
+      expect((await store.readJobEvents(job.id, last, 10))!.events.map(event => event.seq)).toEqual([last])
+      expect(await store.cleanupExpired(0, 2_000)).toBe(0)
+      expect((await store.readJobEvents(job.id, last, 10))!.events).toHaveLength(1)
+      expect(await store.cleanupExpired(0, 2_001)).toBe(0)
+      expect(await store.readJobEvents(job.id, 1, 10)).toEqual({ events: [], lastSeq: last, status: 'complete' })
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'complete', content: 'done', eventSeq: last })
     })
 
     it('hands out copies: changing a returned record changes nothing stored', async () => {

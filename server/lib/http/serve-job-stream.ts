@@ -50,7 +50,8 @@ export async function serveJobStream(event: H3Event, jobs: BackgroundJobManager,
     }
   }
   const subscription = jobs.hub.subscribe(job.id, (item) => {
-    if (ready && !ended && item.seq > sentSeq) send(item)
+    // A snapshot restates the job as of its id (a relay resyncing): it may share the last one sent.
+    if (ready && !ended && (item.seq > sentSeq || (item.event.type === 'snapshot' && item.seq === sentSeq))) send(item)
   }, lastEventId, () => {
     // The server is stopping: tell the client to come back soon, then end the stream.
     connection.write('retry: 2000\n\n')
@@ -101,25 +102,22 @@ async function missedEvents(jobs: BackgroundJobManager, jobId: string, subscript
 async function serveStored(connection: SseConnection, store: JobStore, stored: BackgroundJob, lastEventId: JobEventId | undefined): Promise<void> {
   const running = stored.status === 'streaming'
   const lastSeq = stored.eventSeq ?? 0
+  // A finished job's status follows its last event (as the runner's hub numbered it).
+  const status = () => sequenced({ type: 'status', status: stored.status, finishReason: stored.finishReason, error: stored.error, usage: stored.usage, completedAt: stored.completedAt, contentLength: stored.content.length }, { seq: lastSeq + 1, attempt: stored.resumeCount })
   let reason: JobSnapshotEvent['reason']
   if (lastEventId) {
-    const missed = running ? await readMissedEvents(store, stored.id, lastEventId) : { kind: 'snapshot' as const, reason: 'compacted' as const }
-    if (missed.kind === 'events') {
+    const missed = await readMissedEvents(store, stored.id, lastEventId)
+    if (missed.kind === 'events' && (running || missed.events.at(-1)?.seq === lastSeq || lastEventId.seq === lastSeq)) {
       for (const item of missed.events) connection.write(frameBytes(sequenced(item.event!, item)))
-      connection.write('retry: 1000\n\n')
+      connection.write(running ? 'retry: 1000\n\n' : frameBytes(status()))
       connection.close()
       return
     }
-    reason = missed.reason
+    reason = missed.kind === 'snapshot' ? missed.reason : 'compacted'
   }
-  // The id of the last event kept names what this snapshot shows (a finished job keeps none: its run's number then).
-  const attempt = running && lastSeq > 0 ? (await store.readJobEvents(stored.id, lastSeq, 1))?.events[0]?.attempt ?? stored.resumeCount : stored.resumeCount
-  const id = { seq: lastSeq, attempt }
-  connection.write(frameBytes(sequenced({ type: 'snapshot', job: toPublicJob(stored), ...(reason ? { reason } : {}) }, id)))
-  if (!running) {
-    connection.write(frameBytes(sequenced({ type: 'status', status: stored.status, finishReason: stored.finishReason, error: stored.error, usage: stored.usage, completedAt: stored.completedAt, contentLength: stored.content.length }, id)))
-  } else {
-    connection.write('retry: 1000\n\n')
-  }
+  // The id of the last event kept names what this snapshot shows (a log folded away: its run's number then).
+  const attempt = lastSeq > 0 ? (await store.readJobEvents(stored.id, lastSeq, 1))?.events[0]?.attempt ?? stored.resumeCount : stored.resumeCount
+  connection.write(frameBytes(sequenced({ type: 'snapshot', job: toPublicJob(stored), ...(reason ? { reason } : {}) }, { seq: lastSeq, attempt })))
+  connection.write(running ? 'retry: 1000\n\n' : frameBytes(status()))
   connection.close()
 }

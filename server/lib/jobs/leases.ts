@@ -90,14 +90,15 @@ export class JobLeases {
     return this.store.watchInputRequest(jobId, requestId, onSettled)
   }
 
-  /** Makes a job another instance runs live in this instance's hub (fed by polling the store). */
+  /** Makes a job another instance runs live in this instance's hub (fed by tailing its run log in the store). */
   async follow(job: BackgroundJob): Promise<void> {
     let relay = this.relays.get(job.id)
     if (!relay) {
       relay = startRemoteJobRelay({
         jobId: job.id,
         hub: this.hub,
-        watch: (id, since) => this.store.watchJob(id, since),
+        watch: id => this.store.watchJob(id),
+        readEvents: (id, fromSeq, limit) => this.store.readJobEvents(id, fromSeq, limit),
         inputRequests: id => this.store.listInputRequests({ jobId: id }),
         reportViewers: count => this.store.reportViewers(job.id, count),
         onError: error => this.logger?.warn(`Following job ${job.id} failed`, error),

@@ -74,6 +74,8 @@ export interface LiveRun {
   resumed?: boolean
   /** The run that wrote the last event the store kept (`eventSeq`), when known: an id naming it resumes from memory. */
   baseAttempt?: number
+  /** Another instance runs the job; a relay feeds its stored events in (`relayEvent`). */
+  relayed?: boolean
   /** Gets every numbered event, in order (the writer, which stores them). */
   record?: (event: SequencedJobEvent) => void
 }
@@ -98,6 +100,8 @@ interface LiveJob {
   job: PublicJob
   log: ReplayLog
   record?: (event: SequencedJobEvent) => void
+  /** Another instance runs it: its events come from that instance's log (`relayEvent`), under their ids. */
+  relayed: boolean
   finished: boolean
   statusEvent?: SequencedJobEvent
   listeners: Set<JobListener>
@@ -171,6 +175,7 @@ export class JobLiveHub {
       job,
       log: new ReplayLog(this.options.replayBytes, eventSeq, run.attempt, run.baseAttempt),
       record: run.record,
+      relayed: run.relayed ?? false,
       finished: false,
       listeners: previous?.listeners ?? new Set(),
       detachHandlers: previous?.detachHandlers ?? new Map(),
@@ -181,7 +186,21 @@ export class JobLiveHub {
       lastBroadcastAt: 0,
     }
     this.jobs.set(job.id, live)
-    if (live.log.baseSeq > 0 || live.listeners.size > 0) this.broadcast(live, { type: 'snapshot', job, ...(run.resumed ? { reason: 'resumed' as const } : {}) })
+    if (live.relayed) {
+      // Not an event of the job's log (a relay numbers nothing): viewers attached get the state under its id.
+      if (live.listeners.size > 0) this.deliver(live, live.log.current({ type: 'snapshot', job }))
+    } else if (live.log.baseSeq > 0 || live.listeners.size > 0) {
+      this.broadcast(live, { type: 'snapshot', job, ...(run.resumed ? { reason: 'resumed' as const } : {}) })
+    }
+  }
+
+  /** An event of a job another instance runs (opened with `relayed`), under the id that instance gave it. */
+  relayEvent(jobId: string, id: JobEventId, event: JobStreamEvent): void {
+    const live = this.jobs.get(jobId)
+    if (!live?.relayed || live.finished) return
+    const item = live.log.appendAs(event, id)
+    live.job = applyJobEvent(live.job, event)
+    this.deliver(live, item)
   }
 
   /** Sends the text waiting in the batch now (before the writer stores what viewers got). */
@@ -199,7 +218,7 @@ export class JobLiveHub {
   /** Adds streamed text; viewers get it batched. */
   appendText(jobId: string, text: { content?: string, reasoning?: string }, chunksReceived: number): void {
     const live = this.jobs.get(jobId)
-    if (!live || live.finished) return
+    if (!live || live.finished || live.relayed) return
     if (text.content) live.pendingContent += text.content
     if (text.reasoning) live.pendingReasoning += text.reasoning
     live.pendingChunks++
@@ -222,7 +241,7 @@ export class JobLiveHub {
   /** A tool call changed state. */
   updateToolCall(jobId: string, toolCall: ActiveToolCall): void {
     const live = this.jobs.get(jobId)
-    if (!live || live.finished) return
+    if (!live || live.finished || live.relayed) return
     this.flushText(live)
     this.broadcast(live, { type: 'tool-call', toolCall })
   }
@@ -236,7 +255,7 @@ export class JobLiveHub {
   /** A workflow moved on. */
   updateWorkflowState(jobId: string, workflowState: WorkflowState): void {
     const live = this.jobs.get(jobId)
-    if (!live || live.finished) return
+    if (!live || live.finished || live.relayed) return
     this.flushText(live)
     this.broadcast(live, { type: 'workflow-state', workflowState })
   }
@@ -244,7 +263,8 @@ export class JobLiveHub {
   /** The job asks its user something, or a request changed (claimed, answered, expired). */
   updateInputRequest(jobId: string, request: JobInputRequest): void {
     const live = this.jobs.get(jobId)
-    if (!live || live.finished) return
+    // A job run elsewhere shows its requests as its runner publishes them (through its log).
+    if (!live || live.finished || live.relayed) return
     this.flushText(live)
     this.broadcast(live, { type: 'input-request', request })
   }
@@ -367,6 +387,11 @@ export class JobLiveHub {
     const sequenced = live.log.append(event)
     live.job = applyJobEvent(live.job, event)
     live.record?.(sequenced)
+    return this.deliver(live, sequenced)
+  }
+
+  private deliver(live: LiveJob, sequenced: SequencedJobEvent): SequencedJobEvent {
+    const { event } = sequenced
     if (live.listeners.size > 0) this.options.observer.frameSent(event.type, live.listeners.size)
     for (const listener of live.listeners) {
       try {

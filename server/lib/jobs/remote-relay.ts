@@ -1,51 +1,43 @@
 /**
- * Live view of a job that another instance runs (multi-instance deployments). Polls the store
- * with backoff (fast while text flows, slower when idle) for what is new since its cursor (the
- * text after what it has, so a poll costs what changed, not the answer's length), tells the store
- * how many people watch here (so the runner knows the job was watched), and replays it into this
- * instance's live hub, so local viewers get the same snapshot, deltas, tool-call, input-request and
- * status events as for a local job (requests are read only while a tool call or a workflow runs,
- * the only times a job can wait for its person). Stops when the job ends or nobody here watches any more.
+ * Live view of a job that another instance runs (multi-instance deployments). Opens the job in this
+ * instance's hub from its stored state (the row and the run log agree at every write, so the row
+ * is the job as of its last kept event), then tails the job's run log with backoff (fast while
+ * events come, slower when idle) and hands each event to the hub under the id its runner gave it:
+ * local viewers get the same events with the same ids as the runner's own, so a viewer moving
+ * between instances resumes exactly. An event the log omits (too large) or a job that ended (its
+ * log is folded into its row) is resynced from the row. Tells the store how many people watch here
+ * (so the runner knows the job was watched). Stops when the job ends or nobody here watches any more.
  */
-import { randomInt } from 'node:crypto'
-import { type ActiveToolCall, type BackgroundJob } from '../../../shared/types/job'
+import type { BackgroundJob, PublicJob } from '../../../shared/types/job'
 import type { JobInputRequest } from '../../../shared/types/input-request'
 import { toPublicJob } from './public-job'
 import type { JobLiveHub } from './live-hub'
-import type { JobTextCursor, JobWatch } from '../stores/jobs/job-store'
+import type { JobEventsRead, JobWatch } from '../stores/jobs/job-store'
 
 /** Options of one relay. */
 export interface RemoteJobRelayOptions {
   jobId: string
   hub: JobLiveHub
-  /** Reads the job's state from the shared store, with its text after `since` (all of it without). */
-  watch: (jobId: string, since?: JobTextCursor) => Promise<JobWatch | null>
+  /** Reads the job's state from the shared store (its text whole). */
+  watch: (jobId: string) => Promise<JobWatch | null>
+  /** Reads the job's run log from a number on. */
+  readEvents: (jobId: string, fromSeq: number, limit: number) => Promise<JobEventsRead | null>
+  /** Reads what the job asked its person (shown with the job when it is opened or resynced; none given: not shown then). */
+  inputRequests?: (jobId: string) => Promise<JobInputRequest[]>
   /** Tells the store how many people here watch the job (0 once nobody does; 'ended': stop reporting, let the last count expire). */
   reportViewers?: (count: number | 'ended') => void
-  /** Reads what the job asked its person (none given: requests are not relayed). */
-  inputRequests?: (jobId: string) => Promise<JobInputRequest[]>
   minIntervalMs?: number
   maxIntervalMs?: number
   onError?: (error: unknown) => void
 }
 
-const callKey = (call: ActiveToolCall) => `${call.round}:${call.id}`
+/** Events one poll reads at most. */
+const EVENTS_PER_POLL = 500
 
-/**
- * The attempt a relay's events are numbered under: never one of a real run's (those count
- * restarts), so an id a viewer got here is replayed exactly here, and elsewhere reads as diverged
- * (a snapshot) rather than as the runner's event of that number, which carried other text.
- */
-function relayAttempt(): number {
-  return 100_000_000 + randomInt(899_999_999)
-}
-
-/** Starts relaying `jobId`; resolves once the first snapshot is in the hub. Returns a stopper. */
+/** Starts relaying `jobId`; resolves once the job is in the hub (or known to be gone). Returns a stopper. */
 export async function startRemoteJobRelay(options: RemoteJobRelayOptions): Promise<{ stop: () => void }> {
-  const watched = await options.watch(options.jobId)
-  const first = watched ? { ...watched.job, content: watched.content, reasoning: watched.reasoning } : null
-  const relay = new RemoteJobRelay(options, first, watched?.cursor)
-  if (first) await relay.begin(first)
+  const relay = new RemoteJobRelay(options)
+  await relay.begin()
   return { stop: () => relay.stop() }
 }
 
@@ -55,35 +47,25 @@ class RemoteJobRelay {
   private readonly maxIntervalMs: number
   private stopped = false
   private timer: ReturnType<typeof setTimeout> | undefined
-  private content = ''
-  private reasoning = ''
-  private calls = new Map<string, string>()
-  private readonly requests = new Map<string, string>()
+  /** The number of the next event to read. */
+  private next = 1
   private idlePolls = 0
   private interval: number
   private reported = 0
 
-  constructor(private readonly options: RemoteJobRelayOptions, first: BackgroundJob | null, private cursor: JobTextCursor | undefined) {
+  constructor(private readonly options: RemoteJobRelayOptions) {
     this.minIntervalMs = options.minIntervalMs ?? 100
     this.maxIntervalMs = options.maxIntervalMs ?? 1_000
     this.interval = this.minIntervalMs
-    if (first) {
-      this.content = first.content
-      this.reasoning = first.reasoning
-      this.calls = new Map(first.activeToolCalls.map(call => [callKey(call), JSON.stringify(call)]))
-    }
   }
 
   /** Opens the job in the hub and starts polling (an ended job is finished at once). */
-  async begin(first: BackgroundJob): Promise<void> {
-    this.options.hub.open(toPublicJob(first), { attempt: relayAttempt() })
-    if (first.status !== 'streaming') {
-      this.apply(first)
-      return
-    }
+  async begin(): Promise<void> {
+    const job = await this.resync()
+    if (!job) return this.stop()
+    if (job.status !== 'streaming') return await this.end(job)
     // Counted at once: a job that ends soon after is read as watched.
     this.report(this.options.hub.viewerCount(this.options.jobId))
-    await this.relayRequests(first).catch(error => this.options.onError?.(error))
     this.schedule(this.minIntervalMs)
   }
 
@@ -94,6 +76,39 @@ class RemoteJobRelay {
     if (this.timer) clearTimeout(this.timer)
     if (ended) this.options.reportViewers?.('ended')
     else this.report(0)
+  }
+
+  /** (Re)opens the job in the hub from its stored row, as of the last event kept; null when it is gone. */
+  private async resync(): Promise<BackgroundJob | null> {
+    const { jobId, hub } = this.options
+    const watched = await this.options.watch(jobId)
+    if (!watched) return null
+    const job: BackgroundJob = { ...watched.job, content: watched.content, reasoning: watched.reasoning }
+    const seq = job.eventSeq ?? 0
+    // The run that wrote that event: a viewer holding its id resumes from here.
+    const base = seq > 0 && job.status === 'streaming' ? (await this.options.readEvents(jobId, seq, 1))?.events[0] : undefined
+    hub.open(await this.shown(job), { attempt: job.resumeCount, relayed: true, ...(base?.seq === seq ? { baseAttempt: base.attempt } : {}) })
+    this.next = seq + 1
+    return job
+  }
+
+  /** The job as viewers see it, with what it asked its person (kept beside the row). */
+  private async shown(job: BackgroundJob): Promise<PublicJob> {
+    const requests = await this.options.inputRequests?.(job.id).catch(() => [])
+    return { ...toPublicJob(job), ...(requests?.length ? { inputRequests: requests } : {}) }
+  }
+
+  /** The job ended: viewers get its final state (what the log no longer holds), then the status. */
+  private async end(job: BackgroundJob): Promise<void> {
+    const { hub, jobId } = this.options
+    const shown = hub.snapshot(jobId)
+    const final = await this.shown({ ...job, status: 'streaming' })
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+    if (shown && (shown.content !== final.content || shown.reasoning !== final.reasoning || !same(shown.activeToolCalls, final.activeToolCalls) || !same(shown.inputRequests ?? [], final.inputRequests ?? []))) {
+      hub.open(final, { attempt: job.resumeCount, relayed: true })
+    }
+    hub.finish(jobId, { status: job.status as Exclude<BackgroundJob['status'], 'streaming'>, finishReason: job.finishReason, error: job.error, usage: job.usage, completedAt: job.completedAt ?? Date.now() })
+    this.stop(true)
   }
 
   private report(count: number): void {
@@ -108,57 +123,24 @@ class RemoteJobRelay {
     this.timer.unref?.()
   }
 
-  /** Whether the job may be waiting for its person (requests are read only then). */
-  private static mayWait(job: BackgroundJob): boolean {
-    return job.status === 'streaming' && (job.type === 'workflow' || job.activeToolCalls.some(call => call.status === 'pending' || call.status === 'running'))
-  }
-
-  /** Publishes the requests that changed since the last poll; true when one did. */
-  private async relayRequests(job: BackgroundJob): Promise<boolean> {
-    if (!this.options.inputRequests || !RemoteJobRelay.mayWait(job)) return false
-    let changed = false
-    for (const request of await this.options.inputRequests(this.options.jobId)) {
-      const serialized = JSON.stringify(request)
-      if (this.requests.get(request.id) === serialized) continue
-      this.requests.set(request.id, serialized)
-      this.options.hub.updateInputRequest(this.options.jobId, request)
-      changed = true
-    }
-    return changed
-  }
-
-  /** Publishes what changed in `job` since the last poll; true when something did. */
-  private apply(job: BackgroundJob): boolean {
+  /** Hands the hub the events after the last one relayed; true when there were any. */
+  private async relayEvents(read: JobEventsRead): Promise<boolean> {
     const { hub, jobId } = this.options
-    let changed = false
-    if (!job.content.startsWith(this.content) || !job.reasoning.startsWith(this.reasoning)) {
-      // The job was resumed from a checkpoint and rewound its text: start over from a snapshot.
-      hub.open(toPublicJob({ ...job, status: 'streaming' }), { attempt: relayAttempt() })
-      changed = true
-    } else if (job.content.length > this.content.length || job.reasoning.length > this.reasoning.length) {
-      hub.appendText(jobId, { content: job.content.slice(this.content.length), reasoning: job.reasoning.slice(this.reasoning.length) }, job.chunksReceived)
-      changed = true
-    }
-    this.content = job.content
-    this.reasoning = job.reasoning
-    const next = new Map<string, string>()
-    for (const call of job.activeToolCalls) {
-      const serialized = JSON.stringify(call)
-      next.set(callKey(call), serialized)
-      if (this.calls.get(callKey(call)) !== serialized) {
-        hub.updateToolCall(jobId, call)
-        changed = true
+    for (const stored of read.events) {
+      if (stored.seq < this.next) continue
+      this.next = stored.seq + 1
+      if (stored.superseded) continue
+      if (!stored.event) {
+        // Not kept (too large): the row has it.
+        await this.resync()
+        return true
       }
+      hub.relayEvent(jobId, stored, stored.event)
     }
-    this.calls = next
-    if (job.status !== 'streaming') {
-      hub.finish(jobId, { status: job.status, finishReason: job.finishReason, error: job.error, usage: job.usage, completedAt: job.completedAt ?? Date.now() })
-      this.stop(true)
-    }
-    return changed
+    return read.events.length > 0
   }
 
-  /** One poll: stops when nobody here watches or the job is gone; polls faster while things change. */
+  /** One poll: stops when nobody here watches or the job is gone; polls faster while events come. */
   private async poll(): Promise<void> {
     const { hub, jobId } = this.options
     if (this.stopped) return
@@ -170,21 +152,24 @@ class RemoteJobRelay {
       return this.stop()
     }
     try {
-      const watched = await this.options.watch(jobId, this.cursor)
+      const read = await this.options.readEvents(jobId, this.next, EVENTS_PER_POLL)
       if (this.stopped) return
-      if (!watched) {
+      if (!read) {
         hub.drop(jobId)
         return this.stop()
       }
-      this.cursor = watched.cursor
-      const job: BackgroundJob = {
-        ...watched.job,
-        content: watched.restarted ? watched.content : this.content + watched.content,
-        reasoning: watched.restarted ? watched.reasoning : this.reasoning + watched.reasoning,
+      const changed = await this.relayEvents(read)
+      if (this.stopped) return
+      if (read.status !== 'streaming') {
+        const final = await this.options.watch(jobId)
+        if (this.stopped) return
+        if (!final) {
+          hub.drop(jobId)
+          return this.stop()
+        }
+        return await this.end({ ...final.job, content: final.content, reasoning: final.reasoning })
       }
-      const changed = this.apply(job)
-      const asked = !this.stopped && await this.relayRequests(job)
-      this.interval = changed || asked ? this.minIntervalMs : Math.min(this.maxIntervalMs, Math.round(this.interval * 1.5))
+      this.interval = changed ? this.minIntervalMs : Math.min(this.maxIntervalMs, Math.round(this.interval * 1.5))
     } catch (error) {
       this.options.onError?.(error)
       this.interval = this.maxIntervalMs

@@ -9,6 +9,9 @@ import type { JobStore } from '../stores/jobs/job-store'
 import type { JobLeases } from './leases'
 import type { JobStopReason } from './run/end'
 
+/** How long an ended job's run log is kept for viewers and relays catching up (then its row is the whole of it). */
+export const ENDED_LOG_KEPT_MS = 60_000
+
 /** What the sweeper sees of a running job. */
 export interface SweptRun {
   controller: AbortController
@@ -47,7 +50,7 @@ export class JobSweeper {
     if (now - this.lastCleanupAt >= Math.min(completedJobRetentionMs, 60_000)) {
       this.lastCleanupAt = now
       await this.context.beforeCleanup?.(now)
-      await store.cleanupExpired(now - completedJobRetentionMs)
+      await store.cleanupExpired(now - completedJobRetentionMs, now - ENDED_LOG_KEPT_MS)
     }
     if (leases && !this.context.isClosing() && now - this.lastOrphanScanAt >= leases.leaseMs / 2) {
       this.lastOrphanScanAt = now

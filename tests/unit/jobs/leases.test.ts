@@ -43,8 +43,9 @@ function instances() {
 
 /** Collects what a viewer attached to `hub` sees. */
 function viewer(hub: JobLiveHub, jobId: string) {
-  const seen = { content: '', status: undefined as string | undefined, timeline: [] as Array<{ length: number, at: number }> }
+  const seen = { content: '', status: undefined as string | undefined, timeline: [] as Array<{ length: number, at: number }>, events: [] as SequencedJobEvent[] }
   const listener = (event: SequencedJobEvent) => {
+    seen.events.push(event)
     if (event.event.type === 'snapshot') seen.content = event.event.job.content
     if (event.event.type === 'delta') seen.content += event.event.content ?? ''
     if (event.event.type === 'status') seen.status = event.event.status
@@ -72,6 +73,8 @@ describe('two instances on one Convex backend', () => {
     const asked: string[] = []
     const subscription = b.hub.subscribe(job.id, (event) => {
       if (event.event.type === 'input-request') asked.push(`${event.event.request.kind}:${event.event.request.status}`)
+      // A job that ended before B read all its log is shown whole, its requests with it.
+      if (event.event.type === 'snapshot') asked.push(...(event.event.job.inputRequests ?? []).map(request => `${request.kind}:${request.status}`))
     })!
     await vi.waitFor(() => expect(asked).toContain('approval:open'), { timeout: 30_000 })
     const [open] = await b.manager.inputs.openFor('user-1')
@@ -98,6 +101,19 @@ describe('two instances on one Convex backend', () => {
     const onB = viewer(b.hub, job.id)
     await vi.waitFor(() => expect(onB.seen.content.length).toBeGreaterThan(120), { timeout: 30_000 })
     expect(onA.seen.content.startsWith(onB.seen.content) || onB.seen.content.startsWith(onA.seen.content)).toBe(true)
+
+    // B's viewer gets A's events under A's ids (after its first snapshot), so an id is one event everywhere.
+    const byIdOnA = new Map(onA.seen.events.map(event => [event.id, event.frame]))
+    const relayed = onB.seen.events.slice(1)
+    expect(relayed.length).toBeGreaterThan(3)
+    for (const event of relayed) expect(byIdOnA.get(event.id)).toBe(event.frame)
+    // A viewer that watched on A resumes on B from the id it got there: exactly the events after it.
+    const held = relayed[1]!
+    const moved = b.hub.subscribe(job.id, () => {}, { seq: held.seq, attempt: held.attempt })!
+    expect(moved.resume).toEqual({ kind: 'events', events: expect.any(Array) })
+    const missed = moved.resume!.kind === 'events' ? moved.resume!.events : []
+    expect(missed.map(event => event.id)).toEqual(relayed.slice(2, 2 + missed.length).map(event => event.id))
+    moved.dispose()
 
     // How far behind B's viewer runs: when each length was first seen on A vs on B.
     const lags = onB.seen.timeline.flatMap(({ length, at }) => {

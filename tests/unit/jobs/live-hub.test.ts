@@ -158,8 +158,10 @@ describe('JobLiveHub', () => {
     expect(late.since(early.seq)).toBeUndefined()
     expect(late.snapshot('compacted').event).toMatchObject({ type: 'snapshot', reason: 'compacted', job: { content: `a${'b'.repeat(1000)}` } })
 
-    // Numbered by this run under another attempt, or never numbered: the viewer's view diverged.
-    expect(hub.subscribe('job-1', () => {}, { seq: 1, attempt: 7 })!.resume).toEqual({ kind: 'diverged' })
+    // An event memory holds under another attempt, or one never numbered: the viewer's view diverged
+    // (one memory no longer holds is the store's to check).
+    expect(hub.subscribe('job-1', () => {}, { seq: 51, attempt: 7 })!.resume).toEqual({ kind: 'diverged' })
+    expect(hub.subscribe('job-1', () => {}, { seq: 1, attempt: 7 })!.resume).toMatchObject({ kind: 'older' })
     expect(hub.subscribe('job-1', () => {}, { seq: 10_000, attempt: 0 })!.resume).toEqual({ kind: 'diverged' })
   })
 

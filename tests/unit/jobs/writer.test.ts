@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ThrottledJobWriter } from '../../../server/lib/jobs/writer'
+import { JobLiveHub } from '../../../server/lib/jobs/live-hub'
 import { createMemoryJobStore } from '../../../server/lib/stores/jobs/memory'
 import type { JobStore } from '../../../server/lib/stores/jobs/job-store'
 
@@ -101,5 +102,30 @@ describe('ThrottledJobWriter', () => {
     expect((await store.getJob(jobId))!.content).toBe('two')
     writer.dispose()
     expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('stores the events viewers got with the text and tool calls they carry, in one write, after the hub sends its batch', async () => {
+    const { store, counting, jobId, updates } = await setup()
+    const hub = new JobLiveHub({ batchIntervalMs: 1_000_000, batchSize: 100, adaptive: false })
+    const writer = new ThrottledJobWriter(counting, jobId, policy)
+    writer.beforeFlush = () => hub.flush(jobId)
+    hub.open((await store.getJob(jobId))!, { attempt: 0, record: event => writer.record(event) })
+    hub.appendText(jobId, { content: 'Hel' }, 1)
+    // Still in the hub's batch: the writer's flush sends it first, so viewers and the store agree.
+    hub.appendText(jobId, { content: 'lo' }, 2)
+    await writer.flush()
+    expect(updates).toEqual([expect.objectContaining({ contentChunk: 'Hello', chunksReceived: 2, events: [expect.objectContaining({ seq: 1 }), expect.objectContaining({ seq: 2 })] })])
+    hub.updateToolCall(jobId, { id: 'c', name: 'calculate', arguments: '{}', round: 1, status: 'running' })
+    await writer.flush()
+    expect(updates).toHaveLength(2)
+    const stored = (await store.getJob(jobId))!
+    expect(stored).toMatchObject({ content: 'Hello', eventSeq: 3, activeToolCalls: [expect.objectContaining({ id: 'c', status: 'running' })] })
+    expect((await store.readJobEvents(jobId, 1, 10))!.events.map(event => event.event?.type)).toEqual(['delta', 'delta', 'tool-call'])
+    writer.dispose()
+    // A disposed writer takes no more events (the run's terminal write is the store's last word).
+    hub.finish(jobId, { status: 'complete', completedAt: 9 })
+    await writer.flush()
+    expect(updates).toHaveLength(2)
+    hub.close()
   })
 })

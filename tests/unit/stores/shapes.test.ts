@@ -81,7 +81,7 @@ describe('shapes in shared/types match every store', () => {
     expect(convexFields('background_jobs')).toEqual(stored(job, {
       rename: { id: 'job_id' },
       elsewhere: ['activeToolCalls', 'toolRounds', 'checkpoint', 'listedContentLength'],
-      storageOnly: ['lease_owner', 'lease_expires_at', 'abort_requested_at', 'content_length', 'reasoning_length', 'text_generation'],
+      storageOnly: ['lease_owner', 'lease_expires_at', 'abort_requested_at', 'content_length', 'reasoning_length', 'text_generation', 'log_kept'],
     }))
     expect(convexFields('job_checkpoints')).toEqual(['checkpoint', 'job_id'])
     expect(convexFields('job_text')).toEqual(['job_id', 'kind', 'start', 'text'])

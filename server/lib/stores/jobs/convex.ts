@@ -117,7 +117,7 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
     },
     async readJobEvents(jobId, fromSeq, limit) {
       const read = await client.query(api.jobs.events, { secret, jobId, fromSeq, limit })
-      return read ? { events: read.events.map(fromPulseEvent), lastSeq: read.lastSeq } : null
+      return read ? { events: read.events.map(fromPulseEvent), lastSeq: read.lastSeq, status: read.status } : null
     },
     async appendToolExecution(jobId, round, execution) {
       return client.mutation(api.jobs.appendToolExecution, { secret, jobId, round, execution, now: Date.now(), owner })
@@ -180,7 +180,8 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
     async listStreamingJobs() {
       return (await client.query(api.jobs.listStreaming, { secret })).map(toJob)
     },
-    async cleanupExpired(finishedBefore) {
+    async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore) {
+      while ((await client.mutation(api.jobs.compactLogs, { secret, endedBefore: logsEndedBefore })).hasMore);
       let total = 0
       while (true) {
         const { deleted, hasMore } = await client.mutation(api.jobs.cleanupExpired, { secret, finishedBefore })

@@ -55,6 +55,8 @@ export interface JobEventsRead {
   events: StoredJobEvent[]
   /** The job's `eventSeq`: the last event the store kept (0: none). */
   lastSeq: number
+  /** The job's status (a relay stops reading once it ended). */
+  status: JobStatus
 }
 
 /** Events of a running job's log kept at most; older ones are dropped (a reader from before gets a snapshot). */
@@ -112,8 +114,8 @@ export interface JobStore extends InputRequestStore {
   getJob(jobId: string): Promise<BackgroundJob | null>
   /**
    * Appends streamed text, replaces counters and the active tool calls, and appends the run log's
-   * events (one atomic write). A job's log is dropped when it ends (its row is the whole of it
-   * then), and its oldest events once it keeps `MAX_KEPT_JOB_EVENTS`.
+   * events (one atomic write). A job's oldest events are dropped once it keeps `MAX_KEPT_JOB_EVENTS`,
+   * and its whole log a while after it ended (`cleanupExpired`: its row is the whole of it then).
    */
   updateJob(jobId: string, update: JobProgressUpdate): Promise<boolean>
   /** The run log's events numbered `fromSeq` and after, at most `limit`; null for an unknown job. */
@@ -132,8 +134,11 @@ export interface JobStore extends InputRequestStore {
   listJobsByUser(userId: string, options?: ListJobsOptions): Promise<BackgroundJob[]>
   /** Every job still marked `streaming` (for recovery after a restart). */
   listStreamingJobs(): Promise<BackgroundJob[]>
-  /** Deletes jobs that finished before `finishedBefore` (and their notifications); returns how many. */
-  cleanupExpired(finishedBefore: number): Promise<number>
+  /**
+   * Deletes jobs that finished before `finishedBefore` (and their notifications), and folds the run
+   * logs of jobs that ended before `logsEndedBefore` into their rows (the log goes); returns how many jobs went.
+   */
+  cleanupExpired(finishedBefore: number, logsEndedBefore?: number): Promise<number>
   addNotification(notification: NewJobNotification): Promise<JobNotification>
   /** Newest first. */
   listNotifications(userId: string, options?: { unreadOnly?: boolean, limit?: number }): Promise<JobNotification[]>

@@ -22,8 +22,6 @@ export function createMemoryJobStore(): JobStore {
     const job = jobs.get(jobId)
     if (!job || job.status !== 'streaming') return false
     change(job)
-    // An ended job's row is the whole of it: its log goes.
-    if (job.status !== 'streaming') logs.delete(jobId)
     return true
   }
 
@@ -51,7 +49,7 @@ export function createMemoryJobStore(): JobStore {
       const job = jobs.get(jobId)
       if (!job) return null
       const events = (logs.get(jobId) ?? []).filter(event => event.seq >= fromSeq).slice(0, Math.max(0, limit))
-      return { events: structuredClone(events), lastSeq: job.eventSeq ?? 0 }
+      return { events: structuredClone(events), lastSeq: job.eventSeq ?? 0, status: job.status }
     },
     async appendToolExecution(jobId, round, execution) {
       return mutate(jobId, job => applyToolExecution(job, round, structuredClone(execution)))
@@ -87,9 +85,10 @@ export function createMemoryJobStore(): JobStore {
     async listStreamingJobs() {
       return [...jobs.values()].filter(job => job.status === 'streaming').map(job => structuredClone(job))
     },
-    async cleanupExpired(finishedBefore) {
+    async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore) {
       const removed = new Set<string>()
       for (const job of jobs.values()) {
+        if (job.status !== 'streaming' && job.completedAt !== undefined && job.completedAt < logsEndedBefore) logs.delete(job.id)
         if (job.status !== 'streaming' && job.completedAt !== undefined && job.completedAt < finishedBefore) {
           jobs.delete(job.id)
           logs.delete(job.id)

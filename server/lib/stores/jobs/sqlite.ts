@@ -41,9 +41,13 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     appendEvent: db.prepare(`INSERT INTO job_events (job_id, seq, attempt, type, body, superseded) VALUES (@jobId, @seq, @attempt, @type, @body, @superseded)`),
     dropEventsFrom: db.prepare('DELETE FROM job_events WHERE job_id = ? AND seq >= ?'),
     dropEventsUpTo: db.prepare('DELETE FROM job_events WHERE job_id = ? AND seq <= ?'),
-    dropEvents: db.prepare('DELETE FROM job_events WHERE job_id = ?'),
+    // Jobs with a log are few (running, or ended a moment ago): found through the log's own index.
+    compactEndedLogs: db.prepare(`DELETE FROM job_events WHERE job_id IN (
+        SELECT logged.job_id FROM (SELECT DISTINCT job_id FROM job_events) AS logged
+        JOIN background_jobs AS job ON job.id = logged.job_id
+        WHERE job.status != 'streaming' AND job.completed_at < ?)`),
     readEvents: db.prepare<[string, number, number], JobEventRow>('SELECT seq, attempt, type, body, superseded FROM job_events WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
-    eventSeq: db.prepare<[string], { event_seq: number }>('SELECT event_seq FROM background_jobs WHERE id = ?'),
+    eventSeq: db.prepare<[string], { event_seq: number, status: JobStatus }>('SELECT event_seq, status FROM background_jobs WHERE id = ?'),
     toolRounds: db.prepare<[string], { tool_rounds: string }>(`SELECT tool_rounds FROM background_jobs WHERE id = ? AND status = 'streaming'`),
     setToolRounds: db.prepare(`UPDATE background_jobs SET tool_rounds = @toolRounds, updated_at = @now WHERE id = @id AND status = 'streaming'`),
     metadata: db.prepare(`UPDATE background_jobs SET
@@ -158,8 +162,6 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
       now,
     }).changes > 0
     if (changed) {
-      // An ended job's row is the whole of it: its run log goes.
-      statements.dropEvents.run(jobId)
       // Calls still pending or running when the job ended did not finish.
       const calls = JSON.parse(statements.activeCalls.get(jobId)!.active_tool_calls) as BackgroundJob['activeToolCalls']
       if (calls.some(call => call.status === 'pending' || call.status === 'running')) {
@@ -172,7 +174,8 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     return changed
   })
 
-  const cleanup = db.transaction((finishedBefore: number) => {
+  const cleanup = db.transaction((finishedBefore: number, logsEndedBefore: number) => {
+    statements.compactEndedLogs.run(logsEndedBefore)
     statements.deleteNotificationsOfExpired.run(finishedBefore)
     statements.deleteInputRequestsOfExpired.run(finishedBefore)
     return statements.deleteExpired.run(finishedBefore).changes
@@ -214,7 +217,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     async readJobEvents(jobId, fromSeq, limit) {
       const row = statements.eventSeq.get(jobId)
       if (!row) return null
-      return { events: statements.readEvents.all(jobId, fromSeq, Math.max(0, limit)).map(toStoredEvent), lastSeq: row.event_seq }
+      return { events: statements.readEvents.all(jobId, fromSeq, Math.max(0, limit)).map(toStoredEvent), lastSeq: row.event_seq, status: row.status }
     },
     async appendToolExecution(jobId, round, execution) {
       return appendToolExecution(jobId, round, execution)
@@ -270,8 +273,8 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     async listStreamingJobs() {
       return statements.listStreaming.all().map(toJob)
     },
-    async cleanupExpired(finishedBefore) {
-      return cleanup(finishedBefore)
+    async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore) {
+      return cleanup(finishedBefore, logsEndedBefore)
     },
     async addNotification({ now, ...fields }) {
       const notification: JobNotification = { ...fields, id: randomUUID(), createdAt: now ?? Date.now() }
