@@ -80,11 +80,11 @@ describe('architecture', () => {
     expect(names).toEqual(['clearUserSession', 'hashPassword', 'replaceUserSession', 'verifyPassword'])
   })
 
-  it('auto-imports at most 33 server names, each listed in the README', () => {
+  it('auto-imports at most 33 server names, each listed in docs/architecture.md', () => {
     const names = facadeNames()
-    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    const readme = readFileSync(join(root, 'docs/architecture.md'), 'utf8')
     expect(names.length, names.join(', ')).toBeLessThanOrEqual(33)
-    for (const name of names) expect(readme, `README does not list the facade's ${name}`).toContain(`\`${name}\``)
+    for (const name of names) expect(readme, `docs/architecture.md does not list the facade's ${name}`).toContain(`\`${name}\``)
   })
 
   it('keeps the run core in small steps: no function of server/lib/jobs, agent or workflows passes 80 lines', () => {

@@ -63,8 +63,8 @@ describe('the official MCP conformance suite, client scenarios', () => {
     for (const name of Object.keys(NOT_APPLICABLE)) expect(scenarios).toContain(name)
   })
 
-  it('names every scenario that does not apply in the README, with its reason', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+  it('names every scenario that does not apply in the tools page (docs/tools.md), with its reason', () => {
+    const readme = readFileSync(join(root, 'docs/tools.md'), 'utf8')
     for (const name of Object.keys(NOT_APPLICABLE)) expect(readme).toContain(`\`${name}\``)
   })
 
