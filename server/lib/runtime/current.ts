@@ -14,7 +14,7 @@ import type { BackgroundJobManager } from '../jobs/manager'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { WorkflowStore } from '../stores/workflows/workflow-store'
 import type { WorkflowWebhooks } from '../workflows/webhooks'
-import type { WorkflowSchedules } from '../jobs/workflow-schedules'
+import type { WorkflowSchedules } from '../workflows/schedules'
 import type { AppMetrics } from '../metrics/app-metrics'
 import type { StatusHistory } from '../metrics/status-history'
 

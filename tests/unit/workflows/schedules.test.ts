@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { WorkflowSchedules } from '../../../server/lib/jobs/workflow-schedules'
+import { WorkflowSchedules } from '../../../server/lib/workflows/schedules'
 import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/memory'
 import type { SettingsStore } from '../../../server/lib/stores/settings/settings-store'
 import type { WorkflowScheduleInput } from '../../../shared/types/workflow-schedule'

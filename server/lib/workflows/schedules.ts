@@ -17,28 +17,13 @@
  * run still runs is skipped unless the schedule allows overlap. A run that cannot start (the
  * owner's limits, a workflow no longer valid) is recorded on the schedule and told to its owner.
  */
-import { readJsonSetting, type SettingsStore } from '../stores/settings/settings-store'
+import type { SettingsStore } from '../stores/settings/settings-store'
 import type { WorkflowSchedule, WorkflowScheduleInput, WorkflowScheduleOutcome } from '../../../shared/types/workflow-schedule'
 import { MAX_SCHEDULES_PER_WORKFLOW } from '../../../shared/schemas/workflow-schedule'
-import { scheduleTimes, ScheduleTimesError } from '../workflows/schedule-times'
-import { derivedRunId } from '../workflows/run-ids'
+import { scheduleTimes, ScheduleTimesError } from './schedule-times'
+import { derivedRunId } from './run-ids'
+import { fireLockKey, ScheduleBook } from './schedule-book'
 import { DomainError, type HttpAnswer } from '../domain-error'
-
-const INDEX_KEY = 'workflow-schedules'
-const scheduleKey = (id: string) => `workflow-schedule:${id}`
-const fireLockKey = (id: string) => `workflow-schedule-lock:${id}`
-/** How long an instance's hold on a schedule (or the index) lasts if it dies holding it. */
-const LOCK_TTL_MS = 60_000
-/** Tries to take a busy lock before giving up (a schedule or the index being changed elsewhere). */
-const LOCK_ATTEMPTS = 80
-
-/** One schedule in the index: enough to know which are due without reading them all. */
-interface IndexEntry {
-  id: string
-  workflowId: string
-  userId: string
-  nextRunAt: number | null
-}
 
 /** A schedule that cannot be made or changed: 400 (its times), 404 (no such schedule) or 409 (too many). */
 export class WorkflowScheduleError extends DomainError {
@@ -76,16 +61,14 @@ export interface WorkflowSchedulesOptions {
 
 /** Workflow schedules and their ticker (see the file comment). */
 export class WorkflowSchedules {
-  private readonly owner: string
   private readonly now: () => number
+  private readonly book: ScheduleBook
   private timer: ReturnType<typeof setInterval> | undefined
   private ticking: Promise<void> | undefined
-  /** Lock keys this instance is using: the store's lock says "mine" to every caller of one owner. */
-  private readonly localLocks = new Map<string, Promise<unknown>>()
 
   constructor(private readonly options: WorkflowSchedulesOptions) {
-    this.owner = options.instanceId ?? `schedules-${crypto.randomUUID()}`
     this.now = options.now ?? Date.now
+    this.book = new ScheduleBook(options.settings, options.instanceId ?? `schedules-${crypto.randomUUID()}`, this.now)
   }
 
   private get missedAfterMs(): number {
@@ -94,8 +77,8 @@ export class WorkflowSchedules {
 
   /** A workflow's schedules, oldest first. */
   async list(workflowId: string): Promise<WorkflowSchedule[]> {
-    const ids = (await this.index()).filter(entry => entry.workflowId === workflowId).map(entry => entry.id)
-    const schedules = await Promise.all(ids.map(id => this.read(id)))
+    const ids = (await this.book.index()).filter(entry => entry.workflowId === workflowId).map(entry => entry.id)
+    const schedules = await Promise.all(ids.map(id => this.book.read(id)))
     return schedules.filter((schedule): schedule is WorkflowSchedule => schedule !== null).sort((a, b) => a.createdAt - b.createdAt)
   }
 
@@ -105,44 +88,43 @@ export class WorkflowSchedules {
     const now = this.now()
     const schedule: WorkflowSchedule = { ...input, id: crypto.randomUUID(), workflowId, userId, createdAt: now, updatedAt: now, nextRunAt: null }
     schedule.nextRunAt = schedule.enabled ? this.times(schedule).nextAfter(now) : null
-    await this.changeIndex((entries) => {
+    await this.book.add(schedule, (entries) => {
       if (entries.filter(entry => entry.workflowId === workflowId).length >= MAX_SCHEDULES_PER_WORKFLOW) throw new WorkflowScheduleError(409, `A workflow has at most ${MAX_SCHEDULES_PER_WORKFLOW} schedules; remove one first.`)
       if (entries.filter(entry => entry.userId === userId).length >= this.options.perUser) throw new WorkflowScheduleError(409, `You have ${this.options.perUser} schedules, the most this server allows (NUXT_WORKFLOWS_SCHEDULES_PER_USER); remove one first.`)
-      return [...entries, this.entryOf(schedule)]
-    }, () => this.options.settings.setSetting(scheduleKey(schedule.id), JSON.stringify(schedule)))
+    })
     return schedule
   }
 
   /** Changes a schedule (its times start again from now); 404 when the workflow has no such schedule. */
   async update(workflowId: string, id: string, input: WorkflowScheduleInput): Promise<WorkflowSchedule> {
     await this.options.checkInputs?.(workflowId, input)
-    return this.withLock(fireLockKey(id), async () => {
-      const before = await this.read(id)
+    return this.book.withLock(fireLockKey(id), async () => {
+      const before = await this.book.read(id)
       if (!before || before.workflowId !== workflowId) throw new WorkflowScheduleError(404, 'This workflow has no such schedule.')
       const now = this.now()
       const schedule: WorkflowSchedule = { ...input, id, workflowId, userId: before.userId, createdAt: before.everyMinutes && input.everyMinutes === before.everyMinutes ? before.createdAt : now, updatedAt: now, nextRunAt: null, ...(before.last ? { last: before.last } : {}) }
       schedule.nextRunAt = schedule.enabled ? this.times(schedule).nextAfter(now) : null
-      await this.save(schedule)
+      await this.book.save(schedule)
       return schedule
     })
   }
 
   /** Removes a schedule; false when the workflow has no such schedule. */
   async remove(workflowId: string, id: string): Promise<boolean> {
-    const schedule = await this.read(id)
+    const schedule = await this.book.read(id)
     if (!schedule || schedule.workflowId !== workflowId) return false
-    await this.removeWhere(entry => entry.id === id)
+    await this.book.removeWhere(entry => entry.id === id)
     return true
   }
 
   /** Removes every schedule of a workflow (it was deleted). */
   removeAllOf(workflowId: string): Promise<void> {
-    return this.removeWhere(entry => entry.workflowId === workflowId)
+    return this.book.removeWhere(entry => entry.workflowId === workflowId)
   }
 
   /** Removes every schedule of an account (it was deleted). */
   removeUser(userId: string): Promise<void> {
-    return this.removeWhere(entry => entry.userId === userId)
+    return this.book.removeWhere(entry => entry.userId === userId)
   }
 
   /** Starts the ticker (`tickMs`); `stop` ends it. */
@@ -168,21 +150,21 @@ export class WorkflowSchedules {
 
   private async fireDue(): Promise<void> {
     const now = this.now()
-    const due = (await this.index()).filter(entry => entry.nextRunAt !== null && entry.nextRunAt <= now)
+    const due = (await this.book.index()).filter(entry => entry.nextRunAt !== null && entry.nextRunAt <= now)
     for (const entry of due) {
       // Held by another instance (firing it, or someone changing it): it is theirs this time.
-      await this.withLock(fireLockKey(entry.id), () => this.fire(entry.id), 1)
+      await this.book.withLock(fireLockKey(entry.id), () => this.fire(entry.id), 1)
         .catch(error => this.options.logger?.warn(`Workflow schedule ${entry.id} could not fire`, error))
     }
   }
 
   /** Fires schedule `id`'s due occurrence (its lock held). */
   private async fire(id: string): Promise<void> {
-    const schedule = await this.read(id)
+    const schedule = await this.book.read(id)
     const now = this.now()
     if (!schedule || !schedule.enabled || schedule.nextRunAt === null || schedule.nextRunAt > now) {
       // Read again under the lock: it moved on, or was switched off or removed, since the index was read.
-      if (schedule) await this.syncIndex(schedule)
+      if (schedule) await this.book.syncIndex(schedule)
       return
     }
     let times
@@ -193,7 +175,7 @@ export class WorkflowSchedules {
       schedule.last = { at: now, occurrence: schedule.nextRunAt, status: 'failed', message: (error as Error).message }
       schedule.nextRunAt = null
       schedule.enabled = false
-      await this.save(schedule)
+      await this.book.save(schedule)
       return
     }
     const missed = now - schedule.nextRunAt > this.missedAfterMs
@@ -204,7 +186,7 @@ export class WorkflowSchedules {
     schedule.last = outcome
     schedule.nextRunAt = times.nextAfter(Math.max(occurrence, now))
     schedule.updatedAt = now
-    await this.save(schedule)
+    await this.book.save(schedule)
   }
 
   /** Starts the run of `occurrence`, unless it started already or the last run still runs. */
@@ -233,74 +215,5 @@ export class WorkflowSchedules {
       if (error instanceof ScheduleTimesError) throw new WorkflowScheduleError(400, `This schedule cannot be used: ${error.message}`)
       throw error
     }
-  }
-
-  private entryOf(schedule: WorkflowSchedule): IndexEntry {
-    return { id: schedule.id, workflowId: schedule.workflowId, userId: schedule.userId, nextRunAt: schedule.enabled ? schedule.nextRunAt : null }
-  }
-
-  private read(id: string): Promise<WorkflowSchedule | null> {
-    return readJsonSetting(this.options.settings, scheduleKey(id), null)
-  }
-
-  private index(): Promise<IndexEntry[]> {
-    return readJsonSetting(this.options.settings, INDEX_KEY, [])
-  }
-
-  /** Writes a schedule, then its index entry (the index only says when to look: the schedule is read again before it fires). */
-  private async save(schedule: WorkflowSchedule): Promise<void> {
-    await this.options.settings.setSetting(scheduleKey(schedule.id), JSON.stringify(schedule))
-    await this.syncIndex(schedule)
-  }
-
-  private syncIndex(schedule: WorkflowSchedule): Promise<void> {
-    const entry = this.entryOf(schedule)
-    return this.changeIndex(entries => entries.some(item => item.id === entry.id) ? entries.map(item => item.id === entry.id ? entry : item) : entries)
-  }
-
-  private async removeWhere(removed: (entry: IndexEntry) => boolean): Promise<void> {
-    let gone: IndexEntry[] = []
-    await this.changeIndex((entries) => {
-      gone = entries.filter(removed)
-      return entries.filter(entry => !removed(entry))
-    })
-    for (const entry of gone) await this.options.settings.deleteSettings(scheduleKey(entry.id))
-  }
-
-  /** Changes the index under its lock (`before` runs first, under it too). */
-  private changeIndex(change: (entries: IndexEntry[]) => IndexEntry[], before?: () => Promise<void>): Promise<void> {
-    return this.withLock(INDEX_KEY, async () => {
-      const next = change(await this.index())
-      await before?.()
-      await this.options.settings.setSetting(INDEX_KEY, JSON.stringify(next))
-    })
-  }
-
-  /**
-   * Runs `work` holding lock `key` in the store (and here: the store's lock is one per instance),
-   * trying `attempts` times; with one attempt, a lock held elsewhere skips the work (undefined).
-   */
-  private withLock<T>(key: string, work: () => Promise<T>): Promise<T>
-  private withLock<T>(key: string, work: () => Promise<T>, attempts: 1): Promise<T | undefined>
-  private withLock<T>(key: string, work: () => Promise<T>, attempts = LOCK_ATTEMPTS): Promise<T | undefined> {
-    const previous = this.localLocks.get(key) ?? Promise.resolve()
-    const run = previous.catch(() => {}).then(async () => {
-      for (let attempt = 0; attempt < attempts; attempt++) {
-        if (attempt > 0) await new Promise(resolve => setTimeout(resolve, 25 + Math.random() * 50))
-        if (await this.options.settings.tryLock(key, this.owner, LOCK_TTL_MS, this.now())) {
-          try {
-            return await work()
-          } finally {
-            await this.options.settings.unlock(key, this.owner)
-          }
-        }
-      }
-      if (attempts === 1) return undefined
-      throw new Error('Workflow schedules are being changed elsewhere; try again in a moment.')
-    })
-    const settled = run.catch(() => {})
-    this.localLocks.set(key, settled)
-    void settled.then(() => this.localLocks.get(key) === settled && this.localLocks.delete(key))
-    return run
   }
 }
