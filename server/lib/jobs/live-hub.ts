@@ -11,23 +11,20 @@
  * stores it), so a viewer reconnecting with `Last-Event-ID` continues exactly. What viewers see is
  * the job folded from those events by the one fold of job events (shared/job-state.ts).
  * State of a finished job is dropped once its last viewer has left (after `graceMs`).
- *
- * Over 250 lines on purpose: batching, ordering and fan-out share one per-job state, and the
- * ordering guarantee (pending text flushes before any other event) holds only if they stay together.
+ * Each job's state, its batch and the way its events go out are live-job.ts; this is the registry
+ * of live jobs, the load-scaled window, viewers' subscriptions and the grace after the end.
  */
-import type { ActiveToolCall, JobError, JobStatus, PublicJob, ToolRoundRecord } from '../../../shared/types/job'
+import type { ActiveToolCall, PublicJob, ToolRoundRecord } from '../../../shared/types/job'
 import type { WorkflowState } from '../../../shared/types/workflow'
 import type { JobInputRequest } from '../../../shared/types/input-request'
 import type { JobSnapshotEvent } from '../../../shared/types/job-events'
-import { applyJobEvent } from '../../../shared/job-state'
-import type { Usage } from '../openrouter/types'
 import { EventLoopLoad } from './event-loop-load'
 import { ReplayLog, type ReplayAnswer } from './replay-log'
+import { LiveJob, type JobListener, type JobTerminal } from './live-job'
 import type { JobEventId, JobStreamEvent, SequencedJobEvent } from './stream-events'
 import { UNOBSERVED, type JobObserver } from './job-observer'
 
-/** Receives every event of a job after subscribing. */
-export type JobListener = (event: SequencedJobEvent) => void
+export type { JobListener } from './live-job'
 
 /** Tuning of the hub; defaults in `DEFAULT_LIVE_HUB_OPTIONS`. */
 export interface LiveHubOptions {
@@ -57,14 +54,7 @@ export const DEFAULT_LIVE_HUB_OPTIONS: LiveHubOptions = {
   observer: UNOBSERVED,
 }
 
-/** How a job ended, as the status event reports it. */
-export interface JobTerminal {
-  status: Exclude<JobStatus, 'streaming'>
-  finishReason?: string
-  error?: JobError
-  usage?: Usage
-  completedAt: number
-}
+export type { JobTerminal } from './live-job'
 
 /** Which run of a job a hub entry carries, and where its events are kept. */
 export interface LiveRun {
@@ -93,29 +83,6 @@ export interface JobSubscription {
   /** The status event when the job has finished (send it after a snapshot, then close). */
   statusEvent?: SequencedJobEvent
   dispose: () => void
-}
-
-interface LiveJob {
-  /** The job as viewers have been sent it (text still in the batch excluded). */
-  job: PublicJob
-  log: ReplayLog
-  record?: (event: SequencedJobEvent) => void
-  /** Another instance runs it: its events come from that instance's log (`relayEvent`), under their ids. */
-  relayed: boolean
-  finished: boolean
-  statusEvent?: SequencedJobEvent
-  listeners: Set<JobListener>
-  /** Called for listeners still attached when the state is dropped (shutdown). */
-  detachHandlers: Map<JobListener, () => void>
-  pendingContent: string
-  pendingReasoning: string
-  pendingChunks: number
-  pendingChunksReceived: number
-  lastBroadcastAt: number
-  batchTimer?: ReturnType<typeof setTimeout>
-  cleanupTimer?: ReturnType<typeof setTimeout>
-  /** The last snapshot made, reused (one frame in memory) while nothing has changed since. */
-  snapshotCache?: { job: PublicJob, reason?: JobSnapshotEvent['reason'], sequenced: SequencedJobEvent }
 }
 
 /** Fan-out of live job progress to viewers. One per server process. */
@@ -170,43 +137,27 @@ export class JobLiveHub {
     // What the store has kept is the store's to say: the live view leaves it out.
     const { eventSeq = 0, ...job } = stored
     const previous = this.jobs.get(job.id)
-    if (previous) this.clearTimers(previous)
-    const live: LiveJob = {
-      job,
-      log: new ReplayLog(this.options.replayBytes, eventSeq, run.attempt, run.baseAttempt),
-      record: run.record,
-      relayed: run.relayed ?? false,
-      finished: false,
-      listeners: previous?.listeners ?? new Set(),
-      detachHandlers: previous?.detachHandlers ?? new Map(),
-      pendingContent: '',
-      pendingReasoning: '',
-      pendingChunks: 0,
-      pendingChunksReceived: job.chunksReceived,
-      lastBroadcastAt: 0,
-    }
+    previous?.clearTimers()
+    const live = new LiveJob(job, new ReplayLog(this.options.replayBytes, eventSeq, run.attempt, run.baseAttempt), run, this.options.observer, previous)
     this.jobs.set(job.id, live)
     if (live.relayed) {
       // Not an event of the job's log (a relay numbers nothing): viewers attached get the state under its id.
-      if (live.listeners.size > 0) this.deliver(live, live.log.current({ type: 'snapshot', job }))
+      if (live.listeners.size > 0) live.deliver(live.log.current({ type: 'snapshot', job }))
     } else if (live.log.baseSeq > 0 || live.listeners.size > 0) {
-      this.broadcast(live, { type: 'snapshot', job, ...(run.resumed ? { reason: 'resumed' as const } : {}) })
+      live.emit({ type: 'snapshot', job, ...(run.resumed ? { reason: 'resumed' as const } : {}) })
     }
   }
 
   /** An event of a job another instance runs (opened with `relayed`), under the id that instance gave it. */
   relayEvent(jobId: string, id: JobEventId, event: JobStreamEvent): void {
     const live = this.jobs.get(jobId)
-    if (!live?.relayed || live.finished) return
-    const item = live.log.appendAs(event, id)
-    live.job = applyJobEvent(live.job, event)
-    this.deliver(live, item)
+    if (live?.relayed && !live.finished) live.relay(id, event)
   }
 
   /** Sends the text waiting in the batch now (before the writer stores what viewers got). */
   flush(jobId: string): void {
     const live = this.jobs.get(jobId)
-    if (live && !live.finished) this.flushText(live)
+    if (live && !live.finished) live.flushText()
   }
 
   /** Stops handing events to the run's recorder (its writer is done). */
@@ -219,31 +170,15 @@ export class JobLiveHub {
   appendText(jobId: string, text: { content?: string, reasoning?: string }, chunksReceived: number): void {
     const live = this.jobs.get(jobId)
     if (!live || live.finished || live.relayed) return
-    if (text.content) live.pendingContent += text.content
-    if (text.reasoning) live.pendingReasoning += text.reasoning
-    live.pendingChunks++
-    live.pendingChunksReceived = chunksReceived
-    const window = this.batchWindowMs()
-    const sinceLast = Date.now() - live.lastBroadcastAt
-    // Leading edge: nothing went out within the window, so nothing is gained by waiting.
-    if (window <= 0 || live.pendingChunks >= this.options.batchSize || sinceLast >= window) {
-      this.flushText(live)
-    } else if (!live.batchTimer) {
-      // Trailing edge: coalesce until the window since the last send has passed.
-      live.batchTimer = setTimeout(() => {
-        live.batchTimer = undefined
-        this.flushText(live)
-      }, window - sinceLast)
-      live.batchTimer.unref?.()
-    }
+    live.addText(text, chunksReceived, this.batchWindowMs(), this.options.batchSize)
   }
 
   /** A tool call changed state. */
   updateToolCall(jobId: string, toolCall: ActiveToolCall): void {
     const live = this.jobs.get(jobId)
     if (!live || live.finished || live.relayed) return
-    this.flushText(live)
-    this.broadcast(live, { type: 'tool-call', toolCall })
+    live.flushText()
+    live.emit({ type: 'tool-call', toolCall })
   }
 
   /** Keeps the snapshot's completed tool rounds current (no event: `tool-call` events carry the news). */
@@ -256,8 +191,8 @@ export class JobLiveHub {
   updateWorkflowState(jobId: string, workflowState: WorkflowState): void {
     const live = this.jobs.get(jobId)
     if (!live || live.finished || live.relayed) return
-    this.flushText(live)
-    this.broadcast(live, { type: 'workflow-state', workflowState })
+    live.flushText()
+    live.emit({ type: 'workflow-state', workflowState })
   }
 
   /** The job asks its user something, or a request changed (claimed, answered, expired). */
@@ -265,8 +200,8 @@ export class JobLiveHub {
     const live = this.jobs.get(jobId)
     // A job run elsewhere shows its requests as its runner publishes them (through its log).
     if (!live || live.finished || live.relayed) return
-    this.flushText(live)
-    this.broadcast(live, { type: 'input-request', request })
+    live.flushText()
+    live.emit({ type: 'input-request', request })
   }
 
   /**
@@ -276,11 +211,9 @@ export class JobLiveHub {
   finish(jobId: string, terminal: JobTerminal): number {
     const live = this.jobs.get(jobId)
     if (!live || live.finished) return 0
-    this.flushText(live)
-    live.finished = true
-    // Count before broadcasting: viewers close their streams when the status arrives.
+    // Count before sending: viewers close their streams when the status arrives.
     const watchers = live.listeners.size
-    live.statusEvent = this.broadcast(live, { type: 'status', ...terminal, contentLength: live.job.content.length })
+    live.end(terminal)
     if (live.listeners.size === 0) this.scheduleCleanup(jobId, live)
     return watchers
   }
@@ -292,7 +225,7 @@ export class JobLiveHub {
   drop(jobId: string): void {
     const live = this.jobs.get(jobId)
     if (!live) return
-    this.clearTimers(live)
+    live.clearTimers()
     this.jobs.delete(jobId)
     const handlers = [...live.detachHandlers.values()]
     live.listeners.clear()
@@ -307,7 +240,7 @@ export class JobLiveHub {
   /** The job as viewers currently see it (text not yet broadcast excluded); undefined if not live. */
   snapshot(jobId: string): PublicJob | undefined {
     const live = this.jobs.get(jobId)
-    return live ? this.snapshotOf(live) : undefined
+    return live?.job
   }
 
   /**
@@ -334,7 +267,7 @@ export class JobLiveHub {
     }
     return {
       ...(lastEventId ? { resume: live.log.after(lastEventId) } : {}),
-      snapshot: reason => this.currentSnapshot(live, reason),
+      snapshot: reason => live.snapshot(reason),
       since: seq => live.log.since(seq),
       finished: live.finished,
       statusEvent: live.statusEvent,
@@ -347,74 +280,11 @@ export class JobLiveHub {
     for (const jobId of [...this.jobs.keys()]) this.drop(jobId)
   }
 
-  /** The snapshot of now as a sequenced event; viewers arriving between two events share one. */
-  private currentSnapshot(live: LiveJob, reason?: JobSnapshotEvent['reason']): SequencedJobEvent {
-    const cached = live.snapshotCache
-    // Every change of what a snapshot shows replaces `live.job`.
-    if (cached && cached.job === live.job && cached.reason === reason) return cached.sequenced
-    const sequenced = live.log.current({ type: 'snapshot', job: live.job, ...(reason ? { reason } : {}) })
-    live.snapshotCache = { job: live.job, reason, sequenced }
-    return sequenced
-  }
-
-  private snapshotOf(live: LiveJob): PublicJob {
-    return live.job
-  }
-
-  private flushText(live: LiveJob): void {
-    if (live.batchTimer) {
-      clearTimeout(live.batchTimer)
-      live.batchTimer = undefined
-    }
-    if (live.pendingChunks === 0) return
-    const event: JobStreamEvent = {
-      type: 'delta',
-      contentOffset: live.job.content.length,
-      reasoningOffset: live.job.reasoning.length,
-      chunksReceived: live.pendingChunksReceived,
-    }
-    if (live.pendingContent) event.content = live.pendingContent
-    if (live.pendingReasoning) event.reasoning = live.pendingReasoning
-    live.pendingContent = ''
-    live.pendingReasoning = ''
-    this.options.observer.textBatchSent(live.pendingChunks)
-    live.pendingChunks = 0
-    live.lastBroadcastAt = Date.now()
-    this.broadcast(live, event)
-  }
-
-  private broadcast(live: LiveJob, event: JobStreamEvent): SequencedJobEvent {
-    const sequenced = live.log.append(event)
-    live.job = applyJobEvent(live.job, event)
-    live.record?.(sequenced)
-    return this.deliver(live, sequenced)
-  }
-
-  private deliver(live: LiveJob, sequenced: SequencedJobEvent): SequencedJobEvent {
-    const { event } = sequenced
-    if (live.listeners.size > 0) this.options.observer.frameSent(event.type, live.listeners.size)
-    for (const listener of live.listeners) {
-      try {
-        listener(sequenced)
-      } catch {
-        // A broken viewer must not stop the others; its connection cleans itself up.
-      }
-    }
-    return sequenced
-  }
-
   private scheduleCleanup(jobId: string, live: LiveJob): void {
     if (live.cleanupTimer) clearTimeout(live.cleanupTimer)
     live.cleanupTimer = setTimeout(() => {
       if (this.jobs.get(jobId) === live && live.listeners.size === 0) this.drop(jobId)
     }, this.options.graceMs)
     live.cleanupTimer.unref?.()
-  }
-
-  private clearTimers(live: LiveJob): void {
-    if (live.batchTimer) clearTimeout(live.batchTimer)
-    if (live.cleanupTimer) clearTimeout(live.cleanupTimer)
-    live.batchTimer = undefined
-    live.cleanupTimer = undefined
   }
 }
