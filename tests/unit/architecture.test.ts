@@ -21,6 +21,27 @@ function filesUnder(directory: string): string[] {
     .map(entry => join(entry.parentPath, entry.name))
 }
 
+/** Classes of `file` with more than `maxMethods` methods (accessors count), as `file name (n)`. */
+function largeClasses(file: string, maxMethods: number): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
+  const found: string[] = []
+  const visit = (node: ts.Node) => {
+    if (ts.isClassDeclaration(node)) {
+      const methods = node.members.filter(member => ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)).length
+      if (methods > maxMethods) found.push(`${relative(root, file)} ${node.name?.text ?? '(anonymous)'} (${methods})`)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
+}
+
+/** Files and classes of server/lib past the sizes one person holds in their head, known today: they may only shrink off this list. */
+const KNOWN_LARGE = {
+  files: ['server/lib/workflows/execute.ts', 'server/lib/jobs/manager.ts', 'server/lib/tools/mcp/oauth/authorizations.ts', 'server/lib/tools/mcp/connection.ts', 'server/lib/config/server-config.ts', 'server/lib/models/demo/demo-planner.ts'],
+  classes: ['BackgroundJobManager', 'AccountService', 'McpAuthorizations', 'McpServerConnection'],
+}
+
 /** Functions (declarations, methods, arrows) of `file` longer than `maxLines`, as `file:line name (n lines)`. */
 function longFunctions(file: string, maxLines: number): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
@@ -105,6 +126,17 @@ describe('architecture', () => {
       }
     }
     expect(calls).toEqual([])
+  })
+
+  it('keeps server/lib files under 400 lines and classes at 20 methods or fewer (those known larger only shrink)', () => {
+    const files = filesUnder(join(root, 'server/lib'))
+    const longFiles = files.filter(file => readFileSync(file, 'utf8').split('\n').length > 400).map(file => relative(root, file))
+    expect(longFiles.filter(file => !KNOWN_LARGE.files.includes(file)), 'split these along their concepts').toEqual([])
+    const classes = files.flatMap(file => largeClasses(file, 20))
+    expect(classes.filter(entry => !KNOWN_LARGE.classes.some(name => entry.includes(` ${name} (`))), 'split these along their concepts').toEqual([])
+    // The list shrinks with the code: an entry that no longer applies goes.
+    expect(KNOWN_LARGE.files.filter(file => !longFiles.includes(file))).toEqual([])
+    expect(KNOWN_LARGE.classes.filter(name => !classes.some(entry => entry.includes(` ${name} (`)))).toEqual([])
   })
 
   it('gives every server/utils export a line of JSDoc', () => {
