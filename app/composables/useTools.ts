@@ -1,5 +1,6 @@
 import { onScopeDispose } from 'vue'
 import type { ToolCatalog, ToolSummary } from '../../shared/types/tool'
+import { liveEvents } from '../utils/live-events'
 
 export type { ToolCatalog }
 
@@ -13,10 +14,16 @@ export function useTools() {
   }
   /**
    * Calls `onChange` whenever the server's tools change (a tool file added, an MCP server down or
-   * back), while the calling component lives. EventSource reconnects by itself after a drop; a
-   * reconnect calls `onChange` too, since changes may have been missed meanwhile.
+   * back), while the calling component lives: through the browser's one shared live connection
+   * where there is one, else its own EventSource. Either reconnects by itself after a drop, and a
+   * reconnect that finds the tools changed calls `onChange` too.
    */
   function watchChanges(onChange: () => void): void {
+    const shared = liveEvents()
+    if (shared) {
+      onScopeDispose(shared.onToolsChanged(onChange))
+      return
+    }
     if (typeof EventSource === 'undefined') return
     const source = new EventSource('/api/tools/events')
     let seen: number | undefined

@@ -8,7 +8,7 @@ import type { BackgroundJobManager } from '../lib/jobs/manager'
 import type { JobListener } from '../lib/jobs/live-hub'
 import { currentServerRuntime, type ServerRuntime } from '../lib/runtime/current'
 import type { ToolSources } from '../lib/tools/tool-sources'
-import { serveToolChanges as serveToolChangeEvents } from '../lib/http/serve-tool-changes'
+import type { LiveEventStreams } from '../lib/http/live-events'
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
 import type { WorkflowWebhooks } from '../lib/workflows/webhooks'
@@ -87,8 +87,12 @@ export function useToolSources(): ToolSources {
   return useServerRuntime().tools
 }
 
-/** Serves "the tools changed" to an open page of the request's user as server-sent events, counted against the stream caps. */
-export function serveToolChanges(event: H3Event, userId: string): Promise<void> {
-  const runtime = useServerRuntime()
-  return serveToolChangeEvents(event, runtime.tools.changes, runtime.streams, { userId, address: event.context.clientAddress })
+/**
+ * Browsers' live connections: `open` serves the one connection a browser keeps (`GET /api/events`:
+ * every job its tabs watch and the tools' changes), `change` says which jobs it carries (404 for
+ * another person's or a closed one), `serveToolChanges` the older tools-only feed; each counted as
+ * one stream against the caps.
+ */
+export function useLiveEvents(): LiveEventStreams {
+  return useServerRuntime().liveEvents
 }

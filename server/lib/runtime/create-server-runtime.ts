@@ -23,6 +23,7 @@ import { loadToolPolicyFile, ToolPolicy } from '../tools/policy/tool-policy'
 import { deferServerToolsReady, listServerTools, onServerToolsChanged, registerServerTool } from '../tools/registry'
 import { Subagents } from '../jobs/subagents'
 import { ToolChangeFeed } from '../tools/tool-changes'
+import { LiveEventStreams } from '../http/live-events'
 import { ToolSources } from '../tools/tool-sources'
 import { registerWorkbenchTools } from '../tools/workbench'
 import { Workspaces } from '../tools/workspace/workspaces'
@@ -249,6 +250,15 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const archives = new PersonalArchives({ accounts: stores.accounts, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, workspaces, userTools, maxThreads: config.limits.threadsPerUser })
 
   const streams = new StreamSlots(config.backgroundJobs.streams)
+  const liveEvents = new LiveEventStreams({
+    jobs,
+    slots: streams,
+    toolChanges,
+    findJob: async (userId, jobId) => {
+      const job = await jobs.store.getJob(jobId)
+      return job?.userId === userId ? job : null
+    },
+  })
   const bodies = new BodyBudget({ perClientBytes: config.limits.bodyBytesInFlightPerIp, totalBytes: config.limits.bodyBytesInFlight })
   const tools = new ToolSources({ mcp, mcpCatalog, dynamicTools, changes: toolChanges, policy: toolPolicy, credentials, authorizations, consents, workspaces, userTools })
   const metricSources = { jobs: () => jobs.health(), tools: () => tools.health(), viewers: () => hub.viewerTotal }
@@ -261,6 +271,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     // jobs that might be calling them have stopped at their checkpoints.
     stopping ??= (async () => {
       stopFollowingRegistry()
+      liveEvents.close()
       status.close()
       toolChanges.close()
       mcpCatalog.close()
@@ -287,6 +298,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       : null,
     archive: userId => archives.open(userId),
     streams,
+    liveEvents,
     bodies,
     tools,
     metrics,

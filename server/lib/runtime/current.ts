@@ -17,6 +17,7 @@ import type { WorkflowWebhooks } from '../workflows/webhooks'
 import type { WorkflowSchedules } from '../workflows/schedules'
 import type { AppMetrics } from '../metrics/app-metrics'
 import type { StatusHistory } from '../metrics/status-history'
+import type { LiveEventStreams } from '../http/live-events'
 
 /** The services createServerRuntime builds (server/plugins/20.runtime.ts starts it and closes it on shutdown). */
 export interface ServerRuntime {
@@ -41,6 +42,8 @@ export interface ServerRuntime {
   archive: (userId: string) => ReadableStream<Uint8Array>
   /** Open job streams, counted against their caps. */
   streams: StreamSlots
+  /** Browsers' shared live connections (`GET /api/events`). */
+  liveEvents: LiveEventStreams
   /** Request bodies being read, counted per client address and for the server. */
   bodies: BodyBudget
   /** MCP servers (the operator's and the admin's), the dynamic tools directory, and tool-change events. */

@@ -47,6 +47,7 @@ const ROUTE_PARAMETERS: Array<{ route: RegExp, parameter: string, check: keyof t
   { route: /^mcp-consents\/\[server\]/, parameter: 'server', check: 'ownThing' },
   { route: /^mcp-oauth\/\[server\]/, parameter: 'server', check: 'ownThing' },
   { route: /^shares\/\[id\]/, parameter: 'id', check: 'ownThing' },
+  { route: /^events\/\[streamId\]/, parameter: 'streamId', check: 'ownThing', note: 'an open live connection of the session user (another person\'s: 404)' },
   { route: /^admin\//, parameter: 'id', check: 'admin' },
   { route: /^admin\//, parameter: 'service', check: 'admin' },
   { route: /^admin\//, parameter: 'name', check: 'admin' },
@@ -61,6 +62,8 @@ const BODY_IDS: Array<{ file: string, field: string, check: RegExp }> = [
   // The conversation a chat job works in (its workspace): server/utils/jobs.ts checks it.
   { file: 'server/utils/jobs.ts', field: '_threadId', check: /requireOwned\(event, 'thread', request\._threadId\)/ },
   { file: 'server/api/workflows/[id]/run.post.ts', field: 'rerunOf', check: /requireOwned\(event, 'workflowRun', body\.rerunOf\)/ },
+  // The jobs a live connection is asked to carry: only the connection's person's own (else `job-gone`, like a 404).
+  { file: 'server/lib/runtime/create-server-runtime.ts', field: 'watch[].jobId', check: /job\?\.userId === userId \? job : null/ },
 ]
 
 function routeFiles(): string[] {

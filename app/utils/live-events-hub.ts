@@ -1,0 +1,236 @@
+/**
+ * What the shared worker of the app (app/workers/live-events.ts) does for every tab of one browser:
+ * it keeps the browser's one live connection (`GET /api/events`, shared/types/live-events.ts),
+ * asks the server to carry the jobs any tab watches (once each, however many tabs watch it), hands
+ * each tab the events of the jobs it watches, and the tools' changes. It keeps each watched job
+ * folded (shared/job-state.ts) with the id of its last event, so a tab that starts watching a job
+ * another tab already watches gets a snapshot at once, and a new connection (after a drop or a
+ * server restart) asks for every job from the last id it has: exactly the events missed, no gap
+ * and no repeat in any tab. Plain TypeScript with its effects passed in, so tests drive it directly.
+ */
+import { applyJobEvent, emptyPublicJob } from '../../shared/job-state'
+import type { PublicJob } from '../../shared/types/job'
+import type { JobStreamEvent } from '../../shared/types/job-events'
+import type { LiveEventsChange, LiveGoneFrame, LiveJobFrame, LiveReadyFrame } from '../../shared/types/live-events'
+
+/** What a tab tells the worker. */
+export type TabMessage =
+  | { type: 'watch', jobId: string }
+  | { type: 'unwatch', jobId: string }
+  | { type: 'tools', on: boolean }
+
+/** What the worker tells a tab. */
+export type HubMessage =
+  | { type: 'job', jobId: string, id: string, event: JobStreamEvent }
+  | { type: 'gone', jobId: string }
+  | { type: 'tools-changed', version: number }
+  | { type: 'connection', open: boolean }
+
+/** A tab's end of the channel. */
+export interface TabPort { postMessage: (message: HubMessage) => void }
+
+/** The effects the hub uses (the worker's EventSource and fetch). */
+export interface LiveEventsHubDeps {
+  createEventSource: (url: string) => EventSource
+  post: (url: string, body: LiveEventsChange) => Promise<{ status: number }>
+  /** Wait before opening a connection the browser gave up on (default 1.5 s). */
+  retryMs?: number
+}
+
+/** Jobs one change names at most (the server's bound). */
+const CHANGE_BATCH = 50
+
+interface WatchedJob {
+  tabs: Set<TabPort>
+  /** The job as its events so far describe it (none before the first). */
+  job?: PublicJob
+  lastEventId?: string
+  /** The server carries it on the current connection (or has been asked to). */
+  carried: boolean
+  finished: boolean
+}
+
+/** The browser's live connection, shared by its tabs. */
+export class LiveEventsHub {
+  private readonly tabs = new Set<TabPort>()
+  private readonly jobs = new Map<string, WatchedJob>()
+  private readonly toolTabs = new Set<TabPort>()
+  private source: EventSource | undefined
+  private streamId: string | undefined
+  private toolsVersion: number | undefined
+  private retryTimer: ReturnType<typeof setTimeout> | undefined
+  private pending: { watch: Map<string, string | undefined>, unwatch: Set<string> } = { watch: new Map(), unwatch: new Set() }
+  private flushing: Promise<void> | undefined
+
+  constructor(private readonly deps: LiveEventsHubDeps) {}
+
+  /** Jobs watched by some tab now. */
+  get watchedJobs(): string[] {
+    return [...this.jobs.keys()]
+  }
+
+  /** A tab connected. */
+  add(tab: TabPort): void {
+    this.tabs.add(tab)
+    tab.postMessage({ type: 'connection', open: this.streamId !== undefined })
+  }
+
+  /** A tab closed: what it watched is let go when no other tab watches it. */
+  remove(tab: TabPort): void {
+    this.tabs.delete(tab)
+    this.toolTabs.delete(tab)
+    for (const jobId of [...this.jobs.keys()]) this.unwatch(tab, jobId)
+    if (this.tabs.size === 0) this.disconnect()
+  }
+
+  /** A message from a tab. */
+  receive(tab: TabPort, message: TabMessage): void {
+    if (!this.tabs.has(tab)) this.add(tab)
+    if (message.type === 'watch') this.watch(tab, message.jobId)
+    else if (message.type === 'unwatch') this.unwatch(tab, message.jobId)
+    else if (message.on) this.toolTabs.add(tab)
+    else this.toolTabs.delete(tab)
+    this.connect()
+  }
+
+  private watch(tab: TabPort, jobId: string): void {
+    let entry = this.jobs.get(jobId)
+    if (!entry) {
+      entry = { tabs: new Set(), carried: false, finished: false }
+      this.jobs.set(jobId, entry)
+    }
+    entry.tabs.add(tab)
+    // Another tab watches it already: this one starts from what the worker has.
+    if (entry.job && entry.lastEventId) tab.postMessage({ type: 'job', jobId, id: entry.lastEventId, event: { type: 'snapshot', job: entry.job } })
+    if (!entry.carried && !entry.finished) {
+      entry.carried = true
+      this.queue(jobId, 'watch', entry.lastEventId)
+    }
+  }
+
+  private unwatch(tab: TabPort, jobId: string): void {
+    const entry = this.jobs.get(jobId)
+    if (!entry?.tabs.delete(tab) || entry.tabs.size > 0) return
+    this.jobs.delete(jobId)
+    if (entry.carried && !entry.finished) this.queue(jobId, 'unwatch')
+  }
+
+  private queue(jobId: string, change: 'watch' | 'unwatch', lastEventId?: string): void {
+    if (change === 'watch') {
+      this.pending.unwatch.delete(jobId)
+      this.pending.watch.set(jobId, lastEventId)
+    } else {
+      this.pending.watch.delete(jobId)
+      this.pending.unwatch.add(jobId)
+    }
+    void this.flush()
+  }
+
+  /** Sends what changed to the current connection, in batches, one request at a time. */
+  private flush(): Promise<void> {
+    this.flushing ??= (async () => {
+      // After the messages of this turn, so a burst of watches goes as one change.
+      await Promise.resolve()
+      while (this.streamId && (this.pending.watch.size > 0 || this.pending.unwatch.size > 0)) {
+        const streamId = this.streamId
+        const watch = [...this.pending.watch].slice(0, CHANGE_BATCH)
+        const unwatch = [...this.pending.unwatch].slice(0, CHANGE_BATCH)
+        for (const [jobId] of watch) this.pending.watch.delete(jobId)
+        for (const jobId of unwatch) this.pending.unwatch.delete(jobId)
+        const body: LiveEventsChange = {
+          ...(watch.length > 0 ? { watch: watch.map(([jobId, lastEventId]) => (lastEventId ? { jobId, lastEventId } : { jobId })) } : {}),
+          ...(unwatch.length > 0 ? { unwatch } : {}),
+        }
+        const answer = await this.deps.post(`/api/events/${encodeURIComponent(streamId)}`, body).catch(() => ({ status: 0 }))
+        if (answer.status === 404 || answer.status === 0) {
+          // The connection is gone (or the network is): a new one asks for everything again.
+          if (this.streamId === streamId) this.reconnect()
+          break
+        }
+      }
+    })().finally(() => {
+      this.flushing = undefined
+    })
+    return this.flushing
+  }
+
+  /** Opens the connection if a tab needs it. */
+  private connect(): void {
+    if (this.source || this.retryTimer || this.tabs.size === 0) return
+    const source = this.deps.createEventSource('/api/events')
+    this.source = source
+    source.addEventListener('ready', event => this.onReady(JSON.parse((event as MessageEvent<string>).data) as LiveReadyFrame))
+    source.addEventListener('job', event => this.onJob(JSON.parse((event as MessageEvent<string>).data) as LiveJobFrame))
+    source.addEventListener('job-gone', event => this.onGone(JSON.parse((event as MessageEvent<string>).data) as LiveGoneFrame))
+    source.addEventListener('tools-changed', event => this.onToolsVersion(Number((JSON.parse((event as MessageEvent<string>).data) as { version: number }).version)))
+    source.addEventListener('error', () => {
+      if (this.source !== source) return
+      if (this.streamId !== undefined) this.tell({ type: 'connection', open: false })
+      this.streamId = undefined
+      // CONNECTING: the browser tries again by itself. CLOSED: it gave up; try again after a pause.
+      if (source.readyState === 2) this.reconnect()
+    })
+  }
+
+  private reconnect(): void {
+    this.disconnect()
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined
+      this.connect()
+    }, this.deps.retryMs ?? 1_500)
+  }
+
+  private disconnect(): void {
+    this.source?.close()
+    this.source = undefined
+    if (this.streamId !== undefined) this.tell({ type: 'connection', open: false })
+    this.streamId = undefined
+    if (this.retryTimer) clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
+  }
+
+  /** A (new) connection: every job still watched is asked for from the last event the worker has. */
+  private onReady(frame: LiveReadyFrame): void {
+    this.streamId = frame.streamId
+    this.pending = { watch: new Map(), unwatch: new Set() }
+    for (const [jobId, entry] of this.jobs) {
+      entry.carried = !entry.finished
+      if (entry.carried) this.pending.watch.set(jobId, entry.lastEventId)
+    }
+    void this.flush()
+    this.onToolsVersion(frame.tools)
+    this.tell({ type: 'connection', open: true })
+  }
+
+  private onJob(frame: LiveJobFrame): void {
+    const entry = this.jobs.get(frame.jobId)
+    if (!entry) return
+    entry.job = applyJobEvent(entry.job ?? emptyPublicJob(frame.jobId), frame.event)
+    entry.lastEventId = frame.id
+    if (frame.event.type === 'status' || (frame.event.type === 'snapshot' && frame.event.job.status !== 'streaming')) {
+      // The server stops carrying it after its status.
+      entry.finished = true
+      entry.carried = false
+    }
+    const message: HubMessage = { type: 'job', jobId: frame.jobId, id: frame.id, event: frame.event }
+    for (const tab of entry.tabs) tab.postMessage(message)
+  }
+
+  private onGone(frame: LiveGoneFrame): void {
+    const entry = this.jobs.get(frame.jobId)
+    if (!entry) return
+    this.jobs.delete(frame.jobId)
+    for (const tab of entry.tabs) tab.postMessage({ type: 'gone', jobId: frame.jobId })
+  }
+
+  /** The tools' version: a change (or a reconnect that may have missed one) is told to the tabs that listen. */
+  private onToolsVersion(version: number): void {
+    const changed = this.toolsVersion !== undefined && version !== this.toolsVersion
+    this.toolsVersion = version
+    if (changed) for (const tab of this.toolTabs) tab.postMessage({ type: 'tools-changed', version })
+  }
+
+  private tell(message: HubMessage): void {
+    for (const tab of this.tabs) tab.postMessage(message)
+  }
+}
