@@ -64,6 +64,8 @@ export default defineNuxtConfig({
         'img-src': ["'self'", 'data:', 'blob:'],
         'font-src': ["'self'"],
         'connect-src': ["'self'"],
+        // The shared worker that holds the browser's one live connection (app/workers/live-events.ts).
+        'worker-src': ["'self'"],
         'object-src': ["'none'"],
         'base-uri': ["'none'"],
         'form-action': ["'self'"],

@@ -178,6 +178,35 @@ describe('answers acted on while they stream', () => {
     expect(await page.getByTestId('toast').count()).toBe(0)
   })
 
+  it('keeps twelve tabs of one browser live on one answer over HTTP/1.1, and a thirteenth loads meanwhile', async () => {
+    // A browser gives a host six HTTP/1.1 connections: one EventSource per tab stopped the seventh
+    // tab's answer, and a ninth tab's page load. One shared connection serves them all.
+    const answer = nextAnswer([paragraphs('many tabs', 2), paragraphs('all of them', 2)])
+    const first = await freshPage()
+    const ownStreams: string[] = []
+    context.on('request', (request) => {
+      if (/\/api\/jobs\/[^/]+\/stream|\/api\/tools\/events/.test(request.url())) ownStreams.push(request.url())
+    })
+    const url = await ask(first, 'Write a long story for many tabs')
+    const tabs = [first]
+    for (let index = 1; index < 12; index++) {
+      const page = await context.newPage()
+      await page.goto(url)
+      tabs.push(page)
+    }
+    for (const page of tabs) await expect.poll(textOf(page)).toContain('Paragraph 2 about many tabs')
+    const late = await context.newPage()
+    await late.goto(`${app.url}/jobs`)
+    await late.locator('[data-testid=job-row][data-status=streaming]').first().waitFor()
+    answer.open()
+    await Promise.all(tabs.map(page => ended(page, 'complete')))
+    const texts = await Promise.all(tabs.map(page => textOf(page)()))
+    expect(texts[0]).toContain('Paragraph 2 about all of them')
+    expect(new Set(texts).size).toBe(1)
+    // No tab opened a stream of its own: the shared worker's one connection carried everything.
+    expect(ownStreams).toEqual([])
+  })
+
   it('lists a running job on the jobs page with its progress, and stops it from there', async () => {
     const answer = nextAnswer([paragraphs('the jobs page', 1), paragraphs('progress', 2), paragraphs('never sent', 1)])
     const page = await freshPage()
