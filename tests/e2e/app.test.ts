@@ -104,7 +104,9 @@ describe('the built app', () => {
       return { name, id: /^id: (.+)$/m.exec(block)?.[1], data: data ? JSON.parse(data) : null }
     })
     expect(events[0]).toMatchObject({ name: 'snapshot', data: { job: { status: 'streaming', model: 'or3/offline-demo', content: '' } } })
-    expect(events.every(event => /^[a-z0-9]+-\d+$/.test(event.id ?? ''))).toBe(true)
+    // `<seq>.<attempt>`: numbered in the job's run log, by its first run.
+    const first = Number(events[0]!.id!.split('.')[0])
+    expect(events.map(event => event.id)).toEqual(events.map((_, index) => `${first + index}.0`))
     const toolEvents = events.filter(event => event.name === 'tool-call').map(event => [event.data.toolCall.name, event.data.toolCall.status])
     expect(toolEvents).toEqual([['get_current_time', 'pending'], ['get_current_time', 'running'], ['get_current_time', 'completed']])
     const completed = events.findLast(event => event.name === 'tool-call')!.data.toolCall
