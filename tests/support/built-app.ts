@@ -38,7 +38,8 @@ interface SpawnedServer {
 }
 
 async function spawnServer(entry: string, env: Record<string, string>): Promise<SpawnedServer> {
-  const port = await freePort()
+  // A test that restarts a server where its browser's pages point gives the same `PORT` again.
+  const port = env.PORT ? Number(env.PORT) : await freePort()
   // Each server gets its own data directory (database, session secret) unless the test shares one.
   const ownDataDir = env.NUXT_DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'or3-app-data-'))
   // Every test client is 127.0.0.1: start rates are off unless a test sets them (start-limits.test.ts).
