@@ -8,7 +8,7 @@
  * server restart) asks for every job from the last id it has: exactly the events missed, no gap
  * and no repeat in any tab. Plain TypeScript with its effects passed in, so tests drive it directly.
  */
-import { applyJobEvent, emptyPublicJob } from '../../shared/job-state'
+import { applyJobEvent, emptyPublicJob } from '#shared/job-state'
 import type { PublicJob } from '../../shared/types/job'
 import type { JobStreamEvent } from '../../shared/types/job-events'
 import type { LiveEventsChange, LiveGoneFrame, LiveJobFrame, LiveReadyFrame } from '../../shared/types/live-events'

@@ -1,10 +1,19 @@
 /**
- * A tab's end of the browser's one live connection (the shared worker, app/workers/live-events.ts):
- * components watch jobs and the tools' changes through it instead of opening an EventSource each,
- * so any number of tabs stays within the browser's six HTTP/1.1 connections per host. Where the
- * browser has no SharedWorker, `liveEvents()` is null and callers use their own EventSource.
+ * A tab's end of the browser's one live connection: components watch jobs and the tools' changes
+ * through it instead of opening an EventSource each, so any number of tabs stays within the
+ * browser's six HTTP/1.1 connections per host. The connection is held by a shared worker
+ * (app/workers/live-events.ts); where the browser has none, by one tab the tabs elect with a Web
+ * Lock, relaying through a BroadcastChannel (live-events-leader.ts). Where neither can be had,
+ * `liveEvents()` is null and callers use their own EventSource.
  */
 import type { HubMessage, TabMessage } from './live-events-hub'
+import { leaderChannel } from './live-events-leader'
+
+/** How a tab's client talks to whoever holds the connection. */
+export interface LiveChannel {
+  send: (message: TabMessage) => void
+  listen: (receive: (message: HubMessage) => void) => void
+}
 
 /** What a watcher of one job hears: its events (with their ids), that it is gone, and whether the connection is up. */
 export interface JobWatcher {
@@ -19,9 +28,14 @@ export class LiveEventsClient {
   private readonly toolListeners = new Set<() => void>()
   private open = false
 
-  constructor(private readonly port: MessagePort) {
-    port.addEventListener('message', (message: MessageEvent<HubMessage>) => this.receive(message.data))
-    port.start()
+  constructor(private readonly channel: LiveChannel) {
+    channel.listen(message => this.receive(message))
+  }
+
+  /** Asks again for everything this tab watches (a new holder of the connection knows nothing of it). */
+  resubscribe(): void {
+    for (const jobId of this.watchers.keys()) this.send({ type: 'watch', jobId })
+    if (this.toolListeners.size > 0) this.send({ type: 'tools', on: true })
   }
 
   /** Whether the worker's connection is up now. */
@@ -53,7 +67,7 @@ export class LiveEventsClient {
   }
 
   private send(message: TabMessage): void {
-    this.port.postMessage(message)
+    this.channel.send(message)
   }
 
   private receive(message: HubMessage): void {
@@ -69,27 +83,47 @@ export class LiveEventsClient {
 
 let client: LiveEventsClient | null | undefined
 
-/** This tab's client of the shared worker, made on first use; null where the browser has no SharedWorker. */
+/** This tab's client of the browser's live connection, made on first use; null where it cannot be shared. */
 export function liveEvents(): LiveEventsClient | null {
   if (client !== undefined) return client
-  if (typeof window === 'undefined' || typeof SharedWorker === 'undefined') return (client = null)
+  if (typeof window === 'undefined') return (client = null)
   try {
-    const worker = new SharedWorker(new URL('../workers/live-events.ts', import.meta.url), { type: 'module', name: 'or3-live-events' })
-    client = new LiveEventsClient(worker.port)
-    const tabId = crypto.randomUUID()
-    const hello = () => worker.port.postMessage({ type: 'hello', tabId })
-    // Held while this tab lives (the worker waits on it to learn that the tab closed), and held
-    // before the worker hears of it, so the worker's wait cannot be granted first.
-    if (navigator.locks) {
-      void navigator.locks.request(`or3-live-tab-${tabId}`, () => {
-        hello()
-        return new Promise<void>(() => {})
-      })
-    } else {
-      hello()
-    }
+    client = typeof SharedWorker === 'undefined' ? leaderClient() : workerClient()
   } catch {
     client = null
   }
   return client
+}
+
+function workerClient(): LiveEventsClient {
+  const worker = new SharedWorker(new URL('../workers/live-events.ts', import.meta.url), { type: 'module', name: 'or3-live-events' })
+  const port = worker.port
+  const made = new LiveEventsClient({
+    send: message => port.postMessage(message),
+    listen: (receive) => {
+      port.addEventListener('message', (message: MessageEvent<HubMessage>) => receive(message.data))
+      port.start()
+    },
+  })
+  const tabId = crypto.randomUUID()
+  const hello = () => port.postMessage({ type: 'hello', tabId })
+  // Held while this tab lives (the worker waits on it to learn that the tab closed), and held
+  // before the worker hears of it, so the worker's wait cannot be granted first.
+  if (navigator.locks) {
+    void navigator.locks.request(`or3-live-tab-${tabId}`, () => {
+      hello()
+      return new Promise<void>(() => {})
+    })
+  } else {
+    hello()
+  }
+  return made
+}
+
+function leaderClient(): LiveEventsClient | null {
+  if (typeof BroadcastChannel === 'undefined' || !navigator.locks || typeof EventSource === 'undefined') return null
+  let made: LiveEventsClient | undefined
+  const channel = leaderChannel({ onNewLeader: () => made?.resubscribe() })
+  made = new LiveEventsClient(channel)
+  return made
 }

@@ -22,6 +22,7 @@ const servers = useAppServers(() => ({
 }))
 const browser = useChromium()
 let context: BrowserContext | undefined
+let appUrl = ''
 
 afterEach(async () => {
   await context?.close()
@@ -67,5 +68,39 @@ describe('many tabs on one shared live connection', () => {
     await answerOf(stored).and(stored.locator('[data-status=complete]')).waitFor()
     expect(await textOf(stored)()).toBe(RESUMED)
     gated.openAll()
+  })
+
+  it('without SharedWorker (Chrome on Android), the tabs elect one to hold the connection, and another takes over when it closes', async () => {
+    await servers.start().then(app => (appUrl = app.url))
+    const gated = gatedTextReply(['Part one for the tabs. ', 'Part two after the leader left. ', 'The end.'])
+    fake.script([gated.reply])
+    context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    await context.addInitScript((model) => {
+      // As in a browser without SharedWorker.
+      Object.defineProperty(window, 'SharedWorker', { value: undefined, configurable: true })
+      if (location.protocol === 'http:') localStorage.setItem('or3:model', model)
+    }, MODEL)
+    const ownStreams: string[] = []
+    context.on('request', (request) => {
+      if (/\/api\/jobs\/[^/]+\/stream/.test(request.url())) ownStreams.push(request.url())
+    })
+    const leader = await context.newPage()
+    const url = await startChat(leader, appUrl, 'Write a story for the tabs')
+    const others: Page[] = []
+    for (let index = 0; index < 7; index++) {
+      const tab = await context.newPage()
+      await tab.goto(url)
+      others.push(tab)
+    }
+    for (const tab of [leader, ...others]) await expect.poll(textOf(tab)).toContain('Part one for the tabs.')
+    // The first tab leads: closing it hands the connection to another, and the answer goes on in every tab.
+    await leader.close()
+    gated.open()
+    for (const tab of others) await expect.poll(textOf(tab)).toContain('Part two after the leader left.')
+    gated.open()
+    for (const tab of others) await answerOf(tab).and(tab.locator('[data-status=complete]')).waitFor()
+    for (const tab of others) expect(await textOf(tab)()).toBe('Part one for the tabs. Part two after the leader left. The end.')
+    // One connection for all of them: the elected tab's, never a stream per tab.
+    expect(ownStreams).toEqual([])
   })
 })
