@@ -76,7 +76,7 @@ const workflowVersion = fieldsOf<WorkflowVersion>({ workflowId: true, version: t
 describe('shapes in shared/types match every store', () => {
   it('jobs', () => {
     // listedContentLength is worked out when a store lists jobs without their text.
-    expect(sqliteColumns('background_jobs')).toEqual(stored(job, { elsewhere: ['listedContentLength'] }))
+    expect(sqliteColumns('background_jobs')).toEqual(stored(job, { elsewhere: ['listedContentLength'], storageOnly: ['log_kept'] }))
     // Convex keeps tool calls, checkpoints and the text (in chunks) in their own tables, and the lease on the job.
     expect(convexFields('background_jobs')).toEqual(stored(job, {
       rename: { id: 'job_id' },

@@ -26,6 +26,8 @@ export interface JobRow {
   completed_at: number | null
   resume_count: number
   event_seq: number
+  /** 1 while an ended job's run log is still kept (the sweep folds it away). */
+  log_kept: number
   request: string | null
   checkpoint: string | null
   api_key_ciphertext: string | null

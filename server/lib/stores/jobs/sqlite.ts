@@ -41,11 +41,9 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     appendEvent: db.prepare(`INSERT INTO job_events (job_id, seq, attempt, type, body, superseded) VALUES (@jobId, @seq, @attempt, @type, @body, @superseded)`),
     dropEventsFrom: db.prepare('DELETE FROM job_events WHERE job_id = ? AND seq >= ?'),
     dropEventsUpTo: db.prepare('DELETE FROM job_events WHERE job_id = ? AND seq <= ?'),
-    // Jobs with a log are few (running, or ended a moment ago): found through the log's own index.
-    compactEndedLogs: db.prepare(`DELETE FROM job_events WHERE job_id IN (
-        SELECT logged.job_id FROM (SELECT DISTINCT job_id FROM job_events) AS logged
-        JOIN background_jobs AS job ON job.id = logged.job_id
-        WHERE job.status != 'streaming' AND job.completed_at < ?)`),
+    // Ended jobs whose log is still kept are few (ended a moment ago): found through their own index.
+    compactEndedLogs: db.prepare('DELETE FROM job_events WHERE job_id IN (SELECT id FROM background_jobs WHERE log_kept = 1 AND completed_at < ?)'),
+    unmarkEndedLogs: db.prepare('UPDATE background_jobs SET log_kept = 0 WHERE log_kept = 1 AND completed_at < ?'),
     readEvents: db.prepare<[string, number, number], JobEventRow>('SELECT seq, attempt, type, body, superseded FROM job_events WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
     eventSeq: db.prepare<[string], { event_seq: number, status: JobStatus }>('SELECT event_seq, status FROM background_jobs WHERE id = ?'),
     toolRounds: db.prepare<[string], { tool_rounds: string }>(`SELECT tool_rounds FROM background_jobs WHERE id = ? AND status = 'streaming'`),
@@ -75,7 +73,8 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
         updated_at = @now,
         completed_at = @now,
         checkpoint = NULL,
-        api_key_ciphertext = NULL
+        api_key_ciphertext = NULL,
+        log_kept = event_seq > 0
       WHERE id = @id AND status = 'streaming'`),
     activeCalls: db.prepare<[string], { active_tool_calls: string }>('SELECT active_tool_calls FROM background_jobs WHERE id = ?'),
     setActiveCalls: db.prepare('UPDATE background_jobs SET active_tool_calls = ? WHERE id = ?'),
@@ -176,6 +175,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
 
   const cleanup = db.transaction((finishedBefore: number, logsEndedBefore: number) => {
     statements.compactEndedLogs.run(logsEndedBefore)
+    statements.unmarkEndedLogs.run(logsEndedBefore)
     statements.deleteNotificationsOfExpired.run(finishedBefore)
     statements.deleteInputRequestsOfExpired.run(finishedBefore)
     return statements.deleteExpired.run(finishedBefore).changes

@@ -304,10 +304,13 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   END;
   `,
   // A job's run log (server/lib/jobs/run-log.ts): the events its viewers got, numbered per job,
-  // each with the run that wrote it, kept while it runs so a viewer resumes exactly after a restart.
+  // each with the run that wrote it, kept while it runs (and `log_kept` a minute after its end)
+  // so a viewer resumes exactly after a restart.
   // Jobs from before have none: a finished one reads as compacted, a running one resumes and logs on.
   `
   ALTER TABLE background_jobs ADD COLUMN event_seq INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE background_jobs ADD COLUMN log_kept INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX background_jobs_with_kept_logs ON background_jobs (completed_at) WHERE log_kept = 1;
   CREATE TABLE job_events (
     job_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
