@@ -221,6 +221,83 @@ async function measureFanOut(viewersPerJob: number, adaptive: boolean): Promise<
 }
 
 /**
+ * One browser's shared live connection (`GET /api/events`) carrying one job: asks for the job once
+ * the connection says its id, counts the chunks its frames deliver (and their latency), and ends at
+ * the job's status. Resolves with the chunks delivered.
+ */
+function watchShared(baseUrl: string, cookie: string, jobId: string, agent: Agent, latencies: number[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let seen = 0
+    const request = httpRequest(`${baseUrl}/api/events`, { headers: { cookie, accept: 'text/event-stream' }, agent }, (response) => {
+      response.setEncoding('utf8')
+      let buffer = ''
+      response.on('data', (chunk: string) => {
+        const receivedAt = now()
+        buffer += chunk
+        let end = buffer.indexOf('\n\n')
+        while (end >= 0) {
+          const frame = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          end = buffer.indexOf('\n\n')
+          const data = frame.slice(frame.indexOf('data: ') + 6)
+          if (frame.startsWith('event: ready')) {
+            const body = JSON.stringify({ watch: [{ jobId }] })
+            const change = httpRequest(`${baseUrl}/api/events/${JSON.parse(data).streamId}`, { method: 'POST', agent, headers: { 'cookie': cookie, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, answer => answer.resume())
+            change.on('error', reject)
+            change.end(body)
+          } else if (frame.startsWith('event: job\n')) {
+            const snapshot = data.includes('"event":{"type":"snapshot"')
+            const count = collectLatencies(snapshot ? 'snapshot' : 'delta', data, receivedAt, latencies)
+            seen = snapshot ? count : seen + count
+            if (data.includes('"event":{"type":"status"')) {
+              request.destroy()
+              resolve(seen)
+            }
+          }
+        }
+      })
+      response.on('end', () => resolve(seen))
+      response.on('error', () => resolve(seen))
+    })
+    request.on('error', () => resolve(seen))
+    request.end()
+  })
+}
+
+/** The same fan-out as `measureFanOut`, each viewer a browser's shared connection (`GET /api/events`) rather than the job's own stream. */
+async function measureSharedFanOut(viewersPerJob: number): Promise<void> {
+  const label = `${(JOBS * viewersPerJob).toLocaleString('en')} viewers, shared connections`
+  const app = await startBenchApp()
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
+  try {
+    fake.script(() => timestampedReply())
+    const client = new SessionClient(app.url)
+    await client.json('/api/jobs')
+    const latencies: number[] = []
+    let delivered = 0
+    const { cpuMs, peakRssMb, seconds } = await measureCpu(app.process.pid!, async () => {
+      const viewers: Array<Promise<void>> = []
+      for (let job = 0; job < JOBS; job++) {
+        const jobId = await client.startJob({ model: 'bench/model', messages: [{ role: 'user', content: `job ${job}` }] })
+        for (let viewer = 0; viewer < viewersPerJob; viewer++) viewers.push(watchShared(app.url, client.cookie, jobId, agent, latencies).then((seen) => { delivered += seen }))
+      }
+      await Promise.all(viewers)
+    })
+    const sorted = Float64Array.from(latencies).sort()
+    fanOutCpu.push({ label, cpuPerDeltaMs: cpuMs / delivered })
+    rows.push(
+      { measure: `fan-out (${label}): delivered / expected`, value: `${delivered.toLocaleString('en')} / ${(JOBS * viewersPerJob * CHUNKS_PER_JOB).toLocaleString('en')} (${Math.round(delivered / seconds).toLocaleString('en')} deltas/s)`, target: 'all' },
+      { measure: `fan-out (${label}): latency p50 / p99 (upstream write → viewer)`, value: `${percentile(sorted, 0.5).toFixed(1)} / ${percentile(sorted, 0.99).toFixed(1)} ms`, target: '' },
+      { measure: `fan-out (${label}): server peak RSS`, value: `${peakRssMb.toFixed(0)} MB`, target: '' },
+      { measure: `fan-out (${label}): server CPU per delivered delta`, value: `${(cpuMs / delivered * 1000).toFixed(2)} µs`, target: '' },
+    )
+  } finally {
+    agent.destroy()
+    await app.stop()
+  }
+}
+
+/**
  * Time to the first delta on an idle server: `POST /api/openrouter/stream` (the starter watches
  * its own job) against the fake upstream, from the POST and from the upstream's first text chunk.
  */
@@ -282,6 +359,8 @@ describe('background jobs', () => {
     for (const viewersPerJob of [VIEWERS_PER_JOB, VIEWERS_PER_JOB * 3]) {
       for (const adaptive of [false, true]) await measureFanOut(viewersPerJob, adaptive)
     }
+    // The same 1,000 viewers, each a browser's one shared connection.
+    await measureSharedFanOut(VIEWERS_PER_JOB)
     await measureFirstDelta()
   }, once)
 
