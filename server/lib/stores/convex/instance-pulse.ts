@@ -9,15 +9,7 @@
  * pulse whatever the lease.
  */
 import type { ActiveToolCall } from '../../../../shared/types/job'
-
-/** One run-log event as a pulse carries it (convex/lib/jobEvents.ts): its JSON as `body`, absent when not kept. */
-export interface PulseEvent {
-  seq: number
-  attempt: number
-  type: string
-  body?: string
-  superseded?: boolean
-}
+import type { EncodedJobEvent } from '../jobs/job-record'
 
 /** One job's progress in a pulse. */
 export interface PulseProgress {
@@ -25,7 +17,8 @@ export interface PulseProgress {
   reasoningChunk?: string
   chunksReceived?: number
   activeToolCalls?: ActiveToolCall[]
-  events?: PulseEvent[]
+  /** Run-log events as Convex keeps them (convex/lib/jobEvents.ts). */
+  events?: EncodedJobEvent[]
 }
 
 /** What the deployment answers to a pulse. */

@@ -11,8 +11,8 @@ import { api } from '../../../../convex/_generated/api'
 import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
 import { listLimit, RunningCapError, type JobLeaseStore, type JobStore } from './job-store'
 import { createConvexInputRequests } from './input-requests-convex'
-import { InstancePulse, type PulseEvent } from '../convex/instance-pulse'
-import type { StoredJobEvent } from '../../../../shared/types/job-events'
+import { InstancePulse } from '../convex/instance-pulse'
+import { decodeJobEvent, encodeJobEvent } from './job-record'
 import { LRUCache } from 'lru-cache'
 import { splitWorkflowState } from '../../../../shared/workflow-state-parts'
 
@@ -47,25 +47,6 @@ const REMEMBERED_RUNS = 1_000
 function toJob(job: ConvexJob): BackgroundJob {
   const { leaseOwner: _owner, leaseExpiresAt: _expires, abortRequested: _abort, ...record } = job
   return record as BackgroundJob
-}
-
-/** A run-log event as Convex keeps it (its JSON as `body`). */
-function toPulseEvent(event: StoredJobEvent): PulseEvent {
-  return {
-    seq: event.seq,
-    attempt: event.attempt,
-    type: event.event?.type ?? event.omitted ?? 'workflow-state',
-    ...(event.event ? { body: JSON.stringify(event.event) } : {}),
-    ...(event.superseded ? { superseded: true } : {}),
-  }
-}
-
-function fromPulseEvent(row: PulseEvent): StoredJobEvent {
-  const event: StoredJobEvent = { seq: row.seq, attempt: row.attempt }
-  if (row.superseded) event.superseded = true
-  else if (row.body !== undefined) event.event = JSON.parse(row.body)
-  else event.omitted = row.type as NonNullable<StoredJobEvent['omitted']>
-  return event
 }
 
 /** A Convex job store; pair with `ConvexHttpClient(NUXT_CONVEX_URL)` in production. */
@@ -113,11 +94,11 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
     },
     async updateJob(jobId, update) {
       const { now: _now, events, ...progress } = update
-      return pulse.progress(jobId, events?.length ? { ...progress, events: events.map(toPulseEvent) } : progress)
+      return pulse.progress(jobId, events?.length ? { ...progress, events: events.map(encodeJobEvent) } : progress)
     },
     async readJobEvents(jobId, fromSeq, limit) {
       const read = await client.query(api.jobs.events, { secret, jobId, fromSeq, limit })
-      return read ? { events: read.events.map(fromPulseEvent), lastSeq: read.lastSeq, status: read.status } : null
+      return read ? { events: read.events.map(decodeJobEvent), lastSeq: read.lastSeq, status: read.status } : null
     },
     async appendToolExecution(jobId, round, execution) {
       return client.mutation(api.jobs.appendToolExecution, { secret, jobId, round, execution, now: Date.now(), owner })

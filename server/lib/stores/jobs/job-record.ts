@@ -117,6 +117,36 @@ export function compareForList(a: BackgroundJob, b: BackgroundJob): number {
   return running !== 0 ? running : b.startedAt - a.startedAt
 }
 
+/** A run-log event as a database keeps it: its type beside its JSON (`body`, absent when not kept), and whether it was superseded. */
+export interface EncodedJobEvent {
+  seq: number
+  attempt: number
+  type: string
+  body?: string
+  superseded?: boolean
+}
+
+/** `event` as sqlite and Convex keep it. */
+export function encodeJobEvent(event: StoredJobEvent): EncodedJobEvent {
+  return {
+    seq: event.seq,
+    attempt: event.attempt,
+    // Only a workflow state is ever superseded (run-log.ts), and then neither kept nor omitted.
+    type: event.event?.type ?? event.omitted ?? 'workflow-state',
+    ...(event.event ? { body: JSON.stringify(event.event) } : {}),
+    ...(event.superseded ? { superseded: true } : {}),
+  }
+}
+
+/** The run-log event a database kept (`encodeJobEvent` the other way). */
+export function decodeJobEvent(encoded: EncodedJobEvent): StoredJobEvent {
+  const event: StoredJobEvent = { seq: encoded.seq, attempt: encoded.attempt }
+  if (encoded.superseded) event.superseded = true
+  else if (encoded.body !== undefined) event.event = JSON.parse(encoded.body)
+  else event.omitted = encoded.type as NonNullable<StoredJobEvent['omitted']>
+  return event
+}
+
 /** A run log with `appended` added, past events replaced by number and the oldest dropped beyond `MAX_KEPT_JOB_EVENTS`. */
 export function withAppendedEvents(kept: readonly StoredJobEvent[], appended: readonly StoredJobEvent[]): StoredJobEvent[] {
   const first = appended[0]?.seq ?? Number.POSITIVE_INFINITY

@@ -2,6 +2,7 @@
 import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
 import { joinWorkflowState } from '../../../../shared/workflow-state-parts'
 import type { StoredJobEvent } from '../../../../shared/types/job-events'
+import { decodeJobEvent } from './job-record'
 
 /** A row of `background_jobs`. */
 export interface JobRow {
@@ -115,9 +116,5 @@ export interface JobEventRow {
 
 /** The run-log event a row holds. */
 export function toStoredEvent(row: JobEventRow): StoredJobEvent {
-  const stored: StoredJobEvent = { seq: row.seq, attempt: row.attempt }
-  if (row.superseded) stored.superseded = true
-  else if (row.body !== null) stored.event = JSON.parse(row.body)
-  else stored.omitted = row.type as NonNullable<StoredJobEvent['omitted']>
-  return stored
+  return decodeJobEvent({ seq: row.seq, attempt: row.attempt, type: row.type, ...(row.body === null ? {} : { body: row.body }), ...(row.superseded ? { superseded: true } : {}) })
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { BackgroundJob, JobNotification, JobStatus, ToolRoundRecord } from '../../../../shared/types/job'
 import { listLimit, MAX_KEPT_JOB_EVENTS, type JobStore, type JobFinalState, type JobProgressUpdate } from './job-store'
 import { openSqliteDatabase } from '../sqlite/database'
-import { withToolExecution } from './job-record'
+import { encodeJobEvent, withToolExecution } from './job-record'
 import { createSqliteInputRequests } from './input-requests-sqlite'
 import { LRUCache } from 'lru-cache'
 import { json, toJob as rowToJob, toNotification, toStoredEvent, type JobEventRow, type JobRow, type NotificationRow } from './sqlite-rows'
@@ -140,8 +140,8 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     if (!changed || events.length === 0) return changed
     // A run numbering on from an event the store lost replaces what it numbered the same.
     statements.dropEventsFrom.run(jobId, events[0]!.seq)
-    for (const event of events) {
-      statements.appendEvent.run({ jobId, seq: event.seq, attempt: event.attempt, type: event.event?.type ?? event.omitted ?? 'workflow-state', body: event.event ? JSON.stringify(event.event) : null, superseded: event.superseded ? 1 : 0 })
+    for (const event of events.map(encodeJobEvent)) {
+      statements.appendEvent.run({ jobId, seq: event.seq, attempt: event.attempt, type: event.type, body: event.body ?? null, superseded: event.superseded ? 1 : 0 })
     }
     statements.dropEventsUpTo.run(jobId, last - MAX_KEPT_JOB_EVENTS)
     return true
