@@ -9,7 +9,7 @@ import type { BackgroundJobManager } from '../jobs/manager'
 import { toPublicJob } from '../jobs/public-job'
 import { sequenced, type JobEventId, type SequencedJobEvent } from '../jobs/stream-events'
 import type { JobSubscription } from '../jobs/live-hub'
-import { readMissedEvents } from '../jobs/resume-from-log'
+import { attemptOfEvent, readMissedEvents } from '../jobs/resume-from-log'
 import type { JobStore } from '../stores/jobs/job-store'
 import type { JobSnapshotEvent } from '../../../shared/types/job-events'
 import type { BackgroundJob } from '../../../shared/types/job'
@@ -109,7 +109,7 @@ async function storedEvents(store: JobStore, stored: BackgroundJob, lastEventId:
     reason = missed.kind === 'snapshot' ? missed.reason : 'compacted'
   }
   // The id of the last event kept names what this snapshot shows (a log folded away: its run's number then).
-  const attempt = lastSeq > 0 ? (await store.readJobEvents(stored.id, lastSeq, 1))?.events[0]?.attempt ?? stored.resumeCount : stored.resumeCount
+  const attempt = await attemptOfEvent(store, stored.id, lastSeq) ?? stored.resumeCount
   const snapshot = sequenced({ type: 'snapshot', job: toPublicJob(stored), ...(reason ? { reason } : {}) }, { seq: lastSeq, attempt })
   return { events: running ? [snapshot] : [snapshot, status()], running }
 }

@@ -11,6 +11,7 @@
 import type { BackgroundJob, PublicJob } from '../../../shared/types/job'
 import type { JobInputRequest } from '../../../shared/types/input-request'
 import { toPublicJob } from './public-job'
+import { attemptOfEvent } from './resume-from-log'
 import type { JobLiveHub } from './live-hub'
 import type { JobEventsRead, JobWatch } from '../stores/jobs/job-store'
 
@@ -86,8 +87,8 @@ class RemoteJobRelay {
     const job: BackgroundJob = { ...watched.job, content: watched.content, reasoning: watched.reasoning }
     const seq = job.eventSeq ?? 0
     // The run that wrote that event: a viewer holding its id resumes from here.
-    const base = seq > 0 && job.status === 'streaming' ? (await this.options.readEvents(jobId, seq, 1))?.events[0] : undefined
-    hub.open(await this.shown(job), { attempt: job.resumeCount, relayed: true, ...(base?.seq === seq ? { baseAttempt: base.attempt } : {}) })
+    const baseAttempt = job.status === 'streaming' ? await attemptOfEvent({ readJobEvents: this.options.readEvents }, jobId, seq) : undefined
+    hub.open(await this.shown(job), { attempt: job.resumeCount, relayed: true, ...(baseAttempt === undefined ? {} : { baseAttempt }) })
     this.next = seq + 1
     return job
   }

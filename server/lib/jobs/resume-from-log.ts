@@ -16,6 +16,13 @@ export type StoredReplay =
   | { kind: 'events', events: StoredJobEvent[] }
   | { kind: 'snapshot', reason: NonNullable<JobSnapshotEvent['reason']> }
 
+/** The run that wrote event `seq` of the job's log, when the store still keeps it (none for 0). */
+export async function attemptOfEvent(store: Pick<JobStore, 'readJobEvents'>, jobId: string, seq: number): Promise<number | undefined> {
+  if (seq <= 0) return undefined
+  const kept = (await store.readJobEvents(jobId, seq, 1))?.events[0]
+  return kept?.seq === seq ? kept.attempt : undefined
+}
+
 /**
  * The stored events after `id` up to number `upTo` (all kept ones without), checked to continue
  * exactly from `id`: the event it names must be the one the store kept under that number.

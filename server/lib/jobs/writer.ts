@@ -39,7 +39,7 @@ export class ThrottledJobWriter {
   /** Events viewers got since the last write. */
   private events: SequencedJobEvent[] = []
   /** The job's tool calls as the recorded events describe them. */
-  private calls: ActiveToolCall[] = []
+  private calls: ActiveToolCall[]
   private disposed = false
   private flushing = false
   /** Called before each write (the hub sends the text in its batch, which comes back through `record`). */

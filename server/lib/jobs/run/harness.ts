@@ -15,6 +15,7 @@ import { ThrottledJobWriter } from '../writer'
 import type { RunBudget } from '../admission/budget-pool'
 import { endJobRun, type JobRunOutcome, type RunEnding } from './end'
 import { JobRunEvents } from './run-events'
+import { attemptOfEvent } from '../resume-from-log'
 import type { Role } from '../../../../shared/types/account'
 import { UNOBSERVED, type JobObserver } from '../job-observer'
 import type { ToolCallStatus } from '../../tools/run-tool-calls'
@@ -132,9 +133,9 @@ export class JobRunHarness {
     const { inputs, hub, store } = this.options
     const requests = resumed && inputs ? await inputs.ofJob(state.id).catch(() => []) : []
     // The run that wrote the last event kept: a viewer holding its id resumes from memory.
-    const base = state.eventSeq ? (await store.readJobEvents(state.id, state.eventSeq, 1).catch(() => null))?.events[0] : undefined
+    const baseAttempt = state.eventSeq ? await attemptOfEvent(store, state.id, state.eventSeq).catch(() => undefined) : undefined
     this.sink = new JobRunEvents(state.id, hub, this.writer, store, state)
-    this.sink.open({ ...toPublicJob(state), ...(requests.length > 0 ? { inputRequests: requests } : {}) }, { attempt: state.resumeCount, resumed, ...(base && base.seq === state.eventSeq ? { baseAttempt: base.attempt } : {}) })
+    this.sink.open({ ...toPublicJob(state), ...(requests.length > 0 ? { inputRequests: requests } : {}) }, { attempt: state.resumeCount, resumed, ...(baseAttempt === undefined ? {} : { baseAttempt }) })
     this.observer.runStarted(state.type, resumed)
     this.logger.info?.(`Job ${state.id} (${state.type}) ${resumed ? 'resumed' : 'started'}.`)
   }
