@@ -175,7 +175,7 @@ export class JobLiveHub {
 
   /** A tool call changed state. */
   updateToolCall(jobId: string, toolCall: ActiveToolCall): void {
-    this.publish(jobId, { type: 'tool-call', toolCall })
+    this.jobs.get(jobId)?.publish({ type: 'tool-call', toolCall })
   }
 
   /** Keeps the snapshot's completed tool rounds current (no event: `tool-call` events carry the news). */
@@ -186,24 +186,14 @@ export class JobLiveHub {
 
   /** A workflow moved on. */
   updateWorkflowState(jobId: string, workflowState: WorkflowState): void {
-    this.publish(jobId, { type: 'workflow-state', workflowState })
+    this.jobs.get(jobId)?.publish({ type: 'workflow-state', workflowState })
   }
 
   /** The job asks its user something, or a request changed (claimed, answered, expired). */
   updateInputRequest(jobId: string, request: JobInputRequest): void {
-    this.publish(jobId, { type: 'input-request', request })
+    this.jobs.get(jobId)?.publish({ type: 'input-request', request })
   }
 
-  /**
-   * An event of a job this process runs: the text in the batch goes first. A job run elsewhere
-   * gets its events (its requests too) from its runner's log (`relayEvent`), never from here.
-   */
-  private publish(jobId: string, event: JobStreamEvent): void {
-    const live = this.jobs.get(jobId)
-    if (!live || live.finished || live.relayed) return
-    live.flushText()
-    live.emit(event)
-  }
 
   /**
    * Ends the live run: flushes pending text, sends the status event and returns how many viewers

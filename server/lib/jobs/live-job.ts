@@ -65,6 +65,17 @@ export class LiveJob {
     return this.deliver(sequenced)
   }
 
+  /**
+   * An event of a job this process runs: the text in the batch goes first. A job run elsewhere
+   * gets its events (its requests too) from its runner's log (`relay`), never from here; an ended
+   * one takes none.
+   */
+  publish(event: JobStreamEvent): void {
+    if (this.finished || this.relayed) return
+    this.flushText()
+    this.emit(event)
+  }
+
   /** An event of another instance's log, under the id it gave it. */
   relay(id: JobEventId, event: JobStreamEvent): void {
     const item = this.log.appendAs(event, id)
