@@ -37,6 +37,17 @@ export interface LiveEventsHubDeps {
   retryMs?: number
 }
 
+/** The hub's effects in a browser (a worker or the elected tab): its EventSource and its fetch. */
+export const BROWSER_EFFECTS: LiveEventsHubDeps = {
+  createEventSource: url => new EventSource(url),
+  post: (url, body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' }),
+}
+
+/** The Web Lock a tab holds while it lives, so whoever holds the connection learns when it closes. */
+export function tabLockName(tabId: string): string {
+  return `or3-live-tab-${tabId}`
+}
+
 /** Jobs one change names at most (the server's bound). */
 const CHANGE_BATCH = 50
 

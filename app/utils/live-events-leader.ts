@@ -6,7 +6,7 @@
  * what it watches (each job then starts from a snapshot of now). A tab that closes is noticed
  * through the lock it holds while it lives, as with the worker.
  */
-import { LiveEventsHub, type HubMessage, type TabMessage, type TabPort } from './live-events-hub'
+import { BROWSER_EFFECTS, LiveEventsHub, tabLockName, type HubMessage, type TabMessage, type TabPort } from './live-events-hub'
 import type { LiveChannel } from './live-events'
 
 const CHANNEL = 'or3-live-events'
@@ -33,7 +33,7 @@ export function leaderChannel(options: { onNewLeader: () => void }): LiveChannel
       port = { postMessage: message => broadcast.postMessage({ kind: 'hub', to: id, message } satisfies Relayed) }
       ports.set(id, port)
       // Granted once that tab's own lock is released: it has closed.
-      void navigator.locks.request(`or3-live-tab-${id}`, () => {
+      void navigator.locks.request(tabLockName(id), () => {
         ports.delete(id)
         hub?.remove(port!)
       })
@@ -53,13 +53,10 @@ export function leaderChannel(options: { onNewLeader: () => void }): LiveChannel
   })
 
   // Held while this tab lives, so the leader learns when it closes.
-  void navigator.locks.request(`or3-live-tab-${tabId}`, () => new Promise<void>(() => {}))
+  void navigator.locks.request(tabLockName(tabId), () => new Promise<void>(() => {}))
   // Waits to lead; holds the lead for as long as the tab lives.
   void navigator.locks.request(LEADER_LOCK, () => {
-    hub = new LiveEventsHub({
-      createEventSource: url => new EventSource(url),
-      post: (url, body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' }),
-    })
+    hub = new LiveEventsHub(BROWSER_EFFECTS)
     hub.add(ownPort)
     broadcast.postMessage({ kind: 'leader' } satisfies Relayed)
     options.onNewLeader()

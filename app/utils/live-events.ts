@@ -6,7 +6,7 @@
  * Lock, relaying through a BroadcastChannel (live-events-leader.ts). Where neither can be had,
  * `liveEvents()` is null and callers use their own EventSource.
  */
-import type { HubMessage, TabMessage } from './live-events-hub'
+import { tabLockName, type HubMessage, type TabMessage } from './live-events-hub'
 import { leaderChannel } from './live-events-leader'
 
 /** How a tab's client talks to whoever holds the connection. */
@@ -110,7 +110,7 @@ function workerClient(): LiveEventsClient {
   // Held while this tab lives (the worker waits on it to learn that the tab closed), and held
   // before the worker hears of it, so the worker's wait cannot be granted first.
   if (navigator.locks) {
-    void navigator.locks.request(`or3-live-tab-${tabId}`, () => {
+    void navigator.locks.request(tabLockName(tabId), () => {
       hello()
       return new Promise<void>(() => {})
     })

@@ -5,14 +5,11 @@
  * noticed through the Web Lock it holds while it lives (app/utils/live-events.ts), so what only
  * it watched is let go.
  */
-import { LiveEventsHub, type TabMessage, type TabPort } from '../utils/live-events-hub'
+import { BROWSER_EFFECTS, LiveEventsHub, tabLockName, type TabMessage, type TabPort } from '../utils/live-events-hub'
 
 declare const self: SharedWorkerGlobalScope
 
-const hub = new LiveEventsHub({
-  createEventSource: url => new EventSource(url),
-  post: (url, body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' }),
-})
+const hub = new LiveEventsHub(BROWSER_EFFECTS)
 
 self.addEventListener('connect', (event) => {
   const port = (event as MessageEvent).ports[0]!
@@ -22,7 +19,7 @@ self.addEventListener('connect', (event) => {
     if (data.type === 'hello') {
       hub.add(tab)
       // Granted once the tab's own lock is released: the tab has closed.
-      void navigator.locks?.request(`or3-live-tab-${data.tabId}`, () => hub.remove(tab))
+      void navigator.locks?.request(tabLockName(data.tabId), () => hub.remove(tab))
       return
     }
     hub.receive(tab, data)

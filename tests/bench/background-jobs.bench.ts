@@ -4,7 +4,7 @@
  * Each runs once and prints its figures in one table at the end (numbers, not assertions).
  */
 import { fork } from 'node:child_process'
-import { request as httpRequest, Agent } from 'node:http'
+import { request as httpRequest, Agent, type IncomingMessage } from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -55,6 +55,23 @@ function timestampedReply(): FakeReply {
 /** Viewers the server disconnected for falling 1 MiB behind, which came back with Last-Event-ID. */
 let resumedViewers = 0
 
+/** Calls `onFrame` with each SSE frame of `response` (the text between blank lines) and when its chunk arrived. */
+function onFrames(response: IncomingMessage, onFrame: (frame: string, receivedAt: number) => void): void {
+  response.setEncoding('utf8')
+  let buffer = ''
+  response.on('data', (chunk: string) => {
+    const receivedAt = now()
+    buffer += chunk
+    let end = buffer.indexOf('\n\n')
+    while (end >= 0) {
+      const frame = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      end = buffer.indexOf('\n\n')
+      onFrame(frame, receivedAt)
+    }
+  })
+}
+
 /**
  * Reads an SSE response, calling `onData` with each frame's event name, data line and arrival
  * time; resolves at the end. With `resume`, a job stream that ends before its `status` event (the
@@ -66,23 +83,13 @@ function readStream(url: string, headers: Record<string, string>, agent: Agent, 
   let finished = false
   const connect = (): Promise<void> => new Promise((resolve, reject) => {
     const request = httpRequest(url, { headers: lastEventId ? { ...headers, 'last-event-id': lastEventId } : headers, agent }, (response) => {
-      response.setEncoding('utf8')
-      let buffer = ''
-      response.on('data', (chunk: string) => {
-        const receivedAt = now()
-        buffer += chunk
-        let end = buffer.indexOf('\n\n')
-        while (end >= 0) {
-          const frame = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const dataAt = frame.indexOf('data: ')
-          const eventAt = frame.indexOf('event: ')
-          const event = eventAt >= 0 ? frame.slice(eventAt + 7, frame.indexOf('\n', eventAt)) : 'message'
-          if (frame.startsWith('id: ')) lastEventId = frame.slice(4, frame.indexOf('\n'))
-          if (event === 'status') finished = true
-          if (dataAt >= 0) onData(event, frame.slice(dataAt + 6), receivedAt)
-          end = buffer.indexOf('\n\n')
-        }
+      onFrames(response, (frame, receivedAt) => {
+        const dataAt = frame.indexOf('data: ')
+        const eventAt = frame.indexOf('event: ')
+        const event = eventAt >= 0 ? frame.slice(eventAt + 7, frame.indexOf('\n', eventAt)) : 'message'
+        if (frame.startsWith('id: ')) lastEventId = frame.slice(4, frame.indexOf('\n'))
+        if (event === 'status') finished = true
+        if (dataAt >= 0) onData(event, frame.slice(dataAt + 6), receivedAt)
       })
       response.on('end', () => resolve())
       response.on('error', error => options.resume ? resolve() : reject(error))
@@ -229,30 +236,20 @@ function watchShared(baseUrl: string, cookie: string, jobId: string, agent: Agen
   return new Promise((resolve, reject) => {
     let seen = 0
     const request = httpRequest(`${baseUrl}/api/events`, { headers: { cookie, accept: 'text/event-stream' }, agent }, (response) => {
-      response.setEncoding('utf8')
-      let buffer = ''
-      response.on('data', (chunk: string) => {
-        const receivedAt = now()
-        buffer += chunk
-        let end = buffer.indexOf('\n\n')
-        while (end >= 0) {
-          const frame = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          end = buffer.indexOf('\n\n')
-          const data = frame.slice(frame.indexOf('data: ') + 6)
-          if (frame.startsWith('event: ready')) {
-            const body = JSON.stringify({ watch: [{ jobId }] })
-            const change = httpRequest(`${baseUrl}/api/events/${JSON.parse(data).streamId}`, { method: 'POST', agent, headers: { 'cookie': cookie, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, answer => answer.resume())
-            change.on('error', reject)
-            change.end(body)
-          } else if (frame.startsWith('event: job\n')) {
-            const snapshot = data.includes('"event":{"type":"snapshot"')
-            const count = collectLatencies(snapshot ? 'snapshot' : 'delta', data, receivedAt, latencies)
-            seen = snapshot ? count : seen + count
-            if (data.includes('"event":{"type":"status"')) {
-              request.destroy()
-              resolve(seen)
-            }
+      onFrames(response, (frame, receivedAt) => {
+        const data = frame.slice(frame.indexOf('data: ') + 6)
+        if (frame.startsWith('event: ready')) {
+          const body = JSON.stringify({ watch: [{ jobId }] })
+          const change = httpRequest(`${baseUrl}/api/events/${JSON.parse(data).streamId}`, { method: 'POST', agent, headers: { 'cookie': cookie, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, answer => answer.resume())
+          change.on('error', reject)
+          change.end(body)
+        } else if (frame.startsWith('event: job\n')) {
+          const snapshot = data.includes('"event":{"type":"snapshot"')
+          const count = collectLatencies(snapshot ? 'snapshot' : 'delta', data, receivedAt, latencies)
+          seen = snapshot ? count : seen + count
+          if (data.includes('"event":{"type":"status"')) {
+            request.destroy()
+            resolve(seen)
           }
         }
       })
