@@ -52,8 +52,20 @@ export function leaderChannel(options: { onNewLeader: () => void }): LiveChannel
     }
   })
 
-  // Held while this tab lives, so the leader learns when it closes.
-  void navigator.locks.request(tabLockName(tabId), () => new Promise<void>(() => {}))
+  // What this tab tells the leader waits until it holds its own lock (held while it lives, so the
+  // leader learns when it closes): a leader that heard of it first could be granted that lock
+  // before the tab, take the tab for closed, and let go of what it watches.
+  let lockHeld = false
+  const unsent: Relayed[] = []
+  const tellLeader = (relayed: Relayed) => {
+    if (lockHeld) broadcast.postMessage(relayed)
+    else unsent.push(relayed)
+  }
+  void navigator.locks.request(tabLockName(tabId), () => {
+    lockHeld = true
+    for (const relayed of unsent.splice(0)) broadcast.postMessage(relayed)
+    return new Promise<void>(() => {})
+  })
   // Waits to lead; holds the lead for as long as the tab lives.
   void navigator.locks.request(LEADER_LOCK, () => {
     hub = new LiveEventsHub(BROWSER_EFFECTS)
@@ -62,12 +74,12 @@ export function leaderChannel(options: { onNewLeader: () => void }): LiveChannel
     options.onNewLeader()
     return new Promise<void>(() => {})
   })
-  broadcast.postMessage({ kind: 'tab', from: tabId, message: { type: 'hello' } } satisfies Relayed)
+  tellLeader({ kind: 'tab', from: tabId, message: { type: 'hello' } })
 
   return {
     send: (message) => {
       if (hub) hub.receive(ownPort, message)
-      else broadcast.postMessage({ kind: 'tab', from: tabId, message } satisfies Relayed)
+      else tellLeader({ kind: 'tab', from: tabId, message })
     },
     listen: (handler) => {
       receive = handler
