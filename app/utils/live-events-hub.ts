@@ -13,18 +13,42 @@ import type { PublicJob } from '../../shared/types/job'
 import type { JobStreamEvent } from '../../shared/types/job-events'
 import type { LiveEventsChange, LiveGoneFrame, LiveJobFrame, LiveReadyFrame } from '../../shared/types/live-events'
 
-/** What a tab tells the worker. */
+/** What a tab tells the worker. `read`: the tab has handled the worker's messages up to number `n`. */
 export type TabMessage =
   | { type: 'watch', jobId: string }
   | { type: 'unwatch', jobId: string }
   | { type: 'tools', on: boolean }
+  | { type: 'read', n: number }
 
-/** What the worker tells a tab. */
-export type HubMessage =
+/**
+ * What the worker tells a tab, each numbered (`n`, per tab) so the tab can say how far it has read.
+ * `lagging`: the tab fell too far behind; its jobs' events are held back until it has read this
+ * far, and then it gets a snapshot of each.
+ */
+export type HubMessage = { n?: number } & (
   | { type: 'job', jobId: string, id: string, event: JobStreamEvent }
   | { type: 'gone', jobId: string }
   | { type: 'tools-changed', version: number }
   | { type: 'connection', open: boolean }
+  | { type: 'lagging' }
+)
+
+/** A tab says how far it has read after this many messages (and at once on `lagging`). */
+export const READ_EVERY = 50
+/**
+ * Messages a tab may leave unread (a frozen background tab, a busy one) before its jobs' events
+ * are held back for it: a tab that does not read holds neither the others nor the browser's
+ * memory, and once it reads again it starts from a snapshot of each job it watches.
+ */
+export const MAX_UNREAD_PER_TAB = 1_000
+
+/** How far one tab has read what the hub sent it. */
+interface TabReading {
+  sent: number
+  read: number
+  /** Set while its jobs' events are held back: the number of the `lagging` message it must read first. */
+  laggingAt?: number
+}
 
 /** A tab's end of the channel. */
 export interface TabPort { postMessage: (message: HubMessage) => void }
@@ -63,7 +87,7 @@ interface WatchedJob {
 
 /** The browser's live connection, shared by its tabs. */
 export class LiveEventsHub {
-  private readonly tabs = new Set<TabPort>()
+  private readonly tabs = new Map<TabPort, TabReading>()
   private readonly jobs = new Map<string, WatchedJob>()
   private readonly toolTabs = new Set<TabPort>()
   private source: EventSource | undefined
@@ -82,8 +106,8 @@ export class LiveEventsHub {
 
   /** A tab connected. */
   add(tab: TabPort): void {
-    this.tabs.add(tab)
-    tab.postMessage({ type: 'connection', open: this.streamId !== undefined })
+    if (!this.tabs.has(tab)) this.tabs.set(tab, { sent: 0, read: 0 })
+    this.send(tab, { type: 'connection', open: this.streamId !== undefined })
   }
 
   /** A tab closed: what it watched is let go when no other tab watches it. */
@@ -97,6 +121,7 @@ export class LiveEventsHub {
   /** A message from a tab. */
   receive(tab: TabPort, message: TabMessage): void {
     if (!this.tabs.has(tab)) this.add(tab)
+    if (message.type === 'read') return this.read(tab, message.n)
     if (message.type === 'watch') this.watch(tab, message.jobId)
     else if (message.type === 'unwatch') this.unwatch(tab, message.jobId)
     else if (message.on) this.toolTabs.add(tab)
@@ -112,7 +137,7 @@ export class LiveEventsHub {
     }
     entry.tabs.add(tab)
     // Another tab watches it already: this one starts from what the worker has.
-    if (entry.job && entry.lastEventId) tab.postMessage({ type: 'job', jobId, id: entry.lastEventId, event: { type: 'snapshot', job: entry.job } })
+    this.sendSnapshot(tab, jobId, entry)
     if (!entry.carried && !entry.finished) {
       entry.carried = true
       this.queue(jobId, 'watch', entry.lastEventId)
@@ -223,25 +248,57 @@ export class LiveEventsHub {
       entry.finished = true
       entry.carried = false
     }
-    const message: HubMessage = { type: 'job', jobId: frame.jobId, id: frame.id, event: frame.event }
-    for (const tab of entry.tabs) tab.postMessage(message)
+    for (const tab of entry.tabs) this.sendJobEvent(tab, { type: 'job', jobId: frame.jobId, id: frame.id, event: frame.event })
+  }
+
+  /** A job's event for one tab, unless the tab is too far behind (then it is told so, once, and its events wait). */
+  private sendJobEvent(tab: TabPort, message: Extract<HubMessage, { type: 'job' }>): void {
+    const reading = this.tabs.get(tab)
+    if (!reading || reading.laggingAt !== undefined) return
+    if (reading.sent - reading.read >= MAX_UNREAD_PER_TAB) {
+      this.send(tab, { type: 'lagging' })
+      reading.laggingAt = reading.sent
+      return
+    }
+    this.send(tab, message)
+  }
+
+  /** What the hub has of a job, for a tab that starts watching it or has caught up. */
+  private sendSnapshot(tab: TabPort, jobId: string, entry: WatchedJob): void {
+    if (entry.job && entry.lastEventId) this.send(tab, { type: 'job', jobId, id: entry.lastEventId, event: { type: 'snapshot', job: entry.job } })
+  }
+
+  /** A tab read up to `n`: once a lagging tab has read everything up to its `lagging`, it gets each job's snapshot. */
+  private read(tab: TabPort, n: number): void {
+    const reading = this.tabs.get(tab)
+    if (!reading || !Number.isSafeInteger(n) || n <= reading.read || n > reading.sent) return
+    reading.read = n
+    if (reading.laggingAt === undefined || n < reading.laggingAt) return
+    reading.laggingAt = undefined
+    for (const [jobId, entry] of this.jobs) if (entry.tabs.has(tab)) this.sendSnapshot(tab, jobId, entry)
+  }
+
+  private send(tab: TabPort, message: HubMessage): void {
+    const reading = this.tabs.get(tab)
+    if (!reading) return
+    tab.postMessage({ ...message, n: ++reading.sent })
   }
 
   private onGone(frame: LiveGoneFrame): void {
     const entry = this.jobs.get(frame.jobId)
     if (!entry) return
     this.jobs.delete(frame.jobId)
-    for (const tab of entry.tabs) tab.postMessage({ type: 'gone', jobId: frame.jobId })
+    for (const tab of entry.tabs) this.send(tab, { type: 'gone', jobId: frame.jobId })
   }
 
   /** The tools' version: a change (or a reconnect that may have missed one) is told to the tabs that listen. */
   private onToolsVersion(version: number): void {
     const changed = this.toolsVersion !== undefined && version !== this.toolsVersion
     this.toolsVersion = version
-    if (changed) for (const tab of this.toolTabs) tab.postMessage({ type: 'tools-changed', version })
+    if (changed) for (const tab of this.toolTabs) this.send(tab, { type: 'tools-changed', version })
   }
 
   private tell(message: HubMessage): void {
-    for (const tab of this.tabs) tab.postMessage(message)
+    for (const tab of this.tabs.keys()) this.send(tab, message)
   }
 }

@@ -6,7 +6,7 @@
  * Lock, relaying through a BroadcastChannel (live-events-leader.ts). Where neither can be had,
  * `liveEvents()` is null and callers use their own EventSource.
  */
-import { tabLockName, type HubMessage, type TabMessage } from './live-events-hub'
+import { READ_EVERY, tabLockName, type HubMessage, type TabMessage } from './live-events-hub'
 import { leaderChannel } from './live-events-leader'
 
 /** How a tab's client talks to whoever holds the connection. */
@@ -71,6 +71,13 @@ export class LiveEventsClient {
   }
 
   private receive(message: HubMessage): void {
+    this.handle(message)
+    // Said after handling, so a tab that cannot keep up (frozen in the background, busy) says so by its silence.
+    if (message.n !== undefined && (message.type === 'lagging' || message.n % READ_EVERY === 0)) this.send({ type: 'read', n: message.n })
+  }
+
+  private handle(message: HubMessage): void {
+    if (message.type === 'lagging') return
     if (message.type === 'job') for (const watcher of this.watchers.get(message.jobId) ?? []) watcher.event(message)
     else if (message.type === 'gone') for (const watcher of this.watchers.get(message.jobId) ?? []) watcher.gone?.()
     else if (message.type === 'tools-changed') for (const listener of this.toolListeners) listener()

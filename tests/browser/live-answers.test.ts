@@ -19,6 +19,8 @@ const app = useBuiltApp(() => ({
   NUXT_DEMO_MODEL_ENABLED: 'false',
   NUXT_THREADS_GENERATE_TITLES: 'false',
   NUXT_LIMITS_ROLES_GUEST_MODELS: MODEL,
+  // Thirteen answers at once for one guest (the jobs page test).
+  NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '16',
 }))
 const browser = useChromium()
 let context: BrowserContext
@@ -204,6 +206,55 @@ describe('answers acted on while they stream', () => {
     expect(texts[0]).toContain('Paragraph 2 about all of them')
     expect(new Set(texts).size).toBe(1)
     // No tab opened a stream of its own: the shared worker's one connection carried everything.
+    expect(ownStreams).toEqual([])
+  })
+
+  it('keeps the jobs page live with eight running answers in one tab while five other tabs chat', async () => {
+    // Each question gets its own answer: a first paragraph at once, the second when the test says.
+    const byQuestion = new Map<string, ReturnType<typeof gatedTextReply>>()
+    const replyTo = (question: string) => {
+      const answer = gatedTextReply([paragraphs(question, 1), paragraphs(`${question}, continued`, 1)])
+      answers.push(answer)
+      byQuestion.set(question, answer)
+    }
+    fake.script((record) => {
+      const question = String(record.body.messages.filter(message => message.role === 'user').at(-1)?.content ?? '')
+      return byQuestion.get(question)?.reply ?? { type: 'http-error', status: 500, body: { error: { code: 500, message: `no answer for "${question}"` } } }
+    })
+    const jobsTab = await freshPage()
+    const ownStreams: string[] = []
+    context.on('request', (request) => {
+      if (/\/api\/jobs\/[^/]+\/stream|\/api\/tools\/events/.test(request.url())) ownStreams.push(request.url())
+    })
+    await jobsTab.goto(`${app.url}/jobs`)
+    const background = Array.from({ length: 8 }, (_, index) => `Background question ${index + 1}`)
+    background.forEach(replyTo)
+    await jobsTab.evaluate(async ({ questions, model }) => {
+      for (const content of questions) {
+        const response = await fetch('/api/openrouter/stream', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content }], _background: true }) })
+        if (response.status !== 202) throw new Error(`starting "${content}" answered ${response.status}`)
+      }
+    }, { questions: background, model: MODEL })
+    const streamingRows = jobsTab.locator('[data-testid=job-row][data-status=streaming]')
+    await expect.poll(() => streamingRows.count()).toBe(8)
+
+    const chats: Page[] = []
+    for (let index = 1; index <= 5; index++) {
+      const question = `Chat question ${index}`
+      replyTo(question)
+      const tab = await context.newPage()
+      await ask(tab, question)
+      chats.push(tab)
+    }
+    for (const [index, tab] of chats.entries()) await expect.poll(textOf(tab)).toContain(`Paragraph 1 about Chat question ${index + 1}`)
+    await expect.poll(() => streamingRows.count()).toBe(13)
+
+    for (const answer of byQuestion.values()) answer.open()
+    await Promise.all(chats.map(tab => ended(tab, 'complete')))
+    for (const [index, tab] of chats.entries()) expect(await textOf(tab)()).toContain(`Paragraph 1 about Chat question ${index + 1}, continued`)
+    // The jobs page saw every one end, live.
+    await expect.poll(() => jobsTab.locator('[data-testid=job-row][data-status=complete]').count()).toBe(13)
+    expect(await streamingRows.count()).toBe(0)
     expect(ownStreams).toEqual([])
   })
 

@@ -35,7 +35,7 @@ const answerOf = (page: Page) => page.getByTestId('message-assistant').last()
 const textOf = (page: Page) => () => answerOf(page).getByTestId('message-content').innerText().catch(() => '')
 
 describe('many tabs on one shared live connection', () => {
-  it('resumes every tab after kill -9 of the server mid-answer, each ending with exactly the stored answer', async () => {
+  it('resumes every tab after kill -9 of the server mid-answer, each ending with exactly the stored answer; a tab frozen in the background meanwhile catches up', async () => {
     const dataDir = dataDirs.fresh()
     const first = await servers.start({ NUXT_DATA_DIR: dataDir })
     const port = new URL(first.url).port
@@ -55,6 +55,10 @@ describe('many tabs on one shared live connection', () => {
       tabs.push(tab)
     }
     for (const tab of tabs) await expect.poll(textOf(tab)).toContain('Paragraph 1 before the crash.')
+    // One tab is frozen in the background (as Chromium freezes a hidden tab) through the crash and the whole resumed answer.
+    const background = tabs.pop()!
+    const lifecycle = await context.newCDPSession(background)
+    await lifecycle.send('Page.setWebLifecycleState', { state: 'frozen' })
 
     await first.stop('SIGKILL')
     await servers.start({ NUXT_DATA_DIR: dataDir, PORT: port })
@@ -62,6 +66,10 @@ describe('many tabs on one shared live connection', () => {
     for (const tab of tabs) await answerOf(tab).and(tab.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })
     const texts = await Promise.all(tabs.map(tab => textOf(tab)()))
     for (const text of texts) expect(text).toBe(RESUMED)
+    // Brought back, the frozen tab catches up to the same answer.
+    await lifecycle.send('Page.setWebLifecycleState', { state: 'active' })
+    await answerOf(background).and(background.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })
+    expect(await textOf(background)()).toBe(RESUMED)
     // A fresh load (the stored answer) shows the same.
     const stored = await context.newPage()
     await stored.goto(url)

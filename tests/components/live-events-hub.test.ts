@@ -4,7 +4,10 @@
  * asked for again from its last id on a new connection (no gap, no repeat in any tab).
  */
 import { describe, expect, it } from 'vitest'
-import { LiveEventsHub, type HubMessage, type TabPort } from '../../app/utils/live-events-hub'
+import { LiveEventsHub, MAX_UNREAD_PER_TAB, READ_EVERY, type HubMessage, type TabMessage, type TabPort } from '../../app/utils/live-events-hub'
+import { LiveEventsClient } from '../../app/utils/live-events'
+import { applyJobEvent } from '../../shared/job-state'
+import type { PublicJob } from '../../shared/types/job'
 import type { LiveEventsChange } from '../../shared/types/live-events'
 import type { JobStreamEvent } from '../../shared/types/job-events'
 import { emptyPublicJob } from '../../shared/job-state'
@@ -51,8 +54,9 @@ function setup() {
     retryMs: 0,
   })
   const tab = () => {
+    // The messages as a tab reads them, without the hub's numbering (tested on its own below).
     const got: HubMessage[] = []
-    const port: TabPort = { postMessage: message => got.push(message) }
+    const port: TabPort = { postMessage: ({ n: _n, ...message }) => got.push(message as HubMessage) }
     return { port, got, jobEvents: () => got.filter(message => message.type === 'job') }
   }
   const settle = () => new Promise(resolve => setTimeout(resolve, 0))
@@ -160,5 +164,61 @@ describe('LiveEventsHub', () => {
     sources[0]!.emit('ready', { streamId: 's2', tools: 7 })
     expect(listening.got.filter(message => message.type === 'tools-changed')).toEqual([{ type: 'tools-changed', version: 5 }, { type: 'tools-changed', version: 7 }])
     expect(other.got.filter(message => message.type === 'tools-changed')).toEqual([])
+  })
+
+  it('holds a job\'s events back from a tab that stops reading, past its bound, and gives it a snapshot once it reads again; the other tabs get every event', async () => {
+    const { hub, sources, settle } = setup()
+    // Two tabs with the real client: one reads at once, the other is frozen (its messages queue, unread).
+    const connect = (deliver: (message: HubMessage) => void) => {
+      let receive: (message: HubMessage) => void = () => {}
+      const port: TabPort = { postMessage: message => deliver(message) }
+      const client = new LiveEventsClient({ send: (message: TabMessage) => hub.receive(port, message), listen: (handler) => { receive = handler } })
+      return { client, receive: (message: HubMessage) => receive(message) }
+    }
+    let reader: ReturnType<typeof connect> | undefined
+    reader = connect(message => reader!.receive(message))
+    const frozenQueue: HubMessage[] = []
+    const frozen = connect(message => frozenQueue.push(message))
+    const views = { reader: undefined as PublicJob | undefined, frozen: undefined as PublicJob | undefined }
+    reader.client.watchJob('job-1', { event: ({ event }) => (views.reader = applyJobEvent(views.reader ?? emptyPublicJob('job-1'), event)) })
+    frozen.client.watchJob('job-1', { event: ({ event }) => (views.frozen = applyJobEvent(views.frozen ?? emptyPublicJob('job-1'), event)) })
+    sources[0]!.emit('ready', { streamId: 's1', tools: 0 })
+    await settle()
+    sources[0]!.emit('job', { jobId: 'job-1', id: '1.0', event: { type: 'snapshot', job } })
+    const deltas = 3 * MAX_UNREAD_PER_TAB
+    let offset = job.content.length
+    for (let index = 0; index < deltas; index++) {
+      sources[0]!.emit('job', { jobId: 'job-1', id: `${index + 2}.0`, event: delta('x', offset) })
+      offset += 1
+    }
+    // The frozen tab holds at most its bound (and the word that it fell behind), however long the answer.
+    expect(frozenQueue.length).toBeLessThanOrEqual(MAX_UNREAD_PER_TAB + 2)
+    expect(frozenQueue.at(-1)).toMatchObject({ type: 'lagging' })
+    expect(views.reader!.content).toBe(`Hel${'x'.repeat(deltas)}`)
+
+    // It thaws: reads what it had, says so at the `lagging`, and gets the job as the hub has it now.
+    while (frozenQueue.length > 0) frozen.receive(frozenQueue.shift()!)
+    while (frozenQueue.length > 0) frozen.receive(frozenQueue.shift()!)
+    expect(views.frozen).toEqual(views.reader)
+    // And from there on every event, like the others.
+    sources[0]!.emit('job', { jobId: 'job-1', id: `${deltas + 2}.0`, event: delta('!', offset) })
+    while (frozenQueue.length > 0) frozen.receive(frozenQueue.shift()!)
+    expect(views.frozen!.content).toBe(`Hel${'x'.repeat(deltas)}!`)
+    expect(views.frozen).toEqual(views.reader)
+  })
+
+  it('numbers its messages per tab, and takes a tab\'s word of how far it read only for numbers it sent', () => {
+    const { hub, sources } = setup()
+    const numbers: number[] = []
+    const port: TabPort = { postMessage: message => numbers.push(message.n!) }
+    hub.receive(port, { type: 'watch', jobId: 'job-1' })
+    sources[0]!.emit('ready', { streamId: 's1', tools: 0 })
+    for (let index = 0; index < READ_EVERY; index++) sources[0]!.emit('job', { jobId: 'job-1', id: `${index + 1}.0`, event: delta('x', index) })
+    expect(numbers).toEqual(numbers.map((_, index) => index + 1))
+    // A number it never sent, or a bad one, changes nothing (it would otherwise hide a lagging tab).
+    hub.receive(port, { type: 'read', n: 10_000 })
+    hub.receive(port, { type: 'read', n: Number.NaN })
+    for (let index = 0; index < MAX_UNREAD_PER_TAB; index++) sources[0]!.emit('job', { jobId: 'job-1', id: `${index + 100}.0`, event: delta('x', index) })
+    expect(numbers.length).toBeLessThanOrEqual(MAX_UNREAD_PER_TAB + 2)
   })
 })
