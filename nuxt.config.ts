@@ -111,6 +111,12 @@ export default defineNuxtConfig({
     // App errors (quotas, a busy store, job caps) become their HTTP answers before Nuxt's own
     // error handler sends them (server/error-handler.ts).
     'nitro:config'(nitroConfig) {
+      // The built server's entry: Nitro's node-server, plus HTTPS with HTTP/2 when a certificate
+      // is configured (server/entry.ts). Another preset (NITRO_PRESET) keeps its own.
+      const preset = nitroConfig.preset ?? process.env.NITRO_PRESET ?? process.env.SERVER_PRESET
+      if (!nitroConfig.dev && (!preset || preset === 'node-server' || preset === 'node')) {
+        nitroConfig.entry = fileURLToPath(new URL('./server/entry.ts', import.meta.url))
+      }
       const handlers = nitroConfig.errorHandler ? [nitroConfig.errorHandler].flat() : []
       nitroConfig.errorHandler = [fileURLToPath(new URL('./server/error-handler.ts', import.meta.url)), ...handlers]
       // jiti (the dynamic tools directory's loader) requires its TypeScript transform lazily, so

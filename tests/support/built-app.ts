@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { get as httpsGet } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
@@ -72,7 +73,25 @@ async function spawnServer(entry: string, env: Record<string, string>): Promise<
   child.stdout!.on('data', (chunk) => { output += String(chunk) })
   child.stderr!.on('data', (chunk) => { output += String(chunk) })
   const exited = new Promise<number | null>(done => child.on('exit', code => done(code)))
-  return { url: `http://127.0.0.1:${port}`, child, output: () => output, exited, ownDataDir }
+  // A server given a certificate speaks HTTPS (with HTTP/2).
+  const scheme = env.NUXT_TLS_CERT_FILE ? 'https' : 'http'
+  return { url: `${scheme}://127.0.0.1:${port}`, child, output: () => output, exited, ownDataDir }
+}
+
+/** Resolves once the server at `url` answers `/api/health` (any status); over HTTPS, whatever its certificate. */
+async function answersHealth(url: string): Promise<void> {
+  if (url.startsWith('http:')) {
+    await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(5_000) })
+    return
+  }
+  await new Promise<void>((resolve, reject) => {
+    const request = httpsGet(`${url}/api/health`, { rejectUnauthorized: false, timeout: 5_000 }, (response) => {
+      response.resume()
+      resolve()
+    })
+    request.on('timeout', () => request.destroy(new Error('no answer within 5 s')))
+    request.on('error', reject)
+  })
 }
 
 /**
@@ -100,7 +119,7 @@ export async function startApp(entry: string, env: Record<string, string> = {}):
     if (processEnded) throw new Error(`server exited before listening:\n${output()}`)
     try {
       // A server that takes the connection and never answers is tried again (and, in the end, reported), not waited on forever.
-      await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(5_000) })
+      await answersHealth(url)
       return app
     } catch {
       await new Promise(done => setTimeout(done, 100))

@@ -377,6 +377,12 @@ export const serverConfigSchema = z.object({
     dir: setting(z.string().trim(), '',
       "Where Admin → Backups (and `POST /api/admin/backups`) makes backups of the data directory while the server runs. Empty: `<data dir>/backups`. Better on another disk; `npm run backup -- <dir>` makes one from the command line. With Convex, use `npx convex export`."),
   }),
+  tls: group({
+    certFile: setting(z.string().trim(), '',
+      'PEM certificate (chain) file: with `NUXT_TLS_KEY_FILE`, the server speaks HTTPS with HTTP/2 itself (HTTP/1.1 over TLS for clients without it), so a browser is not held to six connections per host without a proxy. Empty: plain HTTP/1.1. See Serving HTTP/2.'),
+    keyFile: setting(z.string().trim(), '',
+      "The certificate's PEM private key file (read once at start; never logged)."),
+  }),
   dataDir: setting(z.string().trim().min(1, 'must name a directory, such as .data'), '.data',
     'Where the SQLite database (`or3.sqlite`) and the generated session secret live.'),
   siteUrl: setting(siteUrl, '',

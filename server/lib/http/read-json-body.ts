@@ -61,7 +61,7 @@ export async function readJsonBody<T extends z.ZodType>(event: H3Event, schema: 
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES
   const contentType = getRequestHeader(event, 'content-type') ?? ''
   const declaredLength = Number(getRequestHeader(event, 'content-length') ?? 0)
-  const hasBody = declaredLength > 0 || getRequestHeader(event, 'transfer-encoding') !== undefined
+  const hasBody = declaredLength > 0 || getRequestHeader(event, 'transfer-encoding') !== undefined || http2StreamHasBody(event)
   if (hasBody && !/^application\/json\s*(;|$)/i.test(contentType)) {
     throw createError({ statusCode: 415, statusMessage: 'Send the body as JSON with "Content-Type: application/json".' })
   }
@@ -72,6 +72,12 @@ export async function readJsonBody<T extends z.ZodType>(event: H3Event, schema: 
   } finally {
     release?.()
   }
+}
+
+/** Over HTTP/2 a body needs no length or chunking: a request has one unless its stream ended with its headers. */
+function http2StreamHasBody(event: H3Event): boolean {
+  const request = event.node.req as typeof event.node.req & { stream?: { endAfterHeaders?: boolean } }
+  return request.httpVersionMajor >= 2 && request.stream?.endAfterHeaders === false
 }
 
 function reserveBody(event: H3Event, reserve: (bytes: number) => () => void, bytes: number): () => void {
