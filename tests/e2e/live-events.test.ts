@@ -5,6 +5,7 @@
  * changes answered 4xx naming what to fix, and another person answered meanwhile.
  */
 import { createParser } from 'eventsource-parser'
+import { MAX_WATCHED_JOBS } from '../../server/lib/http/live-events'
 import { describe, expect, it } from 'vitest'
 import { gatedTextReply, textReply, useFakeOpenRouter } from '../support/fake-openrouter'
 import { JobView, SessionClient, watchJob } from '../support/job-stream-client'
@@ -22,8 +23,9 @@ const app = useBuiltApp(() => ({
   NUXT_SESSION_PASSWORD: 'a-live-events-session-password-long-enough',
   // Two streams per person: one shared connection carries all their jobs anyway.
   NUXT_BACKGROUND_JOBS_STREAMS_PER_USER: '2',
-  NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '12',
-  NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '20',
+  // Up to a full connection's worth of answers running at once (the bound test).
+  NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '205',
+  NUXT_BACKGROUND_JOBS_MAX_CONCURRENT_JOBS: '220',
 }))
 
 const question = (text = 'Tell me a story') => ({ model: MODEL, messages: [{ role: 'user', content: text }] })
@@ -141,5 +143,44 @@ describe('one live connection per browser', () => {
     const unknownField = await bob.post(`/api/events/${bobs.streamId}`, { subscribe: ['x'] })
     expect(unknownField.status).toBe(400)
     bobs.close()
+  })
+
+  it(`carries a full connection (${MAX_WATCHED_JOBS} running jobs), refuses one more with 409, and answers another person meanwhile`, async () => {
+    const alice = new SessionClient(app.url)
+    const bob = new SessionClient(app.url)
+    const gates: Array<ReturnType<typeof gatedTextReply>> = []
+    fake.script((record) => {
+      const asked = String(record.body.messages.at(-1)?.content ?? '')
+      if (asked.startsWith('bob')) return textReply('Answered while a connection was full.')
+      const gated = gatedTextReply([`Start of ${asked}. `, `End of ${asked}.`])
+      gates.push(gated)
+      return gated.reply
+    })
+    const live = await LiveConnection.open(alice)
+    const jobs: string[] = []
+    for (let index = 0; index < MAX_WATCHED_JOBS; index += 20) {
+      jobs.push(...await Promise.all(Array.from({ length: 20 }, (_, offset) => alice.startJob(question(`story ${index + offset}`)))))
+    }
+    for (let index = 0; index < jobs.length; index += 50) {
+      const answer = await alice.post(`/api/events/${live.streamId}`, { watch: jobs.slice(index, index + 50).map(jobId => ({ jobId })) })
+      expect(answer.status).toBe(200)
+    }
+    const one = await alice.startJob(question('story one too many'))
+    const full = await alice.post(`/api/events/${live.streamId}`, { watch: [{ jobId: one }] })
+    expect(full.status).toBe(409)
+    expect((await full.json()).message).toMatch(new RegExp(`at most ${MAX_WATCHED_JOBS} jobs; stop watching some first`))
+    await live.until(() => jobs.every(jobId => live.views.get(jobId)?.content.startsWith('Start of')))
+
+    // Another person starts an answer and reads it to its end while the connection is full.
+    const bobsJob = await bob.startJob(question('bob asks'))
+    const bobsView = new JobView()
+    await watchJob(bob, bobsJob, bobsView)
+    expect(bobsView.status).toBe('complete')
+    expect(bobsView.content).toBe('Answered while a connection was full.')
+
+    for (const gate of gates) gate.openAll()
+    await live.until(() => jobs.every(jobId => live.views.get(jobId)?.status === 'complete'))
+    jobs.forEach((jobId, index) => expect(live.views.get(jobId)!.content).toBe(`Start of story ${index}. End of story ${index}.`))
+    live.close()
   })
 })
