@@ -41,6 +41,21 @@ async function run(client: SessionClient, workflowId: string, prompt: string): P
 }
 
 /** Saves `chain` and runs it to a failure at its second step (the first answered "summary one"). */
+/**
+ * How a run ended: from its job, or from the run history once the job has expired (a file below
+ * keeps finished jobs 200 ms, which a fast machine's poll can miss).
+ */
+async function waitForRunEnd(client: SessionClient, jobId: string): Promise<{ status: string }> {
+  let ended: { status: string } | undefined
+  await expect.poll(async () => {
+    const live = await client.fetch(`/api/jobs/${jobId}`)
+    if (live.ok) ended = await live.json() as { status: string }
+    else if (live.status === 404) ended = (await client.json(`/api/workflows/runs/${jobId}`)).job as { status: string }
+    return ended !== undefined && ended.status !== 'streaming'
+  }, { timeout: 30_000, interval: 50 }).toBe(true)
+  return ended!
+}
+
 async function runThatFailsAtStepTwo(client: SessionClient): Promise<{ workflowId: string, failedId: string }> {
   const workflowId = await save(client, chain)
   fake.script(byNode({
@@ -48,7 +63,7 @@ async function runThatFailsAtStepTwo(client: SessionClient): Promise<{ workflowI
     'STEP-TWO': () => ({ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }),
   }))
   const failedId = await run(client, workflowId, 'go')
-  expect((await waitForJobEnd(client, failedId, 30_000)).status).toBe('error')
+  expect((await waitForRunEnd(client, failedId)).status).toBe('error')
   return { workflowId, failedId }
 }
 
