@@ -183,11 +183,26 @@ function startBenchApp(env: Record<string, string> = {}): Promise<RunningApp> {
 /** CPU per delivered delta of each fan-out run, for the comparison with the baseline. */
 const fanOutCpu: Array<{ label: string, cpuPerDeltaMs: number }> = []
 
-/** `JOBS` jobs streaming at ~50 chunks/s, each watched by `viewersPerJob` SSE viewers. */
-async function measureFanOut(viewersPerJob: number, adaptive: boolean): Promise<void> {
-  // Before: the previous defaults (always the whole 100 ms interval). After: today's defaults.
-  const label = `${(JOBS * viewersPerJob).toLocaleString('en')} viewers, ${adaptive ? 'adaptive (defaults)' : `fixed ${BATCH_INTERVAL_MS} ms (before)`}`
-  const app = await startBenchApp(adaptive ? {} : { NUXT_BACKGROUND_JOBS_SSE_BATCHING_ADAPTIVE: 'false', NUXT_BACKGROUND_JOBS_SSE_BATCHING_INTERVAL_MS: String(BATCH_INTERVAL_MS) })
+/** How one viewer watches a job in a fan-out: resolves with the chunks it was delivered. */
+type WatchJob = (baseUrl: string, cookie: string, jobId: string, agent: Agent, latencies: number[]) => Promise<number>
+
+/** A viewer on the job's own stream (`GET /api/jobs/:id/stream`); a snapshot holds all the text so far (a late join, or a resume past the replay log). */
+function watchOwnStream(baseUrl: string, cookie: string, jobId: string, agent: Agent, latencies: number[]): Promise<number> {
+  let seen = 0
+  return readStream(`${baseUrl}/api/jobs/${jobId}/stream`, { cookie, accept: 'text/event-stream' }, agent, (event, data, receivedAt) => {
+    const count = collectLatencies(event, data, receivedAt, latencies)
+    seen = event === 'snapshot' ? count : seen + count
+  }, { resume: true }).then(() => seen)
+}
+
+/**
+ * `JOBS` jobs streaming at ~50 chunks/s, each watched by `viewersPerJob` viewers through `watch`,
+ * on a server started with `env`: the deltas delivered, their latency, the server's peak RSS and
+ * CPU per delivered delta.
+ */
+async function measureViewers(options: { label: string, env?: Record<string, string>, viewersPerJob: number, watch: WatchJob, targets: { latency: string, rss: string } }): Promise<void> {
+  const { label, viewersPerJob, watch, targets } = options
+  const app = await startBenchApp(options.env)
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
   try {
     fake.script(() => timestampedReply())
@@ -200,16 +215,7 @@ async function measureFanOut(viewersPerJob: number, adaptive: boolean): Promise<
       const viewers: Array<Promise<void>> = []
       for (let job = 0; job < JOBS; job++) {
         const jobId = await client.startJob({ model: 'bench/model', messages: [{ role: 'user', content: `job ${job}` }] })
-        for (let viewer = 0; viewer < viewersPerJob; viewer++) {
-          // A snapshot holds all the text so far (a late join, or a resume past the replay log).
-          let seen = 0
-          viewers.push(readStream(`${app.url}/api/jobs/${jobId}/stream`, { cookie: client.cookie, accept: 'text/event-stream' }, agent, (event, data, receivedAt) => {
-            const count = collectLatencies(event, data, receivedAt, latencies)
-            seen = event === 'snapshot' ? count : seen + count
-          }, { resume: true }).then(() => {
-            delivered += seen
-          }))
-        }
+        for (let viewer = 0; viewer < viewersPerJob; viewer++) viewers.push(watch(app.url, client.cookie, jobId, agent, latencies).then((seen) => { delivered += seen }))
       }
       await Promise.all(viewers)
     })
@@ -217,14 +223,25 @@ async function measureFanOut(viewersPerJob: number, adaptive: boolean): Promise<
     fanOutCpu.push({ label, cpuPerDeltaMs: cpuMs / delivered })
     rows.push(
       { measure: `fan-out (${label}): delivered / expected`, value: `${delivered.toLocaleString('en')} / ${(JOBS * viewersPerJob * CHUNKS_PER_JOB).toLocaleString('en')} (${Math.round(delivered / seconds).toLocaleString('en')} deltas/s; ${resumedViewers} viewers fell 1 MiB behind and resumed)`, target: 'all' },
-      { measure: `fan-out (${label}): latency p50 / p99 (upstream write → viewer)`, value: `${percentile(sorted, 0.5).toFixed(1)} / ${percentile(sorted, 0.99).toFixed(1)} ms`, target: viewersPerJob === VIEWERS_PER_JOB && adaptive ? '≤ 25 / ≤ 110 ms' : '' },
-      { measure: `fan-out (${label}): server peak RSS`, value: `${peakRssMb.toFixed(0)} MB`, target: viewersPerJob === VIEWERS_PER_JOB ? '≤ 200 MB' : '' },
+      { measure: `fan-out (${label}): latency p50 / p99 (upstream write → viewer)`, value: `${percentile(sorted, 0.5).toFixed(1)} / ${percentile(sorted, 0.99).toFixed(1)} ms`, target: targets.latency },
+      { measure: `fan-out (${label}): server peak RSS`, value: `${peakRssMb.toFixed(0)} MB`, target: targets.rss },
       { measure: `fan-out (${label}): server CPU per delivered delta`, value: `${(cpuMs / delivered * 1000).toFixed(2)} µs`, target: '' },
     )
   } finally {
     agent.destroy()
     await app.stop()
   }
+}
+
+/** The per-job streams: before (the previous defaults, always the whole 100 ms interval) and after (today's adaptive defaults). */
+function measureFanOut(viewersPerJob: number, adaptive: boolean): Promise<void> {
+  return measureViewers({
+    label: `${(JOBS * viewersPerJob).toLocaleString('en')} viewers, ${adaptive ? 'adaptive (defaults)' : `fixed ${BATCH_INTERVAL_MS} ms (before)`}`,
+    env: adaptive ? {} : { NUXT_BACKGROUND_JOBS_SSE_BATCHING_ADAPTIVE: 'false', NUXT_BACKGROUND_JOBS_SSE_BATCHING_INTERVAL_MS: String(BATCH_INTERVAL_MS) },
+    viewersPerJob,
+    watch: watchOwnStream,
+    targets: { latency: viewersPerJob === VIEWERS_PER_JOB && adaptive ? '≤ 25 / ≤ 110 ms' : '', rss: viewersPerJob === VIEWERS_PER_JOB ? '≤ 200 MB' : '' },
+  })
 }
 
 /**
@@ -261,37 +278,9 @@ function watchShared(baseUrl: string, cookie: string, jobId: string, agent: Agen
   })
 }
 
-/** The same fan-out as `measureFanOut`, each viewer a browser's shared connection (`GET /api/events`) rather than the job's own stream. */
-async function measureSharedFanOut(viewersPerJob: number): Promise<void> {
-  const label = `${(JOBS * viewersPerJob).toLocaleString('en')} viewers, shared connections`
-  const app = await startBenchApp()
-  const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
-  try {
-    fake.script(() => timestampedReply())
-    const client = new SessionClient(app.url)
-    await client.json('/api/jobs')
-    const latencies: number[] = []
-    let delivered = 0
-    const { cpuMs, peakRssMb, seconds } = await measureCpu(app.process.pid!, async () => {
-      const viewers: Array<Promise<void>> = []
-      for (let job = 0; job < JOBS; job++) {
-        const jobId = await client.startJob({ model: 'bench/model', messages: [{ role: 'user', content: `job ${job}` }] })
-        for (let viewer = 0; viewer < viewersPerJob; viewer++) viewers.push(watchShared(app.url, client.cookie, jobId, agent, latencies).then((seen) => { delivered += seen }))
-      }
-      await Promise.all(viewers)
-    })
-    const sorted = Float64Array.from(latencies).sort()
-    fanOutCpu.push({ label, cpuPerDeltaMs: cpuMs / delivered })
-    rows.push(
-      { measure: `fan-out (${label}): delivered / expected`, value: `${delivered.toLocaleString('en')} / ${(JOBS * viewersPerJob * CHUNKS_PER_JOB).toLocaleString('en')} (${Math.round(delivered / seconds).toLocaleString('en')} deltas/s)`, target: 'all' },
-      { measure: `fan-out (${label}): latency p50 / p99 (upstream write → viewer)`, value: `${percentile(sorted, 0.5).toFixed(1)} / ${percentile(sorted, 0.99).toFixed(1)} ms`, target: '' },
-      { measure: `fan-out (${label}): server peak RSS`, value: `${peakRssMb.toFixed(0)} MB`, target: '' },
-      { measure: `fan-out (${label}): server CPU per delivered delta`, value: `${(cpuMs / delivered * 1000).toFixed(2)} µs`, target: '' },
-    )
-  } finally {
-    agent.destroy()
-    await app.stop()
-  }
+/** The same fan-out, each viewer a browser's shared connection (`GET /api/events`) rather than the job's own stream. */
+function measureSharedFanOut(viewersPerJob: number): Promise<void> {
+  return measureViewers({ label: `${(JOBS * viewersPerJob).toLocaleString('en')} viewers, shared connections`, viewersPerJob, watch: watchShared, targets: { latency: '', rss: '' } })
 }
 
 /**

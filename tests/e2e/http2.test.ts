@@ -6,7 +6,7 @@
  * be used refused at start naming the variable.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { get as httpsGet } from 'node:https'
 import { connect, constants, type ClientHttp2Session } from 'node:http2'
 import { tmpdir } from 'node:os'
@@ -21,7 +21,7 @@ function makeCertificate(): { dir: string, certFile: string, keyFile: string, ce
   const certFile = join(dir, 'cert.pem')
   const keyFile = join(dir, 'key.pem')
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' })
-  return { dir, certFile, keyFile, cert: execFileSync('cat', [certFile]) }
+  return { dir, certFile, keyFile, cert: readFileSync(certFile) }
 }
 
 interface Answer { status: number, headers: Record<string, string | string[] | undefined>, body: string }
