@@ -46,6 +46,19 @@ export default defineConfig({
         },
       },
       {
+        // The official MCP conformance suite against the app's MCP client: its scenarios run one at
+        // a time and mostly wait (on servers, reconnect timers), so the sequencer starts this file
+        // first, beside the app's build and the other files, rather than last of the plain files.
+        test: {
+          name: 'conformance',
+          expect: patient,
+          ...plainLimits,
+          include: ['tests/conformance/**/*.test.ts'],
+          environment: 'node',
+          benchmark: { include: [] },
+        },
+      },
+      {
         // Nuxt UI's Vue plugin: its components (UButton…) resolve in the tested components as in the app.
         // dts: false: the plugin would otherwise write auto-imports.d.ts and components.d.ts at the root.
         plugins: [vue(), ui({ dts: false, ui: { colors: { primary: 'blue', neutral: 'slate' } } })],

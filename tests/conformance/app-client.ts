@@ -1,6 +1,6 @@
 /**
  * The app's own MCP client as the official conformance suite's client under test
- * (`@modelcontextprotocol/conformance`, see conformance.test.ts). The suite starts a scenario's
+ * (`@modelcontextprotocol/conformance`, see mcp-client.test.ts beside it). The suite starts a scenario's
  * server, runs this script with its URL as the last argument and the scenario's name (and, for
  * some, a context of pre-registered client details) in the environment, and judges what the
  * server saw. Nothing here talks MCP itself: the connection, the OAuth flows and the tool calls

@@ -1,5 +1,6 @@
 /**
- * Test order: files that do not need the built app first (they run while it builds, see
+ * Test order: the files that mostly wait (the MCP conformance scenarios) first, then the other
+ * files that do not need the built app (they run while it builds, see
  * app-build-first.ts), then those that do, longest first across both of their projects so the
  * two workers finish together. Longest: the last run's duration; without one (a fresh clone, as
  * on CI, has no results cache), an estimate from the file's size at what a byte of such a file
@@ -9,6 +10,9 @@
  */
 import { relative } from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
+
+/** Projects whose files mostly wait on processes of their own, started before any other. */
+const WAITING_PROJECTS: ReadonlySet<string> = new Set(['conformance'])
 
 /** Projects whose files run the built app. */
 export const APP_PROJECTS: ReadonlySet<string> = new Set(['e2e', 'browser'])
@@ -27,6 +31,7 @@ export default class AppFilesLast extends BaseSequencer {
       return (this.ctx.cache.getFileStats(key)?.size ?? 0) * (MS_PER_BYTE[spec.project.name] ?? 1)
     }
     const appFiles = sorted.filter(needsApp).sort((a, b) => weight(b) - weight(a))
-    return [...sorted.filter(spec => !needsApp(spec)), ...appFiles]
+    const waits = (spec: TestSpecification) => WAITING_PROJECTS.has(spec.project.name)
+    return [...sorted.filter(waits), ...sorted.filter(spec => !needsApp(spec) && !waits(spec)), ...appFiles]
   }
 }

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const require = createRequire(import.meta.url)
-const root = fileURLToPath(new URL('../../../../', import.meta.url))
+const root = fileURLToPath(new URL('../../', import.meta.url))
 const suite = join(dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js')
 const node20Hooks = join(root, 'tests/conformance/node20-hooks.mjs')
 const jiti = join(dirname(require.resolve('jiti/package.json')), 'lib', 'jiti-cli.mjs')
