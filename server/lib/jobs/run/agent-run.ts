@@ -85,8 +85,16 @@ function journalingCallbacks(options: AgentRunOptions, progress: AgentProgress):
   const { journal } = options
   const save = () => journal.save(progress.checkpoint(journal.textLengths()))
   const caller = options.loop.callbacks ?? {}
+  // The last finished round's checkpoint, which the next model request waits for: a tool's result
+  // is stored before the model is asked about it, so a kill -9 after that request never finds the
+  // call still "running" (its outcome unknown) when it had finished.
+  let roundSaved: Promise<unknown> = Promise.resolve()
   return {
     ...caller,
+    beforeModelRequest: async (event) => {
+      await roundSaved
+      await caller.beforeModelRequest?.(event)
+    },
     onToolRoundStart: async ({ round, assistant, calls }) => {
       const lengths = journal.textLengths()
       progress.pending = { round, assistant: structuredClone(assistant), contentLength: lengths.content, reasoningLength: lengths.reasoning, started: [] }
@@ -118,7 +126,7 @@ function journalingCallbacks(options: AgentRunOptions, progress: AgentProgress):
         progress.messages = [...event.messages]
         progress.pending = undefined
         progress.unsaved = false
-        void save()
+        roundSaved = save().catch(() => false)
       }
       caller.onRoundFinish?.(event)
     },

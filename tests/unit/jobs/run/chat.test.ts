@@ -189,6 +189,31 @@ describe('exactly once across a restart', () => {
     ])
   })
 
+  it('stores a finished round before it asks the model about its results (a kill -9 after that request finds the call done)', async () => {
+    const log: string[] = []
+    fake.script((_request, index) => {
+      log.push(`model request ${index + 1}`)
+      return index === 0 ? toolCallReply([{ id: 'mail_1', name: 'send_email', arguments: '{"to":"a@example.com"}' }]) : textReply('Sent.')
+    })
+    const job = await createJob()
+    const update = store.updateJobMetadata.bind(store)
+    store.updateJobMetadata = async (id, change) => {
+      const finishedRound = change.checkpoint && change.checkpoint.toolRounds === 1 && !change.checkpoint.pendingToolRound
+      // The round's write is slow: it lands when the model is asked again (what happened before the
+      // fix) or, at the latest, a little later, so a request that waits for it comes after it.
+      if (finishedRound) {
+        const asked = log.length
+        await vi.waitFor(() => expect(log.length).toBeGreaterThan(asked), { timeout: 300, interval: 5 }).catch(() => {})
+      }
+      const stored = await update(id, change)
+      if (finishedRound) log.push('round 1 stored')
+      return stored
+    }
+    expect(await run(job)).toBe('complete')
+    expect(sendEmail).toHaveBeenCalledTimes(1)
+    expect(log).toEqual(['model request 1', 'round 1 stored', 'model request 2'])
+  })
+
   it('does not run a call with side effects whose start could not be stored', async () => {
     fake.script([toolCallReply([{ id: 'mail_1', name: 'send_email', arguments: '{"to":"a@example.com"}' }]), textReply('Could not.')])
     const job = await createJob()
