@@ -257,7 +257,11 @@ function watchShared(baseUrl: string, cookie: string, jobId: string, agent: Agen
         const data = frame.slice(frame.indexOf('data: ') + 6)
         if (frame.startsWith('event: ready')) {
           const body = JSON.stringify({ watch: [{ jobId }] })
-          const change = httpRequest(`${baseUrl}/api/events/${JSON.parse(data).streamId}`, { method: 'POST', agent, headers: { 'cookie': cookie, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, answer => answer.resume())
+          const change = httpRequest(`${baseUrl}/api/events/${JSON.parse(data).streamId}`, { method: 'POST', agent, headers: { 'cookie': cookie, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (answer) => {
+            // The viewer ends its connection at the job's status; a reset of this answer's socket then is not a failure.
+            answer.on('error', () => {})
+            answer.resume()
+          })
           change.on('error', reject)
           change.end(body)
         } else if (frame.startsWith('event: job\n')) {
