@@ -11,6 +11,10 @@
 import MarkdownIt from 'markdown-it'
 
 const markdown = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false })
+// Only text that says it is a link becomes one (https://…, an e-mail address), never "www.…" or
+// a bare name: without a scheme, the file names an answer is full of ("todo.md", "app.py") would
+// link to sites of those names.
+markdown.linkify.set({ fuzzyLink: false })
 const { escapeHtml } = markdown.utils
 
 /** Longest formula typeset; a longer one is shown as its source. */

@@ -30,6 +30,12 @@ describe('markdown rendering', () => {
     expect(links[0]!.attributes('rel')).toBe('noopener noreferrer nofollow')
     expect(wrapper.text()).toContain('[a](javascript:alert(1))')
   })
+
+  it('links only what says it is a link: file and host names without a scheme stay text', () => {
+    const html = renderMarkdown('I saved todo.md and app.py; see example.com, https://example.org/docs or write to team@example.com.')
+    expect([...html.matchAll(/href="([^"]+)"/g)].map(match => match[1])).toEqual(['https://example.org/docs', 'mailto:team@example.com'])
+    expect(html).toContain('I saved todo.md and app.py; see example.com,')
+  })
 })
 
 describe('ChatMessage', () => {
