@@ -84,9 +84,9 @@ export function isFinished(view: Pick<JobView, 'status'>): boolean {
   return view.status !== 'connecting' && view.status !== 'streaming'
 }
 
-/** A sentence for an ended job that did not simply complete, with what to do. */
-export function describeOutcome(view: Pick<JobView, 'status' | 'error' | 'finishReason'>): string | undefined {
-  if (view.status === 'aborted') return 'Stopped. The answer above is what arrived before you stopped it.'
+/** A sentence for an ended job that did not simply complete, with what to do; `of` says whether it is an answer or a workflow run. */
+export function describeOutcome(view: Pick<JobView, 'status' | 'error' | 'finishReason'>, of: 'answer' | 'run' = 'answer'): string | undefined {
+  if (view.status === 'aborted') return of === 'run' ? 'Stopped. The steps that finished before you stopped the run keep their outputs.' : 'Stopped. The answer above is what arrived before you stopped it.'
   if (view.status === 'rejected') return view.error ? [view.error.message, view.error.hint].filter(Boolean).join(' ') : 'Not approved, so the run ended there.'
   if (view.status === 'error') {
     const error = view.error

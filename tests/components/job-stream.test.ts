@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { defineComponent, effectScope, h, nextTick, ref } from 'vue'
 import { useJobStream } from '../../app/composables/useJobStream'
 import LiveAssistantMessage from '../../app/components/LiveAssistantMessage.vue'
-import { applyJobEvent, emptyJobView } from '../../app/utils/job-events'
+import { applyJobEvent, describeOutcome, emptyJobView } from '../../app/utils/job-events'
 import type { JobStreamEvent } from '../../shared/types/job-events'
 
 /** An EventSource stand-in the test drives: it records the URL and lets events be emitted. */
@@ -115,5 +115,13 @@ describe('useJobStream', () => {
     await nextTick()
     expect(wrapper.find('[data-testid=message-outcome]').text()).toMatch(/Stopped/)
     expect(wrapper.emitted('finished')).toHaveLength(1)
+  })
+})
+
+describe('the sentence under an ended job', () => {
+  it('says what a stop kept: the answer above for an answer, the finished steps for a workflow run', () => {
+    expect(describeOutcome({ status: 'aborted' })).toBe('Stopped. The answer above is what arrived before you stopped it.')
+    expect(describeOutcome({ status: 'aborted' }, 'run')).toBe('Stopped. The steps that finished before you stopped the run keep their outputs.')
+    expect(describeOutcome({ status: 'complete' }, 'run')).toBeUndefined()
   })
 })
