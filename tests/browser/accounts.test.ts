@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { useBuiltApp } from '../support/built-app'
 import { useFileFixture } from '../support/file-fixture'
-import { screenshot, useChromium, watchForProblems } from './helpers/browser'
+import { axeViolationsInBothSchemes, screenshot, useChromium, watchForProblems } from './helpers/browser'
 import { startEverythingOverHttp } from '../support/mcp-servers'
 
 // The first run of a fresh server in a real browser, guests off (the default): create the admin
@@ -108,5 +108,47 @@ describe('accounts in the browser', () => {
     expect(problems.csp).toEqual([])
     expect(settingsProblems.csp).toEqual([])
     await context.close()
+  }, 90_000)
+
+  it('an admin resets a password in a masked field of a dialog, and the person signs in with the new one only', async () => {
+    const signIn = async (name: string, password: string) => {
+      const context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+      const page = await context.newPage()
+      await page.goto(`${app.url}/login`)
+      await page.locator('input[name=name]').fill(name)
+      await page.locator('input[name=password]').fill(password)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      return { context, page }
+    }
+    const { context, page } = await signIn('Ada', 'correct horse battery')
+    const problems = watchForProblems(page)
+    await page.waitForURL(`${app.url}/`)
+    await page.goto(`${app.url}/admin`)
+    const add = page.locator('form.admin__add')
+    await add.getByLabel('Name').fill('Grace')
+    await add.getByLabel('Password').fill('first password of grace')
+    await add.getByRole('button', { name: 'Add account' }).click()
+    const row = page.getByTestId('account-Grace')
+    await row.waitFor()
+
+    await row.getByRole('button', { name: 'Reset password' }).click()
+    const dialog = page.getByTestId('reset-password-dialog')
+    await dialog.waitFor()
+    // Typed out of sight, in the page's own dialog (the browser's prompt() showed it in clear).
+    expect(await dialog.locator('input').getAttribute('type')).toBe('password')
+    await dialog.locator('input').fill('second password of grace')
+    expect(await axeViolationsInBothSchemes(page, '[role=dialog]')).toEqual([])
+    await dialog.getByRole('button', { name: 'Set password' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await expect.poll(() => page.getByTestId('toast').allInnerTexts()).toContainEqual(expect.stringContaining('Grace\'s password was changed'))
+    expect(problems.dialogs).toEqual([])
+    await context.close()
+
+    const old = await signIn('Grace', 'first password of grace')
+    await old.page.getByTestId('login-problem').waitFor()
+    await old.context.close()
+    const fresh = await signIn('Grace', 'second password of grace')
+    await fresh.page.waitForURL(`${app.url}/`)
+    await fresh.context.close()
   }, 90_000)
 })
