@@ -40,7 +40,6 @@ async function run(client: SessionClient, workflowId: string, prompt: string): P
   return (await response.json()).jobId
 }
 
-/** Saves `chain` and runs it to a failure at its second step (the first answered "summary one"). */
 /**
  * How a run ended: from its job, or from the run history once the job has expired (a file below
  * keeps finished jobs 200 ms, which a fast machine's poll can miss).
@@ -56,6 +55,7 @@ async function waitForRunEnd(client: SessionClient, jobId: string): Promise<{ st
   return ended!
 }
 
+/** Saves `chain` and runs it to a failure at its second step (the first answered "summary one"). */
 async function runThatFailsAtStepTwo(client: SessionClient): Promise<{ workflowId: string, failedId: string }> {
   const workflowId = await save(client, chain)
   fake.script(byNode({
