@@ -1,4 +1,4 @@
-import type { Account, CreatedInvite, SignupPolicy } from '../../shared/types/account'
+import type { Account, AdminSettings, CreatedInvite, SignupPolicy } from '../../shared/types/account'
 import type { RoleLimitOverrides, RoleLimitsView, UserUsageRow } from '../../shared/types/limits'
 import type { FeedbackReport } from '../../shared/types/personal'
 
@@ -14,7 +14,7 @@ export function useAdmin() {
   async function refresh(): Promise<void> {
     const [list, settings, roleLimits, today, ratings] = await Promise.all([
       $fetch<Account[]>('/api/admin/users'),
-      $fetch<{ signup: SignupPolicy, publicShareLinks: boolean }>('/api/admin/settings'),
+      $fetch<AdminSettings>('/api/admin/settings'),
       $fetch<RoleLimitsView>('/api/admin/limits'),
       $fetch<{ day: string, rows: UserUsageRow[] }>('/api/admin/usage'),
       $fetch<FeedbackReport>('/api/admin/feedback'),

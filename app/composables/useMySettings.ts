@@ -4,6 +4,8 @@ import type { ChatPreset, ChatSettings, ShareLinkSummary, UserPreferences } from
 const preferences = ref<UserPreferences>({})
 const presets = ref<ChatPreset[]>([])
 const shares = ref<ShareLinkSummary[]>([])
+/** Whether share links open for people without an account here (the admin's choice), once `loadShares` has asked. */
+const sharesOpenToAnyone = ref<boolean | undefined>()
 let loading: Promise<void> | undefined
 
 /** The person's own preferences, chat presets and share links (shared by every page that shows them). */
@@ -49,7 +51,9 @@ export function useMySettings() {
     await $fetch('/api/me', { method: 'DELETE', body: { password } })
   }
   async function loadShares(): Promise<void> {
-    shares.value = (await $fetch<{ shares: ShareLinkSummary[] }>('/api/shares')).shares
+    const mine = await $fetch<{ shares: ShareLinkSummary[], openToAnyone: boolean }>('/api/shares')
+    shares.value = mine.shares
+    sharesOpenToAnyone.value = mine.openToAnyone
   }
   /** Shares a conversation's branch on view as it is now. */
   async function share(threadId: string, includeAttachments: boolean): Promise<ShareLinkSummary> {
@@ -61,5 +65,5 @@ export function useMySettings() {
     await $fetch(`/api/shares/${encodeURIComponent(id)}`, { method: 'DELETE' })
     shares.value = shares.value.filter(item => item.id !== id)
   }
-  return { preferences, presets, shares, load, savePreferences, savePreset, deletePreset, changePassword, deleteAccount, loadShares, share, revokeShare }
+  return { preferences, presets, shares, sharesOpenToAnyone, load, savePreferences, savePreset, deletePreset, changePassword, deleteAccount, loadShares, share, revokeShare }
 }

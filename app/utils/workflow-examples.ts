@@ -29,9 +29,24 @@ export function withExampleIds(definition: WorkflowDefinition, ids: Readonly<Rec
   return { ...definition, nodes: definition.nodes.map(node => node.kind === 'loop' ? { ...node, body: { ...node.body, nodes: node.body.nodes.map(swap) } } : swap(node)) }
 }
 
+/** The longest workflow name the server takes (shared/schemas/workflow.ts). */
+const NAME_MAX = 120
+
+/** `name`, or `name (2)`, `name (3)`… when a workflow in `taken` already has it. */
+export function unusedName(name: string, taken: readonly { name: string }[]): string {
+  const names = new Set(taken.map(item => item.name))
+  if (!names.has(name)) return name
+  for (let copy = 2; ; copy++) {
+    const suffix = ` (${copy})`
+    const candidate = `${name.slice(0, NAME_MAX - suffix.length)}${suffix}`
+    if (!names.has(candidate)) return candidate
+  }
+}
+
 /**
  * Installs `example` with `create` (and, first, each example it runs, unless `installed` has a
- * workflow of that example's name); returns what was created, the example last.
+ * workflow of that example's name); returns what was created, the example last. Installed again,
+ * the example gets a name of its own (`… (2)`), so two workflows in the list never share one.
  */
 export async function installExample<T extends { id: string, name: string }>(example: WorkflowExample, examples: readonly WorkflowExample[], installed: readonly T[], create: (definition: WorkflowDefinition) => Promise<T>, depth = 0): Promise<T[]> {
   const made: T[] = []
@@ -48,6 +63,7 @@ export async function installExample<T extends { id: string, name: string }>(exa
       }
     }
   }
-  made.push(await create(withExampleIds(example.definition, ids)))
+  const definition = withExampleIds(example.definition, ids)
+  made.push(await create({ ...definition, name: unusedName(definition.name, [...installed, ...made]) }))
   return made
 }

@@ -56,6 +56,13 @@ export interface AuthState {
   limits: typeof ACCOUNT_LIMITS
 }
 
+/** The settings an admin changes at runtime (`GET|PUT /api/admin/settings`, which takes any of them). */
+export interface AdminSettings {
+  signup: SignupPolicy
+  /** Share links open for anyone with them (default false: for this server's signed-in accounts only). */
+  publicShareLinks: boolean
+}
+
 /** Limits on account fields, shown by the forms. */
 export const ACCOUNT_LIMITS = {
   nameMin: 2,

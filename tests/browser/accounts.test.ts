@@ -78,6 +78,9 @@ describe('accounts in the browser', () => {
 
     await page.goto(`${app.url}/admin`)
     const form = page.getByTestId('mcp-admin-form')
+    // Examples are words under each field, never placeholders that read like values already filled in.
+    await form.getByLabel('Name', { exact: true }).waitFor()
+    expect(await form.locator('[placeholder]').count()).toBe(0)
     await form.getByLabel('Name', { exact: true }).fill('remote')
     await form.getByLabel('URL', { exact: true }).fill(remote.url)
     await form.getByLabel(/Headers/).fill('Authorization: Bearer browser-secret')

@@ -94,6 +94,15 @@ describe('chat in the browser', () => {
     const sidebar = page.locator('#sidebar')
     const menu = page.getByRole('button', { name: 'Open the sidebar' })
     expect(await sidebar.boundingBox().then(box => (box?.x ?? 0) + (box?.width ?? 0))).toBeLessThanOrEqual(0)
+    // A notification starts under the top bar: the menu button stays visible and can be tapped.
+    await page.route('**/api/threads/*/messages', route => route.abort('internetdisconnected'))
+    await page.getByTestId('composer-input').fill('This one will not get through')
+    await page.getByTestId('composer-input').press('Enter')
+    const toast = page.getByTestId('toast').first()
+    await toast.waitFor()
+    const [menuBox, toastBox] = [await menu.boundingBox(), await toast.boundingBox()]
+    expect(toastBox!.y).toBeGreaterThanOrEqual(menuBox!.y + menuBox!.height)
+    await page.unroute('**/api/threads/*/messages')
     await menu.focus()
     await page.keyboard.press('Enter')
     await expect.poll(() => sidebar.boundingBox().then(box => box?.x)).toBe(0)

@@ -78,6 +78,25 @@ describe('everyday chat in the browser', () => {
     await row('folder-Sailing').waitFor()
     await shoot(page, 'sidebar-pinned-and-folders')
 
+    // Renamed from the same menu, by keyboard: the field takes the focus, and a long title uses the
+    // row's whole width (the ⋯ button takes no room of its own).
+    const longTitle = 'Knots for a small sailing boat, and when to use each'
+    await row('folder-Sailing').getByRole('button', { name: /^More for / }).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('menuitem', { name: 'Rename' }).waitFor()
+    await page.getByRole('menuitem', { name: 'Rename' }).press('Enter')
+    const nameField = row('folder-Sailing').getByRole('textbox', { name: 'New name' })
+    await expect.poll(() => nameField.evaluate(element => element === document.activeElement)).toBe(true)
+    await nameField.fill(longTitle)
+    await nameField.press('Enter')
+    await expect.poll(async () => (await api(`/api/threads/${id}`)).body.thread.title).toBe(longTitle)
+    const rowLink = row('folder-Sailing').getByRole('link')
+    await expect.poll(() => rowLink.innerText()).toBe(longTitle)
+    await page.mouse.move(900, 600)
+    const [rowBox, linkBox] = [await row('folder-Sailing').boundingBox(), await rowLink.boundingBox()]
+    expect(linkBox!.width).toBeGreaterThanOrEqual(rowBox!.width - 1)
+    expect(await row('folder-Sailing').locator('a, button').count()).toBe(2)
+
     // Its own settings: a system prompt and a temperature, saved with it.
     await page.getByTestId('open-chat-settings').click()
     await page.getByTestId('chat-settings').waitFor()
@@ -102,8 +121,11 @@ describe('everyday chat in the browser', () => {
 
     // Shared: a link to copy.
     await page.getByTestId('share-chat').click()
+    // The dialog says who can read the link (here: accounts only, the default), before and after.
+    await expect.poll(() => page.getByTestId('share-audience').innerText()).toMatch(/^Only people signed in to this server can read it/)
     await page.getByTestId('create-share').click()
     const url = await page.getByTestId('share-url').inputValue()
+    expect(await page.getByTestId('share-audience').innerText()).toMatch(/anyone else who opens the link is asked to sign in/)
     expect(url).toMatch(/\/share\/[\w-]{32}$/)
     expect(await axeViolationsInBothSchemes(page, '[role=dialog]')).toEqual([])
     await shoot(page, 'share-dialog')

@@ -88,6 +88,14 @@ describe('the composer', () => {
     await wrapper.find('textarea').trigger('keydown', { key: 'Escape' })
     expect(wrapper.emitted('stop')).toEqual([[]])
     expect((wrapper.find('textarea').element as HTMLTextAreaElement).value).toBe('next question')
+    // Enter while the answer runs sends nothing, keeps the draft and says why; the note goes when it ends.
+    await wrapper.find('textarea').trigger('keydown', { key: 'Enter' })
+    expect(wrapper.emitted('send')).toHaveLength(1)
+    expect(wrapper.find('[data-testid=composer-held]').text()).toMatch(/An answer is still running: your message stays here until it ends/)
+    expect(wrapper.find('[data-testid=composer-held]').attributes('role')).toBe('status')
+    expect((wrapper.find('textarea').element as HTMLTextAreaElement).value).toBe('next question')
+    await wrapper.setProps({ busy: false })
+    expect(wrapper.find('[data-testid=composer-held]').exists()).toBe(false)
   })
 })
 

@@ -42,7 +42,7 @@ describe('groupThreadsByDay', () => {
 })
 
 describe('ThreadList', () => {
-  it('shows the sections as headings, with every row\'s Rename and Delete', async () => {
+  it('shows the sections as headings; each row is its link and one ⋯ menu (two Tab stops)', async () => {
     const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/:any(.*)*', component: { render: () => null } }] })
     const wrapper = mount(ThreadList, {
       props: { threads: [{ id: 't1', title: 'Time in Tokyo', updatedAt: Date.now() }, { id: 't2', title: 'Old trip', updatedAt: Date.now() - 3 * DAY }], activeId: 't1' },
@@ -50,8 +50,8 @@ describe('ThreadList', () => {
     })
     expect(wrapper.findAll('.threads__heading').map(heading => heading.text())).toEqual(['Today', 'Previous 7 days'])
     expect(wrapper.findAll('.threads__item').map(row => row.text())).toEqual(['Time in Tokyo', 'Old trip'])
-    expect(wrapper.find('[aria-label="Rename Old trip"]').exists()).toBe(true)
-    expect(wrapper.find('[aria-label="Delete Time in Tokyo"]').exists()).toBe(true)
+    for (const row of wrapper.findAll('.threads__item')) expect(row.findAll('a, button').map(element => element.element.tagName)).toEqual(['A', 'BUTTON'])
+    expect(wrapper.find('[aria-label="More for Old trip"]').attributes('aria-haspopup')).toBe('menu')
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { exampleReferences, installExample } from '../../app/utils/workflow-examples'
+import { exampleReferences, installExample, unusedName } from '../../app/utils/workflow-examples'
 import { WORKFLOW_EXAMPLES } from '../../server/lib/workflows/examples'
 import { validateWorkflow } from '../../server/lib/workflows/validate'
 import type { WorkflowDefinition, WorkflowExample } from '../../shared/types/workflow'
@@ -25,5 +25,15 @@ describe('installing an example that runs another', () => {
     const made = await installExample<{ id: string, name: string, definition?: WorkflowDefinition }>(polish, examples, [{ id: 'mine', name: 'Research → draft → critique → answer' }], async definition => ({ id: 'new', name: definition.name, definition }))
     expect(made).toHaveLength(1)
     expect((made[0] as unknown as { definition: WorkflowDefinition }).definition.nodes.find(node => node.id === 'research')).toMatchObject({ workflowId: 'mine' })
+  })
+
+  it('names a second install of the same example apart, and keeps a long name within the limit', async () => {
+    const installed = [{ id: 'first', name: polish.definition.name }, { id: 'child', name: 'Research → draft → critique → answer' }]
+    const made = await installExample(polish, examples, installed, async definition => ({ id: 'again', name: definition.name }))
+    expect(made.map(item => item.name)).toEqual([`${polish.definition.name} (2)`])
+    expect(unusedName(polish.definition.name, [...installed, ...made])).toBe(`${polish.definition.name} (3)`)
+    const long = 'x'.repeat(120)
+    expect(unusedName(long, [{ name: long }])).toBe(`${'x'.repeat(116)} (2)`)
+    expect(unusedName('Fresh', installed)).toBe('Fresh')
   })
 })

@@ -99,6 +99,10 @@ describe('accounts', () => {
     expect((await client().post('/api/auth/register', { name: 'Ike', password, invite: early.code })).status).toBe(403)
 
     expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'invite' }) })).status).toBe(200)
+    // What GET answers, PUT takes back as it is.
+    const settings = await admin.json('/api/admin/settings')
+    expect(settings).toEqual({ signup: 'invite', publicShareLinks: false })
+    expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(settings) })).status).toBe(200)
     expect((await client().post('/api/auth/register', { name: 'Bea', password })).status).toBe(403)
     const invite = await (await admin.post('/api/admin/invites', {})).json()
     expect(invite.url).toContain('/login?invite=')

@@ -162,6 +162,11 @@ describe('everyday chat', () => {
     // Nobody signed in: refused until the admin opens links to anyone.
     const stranger = new SessionClient(app.url)
     expect((await stranger.fetch(`/api/shared/${token}`)).status).toBe(401)
+    // The page (rendered on the server) answers with the API's status, and its words.
+    const lockedPage = await stranger.fetch(`/share/${token}`)
+    expect(lockedPage.status).toBe(401)
+    expect(await lockedPage.text()).toContain('Sign in to read this conversation')
+    expect((await bob.fetch(`/share/${token}`)).status).toBe(200)
     expect((await put(alice, '/api/admin/settings', { publicShareLinks: true })).status).toBe(403)
     expect(await (await put(admin, '/api/admin/settings', { publicShareLinks: true })).json()).toMatchObject({ publicShareLinks: true })
     expect((await stranger.fetch(`/api/shared/${token}`)).status).toBe(200)
@@ -181,6 +186,10 @@ describe('everyday chat', () => {
     expect((await del(bob, `/api/shares/${share.id}`)).status).toBe(404)
     expect((await del(alice, `/api/shares/${share.id}`)).status).toBe(200)
     expect((await bob.fetch(`/api/shared/${token}`)).status).toBe(404)
+    const deadPage = await bob.fetch(`/share/${token}`)
+    expect(deadPage.status).toBe(404)
+    expect(await deadPage.text()).toContain('This link opens nothing')
+    expect((await bob.fetch(`/share/${'x'.repeat(32)}`)).status).toBe(404)
     expect((await bob.post(`/api/shared/${token}/continue`, {})).status).toBe(404)
     expect((await bob.fetch(`/api/shared/${'x'.repeat(32)}`)).status).toBe(404)
     expect((await bob.fetch('/api/shared/..%2F..%2Fapi')).status).toBe(404)

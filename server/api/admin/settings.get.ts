@@ -1,6 +1,8 @@
-/** The admin's settings: who may sign up, whether share links open without an account, and whether guests are on (config). */
+/**
+ * The admin's settings, in the shape `PUT` takes: who may sign up and whether share links open
+ * without an account. (Whether guests are on is the server's configuration, read at /api/auth/me.)
+ */
 export default defineEventHandler(async (event) => {
   await requireSessionUser(event, { role: 'admin' })
-  const [signup, publicShareLinks] = await Promise.all([useAccounts().signupPolicy(), usePersonal().shares.openToAnyone()])
-  return { signup, publicShareLinks, guests: useServerConfig(event).auth.guests }
+  return readAdminSettings()
 })

@@ -15,6 +15,5 @@ export default defineEventHandler(async (event) => {
   const body = await readJsonBody(event, bodySchema)
   if (body.signup) await useAccounts().setSignupPolicy(body.signup)
   if (body.publicShareLinks !== undefined) await usePersonal().shares.setOpenToAnyone(body.publicShareLinks)
-  const [signup, publicShareLinks] = await Promise.all([useAccounts().signupPolicy(), usePersonal().shares.openToAnyone()])
-  return { signup, publicShareLinks }
+  return readAdminSettings()
 })
