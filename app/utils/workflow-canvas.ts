@@ -75,6 +75,27 @@ export function withLoopBody(definition: WorkflowDefinition, loopId: string, bod
   return { ...definition, nodes: definition.nodes.map(node => node.id === loopId && node.kind === 'loop' ? { ...node, body: { nodes, edges: body.edges } } : node) }
 }
 
+/**
+ * Where a step added without a place goes when the canvas shows `center`: there, or the nearest free
+ * place below or above it (then beside it), so it lands in view without covering another step.
+ */
+export function freePositionNear(definition: WorkflowDefinition, center: { x: number, y: number }): { x: number, y: number } {
+  const placed = [...layoutPositions(definition).values()]
+  const gap = 24
+  const overlaps = (point: { x: number, y: number }) => placed.some(other =>
+    point.x < other.x + STEP_WIDTH + gap && other.x < point.x + STEP_WIDTH + gap
+    && point.y < other.y + STEP_HEIGHT + gap && other.y < point.y + STEP_HEIGHT + gap)
+  const origin = { x: center.x - STEP_WIDTH / 2, y: center.y - STEP_HEIGHT / 2 }
+  for (let column = 0; column < 4; column++) {
+    for (let row = 0; row < 6; row++) {
+      const step = Math.ceil(row / 2) * (row % 2 === 1 ? 1 : -1)
+      const point = { x: origin.x + column * (STEP_WIDTH + gap), y: origin.y + step * (STEP_HEIGHT + gap) }
+      if (!overlaps(point)) return point
+    }
+  }
+  return freePosition(definition)
+}
+
 /** Where a step added without a place (from the keyboard) goes: right of the rightmost step. */
 export function freePosition(definition: WorkflowDefinition): { x: number, y: number } {
   const placed = layoutPositions(definition)

@@ -37,13 +37,13 @@ const toolNode = z.object({
   kind: z.literal('tool'),
   label,
   position,
-  tool: z.string().trim().min(1).max(64),
+  tool: z.string().trim().min(1, 'Choose the tool this step calls.').max(64),
   /** Argument values; strings are templates. */
   arguments: z.record(z.string(), z.unknown()).default({}),
   retries,
 })
 const condition = z.object({
-  branch: z.string().trim().min(1).max(40),
+  branch: z.string().trim().min(1, 'Name the branch this condition takes.').max(40),
   /** Matches when the input contains this text (case-insensitive). */
   contains: z.string().min(1).max(200).optional(),
   /** Matches when the input matches this regular expression (case-insensitive). */
@@ -60,7 +60,7 @@ const routerNode = z.object({
   instruction: z.string().max(4_000).optional(),
   model: z.string().trim().min(1).max(200).optional(),
   /** The branch taken when nothing matches. */
-  defaultBranch: z.string().trim().min(1).max(40),
+  defaultBranch: z.string().trim().min(1, 'Name the branch taken when no condition matches.').max(40),
   retries,
 })
 const approvalNode = z.object({
@@ -83,7 +83,7 @@ const workflowCallNode = z.object({
   kind: z.literal('workflow'),
   label,
   position,
-  workflowId: z.string().trim().regex(/^[\w-]{1,100}$/, 'must be a workflow id'),
+  workflowId: z.string().trim().min(1, 'Choose the workflow this step runs.').regex(/^[\w-]{1,100}$/, 'must be a workflow id'),
   /** The child's prompt; default `{{input}}`. */
   prompt: template.optional(),
   /** The child's named inputs, by name (templates). */

@@ -169,6 +169,23 @@ describe('states beyond a page at rest pass axe too', () => {
     await page.locator('[data-testid=run-status]:not([data-status=streaming]):not([data-status=connecting])').waitFor({ timeout: 60_000 })
     expect(await auditEverySchemeAndWidth('[data-testid=run-node]')).toEqual({})
   }, 120_000)
+
+  it('Jobs with a workflow run listed, and Admin with a backup listed (records become cards on a phone)', async () => {
+    await page.goto(`${app.url}/jobs`)
+    await page.locator('[data-testid=job-row]').filter({ hasText: 'workflow' }).first().waitFor()
+    expect(await auditEverySchemeAndWidth('[data-testid=job-row]')).toEqual({})
+    await page.setViewportSize({ width: 1280, height: 844 })
+    await page.goto(`${app.url}/admin`)
+    await page.getByTestId('back-up-now').click()
+    await page.getByTestId('backup-row').first().waitFor()
+    expect(await auditEverySchemeAndWidth('[data-testid=backup-row]')).toEqual({})
+    // At 390 px (where the audit left the page) no record is cut off: each row is a card as wide as the page.
+    for (const table of ['accounts', 'backup-row']) {
+      const row = page.getByTestId(table === 'accounts' ? 'accounts' : 'backup-row').first()
+      expect(await row.evaluate(element => element.scrollWidth - element.clientWidth), table).toBeLessThanOrEqual(0)
+      expect((await row.boundingBox())!.width, table).toBeLessThanOrEqual(390)
+    }
+  }, 120_000)
 })
 
 /** What a cold load of `path` cost: compressed script bytes, their count, first contentful paint, and when `ready` showed. */

@@ -185,6 +185,34 @@ describe('the workflow canvas', () => {
     await expect.poll(async () => (await jsonView(page)).nodes.find(node => node.id === 'agent')!.position).toEqual(before)
     expect(await edgeList(page)).toEqual(['agent>output', 'start>agent'])
 
+    // A step added from the palette lands in view, and its problem is words on it (not a schema path).
+    const canvasBox = await page.locator('.vue-flow').boundingBox()
+    for (const id of ['tool', 'tool-2']) {
+      await press('add-tool')
+      const added = page.locator(`.vue-flow__node[data-id="${id}"]`)
+      await added.waitFor()
+      await expect.poll(async () => {
+        const box = (await added.boundingBox())!
+        return box.x >= canvasBox!.x && box.y >= canvasBox!.y && box.x + box.width <= canvasBox!.x + canvasBox!.width && box.y + box.height <= canvasBox!.y + canvasBox!.height
+      }, { message: `${id} in view` }).toBe(true)
+    }
+    await expect.poll(() => page.getByTestId('workflow-problems').innerText()).toContain('Choose the tool this step calls.')
+    expect(await page.getByTestId('workflow-problems').innerText()).not.toMatch(/nodes\.\d|Too small/)
+    // Delete removes the step with the focus, not the one chosen before: choose "tool" with Enter,
+    // move the focus to "tool-2", Delete: "tool-2" goes; then "tool" (the focus moves to a step).
+    const firstTool = page.locator('.vue-flow__node[data-id="tool"]')
+    await firstTool.focus()
+    await page.keyboard.press('Enter')
+    await page.locator('.vue-flow__node[data-id="tool-2"]').focus()
+    await page.getByTestId('step-panel').filter({ hasText: 'tool-2' }).waitFor()
+    await page.keyboard.press('Delete')
+    await expect.poll(async () => (await jsonView(page)).nodes.map(node => node.id)).toEqual(['start', 'output', 'agent', 'tool'])
+    await firstTool.focus()
+    await page.keyboard.press('Delete')
+    await expect.poll(async () => (await jsonView(page)).nodes.map(node => node.id)).toEqual(['start', 'output', 'agent'])
+    await expect.poll(() => page.evaluate(() => document.activeElement?.classList.contains('vue-flow__node'))).toBe(true)
+    expect(await edgeList(page)).toEqual(['agent>output', 'start>agent'])
+
     await page.getByRole('status').filter({ hasText: 'Valid. Not saved yet.' }).waitFor()
     await press('save-workflow')
     await page.getByText('Saved as version 2').first().waitFor()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { validateWorkflow } from '../../server/lib/workflows/validate'
-import { addStep, allStepIds, autoLayout, branchesOf, connectSteps, freeStepId, layoutPositions, loopBody, moveStep, removeEdge, removeStep, renameStep, STEP_HEIGHT, STEP_WIDTH, templateVariables, updateStep, withLoopBody } from '../../app/utils/workflow-canvas'
+import { addStep, allStepIds, autoLayout, branchesOf, connectSteps, freePositionNear, freeStepId, layoutPositions, loopBody, moveStep, removeEdge, removeStep, renameStep, STEP_HEIGHT, STEP_WIDTH, templateVariables, updateStep, withLoopBody } from '../../app/utils/workflow-canvas'
 import { WORKFLOW_EXAMPLES } from '../../server/lib/workflows/examples'
 import type { WorkflowDefinition } from '../../shared/types/workflow'
 
@@ -14,6 +14,15 @@ const blank: WorkflowDefinition = {
 }
 
 describe('what the workflow canvas does to a definition', () => {
+  it('places a step added from the palette where the view is: there when free, else the nearest free place', () => {
+    const free = freePositionNear(blank, { x: 240 + STEP_WIDTH / 2, y: 300 })
+    expect(free).toEqual({ x: 240, y: 300 - STEP_HEIGHT / 2 })
+    // Over the start step: moved below or above it, never on it.
+    const busy = freePositionNear(blank, { x: STEP_WIDTH / 2, y: 60 + STEP_HEIGHT / 2 })
+    expect(Math.abs(busy.y - 60)).toBeGreaterThanOrEqual(STEP_HEIGHT + 24)
+    expect(busy.x).toBe(0)
+  })
+
   it('builds start → agent → output that the server accepts', () => {
     const added = addStep(blank, 'agent', { x: 240.4, y: 200.6 })
     expect(added.id).toBe('agent')

@@ -22,13 +22,15 @@ export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolea
     return {
       ok: false,
       problems: parsed.error.issues.map((issue) => {
-        const [first, index] = issue.path
+        const [first, index, ...field] = issue.path
         const nodeId = first === 'nodes' && typeof index === 'number' && typeof nodes?.[index]?.id === 'string' ? nodes[index].id as string : undefined
-        const where = issue.path.length ? issue.path.join('.') : 'workflow'
         const message = issue.code === 'invalid_union' && issue.path.at(-1) === 'kind'
           ? `unknown node kind; use start, agent, tool, router, approval, parallel, merge, loop, workflow or output`
           : issue.message
-        return { nodeId, message: `${where}: ${message}` }
+        // A problem shown on its step says what to do there: a sentence of ours (it ends with a full
+        // stop) stands alone, another names the field it is about; one elsewhere names its place.
+        if (nodeId) return { nodeId, message: message.endsWith('.') || field.length === 0 ? message : `${field.join('.')}: ${message}` }
+        return { message: `${issue.path.length ? issue.path.join('.') : 'workflow'}: ${message}` }
       }),
     }
   }
