@@ -203,10 +203,18 @@ export function layoutPositions(definition: Pick<WorkflowDefinition, 'nodes' | '
   return new Map(definition.nodes.map(node => [node.id, node.position ?? auto.get(node.id) ?? { x: 0, y: 0 }]))
 }
 
-/** Left-to-right layered positions for every step (dagre), ignoring where they were put. */
-function autoPositions(definition: Pick<WorkflowDefinition, 'nodes' | 'edges'>): Map<string, { x: number, y: number }> {
+/**
+ * Top-to-bottom layered positions for every step, ignoring where they were put: how a run view draws
+ * a workflow too wide for its box (a phone), so every step shows at a size that can be read.
+ */
+export function verticalPositions(definition: Pick<WorkflowDefinition, 'nodes' | 'edges'>): Map<string, { x: number, y: number }> {
+  return autoPositions(definition, 'TB')
+}
+
+/** Layered positions for every step (dagre), left to right unless told, ignoring where they were put. */
+function autoPositions(definition: Pick<WorkflowDefinition, 'nodes' | 'edges'>, direction: 'LR' | 'TB' = 'LR'): Map<string, { x: number, y: number }> {
   const graph = new dagre.graphlib.Graph()
-  graph.setGraph({ rankdir: 'LR', nodesep: 28, ranksep: 64, marginx: 8, marginy: 8 })
+  graph.setGraph({ rankdir: direction, nodesep: 28, ranksep: direction === 'LR' ? 64 : 36, marginx: 8, marginy: 8 })
   graph.setDefaultEdgeLabel(() => ({}))
   // A loop draws its own steps inside it (a row of chips): it is taller.
   for (const node of definition.nodes) graph.setNode(node.id, { width: STEP_WIDTH, height: node.kind === 'loop' ? STEP_HEIGHT + LOOP_GROUP_HEIGHT : STEP_HEIGHT })

@@ -7,7 +7,7 @@ import { AxeBuilder } from '@axe-core/playwright'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
-import { useChromium, watchForProblems } from './helpers/browser'
+import { sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
 
 // The Status page samples every 2 s here (15 s by default), so its live update shows within seconds.
 const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-accessibility-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5', NUXT_METRICS_STATUS_SAMPLE_SECONDS: '2' })
@@ -105,7 +105,7 @@ async function auditEverySchemeAndWidth(ready: string): Promise<Record<string, s
         const lightness = await page.evaluate(() => getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.slice(0, 3).map(Number).reduce((sum, part) => sum + part, 0) / 3)
         if (lightness > 80) problems.push(`the dark theme's background is light (${Math.round(lightness)} of 255)`)
       }
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+      const overflow = await sidewaysScroll(page)
       if (overflow > 0) problems.push(`scrolls sideways by ${overflow} px`)
       if (problems.length > 0) found[`${scheme} ${width}`] = problems
     }
@@ -162,7 +162,7 @@ describe('states beyond a page at rest pass axe too', () => {
       const { examples } = await (await fetch('/api/workflows/examples')).json() as { examples: Array<{ definition: unknown }> }
       const created = await (await fetch('/api/workflows', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition: examples[0]!.definition }) })).json() as { workflow?: { id: string }, id?: string }
       const id = created.workflow?.id ?? created.id
-      const run = await (await fetch(`/api/workflows/${id}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'What is 12 * 7?' }) })).json() as { jobId: string }
+      const run = await (await fetch(`/api/workflows/${id}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'What is 12 * 7? Show the working step by step, and say how you checked the result twice over' }) })).json() as { jobId: string }
       return run.jobId
     })
     await page.goto(`${app.url}/workflows/runs/${jobId}`)

@@ -127,6 +127,19 @@ describe('chat in the browser', () => {
       expect(await page.locator(`[data-testid=run-node][data-node=${node}]`).getAttribute('data-status'), node).toBe('completed')
     }
     expect((await page.getByTestId('run-output').innerText()).length).toBeGreaterThan(20)
+    // The run's graph fits its box: every one of the six steps in view, at desktop and at phone width
+    // (where it is drawn top to bottom).
+    const stepsInView = () => page.evaluate(() => {
+      const box = document.querySelector('.run__canvas .vue-flow')!.getBoundingClientRect()
+      return [...document.querySelectorAll('.run__canvas .vue-flow__node')].filter((node) => {
+        const step = node.getBoundingClientRect()
+        return step.left >= box.left - 1 && step.right <= box.right + 1 && step.top >= box.top - 1 && step.bottom <= box.bottom + 1
+      }).length
+    })
+    await expect.poll(stepsInView).toBe(6)
+    await page.setViewportSize({ width: 390, height: 844 })
+    await expect.poll(stepsInView).toBe(6)
+    await page.setViewportSize({ width: 1200, height: 820 })
     // A finished step says it has output, and opens from its node in the graph.
     const draft = page.locator('[data-testid=run-node][data-node=draft]')
     expect(await draft.locator('details').evaluate(element => (element as HTMLDetailsElement).open)).toBe(false)

@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
-import { axeViolationsInBothSchemes, screenshot, startChat, useChromium, watchForProblems } from './helpers/browser'
+import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, startChat, useChromium, watchForProblems } from './helpers/browser'
 
 const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-everyday-browser-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
 const browser = useChromium()
@@ -28,7 +28,7 @@ async function shoot(target: Page, name: string): Promise<void> {
   if (process.env.DOCS_SCREENSHOTS === '1') await target.screenshot({ path: resolve(import.meta.dirname, `../../docs/screenshot-${name}.png`) })
   else await screenshot(target, name)
 }
-const sideways = (target: Page) => target.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+const sideways = sidewaysScroll
 
 beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 820 }, reducedMotion: 'reduce' })

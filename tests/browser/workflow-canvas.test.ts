@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
 import { textReply, useFakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
-import { axeViolationsInBothSchemes, screenshot, useChromium, watchForProblems } from './helpers/browser'
+import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
 
 const MODEL = 'openai/gpt-4o-mini'
 const fake = useFakeOpenRouter()
@@ -225,11 +225,11 @@ describe('the workflow canvas', () => {
     await page.setViewportSize({ width: 390, height: 844 })
     await page.goto(`${app.url}/workflows`)
     await page.getByTestId('workflow-editor').waitFor()
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0)
     expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
     await page.goto(`${app.url}/workflows/runs`)
     await page.getByTestId('run-row').first().waitFor()
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0)
   }, 180_000)
 
   it('resumes a failed run from its failed step: the steps before it are not run again', async () => {
@@ -364,7 +364,7 @@ describe('the workflow canvas', () => {
     await schedule.getByRole('button', { name: 'Switch on' }).click()
     await expect.poll(() => page.getByTestId('schedule-next').innerText()).toMatch(/^Next run: /)
     await page.setViewportSize({ width: 390, height: 844 })
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0)
     expect(await axeViolationsInBothSchemes(page, '[data-testid=workflow-schedules]')).toEqual([])
     await page.setViewportSize({ width: 1280, height: 900 })
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { useBuiltApp } from '../support/built-app'
-import { axeViolationsInBothSchemes, useChromium } from './helpers/browser'
+import { axeViolationsInBothSchemes, sidewaysScroll, useChromium } from './helpers/browser'
 
 const app = useBuiltApp()
 const browser = useChromium()
@@ -47,6 +47,9 @@ describe('workflows you keep', () => {
       await diff.waitFor()
       expect(await diff.locator('.history__line--removed').allInnerTexts()).toEqual([`−   "name": "${definition.name}",`])
       expect(await diff.locator('.history__line--added').allInnerTexts()).toEqual([`+   "name": "${definition.name} (edited)",`])
+      // The diff scrolls inside its own box: the page does not widen, and the list beside it stays whole.
+      await page.setViewportSize({ width: 1280, height: 900 })
+      expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0)
 
       expect(await axeViolationsInBothSchemes(page, '[data-testid=workflow-history]')).toEqual([])
 

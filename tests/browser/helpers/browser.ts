@@ -60,6 +60,14 @@ export function watchForProblems(page: Page): { errors: string[], dialogs: strin
  * Enter), and returns the conversation's URL once the page is on it. A send that does not get
  * there fails with the toasts the page showed.
  */
+/**
+ * How far the page scrolls sideways, in px (0: not at all): the document, or the app's main region,
+ * which scrolls on its own (a row too wide for it widens that region, not the document).
+ */
+export function sidewaysScroll(page: Page): Promise<number> {
+  return page.evaluate(() => Math.max(...[document.documentElement, document.getElementById('main')].filter(element => element !== null).map(element => element.scrollWidth - element.clientWidth)))
+}
+
 export async function startChat(page: Page, appUrl: string, text: string): Promise<string> {
   await page.goto(`${appUrl}/`)
   await page.getByTestId('composer-input').fill(text)

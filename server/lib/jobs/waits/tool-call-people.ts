@@ -37,6 +37,21 @@ export function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
+/**
+ * The model's own words for a question (a tool's description), as plain words on one line: its
+ * Markdown marks (code fences with their language, `**`, `__`, backticks, headings, link brackets)
+ * taken out, so the card reads as words and nothing in it can look like the server's code view.
+ * Each pattern is linear (no backtracking on the model's text).
+ */
+export function modelWordsLine(text: string, max: number): string {
+  const plain = text
+    .replace(/```[\w+-]*/g, ' ')
+    .replace(/^[ \t]*#{1,6}[ \t]+/gm, '')
+    .replace(/\*\*|__|`/g, '')
+    .replace(/\[([^\]\n]{0,200})\]\(([^)\s]{0,500})\)/g, '$1 ($2)')
+  return oneLine(plain, max)
+}
+
 /** The text the model gets for a browser tool's JSON result (a string stays as it is). */
 function resultText(result: unknown): string {
   return typeof result === 'string' ? result : JSON.stringify(result) ?? 'null'
@@ -83,7 +98,7 @@ export function toolCallPeople(inputs: JobInputs, job: { id: string, userId: str
         ...(asked.url ? { url: asked.url } : {}),
         ...(asked.origin ? { origin: asked.origin } : {}),
         ...(asked.code?.length ? { code: asked.code.slice(0, 4).map(block => ({ label: block.label.slice(0, 200), language: block.language.slice(0, 40), text: block.text.slice(0, MAX_CODE_CHARS) })) } : {}),
-        ...(asked.modelWords ? { modelWords: oneLine(asked.modelWords, MAX_MODEL_WORDS) } : {}),
+        ...(asked.modelWords ? { modelWords: modelWordsLine(asked.modelWords, MAX_MODEL_WORDS) } : {}),
       }, signal, asked.timeoutMs)
       const answer = 'request' in result ? result.request.answer : undefined
       if (answer?.kind !== 'question') return { action: 'cancel' }
