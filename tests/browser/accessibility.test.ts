@@ -133,6 +133,58 @@ describe('every page passes axe (no critical or serious violation) and fits a ph
   }
 })
 
+/**
+ * Opens a pop-up with `open` on the conversation, in light and dark at 1280 and 390 px, and audits
+ * the whole page with it open (a pop-up can also break what is behind it: hidden yet focusable
+ * elements); closes it with Esc after each. Returns the problems by combination.
+ */
+async function auditPopUp(open: () => Promise<void>, ready: string): Promise<Record<string, string[]>> {
+  const found: Record<string, string[]> = {}
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 844 })
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme })
+      await page.waitForFunction(wanted => document.documentElement.classList.contains(wanted), scheme)
+      await open()
+      await page.locator(ready).first().waitFor()
+      await transitionsEnded()
+      let problems = await violations(page, { colourOnly: scheme === 'dark' })
+      if (problems.length > 0) {
+        await transitionsEnded()
+        problems = await violations(page, { colourOnly: scheme === 'dark' })
+      }
+      if (problems.length > 0) found[`${scheme} ${width}`] = problems
+      await page.keyboard.press('Escape')
+      await page.locator(ready).first().waitFor({ state: 'hidden' })
+      await transitionsEnded()
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.setViewportSize({ width: 1280, height: 844 })
+  return found
+}
+
+describe('every pop-up and menu, open, passes axe in both schemes and widths', () => {
+  const narrow = () => (page.viewportSize()?.width ?? 1280) < 768
+  const popUps: Array<[string, () => Promise<void>, string]> = [
+    ['the model picker', () => page.getByTestId('model-picker').click(), '[role=listbox] [role=option]'],
+    ['the command palette', () => page.keyboard.press('Control+k'), '[data-testid=command-palette] [role=option]'],
+    ['a conversation\'s ⋯ menu', async () => {
+      if (narrow()) await page.getByRole('button', { name: 'Open the sidebar' }).click()
+      await page.locator('#sidebar .threads__item').first().getByRole('button', { name: /^More for / }).click()
+    }, '[role=menu] [role=menuitem]'],
+    ['the chat settings', () => page.getByTestId('open-chat-settings').click(), '[data-testid=chat-settings]'],
+    ['the share dialog', () => page.getByTestId('share-chat').click(), '[data-testid=share-dialog]'],
+  ]
+  for (const [name, open, ready] of popUps) {
+    it(name, async () => {
+      await page.goto(`${app.url}${chatPath}`)
+      await page.getByTestId('composer-input').waitFor()
+      expect(await auditPopUp(open, ready)).toEqual({})
+    }, 120_000)
+  }
+})
+
 describe('states beyond a page at rest pass axe too', () => {
   it('a running answer waiting for an approval (its card and its tool card)', async () => {
     await page.goto(`${app.url}/admin`)

@@ -63,8 +63,13 @@ describe('an approval card', () => {
 
   it('shows a workflow step\'s draft, and the server\'s refusal when the answer came too late', async () => {
     const answer = vi.fn(async () => { throw new Error('This request was already approved; the first answer counts.') })
-    const { wrapper } = mountCard(request({ title: 'Continue with this draft?', preview: 'Dear team,\n…', origin: 'workflow' }), answer)
-    expect(wrapper.find('[data-testid=input-preview]').text()).toBe('Dear team,\n…')
+    const { wrapper } = mountCard(request({ title: 'Continue with this draft?', preview: 'Dear **team**,\n\n```json\n{"a": 1}\n```\n<img src=x onerror=alert(1)>', origin: 'workflow' }), answer)
+    // Rendered as an answer is: the bold is bold, the fence a code block, raw HTML only text.
+    const preview = wrapper.find('[data-testid=input-preview]')
+    expect(preview.find('strong').text()).toBe('team')
+    expect(preview.find('pre code').text()).toContain('{"a": 1}')
+    expect(preview.text()).not.toContain('**')
+    expect(preview.find('img').exists()).toBe(false)
     expect(wrapper.text()).toContain('workflow')
     await wrapper.find('[data-testid=approve]').trigger('click')
     await flushPromises()
