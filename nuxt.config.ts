@@ -96,6 +96,9 @@ export default defineNuxtConfig({
 
   // Resolved from this file so apps that extend this one as a layer find it too.
   css: [fileURLToPath(new URL('./app/assets/css/ui.css', import.meta.url)), fileURLToPath(new URL('./app/assets/css/main.css', import.meta.url))],
+  // What a browser paints before the app's scripts have run (the app pages render in the browser):
+  // its shape and a "loading" line, with no script of its own.
+  spaLoadingTemplate: 'spa-loading-template.html',
   app: {
     head: {
       htmlAttrs: { lang: 'en' },

@@ -167,10 +167,11 @@ async function auditPopUp(open: () => Promise<void>, ready: string): Promise<Rec
 describe('every pop-up and menu, open, passes axe in both schemes and widths', () => {
   const narrow = () => (page.viewportSize()?.width ?? 1280) < 768
   const popUps: Array<[string, () => Promise<void>, string]> = [
-    ['the model picker', () => page.getByTestId('model-picker').click(), '[role=listbox] [role=option]'],
+    ['the model picker', () => page.getByTestId('model-picker').click(), '[data-testid=model-list] [role=option]'],
     ['the command palette', () => page.keyboard.press('Control+k'), '[data-testid=command-palette] [role=option]'],
     ['a conversation\'s ⋯ menu', async () => {
-      if (narrow()) await page.getByRole('button', { name: 'Open the sidebar' }).click()
+      const menuButton = page.getByRole('button', { name: 'Open the sidebar' })
+      if (narrow() && await menuButton.getAttribute('aria-expanded') !== 'true') await menuButton.click()
       await page.locator('#sidebar .threads__item').first().getByRole('button', { name: /^More for / }).click()
     }, '[role=menu] [role=menuitem]'],
     ['the chat settings', () => page.getByTestId('open-chat-settings').click(), '[data-testid=chat-settings]'],
@@ -314,7 +315,26 @@ describe('page weight (issue 29; the times are printed, not asserted)', () => {
     expect(await page.getByTestId('message-assistant').nth(2).locator('.katex-mathml annotation').textContent()).toBe('e^{i\\pi} + 1 = 0')
     // Typeset math passes the audit too.
     expect(await auditEverySchemeAndWidth('.katex')).toEqual({})
+
+    // The same conversation, now with code and math, loaded cold: within the same budget.
+    const withMath = await coldLoad(chatPath, '.katex')
+    console.log(`[page weight] conversation with code and math: ${withMath.scripts} scripts, ${withMath.scriptKB} KB compressed, first paint ${withMath.firstPaintMs} ms, math at ${withMath.readyMs} ms; largest: ${withMath.largest}`)
+    expect(withMath.scriptKB).toBeLessThanOrEqual(400)
   }, 120_000)
+
+  it('paints the app\'s shape and a loading line from the HTML alone, before any script runs', async () => {
+    const noScript = await browser.newContext({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: false })
+    try {
+      const cold = await noScript.newPage()
+      await cold.goto(`${app.url}${chatPath}`)
+      const loading = cold.getByRole('status', { name: 'OR3 Chat is loading' })
+      expect(await loading.isVisible()).toBe(true)
+      expect(await loading.innerText()).toContain('Loading your conversations…')
+      expect(await cold.evaluate(() => performance.getEntriesByName('first-contentful-paint').length)).toBe(1)
+    } finally {
+      await noScript.close()
+    }
+  })
 })
 
 describe('the first day of a team (issue 29)', () => {

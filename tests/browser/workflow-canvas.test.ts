@@ -109,6 +109,7 @@ describe('the workflow canvas', () => {
     await page.getByTestId('step-model').click()
     await page.getByPlaceholder('Search models…').fill('demo')
     await page.getByRole('option', { name: /demo/i }).first().click()
+    await expect.poll(() => page.getByTestId('step-model').innerText()).toMatch(/demo/i)
 
     // Draw the edges between the handles, and remove the old one from the start's settings.
     const handle = (step: string, side: 'source' | 'target') => page.locator(`.vue-flow__node[data-id="${step}"] .vue-flow__handle.${side}`)
