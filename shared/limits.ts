@@ -11,3 +11,6 @@ export const MAX_WORKFLOW_VERSION_NOTE_CHARS = 200
 
 /** Longest words of a model's shown with a question to approve (a tool's description); the rest is cut. */
 export const MAX_MODEL_WORDS = 300
+
+/** The most models that answer one question side by side (the first included): `compareWith` names the others. */
+export const MAX_SIDE_BY_SIDE = 4

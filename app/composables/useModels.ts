@@ -6,6 +6,8 @@ import type { ModelCatalog, ModelSummary } from '../../shared/types/model'
 const MODEL_KEY = 'or3:model'
 const models = ref<ModelSummary[]>([])
 const selected = ref('')
+/** More models to answer the next question side by side with the picked one (none: it answers alone). */
+const compareWith = ref<string[]>([])
 const error = ref<string>()
 let watching = false
 /**
@@ -26,6 +28,7 @@ export function useModels() {
       // The server says why the real models are missing (a bad key, no network) in words to show.
       error.value = catalog.error
       const remembered = typeof localStorage !== 'undefined' ? localStorage.getItem(MODEL_KEY) : null
+      compareWith.value = compareWith.value.filter(id => models.value.some(model => model.id === id))
       if (!models.value.some(model => model.id === selected.value)) {
         selected.value = models.value.find(model => model.id === remembered)?.id ?? models.value[0]?.id ?? ''
       }
@@ -38,5 +41,5 @@ export function useModels() {
     watching = true
     watch(selected, value => value && localStorage.setItem(MODEL_KEY, value))
   }
-  return { models, selected, imagesAccepted, error, refresh }
+  return { models, selected, compareWith, imagesAccepted, error, refresh }
 }

@@ -40,9 +40,10 @@ export function useThreads() {
    * Sends a message and its files (with the user's own key, if any); the answer runs as a job on
    * the server and may call the tools this browser runs (app/utils/client-tools.ts).
    */
-  async function send(id: string, input: { content: string, model: string, files?: readonly PendingFile[] }): Promise<SentThreadMessage> {
-    const { files = [], ...fields } = input
-    const body = { ...fields, ...(files.length ? { attachments: await attachmentsBody(files) } : {}), clientTools: clientToolDeclarations() }
+  /** Sends a message; with `compareWith`, those models answer it too, side by side with `model`. */
+  async function send(id: string, input: { content: string, model: string, files?: readonly PendingFile[], compareWith?: readonly string[] }): Promise<SentThreadMessage> {
+    const { files = [], compareWith = [], ...fields } = input
+    const body = { ...fields, ...(files.length ? { attachments: await attachmentsBody(files) } : {}), ...(compareWith.length ? { compareWith } : {}), clientTools: clientToolDeclarations() }
     return $fetch<SentThreadMessage>(`/api/threads/${id}/messages`, { method: 'POST', body, headers: apiKey.headers() })
   }
   /**

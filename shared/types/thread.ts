@@ -69,6 +69,11 @@ export interface MessageVersions {
 /** A message of the branch on view, with its versions when there are several. */
 export interface ThreadPathMessage extends ThreadMessage {
   versions?: MessageVersions
+  /**
+   * The last answer of the branch, when several models answered its question side by side: every
+   * one of those answers (this one included), in the order they were asked for.
+   */
+  sideBySide?: ThreadMessage[]
 }
 
 /** A conversation with the messages of the branch on view, oldest first (`GET /api/threads/:id`). */
@@ -80,8 +85,15 @@ export interface ThreadWithMessages {
 /** The stored turns of a sent message and the job answering it (`POST /api/threads/:id/messages`). */
 export interface SentThreadMessage {
   userMessage: ThreadMessage
+  /** The answer of the model asked first (the branch on view until the person picks another). */
   assistantMessage: ThreadMessage
   jobId: string
+  /**
+   * Side by side (`compareWith`): the other models' answers to the same question, each a job of
+   * its own and a version of the first answer; without a `jobId` when it could not start (its
+   * message says why).
+   */
+  alternatives?: Array<{ assistantMessage: ThreadMessage, jobId?: string }>
 }
 
 /** One conversation found by `GET /api/threads/search`: where the words are, with some text around them. */

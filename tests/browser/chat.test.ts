@@ -100,8 +100,9 @@ describe('chat in the browser', () => {
     await page.getByTestId('composer-input').press('Enter')
     const toast = page.getByTestId('toast').first()
     await toast.waitFor()
-    const [menuBox, toastBox] = [await menu.boundingBox(), await toast.boundingBox()]
-    expect(toastBox!.y).toBeGreaterThanOrEqual(menuBox!.y + menuBox!.height)
+    const menuBox = (await menu.boundingBox())!
+    // Where it rests once it has slid in.
+    await expect.poll(async () => (await toast.boundingBox())!.y).toBeGreaterThanOrEqual(menuBox.y + menuBox.height)
     await page.unroute('**/api/threads/*/messages')
     await menu.focus()
     await page.keyboard.press('Enter')
@@ -183,7 +184,7 @@ describe('chat in the browser', () => {
   })
 
   for (const width of [1200, 390]) {
-    it(`shows rename and delete of a long-titled conversation inside the sidebar at ${width} px, without sideways scrolling`, async () => {
+    it(`shows a long-titled conversation's menu (rename, delete) inside the sidebar at ${width} px, without sideways scrolling`, async () => {
       const page = await freshPage()
       await page.setViewportSize({ width, height: 800 })
       const url = await ask(page, 'Hello')
@@ -197,11 +198,18 @@ describe('chat in the browser', () => {
       await item.waitFor()
       await item.hover()
       const sidebar = (await page.locator('#sidebar').boundingBox())!
-      for (const name of [/^Rename /, /^Delete /]) {
-        const button = (await item.getByRole('button', { name }).boundingBox())!
-        expect(button.x + button.width).toBeLessThanOrEqual(sidebar.x + sidebar.width)
-        expect(button.x).toBeGreaterThanOrEqual(sidebar.x)
+      // Its ⋯ button lies inside the row, and its menu (Rename, Delete…) inside the window.
+      const more = item.getByRole('button', { name: /^More for / })
+      const button = (await more.boundingBox())!
+      expect(button.x + button.width).toBeLessThanOrEqual(sidebar.x + sidebar.width)
+      expect(button.x).toBeGreaterThanOrEqual(sidebar.x)
+      await more.click()
+      for (const name of ['Rename', 'Delete…']) {
+        const entry = (await page.getByRole('menuitem', { name }).boundingBox())!
+        expect(entry.x).toBeGreaterThanOrEqual(0)
+        expect(entry.x + entry.width).toBeLessThanOrEqual(width)
       }
+      await page.keyboard.press('Escape')
       const list = page.locator('.sidebar__threads')
       expect(await list.evaluate(element => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0)
       await screenshot(page, `sidebar-long-title-${width}`)

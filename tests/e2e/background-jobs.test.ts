@@ -316,6 +316,70 @@ describe('restart recovery', () => {
     })
   }
 
+  it('answers one question with two models side by side, each its own job: both finish across kill -9, and the conversation goes on from the one chosen', async () => {
+    const OTHER = 'anthropic/claude-sonnet-4'
+    const env = serverEnv()
+    const first = await servers.start(env)
+    const client = new SessionClient(first.url)
+    // Each model answers in words of its own, slowly enough to be killed mid-answer.
+    const answerOf = (model: string) => `${model} says: ${'learn the bowline first, then the clove hitch. '.repeat(8).trim()}`
+    fake.script(request => textReply(answerOf(String(request.body.model)), { pieceSize: 4, delayMs: 12 }))
+    const before = fake.requests.length
+    const thread = await (await client.post('/api/threads', {})).json() as { id: string }
+
+    // Refused before anything is stored: the same model twice, or more than four in all.
+    expect((await client.post(`/api/threads/${thread.id}/messages`, { content: 'Which knot?', model: MODEL, compareWith: [MODEL] })).status).toBe(400)
+    const many = await client.post(`/api/threads/${thread.id}/messages`, { content: 'Which knot?', model: MODEL, compareWith: ['a/1', 'b/2', 'c/3', 'd/4'] })
+    expect(many.status).toBe(400)
+    expect((await many.json()).message).toMatch(/at most 3 more models/)
+    expect((await client.json(`/api/threads/${thread.id}`)).messages).toEqual([])
+
+    const sent = await client.post(`/api/threads/${thread.id}/messages`, { content: 'Which knot should I learn first?', model: MODEL, compareWith: [OTHER] })
+    expect(sent.status).toBe(202)
+    const body = await sent.json() as { jobId: string, assistantMessage: { id: string }, alternatives: Array<{ jobId: string, assistantMessage: { id: string, model: string } }> }
+    expect(body.alternatives).toEqual([expect.objectContaining({ jobId: expect.any(String), assistantMessage: expect.objectContaining({ model: OTHER }) })])
+    const jobIds = [body.jobId, body.alternatives[0]!.jobId]
+    const answerIds = [body.assistantMessage.id, body.alternatives[0]!.assistantMessage.id]
+    // Each model's request reached the upstream, with the same question.
+    const requests = () => fake.requests.slice(before).filter(request => request.path.endsWith('/chat/completions'))
+    await expect.poll(() => requests().map(request => request.body.model).sort()).toEqual([OTHER, MODEL].sort())
+    for (const request of requests()) expect(request.body.messages.at(-1)).toEqual({ role: 'user', content: 'Which knot should I learn first?' })
+    const view = new JobView()
+    await watchJob(client, jobIds[1]!, view, { until: seen => seen.content.length > 30 })
+    await first.stop('SIGKILL')
+
+    const second = await servers.start(env)
+    try {
+      const resumed = new SessionClient(second.url)
+      resumed.cookie = client.cookie
+      for (const [index, model] of [MODEL, OTHER].entries()) {
+        expect(await waitForJobEnd(resumed, jobIds[index]!), model).toMatchObject({ status: 'complete', content: answerOf(model), model })
+      }
+      // The conversation shows both answers side by side, the first model's on view.
+      const shown = await resumed.json(`/api/threads/${thread.id}`)
+      const last = shown.messages.at(-1)
+      expect(last.id).toBe(answerIds[0])
+      expect(last.sideBySide.map((answer: { id: string, model: string, content: string }) => [answer.id, answer.model, answer.content])).toEqual([[answerIds[0], MODEL, answerOf(MODEL)], [answerIds[1], OTHER, answerOf(OTHER)]])
+
+      // Continue with the other model's answer: the next question is asked with it as the history.
+      const chosen = await resumed.fetch(`/api/threads/${thread.id}/branch`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messageId: answerIds[1] }) })
+      expect(chosen.status).toBe(200)
+      expect((await chosen.json()).messages.at(-1)).toMatchObject({ id: answerIds[1], sideBySide: expect.any(Array) })
+      const next = await (await resumed.post(`/api/threads/${thread.id}/messages`, { content: 'And after that?', model: MODEL })).json() as { jobId: string }
+      await waitForJobEnd(resumed, next.jobId)
+      const followUp = requests().filter(request => request.body.messages.at(-1)?.content === 'And after that?')
+      expect(followUp).toHaveLength(1)
+      expect(followUp[0]!.body.messages.map(message => [message.role, message.content])).toEqual([['user', 'Which knot should I learn first?'], ['assistant', answerOf(OTHER)], ['user', 'And after that?']])
+      // The turn now reads as the chosen answer (the other a version of it), the new answer last and alone.
+      const after = await resumed.json(`/api/threads/${thread.id}`)
+      expect(after.messages.map((message: { id: string }) => message.id).slice(0, 2)).toEqual([expect.any(String), answerIds[1]])
+      expect(after.messages[1].versions).toEqual({ ids: answerIds, index: 1 })
+      expect(after.messages.at(-1).sideBySide).toBeUndefined()
+    } finally {
+      await second.stop()
+    }
+  })
+
   it('resumes a viewer exactly across kill -9: the events after its id, numbered on, the restart\'s rewind among them', async () => {
     const env = serverEnv()
     const first = await servers.start(env)

@@ -6,6 +6,7 @@
  */
 import type { ServerConfig } from '../config/server-config'
 import type { BackgroundJobManager, JobPrincipal } from '../jobs/manager'
+import type { Admission } from '../jobs/admission/gate'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
 import { checkAttachmentQuota, checkMessageQuota } from '../stores/quotas'
 import type { ThreadStore } from '../stores/threads/thread-store'
@@ -13,9 +14,9 @@ import { threadHistory } from './history'
 import { chatRequestShape, type ChatRequestShape } from './chat-request'
 import { titleFromMessage } from './titles'
 import type { ChatThread, SentThreadMessage, ThreadMessage } from '../../../shared/types/thread'
-import type { ChatMessage } from '../openrouter/types'
 import { MessageVersionError, messageTree, pathTo, threadPath } from './versions'
 import { z } from 'zod'
+import { MAX_SIDE_BY_SIDE } from '../../../shared/limits'
 import { assertClientToolsFree, clientToolsSchema } from '../tools/client-tools'
 import { acceptAttachments, incomingAttachmentSchema, type AcceptedAttachment } from '../attachments/attachments'
 import type { MessageAttachment } from '../../../shared/types/attachment'
@@ -29,10 +30,19 @@ const answerFields = {
 }
 const messageContent = z.string().trim().min(1, 'write a message').max(100_000)
 
-/** What the composer sends (`POST /api/threads/:id/messages`): text, and files (each checked for what it is, see attachments.ts). */
-export const threadMessageSchema = z.object({ content: z.string().trim().max(100_000), attachments: z.array(incomingAttachmentSchema).max(20).optional(), ...answerFields }).strict()
+/**
+ * What the composer sends (`POST /api/threads/:id/messages`): text, and files (each checked for what
+ * it is, see attachments.ts); with `compareWith`, more models answer the same question side by side.
+ */
+export const threadMessageSchema = z.object({
+  content: z.string().trim().max(100_000),
+  attachments: z.array(incomingAttachmentSchema).max(20).optional(),
+  ...answerFields,
+  compareWith: z.array(answerFields.model).min(1, 'compareWith: name at least one more model, or leave it out').max(MAX_SIDE_BY_SIDE - 1, `compareWith: at most ${MAX_SIDE_BY_SIDE - 1} more models answer side by side`).optional(),
+}).strict()
   // Files alone are a message too ("what is this?" is implied).
   .refine(body => body.content.length > 0 || (body.attachments?.length ?? 0) > 0, { message: 'write a message', path: ['content'] })
+  .refine(body => !body.compareWith || new Set([body.model, ...body.compareWith]).size === body.compareWith.length + 1, { message: 'name each model once (the first one is `model`)', path: ['compareWith'] })
 
 /**
  * A new version of a message (`POST /api/threads/:id/messages/:messageId/versions`): the edited
@@ -44,7 +54,7 @@ export const messageVersionSchema = z.object({ content: messageContent.optional(
 export type SendThreadMessageInput = z.output<typeof threadMessageSchema>
 /** What a new version of a message is made with. */
 export type MessageVersionInput = z.output<typeof messageVersionSchema>
-type AnswerInput = Omit<SendThreadMessageInput, 'content'> & {
+type AnswerInput = Omit<SendThreadMessageInput, 'content' | 'compareWith'> & {
   principal: JobPrincipal
   userApiKey?: string
   /** The person's custom instructions: the system message when the chat has no prompt of its own. */
@@ -67,7 +77,7 @@ export async function sendThreadMessage(dependencies: Dependencies, thread: Chat
   const branch = threadPath(thread, all)
   // Files are checked before anything else happens: a refused one stores nothing.
   const files = acceptAttachments(input.attachments ?? [], dependencies.config.public.attachments)
-  return answer(dependencies, thread, all, branch, { content: input.content, parentId: branch.at(-1)?.id ?? thread.id, files }, input)
+  return answer(dependencies, thread, all, branch, { content: input.content, parentId: branch.at(-1)?.id ?? thread.id, files }, input, [input.model, ...input.compareWith ?? []])
 }
 
 /**
@@ -93,8 +103,11 @@ export async function addMessageVersion(dependencies: Dependencies, thread: Chat
   return answer(dependencies, thread, all, history(tree.parentOf.get(question.id)!), { stored: question }, input)
 }
 
-/** Stores the question (unless stored, with its new files) and an empty assistant message for its answer, made the branch on view. */
-async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, newFiles: AcceptedAttachment[], model: string, shape: ChatRequestShape) {
+/**
+ * Stores the question (unless stored, with its new files) and an empty assistant message for each
+ * model's answer (siblings: versions of one answer), the first made the branch on view.
+ */
+async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, newFiles: AcceptedAttachment[], models: string[], shape: ChatRequestShape) {
   const { threads } = dependencies
   const now = Date.now()
   let userMessage: ThreadMessage
@@ -111,44 +124,70 @@ async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: Th
   }
   const messages = threadHistory(before, userMessage, shape.systemPrompt)
   if (all.length === 0 && thread.title === 'New chat') await threads.renameThread(thread.id, titleFromMessage(userMessage.content), now)
-  const assistantMessage = await threads.appendMessage({ id: crypto.randomUUID(), threadId: thread.id, parentId: userMessage.id, role: 'assistant', content: '', model, status: 'streaming', now: now + 1 })
-  await threads.setActiveMessage(thread.id, assistantMessage.id)
-  return { userMessage, assistantMessage, messages }
+  const assistantMessages: ThreadMessage[] = []
+  for (const [index, model] of models.entries()) {
+    assistantMessages.push(await threads.appendMessage({ id: crypto.randomUUID(), threadId: thread.id, parentId: userMessage.id, role: 'assistant', content: '', model, status: 'streaming', now: now + 1 + index }))
+  }
+  await threads.setActiveMessage(thread.id, assistantMessages[0]!.id)
+  return { userMessage, assistantMessages, messages }
 }
 
-/** Stores the question (unless stored) and an assistant message for its answer, and starts the answer's job. */
-async function answer(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, input: AnswerInput): Promise<SentThreadMessage> {
+/**
+ * Stores the question (unless stored) and an assistant message for each of `models`' answers, and
+ * starts each answer's job. Every model is admitted (caps with room for all of them, rate, budget)
+ * before anything is stored, so a refusal stores nothing; a job that then fails to start marks its
+ * message as failed (the first one's failure is thrown, the others' are returned with their message).
+ */
+async function answer(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, input: AnswerInput, models: string[] = [input.model]): Promise<SentThreadMessage> {
   const { jobs, threads, config } = dependencies
-  checkMessageQuota(all.length, 'stored' in question ? 1 : 2, config.limits)
+  checkMessageQuota(all.length, ('stored' in question ? 0 : 1) + models.length, config.limits)
   assertClientToolsFree(input.clientTools)
   const newFiles = 'stored' in question ? [] : question.files ?? []
   checkAttachmentQuota(newFiles.length ? await threads.attachmentBytes(thread.userId) : 0, newFiles.reduce((total, file) => total + file.bytes.length, 0), config.limits)
   const questionText = 'stored' in question ? question.stored.content : question.content
   const shape = chatRequestShape(thread.settings, input.instructions)
-  const admission = await jobs.admit(input.principal, { models: [input.model], firstRequest: { messages: threadHistory(before, { content: questionText }, shape.systemPrompt), ...shape.fields } })
-  let stored: { userMessage: ThreadMessage, assistantMessage: ThreadMessage, messages: ChatMessage[] }
+  const firstRequest = { messages: threadHistory(before, { content: questionText }, shape.systemPrompt), ...shape.fields }
+  const admissions: Admission[] = []
+  let stored: Awaited<ReturnType<typeof storeTurn>>
   try {
-    resolveChatEndpoint(input.model, config, input.userApiKey)
-    stored = await storeTurn(dependencies, thread, all, before, question, newFiles, input.model, shape)
+    for (const [index, model] of models.entries()) {
+      admissions.push(await jobs.admit(input.principal, { models: [model], firstRequest, together: models.length - index }))
+      resolveChatEndpoint(model, config, input.userApiKey)
+    }
+    stored = await storeTurn(dependencies, thread, all, before, question, newFiles, models, shape)
   } catch (error) {
-    // Nothing was started: the budget the start reserved is free again.
-    admission.budget.close()
+    // Nothing was started: the budget the starts reserved is free again.
+    for (const admission of admissions) admission.budget.close()
     throw error
   }
-  const { userMessage, assistantMessage, messages } = stored
-  const assistantId = assistantMessage.id
-  try {
-    const job = await jobs.startChatJob({
-      principal: input.principal,
-      threadId: thread.id,
-      messageId: assistantId,
-      userApiKey: input.userApiKey,
-      request: { model: input.model, messages, fields: shape.fields, toolNames: input.tools, ...(input.clientTools?.length ? { clientTools: input.clientTools } : {}) },
-    }, admission)
-    await threads.updateMessage(assistantId, { jobId: job.id })
-    return { userMessage, assistantMessage: { ...assistantMessage, jobId: job.id }, jobId: job.id }
-  } catch (error) {
-    await threads.updateMessage(assistantId, { status: 'error', error: { message: error instanceof Error ? error.message : 'The answer could not start.' } })
-    throw error
+  const { userMessage, assistantMessages, messages } = stored
+  const answers: Array<{ assistantMessage: ThreadMessage, jobId?: string }> = []
+  for (const [index, assistantMessage] of assistantMessages.entries()) {
+    const model = models[index]!
+    try {
+      const job = await jobs.startChatJob({
+        principal: input.principal,
+        threadId: thread.id,
+        messageId: assistantMessage.id,
+        userApiKey: input.userApiKey,
+        request: { model, messages, fields: shape.fields, toolNames: input.tools, ...(input.clientTools?.length ? { clientTools: input.clientTools } : {}) },
+      }, admissions[index])
+      await threads.updateMessage(assistantMessage.id, { jobId: job.id })
+      answers.push({ assistantMessage: { ...assistantMessage, jobId: job.id }, jobId: job.id })
+    } catch (error) {
+      const failed = { status: 'error' as const, error: { message: error instanceof Error ? error.message : 'The answer could not start.' } }
+      await threads.updateMessage(assistantMessage.id, failed)
+      if (index === 0) {
+        for (const [later, other] of assistantMessages.entries()) {
+          if (later === 0) continue
+          admissions[later]!.budget.close()
+          await threads.updateMessage(other.id, { status: 'error', error: { message: 'Not started: the first answer could not start.' } })
+        }
+        throw error
+      }
+      answers.push({ assistantMessage: { ...assistantMessage, ...failed } })
+    }
   }
+  const [first, ...alternatives] = answers
+  return { userMessage, assistantMessage: first!.assistantMessage, jobId: first!.jobId!, ...(alternatives.length ? { alternatives } : {}) }
 }

@@ -11,6 +11,7 @@
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { ChatThread, ThreadMessage, ThreadPathMessage, ThreadWithMessages } from '../../../shared/types/thread'
 import { DomainError, type HttpAnswer } from '../domain-error'
+import { MAX_SIDE_BY_SIDE } from '../../../shared/limits'
 
 /** The messages of a thread as a tree. */
 export interface MessageTree {
@@ -69,16 +70,34 @@ function versionsOf(tree: MessageTree, message: ThreadMessage) {
   return { ids: siblings.map(sibling => sibling.id), index: siblings.findIndex(sibling => sibling.id === message.id) }
 }
 
-/** The branch `thread` shows: its active message's path (else the newest message's), each message with its versions. */
+/**
+ * The answers started together with `message` for one question (models side by side, see
+ * send-message.ts), oldest first, when there are several: the turn stamps them one millisecond
+ * apart, so they are the assistant siblings within `MAX_SIDE_BY_SIDE` ms of it (an answer asked
+ * again later is seconds away).
+ */
+function answeredTogether(tree: MessageTree, message: ThreadMessage): ThreadMessage[] | undefined {
+  if (message.role !== 'assistant') return undefined
+  const together = (tree.childrenOf.get(tree.parentOf.get(message.id)!) ?? [])
+    .filter(sibling => sibling.role === 'assistant' && Math.abs(sibling.createdAt - message.createdAt) < MAX_SIDE_BY_SIDE)
+  return together.length > 1 ? together.sort((a, b) => a.createdAt - b.createdAt) : undefined
+}
+
+/**
+ * The branch `thread` shows: its active message's path (else the newest message's), each message
+ * with its versions; its last answer with the answers given beside it, when models were compared.
+ */
 export function threadPath(thread: ChatThread, messages: readonly ThreadMessage[]): ThreadPathMessage[] {
   if (messages.length === 0) return []
   const tree = messageTree(thread.id, messages)
   const newest = messages.reduce((latest, message) => (message.createdAt >= latest.createdAt ? message : latest))
   const end = thread.activeMessageId && tree.byId.has(thread.activeMessageId) ? thread.activeMessageId : newest.id
-  return pathTo(tree, thread.id, end).map((id) => {
+  const path = pathTo(tree, thread.id, end)
+  return path.map((id, index) => {
     const message = tree.byId.get(id)!
     const versions = versionsOf(tree, message)
-    return versions ? { ...message, versions } : message
+    const sideBySide = index === path.length - 1 ? answeredTogether(tree, message) : undefined
+    return { ...message, ...(versions ? { versions } : {}), ...(sideBySide ? { sideBySide } : {}) }
   })
 }
 

@@ -53,6 +53,18 @@ describe('job slots', () => {
     expect(() => slots.check(user('v', '8.8.8.8'), 5)).toThrow(expect.objectContaining({ scope: 'server' }))
   })
 
+  it('checks room for several jobs that start together (models side by side): all of them, or none', () => {
+    const slots = new JobSlots({ maxConcurrentJobs: 4, fairShare: 1 })
+    slots.admit('a1', user('ann', '1.1.1.1'), 3)
+    // One runs: two more fit Ann's cap of 3, three do not.
+    expect(() => slots.check(user('ann', '1.1.1.1'), 3, 2)).not.toThrow()
+    expect(() => slots.check(user('ann', '1.1.1.1'), 3, 3)).toThrow(expect.objectContaining({ scope: 'user', limit: 3 }))
+    // The server's cap counts them all too.
+    slots.admit('b1', user('bob', '2.2.2.2'), 5)
+    expect(() => slots.check(user('cat', '3.3.3.3'), 5, 3)).toThrow(expect.objectContaining({ scope: 'server', limit: 4 }))
+    expect(() => slots.check(user('cat', '3.3.3.3'), 5, 2)).not.toThrow()
+  })
+
   it('frees a waiting job\'s slot for others, and gives it one back in order once answered', async () => {
     const slots = new JobSlots({ maxConcurrentJobs: 2, fairShare: 1, maxWaitingJobs: 10, maxWaitingJobsPerUser: 10 })
     slots.admit('a1', user('a', '1.1.1.1'), 5)

@@ -100,16 +100,19 @@ export class JobSlots {
     return Math.max(1, Math.ceil(this.limits.maxConcurrentJobs * this.limits.fairShare))
   }
 
-  /** Throws `JobCapacityError` when `principal`, whose role runs `jobsAtOnce` at most, may not start another job now. */
-  check(principal: JobPrincipal, jobsAtOnce: number): void {
+  /**
+   * Throws `JobCapacityError` when `principal`, whose role runs `jobsAtOnce` at most, may not start
+   * `count` more jobs now (several models answering one question start together, or none does).
+   */
+  check(principal: JobPrincipal, jobsAtOnce: number, count = 1): void {
     const { maxConcurrentJobs } = this.limits
     // Answered jobs queued for a slot go first.
-    if (this.closed || this.size + this.queue.length >= maxConcurrentJobs) throw new JobCapacityError('server', maxConcurrentJobs, CAPACITY_RETRY_AFTER_SECONDS)
+    if (this.closed || this.size + this.queue.length + count > maxConcurrentJobs) throw new JobCapacityError('server', maxConcurrentJobs, CAPACITY_RETRY_AFTER_SECONDS)
     const share = this.fairShare
     // The role's own cap is below the fair share or at it.
     const userCap = Math.min(jobsAtOnce, share)
-    if (this.running.held('user', principal.userId) >= userCap) throw new JobCapacityError('user', userCap, CAPACITY_RETRY_AFTER_SECONDS)
-    const refused = this.running.wouldPass(1, runningKeys(principal), ['ip', 'guests'])
+    if (this.running.held('user', principal.userId) + count > userCap) throw new JobCapacityError('user', userCap, CAPACITY_RETRY_AFTER_SECONDS)
+    const refused = this.running.wouldPass(count, runningKeys(principal), ['ip', 'guests'])
     if (refused === 'ip' || refused === 'guests') throw new JobCapacityError(refused, share, CAPACITY_RETRY_AFTER_SECONDS)
   }
 

@@ -40,6 +40,8 @@ export interface AdmissionRequest {
   workflow?: WorkflowDefinition
   /** The first model request, for its reservation (without one: the role's output cap). */
   firstRequest?: { messages: readonly ChatMessage[], max_tokens?: unknown }
+  /** How many jobs are about to start together, this one first (models compared side by side): the caps must have room for all. */
+  together?: number
 }
 
 /**
@@ -71,7 +73,7 @@ export class JobAdmission {
     assertModelsAllowed(limits.models, principal.role, request.models)
     if (request.workflow) assertWorkflowWithinLimits(request.workflow, limits)
     // Caps first: a start the caps refuse does not count against the rate.
-    this.slots.check(principal, limits.jobsAtOnce)
+    this.slots.check(principal, limits.jobsAtOnce, request.together ?? 1)
     await this.rate.consume(principal, limits.jobStartsPerMinute)
     if (!this.budgets) return { principal, limits, budget: new RunBudget(undefined, outputEstimateOf(limits)) }
     const first = request.firstRequest ?? { messages: [] }
