@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
-import { gatedTextReply, useFakeOpenRouter } from '../support/fake-openrouter'
-import { screenshot, startChat, useChromium, watchForProblems } from './helpers/browser'
+import { gatedTextReply, textReply, useFakeOpenRouter } from '../support/fake-openrouter'
+import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, startChat, useChromium, watchForProblems } from './helpers/browser'
 
 // Answers the person acts on while they stream: leaving and coming back, two pages, Stop and Esc,
 // the toast of an answer that ended elsewhere, the jobs page, "Jump to latest". The model is the
@@ -12,13 +12,15 @@ import { screenshot, startChat, useChromium, watchForProblems } from './helpers/
 // once (no waiting out a slow stream, and no race with one that ended too soon on a busy machine).
 
 const MODEL = 'openai/gpt-4o-mini'
+/** A second model, for answers side by side. */
+const OTHER = 'anthropic/claude-sonnet-4'
 const fake = useFakeOpenRouter()
 const app = useBuiltApp(() => ({
   NUXT_OPENROUTER_BASE_URL: fake.url,
   NUXT_OPENROUTER_API_KEY: 'sk-or-v1-live-answers-test-key',
   NUXT_DEMO_MODEL_ENABLED: 'false',
   NUXT_THREADS_GENERATE_TITLES: 'false',
-  NUXT_LIMITS_ROLES_GUEST_MODELS: MODEL,
+  NUXT_LIMITS_ROLES_GUEST_MODELS: `${MODEL},${OTHER}`,
   // Thirteen answers at once for one guest (the jobs page test).
   NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '16',
 }))
@@ -304,5 +306,50 @@ describe('answers acted on while they stream', () => {
     await expect.poll(() => page.getByTestId('jump-to-latest').count()).toBe(0)
     answer.open()
     await ended(page, 'complete')
+  })
+
+  it('answers one question with two models side by side, each streaming in its column, and goes on from the one chosen', async () => {
+    const page = await freshPage()
+    const answerOf = (model: string) => `${model} answers: learn the bowline first.`
+    fake.script(request => textReply(answerOf(String(request.body.model)), { pieceSize: 6, delayMs: 5 }))
+    await page.goto(`${app.url}/`)
+    await page.getByTestId('compare-models').click()
+    await page.getByTestId('compare-list').getByRole('option', { name: /Claude Sonnet 4/ }).click()
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.getByTestId('compare-models').innerText()).toContain('Side by side: +1')
+    await page.getByTestId('composer-input').fill('Which knot should I learn first?')
+    await page.getByTestId('composer-input').press('Enter')
+    await page.waitForURL(/\/chat\/[\w-]+$/)
+
+    const columns = page.getByTestId('side-answer')
+    await expect.poll(() => columns.count()).toBe(2)
+    for (const [index, model] of [MODEL, OTHER].entries()) {
+      expect(await columns.nth(index).getAttribute('data-model')).toBe(model)
+      await expect.poll(() => columns.nth(index).getByTestId('message-content').innerText().catch(() => '')).toBe(answerOf(model))
+    }
+    // The first is the one the conversation goes on from, until another is chosen.
+    expect(await columns.nth(0).getAttribute('data-active')).not.toBeNull()
+    expect(await axeViolationsInBothSchemes(page, '[data-testid=side-by-side]')).toEqual([])
+    await columns.nth(1).getByTestId('continue-with').click()
+    await expect.poll(() => columns.nth(1).getAttribute('data-active')).not.toBeNull()
+    expect(await columns.nth(0).getAttribute('data-active')).toBeNull()
+    await screenshot(page, 'side-by-side')
+    // On a phone the columns stack: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 })
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0)
+    const [top, below] = [(await columns.nth(0).boundingBox())!, (await columns.nth(1).boundingBox())!]
+    expect(below.y).toBeGreaterThanOrEqual(top.y + top.height)
+    await page.setViewportSize({ width: 1200, height: 820 })
+
+    // One model again; the next question is asked with the chosen answer as the history.
+    await page.getByTestId('compare-clear').click()
+    const before = fake.requests.length
+    await page.getByTestId('composer-input').fill('And after that?')
+    await page.getByTestId('composer-input').press('Enter')
+    await page.getByTestId('message-assistant').last().and(page.locator('[data-status=complete]')).waitFor()
+    const asked = fake.requests.slice(before).filter(request => request.path.endsWith('/chat/completions'))
+    expect(asked).toHaveLength(1)
+    expect(asked[0]!.body.messages.map(message => message.content)).toEqual(['Which knot should I learn first?', answerOf(OTHER), 'And after that?'])
+    expect(await page.getByTestId('side-answer').count()).toBe(0)
   })
 })
