@@ -1,5 +1,4 @@
 import type { H3Event } from 'h3'
-import type { AdminSettings } from '../../shared/types/account'
 import type { AccountService } from '../lib/auth/accounts'
 import type { PersonalSettings } from '../lib/threads/personal-settings'
 import type { DataBackups } from '../lib/stores/sqlite/backup'
@@ -81,12 +80,6 @@ export function useDataBackups(): DataBackups {
 /** Accounts: sign-up and sign-in, sessions' validity, API tokens, invites and what an admin may change. */
 export function useAccounts(): AccountService {
   return useServerRuntime().accounts
-}
-
-/** The settings an admin changes at runtime (`GET|PUT /api/admin/settings`): who may sign up, and whether share links open without an account. */
-export async function readAdminSettings(): Promise<AdminSettings> {
-  const [signup, publicShareLinks] = await Promise.all([useAccounts().signupPolicy(), usePersonal().shares.openToAnyone()])
-  return { signup, publicShareLinks }
 }
 
 /** Tool sources: the tool catalog as the UI lists it, MCP servers as an admin manages them, and the feed of tool changes (served by `serveToolChanges`). */

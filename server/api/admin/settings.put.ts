@@ -1,5 +1,5 @@
+import type { AdminSettings } from '../../../shared/types/account'
 import { z } from 'zod'
-
 const bodySchema = z.object({
   signup: z.enum(['closed', 'open', 'invite']).optional(),
   /** Share links open for anyone with them (default false: for this server's signed-in accounts only). */
@@ -15,5 +15,6 @@ export default defineEventHandler(async (event) => {
   const body = await readJsonBody(event, bodySchema)
   if (body.signup) await useAccounts().setSignupPolicy(body.signup)
   if (body.publicShareLinks !== undefined) await usePersonal().shares.setOpenToAnyone(body.publicShareLinks)
-  return readAdminSettings()
+  const [signup, publicShareLinks] = await Promise.all([useAccounts().signupPolicy(), usePersonal().shares.openToAnyone()])
+  return { signup, publicShareLinks } satisfies AdminSettings
 })
