@@ -1,4 +1,4 @@
-import { parseOriginList } from '../../shared/origin-list'
+import { parseOriginList } from '#shared/origin-list'
 import { IMAGE_HOSTS } from '../utils/image-hosts'
 
 /**

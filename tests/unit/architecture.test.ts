@@ -101,6 +101,15 @@ describe('architecture', () => {
     expect(names).toEqual(['clearUserSession', 'hashPassword', 'replaceUserSession', 'verifyPassword'])
   })
 
+  it('has the app import values of shared/ through #shared (a relative path does not resolve in the server render)', () => {
+    const appFiles = readdirSync(join(root, 'app'), { withFileTypes: true, recursive: true })
+      .filter(entry => entry.isFile() && /\.(?:ts|vue)$/.test(entry.name))
+      .map(entry => join(entry.parentPath, entry.name))
+    expect(appFiles.length).toBeGreaterThan(50)
+    const relativeValueImports = appFiles.flatMap(file => [...readFileSync(file, 'utf8').matchAll(/^import (?!type )[^\n]*from '(?:\.\.\/)+shared\/[^']*'/gm)].map(match => `${relative(root, file)}: ${match[0]}`))
+    expect(relativeValueImports).toEqual([])
+  })
+
   it('auto-imports at most 33 server names, each listed in docs/architecture.md', () => {
     const names = facadeNames()
     const readme = readFileSync(join(root, 'docs/architecture.md'), 'utf8')
