@@ -7,7 +7,7 @@ import { AxeBuilder } from '@axe-core/playwright'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
-import { sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
+import { coldPageLoad, sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
 
 // The Status page samples every 2 s here (15 s by default), so its live update shows within seconds.
 const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-accessibility-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5', NUXT_METRICS_STATUS_SAMPLE_SECONDS: '2' })
@@ -241,38 +241,8 @@ describe('states beyond a page at rest pass axe too', () => {
   }, 120_000)
 })
 
-/** What a cold load of `path` cost: compressed script bytes, their count, first contentful paint, and when `ready` showed. */
-async function coldLoad(path: string, ready: string): Promise<{ scripts: number, scriptKB: number, firstPaintMs: number, readyMs: number, katexLoaded: boolean, largest: string }> {
-  // A new context has an empty cache; it carries the signed-in session over.
-  const cold = await browser.newContext({ viewport: { width: 1280, height: 800 }, storageState: await context.storageState() })
-  try {
-    const fresh = await cold.newPage()
-    await fresh.goto(`${app.url}${path}`)
-    await fresh.locator(ready).first().waitFor()
-    return await fresh.evaluate(() => {
-      // Each script once (a module preloaded and then imported is listed twice).
-      const byName = new Map((performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(entry => /\.m?js(?:\?|$)/.test(entry.name)).map(entry => [entry.name, entry]))
-      const scripts = [...byName.values()]
-      const katexLoaded = [...document.styleSheets].some((sheet) => {
-        try {
-          return [...sheet.cssRules].some(rule => rule.cssText.includes('KaTeX_Main'))
-        } catch {
-          return false
-        }
-      })
-      return {
-        scripts: scripts.length,
-        scriptKB: Math.round(scripts.reduce((sum, entry) => sum + entry.encodedBodySize, 0) / 1024),
-        firstPaintMs: Math.round(performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1),
-        readyMs: Math.round(performance.now()),
-        katexLoaded,
-        largest: scripts.sort((a, b) => b.encodedBodySize - a.encodedBodySize).slice(0, 6).map(entry => `${entry.name.split('/').pop()} ${Math.round(entry.encodedBodySize / 1024)} KB`).join(', '),
-      }
-    })
-  } finally {
-    await cold.close()
-  }
-}
+/** A cold load of `path` here, with this file's signed-in session. */
+const coldLoad = async (path: string, ready: string) => coldPageLoad(browser, await context.storageState(), `${app.url}${path}`, ready)
 
 describe('the Status page (issue 35)', () => {
   it("updates what it shows as the server's figures change, without a reload", async () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { AxeBuilder } from '@axe-core/playwright'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { useFileFixture } from '../../support/file-fixture'
 
 /**
@@ -102,4 +102,52 @@ export async function axeViolationsInBothSchemes(page: Page, selector: string): 
   }
   await page.emulateMedia({ colorScheme: 'light', reducedMotion: null })
   return found
+}
+
+/** What a cold load of a page cost (see `coldPageLoad`). */
+export interface ColdLoad {
+  /** Scripts fetched, each once, and their compressed bytes. */
+  scripts: number
+  scriptKB: number
+  /** First contentful paint, and when `ready` showed, from the navigation's start (ms). */
+  firstPaintMs: number
+  readyMs: number
+  katexLoaded: boolean
+  /** The six largest scripts, with their compressed sizes. */
+  largest: string
+}
+
+/**
+ * Loads `url` in a new context (an empty cache; `storageState` carries a session over) and says what
+ * it cost once `ready` shows: compressed script bytes, their count, first contentful paint, and when.
+ */
+export async function coldPageLoad(browser: Browser, storageState: Awaited<ReturnType<BrowserContext['storageState']>>, url: string, ready: string): Promise<ColdLoad> {
+  const cold = await browser.newContext({ viewport: { width: 1280, height: 800 }, storageState })
+  try {
+    const fresh = await cold.newPage()
+    await fresh.goto(url)
+    await fresh.locator(ready).first().waitFor()
+    return await fresh.evaluate(() => {
+      // Each script once (a module preloaded and then imported is listed twice).
+      const byName = new Map((performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(entry => /\.m?js(?:\?|$)/.test(entry.name)).map(entry => [entry.name, entry]))
+      const scripts = [...byName.values()]
+      const katexLoaded = [...document.styleSheets].some((sheet) => {
+        try {
+          return [...sheet.cssRules].some(rule => rule.cssText.includes('KaTeX_Main'))
+        } catch {
+          return false
+        }
+      })
+      return {
+        scripts: scripts.length,
+        scriptKB: Math.round(scripts.reduce((sum, entry) => sum + entry.encodedBodySize, 0) / 1024),
+        firstPaintMs: Math.round(performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1),
+        readyMs: Math.round(performance.now()),
+        katexLoaded,
+        largest: scripts.sort((a, b) => b.encodedBodySize - a.encodedBodySize).slice(0, 6).map(entry => `${entry.name.split('/').pop()} ${Math.round(entry.encodedBodySize / 1024)} KB`).join(', '),
+      }
+    })
+  } finally {
+    await cold.close()
+  }
 }
