@@ -167,7 +167,7 @@ async function auditPopUp(open: () => Promise<void>, ready: string): Promise<Rec
 describe('every pop-up and menu, open, passes axe in both schemes and widths', () => {
   const narrow = () => (page.viewportSize()?.width ?? 1280) < 768
   const popUps: Array<[string, () => Promise<void>, string]> = [
-    ['the model picker', () => page.getByTestId('model-picker').click(), '[data-testid=model-list] [role=option]'],
+    ['the model picker', () => page.getByTestId('model-picker').click(), '[data-testid=model-picker-list] [role=option]'],
     ['the command palette', () => page.keyboard.press('Control+k'), '[data-testid=command-palette] [role=option]'],
     ['a conversation\'s ⋯ menu', async () => {
       const menuButton = page.getByRole('button', { name: 'Open the sidebar' })

@@ -314,7 +314,7 @@ describe('answers acted on while they stream', () => {
     fake.script(request => textReply(answerOf(String(request.body.model)), { pieceSize: 6, delayMs: 5 }))
     await page.goto(`${app.url}/`)
     await page.getByTestId('compare-models').click()
-    await page.getByTestId('compare-list').getByRole('option', { name: /Claude Sonnet 4/ }).click()
+    await page.getByTestId('compare-models-list').getByRole('option', { name: /Claude Sonnet 4/ }).click()
     await page.keyboard.press('Escape')
     await expect.poll(() => page.getByTestId('compare-models').innerText()).toContain('Side by side: +1')
     await page.getByTestId('composer-input').fill('Which knot should I learn first?')

@@ -98,11 +98,11 @@ describe('a question card', () => {
   it('renders the form from its schema with the defaults, and sends what was filled in', async () => {
     const { wrapper, answer } = mountCard(request({ kind: 'question', title: 'Please provide inputs', message: 'Please provide inputs for the following fields:', schema: ELICITATION_SCHEMA, origin: 'mcp:everything' }))
     expect(wrapper.find('[data-field=integer] input').element).toHaveProperty('value', '42')
-    // Choices are Nuxt UI select menus: the default's label shows, an optional one without a value shows "—".
-    const [pet, hero] = wrapper.findAllComponents({ name: 'SelectMenu' })
-    expect(pet!.props('items')).toEqual([{ value: 'pet-1', label: 'Cats' }, { value: 'pet-2', label: 'Dogs' }])
+    // Choices are pickers (a searchable list in a pop-over): the default's label shows, an optional one without a value shows "—".
+    const [pet, hero] = wrapper.findAllComponents({ name: 'ChoicePicker' })
+    expect(pet!.props('choices')).toEqual([{ value: 'pet-1', label: 'Cats' }, { value: 'pet-2', label: 'Dogs' }])
     expect(wrapper.find('[data-field=pet]').text()).toContain('Cats')
-    expect(hero!.props('items').map((item: { label: string }) => item.label)).toContain('Wonder Woman')
+    expect(hero!.props('choices').map((item: { label: string }) => item.label)).toContain('Wonder Woman')
     expect(wrapper.find('[data-field=hero]').text()).toContain('—')
     expect(wrapper.find('[data-field=email] input').attributes('type')).toBe('email')
     await wrapper.find('[data-field=name] input').setValue('Ada Lovelace')
@@ -115,7 +115,11 @@ describe('a question card', () => {
 
   it('lets an optional choice be cleared, and then leaves it out of the answer', async () => {
     const { wrapper, answer } = mountCard(request({ kind: 'question', title: 'Pick', schema: { type: 'object', properties: { pet: { type: 'string', enum: ['cat', 'dog'], default: 'cat' } } } }))
-    await wrapper.find('[data-field=pet] [data-slot=trailingClear]').trigger('click')
+    const [pet] = wrapper.findAllComponents({ name: 'ChoicePicker' })
+    expect(pet!.props('clearable')).toBe(true)
+    // "None" in its list empties it.
+    pet!.vm.$emit('update:modelValue', undefined)
+    await flushPromises()
     await wrapper.find('[data-testid=question-accept]').trigger('click')
     expect(answer).toHaveBeenLastCalledWith(expect.anything(), { action: 'accept', content: {} })
   })
