@@ -14,7 +14,7 @@ import { threadHistory } from './history'
 import { chatRequestShape, type ChatRequestShape } from './chat-request'
 import { titleFromMessage } from './titles'
 import type { ChatThread, SentThreadMessage, ThreadMessage } from '../../../shared/types/thread'
-import { MessageVersionError, messageTree, pathTo, threadPath } from './versions'
+import { MessageVersionError, messageTree, pathTo, sideBySideAnswerId, threadPath } from './versions'
 import { z } from 'zod'
 import { MAX_SIDE_BY_SIDE } from '../../../shared/limits'
 import { assertClientToolsFree, clientToolsSchema } from '../tools/client-tools'
@@ -125,8 +125,11 @@ async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: Th
   const messages = threadHistory(before, userMessage, shape.systemPrompt)
   if (all.length === 0 && thread.title === 'New chat') await threads.renameThread(thread.id, titleFromMessage(userMessage.content), now)
   const assistantMessages: ThreadMessage[] = []
+  // Answers side by side carry the turn they share in their ids (versions.ts reads it back).
+  const turn = crypto.randomUUID()
   for (const [index, model] of models.entries()) {
-    assistantMessages.push(await threads.appendMessage({ id: crypto.randomUUID(), threadId: thread.id, parentId: userMessage.id, role: 'assistant', content: '', model, status: 'streaming', now: now + 1 + index }))
+    const id = models.length > 1 ? sideBySideAnswerId(turn, index) : crypto.randomUUID()
+    assistantMessages.push(await threads.appendMessage({ id, threadId: thread.id, parentId: userMessage.id, role: 'assistant', content: '', model, status: 'streaming', now: now + 1 + index }))
   }
   await threads.setActiveMessage(thread.id, assistantMessages[0]!.id)
   return { userMessage, assistantMessages, messages }

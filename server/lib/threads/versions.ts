@@ -11,7 +11,6 @@
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { ChatThread, ThreadMessage, ThreadPathMessage, ThreadWithMessages } from '../../../shared/types/thread'
 import { DomainError, type HttpAnswer } from '../domain-error'
-import { MAX_SIDE_BY_SIDE } from '../../../shared/limits'
 
 /** The messages of a thread as a tree. */
 export interface MessageTree {
@@ -70,17 +69,26 @@ function versionsOf(tree: MessageTree, message: ThreadMessage) {
   return { ids: siblings.map(sibling => sibling.id), index: siblings.findIndex(sibling => sibling.id === message.id) }
 }
 
+/** The id of answer `index` of a question answered by several models side by side (`turn`: a UUID the turn's answers share). */
+export function sideBySideAnswerId(turn: string, index: number): string {
+  return `side-${turn}-${index}`
+}
+
+/** The turn an answer answered side by side belongs to (undefined for any other message). */
+function sideBySideTurn(id: string): string | undefined {
+  return /^side-([0-9a-f-]{36})-\d{1,2}$/.exec(id)?.[1]
+}
+
 /**
  * The answers started together with `message` for one question (models side by side, see
- * send-message.ts), oldest first, when there are several: the turn stamps them one millisecond
- * apart, so they are the assistant siblings within `MAX_SIDE_BY_SIDE` ms of it (an answer asked
- * again later is seconds away).
+ * send-message.ts: their ids name the turn they share), in the order they were asked for; undefined
+ * for any other message.
  */
 function answeredTogether(tree: MessageTree, message: ThreadMessage): ThreadMessage[] | undefined {
-  if (message.role !== 'assistant') return undefined
-  const together = (tree.childrenOf.get(tree.parentOf.get(message.id)!) ?? [])
-    .filter(sibling => sibling.role === 'assistant' && Math.abs(sibling.createdAt - message.createdAt) < MAX_SIDE_BY_SIDE)
-  return together.length > 1 ? together.sort((a, b) => a.createdAt - b.createdAt) : undefined
+  const turn = message.role === 'assistant' ? sideBySideTurn(message.id) : undefined
+  if (!turn) return undefined
+  const together = (tree.childrenOf.get(tree.parentOf.get(message.id)!) ?? []).filter(sibling => sibling.role === 'assistant' && sideBySideTurn(sibling.id) === turn)
+  return together.length > 1 ? together : undefined
 }
 
 /**
@@ -99,6 +107,23 @@ export function threadPath(thread: ChatThread, messages: readonly ThreadMessage[
     const sideBySide = index === path.length - 1 ? answeredTogether(tree, message) : undefined
     return { ...message, ...(versions ? { versions } : {}), ...(sideBySide ? { sideBySide } : {}) }
   })
+}
+
+/** How long an answer may be stored without its job before it counts as never started. */
+export const UNSTARTED_AFTER_MS = 60_000
+
+/**
+ * Answers stored without a job for longer than `UNSTARTED_AFTER_MS`: the server stopped between
+ * storing one and starting its job (a crash mid-send; with several models side by side, between
+ * two of their starts). Each is marked failed, saying so, in the store and in what is returned,
+ * rather than showing as running forever.
+ */
+async function settleUnstarted(threads: ThreadStore, messages: ThreadMessage[], now: number): Promise<ThreadMessage[]> {
+  const error = { message: 'This answer never started: the server stopped before its job began. Ask again.' }
+  const stale = messages.filter(message => message.role === 'assistant' && message.status === 'streaming' && !message.jobId && now - message.createdAt > UNSTARTED_AFTER_MS)
+  for (const message of stale) await threads.updateMessage(message.id, { status: 'error', error })
+  const settled = new Set(stale.map(message => message.id))
+  return settled.size ? messages.map(message => settled.has(message.id) ? { ...message, status: 'error' as const, error } : message) : messages
 }
 
 /** Why a message cannot get a new version: 404 not in this thread, 400 the wrong kind of message or body. */
@@ -123,8 +148,8 @@ export class MessageVersionError extends DomainError {
  * `thread` with the messages of the branch on view. With `show`, the branch through that message
  * (a version the person picked) becomes the one on view first; 404 when the thread has no such message.
  */
-export async function viewThread(threads: ThreadStore, thread: ChatThread, show?: string): Promise<ThreadWithMessages> {
-  const all = await threads.listMessages(thread.id)
+export async function viewThread(threads: ThreadStore, thread: ChatThread, show?: string, now = Date.now()): Promise<ThreadWithMessages> {
+  const all = await settleUnstarted(threads, await threads.listMessages(thread.id), now)
   if (show !== undefined) {
     const tree = messageTree(thread.id, all)
     if (!tree.byId.has(show)) throw new MessageVersionError('This conversation has no such message.', 404)

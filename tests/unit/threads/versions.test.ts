@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { branchEnd, messageTree, threadPath, viewThread } from '../../../server/lib/threads/versions'
+import { branchEnd, messageTree, sideBySideAnswerId, threadPath, UNSTARTED_AFTER_MS, viewThread } from '../../../server/lib/threads/versions'
 import { createMemoryThreadStore } from '../../../server/lib/stores/threads/memory'
 import type { ChatThread, ThreadMessage } from '../../../shared/types/thread'
 
@@ -65,5 +65,33 @@ describe('message versions', () => {
     expect(shown.messages[1]!.versions).toEqual({ ids: [first.id, second.id], index: 0 })
     expect((await store.getThread(stored.id))!.activeMessageId).toBe(first.id)
     await expect(viewThread(store, stored, 'elsewhere')).rejects.toMatchObject({ name: 'MessageVersionError', statusCode: 404 })
+  })
+
+  it('shows answers given side by side with the last of them, by the turn their ids share (not by when they were made)', () => {
+    const turn = crypto.randomUUID()
+    const [a, b] = [sideBySideAnswerId(turn, 0), sideBySideAnswerId(turn, 1)]
+    const messages = [message('q', 'user', 't'), message(a, 'assistant', 'q'), message(b, 'assistant', 'q'), message('again', 'assistant', 'q')]
+    const onFirst = threadPath({ ...thread, activeMessageId: a }, messages)
+    expect(ids(onFirst.at(-1)!.sideBySide!)).toEqual([a, b])
+    expect(onFirst.at(-1)!.versions).toEqual({ ids: [a, b, 'again'], index: 0 })
+    // An answer asked for again a millisecond later is a version, not a column.
+    expect(threadPath({ ...thread, activeMessageId: 'again' }, messages).at(-1)!.sideBySide).toBeUndefined()
+    // Only the branch's last answer carries them.
+    expect(threadPath({ ...thread, activeMessageId: 'q2' }, [...messages, message('q2', 'user', a)]).find(entry => entry.id === a)!.sideBySide).toBeUndefined()
+  })
+
+  it('marks an answer stored without its job for over a minute as never started (a crash between the two), in the store too', async () => {
+    const store = createMemoryThreadStore()
+    const stored = await store.createThread({ userId: 'u' })
+    const question = await store.appendMessage({ threadId: stored.id, parentId: stored.id, role: 'user', content: 'q', now: 1_000 })
+    const orphan = await store.appendMessage({ threadId: stored.id, parentId: question.id, role: 'assistant', content: '', status: 'streaming', now: 1_001 })
+    const running = await store.appendMessage({ threadId: stored.id, parentId: question.id, role: 'assistant', content: '', status: 'streaming', jobId: 'job-1', now: 1_002 })
+    const fresh = await store.appendMessage({ threadId: stored.id, parentId: question.id, role: 'assistant', content: '', status: 'streaming', now: 1_000 + UNSTARTED_AFTER_MS })
+    const shown = await viewThread(store, { ...stored, activeMessageId: orphan.id }, undefined, 1_002 + UNSTARTED_AFTER_MS)
+    expect(shown.messages.at(-1)).toMatchObject({ id: orphan.id, status: 'error', error: { message: expect.stringMatching(/never started/) } })
+    const kept = await store.listMessages(stored.id)
+    expect(kept.find(entry => entry.id === orphan.id)).toMatchObject({ status: 'error' })
+    expect(kept.find(entry => entry.id === running.id)).toMatchObject({ status: 'streaming' })
+    expect(kept.find(entry => entry.id === fresh.id)).toMatchObject({ status: 'streaming' })
   })
 })
