@@ -346,10 +346,11 @@ describe('answers acted on while they stream', () => {
     const before = fake.requests.length
     await page.getByTestId('composer-input').fill('And after that?')
     await page.getByTestId('composer-input').press('Enter')
+    // Sent: the columns settle into the chosen answer, and the new answer is the last message.
+    const asked = () => fake.requests.slice(before).filter(request => request.path.endsWith('/chat/completions'))
+    await expect.poll(() => asked().length).toBe(1)
+    await expect.poll(() => page.getByTestId('side-answer').count()).toBe(0)
     await page.getByTestId('message-assistant').last().and(page.locator('[data-status=complete]')).waitFor()
-    const asked = fake.requests.slice(before).filter(request => request.path.endsWith('/chat/completions'))
-    expect(asked).toHaveLength(1)
-    expect(asked[0]!.body.messages.map(message => message.content)).toEqual(['Which knot should I learn first?', answerOf(OTHER), 'And after that?'])
-    expect(await page.getByTestId('side-answer').count()).toBe(0)
+    expect(asked()[0]!.body.messages.map(message => message.content)).toEqual(['Which knot should I learn first?', answerOf(OTHER), 'And after that?'])
   })
 })
