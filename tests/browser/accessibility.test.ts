@@ -81,25 +81,35 @@ async function transitionsEnded(): Promise<void> {
  * by combination. Each width gets every rule in light; dark changes only colours (the page's
  * elements, names and roles are the same), so there the colour rules run.
  */
+/** Puts the device in `scheme` and waits until the page follows it (through a media-query listener). */
+async function useScheme(scheme: 'light' | 'dark'): Promise<void> {
+  await page.emulateMedia({ colorScheme: scheme })
+  await page.waitForFunction(wanted => document.documentElement.classList.contains(wanted), scheme)
+}
+
+/**
+ * The page's violations in `scheme` once its transitions have ended: every rule in light, the
+ * colour rules in dark. On a loaded machine a scheme change can still be reaching some elements'
+ * styles as the audit reads them (seen once: the sidebar's text still light-theme on its dark
+ * background); a real problem is there on a second look once the page has settled, a passing state is not.
+ */
+async function settledViolations(scheme: 'light' | 'dark'): Promise<string[]> {
+  await transitionsEnded()
+  const problems = await violations(page, { colourOnly: scheme === 'dark' })
+  if (problems.length === 0) return problems
+  await transitionsEnded()
+  return violations(page, { colourOnly: scheme === 'dark' })
+}
+
 async function auditEverySchemeAndWidth(ready: string): Promise<Record<string, string[]>> {
   const found: Record<string, string[]> = {}
   for (const scheme of ['light', 'dark'] as const) {
     for (const width of [1280, 390]) {
-      await page.emulateMedia({ colorScheme: scheme })
-      // The page follows the device through a media-query listener: audit once it has.
-      await page.waitForFunction(wanted => document.documentElement.classList.contains(wanted), scheme)
+      await useScheme(scheme)
       await page.setViewportSize({ width, height: 844 })
       await page.locator(ready).first().waitFor()
       await page.mouse.move(0, 0)
-      await transitionsEnded()
-      let problems = await violations(page, { colourOnly: scheme === 'dark' })
-      // On a loaded machine a scheme change can still be reaching some elements' styles as the
-      // audit reads them (seen once: the sidebar's text still light-theme on its dark background);
-      // a real problem is there on a second look once the page has settled, a passing state is not.
-      if (problems.length > 0) {
-        await transitionsEnded()
-        problems = await violations(page, { colourOnly: scheme === 'dark' })
-      }
+      const problems = await settledViolations(scheme)
       // The dark theme really is dark (its colours were checked for contrast just now).
       if (scheme === 'dark') {
         const lightness = await page.evaluate(() => getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.slice(0, 3).map(Number).reduce((sum, part) => sum + part, 0) / 3)
@@ -144,16 +154,10 @@ async function auditPopUp(open: () => Promise<void>, ready: string): Promise<Rec
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 844 })
     for (const scheme of width === 1280 ? ['light', 'dark'] as const : ['light'] as const) {
-      await page.emulateMedia({ colorScheme: scheme })
-      await page.waitForFunction(wanted => document.documentElement.classList.contains(wanted), scheme)
+      await useScheme(scheme)
       await open()
       await page.locator(ready).first().waitFor()
-      await transitionsEnded()
-      let problems = await violations(page, { colourOnly: scheme === 'dark' })
-      if (problems.length > 0) {
-        await transitionsEnded()
-        problems = await violations(page, { colourOnly: scheme === 'dark' })
-      }
+      const problems = await settledViolations(scheme)
       if (problems.length > 0) found[`${scheme} ${width}`] = problems
       await page.keyboard.press('Escape')
       await page.locator(ready).first().waitFor({ state: 'hidden' })
