@@ -229,6 +229,10 @@ describe('answers acted on while they stream', () => {
       if (/\/api\/jobs\/[^/]+\/stream|\/api\/tools\/events/.test(request.url())) ownStreams.push(request.url())
     })
     await jobsTab.goto(`${app.url}/jobs`)
+    // The page shows once its session is made (the app asks /api/auth/me first): a start sent
+    // sooner goes without the cookie and makes a guest of its own, whose answers this page never lists
+    // (the "six of eight rows" failure: the first two starts raced the page's first request).
+    await jobsTab.getByRole('heading', { name: 'Jobs', exact: true }).waitFor()
     const background = Array.from({ length: 8 }, (_, index) => `Background question ${index + 1}`)
     background.forEach(replyTo)
     await jobsTab.evaluate(async ({ questions, model }) => {
