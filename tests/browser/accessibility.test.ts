@@ -305,7 +305,8 @@ describe('page weight (issue 29; the times are printed, not asserted)', () => {
       const loading = cold.getByRole('status', { name: 'OR3 Chat is loading' })
       expect(await loading.isVisible()).toBe(true)
       expect(await loading.innerText()).toContain('Loading your conversations…')
-      expect(await cold.evaluate(() => performance.getEntriesByName('first-contentful-paint').length)).toBe(1)
+      // The paint is recorded when it happens, which on a busy machine can be after the load event `goto` waits for.
+      await expect.poll(() => cold.evaluate(() => performance.getEntriesByName('first-contentful-paint').length)).toBe(1)
     } finally {
       await noScript.close()
     }
