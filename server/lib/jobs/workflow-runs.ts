@@ -16,7 +16,7 @@ import type { BackgroundJob } from '../../../shared/types/job'
 import type { WorkflowRun, WorkflowRunQuery } from '../../../shared/types/workflow-run'
 import { promptLine, publicWorkflowState, toPublicJob } from './public-job'
 import { derivedRunId } from '../workflows/run-ids'
-import { childStepId, iterationStepId } from '../workflows/execute'
+import { childStepId, iterationStepId } from '../workflows/step-scope'
 import type { WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
 import type { JobStatus } from '../../../shared/types/job'
 

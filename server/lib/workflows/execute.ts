@@ -10,200 +10,25 @@
  * reserved from the run's budget first (step-budget.ts). Each step starts on a turn of the event
  * loop of its own, so a run of steps that make no model call never holds the server. Never throws.
  */
-import type { ActiveToolCall } from '../../../shared/types/job'
-import type { AgentStepCheckpoint, WorkflowChildRun, WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
+import type { WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
 import { renderArguments, renderTemplate, TemplateTooLargeError } from './templates'
-import { MAX_WORKFLOW_DEPTH, type WorkflowCallNode, type WorkflowDefinition, type WorkflowLoopNode, type WorkflowNode } from '../../../shared/schemas/workflow'
-import { runLoopStep, type LoopIteration } from './loop'
-import { workflowModelCallBound } from './model-calls'
-import { reserveChildSteps, type StepAllowance } from './step-budget'
-import { runInputsOf } from './run-inputs'
-import { compileRouterPattern } from './router-patterns'
+import type { WorkflowCallNode, WorkflowDefinition, WorkflowLoopNode, WorkflowNode } from '../../../shared/schemas/workflow'
+import { runLoopStep } from './loop'
+import { admitChildRun } from './child-admission'
+import { startingState } from './starting-state'
+import { routeStep } from './router-step'
+import { childStepId, iterationStepId, scopedDependencies } from './step-scope'
+import { tooLongStepError, UNKNOWN_NODE_OUTCOME, type AgentStepHooks, type NodeOutcome, type StepOutcome, type WorkflowRunCallbacks, type WorkflowRunLimits, type WorkflowRunParams, type WorkflowRunResult } from './run-contract'
 import { followSignal } from '../follow-signal'
 import { WorkflowGraph } from './graph'
 import { sumUsage, usageOfSteps } from '../openrouter/usage'
 import type { Usage } from '../openrouter/types'
 
-type AgentNode = Extract<WorkflowNode, { kind: 'agent' }>
 type RouterNode = Extract<WorkflowNode, { kind: 'router' }>
-type ApprovalNode = Extract<WorkflowNode, { kind: 'approval' }>
-
-/** What the person who runs a workflow said at an approval step (or that nobody answered in time). */
-export type ApprovalOutcome = { approved: boolean, reason?: string } | { error: string }
-
-/** Whether a router condition's pattern matches (a pattern that no longer compiles never does). */
-function matchesPattern(source: string, input: string): boolean {
-  const pattern = compileRouterPattern(source)
-  return pattern.ok && pattern.test(input)
-}
-
-/** A node's work either produced text or failed with a message. */
-export type NodeOutcome = ({ output: string } | { error: string, /** Over a text limit: retrying would not help. */ tooLong?: boolean }) & {
-  /** What the step's model requests used (agent and model-router steps). */
-  usage?: Usage
-}
-
-/** What an agent step gets besides its request: where its progress goes, and where it resumes. */
-export interface AgentStepHooks {
-  onToken: (text: string) => void
-  onToolCall: (call: ActiveToolCall) => void
-  /** Keeps the step's checkpoint in the run state; resolves `true` once it is stored. */
-  save: (checkpoint: AgentStepCheckpoint) => Promise<boolean>
-  /** The checkpoint of this step from before a restart: the step continues from it. */
-  resume?: AgentStepCheckpoint
-}
-
-/** What nodes need from the outside world (the model, the tool registry). */
-export interface WorkflowRunDependencies {
-  runAgent: (node: AgentNode, request: { model: string, system: string, prompt: string }, hooks: AgentStepHooks, signal: AbortSignal) => Promise<NodeOutcome>
-  /**
-   * Runs a tool step (`nodeId` names the step, for an approval the tool may need).
-   * `markStarted` must resolve `true` before a tool with side effects runs: it records that it began.
-   */
-  runTool: (name: string, args: unknown, signal: AbortSignal, nodeId: string, markStarted: () => Promise<boolean>) => Promise<NodeOutcome>
-  /** Asks a model a question without tools (a router's choice, a loop's yes-or-no); returns its reply. */
-  askModel: (request: { model: string, prompt: string }, signal: AbortSignal) => Promise<NodeOutcome>
-  /** Asks the person who runs the workflow (an approval step), with what flowed in shown. */
-  askApproval: (node: ApprovalNode, request: { question: string, preview: string }, signal: AbortSignal) => Promise<ApprovalOutcome>
-  /** Whether a tool may be re-run after a crash interrupted it. */
-  isIdempotent: (tool: string) => boolean
-  /**
-   * A saved workflow of the run's owner, checked against today's tools, for the workflow step
-   * `nodeId` (scoped like the others); with the id its child run is kept under. Or why not.
-   */
-  loadWorkflow?: (workflowId: string, nodeId: string) => Promise<{ definition: WorkflowDefinition, name: string, version?: number, runId?: string } | { error: string }>
-}
-
-/** Progress, as it happens. */
-export interface WorkflowRunCallbacks {
-  onToken?: (nodeId: string, text: string) => void
-  onNodeStart?: (nodeId: string) => void
-  onNodeFinish?: (nodeId: string, output: string) => void
-  onToolCallEvent?: (nodeId: string, call: ActiveToolCall) => void
-  onError?: (nodeId: string, error: string) => void
-  /** The whole state after every transition (persist it); resolves `true` once stored. */
-  onStateChange?: (state: WorkflowState) => void | Promise<boolean>
-}
-
-/** How much text a run may make (the `limits` config). */
-export interface WorkflowRunLimits {
-  /** Longest text one step may produce, and longest a template may render to. */
-  stepChars: number
-  /** Longest text all of a run's steps together may produce. */
-  runChars: number
-}
-
-/** What a step that passes a text limit reports. */
-export function tooLongStepError(produced: number, limits: WorkflowRunLimits, scope: 'step' | 'run'): string {
-  return scope === 'step'
-    ? `this step produced ${produced.toLocaleString('en')} characters, more than the ${limits.stepChars.toLocaleString('en')} a step may (NUXT_LIMITS_WORKFLOW_STEP_CHARS); ask for a shorter result`
-    : `the run's steps together produced more than ${limits.runChars.toLocaleString('en')} characters, the most a run may keep (NUXT_LIMITS_JOB_CONTENT_CHARS); ask for shorter results`
-}
-
-/** How a run ended. */
-export interface WorkflowRunResult {
-  /** `rejected`: an approval step was rejected (or nobody answered) and no `reject` edge leads on. */
-  status: 'complete' | 'error' | 'rejected' | 'aborted'
-  output: string
-  state: WorkflowState
-  error?: string
-}
-
-/** What an interrupted node that called a non-idempotent tool reports. */
-export const UNKNOWN_NODE_OUTCOME = 'the server restarted while this step was calling a tool that may have side effects, so its outcome is unknown and it was not run again. Check the effect, then run the workflow again.'
-
-/** What `executeWorkflow` takes. */
-export interface WorkflowRunParams {
-  workflow: WorkflowDefinition
-  workflowId: string
-  prompt: string
-  /** The run's named inputs (`{{inputs.<name>}}`), as text. */
-  inputs?: Record<string, string>
-  dependencies: WorkflowRunDependencies
-  callbacks?: WorkflowRunCallbacks
-  signal?: AbortSignal
-  /** True when the caller's `signal` stops the run to resume it later (shutdown): running steps are left as they stand, checkpoints kept. */
-  isResumableStop?: () => boolean
-  resume?: WorkflowState
-  limits?: WorkflowRunLimits
-  /** A loop's body: what its start step passes on, the enclosing run's outputs, and the loop's variables. */
-  body?: { startWith: string, outerNodes: Record<string, string | undefined>, loop: LoopIteration }
-  /** How many workflows deep this run is (0: the job's own; a child run is one more). */
-  depth?: number
-  /** Model calls the run's child workflows may still reserve (their worst case, each as it starts): the role's limit less the run's own worst case; shared by every nested run. */
-  childModelCalls?: { left: number }
-  /** Steps the run's child workflows may still reserve (step-budget.ts), shared by every nested run. */
-  childSteps?: StepAllowance
-  /** Characters the steps of the whole run produced, shared by every nested run (the run limit is the job's, not each iteration's). */
-  produced?: { chars: number }
-  /**
-   * `onStateChange` gets the run's state itself, not a copy (the caller copies what it keeps, when
-   * it keeps it): a caller that writes the state less often than it changes saves a copy of a
-   * growing state at every transition. Nested runs always hand theirs up this way.
-   */
-  liveState?: boolean
-}
-
-type StepOutcome = NodeOutcome & { branch?: string }
 
 /** Whether a step's output is text of its own: a loop's and a workflow step's are their nested steps' (counted there). */
 function makesText(node: WorkflowNode): boolean {
   return node.kind !== 'loop' && node.kind !== 'workflow'
-}
-
-/** How a loop iteration's step is named where it meets the world (approvals, live text, child runs): `<loop>.<n>.<step>`. */
-export function iterationStepId(loopId: string, index: number, stepId: string): string {
-  return `${loopId}.${index}.${stepId}`
-}
-
-/** How a child run's step is named where it meets the world: `<workflow step>.<child step>` (nesting repeats both forms). */
-export function childStepId(stepId: string, childId: string): string {
-  return `${stepId}.${childId}`
-}
-
-/**
- * The state of the step a scoped id names (`iterationStepId`, `childStepId`, nested to any depth)
- * inside `state`: a segment of digits is a loop's iteration (step ids start with a letter).
- */
-export function nestedStepState(state: WorkflowState, scopedId: string): WorkflowNodeState | undefined {
-  const parts = scopedId.split('.')
-  let states: Record<string, WorkflowNodeState> | undefined = state.nodeStates
-  for (let at = 0; at < parts.length; at++) {
-    const step: WorkflowNodeState | undefined = states?.[parts[at]!]
-    if (at === parts.length - 1) return step
-    const next = parts[at + 1]!
-    if (/^\d+$/.test(next)) {
-      states = step?.iterations?.[Number(next) - 1]?.state?.nodeStates
-      at++
-    } else {
-      states = step?.child?.state?.nodeStates
-    }
-  }
-  return undefined
-}
-
-/** The branch a router's model reply names first, else the router's default. */
-function branchNamed(reply: string, branches: readonly string[], fallback: string): string {
-  const lower = reply.toLowerCase()
-  const chosen = branches.map(branch => ({ branch, at: lower.indexOf(branch.toLowerCase()) })).filter(item => item.at >= 0).sort((a, b) => a.at - b.at)[0]
-  return chosen?.branch ?? fallback
-}
-
-/** The state a resumed run starts from: completed nodes kept, the rest pending, checkpoints of steps under way. */
-function startingState(params: WorkflowRunParams, interrupted: ReadonlySet<string>): WorkflowState {
-  const previous = params.resume?.nodeStates ?? {}
-  const state: WorkflowState = {
-    workflowId: params.workflowId,
-    workflowName: params.workflow.name,
-    nodeStates: Object.fromEntries(params.workflow.nodes.map(node => [node.id, previous[node.id]?.status === 'completed' ? previous[node.id]! : { status: 'pending' as const }])),
-    executionOrder: (params.resume?.executionOrder ?? []).filter(id => previous[id]?.status === 'completed'),
-    currentNodeId: null,
-    failedNodeId: null,
-    startsRecorded: true,
-  }
-  const steps = Object.entries(params.resume?.agentSteps ?? {}).filter(([id]) => interrupted.has(id))
-  if (steps.length > 0) state.agentSteps = Object.fromEntries(steps)
-  return state
 }
 
 /** One run of a workflow (see the module comment). */
@@ -414,29 +239,9 @@ class WorkflowRun {
   private async runChild(node: WorkflowCallNode, input: string, fill: (template: string) => string): Promise<NodeOutcome> {
     const { params } = this
     const depth = (params.depth ?? 0) + 1
-    if (depth > MAX_WORKFLOW_DEPTH) return { error: `workflows may call workflows only ${MAX_WORKFLOW_DEPTH} deep, and this one would be ${depth} deep (does a workflow call itself?)`, tooLong: true }
-    let child = this.interrupted.has(node.id) ? params.resume?.nodeStates[node.id]?.child : undefined
-    if (!child) {
-      const loaded = params.dependencies.loadWorkflow ? await params.dependencies.loadWorkflow(node.workflowId, node.id) : { error: 'this server cannot run workflows from a workflow here' }
-      if ('error' in loaded) return { error: loaded.error, tooLong: true }
-      const bound = workflowModelCallBound(loaded.definition)
-      if (params.childModelCalls) {
-        if (bound > params.childModelCalls.left) return { error: `the workflow “${loaded.name}” could make up to ${bound} model calls, and this run may make only ${params.childModelCalls.left} more (your role's limit on a run's model calls); give it fewer agent rounds or steps`, tooLong: true }
-        params.childModelCalls.left -= bound
-      }
-      const tooManySteps = params.childSteps ? reserveChildSteps(params.childSteps, loaded.definition, loaded.name) : undefined
-      if (tooManySteps) return { error: tooManySteps, tooLong: true }
-      child = { ...(loaded.runId ? { runId: loaded.runId } : {}), workflowId: node.workflowId, workflowName: loaded.name, ...(loaded.version ? { version: loaded.version } : {}), definition: loaded.definition }
-    }
-    const given = { prompt: fill(node.prompt ?? '{{input}}'), inputs: Object.fromEntries(Object.entries(node.inputs).map(([name, template]) => [name, fill(template)])) }
-    let started: ReturnType<typeof runInputsOf>
-    try {
-      // The run form's checks: "3" and "true" are taken for number and yes-or-no inputs there too.
-      started = runInputsOf(child.definition, { prompt: given.prompt || input, inputs: given.inputs })
-    } catch (error) {
-      return { error: `the workflow “${child.workflowName}” cannot take what this step gives it: ${(error as Error).message}`, tooLong: true }
-    }
-    const running: WorkflowChildRun = { ...child, prompt: started.prompt, ...(Object.keys(started.inputs).length > 0 ? { inputs: started.inputs } : {}) }
+    const admitted = await admitChildRun(node, input, fill, { ...params, depth, interruptedChild: this.interrupted.has(node.id) ? params.resume?.nodeStates[node.id]?.child : undefined })
+    if ('error' in admitted) return admitted
+    const { running, started } = admitted
     this.setNode(node.id, { child: running })
     void this.changed()
     const scoped = (id: string) => childStepId(node.id, id)
@@ -474,13 +279,7 @@ class WorkflowRun {
       ...(isResumableStop ? { isResumableStop } : {}),
       ...(depth ? { depth } : {}),
       ...(childModelCalls ? { childModelCalls } : {}),
-      dependencies: {
-        ...dependencies,
-        runAgent: (step, request, hooks, stop) => dependencies.runAgent({ ...step, id: scoped(step.id) }, request, hooks, stop),
-        runTool: (name, args, stop, nodeId, markStarted) => dependencies.runTool(name, args, stop, scoped(nodeId), markStarted),
-        askApproval: (step, request, stop) => dependencies.askApproval({ ...step, id: scoped(step.id) }, request, stop),
-        ...(dependencies.loadWorkflow ? { loadWorkflow: (workflowId: string, nodeId: string) => dependencies.loadWorkflow!(workflowId, scoped(nodeId)) } : {}),
-      },
+      dependencies: scopedDependencies(dependencies, scoped),
       callbacks: {
         onStateChange: onState,
         onNodeStart: id => this.callbacks.onNodeStart?.(scoped(id)),
@@ -537,19 +336,10 @@ class WorkflowRun {
     return this.params.dependencies.runTool(node.tool, args, this.controller.signal, node.id, markStarted)
   }
 
-  /** A router: the first matching condition's branch, or the branch a model names. */
-  private async route(node: RouterNode, input: string, fill: (template: string) => string): Promise<StepOutcome> {
-    if (node.mode === 'condition') {
-      const match = node.conditions.find(item => (item.contains && input.toLowerCase().includes(item.contains.toLowerCase())) || (item.matches && matchesPattern(item.matches, input)))
-      return { output: input, branch: match?.branch ?? node.defaultBranch }
-    }
-    const branches = this.graph.branchesOf(node.id)
-    const asked = await this.params.dependencies.askModel({
-      model: node.model ?? this.params.workflow.defaultModel,
-      prompt: `${fill(node.instruction ?? '')}\n\nInput:\n${input}\n\nAnswer with exactly one of: ${branches.join(', ')}.`,
-    }, this.controller.signal)
-    if ('error' in asked) return asked
-    return { output: input, branch: branchNamed(asked.output, branches, node.defaultBranch), ...(asked.usage ? { usage: asked.usage } : {}) }
+  /** A router: the first matching condition's branch, or the branch a model names (router-step.ts). */
+  private route(node: RouterNode, input: string, fill: (template: string) => string): Promise<StepOutcome> {
+    const { askModel } = this.params.dependencies
+    return routeStep(node, input, { branches: this.graph.branchesOf(node.id), fill, askModel, defaultModel: this.params.workflow.defaultModel, signal: this.controller.signal })
   }
 
   /** Where an agent step's progress goes, and the checkpoint it resumes from. */

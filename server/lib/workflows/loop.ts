@@ -8,7 +8,7 @@
  * One failing iteration fails the loop and stops the others. Never throws.
  */
 import type { WorkflowIterationState, WorkflowLoopNode, WorkflowState } from '../../../shared/types/workflow'
-import type { NodeOutcome, WorkflowRunResult } from './execute'
+import type { NodeOutcome, WorkflowRunResult } from './run-contract'
 import { compileRouterPattern } from './router-patterns'
 import { followSignal } from '../follow-signal'
 import { sumUsage, usageOfSteps } from '../openrouter/usage'

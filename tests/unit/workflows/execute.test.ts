@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { executeWorkflow, UNKNOWN_NODE_OUTCOME, type WorkflowRunDependencies } from '../../../server/lib/workflows/execute'
+import { executeWorkflow } from '../../../server/lib/workflows/execute'
+import { UNKNOWN_NODE_OUTCOME, type WorkflowRunDependencies } from '../../../server/lib/workflows/run-contract'
 import { validateWorkflow } from '../../../server/lib/workflows/validate'
 import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'
 import type { WorkflowDefinition } from '../../../shared/schemas/workflow'

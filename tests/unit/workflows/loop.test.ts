@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { executeWorkflow, type WorkflowRunDependencies } from '../../../server/lib/workflows/execute'
+import { executeWorkflow } from '../../../server/lib/workflows/execute'
+import type { WorkflowRunDependencies } from '../../../server/lib/workflows/run-contract'
 import { loopItems, saysYes } from '../../../server/lib/workflows/loop'
 import { validateWorkflow } from '../../../server/lib/workflows/validate'
 import { workflowModelCallBound, workflowModels } from '../../../server/lib/workflows/model-calls'

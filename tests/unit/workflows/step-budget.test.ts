@@ -1,6 +1,7 @@
 /** A run's budget of steps: counted from the definition (loops × bodies × attempts), children reserved as they start. */
 import { describe, expect, it } from 'vitest'
-import { executeWorkflow, type WorkflowRunDependencies } from '../../../server/lib/workflows/execute'
+import { executeWorkflow } from '../../../server/lib/workflows/execute'
+import type { WorkflowRunDependencies } from '../../../server/lib/workflows/run-contract'
 import { assertWorkflowSteps, workflowStepBound, WorkflowStepsError } from '../../../server/lib/workflows/step-budget'
 import { validateWorkflow } from '../../../server/lib/workflows/validate'
 import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'

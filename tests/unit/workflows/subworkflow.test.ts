@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { executeWorkflow, type WorkflowRunDependencies } from '../../../server/lib/workflows/execute'
+import { executeWorkflow } from '../../../server/lib/workflows/execute'
+import type { WorkflowRunDependencies } from '../../../server/lib/workflows/run-contract'
 import { validateWorkflow } from '../../../server/lib/workflows/validate'
 import type { WorkflowDefinition } from '../../../shared/schemas/workflow'
 import type { WorkflowState } from '../../../shared/types/workflow'
