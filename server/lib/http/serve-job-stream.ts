@@ -45,7 +45,7 @@ export async function serveJobStream(event: H3Event, jobs: BackgroundJobManager,
   })
   connection.onClose(() => {
     detach()
-    if (options.abortOnClose && jobs.isRunning(job.id)) void jobs.abortJob(job.id)
+    if (options.abortOnClose && jobs.runs.has(job.id)) void jobs.abortJob(job.id)
   })
   return connection.send()
 }

@@ -4,78 +4,41 @@
  * (recovery.ts), the periodic sweep (sweeper.ts) and multi-instance leases (leases.ts) are its
  * collaborators.
  */
-import type { ServerConfig } from '../config/server-config'
-import type { ToolAccessCheck } from '../tools/policy/tool-policy'
-import type { ToolCredentials } from '../tools/tool-types'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
-import type { ChatEndpoint } from '../openrouter/chat-client'
-import type { StoredAttachmentContent } from '../attachments/attachments'
 import type { SecretBox } from '../security/secret-box'
 import { isLeaseStore, RunningCapError, type JobStore } from '../stores/jobs/job-store'
 import { JobCapacityError } from './admission/caps'
 import { CAPACITY_RETRY_AFTER_SECONDS } from '../domain-error'
 import { clampOutputTokens, JobAdmission, type Admission, type RoleLimitSource } from './admission/gate'
 import type { Allowance, SpentBudget, UsageLedger } from './admission/budget'
-import type { RunBudget } from './admission/budget-pool'
 import type { LimiterFactory } from '../stores/rate-limits/limiters'
 import type { JobPrincipal } from './admission/principal'
 import { runWithDeadline } from '../tools/run-with-deadline'
 import { JobLeases } from './leases'
 import type { JobLiveHub } from './live-hub'
 import { recoverInterruptedJobs, type RelaunchPlan } from './recovery'
-import type { JobObserver } from './job-observer'
-import { runChatJob } from './run/chat'
-import type { JobRunOutcome, JobStopReason } from './run/end'
-import { inJobContext } from '../tracing'
-import type { JobLogger } from './run/harness'
-import { runWorkflowJob } from './run/workflow'
 import { newChatJob, newWorkflowJob, type StartChatJobInput, type StartWorkflowJobInput } from './new-job'
 import { workflowModels } from '../workflows/model-calls'
 import { JobSweeper } from './sweeper'
+import { LocalRuns, type RunServices } from './local-runs'
 import { WorkflowRunHistory } from './workflow-runs'
 import type { WorkflowRunStore } from '../stores/workflows/run-store'
-import type { SavedWorkflow } from '../../../shared/types/workflow'
 import { createMemoryWorkflowRunStore } from '../stores/workflows/runs-memory'
 import { JobInputs } from './waits/job-inputs'
 import { assertClientToolsFree } from '../tools/client-tools'
 import type { JobsHealth } from '../../../shared/types/health'
 import type { Role } from '../../../shared/types/account'
-import type { BackgroundJob, JobError } from '../../../shared/types/job'
+import type { BackgroundJob } from '../../../shared/types/job'
 
 export { JobCapacityError } from './admission/caps'
 export type { Admission } from './admission/gate'
 export type { JobPrincipal } from './admission/principal'
 export type { StartChatJobInput, StartWorkflowJobInput } from './new-job'
+export type { JobFinishedListener } from './local-runs'
 
-interface RunningJob {
-  userId: string
-  controller: AbortController
-  done: Promise<unknown>
-  lastActivityAt: number
-  toolsRunning: number
-}
-
-
-/** What a run goes with: its budget and its user's role (metrics count model use by role). */
-interface RunAdmission {
-  budget: RunBudget
-  role: Role
-}
-/**
- * Told of the stored record once a job has ended (complete, error or aborted), and for a chat job
- * this process ran, of the endpoint it used (with its key, which the record no longer holds).
- */
-export type JobFinishedListener = (job: BackgroundJob, endpoint?: ChatEndpoint) => Promise<void> | void
-
-/** What the manager needs. */
-export interface JobManagerOptions {
-  store: JobStore
-  hub: JobLiveHub
-  config: ServerConfig
+/** What the manager needs: what runs meet the world with, and where limits, usage and run history live. */
+export interface JobManagerOptions extends RunServices {
   secretBox: SecretBox
-  logger?: JobLogger & { info?: (message: string) => void }
-  /** A stored file by id with its owner, for the model requests of that owner's jobs (none: files are left out). */
-  readAttachment?: (attachmentId: string) => Promise<(StoredAttachmentContent & { userId: string }) | null>
   /** Each role's limits (default: `limits.roles` of the config, without the admin's changes). */
   roleLimits?: RoleLimitSource
   /** Where each principal's daily usage is counted; without one, budgets are not enforced. */
@@ -84,16 +47,8 @@ export interface JobManagerOptions {
   roleOf?: (userId: string) => Promise<Role>
   /** Where start-rate counters live (default: this process's memory). */
   limiterFor?: LimiterFactory
-  /** The tool policy for a job's user, read before each model request and tool node (none: every tool allowed). */
-  toolAccess?: (userId: string) => Promise<ToolAccessCheck>
-  /** The credentials a job's user's tool calls may use (none: no credentials). */
-  credentialsFor?: (userId: string) => Promise<ToolCredentials>
-  /** Where runs report tool calls and their ends for monitoring (none: nowhere). */
-  observer?: JobObserver
   /** Where workflow runs are kept after their jobs (default: this process's memory). */
   workflowRuns?: WorkflowRunStore
-  /** A saved workflow by id, for workflow steps that run another (none: such steps fail). */
-  loadWorkflow?: (workflowId: string) => Promise<SavedWorkflow | null>
 }
 
 /** Longest the health check waits for the store. */
@@ -104,8 +59,6 @@ const SHUTDOWN_WAIT_MS = 10_000
 
 /** The job runtime of one server process. */
 export class BackgroundJobManager {
-  private readonly running = new Map<string, RunningJob>()
-  private readonly finishedListeners = new Set<JobFinishedListener>()
   private readonly admission: JobAdmission
   private readonly leases: JobLeases | undefined
   private readonly sweeper: JobSweeper
@@ -113,6 +66,8 @@ export class BackgroundJobManager {
   readonly inputs: JobInputs
   /** Workflow runs, kept for days after their jobs: recorded as they start and end. */
   readonly workflowRuns: WorkflowRunHistory
+  /** The jobs this process runs: whether one runs here, its end, why it stops, and who hears of each end. */
+  readonly runs: LocalRuns
   private closing = false
 
   /** Each role's limits, as admission reads them. */
@@ -145,11 +100,12 @@ export class BackgroundJobManager {
       observer: options.observer,
     })
     this.workflowRuns = new WorkflowRunHistory({ runs: options.workflowRuns ?? createMemoryWorkflowRunStore(), jobs: options.store, retentionDays: options.config.workflows.runRetentionDays, logger: options.logger })
+    this.runs = new LocalRuns({ ...options, admission: this.admission, roleLimits: this.roleLimits, leases, inputs: this.inputs, workflowRuns: this.workflowRuns, roleOf: userId => this.roleOf(userId) })
     this.sweeper = new JobSweeper({
       store: options.store,
       leases: this.leases,
       config: options.config,
-      runs: () => this.running.values(),
+      runs: () => this.runs.values(),
       recover: () => this.recoverInterruptedJobs(),
       beforeCleanup: now => this.workflowRuns.sweep(now),
       isClosing: () => this.closing,
@@ -165,11 +121,6 @@ export class BackgroundJobManager {
     return this.options.hub
   }
 
-  /** Jobs running in this process. */
-  get runningCount(): number {
-    return this.running.size
-  }
-
   /** The store's state (a write probe, bounded by `HEALTH_PROBE_MS`) and the job counts, for `GET /api/health`. */
   async health(): Promise<JobsHealth> {
     const started = performance.now()
@@ -179,23 +130,7 @@ export class BackgroundJobManager {
       : probe.status === 'rejected' ? (probe.error instanceof Error ? probe.error.message : String(probe.error)) : `no answer within ${HEALTH_PROBE_MS} ms`
     const store = { provider: this.store.name, ok: error === undefined, latencyMs: Math.round(performance.now() - started), ...(error === undefined ? {} : { error }) }
     const { waiting, queued } = this.admission.slots
-    return { store, jobs: { running: this.running.size - waiting, waiting: waiting - queued, queued, max: this.options.config.backgroundJobs.maxConcurrentJobs, accepting: !this.closing } }
-  }
-
-  /** Whether `jobId` runs in this process. */
-  isRunning(jobId: string): boolean {
-    return this.running.has(jobId)
-  }
-
-  /** Resolves when the run of `jobId` (if any) has ended. */
-  async settled(jobId: string): Promise<void> {
-    await this.running.get(jobId)?.done
-  }
-
-  /** Why the run of `jobId` here is stopping (`user`, `shutdown`…), or undefined while it runs on (or runs elsewhere). */
-  stopReason(jobId: string): JobStopReason | undefined {
-    const signal = this.running.get(jobId)?.controller.signal
-    return signal?.aborted ? signal.reason as JobStopReason : undefined
+    return { store, jobs: { running: this.runs.count - waiting, waiting: waiting - queued, queued, max: this.options.config.backgroundJobs.maxConcurrentJobs, accepting: !this.closing } }
   }
 
   /** The person's own OpenRouter key `job` runs with (kept sealed in it while it runs), for a job started on their behalf. */
@@ -241,7 +176,7 @@ export class BackgroundJobManager {
       for (const model of workflowModels(input.definition)) resolveChatEndpoint(model, this.options.config, input.userApiKey)
       const job = await this.store.createJob({ ...newWorkflowJob(input, this.options.secretBox, admitted.limits.maxOutputTokens), caps: this.sharedCaps(admitted) })
       // Kept before it runs, so its end (written after) is what stays.
-      await this.recordRun(job)
+      await this.runs.recordRun(job)
       return { job, how: { userKey: input.userApiKey } }
     })
   }
@@ -251,18 +186,13 @@ export class BackgroundJobManager {
    * Idempotent; false when the job had already finished.
    */
   async abortJob(jobId: string): Promise<boolean> {
-    const run = this.running.get(jobId)
-    if (run) {
-      const alreadyStopping = run.controller.signal.aborted
-      run.controller.abort('user' satisfies JobStopReason)
-      await run.done
-      return !alreadyStopping
-    }
+    const stopped = await this.runs.stop(jobId)
+    if (stopped !== undefined) return stopped
     // Another instance may run it: it sees the request at its next lease renewal. If it does not
     // stop in time (it died), end the job here; its late writes will be refused.
     if (this.leases && await this.leases.abortElsewhere(jobId)) return true
     const aborted = await this.store.abortJob(jobId)
-    if (aborted) await this.endedOutsideRun(jobId)
+    if (aborted) await this.runs.endedOutsideRun(jobId)
     return aborted
   }
 
@@ -271,7 +201,7 @@ export class BackgroundJobManager {
    * shared store), so viewers here see it like a local one. No-op for local or finished jobs.
    */
   async followRemoteJob(job: BackgroundJob): Promise<void> {
-    if (!this.leases || job.status !== 'streaming' || this.running.has(job.id) || this.hub.has(job.id)) return
+    if (!this.leases || job.status !== 'streaming' || this.runs.has(job.id) || this.hub.has(job.id)) return
     await this.leases.follow(job)
   }
 
@@ -283,9 +213,9 @@ export class BackgroundJobManager {
       config: this.options.config,
       secretBox: this.options.secretBox,
       logger: this.options.logger,
-      isRunning: jobId => this.running.has(jobId),
-      relaunch: (job, plan) => this.launch(job, plan),
-      fail: (jobId, error) => this.failAndReport(jobId, error),
+      isRunning: jobId => this.runs.has(jobId),
+      relaunch: (job, plan) => this.runs.launch(job, plan),
+      fail: (jobId, error) => this.runs.failAndReport(jobId, error),
     })
   }
 
@@ -308,52 +238,8 @@ export class BackgroundJobManager {
     this.admission.slots.close()
     this.sweeper.stop()
     this.leases?.stopRelays()
-    const runs = [...this.running.entries()]
-    for (const [, run] of runs) run.controller.abort('shutdown' satisfies JobStopReason)
-    let timer: ReturnType<typeof setTimeout> | undefined
-    await Promise.race([
-      Promise.allSettled(runs.map(([, run]) => run.done)),
-      new Promise<void>(resolve => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS))),
-    ])
-    clearTimeout(timer)
-    await this.leases?.release(runs.map(([jobId]) => jobId))
-  }
-
-  /**
-   * Calls `listener` with every job that ends from now on (register before `recoverInterruptedJobs`
-   * so resumed jobs are reported too). Returns a function that stops it.
-   */
-  onJobFinished(listener: JobFinishedListener): () => void {
-    this.finishedListeners.add(listener)
-    return () => this.finishedListeners.delete(listener)
-  }
-
-  /** Hands the ended job to each `onJobFinished` listener (errors are logged, never thrown). */
-  private async reportFinished(jobId: string, endpoint?: ChatEndpoint): Promise<void> {
-    try {
-      const job = await this.store.getJob(jobId)
-      if (!job || job.status === 'streaming') return
-      if (job.type === 'workflow') await this.recordRun(job)
-      for (const listener of this.finishedListeners) await listener(job, endpoint)
-    } catch (error) {
-      this.options.logger?.warn(`After job ${jobId} ended, its follow-up failed`, error)
-    }
-  }
-
-  /** Keeps a workflow run as it is now (a failure is logged: the sweep records its end from its job). */
-  private async recordRun(job: BackgroundJob): Promise<void> {
-    await this.workflowRuns.record(job).catch(error => this.options.logger?.warn(`Workflow run ${job.id} could not be kept in the run history`, error))
-  }
-
-  private async failAndReport(jobId: string, error: JobError): Promise<void> {
-    await this.store.failJob(jobId, error)
-    await this.endedOutsideRun(jobId)
-  }
-
-  /** A job ended without its run (stopped elsewhere, not resumable): what it asked is closed (a run closes its own), then reported. */
-  private async endedOutsideRun(jobId: string): Promise<void> {
-    await this.inputs.closeAllOf(jobId).catch(error => this.options.logger?.warn(`Job ${jobId}: its open requests could not be closed`, error))
-    await this.reportFinished(jobId)
+    const stopped = await this.runs.stopAll(SHUTDOWN_WAIT_MS)
+    await this.leases?.release(stopped)
   }
 
   /**
@@ -367,7 +253,7 @@ export class BackgroundJobManager {
       const { job, how } = await create()
       // The job's slot is taken before the reservation is freed, so no start slips in between.
       this.admission.slots.take(job.id, admitted.principal)
-      this.launch(job, how, { budget: admitted.budget, role: admitted.principal.role })
+      this.runs.launch(job, how, { budget: admitted.budget, role: admitted.principal.role })
       return job
     } catch (error) {
       admitted.budget.close()
@@ -383,92 +269,6 @@ export class BackgroundJobManager {
   private sharedCaps(admitted: Admission): { user: number, total: number } | undefined {
     if (!this.leases) return undefined
     return { user: Math.min(admitted.limits.jobsAtOnce, this.admission.slots.fairShare), total: this.options.config.convex.maxRunningJobs }
-  }
-
-  /**
-   * Runs `job`. `admitted` is what its start was admitted with: its budget (its first request
-   * reserved) and its user's role; a job resumed after a restart (none given) counts from what its
-   * user's budget has left now, with the role they have now.
-   */
-  private launch(job: BackgroundJob, how: RelaunchPlan, admitted?: RunAdmission): void {
-    const controller = new AbortController()
-    const run: RunningJob = { userId: job.userId, controller, done: Promise.resolve(), lastActivityAt: Date.now(), toolsRunning: 0 }
-    this.running.set(job.id, run)
-    if (!admitted) this.admission.slots.take(job.id, { userId: job.userId })
-    // The run, its lease's renewals and what follows its end happen in the job's context: its
-    // trace's root span, and its ids on every span and log line made meanwhile (tracing.ts).
-    run.done = inJobContext(`or3.job ${job.type}`, { jobId: job.id, userId: job.userId }, { 'or3.job.type': job.type, 'or3.job.resumed': !admitted }, () => this.runLaunched(job, how, run, admitted), outcome => outcome === 'error' || outcome === undefined ? { error: outcome ?? 'crashed' } : {})
-      .then(() => {}, () => {})
-  }
-
-  /** The run of a launched job (`launch`), to its outcome (undefined: the runner crashed). */
-  private runLaunched(job: BackgroundJob, how: RelaunchPlan, run: RunningJob, admitted?: RunAdmission): Promise<JobRunOutcome | undefined> {
-    const { controller } = run
-    // Every line the run logs says whose it is (the ids, never a name).
-    const logger = this.options.logger?.withDefaults?.({ jobId: job.id, userId: job.userId }) ?? this.options.logger
-    const meter = admitted ? Promise.resolve(admitted) : this.resumedJobAdmission(job.userId)
-    const stopRenewing = this.leases?.keepRenewed(job.id, controller)
-    const common = {
-      job,
-      store: this.store,
-      hub: this.hub,
-      config: this.options.config,
-      signal: controller.signal,
-      logger,
-      observer: this.options.observer,
-      onActivity: (toolsRunning: number) => {
-        run.lastActivityAt = Date.now()
-        run.toolsRunning = toolsRunning
-      },
-      toolAccess: this.options.toolAccess ? () => this.options.toolAccess!(job.userId) : undefined,
-      credentials: this.options.credentialsFor ? () => this.options.credentialsFor!(job.userId) : undefined,
-      inputs: this.inputs,
-      // Files only of the job's own user: a request naming another person's file gets "no longer available".
-      readAttachment: this.options.readAttachment
-        ? async (attachmentId: string) => {
-            const file = await this.options.readAttachment!(attachmentId)
-            return file && file.userId === job.userId ? file : null
-          }
-        : undefined,
-      // On a shared store a refused write means another instance took the job over: stop here.
-      onWriteRefused: () => {
-        if (this.leases && !controller.signal.aborted) controller.abort('lease-lost' satisfies JobStopReason)
-      },
-    }
-    let budget: RunBudget | undefined
-    // A run resumed after a restart is kept again first (its start may not have been, before the crash).
-    return meter.then(async (given) => {
-      if (!admitted && job.type === 'workflow') await this.recordRun(job)
-      budget = given.budget
-      const { role } = given
-      return job.type === 'workflow'
-        ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey), loadWorkflow: this.options.loadWorkflow, ...await this.roleLimits.forRole(role ?? 'user').then(limits => ({ modelCallLimit: limits.workflowModelCalls, stepLimit: limits.workflowSteps })) })
-        : runChatJob({ ...common, budget, role, endpoint: how.endpoint!, resume: how.resume })
-    }).catch(async (error) => {
-      // The runners are written not to throw; if one does, the job still must not stay `streaming`.
-      logger?.warn(`Job ${job.id} crashed`, error)
-      const failure: JobError = { kind: 'internal', message: 'The job failed unexpectedly on the server.' }
-      await this.store.failJob(job.id, failure).catch(() => {})
-      await this.inputs.closeAllOf(job.id).catch(() => {})
-      this.hub.finish(job.id, { status: 'error', error: failure, completedAt: Date.now() })
-    }).then(async (outcome) => {
-      // What the run used counts against its user's budget however it ended (an interrupted run's
-      // share too: the resumed run counts only its own).
-      if (budget) await this.admission.budgets?.record(job.userId, budget.spent()).catch(error => logger?.warn(`Job ${job.id}: its usage could not be recorded`, error))
-      budget?.close()
-      if (outcome !== 'interrupted') await this.reportFinished(job.id, how.endpoint)
-      return outcome ?? undefined
-    }).finally(() => {
-      stopRenewing?.()
-      this.running.delete(job.id)
-      this.admission.slots.release(job.id)
-    })
-  }
-
-  /** The budget and role of a job resumed after a restart: it counts from what its user's budget has left now. */
-  private async resumedJobAdmission(userId: string): Promise<RunAdmission> {
-    const role = await this.roleOf(userId)
-    return { budget: await this.admission.budgetOnResume(userId, role), role }
   }
 
   /** What `userId`'s daily budget has left now, their answers' reservations counted as used, for a request made outside a job (a thread's title). */

@@ -41,7 +41,7 @@ const SUBAGENT_TIMEOUT_MS = 60 * 60_000
 const INSTRUCTIONS_NOTE = 'You are a subagent: another agent gave you the task below. Work on it with your tools, then reply with the result it needs, complete and self-contained: your last reply is all it sees.'
 
 export interface SubagentParts {
-  manager: Pick<BackgroundJobManager, 'startChatJob' | 'abortJob' | 'isRunning' | 'settled' | 'stopReason' | 'apiKeyOf'>
+  manager: Pick<BackgroundJobManager, 'startChatJob' | 'abortJob' | 'apiKeyOf'> & { runs: Pick<BackgroundJobManager['runs'], 'has' | 'settled' | 'stopReason'> }
   store: Pick<JobStore, 'getJob'>
   roleOf: (userId: string) => Promise<Role>
 }
@@ -138,13 +138,13 @@ export class Subagents {
   private async waitForEnd(parentId: string, childId: string, signal: AbortSignal | undefined): Promise<BackgroundJob> {
     for (;;) {
       if (signal?.aborted) {
-        const reason = this.parts.manager.stopReason(parentId)
+        const reason = this.parts.manager.runs.stopReason(parentId)
         // A shutdown or a lost lease: the child checkpoints and resumes on its own, and so does this call.
         if (reason !== 'shutdown' && reason !== 'lease-lost') await this.parts.manager.abortJob(childId)
         throw new Error('Stopped: the subagent was stopped with its parent.')
       }
-      if (this.parts.manager.isRunning(childId)) {
-        await Promise.race([this.parts.manager.settled(childId), new Promise(resolve => signal?.addEventListener('abort', resolve, { once: true }))])
+      if (this.parts.manager.runs.has(childId)) {
+        await Promise.race([this.parts.manager.runs.settled(childId), new Promise(resolve => signal?.addEventListener('abort', resolve, { once: true }))])
       }
       const child = await this.parts.store.getJob(childId)
       if (!child) throw new Error('The subagent\'s job is gone (it ended long ago and was deleted).')

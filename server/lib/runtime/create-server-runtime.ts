@@ -200,7 +200,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     budget: { allowance: userId => jobs.remainingBudget(userId), record: (userId, spent) => jobs.recordUsage(userId, spent) },
     logger: consola.withTag('threads'),
   })
-  jobs.onJobFinished(async (job, endpoint) => {
+  jobs.runs.onJobFinished(async (job, endpoint) => {
     if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
   })
 

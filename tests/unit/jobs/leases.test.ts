@@ -81,7 +81,7 @@ describe('two instances on one Convex backend', () => {
     expect(open).toMatchObject({ toolName: 'send_note', arguments: '{"text":"hi"}' })
     await expect(b.manager.inputs.answer({ id: job.id, userId: 'user-2', status: 'streaming' }, open!.id, { approved: true })).rejects.toMatchObject({ statusCode: 404 })
     await b.manager.inputs.answer((await b.store.getJob(job.id))!, open!.id, { approved: true })
-    await a.manager.settled(job.id)
+    await a.manager.runs.settled(job.id)
     expect(await a.store.getJob(job.id)).toMatchObject({ status: 'complete', content: 'Sent.' })
     expect(sent).toBe(1)
     await vi.waitFor(() => expect(asked).toContain('approval:answered'), { timeout: 30_000 })
@@ -124,9 +124,9 @@ describe('two instances on one Convex backend', () => {
 
     const stopAsked = performance.now()
     expect(await b.manager.abortJob(job.id)).toBe(true)
-    await a.manager.settled(job.id)
+    await a.manager.runs.settled(job.id)
     console.info(`abort from the other instance took effect after ${(performance.now() - stopAsked).toFixed(0)} ms (lease renewal every ${LEASE_MS / 3} ms)`)
-    expect(a.manager.isRunning(job.id)).toBe(false)
+    expect(a.manager.runs.has(job.id)).toBe(false)
     expect(await a.store.getJob(job.id)).toMatchObject({ status: 'aborted' })
     expect(await fake.settled(upstreamRequest)).toMatchObject({ clientDisconnected: true })
     expect(onA.seen.status).toBe('aborted')
@@ -168,16 +168,16 @@ describe('two instances on one Convex backend', () => {
     // Once A's lease lapses without renewal, B takes the job.
     renewalsFail = true
     await vi.waitFor(async () => expect(await b.manager.recoverInterruptedJobs()).toBe(1), { timeout: 50 * LEASE_MS, interval: LEASE_MS / 6 })
-    expect(b.manager.isRunning(job.id)).toBe(true)
+    expect(b.manager.runs.has(job.id)).toBe(true)
     // A's link comes back: its next heartbeat hears that the lease is lost.
     renewalsFail = false
     tookOver()
 
     // A's next progress write is refused; A notices and stops without writing anything more.
-    await vi.waitFor(() => expect(a.manager.isRunning(job.id)).toBe(false), { timeout: 30_000 })
+    await vi.waitFor(() => expect(a.manager.runs.has(job.id)).toBe(false), { timeout: 30_000 })
     expect(await a.store.updateJob(job.id, { contentChunk: 'a late write from A' })).toBe(false)
 
-    await b.manager.settled(job.id)
+    await b.manager.runs.settled(job.id)
     const done = await b.store.getJob(job.id)
     expect(done).toMatchObject({ status: 'complete', content: ANSWER, resumeCount: 1 })
     expect(done!.toolRounds).toEqual([{ round: 1, toolCalls: [expect.objectContaining({ id: 'call_1', result: '{"expression":"6*7","result":42}' })] }])

@@ -40,7 +40,7 @@ describe('BackgroundJobManager', () => {
     const refusal = await manager.startChatJob({ principal: { userId: 'c', role: 'user' }, request }).catch(error => error)
     expect(JobCapacityError.isInstance(refusal)).toBe(true)
     expect(refusal.scope).toBe('server')
-    expect(manager.runningCount).toBe(3)
+    expect(manager.runs.count).toBe(3)
     await manager.shutdown()
   })
 
@@ -68,9 +68,9 @@ describe('BackgroundJobManager', () => {
     newManager({ backgroundJobs: { jobTimeoutMs: 1000 } })
     const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
     await manager.sweep(Date.now() + 500)
-    expect(manager.isRunning(job.id)).toBe(true)
+    expect(manager.runs.has(job.id)).toBe(true)
     await manager.sweep(Date.now() + 1000)
-    await manager.settled(job.id)
+    await manager.runs.settled(job.id)
     expect(await store.getJob(job.id)).toMatchObject({ status: 'error', error: { kind: 'timeout' }, finishReason: 'timeout' })
   })
 
@@ -78,7 +78,7 @@ describe('BackgroundJobManager', () => {
     newManager({ backgroundJobs: { completedJobRetentionMs: 60_000 } })
     fake.script(() => textReply('done'))
     const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
-    await manager.settled(job.id)
+    await manager.runs.settled(job.id)
     await manager.sweep(Date.now() + 30_000)
     expect(await store.getJob(job.id)).not.toBeNull()
     await manager.sweep(Date.now() + 120_000)
@@ -92,7 +92,7 @@ describe('BackgroundJobManager', () => {
     const workflow = await store.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'workflow', model: 'workflow' })
     const lostKey = await store.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'chat', model: request.model, request, apiKeyCiphertext: createSecretBox('a different secret that is long enough').seal('sk-x') })
     expect(await manager.recoverInterruptedJobs()).toBe(1)
-    await manager.settled(resumable.id)
+    await manager.runs.settled(resumable.id)
     expect(await store.getJob(resumable.id)).toMatchObject({ status: 'complete', content: 'resumed answer', resumeCount: 1 })
     expect(await store.getJob(workflow.id)).toMatchObject({ status: 'error', error: { kind: 'interrupted' } })
     expect(await store.getJob(lostKey.id)).toMatchObject({ status: 'error', error: { kind: 'interrupted', message: expect.stringMatching(/could not be recovered/) } })
@@ -106,7 +106,7 @@ describe('BackgroundJobManager', () => {
     const looping = await store.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'chat', model: request.model, request })
     await store.updateJobMetadata(looping.id, { resumeCount: 2 })
     expect(await manager.recoverInterruptedJobs()).toBe(1)
-    await manager.settled(again.id)
+    await manager.runs.settled(again.id)
     expect(await store.getJob(again.id)).toMatchObject({ status: 'complete', resumeCount: 2 })
     expect(await store.getJob(looping.id)).toMatchObject({ status: 'error', error: { kind: 'interrupted', message: expect.stringMatching(/interrupted by a server restart 3 times and is not resumed again/) } })
   })
@@ -118,7 +118,7 @@ describe('BackgroundJobManager', () => {
       manager.startSweeper()
       const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
       await manager.shutdown()
-      expect(manager.runningCount).toBe(0)
+      expect(manager.runs.count).toBe(0)
       expect((await store.getJob(job.id))!.status).toBe('streaming')
       await expect(manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })).rejects.toMatchObject({ scope: 'server' })
       expect(vi.getTimerCount()).toBe(0)
@@ -132,7 +132,7 @@ describe('BackgroundJobManager', () => {
     fake.script(() => textReply('ok'))
     const before = fake.requests.length
     const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request: { ...request, fields: { max_tokens: 100_000, temperature: 0.5 } } })
-    await manager.settled(job.id)
+    await manager.runs.settled(job.id)
     expect(fake.requests[before]!.body).toMatchObject({ max_tokens: 16_384, temperature: 0.5 })
   })
 
@@ -143,7 +143,7 @@ describe('BackgroundJobManager', () => {
     manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox, usage })
     fake.script(() => textReply('word '.repeat(100), { pieceSize: 5, delayMs: 2 }))
     const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
-    await manager.settled(job.id)
+    await manager.runs.settled(job.id)
     const stored = (await store.getJob(job.id))!
     expect(stored).toMatchObject({ status: 'error', error: { kind: 'over-budget', message: expect.stringMatching(/daily budget of tokens.*text so far is kept/) } })
     expect(stored.content.length).toBeGreaterThanOrEqual(80)
@@ -177,12 +177,12 @@ describe('budget reservations', () => {
     const refused = starts.flatMap(start => (start.status === 'rejected' ? [start.reason] : []))
     expect(started).toHaveLength(1)
     expect(refused.map(error => error.name)).toEqual(['BudgetHeldError', 'BudgetHeldError', 'BudgetHeldError', 'BudgetHeldError'])
-    await manager.settled(started[0]!.id)
+    await manager.runs.settled(started[0]!.id)
     expect((await store.getJob(started[0]!.id))!.status).toBe('complete')
     expect((await usage.getUsage('a', today()))!.tokens).toBe(36)
     // Once it ended, what is left (4 tokens) admits the next one; after it the budget is spent.
     const next = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
-    await manager.settled(next.id)
+    await manager.runs.settled(next.id)
     expect((await usage.getUsage('a', today()))!.tokens).toBe(72)
     await expect(manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })).rejects.toMatchObject({ name: 'BudgetExceededError' })
     await manager.shutdown()
@@ -208,7 +208,7 @@ describe('budget reservations', () => {
     }
     const before = fake.requests.length
     const job = await manager.startWorkflowJob({ principal: { userId: 'w', role: 'user' }, workflowId: 'wf', definition, prompt: 'go' })
-    await manager.settled(job.id)
+    await manager.runs.settled(job.id)
     const ended = (await store.getJob(job.id))!
     expect(ended, JSON.stringify(ended.error)).toMatchObject({ status: "error", error: { kind: "over-budget" } })
     // The first agent holds the whole budget; the second gets the 4 tokens it left; then it is spent.

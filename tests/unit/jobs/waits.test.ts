@@ -94,12 +94,12 @@ describe('waiting does not hold a running slot', () => {
 
     fake.script(() => textReply('Hello, b.'))
     const other = await manager.startChatJob({ principal: { userId: 'b', role: 'user' }, request: { ...mail, messages: [{ role: 'user', content: 'hi' }] } })
-    await manager.settled(other.id)
+    await manager.runs.settled(other.id)
     expect(await store.getJob(other.id)).toMatchObject({ status: 'complete', content: 'Hello, b.' })
 
     scriptToolThenEcho()
     for (const [index, job] of waiting.entries()) await manager.inputs.answer((await store.getJob(job.id))!, requests[index]!.id, { approved: true })
-    await Promise.all(waiting.map(job => manager.settled(job.id)))
+    await Promise.all(waiting.map(job => manager.runs.settled(job.id)))
     for (const job of waiting) expect(await store.getJob(job.id)).toMatchObject({ status: 'complete', content: 'Tool said: sent' })
     expect(sendEmail).toHaveBeenCalledTimes(2)
   })
@@ -133,7 +133,7 @@ describe('browser tool claims', () => {
     await expect(manager.inputs.answer(running, request.id, { result: { city: 'Wrong' } })).rejects.toMatchObject({ statusCode: 409 })
     expect((await manager.inputs.answer(running, request.id, { result: { city: 'Oslo' }, claimant: 'tab-one-id' })).status).toBe('answered')
 
-    await manager.settled(job.id)
+    await manager.runs.settled(job.id)
     expect((await store.getJob(job.id))!.content).toContain('Oslo')
     expect((await store.getJob(job.id))!.content).not.toContain('Wrong')
   })
@@ -146,7 +146,7 @@ describe('browser tool claims', () => {
     expect(await manager.inputs.claim('u', job.id, request.id, 'tab-two-id')).toMatchObject({ claimed: true })
     await expect(manager.inputs.answer(running, request.id, { result: { city: 'Late' }, claimant: 'tab-one-id' })).rejects.toMatchObject({ statusCode: 409 })
     expect((await manager.inputs.answer(running, request.id, { result: { city: 'Bergen' }, claimant: 'tab-two-id' })).status).toBe('answered')
-    await manager.settled(job.id)
+    await manager.runs.settled(job.id)
     expect((await store.getJob(job.id))!.content).toContain('Bergen')
   })
 })

@@ -56,7 +56,7 @@ afterEach(async () => {
 /** Resolves with the job once its follow-up (the thread's answer) has run. */
 function finished(jobId: string): Promise<BackgroundJob> {
   return new Promise((resolve) => {
-    const stop = runtime.jobs.onJobFinished((job) => {
+    const stop = runtime.jobs.runs.onJobFinished((job) => {
       if (job.id !== jobId) return
       stop()
       resolve(job)

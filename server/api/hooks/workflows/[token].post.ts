@@ -66,7 +66,7 @@ export default defineEventHandler(async (event) => {
 async function resultWithin(jobId: string, ms: number): Promise<{ jobId: string, status: string, runPath: string, output?: string, error?: string } | null> {
   const jobs = useBackgroundJobs()
   let timer: ReturnType<typeof setTimeout> | undefined
-  await Promise.race([jobs.settled(jobId), new Promise(resolve => (timer = setTimeout(resolve, ms)))])
+  await Promise.race([jobs.runs.settled(jobId), new Promise(resolve => (timer = setTimeout(resolve, ms)))])
   clearTimeout(timer)
   const run = await jobs.workflowRuns.get(jobId)
   if (!run || run.status === 'streaming') return null
