@@ -8,85 +8,13 @@
  * Every setting is overridden at run time by its environment variable (`envVariableFor`): Nuxt
  * reads NUXT_* variables for every key of the runtime config, which is why each has a default.
  */
-import { isIP } from 'node:net'
 import { z } from 'zod'
 import or3Config from '../../../config.or3'
-import type { Role } from '../../../shared/types/account'
-import type { RoleLimits } from '../../../shared/types/limits'
 import { parseOriginList } from '../../../shared/origin-list'
-import { trustedProxiesProblem } from './trusted-proxies'
-import { siteUrlProblem } from './site-url'
+import { group, milliseconds, networkList, positiveInt, setting, siteUrl, trustedProxies } from './setting-types'
+import { roleLimits } from './role-limit-settings'
 
 const { features } = or3Config
-
-/** One setting: its type (with its bounds and the words a bad value gets), its default, and what it means. */
-function setting<T extends z.ZodType>(type: T, fallback: z.util.NoUndefined<z.output<T>>, description: string) {
-  return type.default(fallback).meta({ description })
-}
-
-/** A group of settings: absent, it takes each setting's default (every setting has one, so `{}` is a whole group). */
-function group<Shape extends z.ZodRawShape>(shape: Shape) {
-  return z.object(shape).prefault({} as z.input<z.ZodObject<Shape>>)
-}
-
-const positiveInt = z.number().int().positive()
-const milliseconds = z.number().int().positive().max(2_147_483_647)
-/** A role's models: comma-separated ids, or * for any. */
-const modelList = z.string().trim().min(1, 'must be * (any model) or comma-separated model ids such as or3/offline-demo,openai/gpt-4o-mini')
-const budget = z.number().min(0, 'must be 0 (no limit) or more')
-const trustedProxies = z.string().superRefine((value, context) => {
-  const problem = trustedProxiesProblem(value)
-  if (problem) context.addIssue({ code: 'custom', message: `${problem} (a number of proxies, or addresses and CIDR ranges separated by commas)` })
-})
-const networkList = z.string().superRefine((value, context) => {
-  for (const entry of value.split(',').map(part => part.trim()).filter(Boolean)) {
-    const [address, prefix, extra] = entry.split('/')
-    const family = isIP(address ?? '')
-    const bits = Number(prefix)
-    if (!family || extra !== undefined || (prefix !== undefined && !(Number.isInteger(bits) && bits >= 0 && bits <= (family === 4 ? 32 : 128)))) {
-      context.addIssue({ code: 'custom', message: `"${entry.slice(0, 60)}" is not an IP address or network (such as 10.0.0.0/8 or fd00::/8)` })
-    }
-  }
-})
-const siteUrl = z.string().superRefine((value, context) => {
-  const problem = siteUrlProblem(value)
-  if (problem) context.addIssue({ code: 'custom', message: problem })
-})
-
-/** Each role's limits by default (the admin can change each on the admin page). */
-const ROLE_LIMIT_DEFAULTS: Record<Role, RoleLimits> = {
-  admin: { models: '*', jobsAtOnce: 10, jobStartsPerMinute: 60, dailyTokens: 0, dailyCost: 0, maxOutputTokens: 0, workflowModelCalls: 500, workflowSteps: 5_000 },
-  user: { models: '*', jobsAtOnce: 5, jobStartsPerMinute: 20, dailyTokens: 2_000_000, dailyCost: 0, maxOutputTokens: 16_384, workflowModelCalls: 200, workflowSteps: 1_000 },
-  guest: { models: 'or3/offline-demo', jobsAtOnce: 2, jobStartsPerMinute: 10, dailyTokens: 200_000, dailyCost: 0, maxOutputTokens: 4_096, workflowModelCalls: 50, workflowSteps: 100 },
-}
-
-/** What each role limit means (said once, for admins; the other roles' read "The same for …"). */
-const ROLE_LIMIT_MEANINGS: Record<keyof RoleLimits, string> = {
-  models: 'Models this role may use: comma-separated ids, or `*` for any. Another model: 403 naming it (at a chat start, and when a workflow is saved or run); `GET /api/models` lists only these.',
-  jobsAtOnce: 'Answers and workflow runs one principal of this role may have running at once (and never more than the fair share); past it: 429 with `Retry-After`.',
-  jobStartsPerMinute: 'Answers and workflow runs one principal of this role may start per minute; past it: 429 with `Retry-After`.',
-  dailyTokens: 'Tokens (prompt + completion, as the upstream reports them) one principal may use per UTC day; `0`: no budget. Used up: new starts get 402 with `Retry-After` until midnight UTC (429 while the rest is reserved by answers under way); a running job stops with an `over-budget` error, its text kept.',
-  dailyCost: 'The same in credits (the `cost` OpenRouter reports); `0`: no budget.',
-  maxOutputTokens: 'The largest `max_tokens` (and reasoning `max_tokens`) a request may ask for: a larger one is lowered to it; workflow agents get it as their `max_tokens`. `0`: no clamp.',
-  workflowModelCalls: 'Model calls one workflow run may make at most, counted from the definition (each agent: (`maxToolRounds` + 1) × attempts; each model router: attempts; a loop: its body\'s × `maxItems` or `maxIterations`). More: 400 naming the count, when saved and when run.',
-  workflowSteps: 'Steps one workflow run may run at most, counted from the definition before they start: each step × its attempts, a loop\'s body × `maxItems` or `maxIterations`, a workflow step\'s child counted (and reserved) when it starts. More: 400 naming the count when saved and run; a child past what is left fails its step saying so. Bounds what one run (a guest\'s too) can make the server do without a model call.',
-}
-
-/** One role's limits (shared/types/limits.ts), with its defaults. */
-function roleLimits(role: Role) {
-  const defaults = ROLE_LIMIT_DEFAULTS[role]
-  const meaning = (key: keyof RoleLimits) => (role === 'admin' ? ROLE_LIMIT_MEANINGS[key] : `The same for ${role}s.`)
-  return group({
-    models: setting(modelList, defaults.models, meaning('models')),
-    jobsAtOnce: setting(positiveInt, defaults.jobsAtOnce, meaning('jobsAtOnce')),
-    jobStartsPerMinute: setting(positiveInt, defaults.jobStartsPerMinute, meaning('jobStartsPerMinute')),
-    dailyTokens: setting(budget.int(), defaults.dailyTokens, meaning('dailyTokens')),
-    dailyCost: setting(budget, defaults.dailyCost, meaning('dailyCost')),
-    maxOutputTokens: setting(budget.int(), defaults.maxOutputTokens, meaning('maxOutputTokens')),
-    workflowModelCalls: setting(positiveInt, defaults.workflowModelCalls, meaning('workflowModelCalls')),
-    workflowSteps: setting(positiveInt, defaults.workflowSteps, meaning('workflowSteps')),
-  }) satisfies z.ZodType<RoleLimits>
-}
 
 /** The server's runtime configuration as the code may rely on it, after validation. */
 export const serverConfigSchema = z.object({
