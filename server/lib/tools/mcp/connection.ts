@@ -14,8 +14,10 @@
  * reason, into the same backoff and breaker; while idle, a `ping` every `pingIntervalMs` notices
  * a server that went away (or a child that hangs) before a call does.
  */
-import { Client, StreamableHTTPClientTransport, type AuthProvider, type FetchLike, type OAuthClientProvider, type Tool, type Transport } from '@modelcontextprotocol/client'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { Client, type AuthProvider, type FetchLike, type OAuthClientProvider, type Tool } from '@modelcontextprotocol/client'
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { errorText, isStaleSession, networkCode, NEVER_SENT_CODES, STREAM_TROUBLE } from './connection-errors'
+import { listAllTools, openTransport } from './transports'
 import { MAX_TOOL_RESULT_BYTES } from '../tool-result'
 import type { McpServerConfig } from './config'
 import { mcpResultText } from './results'
@@ -23,7 +25,6 @@ import { McpToolSet } from './tool-set'
 import type { McpServerStatus } from '../../../../shared/types/tool'
 import { ToolUnavailableError, type ToolExecutionContext } from '../tool-types'
 import { answerElicitation, type ElicitingCall } from './elicitation'
-import { withTraceHeaders } from '../../tracing'
 
 /** Where log lines go (consola in the server). */
 export interface McpLogger {
@@ -63,38 +64,6 @@ export interface McpConnectionOptions {
 
 /** How often an idle connection is pinged when its config does not say. */
 export const DEFAULT_PING_INTERVAL_MS = 30_000
-
-/** Pages of a tool list read at most (a server paging forever does not hold a connection). */
-const MAX_TOOL_PAGES = 20
-
-/** Longest stderr line logged (a child printing megabytes does not fill the log). */
-const MAX_LOG_LINE = 2_000
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
-/** Network failures of a request: the server's address answers nothing (or nothing any more). */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
-/** Of those, the ones where the request never reached the server (a call surely did not run). */
-const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
-
-/** The network error code under a failed fetch (undici puts it on `cause`), if it was one. */
-function networkCode(error: unknown): string | undefined {
-  for (let current = error as { code?: unknown, cause?: unknown } | undefined, depth = 0; current && depth < 4; current = current.cause as typeof current, depth++) {
-    if (typeof current.code === 'string' && NETWORK_CODES.has(current.code)) return current.code
-  }
-  return error instanceof TypeError && /fetch failed/i.test(error.message) ? 'fetch failed' : undefined
-}
-
-/** Transport errors that say the server-sent stream is gone or cannot come back. */
-const STREAM_TROUBLE = /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts/i
-
-/** A server that no longer knows our session (it restarted): HTTP 404 on a request that carried one. */
-function isStaleSession(error: unknown): boolean {
-  const status = (error as { status?: unknown } | null)?.status
-  return status === 404 || /session not found|unknown session|no valid session/i.test(errorText(error))
-}
 
 /** One MCP server and its tools. */
 export class McpServerConnection {
@@ -299,8 +268,14 @@ export class McpServerConnection {
       if (this.config.transport === 'http' && STREAM_TROUBLE.test(text)) void this.probe(client)
     }
     try {
-      await client.connect(this.transport(), { timeout: this.options.connectTimeoutMs })
-      const tools = await this.listAllTools(client)
+      const onStderr = (line: string) => {
+        this.lastStderr = line
+      }
+      const opened = openTransport(this.config, { ...this.options, onStderr })
+      this.stdio = opened.stdio
+      this.lastStderr = undefined
+      await client.connect(opened.transport, { timeout: this.options.connectTimeoutMs })
+      const tools = await listAllTools(client, this.options.connectTimeoutMs)
       if (this.closing) {
         await client.close().catch(() => {})
         return
@@ -384,55 +359,10 @@ export class McpServerConnection {
     this.retryTimer.unref?.()
   }
 
-  private transport(): Transport {
-    const { config } = this
-    if (config.transport === 'http') {
-      // Each request carries the trace of the tool call it serves (W3C `traceparent`), when traces are on.
-      const base: FetchLike = this.options.auth?.fetch ?? fetch
-      const traced: FetchLike = (url, init) => base(url, { ...init, headers: withTraceHeaders(init?.headers) })
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...this.options.auth, fetch: traced })
-    }
-    const transport = new StdioClientTransport({
-      command: config.command,
-      args: config.args,
-      // Only what the config gives, plus PATH to find programs: never this server's own secrets.
-      env: { PATH: process.env.PATH ?? '', ...config.env },
-      cwd: config.cwd,
-      stderr: 'pipe',
-    })
-    this.stdio = transport
-    this.lastStderr = undefined
-    let pending = ''
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('utf8')
-      const lines = pending.split('\n')
-      pending = (lines.pop() ?? '').slice(-MAX_LOG_LINE)
-      for (const line of lines) {
-        if (!line.trim()) continue
-        this.lastStderr = line.trim().slice(0, MAX_LOG_LINE)
-        this.options.logger.info(`[mcp:${config.name}] ${line.slice(0, MAX_LOG_LINE)}`)
-      }
-    })
-    return transport
-  }
-
-  /** Every tool the server lists, page by page (at most `MAX_TOOL_PAGES` pages). */
-  private async listAllTools(client: Client): Promise<Tool[]> {
-    const tools: Tool[] = []
-    let cursor: string | undefined
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.options.connectTimeoutMs })
-      tools.push(...result.tools)
-      cursor = result.nextCursor
-      if (!cursor) break
-    }
-    return tools
-  }
-
   /** Reads the tool list again after tools/list_changed; `refreshing` holds it until done. */
   private refreshTools(client: Client): void {
     if (this.client !== client) return
-    const refresh: Promise<void> = this.listAllTools(client)
+    const refresh: Promise<void> = listAllTools(client, this.options.connectTimeoutMs)
       .then((tools) => {
         if (this.client === client) this.syncTools(tools)
       })
