@@ -8,7 +8,8 @@
  * the person who clicks "Connect" in Settings and approves on the authorization server's page.
  */
 import { McpServers } from '../../server/lib/tools/mcp/servers'
-import { type McpAuthorizations, McpAuthorizationRequired } from '../../server/lib/tools/mcp/oauth/authorizations'
+import type { McpAuthorizations } from '../../server/lib/tools/mcp/oauth/authorizations'
+import { McpAuthorizationRequired } from '../../server/lib/tools/mcp/oauth/errors'
 import { parseMcpConfig, type McpServerConfig } from '../../server/lib/tools/mcp/config'
 import { createMemoryAccountBackend } from '../../server/lib/stores/accounts/memory'
 import { createSecretBox } from '../../server/lib/security/secret-box'

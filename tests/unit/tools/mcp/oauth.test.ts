@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { McpServers } from '../../../../server/lib/tools/mcp/servers'
-import { type McpAuthorizations, McpOAuthFlowError } from '../../../../server/lib/tools/mcp/oauth/authorizations'
+import type { McpAuthorizations } from '../../../../server/lib/tools/mcp/oauth/authorizations'
+import { McpOAuthFlowError } from '../../../../server/lib/tools/mcp/oauth/errors'
 import { createMemoryAccountBackend } from '../../../../server/lib/stores/accounts/memory'
 import { createSecretBox } from '../../../../server/lib/security/secret-box'
 import { clearServerTools, getServerTool } from '../../../../server/lib/tools/registry'

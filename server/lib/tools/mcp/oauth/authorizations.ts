@@ -18,12 +18,14 @@
  * that call.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
-import { auth, computeScopeUnion, extractWWWAuthenticateParams, IssuerMismatchError, LATEST_PROTOCOL_VERSION, OAuthError, OAuthErrorCode, refreshAuthorization, type AuthProvider, type FetchLike, type OAuthClientMetadata } from '@modelcontextprotocol/client'
+import { auth, computeScopeUnion, extractWWWAuthenticateParams, IssuerMismatchError, OAuthError, OAuthErrorCode, refreshAuthorization, type AuthProvider, type FetchLike, type OAuthClientMetadata } from '@modelcontextprotocol/client'
 import { LRUCache } from 'lru-cache'
 import type { SecretBox } from '../../../security/secret-box'
 import { clientMetadataFor, GrantProvider, preRegisteredInformation, type McpOAuthGrant, type PreRegisteredClient } from './grant'
 import type { McpAuthorization } from '../../../../../shared/types/credentials'
-import { DomainError, type HttpAnswer } from '../../../domain-error'
+import { authorizationRequired, describeOAuthError, MAX_PROBLEM_CHARS, McpAuthorizationRequired, McpOAuthFlowError } from './errors'
+import { grantKey, SealedGrants } from './sealed-grants'
+import { isLegacyMetadataLayout, readChallenge } from './discovery'
 import type { SettingsStore } from '../../../stores/settings/settings-store'
 
 
@@ -56,8 +58,6 @@ export interface McpAuthorizationsOptions {
 export const OAUTH_CALLBACK_PATH = '/api/mcp-oauth/callback'
 /** Where the app serves its client ID metadata document. */
 export const CLIENT_METADATA_PATH = '/api/mcp-oauth/client-metadata.json'
-/** Settings' section for connections (tool errors and the tool card link there). */
-export const CONNECTIONS_SETTINGS = '/settings#connections'
 
 /** A token this close to expiring is refreshed before it is used. */
 const EXPIRY_SKEW_MS = 60_000
@@ -68,62 +68,12 @@ const LOCK_TTL_MS = 30_000
 /** How long a call waits for another instance's refresh before giving up. */
 const LOCK_WAIT_MS = 15_000
 const LOCK_POLL_MS = 100
-/** Characters of an authorization server's error text kept. */
-const MAX_PROBLEM_CHARS = 300
-/** Longest the unauthenticated first request (to read the server's challenge) may take. */
-const CHALLENGE_TIMEOUT_MS = 10_000
 
-const SETTING_PREFIX = 'mcp-oauth:'
-const settingKey = (userId: string, server: string) => `${SETTING_PREFIX}${userId}:${server}`
-
-/** A call that cannot go out without the person's authorisation; the message says where to give it. */
-export class McpAuthorizationRequired extends Error {
-  override name = 'McpAuthorizationRequired'
-  /** `scope`: the wider access the server asked for, when that is why. */
-  constructor(readonly server: string, readonly reason: 'connect' | 'reauthorize', problem?: string, readonly scope?: string) {
-    super(reason === 'connect'
-      ? `MCP server "${server}" needs the user's authorisation. Tell the user to connect it in Settings → Connections (${CONNECTIONS_SETTINGS}) and ask again.`
-      : scope
-        ? `MCP server "${server}" needs more access than the user authorised (scope "${scope}"). Tell the user to re-authorise it in Settings → Connections (${CONNECTIONS_SETTINGS}) and ask again.`
-        : `The user's authorisation for MCP server "${server}" expired or was revoked${problem ? ` (${problem})` : ''}. Tell the user to re-authorise it in Settings → Connections (${CONNECTIONS_SETTINGS}) and ask again.`)
-  }
-
-  static isInstance(error: unknown): error is McpAuthorizationRequired {
-    return error instanceof Error && error.name === 'McpAuthorizationRequired'
-  }
-}
-
-/** A connect or callback request that cannot be done as asked (answered 4xx or 502 with this message). */
-export class McpOAuthFlowError extends DomainError {
-  override name = 'McpOAuthFlowError'
-  constructor(readonly statusCode: 400 | 403 | 404 | 502, message: string) {
-    super(message)
-  }
-
-  httpAnswer(): HttpAnswer {
-    const statusMessage = this.statusCode === 502 ? 'Authorization server problem' : this.statusCode === 404 ? 'No such MCP server' : 'Authorisation refused'
-    return { statusCode: this.statusCode, statusMessage, message: this.message }
-  }
-
-  static isInstance(error: unknown): error is McpOAuthFlowError {
-    return error instanceof Error && error.name === 'McpOAuthFlowError'
-  }
-}
-
-function describe(error: unknown): string {
-  const text = error instanceof OAuthError ? `${error.code}${error.message ? `: ${error.message}` : ''}` : error instanceof Error ? error.message : String(error)
-  return text.slice(0, MAX_PROBLEM_CHARS)
-}
 
 function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a)
   const right = Buffer.from(b)
   return left.length === right.length && timingSafeEqual(left, right)
-}
-
-/** What a call of someone whose grant is not usable is told: connect, or re-authorise after a refused refresh. */
-function authorizationRequired(server: string, grant: McpOAuthGrant | undefined): McpAuthorizationRequired {
-  return new McpAuthorizationRequired(server, grant?.status === 'reauthorize' ? 'reauthorize' : 'connect', grant?.problem, grant?.status === 'reauthorize' ? grant.requiredScope : undefined)
 }
 
 /** Refusals that mean the grant itself is gone: only a new authorisation helps. */
@@ -137,7 +87,12 @@ export class McpAuthorizations {
   /** Counters for the health of the feature (and tests). */
   readonly stats = { refreshes: 0, refreshWaits: 0 }
 
-  constructor(private readonly options: McpAuthorizationsOptions) {}
+  /** Each person's grant per server, sealed in the settings store. */
+  private readonly grants: SealedGrants
+
+  constructor(private readonly options: McpAuthorizationsOptions) {
+    this.grants = new SealedGrants(options.store, options.secretBox)
+  }
 
   private now(): number {
     return (this.options.now ?? Date.now)()
@@ -157,12 +112,12 @@ export class McpAuthorizations {
 
   /** Each OAuth-protected server and where `userId` stands with it. */
   async list(userId: string): Promise<McpAuthorization[]> {
-    return Promise.all(this.options.servers().map(async ({ name }) => this.describeGrant(name, await this.read(userId, name))))
+    return Promise.all(this.options.servers().map(async ({ name }) => this.describeGrant(name, await this.grants.read(userId, name))))
   }
 
   /** What `userId` must do before a call to `server` goes out (connect, re-authorise), or undefined when nothing. */
   async required(userId: string, server: string): Promise<McpAuthorizationRequired | undefined> {
-    const grant = await this.read(userId, server)
+    const grant = await this.grants.read(userId, server)
     return grant?.status === 'connected' && grant.tokens ? undefined : authorizationRequired(server, grant)
   }
 
@@ -186,7 +141,7 @@ export class McpAuthorizations {
     const server = this.server(serverName)
     if (!server) throw new McpOAuthFlowError(404, `There is no MCP server "${serverName}" that signs in with OAuth.`)
     const redirectUrl = new URL(OAUTH_CALLBACK_PATH, appOrigin).href
-    const grant: McpOAuthGrant = (await this.read(userId, serverName)) ?? { status: 'none' }
+    const grant: McpOAuthGrant = (await this.grants.read(userId, serverName)) ?? { status: 'none' }
     // A client registered for another callback (the app moved) is registered again.
     if (grant.redirectUrl !== redirectUrl) {
       grant.client = undefined
@@ -198,13 +153,13 @@ export class McpAuthorizations {
     grant.discovery = undefined
     grant.legacyIssuer = undefined
     // What the server says when asked without a token: where its metadata is, which scopes it wants.
-    const challenge = await this.challenge(server.url)
+    const challenge = await readChallenge(server.url, this.options.fetchFn ?? fetch)
     const scope = computeScopeUnion(grant.requiredScope, server.scope ?? challenge.scope)
     const provider = new GrantProvider(grant, { redirectUrl, scope, state, now: () => this.now(), ignoreTokens: true, client: server.client, clientMetadataUrl: server.clientMetadataUrl })
     const start = () => auth(provider, { serverUrl: server.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn: this.options.fetchFn, skipIssuerMetadataValidation: grant.legacyIssuer })
     try {
       await start().catch(async (error: unknown) => {
-        if (!this.isLegacyLayout(error, server.url)) throw error
+        if (!isLegacyMetadataLayout(error, server.url)) throw error
         // The 2025-03-26 layout: no protected-resource metadata, the server's own origin is its
         // authorization server, and its metadata names an issuer with a path. That spec did not
         // check the issuer; the metadata still comes from the server's own origin.
@@ -213,49 +168,13 @@ export class McpAuthorizations {
         await start()
       })
     } catch (error) {
-      throw new McpOAuthFlowError(502, `Could not start the authorisation with MCP server "${serverName}": ${describe(error)}`)
+      throw new McpOAuthFlowError(502, `Could not start the authorisation with MCP server "${serverName}": ${describeOAuthError(error)}`)
     }
     if (!provider.authorizationUrl) throw new McpOAuthFlowError(502, `MCP server "${serverName}" did not ask for an authorisation.`)
     // The scope actually asked for (the SDK picks the metadata's scopes_supported when none was given).
     grant.scope = provider.authorizationUrl.searchParams.get('scope') ?? undefined
-    await this.write(userId, serverName, grant)
+    await this.grants.write(userId, serverName, grant)
     return provider.authorizationUrl
-  }
-
-  /** An issuer mismatch of metadata found at the MCP server's own origin (the 2025-03-26 fallback), where accepting it is safe. */
-  private isLegacyLayout(error: unknown, serverUrl: string): boolean {
-    if (!(error instanceof IssuerMismatchError) || error.kind !== 'metadata' || !error.expected || !error.received) return false
-    const origin = new URL(serverUrl).origin
-    try {
-      return new URL(error.expected).origin === origin && new URL(error.received).origin === origin
-    } catch {
-      return false
-    }
-  }
-
-  /**
-   * The server's answer to a request without a token: the `resource_metadata` URL and `scope` of
-   * its `WWW-Authenticate` challenge (the MCP authorization spec has clients read these first).
-   * A server that answers otherwise, or not in time, gives nothing: discovery falls back to the
-   * well-known paths.
-   */
-  private async challenge(url: string): Promise<{ resourceMetadataUrl?: URL, scope?: string }> {
-    const send = this.options.fetchFn ?? fetch
-    try {
-      const response = await send(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'accept': 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'or3-chat', version: '1.0.0' } } }),
-        signal: AbortSignal.timeout(CHALLENGE_TIMEOUT_MS),
-        redirect: 'manual',
-      })
-      await response.body?.cancel().catch(() => {})
-      if (response.status !== 401 && response.status !== 403) return {}
-      const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response)
-      return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) }
-    } catch {
-      return {}
-    }
   }
 
   /**
@@ -264,12 +183,12 @@ export class McpAuthorizations {
    * named), so their calls stop until they authorise again from Settings, which asks for it.
    */
   async needsMoreScope(userId: string, server: string, challenged: string | undefined): Promise<void> {
-    const grant = await this.read(userId, server)
+    const grant = await this.grants.read(userId, server)
     if (grant?.status !== 'connected') return
     const requiredScope = computeScopeUnion(grant.tokens?.scope ?? grant.scope, challenged)
     const problem = `the server needs more access${challenged ? ` (scope "${challenged.slice(0, 200)}")` : ''}`
-    await this.write(userId, server, { ...grant, status: 'reauthorize', tokens: undefined, expiresAt: undefined, problem, ...(requiredScope ? { requiredScope } : {}) })
-    this.tokens.delete(settingKey(userId, server))
+    await this.grants.write(userId, server, { ...grant, status: 'reauthorize', tokens: undefined, expiresAt: undefined, problem, ...(requiredScope ? { requiredScope } : {}) })
+    this.tokens.delete(grantKey(userId, server))
     this.options.logger.warn(`MCP server "${server}": ${userId} needs to authorise more access (${problem}).`)
     this.options.onChange?.(userId, server)
   }
@@ -282,7 +201,7 @@ export class McpAuthorizations {
   async complete(userId: string, query: { state?: string, code?: string, iss?: string, error?: string, error_description?: string }): Promise<string> {
     const serverName = query.state?.split('.')[0] ?? ''
     const server = this.server(serverName)
-    const grant = server ? await this.read(userId, serverName) : undefined
+    const grant = server ? await this.grants.read(userId, serverName) : undefined
     const pending = grant?.pending
     if (!server || !grant || !pending || !query.state || !sameText(query.state, pending.state) || this.now() - pending.startedAt > PENDING_TTL_MS) {
       throw new McpOAuthFlowError(400, 'This authorisation is not (or no longer) the one you started. Start it again from Settings → Connections.')
@@ -290,20 +209,20 @@ export class McpAuthorizations {
     grant.pending = undefined
     if (query.error || !query.code) {
       grant.problem = `The authorization server answered: ${(query.error_description || query.error || 'no code').slice(0, MAX_PROBLEM_CHARS)}`
-      await this.write(userId, serverName, grant)
+      await this.grants.write(userId, serverName, grant)
       throw new McpOAuthFlowError(400, `MCP server "${serverName}" was not connected. ${grant.problem}.`)
     }
     const provider = new GrantProvider({ ...grant, pending }, { redirectUrl: grant.redirectUrl ?? '', scope: grant.scope, now: () => this.now(), client: server.client, clientMetadataUrl: server.clientMetadataUrl })
     try {
       await auth(provider, { serverUrl: server.url, authorizationCode: query.code, iss: query.iss, scope: grant.scope, resourceMetadataUrl: grant.discovery?.resourceMetadataUrl ? new URL(grant.discovery.resourceMetadataUrl) : undefined, fetchFn: this.options.fetchFn, skipIssuerMetadataValidation: grant.legacyIssuer })
     } catch (error) {
-      grant.problem = `The code could not be exchanged: ${describe(error)}`
-      await this.write(userId, serverName, grant)
+      grant.problem = `The code could not be exchanged: ${describeOAuthError(error)}`
+      await this.grants.write(userId, serverName, grant)
       throw new McpOAuthFlowError(502, `MCP server "${serverName}" was not connected. ${grant.problem}.`)
     }
     const connected: McpOAuthGrant = { ...provider.grant, pending: undefined, status: 'connected', connectedAt: this.now(), problem: undefined, requiredScope: undefined }
-    await this.write(userId, serverName, connected)
-    this.tokens.delete(settingKey(userId, serverName))
+    await this.grants.write(userId, serverName, connected)
+    this.tokens.delete(grantKey(userId, serverName))
     this.options.logger.info(`MCP server "${serverName}" was authorised for ${userId}.`)
     this.options.onChange?.(userId, serverName)
     return serverName
@@ -311,15 +230,15 @@ export class McpAuthorizations {
 
   /** Forgets `userId`'s authorisation with `server` (the tokens are deleted here; the authorization server is not told). */
   async disconnect(userId: string, server: string): Promise<void> {
-    await this.options.store.setSetting(settingKey(userId, server), '')
-    this.tokens.delete(settingKey(userId, server))
+    await this.grants.forget(userId, server)
+    this.tokens.delete(grantKey(userId, server))
     this.options.onChange?.(userId, server)
   }
 
   /** Deletes every grant of `userId` (their account is being deleted). */
   async deleteUser(userId: string): Promise<void> {
-    await this.options.store.deleteSettings(`${SETTING_PREFIX}${userId}:`)
-    for (const key of [...this.tokens.keys()]) if (key.startsWith(`${SETTING_PREFIX}${userId}:`)) this.tokens.delete(key)
+    await this.grants.forgetUser(userId)
+    for (const key of [...this.tokens.keys()]) if (key.startsWith(grantKey(userId, ''))) this.tokens.delete(key)
   }
 
   /**
@@ -329,7 +248,7 @@ export class McpAuthorizations {
    * together cause one refresh, and one that was refused after it found the new token already).
    */
   transportAuthFor(userId: string, server: string): { authProvider: AuthProvider, fetch: FetchLike } {
-    const key = settingKey(userId, server)
+    const key = grantKey(userId, server)
     const carried = new WeakMap<Response, string>()
     const send = this.options.fetchFn ?? fetch
     return {
@@ -357,10 +276,10 @@ export class McpAuthorizations {
 
   /** A valid access token of `userId` for `server`; throws `McpAuthorizationRequired` when they must (re)authorise. */
   async accessToken(userId: string, server: string): Promise<string> {
-    const key = settingKey(userId, server)
+    const key = grantKey(userId, server)
     const cached = this.tokens.get(key)
     if (cached && cached.expiresAt - EXPIRY_SKEW_MS > this.now()) return cached.token
-    const grant = await this.read(userId, server)
+    const grant = await this.grants.read(userId, server)
     const usable = this.usableToken(grant)
     if (usable) return this.remember(key, grant!, usable)
     if (grant?.status !== 'connected' || !grant.tokens) throw authorizationRequired(server, grant)
@@ -385,7 +304,7 @@ export class McpAuthorizations {
    * refresh at a time per person and server, in this process and across instances.
    */
   private refresh(userId: string, server: string, stale: string | undefined): Promise<string> {
-    const key = settingKey(userId, server)
+    const key = grantKey(userId, server)
     const under = this.refreshing.get(key)
     if (under) return under
     const refresh = this.refreshUnderLock(userId, server, stale).finally(() => this.refreshing.delete(key))
@@ -394,7 +313,7 @@ export class McpAuthorizations {
   }
 
   private async refreshUnderLock(userId: string, server: string, stale: string | undefined): Promise<string> {
-    const key = settingKey(userId, server)
+    const key = grantKey(userId, server)
     const lock = `${key}:refresh`
     const owner = randomUUID()
     const { store } = this.options
@@ -403,14 +322,14 @@ export class McpAuthorizations {
     while (!(await store.tryLock(lock, owner, LOCK_TTL_MS, this.now()))) {
       this.stats.refreshWaits++
       await new Promise(resolve => setTimeout(resolve, LOCK_POLL_MS))
-      const grant = await this.read(userId, server)
+      const grant = await this.grants.read(userId, server)
       const fresh = this.usableToken(grant)
       if (fresh && fresh !== stale) return this.remember(key, grant!, fresh)
       if (grant?.status !== 'connected') throw authorizationRequired(server, grant)
       if (this.now() > giveUpAt) throw new Error(`Refreshing the authorisation for MCP server "${server}" is taking too long; try again.`)
     }
     try {
-      const grant = await this.read(userId, server)
+      const grant = await this.grants.read(userId, server)
       if (grant?.status !== 'connected' || !grant.tokens) throw authorizationRequired(server, grant)
       // Refreshed meanwhile (by the holder we waited for, or just before us): use that.
       const fresh = this.usableToken(grant)
@@ -429,15 +348,15 @@ export class McpAuthorizations {
           fetchFn: this.options.fetchFn,
         })
       } catch (error) {
-        if (error instanceof OAuthError && GRANT_REFUSALS.has(error.code)) return await this.needsReauthorizing(userId, server, grant, describe(error))
+        if (error instanceof OAuthError && GRANT_REFUSALS.has(error.code)) return await this.needsReauthorizing(userId, server, grant, describeOAuthError(error))
         // Unreachable or a server error: the grant may still be good; only this call fails.
-        throw new Error(`Could not refresh the authorisation for MCP server "${server}": ${describe(error)}`)
+        throw new Error(`Could not refresh the authorisation for MCP server "${server}": ${describeOAuthError(error)}`)
       }
       this.stats.refreshes++
       const provider = new GrantProvider(grant, { redirectUrl: grant.redirectUrl ?? '', now: () => this.now() })
       provider.saveTokens({ ...next, issuer: tokens.issuer })
       grant.problem = undefined
-      await this.write(userId, server, grant)
+      await this.grants.write(userId, server, grant)
       return this.remember(key, grant, next.access_token)
     } finally {
       await store.unlock(lock, owner).catch(() => {})
@@ -446,26 +365,10 @@ export class McpAuthorizations {
 
   private async needsReauthorizing(userId: string, server: string, grant: McpOAuthGrant, problem: string): Promise<never> {
     const refused: McpOAuthGrant = { ...grant, status: 'reauthorize', tokens: undefined, expiresAt: undefined, problem }
-    await this.write(userId, server, refused)
-    this.tokens.delete(settingKey(userId, server))
+    await this.grants.write(userId, server, refused)
+    this.tokens.delete(grantKey(userId, server))
     this.options.logger.warn(`MCP server "${server}": the authorisation of ${userId} needs renewing (${problem}).`)
     this.options.onChange?.(userId, server)
     throw new McpAuthorizationRequired(server, 'reauthorize', problem)
-  }
-
-  private async read(userId: string, server: string): Promise<McpOAuthGrant | undefined> {
-    const sealed = await this.options.store.getSetting(settingKey(userId, server))
-    if (!sealed) return undefined
-    const opened = this.options.secretBox.open(sealed)
-    if (opened === undefined) return undefined
-    try {
-      return JSON.parse(opened) as McpOAuthGrant
-    } catch {
-      return undefined
-    }
-  }
-
-  private async write(userId: string, server: string, grant: McpOAuthGrant): Promise<void> {
-    await this.options.store.setSetting(settingKey(userId, server), this.options.secretBox.seal(JSON.stringify(grant)))
   }
 }
