@@ -60,7 +60,7 @@ async function resolvePrincipal(event: H3Event, newGuest = true): Promise<Sessio
   if (authorization !== undefined) {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
     if (!token) throw new AuthError('bad-token', 'The Authorization header must be "Bearer <token>", with a token from Settings → API tokens.')
-    return accounts.principalForToken(token)
+    return accounts.tokens.principalFor(token)
   }
   const data = await readSessionData(event)
   const holder = sessionHolder(data)

@@ -39,7 +39,7 @@ function largeClasses(file: string, maxMethods: number): string[] {
 /** Files and classes of server/lib past the sizes one person holds in their head, known today: they may only shrink off this list. */
 const KNOWN_LARGE = {
   files: [] as string[],
-  classes: ['AccountService'],
+  classes: [] as string[],
 }
 
 /** Functions (declarations, methods, arrows) of `file` longer than `maxLines`, as `file:line name (n lines)`. */

@@ -6,6 +6,6 @@ import type { AdminSettings } from '../../../shared/types/account'
  */
 export default defineEventHandler(async (event) => {
   await requireSessionUser(event, { role: 'admin' })
-  const [signup, publicShareLinks] = await Promise.all([useAccounts().signupPolicy(), usePersonal().shares.openToAnyone()])
+  const [signup, publicShareLinks] = await Promise.all([useAccounts().signups.policy(), usePersonal().shares.openToAnyone()])
   return { signup, publicShareLinks } satisfies AdminSettings
 })

@@ -13,8 +13,8 @@ const bodySchema = z.object({
 export default defineEventHandler(async (event) => {
   await requireSessionUser(event, { role: 'admin' })
   const body = await readJsonBody(event, bodySchema)
-  if (body.signup) await useAccounts().setSignupPolicy(body.signup)
+  if (body.signup) await useAccounts().signups.setPolicy(body.signup)
   if (body.publicShareLinks !== undefined) await usePersonal().shares.setOpenToAnyone(body.publicShareLinks)
-  const [signup, publicShareLinks] = await Promise.all([useAccounts().signupPolicy(), usePersonal().shares.openToAnyone()])
+  const [signup, publicShareLinks] = await Promise.all([useAccounts().signups.policy(), usePersonal().shares.openToAnyone()])
   return { signup, publicShareLinks } satisfies AdminSettings
 })

@@ -10,5 +10,5 @@ export default defineEventHandler(async (event) => {
   const query = await getValidatedQuery(event, raw => querySchema.safeParse(raw))
   if (!query.success) throw createError({ statusCode: 400, statusMessage: `Invalid query: ${z.prettifyError(query.error).replaceAll('\n', ' ')}` })
   const day = query.data.day ?? new Date().toISOString().slice(0, 10)
-  return { day, rows: await useAccounts().usageOn(day) }
+  return { day, rows: await useAccounts().usage.on(day) }
 })

@@ -4,7 +4,7 @@ import { ACCOUNT_LIMITS, type AuthState } from '../../../shared/types/account'
 export default defineEventHandler(async (event): Promise<AuthState> => {
   const user = await requireSessionUser(event, { optional: true })
   const accounts = useAccounts()
-  const [needsSetup, signup] = await Promise.all([accounts.needsSetup(), accounts.signupPolicy()])
+  const [needsSetup, signup] = await Promise.all([accounts.needsSetup(), accounts.signups.policy()])
   const site = event.context.site
   const setupCodeRequired = needsSetup && !site.siteConfigured && !site.loopback
   return { user, needsSetup, setupCodeRequired, signup, guests: useServerConfig(event).auth.guests, limits: ACCOUNT_LIMITS }

@@ -1,13 +1,16 @@
 /**
- * Accounts: the first-run admin, sign-up under the admin's policy, sign-in, personal API tokens,
- * invites, and what an admin may change. Sessions themselves (cookies) are the facade's; this
+ * Accounts: the first-run admin, sign-up under the admin's policy (signup-settings.ts), sign-in,
+ * personal API tokens (personal-api-tokens.ts), usage reports (usage-reports.ts), and what an
+ * admin may change. Sessions themselves (cookies) are the facade's; this
  * decides who someone is and whether a session of theirs still counts.
  */
-import { createHash, randomBytes } from 'node:crypto'
-import type { Account, ApiTokenSummary, CreatedApiToken, CreatedInvite, Role, SessionPrincipal, SignupPolicy } from '../../../shared/types/account'
-import type { MyUsage, RoleLimitTable, UserUsageRow } from '../../../shared/types/limits'
-import { accountNameKey, LastAdminError, type AccountPatch, type AccountStore, type ApiTokenStore, type StoredAccount, type StoredApiToken } from '../stores/accounts/account-store'
-import { hashApiToken, looksLikeApiToken, newApiToken } from './api-tokens'
+import { randomBytes } from 'node:crypto'
+import type { Account, Role, SessionPrincipal } from '../../../shared/types/account'
+import type { RoleLimitTable } from '../../../shared/types/limits'
+import { accountNameKey, LastAdminError, type AccountPatch, type AccountStore, type ApiTokenStore, type StoredAccount } from '../stores/accounts/account-store'
+import { PersonalApiTokens } from './personal-api-tokens'
+import { UsageReports } from './usage-reports'
+import { hashInviteCode, SignupSettings } from './signup-settings'
 import { AttemptLimits, type AttemptLimitSettings } from './attempt-limits'
 import { AuthError } from './auth-errors'
 import { FirstRunGuard, type FirstRunRequest } from './first-run'
@@ -38,8 +41,6 @@ export interface AccountSettings extends AttemptLimitSettings {
   roleLimits: RoleLimitTable
 }
 
-const SIGNUP_SETTING = 'signup-policy'
-const SIGNUP_POLICIES: readonly SignupPolicy[] = ['closed', 'open', 'invite']
 /** Why a session or a password check no longer holds: its account changed or went. */
 const SESSION_ENDED = 'Your session has ended (the password was changed or the account removed). Sign in again.'
 /** Most accounts an admin listing returns. */
@@ -64,14 +65,6 @@ function badInvite(invite: string | undefined): AuthError {
   return new AuthError('bad-invite', invite ? 'This invite link was already used or has expired. Ask the admin for a new one.' : 'Sign-up needs an invite link from the admin.')
 }
 
-function tokenSummary(token: StoredApiToken): ApiTokenSummary {
-  return { id: token.id, name: token.name, prefix: token.prefix, createdAt: token.createdAt, lastUsedAt: token.lastUsedAt }
-}
-
-function hashInviteCode(code: string): string {
-  return createHash('sha256').update(code).digest('hex')
-}
-
 const WRONG_CREDENTIALS = 'That name and password do not match an account.'
 
 /** The stores the account service works over. */
@@ -94,9 +87,19 @@ export class AccountService {
 
   private readonly deletionSteps: Array<(accountId: string) => Promise<void>> = []
 
-  constructor(private readonly stores: AccountServiceStores, private readonly passwords: PasswordHasher, private readonly settings: AccountSettings) {
+  /** Each person's API tokens (a token is minted only with the account's password). */
+  readonly tokens: PersonalApiTokens
+  /** Usage today, for each person and for the admin. */
+  readonly usage: UsageReports
+  /** The admin's sign-up policy and invites. */
+  readonly signups: SignupSettings
+
+  constructor(private readonly stores: AccountServiceStores, private readonly passwords: PasswordHasher, settings: AccountSettings) {
     this.attempts = new AttemptLimits(settings)
     this.limits = new RoleLimitPolicy(stores.settings, settings.roleLimits)
+    this.tokens = new PersonalApiTokens(stores, settings.tokensPerUser, (userId, password, wrong) => this.confirmPassword(userId, password, wrong))
+    this.usage = new UsageReports(stores, this.limits)
+    this.signups = new SignupSettings(stores, settings.inviteTtlMs)
   }
 
   /**
@@ -118,35 +121,9 @@ export class AccountService {
     return account ? { userId: id, role: account.role, name: account.name, ...(account.disabled ? { disabled: true } : {}) } : { userId: id, role: 'guest' }
   }
 
-  /** `principal`'s usage today (UTC) against its role's limits. */
-  async usageToday(principal: SessionPrincipal, now = Date.now()): Promise<MyUsage> {
-    const day = new Date(now).toISOString().slice(0, 10)
-    const [used, limits] = await Promise.all([this.stores.usage.getUsage(principal.id, day), this.limits.forRole(principal.role)])
-    const date = new Date(now)
-    return { day, tokens: used?.tokens ?? 0, cost: used?.cost ?? 0, jobs: used?.jobs ?? 0, limits, resetsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1) }
-  }
-
-  /** Everyone's usage on `day` (UTC), most tokens first, with their names (guests as "Guest"). */
-  async usageOn(day: string, limit = MAX_LISTED_ACCOUNTS): Promise<UserUsageRow[]> {
-    const rows = await this.stores.usage.listUsage(day, limit)
-    return Promise.all(rows.map(async (row) => {
-      const account = await this.stores.accounts.getAccount(row.userId)
-      return { ...row, name: account?.name ?? 'Guest', role: account?.role ?? 'guest' }
-    }))
-  }
-
   /** Whether the first visitor still has to create the admin account. */
   async needsSetup(): Promise<boolean> {
     return !(await this.stores.accounts.hasAccounts())
-  }
-
-  async signupPolicy(): Promise<SignupPolicy> {
-    const stored = await this.stores.settings.getSetting(SIGNUP_SETTING)
-    return SIGNUP_POLICIES.includes(stored as SignupPolicy) ? stored as SignupPolicy : 'closed'
-  }
-
-  async setSignupPolicy(policy: SignupPolicy): Promise<void> {
-    await this.stores.settings.setSetting(SIGNUP_SETTING, policy)
   }
 
   /** Who may create the first account (the setup code printed at start-up). */
@@ -180,7 +157,7 @@ export class AccountService {
       if (refusal) throw new AuthError('setup-code', refusal)
       return this.createFirstAdmin(name, password, fromGuest)
     }
-    const policy = await this.signupPolicy()
+    const policy = await this.signups.policy()
     // An invite is the admin's decision: it works under every policy ("closed" only means nobody
     // signs up without one); under "open" none is needed and none is used up.
     const inviteHash = policy !== 'open' && invite ? hashInviteCode(invite) : undefined
@@ -224,49 +201,14 @@ export class AccountService {
     return { id: account.id, name: account.name, role: account.role }
   }
 
-  /** The principal an `Authorization: Bearer` token stands for. */
-  async principalForToken(token: string, now = Date.now()): Promise<SessionPrincipal> {
-    const stored = looksLikeApiToken(token) ? await this.stores.tokens.findApiToken(hashApiToken(token)) : null
-    const account = stored ? await this.stores.accounts.getAccount(stored.userId) : null
-    if (!stored || !account) throw new AuthError('bad-token', 'This API token is not valid: it was revoked or mistyped. Create a new one in Settings.')
-    if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
-    // Last use to the minute is plenty, and saves a write per request.
-    if (stored.lastUsedAt === null || now - stored.lastUsedAt > 60_000) await this.stores.tokens.touchApiToken(stored.id, now)
-    return { id: account.id, name: account.name, role: account.role }
-  }
-
   /** Ends every session of the account, on every device, and revokes its API tokens. */
   async endAllSessions(id: string): Promise<void> {
     await this.stores.accounts.updateAccount(id, { endSessions: true })
-    await this.revokeAllTokens(id)
-  }
-
-  /** Revokes every API token of the account (its sessions ended: a token must not outlive them). */
-  private async revokeAllTokens(userId: string): Promise<void> {
-    for (const token of await this.stores.tokens.listApiTokens(userId)) await this.stores.tokens.deleteApiToken(userId, token.id)
+    await this.tokens.revokeAll(id)
   }
 
   async getAccount(id: string): Promise<StoredAccount | null> {
     return this.stores.accounts.getAccount(id)
-  }
-
-  async listTokens(userId: string): Promise<ApiTokenSummary[]> {
-    return (await this.stores.tokens.listApiTokens(userId)).map(tokenSummary)
-  }
-
-  /**
-   * A new token for the user, its secret shown this once. The account's password is asked again
-   * (a session or a token alone cannot mint one), counted like a sign-in against the account.
-   */
-  async createToken(userId: string, name: string, password: string, now = Date.now()): Promise<CreatedApiToken> {
-    await this.confirmPassword(userId, password, 'That is not your password; a token is created only with it.')
-    if ((await this.stores.tokens.listApiTokens(userId)).length >= this.settings.tokensPerUser) {
-      throw new AuthError('too-many-tokens', `You have ${this.settings.tokensPerUser} API tokens, the most allowed. Revoke one you no longer use first.`)
-    }
-    const { token, prefix, tokenHash } = newApiToken()
-    const stored: StoredApiToken = { id: crypto.randomUUID(), userId, name, prefix, tokenHash, createdAt: now, lastUsedAt: null }
-    await this.stores.tokens.createApiToken(stored)
-    return { ...tokenSummary(stored), token }
   }
 
   /**
@@ -278,7 +220,7 @@ export class AccountService {
     await this.confirmPassword(userId, currentPassword, 'That is not your current password.')
     // Tokens first: a crash between the two leaves the old password with no tokens (the person
     // tries again), never a new password with the old tokens still working.
-    await this.revokeAllTokens(userId)
+    await this.tokens.revokeAll(userId)
     const updated = await this.stores.accounts.updateAccount(userId, { passwordHash: await this.passwords.hash(newPassword) })
     if (!updated) throw new AuthError('session-ended', SESSION_ENDED)
     return updated
@@ -304,18 +246,6 @@ export class AccountService {
     await this.attempts.signInSucceeded(key)
   }
 
-  async revokeToken(userId: string, tokenId: string): Promise<boolean> {
-    return this.stores.tokens.deleteApiToken(userId, tokenId)
-  }
-
-  /** A one-use invite code, valid for the configured time. */
-  async createInvite(adminId: string, now = Date.now()): Promise<CreatedInvite> {
-    const code = randomBytes(24).toString('base64url')
-    const expiresAt = now + this.settings.inviteTtlMs
-    await this.stores.accounts.createInvite({ codeHash: hashInviteCode(code), createdBy: adminId, expiresAt, now })
-    return { code, expiresAt }
-  }
-
   async listAccounts(): Promise<Account[]> {
     return (await this.stores.accounts.listAccounts(MAX_LISTED_ACCOUNTS)).map(publicAccount)
   }
@@ -329,7 +259,7 @@ export class AccountService {
     if (change.password !== undefined) patch.passwordHash = await this.passwords.hash(change.password)
     const updated = await keepingAnAdmin(this.stores.accounts.updateAccount(id, patch))
     // A new password or a disabled account ends its sessions; its tokens end with them.
-    if (updated && (change.password !== undefined || change.disabled === true)) await this.revokeAllTokens(id)
+    if (updated && (change.password !== undefined || change.disabled === true)) await this.tokens.revokeAll(id)
     return updated ? publicAccount(updated) : null
   }
 

@@ -50,15 +50,15 @@ describe('AccountService', () => {
     expect((await refusal(accounts.createFirstAdmin('Eve', 'password-1'))).refusal).toBe('already-set-up')
     expect((await refusal(accounts.signUp('Bob', 'password-1', undefined))).refusal).toBe('signup-closed')
     // An invite works under the default "closed" policy too: the admin made it.
-    const early = await accounts.createInvite('admin')
+    const early = await accounts.signups.createInvite('admin')
     expect((await refusal(accounts.signUp('Bob', 'password-1', 'not-a-code'))).refusal).toBe('bad-invite')
     expect((await accounts.signUp('Eve-Invited', 'password-1', early.code)).role).toBe('user')
     expect((await refusal(accounts.signUp('Fay', 'password-1', early.code))).refusal).toBe('bad-invite')
-    await accounts.setSignupPolicy('open')
+    await accounts.signups.setPolicy('open')
     expect((await accounts.signUp('Bob', 'password-1', undefined)).role).toBe('user')
     expect((await refusal(accounts.signUp('BOB', 'password-1', undefined))).refusal).toBe('name-taken')
-    await accounts.setSignupPolicy('invite')
-    const { code } = await accounts.createInvite('admin')
+    await accounts.signups.setPolicy('invite')
+    const { code } = await accounts.signups.createInvite('admin')
     expect((await refusal(accounts.signUp('Cy', 'password-1', 'wrong'))).refusal).toBe('bad-invite')
     expect((await accounts.signUp('Cy', 'password-1', code)).name).toBe('Cy')
     expect((await refusal(accounts.signUp('Di', 'password-1', code))).refusal).toBe('bad-invite')
@@ -129,40 +129,40 @@ describe('AccountService', () => {
 
   it('issues tokens shown once and stored hashed, up to the per-account cap, and refuses revoked or malformed ones', async () => {
     const ada = await accounts.signUp('Ada', 'password-1', undefined)
-    expect((await refusal(accounts.createToken(ada.id, 'script', 'not-my-password'))).refusal).toBe('wrong-password')
-    const first = await accounts.createToken(ada.id, 'script', 'password-1')
-    await accounts.createToken(ada.id, 'cron', 'password-1')
-    expect((await refusal(accounts.createToken(ada.id, 'third', 'password-1'))).refusal).toBe('too-many-tokens')
+    expect((await refusal(accounts.tokens.create(ada.id, 'script', 'not-my-password'))).refusal).toBe('wrong-password')
+    const first = await accounts.tokens.create(ada.id, 'script', 'password-1')
+    await accounts.tokens.create(ada.id, 'cron', 'password-1')
+    expect((await refusal(accounts.tokens.create(ada.id, 'third', 'password-1'))).refusal).toBe('too-many-tokens')
     expect(JSON.stringify(await store.listApiTokens(ada.id))).not.toContain(first.token)
-    expect(await accounts.principalForToken(first.token)).toMatchObject({ id: ada.id, role: 'admin' })
-    expect((await accounts.listTokens(ada.id)).find(token => token.id === first.id)?.lastUsedAt).not.toBeNull()
-    await accounts.revokeToken(ada.id, first.id)
-    expect((await refusal(accounts.principalForToken(first.token))).refusal).toBe('bad-token')
-    expect((await refusal(accounts.principalForToken('or3_short'))).refusal).toBe('bad-token')
+    expect(await accounts.tokens.principalFor(first.token)).toMatchObject({ id: ada.id, role: 'admin' })
+    expect((await accounts.tokens.list(ada.id)).find(token => token.id === first.id)?.lastUsedAt).not.toBeNull()
+    await accounts.tokens.revoke(ada.id, first.id)
+    expect((await refusal(accounts.tokens.principalFor(first.token))).refusal).toBe('bad-token')
+    expect((await refusal(accounts.tokens.principalFor('or3_short'))).refusal).toBe('bad-token')
   })
 
   it('revokes an account\'s tokens when its sessions end: sign out everywhere, a new password, disabled', async () => {
     const ada = await accounts.signUp('Ada', 'password-1', undefined)
     const bob = await accounts.createAccount('Bob', 'password-2', 'user')
-    const mint = async (id: string, password: string) => (await accounts.createToken(id, 'script', password)).token
+    const mint = async (id: string, password: string) => (await accounts.tokens.create(id, 'script', password)).token
     let token = await mint(ada.id, 'password-1')
     await accounts.endAllSessions(ada.id)
-    expect((await refusal(accounts.principalForToken(token))).refusal).toBe('bad-token')
+    expect((await refusal(accounts.tokens.principalFor(token))).refusal).toBe('bad-token')
     token = await mint(bob.id, 'password-2')
     await accounts.updateAccount(bob.id, { password: 'password-3' })
-    expect((await refusal(accounts.principalForToken(token))).refusal).toBe('bad-token')
+    expect((await refusal(accounts.tokens.principalFor(token))).refusal).toBe('bad-token')
     token = await mint(bob.id, 'password-3')
     await accounts.updateAccount(bob.id, { disabled: true })
     await accounts.updateAccount(bob.id, { disabled: false })
-    expect((await refusal(accounts.principalForToken(token))).refusal).toBe('bad-token')
+    expect((await refusal(accounts.tokens.principalFor(token))).refusal).toBe('bad-token')
     // Guessing the password to mint a token counts like guessing it to sign in.
-    for (let attempt = 0; attempt < 3; attempt++) await refusal(accounts.createToken(bob.id, 'x', 'guess'))
-    expect((await refusal(accounts.createToken(bob.id, 'x', 'password-3'))).refusal).toBe('too-many-attempts')
+    for (let attempt = 0; attempt < 3; attempt++) await refusal(accounts.tokens.create(bob.id, 'x', 'guess'))
+    expect((await refusal(accounts.tokens.create(bob.id, 'x', 'password-3'))).refusal).toBe('too-many-attempts')
   })
 
   it('changes a person\'s own password with the current one: tokens and sessions end; a crash between leaves the old password and no tokens, never the old tokens', async () => {
     const ada = await accounts.signUp('Ada', 'password-1', undefined)
-    const token = (await accounts.createToken(ada.id, 'script', 'password-1')).token
+    const token = (await accounts.tokens.create(ada.id, 'script', 'password-1')).token
     expect((await refusal(accounts.changePassword(ada.id, 'wrong', 'password-2'))).refusal).toBe('wrong-password')
     // The store fails the password write once (a crash between the two steps).
     const updateAccount = store.updateAccount.bind(store)
@@ -171,7 +171,7 @@ describe('AccountService', () => {
       throw new Error('the store went away')
     }
     await expect(accounts.changePassword(ada.id, 'password-1', 'password-2')).rejects.toThrow('the store went away')
-    expect((await refusal(accounts.principalForToken(token))).refusal).toBe('bad-token')
+    expect((await refusal(accounts.tokens.principalFor(token))).refusal).toBe('bad-token')
     expect((await accounts.signIn('Ada', 'password-1', undefined)).id).toBe(ada.id)
     // Tried again: done, and sessions of the old version end.
     const before = (await store.getAccount(ada.id))!.sessionVersion
@@ -184,7 +184,7 @@ describe('AccountService', () => {
 
   it('checks the invite before the name, so a missing or wrong invite answers the same for a taken and a free name, at the same cost', async () => {
     await accounts.signUp('Ada', 'password-1', undefined)
-    await accounts.setSignupPolicy('invite')
+    await accounts.signups.setPolicy('invite')
     const hashes = hasher.hashes
     for (const invite of [undefined, 'wrong-code']) {
       const taken = await refusal(accounts.signUp('Ada', 'password-1', invite))
@@ -195,7 +195,7 @@ describe('AccountService', () => {
     // No refusal hashed a password.
     expect(hasher.hashes).toBe(hashes)
     // A holder of a good invite who picks a taken name is told so, and keeps the invite.
-    const { code } = await accounts.createInvite('admin')
+    const { code } = await accounts.signups.createInvite('admin')
     expect((await refusal(accounts.signUp('Ada', 'password-2', code))).refusal).toBe('name-taken')
     expect((await accounts.signUp('Zed', 'password-2', code)).name).toBe('Zed')
   })
@@ -203,7 +203,7 @@ describe('AccountService', () => {
   it('counts sign-ups per address, refused or not', async () => {
     const limited = new AccountService(accountStoresOf(store), hasher, { ...settings, signupsPerIpPerHour: 2 })
     await limited.signUp('Ada', 'password-1', undefined, undefined, '203.0.113.5')
-    await limited.setSignupPolicy('open')
+    await limited.signups.setPolicy('open')
     await limited.signUp('Bob', 'password-1', undefined, undefined, '203.0.113.5')
     const third = await refusal(limited.signUp('Cy', 'password-1', undefined, undefined, '203.0.113.5'))
     expect(third.refusal).toBe('too-many-attempts')
@@ -213,7 +213,7 @@ describe('AccountService', () => {
 
   it('turns a guest into one account when it signs up twice at once (409 for the other, never a 500)', async () => {
     await accounts.signUp('Ada', 'password-1', undefined)
-    await accounts.setSignupPolicy('open')
+    await accounts.signups.setPolicy('open')
     const results = await Promise.allSettled([accounts.signUp('Gus', 'password-1', undefined, 'guest-9'), accounts.signUp('Gwen', 'password-1', undefined, 'guest-9')])
     expect(results.filter(result => result.status === 'fulfilled')).toHaveLength(1)
     const refused = (results.find(result => result.status === 'rejected') as PromiseRejectedResult).reason
@@ -230,7 +230,7 @@ describe('AccountService', () => {
 
   it('lets a guest\'s sign-up take over the guest id, once, after which that id is no guest', async () => {
     await accounts.signUp('Ada', 'password-1', undefined)
-    await accounts.setSignupPolicy('open')
+    await accounts.signups.setPolicy('open')
     const guestId = crypto.randomUUID()
     expect(await accounts.isGuestId(guestId)).toBe(true)
     const account = await accounts.signUp('Gus', 'password-1', undefined, guestId)

@@ -2,5 +2,5 @@
 export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
   if (user.role === 'guest') return []
-  return useAccounts().listTokens(user.id)
+  return useAccounts().tokens.list(user.id)
 })

@@ -12,5 +12,5 @@ export default defineEventHandler(async (event) => {
   if (user.role === 'guest') throw createError({ statusCode: 403, statusMessage: 'Not allowed', message: 'Guests cannot create API tokens. Create an account first.' })
   const body = await readJsonBody(event, bodySchema)
   setResponseStatus(event, 201)
-  return useAccounts().createToken(user.id, body.name, body.password)
+  return useAccounts().tokens.create(user.id, body.name, body.password)
 })
