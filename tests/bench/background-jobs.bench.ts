@@ -29,6 +29,7 @@ import { freePort } from '../support/free-port'
 import { SessionClient } from '../support/job-stream-client'
 import { testServerConfig } from '../support/server-config'
 import { percentile, processCpuMs, processRssMb } from './support/process-stats'
+import { processTools } from '../../server/lib/tools/run-tools'
 
 const JOBS = 50
 const VIEWERS_PER_JOB = 20
@@ -145,7 +146,7 @@ async function measureWrites(label: string, store: JobStore, writes: () => numbe
   const job = await store.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'bench/model', request: { model: 'bench/model', messages: [{ role: 'user', content: 'go' }], fields: {} } })
   const before = writes()
   const started = now()
-  await runChatJob({ job, store, hub: new JobLiveHub(), config, endpoint: { baseUrl: fake.url, apiKey: 'sk-bench', label: 'OpenRouter' }, signal: new AbortController().signal })
+  await runChatJob({ tools: processTools, job, store, hub: new JobLiveHub(), config, endpoint: { baseUrl: fake.url, apiKey: 'sk-bench', label: 'OpenRouter' }, signal: new AbortController().signal })
   const windows = Math.ceil((now() - started) / config.backgroundJobs.flush.intervalMs)
   const count = writes() - before
   const stored = await store.getJob(job.id)
@@ -417,7 +418,7 @@ describe('background jobs', () => {
     const store = createSqliteJobStore({ path: join(dataDir, 'heap.sqlite') })
     const hub = new JobLiveHub({ graceMs: 20 })
     const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-bench' }, backgroundJobs: { maxConcurrentJobs: 100 }, limits: { fairShare: 1, roles: { user: { jobsAtOnce: 100, jobStartsPerMinute: 1_000_000 } } } })
-    const manager = new BackgroundJobManager({ store, hub, config, secretBox: createSecretBox('a benchmark secret that is long enough') })
+    const manager = new BackgroundJobManager({ tools: processTools, store, hub, config, secretBox: createSecretBox('a benchmark secret that is long enough') })
     // An upstream of its own that keeps no request log, so the heap measured is the job layer's.
     const upstream = await startFakeOpenRouter([], { keepRequests: false })
     config.openrouter.baseUrl = upstream.url

@@ -8,6 +8,7 @@
 import type { ServerConfig } from '../config/server-config'
 import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import type { ToolCredentials } from '../tools/tool-types'
+import type { RunTools } from '../tools/run-tools'
 import { resolveChatEndpoint } from '../models/chat-endpoint'
 import type { ChatEndpoint } from '../openrouter/chat-client'
 import type { StoredAttachmentContent } from '../attachments/attachments'
@@ -64,6 +65,8 @@ export interface RunServices {
   observer?: JobObserver
   /** A saved workflow by id, for workflow steps that run another (none: such steps fail). */
   loadWorkflow?: (workflowId: string) => Promise<SavedWorkflow | null>
+  /** The tool registry runs read and run tools through (the process's: `processTools`). */
+  tools: RunTools
 }
 
 /** What the runs need besides the services: the manager's collaborators. */
@@ -183,6 +186,7 @@ export class LocalRuns {
       toolAccess: this.options.toolAccess ? () => this.options.toolAccess!(job.userId) : undefined,
       credentials: this.options.credentialsFor ? () => this.options.credentialsFor!(job.userId) : undefined,
       inputs: this.options.inputs,
+      tools: this.options.tools,
       // Files only of the job's own user: a request naming another person's file gets "no longer available".
       readAttachment: this.options.readAttachment
         ? async (attachmentId: string) => {

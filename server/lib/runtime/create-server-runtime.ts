@@ -21,6 +21,7 @@ import { McpCredentialConsents } from '../tools/mcp/consents'
 import { McpServers } from '../tools/mcp/servers'
 import { loadToolPolicyFile, ToolPolicy } from '../tools/policy/tool-policy'
 import { deferServerToolsReady, listServerTools, onServerToolsChanged, registerServerTool } from '../tools/registry'
+import { processTools } from '../tools/run-tools'
 import { Subagents } from '../jobs/subagents'
 import { ToolChangeFeed } from '../tools/tool-changes'
 import { LiveEventStreams } from '../http/live-events'
@@ -166,6 +167,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive, observer: metrics })
   const jobs = new BackgroundJobManager({
     observer: metrics,
+    tools: processTools,
     store: stores.jobs,
     hub,
     config,

@@ -11,6 +11,7 @@ import { textReply, toolCallReply, useFakeOpenRouter, type FakeReply } from '../
 import { registerBuiltinToolsOnly } from '../../support/upstream'
 import { registerServerTool } from '../../../server/lib/tools/registry'
 import { testServerConfig } from '../../support/server-config'
+import { processTools } from '../../../server/lib/tools/run-tools'
 
 // Two job layers ("instances") sharing one convex-test backend, as two Nitro servers share one
 // Convex deployment: a job started on one is watched, aborted and, once its lease expires,
@@ -36,7 +37,7 @@ function instances() {
   const make = (instanceId: string, client: ConvexFunctionClient = backend) => {
     const store = createConvexJobStore({ client, secret, instanceId, leaseMs: LEASE_MS })
     const hub = new JobLiveHub({ graceMs: 50, batchIntervalMs: 20 })
-    return { store, hub, manager: new BackgroundJobManager({ store, hub, config, secretBox: createSecretBox('a shared secret box key long enough!!') }) }
+    return { store, hub, manager: new BackgroundJobManager({ tools: processTools, store, hub, config, secretBox: createSecretBox('a shared secret box key long enough!!') }) }
   }
   return { backend, make }
 }

@@ -11,6 +11,7 @@ import type { JobStore } from '../../../server/lib/stores/jobs/job-store'
 import { fakeChunkMeta, textReply, useFakeOpenRouter } from '../../support/fake-openrouter'
 import { roleChunk } from '../../../server/lib/openrouter/chunks'
 import { testServerConfig } from '../../support/server-config'
+import { processTools } from '../../../server/lib/tools/run-tools'
 
 const fake = useFakeOpenRouter()
 let store: JobStore
@@ -21,7 +22,7 @@ const request = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user' as cons
 function newManager(overrides: Parameters<typeof testServerConfig>[0] = {}) {
   const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server', retryBaseDelayMs: 5 }, backgroundJobs: { maxConcurrentJobs: 3 }, limits: { roles: { user: { jobsAtOnce: 2 } } }, ...overrides })
   store = createMemoryJobStore()
-  manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox })
+  manager = new BackgroundJobManager({ tools: processTools, store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox })
   return manager
 }
 
@@ -140,7 +141,7 @@ describe('BackgroundJobManager', () => {
     const usage = createMemoryAccountBackend()
     const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server' }, limits: { roles: { user: { dailyTokens: 20 } } } })
     store = createMemoryJobStore()
-    manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox, usage })
+    manager = new BackgroundJobManager({ tools: processTools, store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox, usage })
     fake.script(() => textReply('word '.repeat(100), { pieceSize: 5, delayMs: 2 }))
     const job = await manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })
     await manager.runs.settled(job.id)
@@ -164,7 +165,7 @@ describe('budget reservations', () => {
     const usage = createMemoryAccountBackend()
     const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server', retryBaseDelayMs: 5 }, backgroundJobs: { maxConcurrentJobs: 20 }, limits: { fairShare: 1, roles: { user: { dailyTokens, jobsAtOnce: 10, workflowModelCalls: 200 } } } })
     store = createMemoryJobStore()
-    manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox, usage })
+    manager = new BackgroundJobManager({ tools: processTools, store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox, usage })
     return usage
   }
 

@@ -15,6 +15,7 @@ import type { JobInputRequest } from '../../../shared/types/input-request'
 import { textReply, toolCallReply, useFakeOpenRouter, type RecordedRequest } from '../../support/fake-openrouter'
 import { registerBuiltinToolsOnly } from '../../support/upstream'
 import { testServerConfig } from '../../support/server-config'
+import { processTools } from '../../../server/lib/tools/run-tools'
 
 const fake = useFakeOpenRouter()
 const secretBox = createSecretBox('a test secret that is long enough to use')
@@ -27,7 +28,7 @@ const LOCATE = { name: 'get_location', description: 'Where the user is', paramet
 function newManager(maxConcurrentJobs = 20) {
   const config = testServerConfig({ openrouter: { baseUrl: fake.url, apiKey: 'sk-server', retryBaseDelayMs: 5 }, backgroundJobs: { maxConcurrentJobs, waits: { timeoutMs: 60_000, claimMs: 30_000, pollMs: 50 } }, limits: { fairShare: 1 } })
   store = createMemoryJobStore()
-  manager = new BackgroundJobManager({ store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox })
+  manager = new BackgroundJobManager({ tools: processTools, store, hub: new JobLiveHub({ graceMs: 10 }), config, secretBox })
 }
 
 /** The model calls the tool the user names, then repeats its result. */

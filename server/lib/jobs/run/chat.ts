@@ -8,7 +8,6 @@ import { expandAttachments } from '../../attachments/attachments'
 import { chatClientOptions } from '../../models/chat-endpoint'
 import type { ChatEndpoint } from '../../openrouter/chat-client'
 import type { ToolExecutionLoopResult } from '../../agent/tool-loop'
-import { getServerTool, whenServerToolsReady } from '../../tools/registry'
 import { followSignal } from '../../follow-signal'
 import type { ResumePlan } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
@@ -112,7 +111,7 @@ async function openRun(harness: JobRunHarness, options: ChatJobRunOptions, text:
     startState.resumeCount = job.resumeCount + 1
     await store.updateJobMetadata(job.id, { content: text.content, reasoning: text.reasoning, resumeCount: startState.resumeCount })
     await store.updateJob(job.id, { activeToolCalls })
-    await whenServerToolsReady()
+    await options.tools.ready()
   }
   await harness.openLive(startState, resume !== undefined)
 }
@@ -153,7 +152,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
         resume,
         journal: chatJournal(harness, text),
         tools: harness.agentTools(),
-        isIdempotent: name => getServerTool(name)?.idempotent === true,
+        isIdempotent: name => options.tools.get(name)?.idempotent === true,
         loop: {
           jobId: job.id,
           userId: job.userId,

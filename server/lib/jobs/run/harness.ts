@@ -9,6 +9,7 @@ import { toPublicJob } from '../public-job'
 import type { ServerConfig } from '../../config/server-config'
 import type { ToolAccessCheck } from '../../tools/policy/tool-policy'
 import type { ToolCredentials } from '../../tools/tool-types'
+import type { RunTools } from '../../tools/run-tools'
 import type { JobStore } from '../../stores/jobs/job-store'
 import type { JobLiveHub } from '../live-hub'
 import { ThrottledJobWriter } from '../writer'
@@ -56,6 +57,8 @@ export interface JobRunOptions {
   logger?: JobLogger
   /** Where the run reports tool calls and its end for monitoring (none: nowhere). */
   observer?: JobObserver
+  /** The tool registry the run reads and runs tools through. */
+  tools: RunTools
 }
 
 /** The shared parts of one run. */

@@ -8,9 +8,7 @@
 import { executeToolLoop, type ToolLoopCallbacks } from '../../agent/tool-loop'
 import { chatClientOptions } from '../../models/chat-endpoint'
 import type { ChatEndpoint } from '../../openrouter/chat-client'
-import { executeServerTool } from '../../tools/execute-tool'
 import { toolCallStatusOf } from '../../tools/run-tool-calls'
-import { getServerTool, whenServerToolsReady } from '../../tools/registry'
 import { executeWorkflow } from '../../workflows/execute'
 import { tooLongStepError, type AgentStepHooks, type NodeOutcome, type WorkflowRunDependencies, type WorkflowRunResult } from '../../workflows/run-contract'
 import { nestedStepState } from '../../workflows/step-scope'
@@ -188,7 +186,7 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
     resume,
     journal: stepJournal(hooks, () => text),
     tools: harness.agentTools(),
-    isIdempotent: name => getServerTool(name)?.idempotent === true,
+    isIdempotent: name => options.tools.get(name)?.idempotent === true,
     loop: {
       ...context.loopBase(request.model, endpoint, step.signal),
       initialMessages: messages,
@@ -263,9 +261,9 @@ async function runToolStep(context: WorkflowJobContext, name: string, args: unkn
     const decision = await toolCallPeople(options.inputs, job, [], `node:${nodeId}:`).approve({ id: 'tool', index: 0, name, arguments: JSON.stringify(args) }, 0, signal).finally(() => harness.toolFinished())
     if (!decision.approved) return { error: decision.error }
   }
-  if (!getServerTool(name)?.idempotent && !await markStarted()) return { error: `the server could not record that "${name}" was starting, so it did not run it (a restart could otherwise run it twice). Try again.` }
+  if (!options.tools.get(name)?.idempotent && !await markStarted()) return { error: `the server could not record that "${name}" was starting, so it did not run it (a restart could otherwise run it twice). Try again.` }
   harness.toolCallStarted(name)
-  const outcome = await executeServerTool(name, JSON.stringify(args), { userId: job.userId, threadId: job.threadId, jobId: job.id, signal, credentials: await options.credentials?.() })
+  const outcome = await options.tools.run(name, JSON.stringify(args), { userId: job.userId, threadId: job.threadId, jobId: job.id, signal, credentials: await options.credentials?.() })
   harness.toolCallFinished(name, toolCallStatusOf(outcome), outcome.executionTimeMs)
   return outcome.error === undefined ? { output: outcome.result ?? '' } : { error: outcome.error }
 }
@@ -292,7 +290,7 @@ function stepDependencies(context: WorkflowJobContext, live: LiveStepText): Work
       if (asked.request.status === 'expired') return { approved: false, reason: 'nobody answered in time' }
       return { error: 'stopped' }
     },
-    isIdempotent: name => getServerTool(name)?.idempotent ?? false,
+    isIdempotent: name => options.tools.get(name)?.idempotent ?? false,
     loadWorkflow: async (workflowId, nodeId) => {
       const saved = await options.loadWorkflow?.(workflowId)
       if (!saved || saved.userId !== job.userId) return { error: `there is no workflow “${workflowId}” of yours to run (was it deleted?)` }
@@ -320,7 +318,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
   const resumed = job.workflowState !== undefined
   await harness.openLive({ ...job, resumeCount: resumed ? job.resumeCount + 1 : job.resumeCount }, resumed)
   if (resumed) await store.updateJobMetadata(job.id, { resumeCount: job.resumeCount + 1 })
-  await whenServerToolsReady()
+  await options.tools.ready()
   const context = new WorkflowJobContext(options, harness)
   const live = new LiveStepText(state => harness.events.showWorkflowState(state))
   const writes = new CoalescedStateWrites(state => harness.events.workflowState(state))

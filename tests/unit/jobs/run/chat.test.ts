@@ -9,6 +9,7 @@ import type { BackgroundJob, JobCheckpoint } from '../../../../shared/types/job'
 import { textReply, toolCallReply, useFakeOpenRouter } from '../../../support/fake-openrouter'
 import { registerBuiltinToolsOnly } from '../../../support/upstream'
 import { testServerConfig } from '../../../support/server-config'
+import { processTools } from '../../../../server/lib/tools/run-tools'
 
 const fake = useFakeOpenRouter()
 let store: JobStore
@@ -36,7 +37,7 @@ async function createJob(): Promise<BackgroundJob> {
 }
 
 function run(job: BackgroundJob, signal = new AbortController().signal, resume?: ResumePlan) {
-  return runChatJob({ job, store, hub, config, signal, resume, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
+  return runChatJob({ tools: processTools, job, store, hub, config, signal, resume, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
 }
 
 describe('runChatJob', () => {
@@ -82,7 +83,7 @@ describe('runChatJob', () => {
     fake.script([textReply(text, { pieceSize: 100, delayMs: 2 })])
     const job = await createJob()
     const small = testServerConfig({ openrouter: { retryBaseDelayMs: 5 }, limits: { jobContentChars: 1_000 } })
-    const outcome = await runChatJob({ job, store, hub, config: small, signal: new AbortController().signal, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
+    const outcome = await runChatJob({ tools: processTools, job, store, hub, config: small, signal: new AbortController().signal, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
     expect(outcome).toBe('error')
     const stored = (await store.getJob(job.id))!
     expect(stored.content).toBe(text.slice(0, 1_000))

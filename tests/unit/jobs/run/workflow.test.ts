@@ -16,6 +16,7 @@ import type { AgentStepCheckpoint, WorkflowState } from '../../../../shared/type
 import { textReply, toolCallReply, useFakeOpenRouter, type RecordedRequest } from '../../../support/fake-openrouter'
 import { registerBuiltinToolsOnly } from '../../../support/upstream'
 import { testServerConfig } from '../../../support/server-config'
+import { processTools } from '../../../../server/lib/tools/run-tools'
 
 const fake = useFakeOpenRouter()
 const config = testServerConfig({ openrouter: { retryBaseDelayMs: 5 } })
@@ -58,7 +59,7 @@ async function createJob(workflowState?: WorkflowState): Promise<BackgroundJob> 
 
 function run(job: BackgroundJob, signal = new AbortController().signal) {
   const inputs = new JobInputs({ store, hub, settings: { timeoutMs: 60_000, claimMs: 30_000, pollMs: 50 } })
-  return runWorkflowJob({ job, store, hub, config, signal, inputs, endpointFor: () => ({ baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' }) })
+  return runWorkflowJob({ tools: processTools, job, store, hub, config, signal, inputs, endpointFor: () => ({ baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' }) })
 }
 
 /** A run that stopped inside the mail step, at `checkpoint`. */
