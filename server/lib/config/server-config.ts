@@ -201,6 +201,8 @@ export const serverConfigSchema = z.object({
       "Days a workflow run (its inputs, every step's output, tool calls, timings and cost) is kept in its history after it ends; the job's live state goes after `…_COMPLETED_JOB_RETENTION_MS`."),
     scheduleTickMs: setting(z.number().int().min(100).max(600_000), 10_000,
       'How often each instance looks for scheduled workflow runs that are due (a run starts at most this late).'),
+    scheduleGraceSeconds: setting(z.number().int().min(0).max(3_600), 5,
+      'An occurrence whose run has not started within one check (`…_SCHEDULE_TICK_MS`) and this many seconds of its time counts as missed: a schedule set to `skip` skips it, `run-once` runs the latest missed occurrence once.'),
     scheduleMinIntervalSeconds: setting(z.number().int().min(1).max(86_400), 60,
       'Shortest time between two runs of one workflow schedule; a schedule that would run more often is refused (400).'),
     schedulesPerUser: setting(z.number().int().min(0).max(1_000), 20,

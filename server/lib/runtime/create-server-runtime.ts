@@ -229,6 +229,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       await stores.jobs.addNotification({ userId: schedule.userId, jobId, threadId: `workflow:${schedule.workflowId}`, kind: 'job-error', title: `A scheduled run${schedule.label ? ` (${schedule.label})` : ''} did not start`, body: message.slice(0, 300) })
     },
     tickMs: config.workflows.scheduleTickMs,
+    graceMs: config.workflows.scheduleGraceSeconds * 1000,
     minIntervalSeconds: config.workflows.scheduleMinIntervalSeconds,
     perUser: config.workflows.schedulesPerUser,
     logger: jobsLogger,

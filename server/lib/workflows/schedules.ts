@@ -12,8 +12,10 @@
  * most one lock lapse late). During: the job either exists (found, not started again) or not
  * (started). After, before the schedule moved on: as during.
  *
- * An occurrence missed while no instance ran (more than `missedAfterMs` late) is run once (the
- * latest one missed) or skipped, as the schedule says; one that comes while the schedule's last
+ * An occurrence missed while no instance ran (its run not started within a tick and `graceMs` of
+ * its time) is run once or skipped, as the schedule says: when several were missed, only the
+ * latest counts (the earlier ones are past anyway), so "run once" runs the latest and "skip"
+ * skips to the next that is due; one that comes while the schedule's last
  * run still runs is skipped unless the schedule allows overlap. A run that cannot start (the
  * owner's limits, a workflow no longer valid) is recorded on the schedule and told to its owner.
  */
@@ -51,8 +53,8 @@ export interface WorkflowSchedulesOptions {
   tickMs: number
   minIntervalSeconds: number
   perUser: number
-  /** How late an occurrence is when it counts as missed (default: two ticks, at least a minute). */
-  missedAfterMs?: number
+  /** How much later than one tick after its time an occurrence's run may start before it counts as missed. */
+  graceMs: number
   now?: () => number
   /** This instance's name on locks (default: a random one). */
   instanceId?: string
@@ -71,8 +73,9 @@ export class WorkflowSchedules {
     this.book = new ScheduleBook(options.settings, options.instanceId ?? `schedules-${crypto.randomUUID()}`, this.now)
   }
 
+  /** How late an occurrence may start before it counts as missed: a tick (it may fall just after one) and the grace. */
   private get missedAfterMs(): number {
-    return this.options.missedAfterMs ?? Math.max(2 * this.options.tickMs, 60_000)
+    return this.options.tickMs + this.options.graceMs
   }
 
   /** A workflow's schedules, oldest first. */
@@ -178,8 +181,9 @@ export class WorkflowSchedules {
       await this.book.save(schedule)
       return
     }
-    const missed = now - schedule.nextRunAt > this.missedAfterMs
-    const occurrence = missed ? Math.max(schedule.nextRunAt, times.lastBy(now) ?? schedule.nextRunAt) : schedule.nextRunAt
+    // The latest occurrence that is due: any before it were missed whatever their lateness.
+    const occurrence = Math.max(schedule.nextRunAt, times.lastBy(now) ?? schedule.nextRunAt)
+    const missed = now - occurrence > this.missedAfterMs
     const outcome = missed && schedule.missed === 'skip'
       ? { at: now, occurrence, status: 'skipped' as const, message: 'missed while the server was down (this schedule skips missed runs)' }
       : await this.startOccurrence(schedule, occurrence, now)

@@ -30,6 +30,7 @@ function cluster(options: { settings?: SettingsStore, refuse?: (jobId: string) =
     findRun: async jobId => runs.get(jobId) ?? null,
     notifyFailure: async (_schedule, _jobId, message) => void failures.push(message),
     tickMs: 10_000,
+    graceMs: 5_000,
     minIntervalSeconds: 60,
     perUser: 8,
     now: () => clock.now,
@@ -92,13 +93,35 @@ describe('workflow schedules', () => {
     const made = clock.now
     const runOnce = await scheduler.create('wf-1', 'owner', every(1))
     const skip = await scheduler.create('wf-2', 'owner', every(1, { missed: 'skip' }))
-    clock.now += 10 * MINUTE + 5_000
+    // Back 30 s after the tenth occurrence: past a tick and the grace, so all ten were missed.
+    clock.now += 10 * MINUTE + 30_000
     await scheduler.tick()
     expect(started).toHaveLength(1)
     const [ran] = await scheduler.list('wf-1')
     expect(ran).toMatchObject({ id: runOnce.id, last: { status: 'started', occurrence: made + 10 * MINUTE }, nextRunAt: made + 11 * MINUTE })
     const [skipped] = await scheduler.list('wf-2')
     expect(skipped).toMatchObject({ id: skip.id, last: { status: 'skipped', message: expect.stringContaining('missed while the server was down') }, nextRunAt: made + 11 * MINUTE })
+  })
+
+  it('counts an occurrence as missed once it is a tick and the grace late (an outage under a minute too), and runs only the latest due', async () => {
+    const { clock, started, instance, finishAll } = cluster()
+    const scheduler = instance('a')
+    const made = clock.now
+    const skip = await scheduler.create('wf-1', 'owner', every(1, { missed: 'skip' }))
+    const runOnce = await scheduler.create('wf-2', 'owner', every(1))
+    // Down for the first occurrence and back 20 s after it: past the 10 s tick and 5 s grace.
+    clock.now = made + MINUTE + 20_000
+    await scheduler.tick()
+    expect(started).toHaveLength(1)
+    expect((await scheduler.list('wf-1'))[0]).toMatchObject({ id: skip.id, last: { status: 'skipped', occurrence: made + MINUTE, message: expect.stringContaining('missed') }, nextRunAt: made + 2 * MINUTE })
+    expect((await scheduler.list('wf-2'))[0]).toMatchObject({ id: runOnce.id, last: { status: 'started', occurrence: made + MINUTE }, nextRunAt: made + 2 * MINUTE })
+    // Two occurrences passed, the later only 3 s ago: that one runs (on time), the earlier was missed.
+    finishAll()
+    clock.now = made + 3 * MINUTE + 3_000
+    await scheduler.tick()
+    expect((await scheduler.list('wf-1'))[0]).toMatchObject({ last: { status: 'started', occurrence: made + 3 * MINUTE }, nextRunAt: made + 4 * MINUTE })
+    expect((await scheduler.list('wf-2'))[0]).toMatchObject({ last: { status: 'started', occurrence: made + 3 * MINUTE }, nextRunAt: made + 4 * MINUTE })
+    expect(started).toHaveLength(3)
   })
 
   it('skips an occurrence while the last run still runs, unless overlap is allowed', async () => {
