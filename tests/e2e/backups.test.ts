@@ -182,6 +182,12 @@ describe('a person\'s own data', () => {
     expect(everything).not.toMatch(/lighthouses|Root/)
     expect(names.some(name => name.includes(rootThread))).toBe(false)
 
+    // More that Bea owns: a webhook and a schedule on her workflow, an API token, a preference.
+    const beaWorkflow = ((await bea.json('/api/workflows')).workflows as Array<{ id: string }>)[0]!.id
+    expect((await bea.post(`/api/workflows/${beaWorkflow}/webhook`, {})).status).toBe(201)
+    expect((await bea.post(`/api/workflows/${beaWorkflow}/schedules`, { cron: '0 8 * * *', timezone: 'UTC' })).status).toBe(201)
+    expect((await bea.post('/api/auth/tokens', { name: 'script', password: 'bea has a long password' })).status).toBe(201)
+
     // Deleting needs the password; the last admin cannot leave without another.
     const wrong = await bea.fetch('/api/me', { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'not it at all' }) })
     expect(wrong.status).toBe(403)
@@ -197,6 +203,15 @@ describe('a person\'s own data', () => {
     expect(count('SELECT count(*) AS n FROM thread_attachments WHERE user_id = ?', beaId)).toBe(0)
     expect(count('SELECT count(*) AS n FROM workflows WHERE user_id = ?', beaId)).toBe(0)
     expect(count('SELECT count(*) AS n FROM accounts WHERE id = ?', beaId)).toBe(0)
+    // And nothing anywhere names her: every column of every table, settings keys and values included
+    // (a webhook's record, a schedule, a grant), her ended jobs and their notifications too.
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map(row => row.name)
+    expect(tables).toEqual(expect.arrayContaining(['settings', 'background_jobs', 'job_notifications', 'workflows', 'threads']))
+    const naming = tables.flatMap((table) => {
+      const columns = (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>).map(row => row.name)
+      return columns.filter(column => count(`SELECT count(*) AS n FROM "${table}" WHERE instr(CAST("${column}" AS TEXT), ?) > 0`, beaId) > 0).map(column => `${table}.${column}`)
+    })
+    expect(naming).toEqual([])
     // Root's are untouched.
     expect((await root.json(`/api/threads/${rootThread}`)).messages).toHaveLength(2)
     db.close()

@@ -188,6 +188,24 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       expect(await store.cleanupExpired(300)).toBe(0)
     })
 
+    it('deletes every ended job of one person whatever its age, and all their notifications, for an account being deleted', async () => {
+      const ended = await store.createJob(jobInput({ now: 1 }))
+      const running = await store.createJob(jobInput({ now: 2 }))
+      const others = await store.createJob(jobInput({ userId: 'user-b', now: 3 }))
+      await store.completeJob(ended.id, { content: 'a', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: Date.now() })
+      await store.completeJob(others.id, { content: 'b', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 100 })
+      await store.addNotification({ userId: 'user-a', jobId: ended.id, threadId: 't', kind: 'job-complete', title: 'Done', body: 'a' })
+      await store.addNotification({ userId: 'user-a', jobId: 'gone-long-ago', threadId: 't', kind: 'job-error', title: 'Failed', body: 'x' })
+      await store.addNotification({ userId: 'user-b', jobId: others.id, threadId: 't', kind: 'job-complete', title: 'Done', body: 'b' })
+
+      expect(await store.cleanupExpired(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, 'user-a')).toBe(1)
+      expect(await store.getJob(ended.id)).toBeNull()
+      expect(await store.getJob(running.id)).not.toBeNull()
+      expect(await store.getJob(others.id)).not.toBeNull()
+      expect(await store.listNotifications('user-a')).toEqual([])
+      expect((await store.listNotifications('user-b')).map(item => item.jobId)).toEqual([others.id])
+    })
+
     it('records notifications per user, newest first, and marks them read', async () => {
       const first = await store.addNotification({ userId: 'user-a', jobId: 'j1', threadId: 't1', kind: 'job-complete', title: 'Answer ready', body: 'first', now: 10 })
       const second = await store.addNotification({ userId: 'user-a', jobId: 'j2', threadId: 't2', kind: 'job-error', title: 'Answer failed', body: 'second', now: 20 })

@@ -236,7 +236,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
 
   // A deleted account's data goes first: its jobs, threads, workflows and their runs, then what it kept with tools.
-  accounts.onAccountDeleted(userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows }, userId))
+  const workflowWebhooks = new WorkflowWebhooks({ settings: stores.settings, secretBox: createSecretBox(secret, 'workflow-webhooks'), limiterFor: stores.limiterFor, runsPerMinute: config.workflows.webhookRunsPerMinute })
+  accounts.onAccountDeleted(userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows, webhooks: workflowWebhooks }, userId))
   accounts.onAccountDeleted(userId => workspaces.deleteUser(userId))
   accounts.onAccountDeleted(userId => userTools.deleteUser(userId))
   accounts.onAccountDeleted(userId => credentials.deleteUser(userId))
@@ -291,7 +292,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     threads: stores.threads,
     workflows: stores.workflows,
     workflowSchedules,
-    workflowWebhooks: new WorkflowWebhooks({ settings: stores.settings, secretBox: createSecretBox(secret, 'workflow-webhooks'), limiterFor: stores.limiterFor, runsPerMinute: config.workflows.webhookRunsPerMinute }),
+    workflowWebhooks,
     accounts,
     personal,
     shares,

@@ -161,7 +161,15 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
     async listStreamingJobs() {
       return (await client.query(api.jobs.listStreaming, { secret })).map(toJob)
     },
-    async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore) {
+    async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore, ofUser) {
+      if (ofUser !== undefined) {
+        let total = 0
+        while (true) {
+          const { deleted, hasMore } = await client.mutation(api.jobs.deleteEndedOfUser, { secret, userId: ofUser, finishedBefore: Math.min(finishedBefore, Number.MAX_SAFE_INTEGER) })
+          total += deleted
+          if (!hasMore) return total
+        }
+      }
       while ((await client.mutation(api.jobs.compactLogs, { secret, endedBefore: logsEndedBefore })).hasMore);
       let total = 0
       while (true) {

@@ -137,8 +137,10 @@ export interface JobStore extends InputRequestStore {
   /**
    * Deletes jobs that finished before `finishedBefore` (and their notifications), and folds the run
    * logs of jobs that ended before `logsEndedBefore` into their rows (the log goes); returns how many jobs went.
+   * With `ofUser`, only that person's jobs, and all their notifications (their account is being
+   * deleted: with `finishedBefore` Infinity, every job of theirs that has ended goes).
    */
-  cleanupExpired(finishedBefore: number, logsEndedBefore?: number): Promise<number>
+  cleanupExpired(finishedBefore: number, logsEndedBefore?: number, ofUser?: string): Promise<number>
   addNotification(notification: NewJobNotification): Promise<JobNotification>
   /** Newest first. */
   listNotifications(userId: string, options?: { unreadOnly?: boolean, limit?: number }): Promise<JobNotification[]>

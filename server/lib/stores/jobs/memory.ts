@@ -85,9 +85,10 @@ export function createMemoryJobStore(): JobStore {
     async listStreamingJobs() {
       return [...jobs.values()].filter(job => job.status === 'streaming').map(job => structuredClone(job))
     },
-    async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore) {
+    async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore, ofUser) {
       const removed = new Set<string>()
       for (const job of jobs.values()) {
+        if (ofUser !== undefined && job.userId !== ofUser) continue
         if (job.status !== 'streaming' && job.completedAt !== undefined && job.completedAt < logsEndedBefore) logs.delete(job.id)
         if (job.status !== 'streaming' && job.completedAt !== undefined && job.completedAt < finishedBefore) {
           jobs.delete(job.id)
@@ -96,7 +97,7 @@ export function createMemoryJobStore(): JobStore {
         }
       }
       for (const notification of notifications.values()) {
-        if (removed.has(notification.jobId)) notifications.delete(notification.id)
+        if (removed.has(notification.jobId) || notification.userId === ofUser) notifications.delete(notification.id)
       }
       deleteForJobs(removed)
       return removed.size

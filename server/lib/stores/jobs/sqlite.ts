@@ -88,6 +88,11 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     deleteInputRequestsOfExpired: db.prepare(`DELETE FROM job_input_requests WHERE job_id IN
       (SELECT id FROM background_jobs WHERE status != 'streaming' AND completed_at < ?)`),
     deleteExpired: db.prepare(`DELETE FROM background_jobs WHERE status != 'streaming' AND completed_at < ?`),
+    // One person's (an account being deleted): their ended jobs whatever their age, and every notification of theirs.
+    deleteNotificationsOfUser: db.prepare('DELETE FROM job_notifications WHERE user_id = ?'),
+    deleteInputRequestsOfUserEnded: db.prepare(`DELETE FROM job_input_requests WHERE job_id IN
+      (SELECT id FROM background_jobs WHERE user_id = ? AND status != 'streaming' AND completed_at < ?)`),
+    deleteEndedOfUser: db.prepare(`DELETE FROM background_jobs WHERE user_id = ? AND status != 'streaming' AND completed_at < ?`),
     insertNotification: db.prepare(`INSERT INTO job_notifications (id, user_id, job_id, thread_id, kind, title, body, created_at)
       VALUES (@id, @userId, @jobId, @threadId, @kind, @title, @body, @createdAt)`),
     listNotifications: db.prepare<[string, number], NotificationRow>('SELECT * FROM job_notifications WHERE user_id = ? ORDER BY created_at DESC LIMIT ?'),
@@ -171,6 +176,12 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
       }
     }
     return changed
+  })
+
+  const cleanupOfUser = db.transaction((userId: string, finishedBefore: number) => {
+    statements.deleteNotificationsOfUser.run(userId)
+    statements.deleteInputRequestsOfUserEnded.run(userId, finishedBefore)
+    return statements.deleteEndedOfUser.run(userId, finishedBefore).changes
   })
 
   const cleanup = db.transaction((finishedBefore: number, logsEndedBefore: number) => {
@@ -273,7 +284,9 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     async listStreamingJobs() {
       return statements.listStreaming.all().map(toJob)
     },
-    async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore) {
+    async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore, ofUser) {
+      // SQLite compares a number with Infinity as a REAL: every finished job is before it.
+      if (ofUser !== undefined) return cleanupOfUser(ofUser, finishedBefore)
       return cleanup(finishedBefore, logsEndedBefore)
     },
     async addNotification({ now, ...fields }) {
