@@ -185,7 +185,8 @@ describe('a person\'s own data', () => {
     // More that Bea owns: a webhook and a schedule on her workflow, an API token, a preference.
     const beaWorkflow = ((await bea.json('/api/workflows')).workflows as Array<{ id: string }>)[0]!.id
     expect((await bea.post(`/api/workflows/${beaWorkflow}/webhook`, {})).status).toBe(201)
-    expect((await bea.post(`/api/workflows/${beaWorkflow}/schedules`, { cron: '0 8 * * *', timezone: 'UTC' })).status).toBe(201)
+    const scheduled = await bea.post(`/api/workflows/${beaWorkflow}/schedules`, { cron: '0 8 * * *', timezone: 'UTC', prompt: 'the morning digest' })
+    expect(scheduled.status, await scheduled.clone().text()).toBe(201)
     expect((await bea.post('/api/auth/tokens', { name: 'script', password: 'bea has a long password' })).status).toBe(201)
 
     // Deleting needs the password; the last admin cannot leave without another.
@@ -209,7 +210,10 @@ describe('a person\'s own data', () => {
     expect(tables).toEqual(expect.arrayContaining(['settings', 'background_jobs', 'job_notifications', 'workflows', 'threads']))
     const naming = tables.flatMap((table) => {
       const columns = (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>).map(row => row.name)
-      return columns.filter(column => count(`SELECT count(*) AS n FROM "${table}" WHERE instr(CAST("${column}" AS TEXT), ?) > 0`, beaId) > 0).map(column => `${table}.${column}`)
+      return columns.flatMap((column) => {
+        const found = db.prepare(`SELECT substr(CAST("${column}" AS TEXT), 1, 80) AS v FROM "${table}" WHERE instr(CAST("${column}" AS TEXT), ?) > 0 LIMIT 1`).get(beaId) as { v: string } | undefined
+        return found ? [`${table}.${column}: ${found.v}`] : []
+      })
     })
     expect(naming).toEqual([])
     // Root's are untouched.

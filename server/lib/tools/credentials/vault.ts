@@ -157,7 +157,7 @@ export class CredentialVault {
 
   /** Deletes everything the user saved (their account is being deleted). */
   async deleteUser(userId: string): Promise<void> {
-    await this.options.settings.setSetting(SETTING_PREFIX + userId, '')
+    await this.options.settings.deleteSettings(SETTING_PREFIX + userId)
   }
 
   private async read(userId: string): Promise<CredentialMap> {
