@@ -111,12 +111,7 @@ function lockHolderAlive(lock: string): boolean {
 
 async function runNuxtBuild(rootDir: string, dir: string): Promise<void> {
   const output: string[] = []
-  // The project's build is what every e2e and browser file waits for, while the other files share
-  // the two cores with it: where this run may raise a process's priority (as root in CI), the
-  // build gets it. The fixture app's build runs later, beside the app's files, at theirs.
-  const favoured = rootDir === projectRoot && process.getuid?.() === 0 && existsSync('/usr/bin/nice')
-  const command = favoured ? ['/usr/bin/nice', '-n', '-5', process.execPath] : [process.execPath]
-  const child = spawn(command[0]!, [...command.slice(1), nuxtBin, 'build', rootDir], {
+  const child = spawn(process.execPath, [nuxtBin, 'build', rootDir], {
     cwd: rootDir,
     // nuxt.config.ts puts .nuxt/ and .output/ under OR3_TEST_BUILD_DIR.
     env: productionEnv({ OR3_TEST_BUILD_DIR: dir }),
