@@ -11,7 +11,7 @@
 import { readOperatorFile } from '../../config/operator-file'
 import { z } from 'zod'
 import type { SecretBox } from '../../security/secret-box'
-import type { SettingsReadWrite } from '../../stores/settings/settings-store'
+import type { SettingsStore } from '../../stores/settings/settings-store'
 import type { ToolCredentials } from '../tool-types'
 import type { CredentialService } from '../../../../shared/types/credentials'
 import { DomainError, type HttpAnswer } from '../../domain-error'
@@ -55,7 +55,7 @@ export function loadCredentialsFile(path: string): CredentialMap {
 
 /** What the vault needs. */
 export interface CredentialVaultOptions {
-  settings: SettingsReadWrite
+  settings: Pick<SettingsStore, 'getSetting' | 'setSetting' | 'deleteSettings'>
   secretBox: SecretBox
   /** The operator's server-wide values. */
   serverWide: CredentialMap
