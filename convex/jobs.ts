@@ -418,52 +418,47 @@ export const compactLogs = serverMutation({
   },
 })
 
+type EndedStatus = 'complete' | 'error' | 'aborted' | 'rejected'
+
+/**
+ * Deletes ended jobs (with their rows) that `endedOf` finds for each ended status: at most `batch`
+ * jobs, and about `CLEANUP_TEXT_BUDGET` of their text, per mutation; `hasMore` when it stopped there.
+ */
+async function deleteEndedJobs(ctx: MutationCtx, batch: number, endedOf: (status: EndedStatus, take: number) => Promise<Array<Doc<'background_jobs'>>>): Promise<{ deleted: number, hasMore: boolean }> {
+  let deleted = 0
+  let text = 0
+  for (const status of ['complete', 'error', 'aborted', 'rejected'] as const) {
+    for (const job of await endedOf(status, batch - deleted)) {
+      const size = job.content.length + job.reasoning.length + (job.content_length ?? 0) + (job.reasoning_length ?? 0)
+      if (deleted > 0 && text + size > CLEANUP_TEXT_BUDGET) return { deleted, hasMore: true }
+      await deleteJobRows(ctx, job.job_id)
+      await ctx.db.delete(job._id)
+      deleted++
+      text += size
+    }
+    if (deleted >= batch) return { deleted, hasMore: true }
+  }
+  return { deleted, hasMore: false }
+}
+
 /** One person's ended jobs (finished before `finishedBefore`) and all their notifications, in batches: their account is being deleted. */
 export const deleteEndedOfUser = serverMutation({
   args: { userId: v.string(), finishedBefore: v.number(), batch: v.optional(v.number()) },
   handler: async (ctx, { userId, finishedBefore, batch = 50 }) => {
-    let deleted = 0
-    let text = 0
-    for (const status of ['complete', 'error', 'aborted', 'rejected'] as const) {
-      const ended = await ctx.db.query('background_jobs')
-        .withIndex('by_user_status', q => q.eq('user_id', userId).eq('status', status))
-        .filter(q => q.lt(q.field('completed_at'), finishedBefore))
-        .take(batch - deleted)
-      for (const job of ended) {
-        const size = job.content.length + job.reasoning.length + (job.content_length ?? 0) + (job.reasoning_length ?? 0)
-        if (deleted > 0 && text + size > CLEANUP_TEXT_BUDGET) return { deleted, hasMore: true }
-        await deleteJobRows(ctx, job.job_id)
-        await ctx.db.delete(job._id)
-        deleted++
-        text += size
-      }
-      if (deleted >= batch) return { deleted, hasMore: true }
-    }
+    const jobs = await deleteEndedJobs(ctx, batch, (status, take) => ctx.db.query('background_jobs')
+      .withIndex('by_user_status', q => q.eq('user_id', userId).eq('status', status))
+      .filter(q => q.lt(q.field('completed_at'), finishedBefore))
+      .take(take))
+    if (jobs.hasMore) return jobs
     const notifications = await ctx.db.query('job_notifications').withIndex('by_user_and_created', q => q.eq('user_id', userId)).take(batch)
     for (const notification of notifications) await ctx.db.delete(notification._id)
-    return { deleted, hasMore: notifications.length === batch }
+    return { deleted: jobs.deleted, hasMore: notifications.length === batch }
   },
 })
 
 export const cleanupExpired = serverMutation({
   args: { finishedBefore: v.number(), batch: v.optional(v.number()) },
-  handler: async (ctx, { finishedBefore, batch = 50 }) => {
-    let deleted = 0
-    let text = 0
-    for (const status of ['complete', 'error', 'aborted', 'rejected'] as const) {
-      const expired = await ctx.db.query('background_jobs')
-        .withIndex('by_status_and_completed', q => q.eq('status', status).lt('completed_at', finishedBefore))
-        .take(batch - deleted)
-      for (const job of expired) {
-        const size = job.content.length + job.reasoning.length + (job.content_length ?? 0) + (job.reasoning_length ?? 0)
-        if (deleted > 0 && text + size > CLEANUP_TEXT_BUDGET) return { deleted, hasMore: true }
-        await deleteJobRows(ctx, job.job_id)
-        await ctx.db.delete(job._id)
-        deleted++
-        text += size
-      }
-      if (deleted >= batch) return { deleted, hasMore: true }
-    }
-    return { deleted, hasMore: false }
-  },
+  handler: async (ctx, { finishedBefore, batch = 50 }) => deleteEndedJobs(ctx, batch, (status, take) => ctx.db.query('background_jobs')
+    .withIndex('by_status_and_completed', q => q.eq('status', status).lt('completed_at', finishedBefore))
+    .take(take)),
 })
