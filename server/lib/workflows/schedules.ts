@@ -9,8 +9,10 @@
  *   that died after starting the run but before writing that it did finds the run on the next try
  *   and only moves the schedule on; the store refuses a second job with that id in any case.
  * Crash before the run is created: the occurrence is still due, and starts on the next tick (at
- * most one lock lapse late). During: the job either exists (found, not started again) or not
- * (started). After, before the schedule moved on: as during.
+ * most one lock lapse late, which is past the grace: it then counts as missed, run once or skipped
+ * as below). During: the job either exists (found, not started again) or not (started, or skipped
+ * by a schedule that skips missed runs). After, before the schedule moved on: as during (a run
+ * that exists is recorded as started, whether or not the schedule skips missed runs).
  *
  * An occurrence missed while no instance ran (its run not started within a tick and `graceMs` of
  * its time) is run once or skipped, as the schedule says: when several were missed, only the
@@ -59,6 +61,11 @@ export interface WorkflowSchedulesOptions {
   /** This instance's name on locks (default: a random one). */
   instanceId?: string
   logger?: { warn: (message: string, ...details: unknown[]) => void }
+}
+
+/** The run id of `schedule`'s `occurrence`: the same on every instance and after a crash. */
+function occurrenceRunId(schedule: WorkflowSchedule, occurrence: number): string {
+  return derivedRunId('workflow-schedule', schedule.id, String(occurrence))
 }
 
 /** Workflow schedules and their ticker (see the file comment). */
@@ -185,7 +192,7 @@ export class WorkflowSchedules {
     const occurrence = Math.max(schedule.nextRunAt, times.lastBy(now) ?? schedule.nextRunAt)
     const missed = now - occurrence > this.missedAfterMs
     const outcome = missed && schedule.missed === 'skip'
-      ? { at: now, occurrence, status: 'skipped' as const, message: 'missed while the server was down (this schedule skips missed runs)' }
+      ? await this.skipMissed(schedule, occurrence, now)
       : await this.startOccurrence(schedule, occurrence, now)
     schedule.last = outcome
     schedule.nextRunAt = times.nextAfter(Math.max(occurrence, now))
@@ -193,9 +200,19 @@ export class WorkflowSchedules {
     await this.book.save(schedule)
   }
 
+  /**
+   * A missed occurrence of a schedule that skips them: skipped, unless an instance that died before
+   * moving the schedule on had started its run (a lock lapses after a minute, past the grace).
+   */
+  private async skipMissed(schedule: WorkflowSchedule, occurrence: number, now: number): Promise<WorkflowScheduleOutcome> {
+    const jobId = occurrenceRunId(schedule, occurrence)
+    if (await this.options.findRun(jobId)) return { at: now, occurrence, status: 'started', jobId }
+    return { at: now, occurrence, status: 'skipped', message: 'missed while the server was down (this schedule skips missed runs)' }
+  }
+
   /** Starts the run of `occurrence`, unless it started already or the last run still runs. */
   private async startOccurrence(schedule: WorkflowSchedule, occurrence: number, now: number): Promise<WorkflowScheduleOutcome> {
-    const jobId = derivedRunId('workflow-schedule', schedule.id, String(occurrence))
+    const jobId = occurrenceRunId(schedule, occurrence)
     if (await this.options.findRun(jobId)) return { at: now, occurrence, status: 'started', jobId }
     if (!schedule.overlap && schedule.last?.jobId && (await this.options.findRun(schedule.last.jobId))?.status === 'streaming') {
       return { at: now, occurrence, status: 'skipped', message: 'its last run was still going (this schedule does not overlap runs)' }
