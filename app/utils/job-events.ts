@@ -122,3 +122,12 @@ export const RUN_STATUS_LABELS: Record<JobStatus, string> = { streaming: 'Runnin
 
 /** What a workflow step's (or a loop iteration's) status is called. */
 export const STEP_STATUS_LABELS: Record<WorkflowNodeState['status'], string> = { pending: 'Waiting', running: 'Running', completed: 'Done', error: 'Failed', skipped: 'Skipped' }
+
+/** What a step's retries came to, in words: the next try's time while it waits, else how many tries it took (nothing for one try). */
+export function retryNote(step: WorkflowNodeState | undefined): string | undefined {
+  if (!step?.attempts) return undefined
+  if (step.status === 'running' && step.retryAt !== undefined) return `Try ${step.attempts} failed; try ${step.attempts + 1} at ${new Date(step.retryAt).toLocaleTimeString()}`
+  if (step.status === 'completed') return `Done on try ${step.attempts + 1}`
+  if (step.status === 'error') return `Failed after ${step.attempts + 1} tries`
+  return undefined
+}

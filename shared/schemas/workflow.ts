@@ -9,10 +9,25 @@
  * `{{nodes.<id>}}` (an earlier node's output), and in a loop's body `{{item}}`, `{{index}}` and `{{previous}}`.
  */
 import { z } from 'zod'
+import { RETRYABLE_STEP_ERRORS } from '../types/workflow-retry'
 
 const id = z.string().trim().regex(/^[a-z][\w-]{0,62}$/i, 'use letters, digits, "_" or "-", starting with a letter')
 const label = z.string().trim().max(80).optional()
-const retries = z.number().int().min(0).max(5).optional()
+/** How many more times a step runs after it fails for a reason another try may cure. */
+const retries = z.number().int().min(0).max(10).optional()
+/**
+ * How a step waits between tries: `fixed` waits `delaySeconds` each time; `exponential` doubles it
+ * from `delaySeconds` up to `maxDelaySeconds`, each wait drawn between its half and its whole
+ * (jitter, so many runs do not retry at the same moment). `on`: which failures retry (default all four).
+ */
+const retryPolicy = z.object({
+  backoff: z.enum(['fixed', 'exponential']).default('exponential'),
+  delaySeconds: z.number().min(0).max(3_600).default(1),
+  maxDelaySeconds: z.number().min(0).max(86_400).default(60),
+  on: z.array(z.enum(RETRYABLE_STEP_ERRORS)).min(1, 'name at least one kind of failure to retry, or remove the retry policy').max(4).optional(),
+}).strict().optional()
+/** Longest one try of a step may take before it is stopped as timed out (it may then be retried). */
+const timeoutSeconds = z.number().int().min(1).max(86_400).optional()
 const template = z.string().max(20_000)
 /** Where the visual editor draws the node (no effect on a run); absent: laid out automatically. */
 const position = z.object({ x: z.number().finite().min(-100_000).max(100_000), y: z.number().finite().min(-100_000).max(100_000) }).strict().optional()
@@ -31,6 +46,8 @@ const agentNode = z.object({
   tools: z.array(z.string().max(64)).max(50).default([]),
   maxToolRounds: z.number().int().min(0).max(20).default(3),
   retries,
+  retry: retryPolicy,
+  timeoutSeconds,
 })
 const toolNode = z.object({
   id,
@@ -41,6 +58,8 @@ const toolNode = z.object({
   /** Argument values; strings are templates. */
   arguments: z.record(z.string(), z.unknown()).default({}),
   retries,
+  retry: retryPolicy,
+  timeoutSeconds,
 })
 const condition = z.object({
   branch: z.string().trim().min(1, 'Name the branch this condition takes.').max(40),
@@ -62,6 +81,8 @@ const routerNode = z.object({
   /** The branch taken when nothing matches. */
   defaultBranch: z.string().trim().min(1, 'Name the branch taken when no condition matches.').max(40),
   retries,
+  retry: retryPolicy,
+  timeoutSeconds,
 })
 const approvalNode = z.object({
   id,
@@ -89,6 +110,8 @@ const workflowCallNode = z.object({
   /** The child's named inputs, by name (templates). */
   inputs: z.record(z.string().max(40), template).refine(inputs => Object.keys(inputs).length <= 20, 'at most 20 inputs').default({}),
   retries,
+  retry: retryPolicy,
+  timeoutSeconds,
 })
 const parallelNode = z.object({ id, kind: z.literal('parallel'), label, position })
 const mergeNode = z.object({ id, kind: z.literal('merge'), label, position })

@@ -45,8 +45,10 @@ export interface WorkflowNodeState {
   toolCalls?: ActiveToolCall[]
   /** A router's chosen branch. */
   branch?: string
-  /** Failed attempts so far (nodes with retries). */
+  /** Failed tries so far (steps with retries); `error` holds the last one's while the next is due. */
   attempts?: number
+  /** When the step's next try is due (ms since the epoch), while it waits for it: kept so a restart waits out the rest. */
+  retryAt?: number
   /** A tool step: when its tool began to run (recorded before it does, so a restart never runs it twice). */
   toolStartedAt?: number
   /** What its model requests used, every attempt counted (agent and model-router steps; a loop: all its iterations'). */

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { roleChunk } from '../../server/lib/openrouter/chunks'
+import { errorChunk, roleChunk } from '../../server/lib/openrouter/chunks'
 import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { useAppServers, useBuiltApp, useDataDirs, type RunningApp } from '../support/built-app'
@@ -80,6 +80,18 @@ const chain = {
   ],
   edges: [{ from: 'start', to: 'first' }, { from: 'first', to: 'second' }, { from: 'second', to: 'third' }, { from: 'third', to: 'out' }],
 }
+
+/** One agent step between a start and an output, with `step`'s settings. */
+const oneAgent = (name: string, step: Record<string, unknown>) => ({
+  version: 1,
+  name,
+  defaultModel: MODEL,
+  nodes: [{ id: 'start', kind: 'start' }, { id: 'step', kind: 'agent', systemPrompt: name, ...step }, { id: 'out', kind: 'output' }],
+  edges: [{ from: 'start', to: 'step' }, { from: 'step', to: 'out' }],
+})
+
+/** An answer that fails inside its stream (the provider reports an error after the headers): the client does not retry it, the step's policy may. */
+const failsMidStream = (): FakeReply => ({ type: 'stream', steps: [{ chunk: roleChunk(fakeChunkMeta) }, { chunk: errorChunk(fakeChunkMeta, 'server_error', 'Provider overloaded') }, { done: true }] })
 
 describe('workflows on one server', () => {
   // The demo model streams without a pause here: the shipped examples run to their answers, not at reading speed.
@@ -478,6 +490,45 @@ describe('workflows on one server', () => {
     expect((await client.json(`/api/jobs/${polishedId}`)).workflowState.nodeStates.research.child).toMatchObject({ workflowId: made[0]!.id, state: { nodeStates: { final: { status: 'completed' } } } })
   }, 120_000)
 
+  it('retries a step that failed upstream after its backoff, never one that was refused, and ends a try at its timeout', async () => {
+    const client = new SessionClient(app.url)
+    const [flaky, refused, slow] = await Promise.all([
+      save(client, oneAgent('FLAKY-STEP', { retries: 2, retry: { backoff: 'fixed', delaySeconds: 1 } })),
+      save(client, oneAgent('REFUSED-STEP', { retries: 3, retry: { delaySeconds: 0 } })),
+      save(client, oneAgent('SLOW-STEP', { retries: 1, timeoutSeconds: 1, retry: { delaySeconds: 0 } })),
+    ])
+    const seen: Record<string, number[]> = {}
+    const before = fake.requests.length
+    fake.script((request) => {
+      const name = ['FLAKY-STEP', 'REFUSED-STEP', 'SLOW-STEP'].find(key => system(request).includes(key))!
+      const times = (seen[name] ??= [])
+      times.push(Date.now())
+      if (name === 'FLAKY-STEP') return times.length <= 2 ? failsMidStream() : textReply('third time lucky')
+      if (name === 'REFUSED-STEP') return { type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }
+      return { type: 'stream', steps: [{ chunk: roleChunk(fakeChunkMeta) }, { stall: true }] }
+    })
+    const [flakyJob, refusedJob, slowJob] = await Promise.all([run(client, flaky, 'go'), run(client, refused, 'go'), run(client, slow, 'go')])
+    const [flakyEnd, refusedEnd, slowEnd] = await Promise.all([waitForJobEnd(client, flakyJob, 30_000), waitForJobEnd(client, refusedJob, 30_000), waitForJobEnd(client, slowJob, 30_000)])
+
+    // Upstream trouble: tried three times, each wait at least the policy's second (measured at the upstream).
+    expect(flakyEnd).toMatchObject({ status: 'complete', content: 'third time lucky' })
+    expect(flakyEnd.workflowState!.nodeStates.step).toMatchObject({ status: 'completed', attempts: 2 })
+    expect(seen['FLAKY-STEP']).toHaveLength(3)
+    expect(seen['FLAKY-STEP']![1]! - seen['FLAKY-STEP']![0]!).toBeGreaterThanOrEqual(1000)
+    expect(seen['FLAKY-STEP']![2]! - seen['FLAKY-STEP']![1]!).toBeGreaterThanOrEqual(1000)
+    // A refusal (402) would be refused again: one request, however many retries.
+    expect(refusedEnd.status).toBe('error')
+    expect(seen['REFUSED-STEP']).toHaveLength(1)
+    expect(refusedEnd.workflowState!.nodeStates.step!.attempts).toBeUndefined()
+    // A stalled model: each try ends at the step's timeout (the upstream saw the client leave), then the step fails.
+    expect(slowEnd.status).toBe('error')
+    expect(slowEnd.workflowState!.nodeStates.step).toMatchObject({ status: 'error', attempts: 1, error: 'this step took longer than its timeout of 1 s and was stopped' })
+    expect(seen['SLOW-STEP']).toHaveLength(2)
+    const slowRequests = fake.requests.slice(before).filter(request => system(request).includes('SLOW-STEP'))
+    await Promise.all(slowRequests.map(request => fake.settled(fake.requests.indexOf(request))))
+    expect(slowRequests.every(request => request.clientDisconnected)).toBe(true)
+  })
+
   it('routes with a catastrophic pattern on a hostile input without freezing the server, and refuses patterns that need backtracking', async () => {
     const attacker = new SessionClient(app.url)
     const other = new SessionClient(app.url)
@@ -698,6 +749,35 @@ describe('a workflow run across a server restart', () => {
       expect([1, 2, 3, 4, 5].map(n => calls('LOOP-SUMMARY', n))).toEqual([1, 1, 1, 1, 1])
       expect([1, 2, 3, 4, 5].map(n => calls('LOOP-TITLE', n))).toEqual([1, 1, 2, 1, 1])
       expect(job.workflowState!.nodeStates.each!.iterations!.map(iteration => iteration.status)).toEqual(Array(5).fill('completed'))
+    } finally {
+      await second.stop()
+    }
+  })
+
+  it('waits out a step\'s retry across SIGKILL: the next try comes once, when it was due, not sooner and not twice', async () => {
+    const shared = env()
+    const first = await servers.start(shared)
+    const client = new SessionClient(first.url)
+    const workflowId = await save(client, oneAgent('WAITING-STEP', { retries: 2, retry: { backoff: 'fixed', delaySeconds: 4 } }))
+    const tries: number[] = []
+    fake.script((request) => {
+      if (!system(request).includes('WAITING-STEP')) return textReply('unexpected')
+      tries.push(Date.now())
+      return tries.length === 1 ? failsMidStream() : textReply('after the wait')
+    })
+    const jobId = await run(client, workflowId, 'go')
+    // The failed try and when the next is due are stored before the wait begins.
+    let retryAt = 0
+    await expect.poll(async () => (retryAt = (await client.json(`/api/jobs/${jobId}`)).workflowState?.nodeStates?.step?.retryAt ?? 0), { timeout: 10_000 }).toBeGreaterThan(0)
+    expect(retryAt - tries[0]!).toBeGreaterThanOrEqual(4000)
+
+    const { second, again } = await killAndRestart(first, shared, client)
+    try {
+      const job = await waitForJobEnd(again, jobId, 30_000)
+      expect(job).toMatchObject({ status: 'complete', content: 'after the wait', resumeCount: 1 })
+      expect(job.workflowState!.nodeStates.step).toMatchObject({ status: 'completed', attempts: 1 })
+      expect(tries).toHaveLength(2)
+      expect(tries[1]!).toBeGreaterThanOrEqual(retryAt)
     } finally {
       await second.stop()
     }

@@ -11,17 +11,18 @@
  * loop of its own, so a run of steps that make no model call never holds the server. Never throws.
  */
 import type { WorkflowNodeState, WorkflowState } from '../../../shared/types/workflow'
-import { renderArguments, renderTemplate, TemplateTooLargeError } from './templates'
+import { renderArguments, renderTemplate } from './templates'
 import type { WorkflowCallNode, WorkflowDefinition, WorkflowLoopNode, WorkflowNode } from '../../../shared/schemas/workflow'
 import { runLoopStep } from './loop'
 import { admitChildRun } from './child-admission'
 import { startingState } from './starting-state'
 import { routeStep } from './router-step'
 import { childStepId, iterationStepId, scopedDependencies } from './step-scope'
-import { tooLongStepError, UNKNOWN_NODE_OUTCOME, type AgentStepHooks, type NodeOutcome, type StepOutcome, type WorkflowRunCallbacks, type WorkflowRunLimits, type WorkflowRunParams, type WorkflowRunResult } from './run-contract'
+import { UNKNOWN_NODE_OUTCOME, type AgentStepHooks, type NodeOutcome, type StepOutcome, type WorkflowRunCallbacks, type WorkflowRunLimits, type WorkflowRunParams, type WorkflowRunResult } from './run-contract'
 import { followSignal } from '../follow-signal'
 import { WorkflowGraph } from './graph'
-import { sumUsage, usageOfSteps } from '../openrouter/usage'
+import { attemptStep, heldToLimits } from './step-attempts'
+import { usageOfSteps } from '../openrouter/usage'
 import type { Usage } from '../openrouter/types'
 
 type RouterNode = Extract<WorkflowNode, { kind: 'router' }>
@@ -37,8 +38,8 @@ class WorkflowRun {
   private readonly state: WorkflowState
   private readonly limits: WorkflowRunLimits
   private readonly callbacks: WorkflowRunCallbacks
-  /** Nodes that were running when the last run stopped (their checkpoints and start marks count). */
-  private readonly interrupted: ReadonlySet<string>
+  /** Nodes that were running when the last run stopped (their checkpoints and start marks count, for their first try here). */
+  private readonly interrupted: Set<string>
   private readonly outputs: Record<string, string | undefined> = {}
   /** Shared with nested runs: a loop of iterations each under the run limit does not add up past it. */
   private readonly produced: { chars: number }
@@ -135,7 +136,7 @@ class WorkflowRun {
     const resumed = this.interrupted.has(node.id)
     const before = this.params.resume?.nodeStates[node.id]
     // A step resumed from its checkpoint keeps the calls it had shown; a loop, its iterations.
-    this.setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: undefined, usage: undefined, toolCalls: resumed && this.state.agentSteps?.[node.id] ? before?.toolCalls : undefined, iterations: resumed && node.kind === 'loop' ? before?.iterations : undefined, child: resumed && node.kind === 'workflow' ? before?.child : undefined })
+    this.setNode(node.id, { status: 'running', startedAt: Date.now(), output: undefined, error: this.state.nodeStates[node.id]!.retryAt !== undefined ? before?.error : undefined, usage: undefined, toolCalls: resumed && this.state.agentSteps?.[node.id] ? before?.toolCalls : undefined, iterations: resumed && node.kind === 'loop' ? before?.iterations : undefined, child: resumed && node.kind === 'workflow' ? before?.child : undefined })
     this.state.currentNodeId = node.id
     this.callbacks.onNodeStart?.(node.id)
     void this.changed()
@@ -147,24 +148,24 @@ class WorkflowRun {
     void this.changed()
   }
 
-  /** The node's work, tried `1 + retries` times while it fails for a reason another try may cure. */
-  private async attempt(node: WorkflowNode, input: string): Promise<StepOutcome> {
-    const attempts = 1 + ('retries' in node ? node.retries ?? 0 : 0)
-    let outcome: StepOutcome = { error: 'not run' }
-    // Every attempt's model use counts: a retried step paid for each try.
-    const used: Array<Usage | undefined> = []
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      outcome = await this.runNode(node, input).catch(error => ({ error: error instanceof Error ? error.message : String(error), tooLong: error instanceof TemplateTooLargeError }))
-      used.push(outcome.usage)
-      outcome = { ...outcome, usage: sumUsage(used) }
-      if (!('error' in outcome) && outcome.output.length > this.limits.stepChars) outcome = { error: tooLongStepError(outcome.output.length, this.limits, 'step'), tooLong: true }
-      else if (!('error' in outcome) && makesText(node) && this.produced.chars + outcome.output.length > this.limits.runChars) outcome = { error: tooLongStepError(this.produced.chars + outcome.output.length, this.limits, 'run'), tooLong: true }
-      // Another attempt would render or produce the same text again.
-      if (!('error' in outcome) || this.controller.signal.aborted || outcome.tooLong) break
-      this.setNode(node.id, { attempts: attempt })
-      this.dropCheckpoint(node.id)
-    }
-    return outcome
+  /** The node's work, tried again under its retry policy while it fails for a reason another try may cure (step-attempts.ts). */
+  private attempt(node: WorkflowNode, input: string): Promise<StepOutcome> {
+    return attemptStep({
+      node,
+      before: this.interrupted.has(node.id) ? this.params.resume?.nodeStates[node.id] : undefined,
+      runSignal: this.controller.signal,
+      waitUntil: this.params.dependencies.waitUntil,
+      retryAt: () => this.state.nodeStates[node.id]!.retryAt,
+      work: signal => this.runNode(node, input, signal),
+      checked: outcome => heldToLimits(outcome, this.limits, makesText(node) ? this.produced.chars : undefined),
+      waited: () => this.setNode(node.id, { retryAt: undefined }),
+      failedTry: (retry) => { // The next try starts afresh: no checkpoint, no resumed iterations or child run.
+        this.interrupted.delete(node.id)
+        this.dropCheckpoint(node.id)
+        this.setNode(node.id, { ...retry, toolCalls: undefined, iterations: undefined, child: undefined })
+        return this.changed()
+      },
+    })
   }
 
   /** A node that failed, or was stopped because the run stopped. */
@@ -188,7 +189,7 @@ class WorkflowRun {
   private completed(node: WorkflowNode, outcome: { output: string, branch?: string, usage?: Usage }): void {
     this.outputs[node.id] = outcome.output
     if (makesText(node)) this.produced.chars += outcome.output.length
-    this.setNode(node.id, { status: 'completed', finishedAt: Date.now(), output: outcome.output, ...(outcome.branch ? { branch: outcome.branch } : {}), ...(outcome.usage ? { usage: outcome.usage } : {}) })
+    this.setNode(node.id, { status: 'completed', finishedAt: Date.now(), output: outcome.output, error: undefined, retryAt: undefined, ...(outcome.branch ? { branch: outcome.branch } : {}), ...(outcome.usage ? { usage: outcome.usage } : {}) })
     this.state.executionOrder.push(node.id)
     if (node.kind === 'approval' && outcome.branch === 'reject' && !this.graph.hasBranch(node.id, 'reject') && !this.failure && !this.rejection) {
       this.rejection = { nodeId: node.id, reason: outcome.output }
@@ -199,11 +200,10 @@ class WorkflowRun {
   }
 
   /** What one kind of node does. */
-  private async runNode(node: WorkflowNode, input: string): Promise<StepOutcome> {
+  private async runNode(node: WorkflowNode, input: string, signal: AbortSignal): Promise<StepOutcome> {
     const { prompt, dependencies, workflow, inputs, body } = this.params
     const scope = { prompt, input, nodes: body ? { ...body.outerNodes, ...this.outputs } : this.outputs, inputs, ...(body ? { loop: body.loop } : {}) }
     const fill = (template: string) => renderTemplate(template, scope, this.limits.stepChars)
-    const signal = this.controller.signal
     switch (node.kind) {
       case 'start':
         return { output: body ? body.startWith : prompt }
@@ -215,7 +215,7 @@ class WorkflowRun {
       case 'agent':
         return dependencies.runAgent(node, { model: node.model ?? workflow.defaultModel, system: fill(node.systemPrompt), prompt: fill(node.prompt ?? '{{input}}') }, this.agentHooks(node.id), signal)
       case 'tool':
-        return this.runToolStep(node, renderArguments(node.arguments, scope, this.limits.stepChars))
+        return this.runToolStep(node, renderArguments(node.arguments, scope, this.limits.stepChars), signal)
       case 'approval': {
         const asked = await dependencies.askApproval(node, { question: fill(node.question ?? 'Continue with this?'), preview: input }, signal)
         if ('error' in asked) return asked
@@ -223,11 +223,11 @@ class WorkflowRun {
         return asked.approved ? { output: input, branch: 'approve' } : { output: `Rejected${asked.reason ? `: ${asked.reason}` : ''}`, branch: 'reject' }
       }
       case 'router':
-        return this.route(node, input, fill)
+        return this.route(node, input, fill, signal)
       case 'loop':
-        return this.runLoop(node, input, fill)
+        return this.runLoop(node, input, fill, signal)
       case 'workflow':
-        return this.runChild(node, input, fill)
+        return this.runChild(node, input, fill, signal)
     }
   }
 
@@ -236,7 +236,7 @@ class WorkflowRun {
    * restart resumes the same) runs as a nested run, its steps' ids scoped `<step>.<child step>`;
    * within the depth limit and the model calls left for children. Its answer is the child's output.
    */
-  private async runChild(node: WorkflowCallNode, input: string, fill: (template: string) => string): Promise<NodeOutcome> {
+  private async runChild(node: WorkflowCallNode, input: string, fill: (template: string) => string, signal: AbortSignal): Promise<NodeOutcome> {
     const { params } = this
     const depth = (params.depth ?? 0) + 1
     const admitted = await admitChildRun(node, input, fill, { ...params, depth, interruptedChild: this.interrupted.has(node.id) ? params.resume?.nodeStates[node.id]?.child : undefined })
@@ -254,12 +254,13 @@ class WorkflowRun {
         this.setNode(node.id, { child: { ...running, state } })
         return this.changed()
       }, depth),
-      signal: this.controller.signal,
+      signal,
       ...(running.state ? { resume: running.state } : {}),
     }).run()
     const usage = usageOfSteps(result.state.nodeStates)
     if (result.status === 'complete') return { output: result.output, usage }
-    return { error: result.status === 'aborted' ? 'stopped' : `the workflow “${running.workflowName}” ${result.error ? `ended: ${result.error}` : 'did not finish'}`, usage }
+    if (result.status === 'aborted') return { error: 'stopped', kind: 'stopped', usage }
+    return { error: `the workflow “${running.workflowName}” ${result.error ? `ended: ${result.error}` : 'did not finish'}`, usage }
   }
 
   /**
@@ -290,7 +291,7 @@ class WorkflowRun {
   }
 
   /** A loop: its body runs as runs of its own, their steps' ids scoped to the iteration (`<loop>.<n>.<step>`) where they meet the world. */
-  private runLoop(node: WorkflowLoopNode, input: string, fill: (template: string) => string): Promise<NodeOutcome> {
+  private runLoop(node: WorkflowLoopNode, input: string, fill: (template: string) => string, signal: AbortSignal): Promise<NodeOutcome> {
     const { params } = this
     const definition: WorkflowDefinition = { version: 1, name: node.label ?? node.id, description: '', defaultModel: params.workflow.defaultModel, nodes: node.body.nodes, edges: node.body.edges }
     const outerNodes = { ...params.body?.outerNodes, ...this.outputs }
@@ -318,28 +319,28 @@ class WorkflowRun {
         this.setNode(node.id, { iterations })
         return this.changed()
       },
-      signal: this.controller.signal,
+      signal,
       stoppingToResume: () => this.stoppingToResume,
       maxChars: this.limits.stepChars,
     })
   }
 
   /** A tool step: one that had begun a tool with side effects before a restart is reported, not run again. */
-  private runToolStep(node: Extract<WorkflowNode, { kind: 'tool' }>, args: unknown): Promise<NodeOutcome> {
+  private runToolStep(node: Extract<WorkflowNode, { kind: 'tool' }>, args: unknown, signal: AbortSignal): Promise<NodeOutcome> {
     const { resume } = this.params
     const begun = resume?.startsRecorded !== true || resume.nodeStates[node.id]?.toolStartedAt !== undefined
-    if (begun && this.interrupted.has(node.id) && !this.params.dependencies.isIdempotent(node.tool) && !node.retries) return Promise.resolve({ error: UNKNOWN_NODE_OUTCOME })
+    if (begun && this.interrupted.has(node.id) && !this.params.dependencies.isIdempotent(node.tool) && !node.retries) return Promise.resolve({ error: UNKNOWN_NODE_OUTCOME, kind: 'invalid' })
     const markStarted = () => {
       this.setNode(node.id, { toolStartedAt: Date.now() })
       return this.changed()
     }
-    return this.params.dependencies.runTool(node.tool, args, this.controller.signal, node.id, markStarted)
+    return this.params.dependencies.runTool(node.tool, args, signal, node.id, markStarted)
   }
 
   /** A router: the first matching condition's branch, or the branch a model names (router-step.ts). */
-  private route(node: RouterNode, input: string, fill: (template: string) => string): Promise<StepOutcome> {
+  private route(node: RouterNode, input: string, fill: (template: string) => string, signal: AbortSignal): Promise<StepOutcome> {
     const { askModel } = this.params.dependencies
-    return routeStep(node, input, { branches: this.graph.branchesOf(node.id), fill, askModel, defaultModel: this.params.workflow.defaultModel, signal: this.controller.signal })
+    return routeStep(node, input, { branches: this.graph.branchesOf(node.id), fill, askModel, defaultModel: this.params.workflow.defaultModel, signal })
   }
 
   /** Where an agent step's progress goes, and the checkpoint it resumes from. */

@@ -202,14 +202,14 @@ class LoopStep {
       const item = this.iterations[this.failure.index]!.item
       return { error: `iteration ${this.failure.index + 1}${item ? ` (“${item.slice(0, 60)}”)` : ''}: ${this.failure.error}`, usage }
     }
-    if (this.params.signal.aborted) return { error: 'stopped', usage }
+    if (this.params.signal.aborted) return { error: 'stopped', kind: 'stopped', usage }
     let output: string
     try {
       output = collect()
     } catch (error) {
       return { error: (error as Error).message, usage }
     }
-    if (output.length > this.params.maxChars) return { error: `its iterations' results together are ${output.length.toLocaleString('en')} characters, more than the ${this.params.maxChars.toLocaleString('en')} a step may produce (NUXT_LIMITS_WORKFLOW_STEP_CHARS); ask for shorter results or loop over fewer items`, tooLong: true, usage }
+    if (output.length > this.params.maxChars) return { error: `its iterations' results together are ${output.length.toLocaleString('en')} characters, more than the ${this.params.maxChars.toLocaleString('en')} a step may produce (NUXT_LIMITS_WORKFLOW_STEP_CHARS); ask for shorter results or loop over fewer items`, kind: 'too-long', usage }
     return { output, usage }
   }
 
@@ -237,7 +237,7 @@ export function runLoopStep(params: LoopStepParams): Promise<NodeOutcome> {
   if (node.mode === 'until') return new LoopStep(params).until()
   const items = loopItems(params.list ?? params.input)
   if (items.length > node.maxItems) {
-    return Promise.resolve({ error: `the list has ${items.length} items, more than this loop's maxItems (${node.maxItems}); raise maxItems (up to 100) or pass a shorter list`, tooLong: true })
+    return Promise.resolve({ error: `the list has ${items.length} items, more than this loop's maxItems (${node.maxItems}); raise maxItems (up to 100) or pass a shorter list`, kind: 'invalid' })
   }
   return new LoopStep(params, items.length).forEach(items)
 }

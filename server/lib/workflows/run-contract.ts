@@ -7,6 +7,7 @@
 import type { ActiveToolCall } from '../../../shared/types/job'
 import type { AgentStepCheckpoint, WorkflowState } from '../../../shared/types/workflow'
 import type { WorkflowDefinition, WorkflowNode } from '../../../shared/schemas/workflow'
+import type { RetryableStepError } from '../../../shared/types/workflow-retry'
 import type { Usage } from '../openrouter/types'
 import type { LoopIteration } from './loop'
 import type { StepAllowance } from './step-budget'
@@ -17,8 +18,15 @@ type ApprovalNode = Extract<WorkflowNode, { kind: 'approval' }>
 /** What the person who runs a workflow said at an approval step (or that nobody answered in time). */
 export type ApprovalOutcome = { approved: boolean, reason?: string } | { error: string }
 
+/**
+ * Why a step failed, for its retry policy (retry-policy.ts): the retryable kinds (an upstream 5xx or
+ * lost connection, a rate limit, a timeout, the step's own failure), or one another try would meet
+ * again (a refusal, an invalid input or configuration, text over a limit), or a stop. Absent: `step`.
+ */
+export type StepErrorKind = RetryableStepError | 'refused' | 'invalid' | 'too-long' | 'stopped'
+
 /** A node's work either produced text or failed with a message. */
-export type NodeOutcome = ({ output: string } | { error: string, /** Over a text limit: retrying would not help. */ tooLong?: boolean }) & {
+export type NodeOutcome = ({ output: string } | { error: string, kind?: StepErrorKind }) & {
   /** What the step's model requests used (agent and model-router steps). */
   usage?: Usage
 }
@@ -45,6 +53,11 @@ export interface WorkflowRunDependencies {
   askModel: (request: { model: string, prompt: string }, signal: AbortSignal) => Promise<NodeOutcome>
   /** Asks the person who runs the workflow (an approval step), with what flowed in shown. */
   askApproval: (node: ApprovalNode, request: { question: string, preview: string }, signal: AbortSignal) => Promise<ApprovalOutcome>
+  /**
+   * Waits until `at` (ms since the epoch) or until `signal` aborts: a step's wait before its next
+   * try. The job layer holds the run's inactivity timeout meanwhile; absent, a plain timer.
+   */
+  waitUntil?: (at: number, signal: AbortSignal) => Promise<void>
   /** Whether a tool may be re-run after a crash interrupted it. */
   isIdempotent: (tool: string) => boolean
   /**

@@ -31,6 +31,8 @@ function dependencies(overrides: Partial<WorkflowRunDependencies> = {}) {
     askModel: async () => ({ output: 'general' }),
     askApproval: async () => ({ approved: true }),
     isIdempotent: name => name !== 'send_email',
+    // A retry's wait is not slept here (retry-policy.test.ts checks when each is due).
+    waitUntil: async () => {},
     ...overrides,
   }
   return { deps, calls }

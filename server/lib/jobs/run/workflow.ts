@@ -31,6 +31,7 @@ import { runnableWorkflow } from '../../workflows/validate'
 import { workflowModelCallBound } from '../../workflows/model-calls'
 import { workflowStepBound } from '../../workflows/step-budget'
 import { CoalescedStateWrites } from './state-writes'
+import { stepErrorKindOfModel, stepErrorKindOfTool, waitUntil } from '../../workflows/retry-policy'
 import { childRunId } from '../workflow-runs'
 
 /** Everything one workflow run needs. */
@@ -173,7 +174,7 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
   try {
     endpoint = options.endpointFor(request.model)
   } catch (error) {
-    return { error: (error as Error).message }
+    return { error: (error as Error).message, kind: 'invalid' }
   }
   const resume = hooks.resume ? planFromCheckpoint({ checkpoint: hooks.resume, content: hooks.resume.content, reasoning: '', contentLength: hooks.resume.contentLength, reasoningLength: 0, recorded: hooks.resume.executions }) : undefined
   let text = resume?.content ?? ''
@@ -212,9 +213,9 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
   }).finally(dispose)
   harness.modelRounds += result.totalRounds
   const usage = usedAny(result.usage)
-  if (overLimit) return { error: overLimit, tooLong: true, usage }
-  if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed', usage }
-  if (result.finishReason === 'aborted') return { error: 'stopped', usage }
+  if (overLimit) return { error: overLimit, kind: 'too-long', usage }
+  if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed', kind: stepErrorKindOfModel(result.error?.kind), usage }
+  if (result.finishReason === 'aborted') return { error: 'stopped', kind: 'stopped', usage }
   return { output: result.finalContent, usage }
 }
 
@@ -229,7 +230,7 @@ async function askModel(context: WorkflowJobContext, request: { model: string, p
   try {
     endpoint = context.options.endpointFor(request.model)
   } catch (error) {
-    return { error: (error as Error).message }
+    return { error: (error as Error).message, kind: 'invalid' }
   }
   const result = await executeToolLoop({
     ...context.loopBase(request.model, endpoint, signal),
@@ -241,8 +242,8 @@ async function askModel(context: WorkflowJobContext, request: { model: string, p
   })
   context.harness.modelRounds += result.totalRounds
   const usage = usedAny(result.usage)
-  if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed', usage }
-  if (result.finishReason === 'aborted') return { error: 'stopped', usage }
+  if (result.finishReason === 'error') return { error: result.error?.message ?? 'the model call failed', kind: stepErrorKindOfModel(result.error?.kind), usage }
+  if (result.finishReason === 'aborted') return { error: 'stopped', kind: 'stopped', usage }
   return { output: result.finalContent, usage }
 }
 
@@ -253,19 +254,19 @@ async function runToolStep(context: WorkflowJobContext, name: string, args: unkn
   // Checked at run time for the running user too: the policy may have changed since the workflow was saved.
   const access = options.toolAccess ? await options.toolAccess() : undefined
   const denied = access?.(policyToolNamed(name))
-  if (denied !== undefined) return { error: `tool "${name}" is not available here: ${denied}.` }
+  if (denied !== undefined) return { error: `tool "${name}" is not available here: ${denied}.`, kind: 'refused' }
   // A tool that needs approval asks the person running the workflow first, as in a chat.
   if (approvalNeeded(name, access)) {
-    if (!options.inputs) return { error: `tool "${name}" needs its user's approval, and nobody can answer for this run.` }
+    if (!options.inputs) return { error: `tool "${name}" needs its user's approval, and nobody can answer for this run.`, kind: 'refused' }
     harness.toolStarted()
     const decision = await toolCallPeople(options.inputs, job, [], `node:${nodeId}:`).approve({ id: 'tool', index: 0, name, arguments: JSON.stringify(args) }, 0, signal).finally(() => harness.toolFinished())
-    if (!decision.approved) return { error: decision.error }
+    if (!decision.approved) return { error: decision.error, kind: signal.aborted ? 'stopped' : 'refused' }
   }
-  if (!options.tools.get(name)?.idempotent && !await markStarted()) return { error: `the server could not record that "${name}" was starting, so it did not run it (a restart could otherwise run it twice). Try again.` }
+  if (!options.tools.get(name)?.idempotent && !await markStarted()) return { error: `the server could not record that "${name}" was starting, so it did not run it (a restart could otherwise run it twice). Try again.`, kind: 'upstream' }
   harness.toolCallStarted(name)
   const outcome = await options.tools.run(name, JSON.stringify(args), { userId: job.userId, threadId: job.threadId, jobId: job.id, signal, credentials: await options.credentials?.() })
   harness.toolCallFinished(name, toolCallStatusOf(outcome), outcome.executionTimeMs)
-  return outcome.error === undefined ? { output: outcome.result ?? '' } : { error: outcome.error }
+  return outcome.error === undefined ? { output: outcome.result ?? '' } : { error: outcome.error, kind: stepErrorKindOfTool(outcome.errorCode) }
 }
 
 /** The workflow's dependencies on the world, bound to this job. */
@@ -291,6 +292,11 @@ function stepDependencies(context: WorkflowJobContext, live: LiveStepText): Work
       return { error: 'stopped' }
     },
     isIdempotent: name => options.tools.get(name)?.idempotent ?? false,
+    // A step waiting for its next try is not a stalled run: the inactivity timeout waits too.
+    waitUntil: (at, signal) => {
+      harness.toolStarted()
+      return waitUntil(at, signal).finally(() => harness.toolFinished())
+    },
     loadWorkflow: async (workflowId, nodeId) => {
       const saved = await options.loadWorkflow?.(workflowId)
       if (!saved || saved.userId !== job.userId) return { error: `there is no workflow “${workflowId}” of yours to run (was it deleted?)` }
