@@ -492,11 +492,10 @@ describe('workflows on one server', () => {
 
   it('retries a step that failed upstream after its backoff, never one that was refused, and ends a try at its timeout', async () => {
     const client = new SessionClient(app.url)
-    const [flaky, refused, slow] = await Promise.all([
-      save(client, oneAgent('FLAKY-STEP', { retries: 2, retry: { backoff: 'fixed', delaySeconds: 1 } })),
-      save(client, oneAgent('REFUSED-STEP', { retries: 3, retry: { delaySeconds: 0 } })),
-      save(client, oneAgent('SLOW-STEP', { retries: 1, timeoutSeconds: 1, retry: { delaySeconds: 0 } })),
-    ])
+    // One after another: the first request makes the guest session the others use.
+    const flaky = await save(client, oneAgent('FLAKY-STEP', { retries: 2, retry: { backoff: 'fixed', delaySeconds: 1 } }))
+    const refused = await save(client, oneAgent('REFUSED-STEP', { retries: 3, retry: { delaySeconds: 0 } }))
+    const slow = await save(client, oneAgent('SLOW-STEP', { retries: 1, timeoutSeconds: 1, retry: { delaySeconds: 0 } }))
     const seen: Record<string, number[]> = {}
     const before = fake.requests.length
     fake.script((request) => {
