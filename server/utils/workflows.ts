@@ -29,6 +29,12 @@ export async function requireValidWorkflow(event: H3Event, raw: unknown): Promis
   const user = await requireSessionUser(event)
   const denied = workflowToolDenials(result.workflow, await useToolSources().policy.accessFor({ userId: user.id, role: user.role, name: user.role === 'guest' ? undefined : user.name }))
   if (denied.length > 0) throw invalidWorkflow(denied)
+  // A failure handler is another workflow of the same person.
+  const handlerId = result.workflow.onFailure?.workflowId
+  if (handlerId) {
+    const handler = await useWorkflows().saved.getWorkflow(handlerId)
+    if (!handler || handler.userId !== user.id) throw invalidWorkflow([{ message: `onFailure: there is no workflow “${handlerId}” of yours to run when a run fails; choose one of your workflows.` }])
+  }
   const limits = await useAccounts().limits.forRole(user.role)
   try {
     assertModelsAllowed(limits.models, user.role, workflowModels(result.workflow))

@@ -209,6 +209,16 @@ export const workflowInputSchema = z.object({
   if (!fits) context.addIssue({ code: 'custom', path: ['default'], message: input.type === 'choice' ? 'the default must be one of the choices' : `the default must be a ${input.type === 'long-text' ? 'text' : input.type}` })
 })
 
+/**
+ * What happens when a run of the workflow fails: another of the owner's workflows runs with the
+ * failure as its inputs (failure-handlers.ts), and/or the owner gets a notification even when a
+ * tab watched the run. A run started this way that fails starts nothing further.
+ */
+const onFailureSchema = z.object({
+  workflowId: z.string().trim().regex(/^[\w-]{1,100}$/, 'must be a workflow id').optional(),
+  notify: z.boolean().optional(),
+}).strict().refine(handler => handler.workflowId !== undefined || handler.notify === true, 'name a workflow to run, or ask to be notified, or remove onFailure')
+
 export const workflowDefinitionSchema = z.object({
   version: z.literal(1),
   name: z.string().trim().min(1, 'give the workflow a name').max(120),
@@ -225,10 +235,12 @@ export const workflowDefinitionSchema = z.object({
   }),
   nodes: z.array(workflowNodeSchema).min(2, 'a workflow needs at least a start and an output node').max(50),
   edges: z.array(workflowEdgeSchema).max(200),
+  onFailure: onFailureSchema.optional(),
 })
 
 export type WorkflowDefinition = z.infer<typeof workflowDefinitionSchema>
 export type WorkflowInput = z.infer<typeof workflowInputSchema>
+export type WorkflowFailureHandler = z.infer<typeof onFailureSchema>
 export type WorkflowNode = z.infer<typeof workflowNodeSchema>
 export type WorkflowEdge = z.infer<typeof workflowEdgeSchema>
 export type WorkflowNodeKind = WorkflowNode['kind']

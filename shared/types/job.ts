@@ -89,6 +89,8 @@ export interface ChatJobRequest {
     startedVia?: WorkflowRunStart
     /** "Run again": the run whose inputs this one ran with again. */
     rerunOf?: string
+    /** A failure handler's run: the failed run it was started for (its workflow's `onFailure`). */
+    failureOf?: string
     /** The run this one resumes ("Resume from here"), and the step it resumed from. */
     resumedFrom?: { jobId: string, nodeId: string }
     /** What it starts from: the kept steps of the run it resumes (server-side only; not shown). */

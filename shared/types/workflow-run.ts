@@ -6,7 +6,7 @@ import type { Usage } from './chat'
 import type { JobError, JobStatus, PublicJob } from './job'
 
 /** How a run was started: from the app's run form, again with a finished run's inputs, resumed from a step, by a script with an API token, by the workflow's webhook or a schedule, or by a workflow step of another run. */
-export type WorkflowRunStart = 'form' | 'again' | 'resume' | 'api' | 'webhook' | 'schedule' | 'parent'
+export type WorkflowRunStart = 'form' | 'again' | 'resume' | 'api' | 'webhook' | 'schedule' | 'parent' | 'failure'
 
 /** A run in a list: who, how, when, how it went and what it cost. */
 export interface WorkflowRunSummary {

@@ -23,6 +23,8 @@ export interface StartWorkflowJobInput {
   startedVia?: WorkflowRunStart
   /** "Run again": the run whose inputs it runs with again. */
   rerunOf?: string
+  /** A failure handler's run: the failed run it handles. */
+  failureOf?: string
   userApiKey?: string
   /** The job's id when the caller chose it (a webhook call's retries share one); the store refuses a second job with it. */
   jobId?: string
@@ -67,7 +69,7 @@ export function newWorkflowJob(input: StartWorkflowJobInput, secretBox: SecretBo
     messageId: crypto.randomUUID(),
     type: 'workflow',
     model: 'workflow',
-    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, ...(input.inputs && Object.keys(input.inputs).length > 0 ? { inputs: input.inputs } : {}), definition: input.definition, startedVia: input.startedVia ?? (input.resume ? 'resume' : 'form'), ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}), ...(input.resume ? { resumedFrom: { jobId: input.resume.jobId, nodeId: input.resume.nodeId }, resumeState: input.resume.state } : {}) } },
+    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, ...(input.inputs && Object.keys(input.inputs).length > 0 ? { inputs: input.inputs } : {}), definition: input.definition, startedVia: input.startedVia ?? (input.resume ? 'resume' : 'form'), ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}), ...(input.failureOf ? { failureOf: input.failureOf } : {}), ...(input.resume ? { resumedFrom: { jobId: input.resume.jobId, nodeId: input.resume.nodeId }, resumeState: input.resume.state } : {}) } },
     apiKeyCiphertext: input.userApiKey ? secretBox.seal(input.userApiKey) : undefined,
   }
 }

@@ -131,12 +131,23 @@ export function childRunsOf(job: BackgroundJob): WorkflowRun[] {
 
 /** Workflow runs, kept and listed (see the file comment). */
 export class WorkflowRunHistory {
+  private readonly endListeners: Array<(job: BackgroundJob) => Promise<void>> = []
+
   constructor(private readonly options: WorkflowRunHistoryOptions) {}
+
+  /**
+   * Calls `listener` with every ended run before its end is kept (a failure handler starts there):
+   * when it throws, the end is not kept, and the sweep calls it again later. It must be idempotent.
+   */
+  beforeEndKept(listener: (job: BackgroundJob) => Promise<void>): void {
+    this.endListeners.push(listener)
+  }
 
   /** Records a run (a workflow job) as it is now: when it starts, and when it ends (then its child runs too). */
   async record(job: BackgroundJob): Promise<void> {
     const run = runOfJob(job)
     if (!run) return
+    if (job.status !== 'streaming') for (const listener of this.endListeners) await listener(job)
     await this.options.runs.saveRun(run)
     if (job.status !== 'streaming') for (const child of childRunsOf(job)) await this.options.runs.saveRun(child)
   }

@@ -43,14 +43,10 @@ import { DataBackups } from '../stores/sqlite/backup'
 import { BACKUPS_DIR } from '../stores/sqlite/database'
 import packageJson from '../../../package.json'
 import { WorkflowWebhooks } from '../workflows/webhooks'
+import { createWorkflowAutomation } from './workflow-automation'
 import { PersonalSettings } from '../threads/personal-settings'
 import { ShareLinks } from '../threads/share-links'
 import { AnswerFeedback } from '../threads/feedback'
-import { WorkflowSchedules } from '../workflows/schedules'
-import { runnableWorkflow } from '../workflows/validate'
-import { runInputsOf } from '../workflows/run-inputs'
-import type { WorkflowDefinition } from '../../../shared/types/workflow'
-import type { WorkflowScheduleInput } from '../../../shared/types/workflow-schedule'
 import { BodyBudget } from '../http/body-budget'
 import { StreamSlots } from '../http/stream-slots'
 import { AppMetrics } from '../metrics/app-metrics'
@@ -206,34 +202,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
   })
 
-  // Workflow schedules start runs as the workflow's owner, checked like a run from the form.
-  const scheduledRunInputs = (definition: WorkflowDefinition, schedule: WorkflowScheduleInput) => runInputsOf(definition, { ...(schedule.prompt ? { prompt: schedule.prompt } : {}), ...(definition.inputs?.length ? { inputs: schedule.inputs ?? {} } : {}) })
-  const workflowSchedules = new WorkflowSchedules({
-    settings: stores.settings,
-    checkInputs: async (workflowId, schedule) => {
-      const workflow = await stores.workflows.getWorkflow(workflowId)
-      if (workflow) scheduledRunInputs(workflow.definition, schedule)
-    },
-    startRun: async (schedule, jobId) => {
-      const workflow = await stores.workflows.getWorkflow(schedule.workflowId)
-      if (!workflow || workflow.userId !== schedule.userId) throw new Error('Its workflow was deleted.')
-      const owner = await accounts.policyPrincipal(schedule.userId)
-      if (owner.disabled) throw new Error('The account that owns this workflow is disabled.')
-      const checked = runnableWorkflow(workflow)
-      if (!checked.ok) throw new Error(`${checked.error[0]!.toUpperCase()}${checked.error.slice(1)}.`)
-      const { prompt, inputs } = scheduledRunInputs(checked.workflow, schedule)
-      return jobs.startWorkflowJob({ principal: { userId: owner.userId, role: owner.role }, workflowId: workflow.id, version: workflow.version, definition: checked.workflow, prompt, inputs, startedVia: 'schedule', jobId })
-    },
-    findRun: jobId => jobs.workflowRuns.get(jobId),
-    notifyFailure: async (schedule, jobId, message) => {
-      await stores.jobs.addNotification({ userId: schedule.userId, jobId, threadId: `workflow:${schedule.workflowId}`, kind: 'job-error', title: `A scheduled run${schedule.label ? ` (${schedule.label})` : ''} did not start`, body: message.slice(0, 300) })
-    },
-    tickMs: config.workflows.scheduleTickMs,
-    graceMs: config.workflows.scheduleGraceSeconds * 1000,
-    minIntervalSeconds: config.workflows.scheduleMinIntervalSeconds,
-    perUser: config.workflows.schedulesPerUser,
-    logger: jobsLogger,
-  })
+  // Schedules and failure handlers start runs as the workflow's owner, checked like a run from the form.
+  const { schedules: workflowSchedules } = createWorkflowAutomation({ config, stores, jobs, accounts, logger: jobsLogger })
 
   // A deleted account's data goes first: its jobs, threads, workflows and their runs, then what it kept with tools.
   const workflowWebhooks = new WorkflowWebhooks({ settings: stores.settings, secretBox: createSecretBox(secret, 'workflow-webhooks'), limiterFor: stores.limiterFor, runsPerMinute: config.workflows.webhookRunsPerMinute })

@@ -1,0 +1,79 @@
+/**
+ * What starts workflow runs with nobody at the form: schedules (workflows/schedules.ts) and
+ * failure handlers (workflows/failure-handlers.ts). Both start runs as the workflow's owner,
+ * checked like a run from the form against today's tools, the owner's role and limits.
+ */
+import type { ServerConfig } from '../config/server-config'
+import type { AppStores } from '../stores'
+import type { BackgroundJobManager } from '../jobs/manager'
+import type { AccountService } from '../auth/accounts'
+import { WorkflowSchedules } from '../workflows/schedules'
+import { FailureHandlerRefusal, WorkflowFailureHandlers } from '../workflows/failure-handlers'
+import { runnableWorkflow } from '../workflows/validate'
+import { runInputsOf } from '../workflows/run-inputs'
+import { httpAnswerFor } from '../http/domain-errors'
+import type { WorkflowDefinition } from '../../../shared/types/workflow'
+import type { WorkflowScheduleInput } from '../../../shared/types/workflow-schedule'
+
+export interface WorkflowAutomationOptions {
+  config: ServerConfig
+  stores: Pick<AppStores, 'settings' | 'workflows' | 'workflowRuns' | 'jobs'>
+  jobs: BackgroundJobManager
+  accounts: Pick<AccountService, 'policyPrincipal'>
+  logger: { warn: (message: string, ...details: unknown[]) => void }
+}
+
+/** The owner as admission sees them, or a refusal when their account is disabled. */
+async function activeOwner(accounts: WorkflowAutomationOptions['accounts'], userId: string) {
+  const owner = await accounts.policyPrincipal(userId)
+  if (owner.disabled) throw new FailureHandlerRefusal('The account that owns this workflow is disabled.')
+  return { userId: owner.userId, role: owner.role }
+}
+
+/** Schedules (started by the caller) and failure handlers (hooked to the run history's ends). */
+export function createWorkflowAutomation({ config, stores, jobs, accounts, logger }: WorkflowAutomationOptions): { schedules: WorkflowSchedules, failureHandlers: WorkflowFailureHandlers } {
+  const scheduledRunInputs = (definition: WorkflowDefinition, schedule: WorkflowScheduleInput) => runInputsOf(definition, { ...(schedule.prompt ? { prompt: schedule.prompt } : {}), ...(definition.inputs?.length ? { inputs: schedule.inputs ?? {} } : {}) })
+  const schedules = new WorkflowSchedules({
+    settings: stores.settings,
+    checkInputs: async (workflowId, schedule) => {
+      const workflow = await stores.workflows.getWorkflow(workflowId)
+      if (workflow) scheduledRunInputs(workflow.definition, schedule)
+    },
+    startRun: async (schedule, jobId) => {
+      const workflow = await stores.workflows.getWorkflow(schedule.workflowId)
+      if (!workflow || workflow.userId !== schedule.userId) throw new Error('Its workflow was deleted.')
+      const principal = await activeOwner(accounts, schedule.userId)
+      const checked = runnableWorkflow(workflow)
+      if (!checked.ok) throw new Error(`${checked.error[0]!.toUpperCase()}${checked.error.slice(1)}.`)
+      const { prompt, inputs } = scheduledRunInputs(checked.workflow, schedule)
+      return jobs.startWorkflowJob({ principal, workflowId: workflow.id, version: workflow.version, definition: checked.workflow, prompt, inputs, startedVia: 'schedule', jobId })
+    },
+    findRun: jobId => jobs.workflowRuns.get(jobId),
+    notifyFailure: async (schedule, jobId, message) => {
+      await stores.jobs.addNotification({ userId: schedule.userId, jobId, threadId: `workflow:${schedule.workflowId}`, kind: 'job-error', title: `A scheduled run${schedule.label ? ` (${schedule.label})` : ''} did not start`, body: message.slice(0, 300) })
+    },
+    tickMs: config.workflows.scheduleTickMs,
+    graceMs: config.workflows.scheduleGraceSeconds * 1000,
+    minIntervalSeconds: config.workflows.scheduleMinIntervalSeconds,
+    perUser: config.workflows.schedulesPerUser,
+    logger,
+  })
+
+  const failureHandlers = new WorkflowFailureHandlers({
+    loadWorkflow: id => stores.workflows.getWorkflow(id),
+    runExists: async id => (await stores.jobs.getJob(id)) !== null || (await stores.workflowRuns.getRun(id)) !== null,
+    startRun: async ({ userId, workflow, definition, prompt, inputs, jobId, failureOf }) => {
+      const principal = await activeOwner(accounts, userId)
+      const checked = runInputsOf(definition, { prompt, ...(definition.inputs?.length ? { inputs } : {}) })
+      await jobs.startWorkflowJob({ principal, workflowId: workflow.id, version: workflow.version, definition, prompt: checked.prompt, inputs: checked.inputs, startedVia: 'failure', failureOf, jobId })
+    },
+    // A refusal answers 4xx (limits, inputs, a model's key); a start rate, a store or anything unforeseen may pass.
+    isPassing: (error) => {
+      const answer = httpAnswerFor(error)
+      return !answer || answer.statusCode === 429 || answer.statusCode >= 500 || answer.retryAfterSeconds !== undefined
+    },
+    notifications: { list: userId => stores.jobs.listNotifications(userId, { limit: 100 }), add: note => stores.jobs.addNotification(note) },
+  })
+  jobs.workflowRuns.beforeEndKept(job => failureHandlers.afterRun(job))
+  return { schedules, failureHandlers }
+}
