@@ -782,6 +782,52 @@ describe('a workflow run across a server restart', () => {
     }
   })
 
+  it('starts a failed run\'s failure workflow once, with the failure as its inputs, though the server is SIGKILLed while it runs', async () => {
+    // Sweeps every two seconds: a run whose end a crash left unkept is finished (and its handler checked) soon.
+    const shared = { ...env(), NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS: '8000' }
+    const first = await servers.start(shared)
+    const client = new SessionClient(first.url)
+    const handlerId = await save(client, {
+      version: 1,
+      name: 'Page the on-call',
+      defaultModel: MODEL,
+      inputs: [{ name: 'error', type: 'long-text' }, { name: 'step', type: 'text' }, { name: 'run_id', type: 'text' }],
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'page', kind: 'agent', systemPrompt: 'HANDLER-STEP', prompt: 'Run {{inputs.run_id}} failed at {{inputs.step}}: {{inputs.error}}' }, { id: 'out', kind: 'output' }],
+      edges: [{ from: 'start', to: 'page' }, { from: 'page', to: 'out' }],
+    })
+    // A handler that is not one of the person's workflows is refused when saved.
+    const refused = await client.post('/api/workflows', { definition: { ...oneAgent('FAILING-STEP', {}), onFailure: { workflowId: 'someone-elses' } } })
+    expect(refused.status).toBe(400)
+    expect(await refused.text()).toMatch(/onFailure: there is no workflow “someone-elses” of yours/)
+    const failingId = await save(client, { ...oneAgent('FAILING-STEP', {}), onFailure: { workflowId: handlerId } })
+    const handlerRequests: RecordedRequest[] = []
+    fake.script((request) => {
+      if (system(request).includes('FAILING-STEP')) return { type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }
+      handlerRequests.push(request)
+      // The handler's first request hangs until the server dies; after the restart it answers.
+      return handlerRequests.length === 1 ? { type: 'stream', steps: [{ chunk: roleChunk(fakeChunkMeta) }, { stall: true }] } : textReply('paged the on-call')
+    })
+    const failedId = await run(client, failingId, 'nightly numbers')
+    await expect.poll(() => handlerRequests.length, { timeout: 15_000 }).toBe(1)
+
+    const { second, again } = await killAndRestart(first, shared, client)
+    try {
+      const handlerRuns = async () => (await again.json(`/api/workflows/runs?workflowId=${handlerId}`)).runs as Array<{ jobId: string, status: string, startedVia: string, job: { workflow: { failureOf?: string } } }>
+      await expect.poll(async () => (await handlerRuns()).map(item => item.status), { timeout: 30_000 }).toEqual(['complete'])
+      // The failed run's end is kept only after its handler was checked: once it is, nothing more can start.
+      await expect.poll(async () => (await again.json(`/api/workflows/runs?workflowId=${failingId}`)).runs.map((item: { status: string }) => item.status), { timeout: 30_000 }).toEqual(['error'])
+      const [handlerRun] = await handlerRuns()
+      expect(await handlerRuns()).toHaveLength(1)
+      expect(handlerRun).toMatchObject({ startedVia: 'failure', job: { workflow: { failureOf: failedId } } })
+      const asked = String(handlerRequests.at(-1)!.body.messages.at(-1)?.content)
+      expect(asked).toBe(`Run ${failedId} failed at step: Step "step" failed: OpenRouter: insufficient credits (402)`)
+      // A run started by a failure handler has no handler of its own to start, and the failing workflow's page links the two.
+      expect((await again.json(`/api/workflows/runs/${handlerRun!.jobId}`)).job.workflow.failureOf).toBe(failedId)
+    } finally {
+      await second.stop()
+    }
+  })
+
   it('completes after SIGKILL during its second node, without repeating the first node\'s model call; its webhook call retried with the same Idempotency-Key, at once and after the restart, answers with that run', async () => {
     const shared = env()
     const first = await servers.start(shared)
