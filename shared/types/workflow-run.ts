@@ -5,7 +5,7 @@
 import type { Usage } from './chat'
 import type { JobError, JobStatus, PublicJob } from './job'
 
-/** How a run was started: from the app's run form, again with a finished run's inputs, resumed from a step, by a script with an API token, by the workflow's webhook or a schedule, or by a workflow step of another run. */
+/** How a run was started: from the app's run form, again with a finished run's inputs, resumed from a step, by a script with an API token, by the workflow's webhook or a schedule, by a workflow step of another run, or as the failure handler of a run that failed. */
 export type WorkflowRunStart = 'form' | 'again' | 'resume' | 'api' | 'webhook' | 'schedule' | 'parent' | 'failure'
 
 /** A run in a list: who, how, when, how it went and what it cost. */
@@ -30,6 +30,8 @@ export interface WorkflowRunSummary {
   usage?: Usage
   error?: Pick<JobError, 'message' | 'kind'>
   resumedFrom?: { jobId: string, nodeId: string }
+  /** A failure handler's run: the failed run it was started for. */
+  failureOf?: string
   /** A child run: the run whose workflow step (`nodeId`, `<loop>.<n>.<step>` inside a loop) ran it. */
   parentRun?: { jobId: string, nodeId: string }
 }

@@ -59,6 +59,7 @@ export function runOfJob(job: BackgroundJob): WorkflowRun | undefined {
     ...(job.usage ? { usage: job.usage } : {}),
     ...(job.error ? { error: { message: job.error.message, ...(job.error.kind ? { kind: job.error.kind } : {}) } } : {}),
     ...(spec.resumedFrom ? { resumedFrom: spec.resumedFrom } : {}),
+    ...(spec.failureOf ? { failureOf: spec.failureOf } : {}),
     job: toPublicJob(job),
   }
 }
