@@ -331,12 +331,22 @@ export default defineSchema({
     finished_at: v.optional(v.number()),
     summary: v.string(),
     job: v.string(),
+    /** Bytes it takes (summary and run); absent on runs kept before sizes (counted as 0). */
+    size: v.optional(v.number()),
   })
     .index('by_job_id', ['job_id'])
     .index('by_user_and_started', ['user_id', 'started_at', 'job_id'])
     .index('by_workflow_and_started', ['workflow_id', 'started_at', 'job_id'])
     .index('by_status_and_started', ['status', 'started_at'])
-    .index('by_finished', ['finished_at']),
+    .index('by_finished', ['finished_at'])
+    .index('by_user_and_finished', ['user_id', 'finished_at'])
+    .index('by_workflow_and_finished', ['workflow_id', 'finished_at']),
+
+  /** What the kept runs of each account (`user:<id>`) and workflow (`workflow:<id>`) take, in bytes: kept with every write of a run. */
+  workflow_run_bytes: defineTable({
+    owner: v.string(),
+    bytes: v.number(),
+  }).index('by_owner', ['owner']),
 
   accounts: defineTable({
     account_id: v.string(),

@@ -1,21 +1,69 @@
 /** Kept workflow runs for the Convex run store (server/lib/stores/workflows/runs-convex.ts). Server secret required. */
 import { v } from 'convex/values'
 import type { Doc } from './_generated/dataModel'
-import type { QueryCtx } from './_generated/server'
+import type { MutationCtx, QueryCtx } from './_generated/server'
 import { serverMutation, serverQuery } from './lib/serverGuard'
 
 /** Rows one page reads at most before it answers with what it found (and where to go on). */
 const PAGE_SCAN_MAX = 2_000
 
 const byJobId = (ctx: QueryCtx, jobId: string) => ctx.db.query('workflow_runs').withIndex('by_job_id', q => q.eq('job_id', jobId)).unique()
+const totalOf = (ctx: QueryCtx, owner: string) => ctx.db.query('workflow_run_bytes').withIndex('by_owner', q => q.eq('owner', owner)).unique()
+
+/** Adds `delta` bytes to an owner's total (a total that reaches 0 goes). */
+async function addBytes(ctx: MutationCtx, owner: string, delta: number): Promise<void> {
+  if (delta === 0) return
+  const total = await totalOf(ctx, owner)
+  const bytes = (total?.bytes ?? 0) + delta
+  if (total && bytes <= 0) await ctx.db.delete(total._id)
+  else if (total) await ctx.db.patch(total._id, { bytes })
+  else if (bytes > 0) await ctx.db.insert('workflow_run_bytes', { owner, bytes })
+}
+
+/** Deletes a run and takes its bytes off its account's and its workflow's totals. */
+async function removeRow(ctx: MutationCtx, row: Doc<'workflow_runs'>): Promise<void> {
+  await ctx.db.delete(row._id)
+  await addBytes(ctx, `user:${row.user_id}`, -(row.size ?? 0))
+  await addBytes(ctx, `workflow:${row.workflow_id}`, -(row.size ?? 0))
+}
 
 export const save = serverMutation({
-  args: { jobId: v.string(), userId: v.string(), workflowId: v.string(), status: v.string(), startedAt: v.number(), finishedAt: v.optional(v.number()), summary: v.string(), job: v.string() },
+  args: { jobId: v.string(), userId: v.string(), workflowId: v.string(), status: v.string(), startedAt: v.number(), finishedAt: v.optional(v.number()), summary: v.string(), job: v.string(), size: v.optional(v.number()) },
   handler: async (ctx, args) => {
-    const row = { job_id: args.jobId, user_id: args.userId, workflow_id: args.workflowId, status: args.status, started_at: args.startedAt, finished_at: args.finishedAt, summary: args.summary, job: args.job }
+    const row = { job_id: args.jobId, user_id: args.userId, workflow_id: args.workflowId, status: args.status, started_at: args.startedAt, finished_at: args.finishedAt, summary: args.summary, job: args.job, size: args.size ?? 0 }
     const existing = await byJobId(ctx, args.jobId)
     if (existing) await ctx.db.replace(existing._id, row)
     else await ctx.db.insert('workflow_runs', row)
+    const delta = row.size - (existing?.size ?? 0)
+    await addBytes(ctx, `user:${args.userId}`, delta)
+    await addBytes(ctx, `workflow:${args.workflowId}`, delta)
+  },
+})
+
+/** The bytes an account's (`userId`) or a workflow's runs take. */
+export const bytes = serverQuery({
+  args: { userId: v.optional(v.string()), workflowId: v.optional(v.string()) },
+  handler: async (ctx, { userId, workflowId }) => (await totalOf(ctx, userId !== undefined ? `user:${userId}` : `workflow:${workflowId}`))?.bytes ?? 0,
+})
+
+/** Deletes the oldest ended runs of an account or a workflow until they take at most `maxBytes` (up to `batch` runs); how many went. */
+export const trim = serverMutation({
+  args: { userId: v.optional(v.string()), workflowId: v.optional(v.string()), maxBytes: v.number(), batch: v.number() },
+  handler: async (ctx, { userId, workflowId, maxBytes, batch }) => {
+    let excess = ((await totalOf(ctx, userId !== undefined ? `user:${userId}` : `workflow:${workflowId}`))?.bytes ?? 0) - maxBytes
+    if (excess <= 0) return 0
+    // Unfinished runs (no end time) sort first in the indexes: start above them.
+    const oldest = userId !== undefined
+      ? ctx.db.query('workflow_runs').withIndex('by_user_and_finished', q => q.eq('user_id', userId).gte('finished_at', 0))
+      : ctx.db.query('workflow_runs').withIndex('by_workflow_and_finished', q => q.eq('workflow_id', workflowId!).gte('finished_at', 0))
+    let deleted = 0
+    for (const row of await oldest.take(batch)) {
+      if (excess <= 0) break
+      await removeRow(ctx, row)
+      excess -= row.size ?? 0
+      deleted++
+    }
+    return deleted
   },
 })
 
@@ -88,7 +136,7 @@ export const remove = serverMutation({
   handler: async (ctx, { jobId }) => {
     const row = await byJobId(ctx, jobId)
     if (!row) return false
-    await ctx.db.delete(row._id)
+    await removeRow(ctx, row)
     return true
   },
 })
@@ -105,7 +153,7 @@ export const removeMany = serverMutation({
           // Unfinished runs (no end time) sort first in the index: start above them.
           ? await ctx.db.query('workflow_runs').withIndex('by_finished', q => q.gte('finished_at', 0).lt('finished_at', finishedBefore)).take(batch)
           : []
-    for (const row of rows) await ctx.db.delete(row._id)
+    for (const row of rows) await removeRow(ctx, row)
     return rows.length
   },
 })

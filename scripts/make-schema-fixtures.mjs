@@ -42,7 +42,7 @@ const SEED = {
   job_notifications: [{ id: 'note-1', user_id: 'user-1', job_id: 'job-1', thread_id: 'thread-1', kind: 'job-complete', title: 'Your answer is ready', body: 'Paris.', created_at: T + 2_000, read_at: null }],
   workflows: [{ id: 'workflow-1', user_id: 'user-1', name: 'Triage', definition, created_at: T, updated_at: T, version: 1 }],
   workflow_versions: [{ workflow_id: 'workflow-1', version: 1, name: 'Triage', definition, created_at: T, created_by: 'user-1', note: null }],
-  workflow_runs: [{ job_id: 'run-1', user_id: 'user-1', workflow_id: 'workflow-1', status: 'complete', started_at: T + 3_000, finished_at: T + 4_000, summary: JSON.stringify({ workflowName: 'Triage' }), job: JSON.stringify({ id: 'run-1', status: 'complete' }) }],
+  workflow_runs: [{ job_id: 'run-1', user_id: 'user-1', workflow_id: 'workflow-1', status: 'complete', started_at: T + 3_000, finished_at: T + 4_000, summary: JSON.stringify({ workflowName: 'Triage' }), job: JSON.stringify({ id: 'run-1', status: 'complete' }), size: 120 }],
 }
 
 function seed(db) {

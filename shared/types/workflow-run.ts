@@ -30,6 +30,8 @@ export interface WorkflowRunSummary {
   usage?: Usage
   error?: Pick<JobError, 'message' | 'kind'>
   resumedFrom?: { jobId: string, nodeId: string }
+  /** What it takes in the run history, in bytes (its steps' outputs, tool calls, timings; absent on runs kept before sizes). */
+  sizeBytes?: number
   /** A failure handler's run: the failed run it was started for. */
   failureOf?: string
   /** A child run: the run whose workflow step (`nodeId`, `<loop>.<n>.<step>` inside a loop) ran it. */

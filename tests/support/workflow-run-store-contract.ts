@@ -36,7 +36,7 @@ export function describeWorkflowRunStoreContract(name: string, createStore: () =
       expect((await store.getRun('r1'))!.finishedAt).toBeUndefined()
       const ended = keptRun('r1', { startedAt: 100, status: 'error', finishedAt: 150, error: { message: 'Step 2 failed', kind: 'upstream' }, usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15, cachedTokens: 0, reasoningTokens: 0, cost: 0.002 } })
       await store.saveRun(ended)
-      expect(await store.getRun('r1')).toEqual(ended)
+      expect(await store.getRun('r1')).toEqual({ ...ended, sizeBytes: expect.any(Number) })
       expect(await store.getRun('missing')).toBeNull()
       expect((await store.listRuns({ userId: 'a', limit: 10 })).runs).toHaveLength(1)
     })
@@ -107,6 +107,41 @@ export function describeWorkflowRunStoreContract(name: string, createStore: () =
       expect(await store.deleteRunsOfUser('a')).toBe(1)
       expect((await store.listRuns({ userId: 'a', limit: 10 })).runs).toEqual([])
       expect((await store.listRuns({ userId: 'b', limit: 10 })).runs.map(run => run.jobId)).toEqual(['b-run'])
+    })
+
+    it('knows what an account\'s and a workflow\'s runs take, and trims the oldest ended ones to a size (never one still running)', async () => {
+      const big = (jobId: string, fields: Partial<WorkflowRun> & { startedAt: number }) => {
+        const run = keptRun(jobId, fields)
+        return { ...run, job: { ...run.job, content: 'x'.repeat(10_000) } }
+      }
+      await store.saveRun(big('oldest', { startedAt: 1, finishedAt: 2 }))
+      await store.saveRun(big('running', { startedAt: 3, status: 'streaming' }))
+      await store.saveRun(big('middle', { startedAt: 4, finishedAt: 5, workflowId: 'w2' }))
+      await store.saveRun(big('newest', { startedAt: 6, finishedAt: 7 }))
+      await store.saveRun(big('other-user', { startedAt: 1, finishedAt: 2, userId: 'b', workflowId: 'w9' }))
+      const size = (await store.getRun('oldest'))!.sizeBytes!
+      expect(size).toBeGreaterThan(10_000)
+      expect((await store.listRuns({ userId: 'a', limit: 10 })).runs.every(run => run.sizeBytes !== undefined && run.sizeBytes > 10_000)).toBe(true)
+      const userBytes = await store.bytesOf({ userId: 'a' })
+      expect(userBytes).toBeGreaterThanOrEqual(4 * 10_000)
+      expect(await store.bytesOf({ workflowId: 'w2' })).toBe((await store.getRun('middle'))!.sizeBytes)
+      // A rewrite of a run (its end after its start) counts once.
+      await store.saveRun(big('newest', { startedAt: 6, finishedAt: 8 }))
+      expect(await store.bytesOf({ userId: 'a' })).toBe(userBytes - size + (await store.getRun('newest'))!.sizeBytes!)
+
+      // Under its cap: nothing goes. Over: the oldest ended runs, until it fits.
+      expect(await store.trimToBytes({ userId: 'a' }, 10_000_000)).toBe(0)
+      expect(await store.trimToBytes({ userId: 'a' }, (await store.bytesOf({ userId: 'a' })) - 1)).toBe(1)
+      expect(await store.getRun('oldest')).toBeNull()
+      expect(await store.trimToBytes({ userId: 'a' }, 0)).toBe(2)
+      expect((await store.listRuns({ userId: 'a', limit: 10 })).runs.map(run => run.jobId)).toEqual(['running'])
+      expect(await store.bytesOf({ workflowId: 'w2' })).toBe(0)
+      expect(await store.bytesOf({ userId: 'b' })).toBeGreaterThan(10_000)
+      expect(await store.trimToBytes({ workflowId: 'w9' }, 0)).toBe(1)
+      expect(await store.bytesOf({ userId: 'b' })).toBe(0)
+      // Deleting the rest leaves no total behind.
+      expect(await store.deleteRunsOfUser('a')).toBe(1)
+      expect(await store.bytesOf({ userId: 'a' })).toBe(0)
     })
   })
 }

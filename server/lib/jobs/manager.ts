@@ -99,7 +99,7 @@ export class BackgroundJobManager {
       settledElsewhere: leases ? (jobId, requestId, onSettled) => leases.watchRequest(jobId, requestId, onSettled) : undefined,
       observer: options.observer,
     })
-    this.workflowRuns = new WorkflowRunHistory({ runs: options.workflowRuns ?? createMemoryWorkflowRunStore(), jobs: options.store, retentionDays: options.config.workflows.runRetentionDays, logger: options.logger })
+    this.workflowRuns = new WorkflowRunHistory({ runs: options.workflowRuns ?? createMemoryWorkflowRunStore(), jobs: options.store, retentionDays: options.config.workflows.runRetentionDays, maxBytes: { perUser: options.config.workflows.runHistoryMbPerUser * 1_000_000, perWorkflow: options.config.workflows.runHistoryMbPerWorkflow * 1_000_000 }, logger: options.logger })
     this.runs = new LocalRuns({ ...options, admission: this.admission, roleLimits: this.roleLimits, leases, inputs: this.inputs, workflowRuns: this.workflowRuns, roleOf: userId => this.roleOf(userId) })
     this.sweeper = new JobSweeper({
       store: options.store,

@@ -34,6 +34,8 @@ export interface WorkflowRunHistoryOptions {
   jobs: JobStore
   /** Days a run is kept after it ends. */
   retentionDays: number
+  /** Most the kept runs of one account, and of one workflow, may take (bytes); the oldest ended go first. */
+  maxBytes?: { perUser: number, perWorkflow: number }
   logger?: { warn: (message: string, ...details: unknown[]) => void }
 }
 
@@ -150,7 +152,17 @@ export class WorkflowRunHistory {
     if (!run) return
     if (job.status !== 'streaming') for (const listener of this.endListeners) await listener(job)
     await this.options.runs.saveRun(run)
-    if (job.status !== 'streaming') for (const child of childRunsOf(job)) await this.options.runs.saveRun(child)
+    if (job.status === 'streaming') return
+    for (const child of childRunsOf(job)) await this.options.runs.saveRun(child)
+    await this.holdToSize(run)
+  }
+
+  /** Deletes the oldest ended runs of `run`'s workflow and of its account past their caps (a few batches; the rest at the next end). */
+  private async holdToSize(run: WorkflowRun): Promise<void> {
+    const caps = this.options.maxBytes
+    if (!caps) return
+    await this.deleteInBatches(() => this.options.runs.trimToBytes({ workflowId: run.workflowId }, caps.perWorkflow))
+    await this.deleteInBatches(() => this.options.runs.trimToBytes({ userId: run.userId }, caps.perUser))
   }
 
   /** A run: from its live job while that is kept (fresher), else as kept. */

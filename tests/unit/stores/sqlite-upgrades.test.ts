@@ -8,6 +8,7 @@ import { SQLITE_MIGRATIONS } from '../../../server/lib/stores/sqlite/migrations'
 import { createSqliteThreadStore } from '../../../server/lib/stores/threads/sqlite'
 import { createSqliteJobStore } from '../../../server/lib/stores/jobs/sqlite'
 import { createSqliteWorkflowStore } from '../../../server/lib/stores/workflows/sqlite'
+import { createSqliteWorkflowRunStore } from '../../../server/lib/stores/workflows/runs-sqlite'
 import { createSqliteAccountBackend } from '../../../server/lib/stores/accounts/sqlite'
 
 // A database as each schema version left it (tests/fixtures/sqlite/, made by
@@ -46,6 +47,7 @@ describe('upgrading a database made by every earlier version', () => {
     const threads = createSqliteThreadStore({ path })
     const workflows = createSqliteWorkflowStore({ path })
     const accounts = createSqliteAccountBackend({ path })
+    const runs = createSqliteWorkflowRunStore({ path })
     try {
       const db = new BetterSqlite3(path, { readonly: true })
       expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length)
@@ -72,6 +74,12 @@ describe('upgrading a database made by every earlier version', () => {
         expect(await workflows.getWorkflow('workflow-1')).toMatchObject({ name: 'Triage', version: 1 })
         expect((await workflows.listWorkflowVersions('workflow-1')).map(item => item.version)).toEqual([1])
       }
+      if (tables.has('workflow_runs')) {
+        // A run kept before sizes is counted by what it holds.
+        expect(await runs.getRun('run-1')).toMatchObject({ workflowName: 'Triage', job: { status: 'complete' } })
+        expect(await runs.bytesOf({ userId: 'user-1' })).toBeGreaterThan(20)
+        expect(await runs.bytesOf({ workflowId: 'workflow-1' })).toBe(await runs.bytesOf({ userId: 'user-1' }))
+      }
       if (tables.has('accounts')) {
         expect(await accounts.findAccountByName('Root')).toMatchObject({ id: 'user-1', role: 'admin' })
         expect((await accounts.listApiTokens('user-1')).map(token => token.id)).toEqual(['token-1'])
@@ -81,7 +89,7 @@ describe('upgrading a database made by every earlier version', () => {
       await threads.appendMessage({ threadId: fresh.id, role: 'user', content: 'Still here?' })
       expect((await threads.searchThreads('user-1', 'Still')).map(hit => hit.thread.id)).toEqual([fresh.id])
     } finally {
-      await Promise.all([jobs.close(), threads.close(), workflows.close(), accounts.close()])
+      await Promise.all([jobs.close(), threads.close(), workflows.close(), accounts.close(), runs.close()])
     }
   })
 })

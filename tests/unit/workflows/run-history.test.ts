@@ -82,4 +82,25 @@ describe('workflow run history', () => {
     await history.deleteOfUser('a')
     expect(await runs.getRun(other.id)).toBeNull()
   })
+
+  it('holds each workflow\'s and each account\'s kept runs to their size caps, the oldest ended going first', async () => {
+    const jobs = createMemoryJobStore()
+    const runs = createMemoryWorkflowRunStore()
+    const history = new WorkflowRunHistory({ jobs, runs, retentionDays: 30, maxBytes: { perUser: 100_000, perWorkflow: 50_000 } })
+    const finish = async (workflowId: string, at: number) => {
+      const job = await jobs.createJob(newWorkflowJob({ principal: { userId: 'a', role: 'user' }, workflowId, definition, prompt: 'p' }, secretBox))
+      await jobs.completeJob(job.id, { content: 'x'.repeat(20_000), reasoning: '', chunksReceived: 1, finishReason: 'stop', now: at })
+      await history.record((await jobs.getJob(job.id))!)
+      return job.id
+    }
+    const w1 = [await finish('w1', 1), await finish('w1', 2), await finish('w1', 3)]
+    // Three runs of about 20 kB pass w1's 50 kB: its oldest went.
+    expect(await runs.getRun(w1[0]!)).toBeNull()
+    expect(await runs.bytesOf({ workflowId: 'w1' })).toBeLessThanOrEqual(50_000)
+    const w2 = [await finish('w2', 4), await finish('w2', 5), await finish('w3', 6), await finish('w3', 7)]
+    // Six runs of about 20 kB pass the account's 100 kB: its oldest (w1's) went, whichever workflow it was.
+    expect(await runs.bytesOf({ userId: 'a' })).toBeLessThanOrEqual(100_000)
+    expect(await runs.getRun(w1[1]!)).toBeNull()
+    expect(await runs.getRun(w2.at(-1)!)).not.toBeNull()
+  })
 })

@@ -325,4 +325,29 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     DELETE FROM job_events WHERE job_id = OLD.id;
   END;
   `,
+  // The bytes each account's and each workflow's kept runs take (`size` per run, totals kept by
+  // triggers), so the history can hold them to the operator's caps without summing on every write.
+  `
+  ALTER TABLE workflow_runs ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+  UPDATE workflow_runs SET size = length(CAST(summary AS BLOB)) + length(CAST(job AS BLOB));
+  CREATE INDEX workflow_runs_by_user_finished ON workflow_runs (user_id, finished_at);
+  CREATE INDEX workflow_runs_by_workflow_finished ON workflow_runs (workflow_id, finished_at);
+  CREATE TABLE workflow_run_bytes (owner TEXT PRIMARY KEY, bytes INTEGER NOT NULL) WITHOUT ROWID;
+  INSERT INTO workflow_run_bytes SELECT 'user:' || user_id, SUM(size) FROM workflow_runs GROUP BY user_id;
+  INSERT INTO workflow_run_bytes SELECT 'workflow:' || workflow_id, SUM(size) FROM workflow_runs GROUP BY workflow_id;
+  CREATE TRIGGER workflow_run_bytes_on_insert AFTER INSERT ON workflow_runs
+  BEGIN
+    INSERT INTO workflow_run_bytes (owner, bytes) VALUES ('user:' || NEW.user_id, NEW.size) ON CONFLICT (owner) DO UPDATE SET bytes = bytes + excluded.bytes;
+    INSERT INTO workflow_run_bytes (owner, bytes) VALUES ('workflow:' || NEW.workflow_id, NEW.size) ON CONFLICT (owner) DO UPDATE SET bytes = bytes + excluded.bytes;
+  END;
+  CREATE TRIGGER workflow_run_bytes_on_update AFTER UPDATE OF size ON workflow_runs
+  BEGIN
+    UPDATE workflow_run_bytes SET bytes = bytes + NEW.size - OLD.size WHERE owner IN ('user:' || NEW.user_id, 'workflow:' || NEW.workflow_id);
+  END;
+  CREATE TRIGGER workflow_run_bytes_on_delete AFTER DELETE ON workflow_runs
+  BEGIN
+    UPDATE workflow_run_bytes SET bytes = bytes - OLD.size WHERE owner IN ('user:' || OLD.user_id, 'workflow:' || OLD.workflow_id);
+    DELETE FROM workflow_run_bytes WHERE owner IN ('user:' || OLD.user_id, 'workflow:' || OLD.workflow_id) AND bytes <= 0;
+  END;
+  `,
 ]

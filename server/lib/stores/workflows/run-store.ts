@@ -11,6 +11,9 @@ export const WORKFLOW_RUNS_PAGE_MAX = 100
 /** Runs one cleanup call deletes at most (it is called again until none are left). */
 export const WORKFLOW_RUNS_CLEANUP_BATCH = 500
 
+/** Whose runs: an account's, or a workflow's. */
+export type RunOwner = { userId: string } | { workflowId: string }
+
 /** One page of a store's runs. */
 export interface StoredRunPage {
   runs: WorkflowRunSummary[]
@@ -33,6 +36,13 @@ export interface WorkflowRunStore {
   deleteRunsOfUser(userId: string): Promise<number>
   /** Deletes runs that ended before `finishedBefore` (up to `WORKFLOW_RUNS_CLEANUP_BATCH`); how many went. */
   cleanupExpired(finishedBefore: number): Promise<number>
+  /** The bytes the kept runs of an account, or of a workflow, take (each run's `sizeBytes`). */
+  bytesOf(owner: RunOwner): Promise<number>
+  /**
+   * Deletes the oldest ended runs of an account or a workflow until what is left takes at most
+   * `maxBytes` (up to `WORKFLOW_RUNS_CLEANUP_BATCH` runs a call); how many went.
+   */
+  trimToBytes(owner: RunOwner, maxBytes: number): Promise<number>
   close(): Promise<void>
 }
 
@@ -55,4 +65,16 @@ export function runIsAfter(run: WorkflowRunSummary, cursor: WorkflowRunCursor | 
 export function summaryOf(run: WorkflowRun): WorkflowRunSummary {
   const { job: _job, ...summary } = run
   return summary
+}
+
+/**
+ * The run as a store keeps it: its summary and its run as JSON, with `sizeBytes` (both texts'
+ * bytes, the size counted against the caps; the summary's own few bytes for the size not counted).
+ */
+export function storedForm(run: WorkflowRun): { run: WorkflowRun, summary: string, job: string, size: number } {
+  const { sizeBytes: _before, ...summary } = summaryOf(run)
+  const job = JSON.stringify(run.job)
+  const size = Buffer.byteLength(job) + Buffer.byteLength(JSON.stringify(summary)) + 24
+  const sized = { ...summary, sizeBytes: size }
+  return { run: { ...sized, job: run.job }, summary: JSON.stringify(sized), job, size }
 }

@@ -2,7 +2,7 @@
 import { api } from '../../../../convex/_generated/api'
 import type { ConvexFunctionClient } from '../jobs/convex'
 import type { WorkflowRun } from '../../../../shared/types/workflow-run'
-import { summaryOf, WORKFLOW_RUNS_CLEANUP_BATCH, WORKFLOW_RUNS_PAGE_MAX, type StoredRunPage, type WorkflowRunStore } from './run-store'
+import { storedForm, WORKFLOW_RUNS_CLEANUP_BATCH, WORKFLOW_RUNS_PAGE_MAX, type StoredRunPage, type WorkflowRunStore } from './run-store'
 
 /** A Convex run store. */
 export function createConvexWorkflowRunStore(options: { client: ConvexFunctionClient, secret: string }): WorkflowRunStore {
@@ -11,7 +11,8 @@ export function createConvexWorkflowRunStore(options: { client: ConvexFunctionCl
     client.mutation(api.workflowRuns.removeMany, { secret, ...which, batch: WORKFLOW_RUNS_CLEANUP_BATCH }) as Promise<number>
   return {
     async saveRun(run) {
-      await client.mutation(api.workflowRuns.save, { secret, jobId: run.jobId, userId: run.userId, workflowId: run.workflowId, status: run.status, startedAt: run.startedAt, ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}), summary: JSON.stringify(summaryOf(run)), job: JSON.stringify(run.job) })
+      const stored = storedForm(run)
+      await client.mutation(api.workflowRuns.save, { secret, jobId: run.jobId, userId: run.userId, workflowId: run.workflowId, status: run.status, startedAt: run.startedAt, ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}), summary: stored.summary, job: stored.job, size: stored.size })
     },
     async getRun(jobId) {
       return await client.query(api.workflowRuns.get, { secret, jobId }) as WorkflowRun | null
@@ -28,6 +29,12 @@ export function createConvexWorkflowRunStore(options: { client: ConvexFunctionCl
     deleteRunsOfWorkflow: workflowId => removeMany({ workflowId }),
     deleteRunsOfUser: userId => removeMany({ userId }),
     cleanupExpired: finishedBefore => removeMany({ finishedBefore }),
+    async bytesOf(owner) {
+      return await client.query(api.workflowRuns.bytes, { secret, ...owner }) as number
+    },
+    async trimToBytes(owner, maxBytes) {
+      return await client.mutation(api.workflowRuns.trim, { secret, ...owner, maxBytes, batch: WORKFLOW_RUNS_CLEANUP_BATCH }) as number
+    },
     async close() {},
   }
 }

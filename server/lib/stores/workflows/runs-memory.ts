@@ -1,11 +1,12 @@
 /** In-memory workflow run store for tests. */
 import type { WorkflowRun } from '../../../../shared/types/workflow-run'
-import { runIsAfter, runMatches, summaryOf, WORKFLOW_RUNS_CLEANUP_BATCH, WORKFLOW_RUNS_PAGE_MAX, type WorkflowRunStore } from './run-store'
+import { runIsAfter, runMatches, storedForm, summaryOf, WORKFLOW_RUNS_CLEANUP_BATCH, WORKFLOW_RUNS_PAGE_MAX, type RunOwner, type WorkflowRunStore } from './run-store'
 
 /** Creates an empty in-memory run store. */
 export function createMemoryWorkflowRunStore(): WorkflowRunStore {
   const runs = new Map<string, WorkflowRun>()
   const newestFirst = () => [...runs.values()].sort((a, b) => b.startedAt - a.startedAt || (a.jobId < b.jobId ? 1 : -1))
+  const owned = (owner: RunOwner) => [...runs.values()].filter(run => 'userId' in owner ? run.userId === owner.userId : run.workflowId === owner.workflowId)
   const deleteWhere = (keep: (run: WorkflowRun) => boolean) => {
     let deleted = 0
     for (const run of [...runs.values()]) {
@@ -18,7 +19,7 @@ export function createMemoryWorkflowRunStore(): WorkflowRunStore {
   }
   return {
     async saveRun(run) {
-      runs.set(run.jobId, structuredClone(run))
+      runs.set(run.jobId, structuredClone(storedForm(run).run))
     },
     async getRun(jobId) {
       const run = runs.get(jobId)
@@ -45,6 +46,21 @@ export function createMemoryWorkflowRunStore(): WorkflowRunStore {
     },
     async cleanupExpired(finishedBefore) {
       return deleteWhere(run => run.finishedAt === undefined || run.finishedAt >= finishedBefore)
+    },
+    async bytesOf(owner) {
+      return owned(owner).reduce((total, run) => total + (run.sizeBytes ?? 0), 0)
+    },
+    async trimToBytes(owner, maxBytes) {
+      let excess = owned(owner).reduce((total, run) => total + (run.sizeBytes ?? 0), 0) - maxBytes
+      const oldest = owned(owner).filter(run => run.finishedAt !== undefined).sort((a, b) => a.finishedAt! - b.finishedAt!).slice(0, WORKFLOW_RUNS_CLEANUP_BATCH)
+      let deleted = 0
+      for (const run of oldest) {
+        if (excess <= 0) break
+        runs.delete(run.jobId)
+        excess -= run.sizeBytes ?? 0
+        deleted++
+      }
+      return deleted
     },
     async close() {
       runs.clear()

@@ -1,7 +1,7 @@
 /** Kept workflow runs in the app's sqlite file: indexed columns to list by, the run as JSON. */
 import { openSqliteDatabase } from '../sqlite/database'
 import type { WorkflowRun, WorkflowRunSummary } from '../../../../shared/types/workflow-run'
-import { WORKFLOW_RUNS_CLEANUP_BATCH, WORKFLOW_RUNS_PAGE_MAX, summaryOf, type WorkflowRunStore } from './run-store'
+import { WORKFLOW_RUNS_CLEANUP_BATCH, WORKFLOW_RUNS_PAGE_MAX, storedForm, type RunOwner, type WorkflowRunStore } from './run-store'
 
 interface RunRow { job_id: string, summary: string, job: string }
 
@@ -9,9 +9,13 @@ interface RunRow { job_id: string, summary: string, job: string }
 export function createSqliteWorkflowRunStore(options: { path: string }): WorkflowRunStore {
   const db = openSqliteDatabase(options.path)
   const statements = {
-    save: db.prepare(`INSERT INTO workflow_runs (job_id, user_id, workflow_id, status, started_at, finished_at, summary, job)
-      VALUES (@jobId, @userId, @workflowId, @status, @startedAt, @finishedAt, @summary, @job)
-      ON CONFLICT (job_id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, summary = excluded.summary, job = excluded.job`),
+    save: db.prepare(`INSERT INTO workflow_runs (job_id, user_id, workflow_id, status, started_at, finished_at, summary, job, size)
+      VALUES (@jobId, @userId, @workflowId, @status, @startedAt, @finishedAt, @summary, @job, @size)
+      ON CONFLICT (job_id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, summary = excluded.summary, job = excluded.job, size = excluded.size`),
+    // Totals kept by triggers (migration 'workflow_run_bytes').
+    bytes: db.prepare<[string], { bytes: number }>('SELECT bytes FROM workflow_run_bytes WHERE owner = ?'),
+    oldestOfUser: db.prepare<[string, number], { job_id: string, size: number }>('SELECT job_id, size FROM workflow_runs WHERE user_id = ? AND finished_at IS NOT NULL ORDER BY finished_at LIMIT ?'),
+    oldestOfWorkflow: db.prepare<[string, number], { job_id: string, size: number }>('SELECT job_id, size FROM workflow_runs WHERE workflow_id = ? AND finished_at IS NOT NULL ORDER BY finished_at LIMIT ?'),
     get: db.prepare<[string], RunRow>('SELECT job_id, summary, job FROM workflow_runs WHERE job_id = ?'),
     unfinished: db.prepare<[number], Pick<RunRow, 'summary'>>('SELECT summary FROM workflow_runs WHERE status = \'streaming\' ORDER BY started_at LIMIT ?'),
     remove: db.prepare('DELETE FROM workflow_runs WHERE job_id = ?'),
@@ -21,8 +25,8 @@ export function createSqliteWorkflowRunStore(options: { path: string }): Workflo
   }
   return {
     async saveRun(run) {
-      const summary = summaryOf(run)
-      statements.save.run({ jobId: run.jobId, userId: run.userId, workflowId: run.workflowId, status: run.status, startedAt: run.startedAt, finishedAt: run.finishedAt ?? null, summary: JSON.stringify(summary), job: JSON.stringify(run.job) })
+      const stored = storedForm(run)
+      statements.save.run({ jobId: run.jobId, userId: run.userId, workflowId: run.workflowId, status: run.status, startedAt: run.startedAt, finishedAt: run.finishedAt ?? null, summary: stored.summary, job: stored.job, size: stored.size })
     },
     async getRun(jobId) {
       const row = statements.get.get(jobId)
@@ -74,8 +78,29 @@ export function createSqliteWorkflowRunStore(options: { path: string }): Workflo
     async cleanupExpired(finishedBefore) {
       return statements.removeExpired.run(finishedBefore, WORKFLOW_RUNS_CLEANUP_BATCH).changes
     },
+    async bytesOf(owner) {
+      return statements.bytes.get(ownerKey(owner))?.bytes ?? 0
+    },
+    async trimToBytes(owner, maxBytes) {
+      let excess = (statements.bytes.get(ownerKey(owner))?.bytes ?? 0) - maxBytes
+      if (excess <= 0) return 0
+      const oldest = 'userId' in owner ? statements.oldestOfUser.all(owner.userId, WORKFLOW_RUNS_CLEANUP_BATCH) : statements.oldestOfWorkflow.all(owner.workflowId, WORKFLOW_RUNS_CLEANUP_BATCH)
+      const doomed: string[] = []
+      for (const row of oldest) {
+        if (excess <= 0) break
+        doomed.push(row.job_id)
+        excess -= row.size
+      }
+      db.transaction(() => doomed.forEach(jobId => statements.remove.run(jobId)))()
+      return doomed.length
+    },
     async close() {
       if (db.open) db.close()
     },
   }
+}
+
+/** The key of an owner's total in `workflow_run_bytes`. */
+function ownerKey(owner: RunOwner): string {
+  return 'userId' in owner ? `user:${owner.userId}` : `workflow:${owner.workflowId}`
 }
