@@ -43,6 +43,8 @@ export const serverConfigSchema = z.object({
       'Run answers as server-side jobs that outlive the tab.'),
     storageProvider: setting(z.enum(['sqlite', 'memory', 'convex']), 'sqlite',
       'Where job and workflow state lives: `sqlite` (a file under `.data/`), `memory` (tests), `convex`.'),
+    reclaimSpaceIntervalMs: setting(z.number().int().min(1_000).max(86_400_000), 60_000,
+      'With `sqlite`: how often the disk space of deleted rows (expired runs and jobs, deleted accounts) is given back, a megabyte a step between requests; the file shrinks at the checkpoint after.'),
     maxConcurrentJobs: setting(positiveInt, 20,
       'Jobs running at once on this server.'),
     jobTimeoutMs: setting(milliseconds, 300_000,

@@ -212,9 +212,11 @@ export class WorkflowRunHistory {
     await this.deleteInBatches(() => this.options.runs.cleanupExpired(now - this.options.retentionDays * DAY_MS))
   }
 
+  /** Deletes batch after batch (a turn of the event loop between them: requests are answered meanwhile). */
   private async deleteInBatches(deleteBatch: () => Promise<number>): Promise<void> {
     for (let batch = 0; batch < DELETE_BATCHES; batch++) {
       if (await deleteBatch() === 0) return
+      await new Promise(resolve => setImmediate(resolve))
     }
   }
 }

@@ -239,12 +239,17 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   metrics.readAtScrape(metricSources)
   const status = new StatusHistory({ metrics, sources: metricSources, intervalMs: config.metrics.statusSampleSeconds * 1000 })
 
+  // Deleted rows' disk space goes back to the file system between requests (stores/sqlite/space.ts).
+  let reclaimTimer: ReturnType<typeof setInterval> | undefined
+  const reclaimSpace = () => stores.space?.reclaim().catch(error => jobsLogger.warn('Giving back the database file\'s free space failed', error))
+
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
     // Open pages' tool-change streams end at once (like job streams); tool sources close once the
     // jobs that might be calling them have stopped at their checkpoints.
     stopping ??= (async () => {
       stopFollowingRegistry()
+      clearInterval(reclaimTimer)
       liveEvents.close()
       status.close()
       toolChanges.close()
@@ -285,6 +290,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       if (dynamicTools) deferServerToolsReady(dynamicTools.start().catch(error => toolsLogger.error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
       if (!config.siteUrl) logSetupHint(accounts, options.port ?? '3000')
       jobs.startSweeper()
+      if (stores.space) reclaimTimer = setInterval(reclaimSpace, config.backgroundJobs.reclaimSpaceIntervalMs)
+      reclaimTimer?.unref()
       if (config.workflows.enabled) workflowSchedules.start()
       jobs.recoverInterruptedJobs()
         .then(count => count > 0 && jobsLogger.info(`Resumed ${count} job(s) interrupted by the last shutdown.`))

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import type { ServerConfig } from '../config/server-config'
 import { createConvexJobStore } from './jobs/convex'
 import { createConvexHttpClient } from './convex/http-client'
-import { DATABASE_FILE } from './sqlite/database'
+import { DATABASE_FILE, openSqliteDatabase } from './sqlite/database'
+import { SqliteSpace } from './sqlite/space'
 import type { JobStore } from './jobs/job-store'
 import { createMemoryJobStore } from './jobs/memory'
 import { createSqliteJobStore } from './jobs/sqlite'
@@ -60,6 +61,8 @@ export interface AppStores {
   usage: UsageLedger
   /** Where rate-limit counters live: shared by every instance on Convex, else this process's memory. */
   limiterFor: LimiterFactory
+  /** With sqlite: the file's free pages, given back in small steps (Convex frees its own). */
+  space?: SqliteSpace
   /** Closes every store. */
   close: () => Promise<void>
 }
@@ -74,6 +77,7 @@ export function openStores(config: ServerConfig): AppStores {
     ...accountStoresOf(accounts),
     close: async () => {
       await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), stores.workflowRuns.close(), stores.workspaces.close(), accounts.close()])
+      stores.space?.close()
     },
   }
 }
@@ -90,7 +94,7 @@ function openBackend(config: ServerConfig): Backend {
     case 'sqlite': {
       const path = join(config.dataDir, DATABASE_FILE)
       // Another process holding the file's write lock is waited out between requests, not inside them.
-      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), workflowRuns: withBusyRetry(createSqliteWorkflowRunStore({ path })), workspaces: withBusyRetry(createSqliteWorkspaceStore({ path })), accounts: withBusyRetry(createSqliteAccountBackend({ path })), limiterFor: memoryLimiters }
+      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), workflowRuns: withBusyRetry(createSqliteWorkflowRunStore({ path })), workspaces: withBusyRetry(createSqliteWorkspaceStore({ path })), accounts: withBusyRetry(createSqliteAccountBackend({ path })), limiterFor: memoryLimiters, space: new SqliteSpace(openSqliteDatabase(path)) }
     }
     case 'memory':
       return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), workflowRuns: createMemoryWorkflowRunStore(), workspaces: createMemoryWorkspaceStore(), accounts: createMemoryAccountBackend(), limiterFor: memoryLimiters }

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path'
 import BetterSqlite3, { type Database } from 'better-sqlite3'
 import { SQLITE_BUSY_TIMEOUT_MS } from './busy'
 import { SQLITE_MIGRATIONS } from './migrations'
+import { useIncrementalVacuum } from './space'
 
 /** The database file of a data directory. */
 export const DATABASE_FILE = 'or3.sqlite'
@@ -68,6 +69,8 @@ export function openSqliteDatabase(path: string): Database {
   // Opening and migrating happen once, at start-up: wait for a lock as long as it takes there.
   db.pragma('busy_timeout = 5000')
   db.pragma('foreign_keys = ON')
+  // Before the first table (a new file), or once by a VACUUM: deleted rows' pages can be given back (space.ts).
+  if (path !== ':memory:') useIncrementalVacuum(db)
   migrateSqliteSchema(db, path === ':memory:' ? {} : { copyBeforeUpgrade: join(dirname(path), BACKUPS_DIR) })
   // Serving: never block the event loop for long on another process's lock (see busy.ts).
   db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
