@@ -1,10 +1,15 @@
 import { createHmac } from 'node:crypto'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { errorChunk, roleChunk } from '../../server/lib/openrouter/chunks'
 import { fakeChunkMeta, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest } from '../support/fake-openrouter'
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { useAppServers, useBuiltApp, useDataDirs, type RunningApp } from '../support/built-app'
 import { installExample } from '../../app/utils/workflow-examples'
+import { createSqliteWorkflowRunStore } from '../../server/lib/stores/workflows/runs-sqlite'
+import { keptRun } from '../support/workflow-run-store-contract'
+import { JobView, watchJob } from '../support/job-stream-client'
 
 // Workflows over HTTP against the built server, with the fake OpenRouter answering each node.
 
@@ -873,4 +878,45 @@ describe('a workflow run across a server restart', () => {
     }
   })
 
+})
+
+describe('the run history\'s disk space', () => {
+  it('gives back the space of 10,000 expired runs while another person\'s answer streams, who is answered throughout', async () => {
+    // A year of runs, all past the retention, in the file before the server starts.
+    const dataDir = dataDirs.fresh()
+    const path = join(dataDir, 'or3.sqlite')
+    const kept = createSqliteWorkflowRunStore({ path })
+    const yearAgo = Date.now() - 400 * 86_400_000
+    const content = 'step output '.repeat(1_700)
+    for (let index = 0; index < 10_000; index++) {
+      const run = keptRun(`old-run-${index}`, { startedAt: yearAgo + index, finishedAt: yearAgo + index + 1 })
+      await kept.saveRun({ ...run, job: { ...run.job, content } })
+    }
+    await kept.close()
+    const before = statSync(path).size
+    // Sweeps every 2 s (a quarter of the job timeout) and gives space back every second.
+    const app = await servers.start({ ...env(dataDir), NUXT_BACKGROUND_JOBS_JOB_TIMEOUT_MS: '8000', NUXT_BACKGROUND_JOBS_RECLAIM_SPACE_INTERVAL_MS: '1000', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '20' })
+    try {
+      const reader = new SessionClient(app.url)
+      const jobId = await reader.startJob({ model: 'or3/offline-demo', messages: [{ role: 'user', content: 'Tell me a long story about a lighthouse keeper and the sea.' }] })
+      const view = new JobView()
+      const arrivals: number[] = []
+      const applied = view.apply.bind(view)
+      view.apply = (received) => {
+        if (received.event === 'delta') arrivals.push(performance.now())
+        applied(received)
+      }
+      const watching = watchJob(reader, jobId, view)
+      await expect.poll(() => statSync(path).size, { timeout: 60_000, interval: 100 }).toBeLessThan(before / 10)
+      // The answer went on meanwhile, and the server answers another request.
+      expect((await reader.fetch('/api/health')).status).toBe(200)
+      await watching
+      expect(view.status).toBe('complete')
+      expect(view.content.length).toBeGreaterThan(100)
+      const longestGap = arrivals.slice(1).reduce((longest, at, index) => Math.max(longest, at - arrivals[index]!), 0)
+      console.log(`Run history space: ${(before / 1e6).toFixed(1)} MB of 10,000 expired runs given back to ${(statSync(path).size / 1e6).toFixed(1)} MB; the longest pause between an answer's deltas meanwhile was ${longestGap.toFixed(0)} ms (one delta every 20 ms or so, batched)`)
+    } finally {
+      await app.stop()
+    }
+  })
 })
