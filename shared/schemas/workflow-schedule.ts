@@ -8,13 +8,23 @@ import { MAX_INPUT_LONG_TEXT_CHARS } from './workflow'
 
 export const MAX_SCHEDULES_PER_WORKFLOW = 5
 
-export const workflowScheduleInputSchema = z.object({
+const times = {
   /** Five fields (minute hour day month weekday), or six with seconds first; croner's syntax (`L`, `#`, `W`, names). */
   cron: z.string().trim().min(9).max(120).optional(),
   /** An IANA time zone the cron expression is read in (default UTC). */
   timezone: z.string().trim().min(1).max(64).default('UTC'),
   /** Every N minutes from when it was made (instead of `cron`). */
   everyMinutes: z.number().int().min(1).max(525_600).optional(),
+}
+const eitherCronOrEvery = (schedule: { cron?: string, everyMinutes?: number }, context: z.RefinementCtx) => {
+  if (Boolean(schedule.cron) === Boolean(schedule.everyMinutes)) context.addIssue({ code: 'custom', path: ['cron'], message: 'give either cron (a cron expression) or everyMinutes' })
+}
+
+/** When a schedule runs, alone (its preview). */
+export const workflowScheduleTimesSchema = z.object(times).strict().superRefine(eitherCronOrEvery)
+
+export const workflowScheduleInputSchema = z.object({
+  ...times,
   /** The workflow's named inputs for each run (text, numbers, yes/no). */
   inputs: z.record(z.string().max(40), z.union([z.string().max(MAX_INPUT_LONG_TEXT_CHARS), z.number().finite(), z.boolean()])).refine(inputs => Object.keys(inputs).length <= 20, 'at most 20 inputs').optional(),
   /** The prompt of each run, for a workflow without named inputs. */
@@ -26,8 +36,6 @@ export const workflowScheduleInputSchema = z.object({
   enabled: z.boolean().default(true),
   /** What the schedule is for, shown in its list. */
   label: z.string().trim().max(80).optional(),
-}).strict().superRefine((schedule, context) => {
-  if (Boolean(schedule.cron) === Boolean(schedule.everyMinutes)) context.addIssue({ code: 'custom', path: ['cron'], message: 'give either cron (a cron expression) or everyMinutes' })
-})
+}).strict().superRefine(eitherCronOrEvery)
 
 export type WorkflowScheduleInput = z.infer<typeof workflowScheduleInputSchema>

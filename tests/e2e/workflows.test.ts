@@ -533,6 +533,47 @@ describe('workflows on one server', () => {
     expect(slowRequests.every(request => request.clientDisconnected)).toBe(true)
   })
 
+  it('previews a schedule\'s next five runs as the server reads them, and runs a schedule now without moving its next run', async () => {
+    const client = new SessionClient(app.url)
+    const preview = (body: unknown) => client.post('/api/workflows/schedules/preview', body)
+    const answer = await preview({ cron: '0 8 * * 1-5', timezone: 'Europe/Berlin' })
+    expect(answer.status).toBe(200)
+    const { times } = await answer.json() as { times: number[] }
+    expect(times).toHaveLength(5)
+    expect(times[0]!).toBeGreaterThan(Date.now())
+    for (const at of times) {
+      const berlin = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at)
+      expect(berlin).toMatch(/^(Mon|Tue|Wed|Thu|Fri) 08:00$/)
+    }
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+    const every = await (await preview({ everyMinutes: 90 })).json() as { times: number[] }
+    expect(every.times.slice(1).map((at, index) => at - every.times[index]!)).toEqual(Array(4).fill(90 * 60_000))
+    // What cannot be used is said in words, as when saving.
+    const bad = await preview({ cron: 'every tuesday', timezone: 'UTC' })
+    expect(bad.status).toBe(400)
+    expect(await bad.text()).toMatch(/the cron expression cannot be used/)
+    expect((await preview({ cron: '0 8 * * *', timezone: 'Mars/Olympus' })).status).toBe(400)
+    expect(await (await preview({ cron: '* * * * * *', timezone: 'UTC' })).text()).toMatch(/more often than this server allows/)
+
+    const workflowId = await save(client, oneAgent('RUN-NOW-STEP', {}))
+    const created = await client.post(`/api/workflows/${workflowId}/schedules`, { cron: '0 3 1 1 *', timezone: 'UTC', prompt: 'the scheduled prompt' })
+    expect(created.status).toBe(201)
+    const schedule = await created.json() as { id: string, nextRunAt: number }
+    fake.script(() => textReply('ran now'))
+    const started = await client.post(`/api/workflows/${workflowId}/schedules/${schedule.id}/run`, {})
+    expect(started.status).toBe(202)
+    const { jobId, runPath } = await started.json() as { jobId: string, runPath: string }
+    expect(runPath).toBe(`/workflows/runs/${jobId}`)
+    expect(await waitForJobEnd(client, jobId, 30_000)).toMatchObject({ status: 'complete', content: 'ran now', workflow: { prompt: 'the scheduled prompt', startedVia: 'schedule' } })
+    const [after] = (await client.json(`/api/workflows/${workflowId}/schedules`)).schedules as Array<{ nextRunAt: number }>
+    expect(after!.nextRunAt).toBe(schedule.nextRunAt)
+    // Not another person's schedule, nor one of another workflow.
+    const stranger = new SessionClient(app.url)
+    expect((await stranger.post(`/api/workflows/${workflowId}/schedules/${schedule.id}/run`, {})).status).toBe(404)
+    const otherWorkflow = await save(client, oneAgent('OTHER', {}))
+    expect((await client.post(`/api/workflows/${otherWorkflow}/schedules/${schedule.id}/run`, {})).status).toBe(404)
+  })
+
   it('routes with a catastrophic pattern on a hostile input without freezing the server, and refuses patterns that need backtracking', async () => {
     const attacker = new SessionClient(app.url)
     const other = new SessionClient(app.url)

@@ -119,6 +119,29 @@ export class WorkflowSchedules {
     })
   }
 
+  /**
+   * The next `count` times a schedule with these settings would run, from now (its every-N-minutes
+   * counted from now, as if made now); 400 for times that cannot be used, saying why.
+   */
+  preview(times: Pick<WorkflowScheduleInput, 'cron' | 'timezone' | 'everyMinutes'>, count = 5): number[] {
+    const now = this.now()
+    const schedule = this.times({ ...times, createdAt: now } as WorkflowSchedule)
+    const upcoming: number[] = []
+    for (let at = schedule.nextAfter(now); at !== null && upcoming.length < count; at = schedule.nextAfter(at)) upcoming.push(at)
+    return upcoming
+  }
+
+  /**
+   * "Run now": starts a run with the schedule's settings at once, as its owner (a run of its own:
+   * the schedule's next occurrence stays as it was); 404 for another workflow's schedule. Throws
+   * what the start throws (limits, inputs that no longer fit).
+   */
+  async runNow(workflowId: string, id: string): Promise<{ id: string }> {
+    const schedule = await this.book.read(id)
+    if (!schedule || schedule.workflowId !== workflowId) throw new WorkflowScheduleError(404, 'This workflow has no such schedule.')
+    return this.options.startRun(schedule, crypto.randomUUID())
+  }
+
   /** Removes a schedule; false when the workflow has no such schedule. */
   async remove(workflowId: string, id: string): Promise<boolean> {
     const schedule = await this.book.read(id)
