@@ -192,6 +192,24 @@ describe('every pop-up and menu, open, passes axe in both schemes and widths', (
 })
 
 describe('states beyond a page at rest pass axe too', () => {
+  it('a workflow open with an agent step chosen (its retry policy), what happens when a run fails, and the schedule form with its next runs', async () => {
+    await page.goto(`${app.url}/workflows`)
+    await page.locator('[data-testid^=install-]').first().waitFor()
+    await page.getByTestId('new-workflow').click()
+    const pane = page.locator('.vue-flow__pane')
+    await page.getByTestId('add-agent').dragTo(pane, { targetPosition: { x: 260, y: 290 } })
+    await page.getByTestId('step-panel').waitFor()
+    const retries = page.locator('[data-testid=step-retries] input, input[data-testid=step-retries]')
+    await retries.fill('3')
+    await retries.press('Tab')
+    await page.getByTestId('step-backoff').waitFor()
+    await page.getByTestId('on-failure').waitFor()
+    await page.getByTestId('workflow-schedules').locator('summary').click()
+    await page.getByTestId('schedule-repeat').click()
+    await page.getByRole('option', { name: 'At set times' }).click()
+    expect(await auditEverySchemeAndWidth('[data-testid=schedule-preview] li')).toEqual({})
+  }, 120_000)
+
   it('a running answer waiting for an approval (its card and its tool card)', async () => {
     await page.goto(`${app.url}/admin`)
     await page.getByTestId('signup-policy').waitFor()
