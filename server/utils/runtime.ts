@@ -12,6 +12,7 @@ import type { LiveEventStreams } from '../lib/http/live-events'
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
 import type { WorkflowStore } from '../lib/stores/workflows/workflow-store'
 import type { WorkflowWebhooks } from '../lib/workflows/webhooks'
+import type { FailureWebhooks } from '../lib/workflows/failure-webhooks'
 import { workflowExamples } from '../lib/workflows/examples'
 import type { WorkflowSchedules } from '../lib/workflows/schedules'
 import type { AppMetrics } from '../lib/metrics/app-metrics'
@@ -41,9 +42,9 @@ export function useThreadStore(): ThreadStore {
 }
 
 /** Saved workflows (with their versions), their inbound webhooks and schedules, and the examples shipped with the app. */
-export function useWorkflows(): { saved: WorkflowStore, webhooks: WorkflowWebhooks, schedules: WorkflowSchedules, examples: typeof workflowExamples } {
-  const { workflows, workflowWebhooks, workflowSchedules } = useServerRuntime()
-  return { saved: workflows, webhooks: workflowWebhooks, schedules: workflowSchedules, examples: workflowExamples }
+export function useWorkflows(): { saved: WorkflowStore, webhooks: WorkflowWebhooks, failureWebhooks: FailureWebhooks, schedules: WorkflowSchedules, examples: typeof workflowExamples } {
+  const { workflows, workflowWebhooks, workflowFailureWebhooks, workflowSchedules } = useServerRuntime()
+  return { saved: workflows, webhooks: workflowWebhooks, failureWebhooks: workflowFailureWebhooks, schedules: workflowSchedules, examples: workflowExamples }
 }
 
 /**

@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -10,6 +12,7 @@ import { installExample } from '../../app/utils/workflow-examples'
 import { createSqliteWorkflowRunStore } from '../../server/lib/stores/workflows/runs-sqlite'
 import { keptRun } from '../support/workflow-run-store-contract'
 import { JobView, watchJob } from '../support/job-stream-client'
+import { webhookSignature } from '../../server/lib/workflows/failure-webhooks'
 
 // Workflows over HTTP against the built server, with the fake OpenRouter answering each node.
 
@@ -100,7 +103,8 @@ const failsMidStream = (): FakeReply => ({ type: 'stream', steps: [{ chunk: role
 
 describe('workflows on one server', () => {
   // The demo model streams without a pause here: the shipped examples run to their answers, not at reading speed.
-  const app = useBuiltApp(() => ({ ...env(), NUXT_WORKFLOWS_WEBHOOK_RUNS_PER_MINUTE: '4', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0' }))
+  // Loopback is allowed for calls out (a failure webhook's receiver below runs on it).
+  const app = useBuiltApp(() => ({ ...env(), NUXT_WORKFLOWS_WEBHOOK_RUNS_PER_MINUTE: '4', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0', NUXT_TOOLS_WEB_ALLOWED_NETWORKS: '127.0.0.1' }))
 
   it('runs every node kind: agents with tools, a tool node, a model router, parallel branches and a merge', async () => {
     const client = new SessionClient(app.url)
@@ -572,6 +576,46 @@ describe('workflows on one server', () => {
     expect((await stranger.post(`/api/workflows/${workflowId}/schedules/${schedule.id}/run`, {})).status).toBe(404)
     const otherWorkflow = await save(client, oneAgent('OTHER', {}))
     expect((await client.post(`/api/workflows/${otherWorkflow}/schedules/${schedule.id}/run`, {})).status).toBe(404)
+  })
+
+  it('calls a failed run\'s webhook with the failure, signed with the secret shown once, and keeps the URL to itself', async () => {
+    const received: Array<{ headers: Record<string, string | string[] | undefined>, body: string }> = []
+    const receiver = createServer((request, response) => {
+      let body = ''
+      request.on('data', (part: Buffer) => (body += part.toString()))
+      request.on('end', () => {
+        received.push({ headers: request.headers, body })
+        response.writeHead(204).end()
+      })
+    })
+    await new Promise<void>(resolve => receiver.listen(0, '127.0.0.1', resolve))
+    try {
+      const client = new SessionClient(app.url)
+      const workflowId = await save(client, oneAgent('HOOKED-STEP', {}))
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/incoming/S3CRET-TOKEN`
+      expect((await client.fetch(`/api/workflows/${workflowId}/failure-webhook`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'ftp://nope' }) })).status).toBe(400)
+      const set = await client.fetch(`/api/workflows/${workflowId}/failure-webhook`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) })
+      expect(set.status).toBe(200)
+      const { secret } = await set.json() as { secret: string }
+      const status = await client.json(`/api/workflows/${workflowId}/failure-webhook`)
+      expect(status).toEqual({ exists: true, host: new URL(url).host, createdAt: expect.any(Number) })
+      expect(JSON.stringify(status)).not.toContain('S3CRET')
+      expect((await new SessionClient(app.url).fetch(`/api/workflows/${workflowId}/failure-webhook`)).status).toBe(404)
+
+      fake.script(() => ({ type: 'http-error', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } }))
+      const jobId = await run(client, workflowId, 'go')
+      expect((await waitForJobEnd(client, jobId, 30_000)).status).toBe('error')
+      await expect.poll(() => received.length, { timeout: 15_000 }).toBe(1)
+      const [call] = received
+      const payload = JSON.parse(call!.body)
+      expect(payload).toMatchObject({ type: 'workflow.run.failed', run_id: jobId, workflow_id: workflowId, workflow_name: 'HOOKED-STEP', step: 'step', run_url: `/workflows/runs/${jobId}` })
+      expect(payload.error).toMatch(/insufficient credits \(402\)/)
+      expect(call!.headers['webhook-signature']).toBe(webhookSignature(secret, String(call!.headers['webhook-id']), Number(call!.headers['webhook-timestamp']), call!.body))
+      await client.fetch(`/api/workflows/${workflowId}/failure-webhook`, { method: 'DELETE' })
+      expect(await client.json(`/api/workflows/${workflowId}/failure-webhook`)).toEqual({ exists: false })
+    } finally {
+      await new Promise(resolve => receiver.close(resolve))
+    }
   })
 
   it('routes with a catastrophic pattern on a hostile input without freezing the server, and refuses patterns that need backtracking', async () => {

@@ -203,11 +203,12 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
 
   // Schedules and failure handlers start runs as the workflow's owner, checked like a run from the form.
-  const { schedules: workflowSchedules } = createWorkflowAutomation({ config, stores, jobs, accounts, logger: jobsLogger })
+  const { schedules: workflowSchedules, failureWebhooks: workflowFailureWebhooks } = createWorkflowAutomation({ config, stores, jobs, accounts, secretBox: createSecretBox(secret, 'workflow-failure-webhooks'), logger: jobsLogger })
 
   // A deleted account's data goes first: its jobs, threads, workflows and their runs, then what it kept with tools.
   const workflowWebhooks = new WorkflowWebhooks({ settings: stores.settings, secretBox: createSecretBox(secret, 'workflow-webhooks'), limiterFor: stores.limiterFor, runsPerMinute: config.workflows.webhookRunsPerMinute })
-  accounts.onAccountDeleted(userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows, webhooks: workflowWebhooks }, userId))
+  const hooksOfWorkflow = { remove: (workflowId: string) => Promise.all([workflowWebhooks.remove(workflowId), workflowFailureWebhooks.remove(workflowId)]).then(() => {}) }
+  accounts.onAccountDeleted(userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows, webhooks: hooksOfWorkflow }, userId))
   accounts.onAccountDeleted(userId => workspaces.deleteUser(userId))
   accounts.onAccountDeleted(userId => userTools.deleteUser(userId))
   accounts.onAccountDeleted(userId => credentials.deleteUser(userId))
@@ -268,6 +269,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     workflows: stores.workflows,
     workflowSchedules,
     workflowWebhooks,
+    workflowFailureWebhooks,
     accounts,
     personal,
     shares,

@@ -14,6 +14,7 @@ import type { BackgroundJobManager } from '../jobs/manager'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { WorkflowStore } from '../stores/workflows/workflow-store'
 import type { WorkflowWebhooks } from '../workflows/webhooks'
+import type { FailureWebhooks } from '../workflows/failure-webhooks'
 import type { WorkflowSchedules } from '../workflows/schedules'
 import type { AppMetrics } from '../metrics/app-metrics'
 import type { StatusHistory } from '../metrics/status-history'
@@ -26,6 +27,8 @@ export interface ServerRuntime {
   workflows: WorkflowStore
   /** Workflows' inbound webhooks. */
   workflowWebhooks: WorkflowWebhooks
+  /** Workflows' failure webhooks (called when a run fails). */
+  workflowFailureWebhooks: FailureWebhooks
   /** Workflows' schedules, and the ticker that starts their runs. */
   workflowSchedules: WorkflowSchedules
   /** Accounts, sessions' validity, API tokens, invites. */

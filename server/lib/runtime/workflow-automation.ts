@@ -9,6 +9,9 @@ import type { BackgroundJobManager } from '../jobs/manager'
 import type { AccountService } from '../auth/accounts'
 import { WorkflowSchedules } from '../workflows/schedules'
 import { FailureHandlerRefusal, WorkflowFailureHandlers } from '../workflows/failure-handlers'
+import { FailureWebhooks } from '../workflows/failure-webhooks'
+import { allowedNetworks } from '../tools/web/address-guard'
+import type { SecretBox } from '../security/secret-box'
 import { runnableWorkflow } from '../workflows/validate'
 import { runInputsOf } from '../workflows/run-inputs'
 import { httpAnswerFor } from '../http/domain-errors'
@@ -20,6 +23,8 @@ export interface WorkflowAutomationOptions {
   stores: Pick<AppStores, 'settings' | 'workflows' | 'workflowRuns' | 'jobs'>
   jobs: BackgroundJobManager
   accounts: Pick<AccountService, 'policyPrincipal'>
+  /** Seals failure webhooks' URLs and secrets. */
+  secretBox: SecretBox
   logger: { warn: (message: string, ...details: unknown[]) => void }
 }
 
@@ -30,8 +35,8 @@ async function activeOwner(accounts: WorkflowAutomationOptions['accounts'], user
   return { userId: owner.userId, role: owner.role }
 }
 
-/** Schedules (started by the caller) and failure handlers (hooked to the run history's ends). */
-export function createWorkflowAutomation({ config, stores, jobs, accounts, logger }: WorkflowAutomationOptions): { schedules: WorkflowSchedules, failureHandlers: WorkflowFailureHandlers } {
+/** Schedules (started by the caller), failure handlers (hooked to the run history's ends) and the failure webhooks they call. */
+export function createWorkflowAutomation({ config, stores, jobs, accounts, secretBox, logger }: WorkflowAutomationOptions): { schedules: WorkflowSchedules, failureHandlers: WorkflowFailureHandlers, failureWebhooks: FailureWebhooks } {
   const scheduledRunInputs = (definition: WorkflowDefinition, schedule: WorkflowScheduleInput) => runInputsOf(definition, { ...(schedule.prompt ? { prompt: schedule.prompt } : {}), ...(definition.inputs?.length ? { inputs: schedule.inputs ?? {} } : {}) })
   const schedules = new WorkflowSchedules({
     settings: stores.settings,
@@ -59,7 +64,15 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, logge
     logger,
   })
 
+  // Called through web_fetch's guard: public addresses, or the networks the operator allows it.
+  const failureWebhooks = new FailureWebhooks({
+    settings: stores.settings,
+    secretBox,
+    guard: { allowed: allowedNetworks(config.tools.web.allowedNetworks.split(',').map(entry => entry.trim()).filter(Boolean)) },
+    userAgent: 'or3-chat failure webhook',
+  })
   const failureHandlers = new WorkflowFailureHandlers({
+    webhooks: failureWebhooks,
     loadWorkflow: id => stores.workflows.getWorkflow(id),
     runExists: async id => (await stores.jobs.getJob(id)) !== null || (await stores.workflowRuns.getRun(id)) !== null,
     startRun: async ({ userId, workflow, definition, prompt, inputs, jobId, failureOf }) => {
@@ -75,5 +88,5 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, logge
     notifications: { list: userId => stores.jobs.listNotifications(userId, { limit: 100 }), add: note => stores.jobs.addNotification(note) },
   })
   jobs.workflowRuns.beforeEndKept(job => failureHandlers.afterRun(job))
-  return { schedules, failureHandlers }
+  return { schedules, failureHandlers, failureWebhooks }
 }

@@ -40,10 +40,17 @@ export interface FailureHandlerOptions {
     list: (userId: string) => Promise<JobNotification[]>
     add: (notification: NewJobNotification) => Promise<unknown>
   }
+  /** The workflows' failure webhooks (failure-webhooks.ts): called with the failure, as message `id`; true once delivered, false with none. */
+  webhooks?: { call: (workflowId: string, userId: string, id: string, payload: Record<string, unknown>) => Promise<boolean> }
 }
 
 /** A handler that may not start, said in words for its owner (never tried again). */
 export class FailureHandlerRefusal extends Error {}
+
+/** The id a failed run's webhook call is sent as (`webhook-id`): the same for every retry, and after a crash. */
+export function failureWebhookId(jobId: string): string {
+  return derivedRunId('workflow-failure-webhook', jobId)
+}
 
 /** The id of the run a failure handler starts for the failed run `jobId` (the same on every instance and after a crash). */
 export function failureRunId(jobId: string): string {
@@ -74,10 +81,24 @@ export class WorkflowFailureHandlers {
   /** Runs `job`'s failure handler if it is a failed run whose workflow names one; idempotent. */
   async afterRun(job: BackgroundJob): Promise<void> {
     const spec = job.request?.workflow
-    const handler = spec?.definition.onFailure
-    if (job.type !== 'workflow' || job.status !== 'error' || !spec || !handler || spec.startedVia === 'failure') return
-    if (handler.notify) await this.notifyOnce(job, job.id, { kind: 'job-error', title: `The run of “${spec.definition.name}” failed`, body: failureOf(job).error.slice(0, 300) })
-    if (handler.workflowId) await this.startHandler(job, handler.workflowId)
+    if (job.type !== 'workflow' || job.status !== 'error' || !spec || spec.startedVia === 'failure') return
+    const handler = spec.definition.onFailure
+    if (handler?.notify) await this.notifyOnce(job, job.id, { kind: 'job-error', title: `The run of “${spec.definition.name}” failed`, body: failureOf(job).error.slice(0, 300) })
+    if (handler?.workflowId) await this.startHandler(job, handler.workflowId)
+    await this.callWebhook(job)
+  }
+
+  /** Sends the failure to the workflow's webhook, if it has one; one that cannot be reached tells the owner once. */
+  private async callWebhook(job: BackgroundJob): Promise<void> {
+    const webhooks = this.options.webhooks
+    if (!webhooks) return
+    const failed = failureOf(job)
+    const id = failureWebhookId(job.id)
+    try {
+      await webhooks.call(failed.workflow_id, job.userId, id, { type: 'workflow.run.failed', ...failed, failed_at: job.completedAt ?? job.updatedAt })
+    } catch (error) {
+      await this.notifyOnce(job, id, { kind: 'job-error', title: `The failure webhook of “${failed.workflow_name}” could not be reached`, body: (error as Error).message.slice(0, 300) })
+    }
   }
 
   private async startHandler(job: BackgroundJob, workflowId: string): Promise<void> {

@@ -151,4 +151,30 @@ describe('workflow failure handlers', () => {
     const result = validateWorkflow({ version: 1, name: 'x', nodes: [{ id: 'start', kind: 'start' }, { id: 'out', kind: 'output' }], edges: [{ from: 'start', to: 'out' }], onFailure: {} }, () => true)
     expect(result.ok).toBe(false)
   })
+
+  it('send a failed run to its workflow\'s webhook as one message id, even without onFailure; one that cannot be reached tells the owner once', async () => {
+    const sent: Array<{ workflowId: string, id: string, payload: Record<string, unknown> }> = []
+    let reachable = true
+    const { history, jobs, failedRun } = setUp({
+      webhooks: {
+        call: async (workflowId, _userId, id, payload) => {
+          if (!reachable) throw new Error('hooks.example.com answered 503.')
+          sent.push({ workflowId, id, payload })
+          return true
+        },
+      },
+    })
+    const failed = await failedRun(undefined)
+    await history.record(failed)
+    await history.record(failed)
+    expect(sent).toHaveLength(2)
+    expect(sent[0]!.id).toBe(sent[1]!.id)
+    expect(sent[0]).toMatchObject({ workflowId: 'nightly', payload: { type: 'workflow.run.failed', run_id: failed.id, step: 'Fetch the numbers (fetch)', error: expect.stringMatching(/503/) } })
+    expect(await jobs.listNotifications('a')).toEqual([])
+    reachable = false
+    const unreachable = await failedRun(undefined)
+    await history.record(unreachable)
+    await history.record(unreachable)
+    expect((await jobs.listNotifications('a')).map(note => note.title)).toEqual(['The failure webhook of “Nightly report” could not be reached'])
+  })
 })

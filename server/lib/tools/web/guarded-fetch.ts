@@ -1,10 +1,11 @@
 /**
- * An HTTP GET made for a model, which must not reach the server's own network: every hop (the
+ * An HTTP GET made for a model (or a POST for a person's webhook), which must not reach the server's own network: every hop (the
  * first request and each redirect) is checked where it connects. A host that is an IP address is
  * checked as it is; a name is resolved by the guard's own lookup, which hands the socket only
  * addresses that pass (so DNS that answers 127.0.0.1, or changes its answer between a check and
  * the connection, reaches nothing). Only http and https, no credentials in the URL, at most
  * `maxRedirects` hops, `timeoutMs` in all, and at most `maxBytes` of body (the rest is cut off).
+ * A POST (`send`) follows no redirect (the 3xx is its answer): its body goes only where it was addressed.
  */
 import { lookup as dnsLookup } from 'node:dns'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
@@ -26,6 +27,8 @@ export interface GuardedFetchOptions {
   userAgent: string
   /** Name resolution (tests); the system's otherwise. */
   resolve?: (hostname: string) => Promise<Array<{ address: string, family: number }>>
+  /** A POST of this body with these headers instead of a GET (no redirect is followed). */
+  send?: { body: string, headers: Record<string, string> }
 }
 
 export interface FetchedPage {
@@ -81,10 +84,10 @@ function requestOnce(url: URL, options: GuardedFetchOptions, signal: AbortSignal
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest
   return new Promise((resolve, reject) => {
     const outgoing = request(url, {
-      method: 'GET',
+      method: options.send ? 'POST' : 'GET',
       lookup: guardedLookup(options),
       signal,
-      headers: { 'user-agent': options.userAgent, 'accept': 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5', 'accept-encoding': 'identity' },
+      headers: { 'user-agent': options.userAgent, 'accept': 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5', 'accept-encoding': 'identity', ...options.send?.headers },
     }, (response) => {
       resolve({
         response,
@@ -112,7 +115,7 @@ function requestOnce(url: URL, options: GuardedFetchOptions, signal: AbortSignal
       })
     })
     outgoing.on('error', reject)
-    outgoing.end()
+    outgoing.end(options.send?.body)
   })
 }
 
@@ -126,7 +129,8 @@ export async function guardedFetch(rawUrl: string, options: GuardedFetchOptions,
       const { response, body } = await requestOnce(url, options, combined)
       const status = response.statusCode ?? 0
       const location = response.headers.location
-      if (status >= 300 && status < 400 && location) {
+      // A POST's redirect is answered as it is: its body goes nowhere but where it was addressed.
+      if (status >= 300 && status < 400 && location && !options.send) {
         response.destroy()
         if (hop >= options.maxRedirects) throw new WebFetchError(`${rawUrl} redirected more than ${options.maxRedirects} times.`)
         url = checkedUrl(new URL(location, url).toString(), options)
