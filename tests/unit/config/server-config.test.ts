@@ -25,6 +25,7 @@ describe('runtime config', () => {
       jobTimeoutMs: 300_000,
       completedJobRetentionMs: 300_000,
       maxResumes: 2,
+      reclaimSpaceIntervalMs: 60_000,
       streams: { perUser: 100, perJob: 25, perAddress: 200, max: 10_000 },
       toolExecution: { enabled: true, maxRounds: 10, maxToolsPerRound: 20, maxOfferedTools: 40, defaultTimeoutMs: 10_000, roundTimeoutMs: 120_000 },
       waits: { timeoutMs: 600_000, claimMs: 120_000, pollMs: 2_000, maxWaitingJobs: 200, maxWaitingJobsPerUser: 10, maxTotalMs: 7_200_000 },
