@@ -198,6 +198,10 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     budget: { allowance: userId => jobs.remainingBudget(userId), record: (userId, spent) => jobs.recordUsage(userId, spent) },
     logger: consola.withTag('threads'),
   })
+  // A workflow run's scratch files go when it ends (nothing reads them after; they would count
+  // against their owner's workspace quota for ever). Before its end is kept: a crash retries it.
+  jobs.workflowRuns.beforeEndKept(job => workspaces.deleteRunFiles(job.id))
+
   jobs.runs.onJobFinished(async (job, endpoint) => {
     if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
   })

@@ -39,10 +39,15 @@ export function threadWorkspaceId(threadId: string): string {
   return `thread:${threadId}`
 }
 
+/** The workspace of a workflow run: its steps' (and its child runs') scratch files, while it runs. */
+export function runWorkspaceId(jobId: string): string {
+  return `run:${jobId}`
+}
+
 /** The workspace a tool call works in: its conversation's, or its workflow run's (shared by the run's steps). */
 export function workspaceIdFor(context: { threadId: string, jobId: string, workspaceId?: string }): string {
   if (context.workspaceId) return context.workspaceId
-  return context.threadId.startsWith('workflow:') ? `run:${context.jobId}` : threadWorkspaceId(context.threadId)
+  return context.threadId.startsWith('workflow:') ? runWorkspaceId(context.jobId) : threadWorkspaceId(context.threadId)
 }
 
 /** Whether `bytes` look like text (no NUL in the first 8 KiB, and valid UTF-8). */
@@ -227,6 +232,11 @@ export class Workspaces {
   /** Deletes a conversation's files (before the conversation itself). */
   deleteThreadFiles(threadId: string): Promise<void> {
     return this.store.deleteWorkspace(threadWorkspaceId(threadId))
+  }
+
+  /** Deletes a workflow run's scratch files (it ended: no step or view reads them again). */
+  deleteRunFiles(jobId: string): Promise<void> {
+    return this.store.deleteWorkspace(runWorkspaceId(jobId))
   }
 
   deleteUser(userId: string): Promise<void> {
