@@ -72,6 +72,31 @@ const call = (name: string, args: Record<string, unknown>) => toolCallReply([{ i
 const resultOf = (job: Awaited<ReturnType<typeof ask>>['job'], round: number) => JSON.parse(job.toolRounds[round]!.toolCalls[0]!.result ?? 'null')
 
 describe('the workspace', () => {
+  it('of a workflow run holds its steps\' scratch files while it runs, and they go when it ends (they no longer count against its owner)', async () => {
+    const saved = await alice.post('/api/workflows', {
+      definition: {
+        version: 1,
+        name: 'Writes a scratch file',
+        defaultModel: 'openai/gpt-4o-mini',
+        nodes: [{ id: 'start', kind: 'start' }, { id: 'note', kind: 'tool', tool: 'write', arguments: { path: 'scratch/notes.md', content: '{{prompt}}' } }, { id: 'reread', kind: 'tool', tool: 'read', arguments: { path: 'scratch/notes.md' } }, { id: 'out', kind: 'output' }],
+        edges: [{ from: 'start', to: 'note' }, { from: 'note', to: 'reread' }, { from: 'reread', to: 'out' }],
+      },
+    })
+    expect(saved.status).toBe(201)
+    const { id } = await saved.json() as { id: string }
+    const thread = await (await alice.post('/api/threads', {})).json() as { id: string }
+    const filesKept = async () => ((await alice.json(`/api/threads/${thread.id}/workspace`)).usage as { files: number }).files
+    const before = await filesKept()
+    const started = await alice.post(`/api/workflows/${id}/run`, { prompt: 'a note the run keeps while it runs' })
+    expect(started.status).toBe(202)
+    const ended = await waitForJobEnd(alice, (await started.json()).jobId, 30_000)
+    expect(ended.status).toBe('complete')
+    // The second step read what the first wrote: the run's steps share its workspace.
+    expect(ended.workflowState!.nodeStates.reread!.output).toContain('a note the run keeps while it runs')
+    // Once it ended, its file is gone: what its owner keeps is what it was before the run.
+    await expect.poll(filesKept, { timeout: 10_000 }).toBe(before)
+  })
+
   it('lets a model write, edit and grep files and run code that reads one; the file panel lists, shows, downloads and deletes them', async () => {
     fake.script([
       call('write', { path: 'notes/todo.md', content: '- buy milk\n- call Bob\n' }),

@@ -618,23 +618,6 @@ describe('workflows on one server', () => {
     }
   })
 
-  it('deletes a run\'s scratch files when it ends: they no longer count against its owner\'s workspace', async () => {
-    const client = new SessionClient(app.url)
-    const workflowId = await save(client, {
-      version: 1,
-      name: 'Writes a scratch file',
-      defaultModel: MODEL,
-      nodes: [{ id: 'start', kind: 'start' }, { id: 'note', kind: 'tool', tool: 'write', arguments: { path: 'scratch/notes.md', content: '{{prompt}}' } }, { id: 'out', kind: 'output' }],
-      edges: [{ from: 'start', to: 'note' }, { from: 'note', to: 'out' }],
-    })
-    const jobId = await run(client, workflowId, 'a note the run keeps while it runs')
-    const ended = await waitForJobEnd(client, jobId, 30_000)
-    expect(ended.status).toBe('complete')
-    expect(JSON.parse(ended.workflowState!.nodeStates.note!.output!)).toMatchObject({ path: 'scratch/notes.md', written: true })
-    const thread = await (await client.post('/api/threads', {})).json() as { id: string }
-    await expect.poll(async () => (await client.json(`/api/threads/${thread.id}/workspace`)).usage.files, { timeout: 10_000 }).toBe(0)
-  })
-
   it('routes with a catastrophic pattern on a hostile input without freezing the server, and refuses patterns that need backtracking', async () => {
     const attacker = new SessionClient(app.url)
     const other = new SessionClient(app.url)
