@@ -10,9 +10,9 @@ import type { AccountService } from '../auth/accounts'
 import { WorkflowSchedules } from '../workflows/schedules'
 import { FailureHandlerRefusal, WorkflowFailureHandlers } from '../workflows/failure-handlers'
 import { FailureWebhooks } from '../workflows/failure-webhooks'
-import { allowedNetworks } from '../tools/web/address-guard'
+import { allowedNetworksOf } from '../tools/web/web-tools'
 import type { SecretBox } from '../security/secret-box'
-import { runnableWorkflow } from '../workflows/validate'
+import { reasonAsSentence, runnableWorkflow } from '../workflows/validate'
 import { runInputsOf } from '../workflows/run-inputs'
 import { httpAnswerFor } from '../http/domain-errors'
 import type { WorkflowDefinition } from '../../../shared/types/workflow'
@@ -49,7 +49,7 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, secre
       if (!workflow || workflow.userId !== schedule.userId) throw new Error('Its workflow was deleted.')
       const principal = await activeOwner(accounts, schedule.userId)
       const checked = runnableWorkflow(workflow)
-      if (!checked.ok) throw new Error(`${checked.error[0]!.toUpperCase()}${checked.error.slice(1)}.`)
+      if (!checked.ok) throw new Error(reasonAsSentence(checked.error))
       const { prompt, inputs } = scheduledRunInputs(checked.workflow, schedule)
       return jobs.startWorkflowJob({ principal, workflowId: workflow.id, version: workflow.version, definition: checked.workflow, prompt, inputs, startedVia: 'schedule', jobId })
     },
@@ -68,13 +68,14 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, secre
   const failureWebhooks = new FailureWebhooks({
     settings: stores.settings,
     secretBox,
-    guard: { allowed: allowedNetworks(config.tools.web.allowedNetworks.split(',').map(entry => entry.trim()).filter(Boolean)) },
+    guard: { allowed: allowedNetworksOf(config.tools.web) },
     userAgent: 'or3-chat failure webhook',
   })
   const failureHandlers = new WorkflowFailureHandlers({
     webhooks: failureWebhooks,
     loadWorkflow: id => stores.workflows.getWorkflow(id),
-    runExists: async id => (await stores.jobs.getJob(id)) !== null || (await stores.workflowRuns.getRun(id)) !== null,
+    // The job while it is kept, else the run history (as a schedule's findRun reads it).
+    runExists: async id => (await jobs.workflowRuns.get(id)) !== null,
     startRun: async ({ userId, workflow, definition, prompt, inputs, jobId, failureOf }) => {
       const principal = await activeOwner(accounts, userId)
       const checked = runInputsOf(definition, { prompt, ...(definition.inputs?.length ? { inputs } : {}) })

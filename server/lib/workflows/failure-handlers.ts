@@ -20,7 +20,7 @@ import type { NewJobNotification } from '../stores/jobs/job-store'
 import { derivedRunId } from './run-ids'
 import { MAX_INPUT_LONG_TEXT_CHARS, MAX_INPUT_TEXT_CHARS } from '../../../shared/schemas/workflow'
 import { MAX_RUN_PROMPT_CHARS } from './run-inputs'
-import { runnableWorkflow } from './validate'
+import { reasonAsSentence, runnableWorkflow } from './validate'
 
 /** The named inputs a failure handler's workflow may declare, and what each is given. */
 export const FAILURE_INPUTS = ['run_id', 'workflow_id', 'workflow_name', 'step', 'error', 'run_prompt', 'run_inputs', 'run_url'] as const
@@ -83,16 +83,16 @@ export class WorkflowFailureHandlers {
     const spec = job.request?.workflow
     if (job.type !== 'workflow' || job.status !== 'error' || !spec || spec.startedVia === 'failure') return
     const handler = spec.definition.onFailure
-    if (handler?.notify) await this.notifyOnce(job, job.id, { kind: 'job-error', title: `The run of “${spec.definition.name}” failed`, body: failureOf(job).error.slice(0, 300) })
-    if (handler?.workflowId) await this.startHandler(job, handler.workflowId)
-    await this.callWebhook(job)
+    const failed = failureOf(job)
+    if (handler?.notify) await this.notifyOnce(job, job.id, { kind: 'job-error', title: `The run of “${failed.workflow_name}” failed`, body: failed.error.slice(0, 300) })
+    if (handler?.workflowId) await this.startHandler(job, handler.workflowId, failed)
+    await this.callWebhook(job, failed)
   }
 
   /** Sends the failure to the workflow's webhook, if it has one; one that cannot be reached tells the owner once. */
-  private async callWebhook(job: BackgroundJob): Promise<void> {
+  private async callWebhook(job: BackgroundJob, failed: Record<FailureInput, string>): Promise<void> {
     const webhooks = this.options.webhooks
     if (!webhooks) return
-    const failed = failureOf(job)
     const id = failureWebhookId(job.id)
     try {
       await webhooks.call(failed.workflow_id, job.userId, id, { type: 'workflow.run.failed', ...failed, failed_at: job.completedAt ?? job.updatedAt })
@@ -101,15 +101,14 @@ export class WorkflowFailureHandlers {
     }
   }
 
-  private async startHandler(job: BackgroundJob, workflowId: string): Promise<void> {
+  private async startHandler(job: BackgroundJob, workflowId: string, failed: Record<FailureInput, string>): Promise<void> {
     const jobId = failureRunId(job.id)
     if (await this.options.runExists(jobId)) return
-    const failed = failureOf(job)
     const refused = (why: string) => this.notifyOnce(job, jobId, { kind: 'job-error', title: `The failure workflow of “${failed.workflow_name}” did not start`, body: why.slice(0, 300) })
     const saved = await this.options.loadWorkflow(workflowId)
     if (!saved || saved.userId !== job.userId) return refused(`There is no workflow “${workflowId}” of yours to run (was it deleted?). Choose another in the workflow's settings.`)
     const checked = runnableWorkflow(saved)
-    if (!checked.ok) return refused(`${checked.error[0]!.toUpperCase()}${checked.error.slice(1)}.`)
+    if (!checked.ok) return refused(reasonAsSentence(checked.error))
     try {
       await this.options.startRun({ userId: job.userId, workflow: saved, definition: checked.workflow, ...handlerInputs(checked.workflow, failed), jobId, failureOf: job.id })
     } catch (error) {

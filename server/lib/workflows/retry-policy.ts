@@ -8,6 +8,7 @@ import type { WorkflowNode } from '../../../shared/schemas/workflow'
 import { RETRYABLE_STEP_ERRORS } from '../../../shared/types/workflow-retry'
 import type { NodeOutcome, StepErrorKind } from './run-contract'
 import type { OpenRouterErrorKind } from '../openrouter/errors'
+import { sleep } from '../openrouter/fetch-with-retry'
 import type { ToolErrorCode } from '../tools/tool-types'
 
 /** A step's policy with its defaults filled in. */
@@ -52,19 +53,9 @@ export function retryDelayMs(policy: RetryPolicy, failedAttempts: number, random
   return Math.round(full / 2 + random() * (full / 2))
 }
 
-/** Waits until `at` or until `signal` aborts, whichever comes first (the timer is cleared either way). */
+/** Waits until `at` or until `signal` aborts, whichever comes first (the client's `sleep`: its timer is cleared either way). */
 export function waitUntil(at: number, signal: AbortSignal): Promise<void> {
-  const ms = at - Date.now()
-  if (ms <= 0 || signal.aborted) return Promise.resolve()
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-  })
+  return sleep(Math.max(0, at - Date.now()), signal).catch(() => {})
 }
 
 /** The error a try reports when its own timeout stopped it. */

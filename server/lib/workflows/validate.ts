@@ -151,6 +151,11 @@ export function validateWorkflowWithRegistry(raw: unknown): WorkflowValidation {
   })
 }
 
+/** `runnableWorkflow`'s reason as a sentence of its own (a notification's body, a schedule's last outcome). */
+export function reasonAsSentence(reason: string): string {
+  return `${reason[0]!.toUpperCase()}${reason.slice(1)}.`
+}
+
 /** A saved workflow as a run (a schedule's, a workflow step's child) takes it: checked against today's tools, or why it cannot run. */
 export function runnableWorkflow(saved: Pick<SavedWorkflow, 'name' | 'definition'>): { ok: true, workflow: WorkflowDefinition } | { ok: false, error: string } {
   const checked = validateWorkflowWithRegistry(saved.definition)

@@ -21,17 +21,12 @@ export interface SqliteSpaceStats {
   freePages: number
 }
 
-/**
- * Sets `db` to incremental auto-vacuum: at once on a new file, by a VACUUM on one that has tables
- * (once; returns true then, so the caller can say why start-up took a while).
- */
-export function useIncrementalVacuum(db: Database): boolean {
-  if (db.pragma('auto_vacuum', { simple: true }) === 2) return false
+/** Sets `db` to incremental auto-vacuum: at once on a new file, by a VACUUM (once) on one that has tables. */
+export function useIncrementalVacuum(db: Database): void {
+  if (db.pragma('auto_vacuum', { simple: true }) === 2) return
   db.pragma('auto_vacuum = INCREMENTAL')
   const tables = (db.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: number }).n
-  if (tables === 0) return false
-  db.exec('VACUUM')
-  return true
+  if (tables > 0) db.exec('VACUUM')
 }
 
 /** The file's free pages, given back in small steps (see the file comment). */

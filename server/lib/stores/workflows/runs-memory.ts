@@ -51,8 +51,9 @@ export function createMemoryWorkflowRunStore(): WorkflowRunStore {
       return owned(owner).reduce((total, run) => total + (run.sizeBytes ?? 0), 0)
     },
     async trimToBytes(owner, maxBytes) {
-      let excess = owned(owner).reduce((total, run) => total + (run.sizeBytes ?? 0), 0) - maxBytes
-      const oldest = owned(owner).filter(run => run.finishedAt !== undefined).sort((a, b) => a.finishedAt! - b.finishedAt!).slice(0, WORKFLOW_RUNS_CLEANUP_BATCH)
+      const ofOwner = owned(owner)
+      let excess = ofOwner.reduce((total, run) => total + (run.sizeBytes ?? 0), 0) - maxBytes
+      const oldest = ofOwner.filter(run => run.finishedAt !== undefined).sort((a, b) => a.finishedAt! - b.finishedAt!).slice(0, WORKFLOW_RUNS_CLEANUP_BATCH)
       let deleted = 0
       for (const run of oldest) {
         if (excess <= 0) break

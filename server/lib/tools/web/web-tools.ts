@@ -37,14 +37,15 @@ export function webRequestLimiter(settings: Pick<WebToolSettings, 'requestsPerMi
   return limiterFor({ keyPrefix: 'web-tools-user', points: settings.requestsPerMinute, duration: 60 })
 }
 
-const allowedOf = (settings: WebToolSettings) => allowedNetworks(settings.allowedNetworks.split(',').map(entry => entry.trim()).filter(Boolean))
+/** The private networks the operator lets the web tools (and a failure webhook's call) reach, from their comma-separated setting. */
+export const allowedNetworksOf = (settings: Pick<WebToolSettings, 'allowedNetworks'>) => allowedNetworks(settings.allowedNetworks.split(',').map(entry => entry.trim()).filter(Boolean))
 
 /**
  * A fetch for code in the sandbox (a person's own tool): the same guard, limits and count as
  * web_fetch, the body as text (decoded by its charset), not made readable.
  */
 export function sandboxFetcher(settings: WebToolSettings, limiter: RateLimiterAbstract): (url: string, userId: string, signal?: AbortSignal) => Promise<SandboxFetchAnswer> {
-  const allowed = allowedOf(settings)
+  const allowed = allowedNetworksOf(settings)
   return async (url, userId, signal) => {
     await countRequest(limiter, userId, settings.requestsPerMinute)
     const page = await guardedFetch(url, { allowed, maxBytes: settings.maxBytes, timeoutMs: settings.timeoutMs, maxRedirects: 5, userAgent: USER_AGENT }, signal)
@@ -57,7 +58,7 @@ export function sandboxFetcher(settings: WebToolSettings, limiter: RateLimiterAb
 export function webTools(settings: WebToolSettings, limiter: RateLimiterAbstract): ServerToolModule[] {
   const tools: ServerToolModule[] = []
   if (settings.fetch) {
-    const allowed = allowedOf(settings)
+    const allowed = allowedNetworksOf(settings)
     tools.push(defineServerTool({
       name: 'web_fetch',
       description: 'Fetch a web page (http or https) and return its readable text as Markdown: the article of an HTML page, or a text, JSON, CSV or XML file as it is.',
