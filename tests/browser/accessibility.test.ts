@@ -203,8 +203,10 @@ describe('states beyond a page at rest pass axe too', () => {
     await retries.fill('3')
     await retries.press('Tab')
     await page.getByTestId('step-backoff').waitFor()
+    expect(await auditEverySchemeAndWidth('[data-testid=step-backoff]')).toEqual({})
+    // The side panel's "Automate" tab: schedules, the webhook, and what happens when a run fails.
+    await page.getByRole('tab', { name: 'Automate' }).click()
     await page.getByTestId('on-failure').waitFor()
-    await page.getByTestId('workflow-schedules').locator('summary').click()
     await page.getByTestId('schedule-repeat').click()
     await page.getByRole('option', { name: 'At set times' }).click()
     expect(await auditEverySchemeAndWidth('[data-testid=schedule-preview]:not([data-pending]) li')).toEqual({})

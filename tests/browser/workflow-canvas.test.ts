@@ -53,7 +53,6 @@ async function newWorkflow(page: Page): Promise<void> {
   await page.goto(`${app.url}/workflows`)
   await page.getByTestId('new-workflow').click()
   await expect.poll(() => page.getByTestId('canvas-step').count()).toBe(2)
-  await page.getByText('Edit as JSON').click()
 }
 
 /**
@@ -82,6 +81,7 @@ async function connectWithKeyboard(page: Page, target: string): Promise<void> {
 
 /** Runs the selected workflow with `prompt` and waits on its run view until it ends as `status`. */
 async function runAndWatch(page: Page, prompt: string, status = 'complete'): Promise<string> {
+  await page.getByRole('tab', { name: 'Run' }).click()
   await page.getByTestId('run-prompt').fill(prompt)
   await page.getByTestId('run-workflow').click()
   await page.waitForURL(/\/workflows\/runs\/[\w-]+$/)
@@ -187,12 +187,13 @@ describe('the workflow canvas', () => {
     expect(await edgeList(page)).toEqual(['agent>output', 'start>agent'])
 
     // A step added from the palette lands in view, and its problem is words on it (not a schema path).
-    const canvasBox = await page.locator('.vue-flow').boundingBox()
     for (const id of ['tool', 'tool-2']) {
       await press('add-tool')
       const added = page.locator(`.vue-flow__node[data-id="${id}"]`)
       await added.waitFor()
+      // Both boxes read together: the page may scroll meanwhile (the focus goes back to the palette).
       await expect.poll(async () => {
+        const canvasBox = await page.locator('.vue-flow').boundingBox()
         const box = (await added.boundingBox())!
         return box.x >= canvasBox!.x && box.y >= canvasBox!.y && box.x + box.width <= canvasBox!.x + canvasBox!.width && box.y + box.height <= canvasBox!.y + canvasBox!.height
       }, { message: `${id} in view` }).toBe(true)
@@ -348,6 +349,7 @@ describe('the workflow canvas', () => {
     await page.getByText('Saved as version 2').first().waitFor()
 
     // Run over a list of three: one iteration each, listed on the loop's step with its result.
+    await page.getByRole('tab', { name: 'Run' }).click()
     await page.getByTestId('run-prompt').fill('["Late order", "Double charge", "Password reset"]')
     await page.getByTestId('run-workflow').click()
     await page.waitForURL(/\/workflows\/runs\/[\w-]+$/)
@@ -359,11 +361,50 @@ describe('the workflow canvas', () => {
     expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
   }, 180_000)
 
+  it('gives the canvas the page: the list hides, the canvas fills the height beside the side panel, zooms, has an overview map, and a problem shows its step', async () => {
+    const page = await open()
+    await newWorkflow(page)
+    await page.getByTestId('toggle-list').click()
+    await page.locator('#workflow-list').waitFor({ state: 'hidden' })
+    // Beside each other, the canvas down to the hint under it: the page itself does not scroll.
+    const canvas = page.locator('.vue-flow')
+    const side = page.getByTestId('editor-side')
+    await expect.poll(async () => (await side.boundingBox())!.x > (await canvas.boundingBox())!.x + (await canvas.boundingBox())!.width - 1).toBe(true)
+    expect((await canvas.boundingBox())!.height).toBeGreaterThan(900 / 2)
+    expect(await page.locator('main').evaluate(element => element.scrollHeight - element.clientHeight)).toBeLessThanOrEqual(0)
+    await page.getByTestId('canvas-map').waitFor()
+    const zoom = page.getByTestId('canvas-zoom')
+    const level = async () => Number((await zoom.innerText()).match(/(\d+)%/)![1])
+    const before = await level()
+    await page.getByTestId('zoom-out').click()
+    await expect.poll(level).toBeLessThan(before)
+    await page.getByTestId('zoom-fit').click()
+    await expect.poll(level).toBe(before)
+    // The setting is kept: the list stays hidden on the next visit.
+    await page.reload()
+    await page.getByTestId('canvas-step').first().waitFor()
+    expect(await page.locator('#workflow-list').isHidden()).toBe(true)
+
+    // A tool step without its tool: the problem is words, on the step, and its name chooses it.
+    await page.getByTestId('add-tool').click()
+    await page.getByTestId('step-panel').waitFor()
+    await page.locator('.vue-flow__pane').click({ position: { x: 5, y: 5 } })
+    await page.getByTestId('no-step-chosen').waitFor()
+    const problems = page.getByTestId('workflow-problems')
+    await expect.poll(() => problems.innerText()).toMatch(/tool: Choose the tool this step calls\./)
+    await problems.getByRole('button', { name: 'Show the step tool' }).click()
+    await page.getByTestId('step-panel').filter({ hasText: 'tool' }).waitFor()
+    expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
+    await page.getByTestId('toggle-list').click()
+    await page.locator('#workflow-list').waitFor()
+  }, 120_000)
+
   it('makes a schedule and a webhook from the workflow page: the schedule says when it runs next and switches off and on; the URL is shown once and starts a run', async () => {
     const page = await open()
     await newWorkflow(page)
-    const section = page.getByTestId('workflow-schedules')
-    await section.locator('summary').click()
+    // Schedules, the webhook and what happens on a failure are the side panel's "Automate" tab.
+    await page.getByRole('tab', { name: 'Automate' }).click()
+    await page.getByTestId('workflow-schedules').waitFor()
     await page.locator('[data-testid=schedule-every] input, input[data-testid=schedule-every]').fill('90')
     await page.getByTestId('schedule-prompt').fill('The morning digest')
     await page.getByTestId('add-schedule').click()
@@ -382,7 +423,6 @@ describe('the workflow canvas', () => {
     await page.setViewportSize({ width: 1280, height: 900 })
 
     const webhook = page.getByTestId('workflow-webhook')
-    await webhook.locator('summary').click()
     await webhook.getByTestId('make-webhook').click()
     const shown = webhook.getByTestId('webhook-url')
     await shown.waitFor()
@@ -395,7 +435,8 @@ describe('the workflow canvas', () => {
     await page.getByTestId('run-status').and(page.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })
     // Back on the page, it says the webhook is on, and never shows the URL again.
     await page.goto(`${app.url}/workflows`)
-    await webhook.locator('summary').filter({ hasText: '(on)' }).waitFor()
+    await page.getByRole('tab', { name: 'Automate' }).click()
+    await webhook.getByRole('heading').filter({ hasText: '(on)' }).waitFor()
     expect(await page.content()).not.toContain(url.split('.').pop()!)
   }, 120_000)
 })

@@ -25,11 +25,9 @@ describe('workflows you keep', () => {
       await page.locator('[data-testid^=install-]').first().click()
       await page.getByTestId('workflow-item').first().waitFor()
       const history = page.getByTestId('workflow-history')
-      await history.locator('summary').click()
-      await history.getByTestId('version-1').waitFor()
 
-      // Edit the JSON: a new name, saved with a note.
-      await page.getByText('Edit as JSON').click()
+      // Edit the JSON (the side panel's JSON tab): a new name, saved with a note.
+      await page.getByRole('tab', { name: 'JSON' }).click()
       const editor = page.getByLabel('Workflow definition (JSON)')
       const original = await editor.inputValue()
       const definition = JSON.parse(original) as { name: string }
@@ -37,6 +35,8 @@ describe('workflows you keep', () => {
       // Saved at once, before the live check (300 ms after typing) has run: what is saved is the text as typed.
       await page.getByTestId('version-note').fill('A clearer name')
       await page.getByTestId('save-workflow').click()
+      await page.getByRole('tab', { name: /History/ }).click()
+      await history.getByTestId('version-1').waitFor()
       await history.getByTestId('version-2').waitFor()
       expect(await history.getByTestId('version-2').innerText()).toContain('A clearer name')
       expect(await history.getByTestId('version-2').innerText()).toContain('current')

@@ -9,6 +9,7 @@ import type { SavedWorkflow, WorkflowProblem } from '../../../shared/types/workf
 export type { WorkflowProblem } from '../../../shared/types/workflow'
 import { getServerTool } from '../tools/registry'
 import { compileRouterPattern } from './router-patterns'
+import { schemaProblemInWords } from './schema-problems'
 
 
 /** A valid definition, or the problems that make it invalid. */
@@ -18,19 +19,13 @@ export type WorkflowValidation = { ok: true, workflow: WorkflowDefinition } | { 
 export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolean): WorkflowValidation {
   const parsed = workflowDefinitionSchema.safeParse(raw)
   if (!parsed.success) {
-    const nodes = (raw as { nodes?: Array<{ id?: unknown }> } | null)?.nodes
     return {
       ok: false,
       problems: parsed.error.issues.map((issue) => {
-        const [first, index, ...field] = issue.path
-        const nodeId = first === 'nodes' && typeof index === 'number' && typeof nodes?.[index]?.id === 'string' ? nodes[index].id as string : undefined
-        const message = issue.code === 'invalid_union' && issue.path.at(-1) === 'kind'
-          ? `unknown node kind; use start, agent, tool, router, approval, parallel, merge, loop, workflow or output`
-          : issue.message
-        // A problem shown on its step says what to do there: a sentence of ours (it ends with a full
-        // stop) stands alone, another names the field it is about; one elsewhere names its place.
-        if (nodeId) return { nodeId, message: message.endsWith('.') || field.length === 0 ? message : `${field.join('.')}: ${message}` }
-        return { message: `${issue.path.length ? issue.path.join('.') : 'workflow'}: ${message}` }
+        // A problem inside a step is shown on that step, worded about its own field.
+        const step = stepAt(raw, issue.path)
+        const message = schemaProblemInWords(issue, step?.within ?? issue.path)
+        return step ? { nodeId: step.nodeId, message } : { message }
       }),
     }
   }
@@ -45,6 +40,21 @@ export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolea
   checkGraph(workflow, problems, hasTool, 'A workflow')
   for (const node of workflow.nodes) if (node.kind === 'loop') checkLoop(node, problems, hasTool)
   return problems.length > 0 ? { ok: false, problems } : { ok: true, workflow }
+}
+
+/**
+ * The innermost step (with a text id) on `path` through `raw` (a loop's body's steps too), and the
+ * rest of the path within it; undefined for a problem outside every step.
+ */
+function stepAt(raw: unknown, path: ReadonlyArray<PropertyKey>): { nodeId: string, within: PropertyKey[] } | undefined {
+  let found: { nodeId: string, within: PropertyKey[] } | undefined
+  let at: unknown = raw
+  for (let index = 0; index < path.length && at !== null && typeof at === 'object'; index++) {
+    at = (at as Record<PropertyKey, unknown>)[path[index] as string]
+    const id = path[index - 1] === 'nodes' && typeof path[index] === 'number' && at !== null && typeof at === 'object' ? (at as { id?: unknown }).id : undefined
+    if (typeof id === 'string') found = { nodeId: id, within: path.slice(index + 1) }
+  }
+  return found
 }
 
 type GraphNode = WorkflowDefinition['nodes'][number] | WorkflowBodyNode

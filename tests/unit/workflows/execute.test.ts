@@ -49,7 +49,7 @@ describe('validateWorkflow', () => {
   })
 
   it.each([
-    ['an unknown node kind', [{ id: 'start', kind: 'start' }, { id: 'x', kind: 'teleport' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'x' }, { from: 'x', to: 'out' }], /unknown node kind/, 'x'],
+    ['an unknown node kind', [{ id: 'start', kind: 'start' }, { id: 'x', kind: 'teleport' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'x' }, { from: 'x', to: 'out' }], /^Unknown kind of step: use start, agent/, 'x'],
     ['a dangling edge', [{ id: 'start', kind: 'start' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'out' }, { from: 'start', to: 'ghost' }], /"ghost", which is not a node/, 'ghost'],
     ['a tool the registry lacks', [{ id: 'start', kind: 'start' }, { id: 't', kind: 'tool', tool: 'launch_rockets' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 't' }, { from: 't', to: 'out' }], /tool "launch_rockets", which this server does not have/, 't'],
     ['a cycle', [{ id: 'start', kind: 'start' }, { id: 'a', kind: 'agent' }, { id: 'b', kind: 'agent' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'a' }, { from: 'a', to: 'b' }, { from: 'b', to: 'a' }, { from: 'b', to: 'out' }], /form a cycle/, 'a'],
@@ -58,13 +58,23 @@ describe('validateWorkflow', () => {
     ['an approval with no approve edge', [{ id: 'start', kind: 'start' }, { id: 'ok', kind: 'approval' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'ok' }, { from: 'ok', to: 'out', branch: 'reject' }], /needs an edge with the branch "approve"/, 'ok'],
     ['a tool step whose tool is not chosen yet', [{ id: 'start', kind: 'start' }, { id: 't', kind: 'tool', tool: '' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 't' }, { from: 't', to: 'out' }], /^Choose the tool this step calls\.$/, 't'],
     ['a workflow step whose workflow is not chosen yet', [{ id: 'start', kind: 'start' }, { id: 'w', kind: 'workflow', workflowId: '' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'w' }, { from: 'w', to: 'out' }], /^Choose the workflow this step runs\.$/, 'w'],
-    ['a step field out of bounds, named by its field', [{ id: 'start', kind: 'start' }, { id: 'a', kind: 'agent', maxToolRounds: 99 }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'a' }, { from: 'a', to: 'out' }], /^maxToolRounds: /, 'a'],
+    ['a step field out of bounds, in words naming the field', [{ id: 'start', kind: 'start' }, { id: 'a', kind: 'agent', maxToolRounds: 99 }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'a' }, { from: 'a', to: 'out' }], /^The tool rounds must be at most 20\.$/, 'a'],
+    ['a name too long', [{ id: 'start', kind: 'start' }, { id: 'a', kind: 'agent', label: 'x'.repeat(81) }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'a' }, { from: 'a', to: 'out' }], /^The name is too long: at most 80 characters\.$/, 'a'],
+    ['a retry wait below its floor', [{ id: 'start', kind: 'start' }, { id: 'a', kind: 'agent', retries: 2, retry: { delaySeconds: -1 } }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'a' }, { from: 'a', to: 'out' }], /^The wait before a retry must be at least /, 'a'],
+    ['a problem in a loop body\'s step, shown on that step', [{ id: 'start', kind: 'start' }, { id: 'each', kind: 'loop', mode: 'for-each', body: { nodes: [{ id: 'in', kind: 'start' }, { id: 'inner', kind: 'tool', tool: '' }, { id: 'end', kind: 'output' }], edges: [{ from: 'in', to: 'inner' }, { from: 'inner', to: 'end' }] } }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'each' }, { from: 'each', to: 'out' }], /^Choose the tool this step calls\.$/, 'inner'],
     ['a node nothing leads to', [{ id: 'start', kind: 'start' }, { id: 'lost', kind: 'agent' }, { id: 'out', kind: 'output' }], [{ from: 'start', to: 'out' }, { from: 'lost', to: 'out' }], /"lost" is never reached/, 'lost'],
   ])('rejects %s, naming the node', (_label, nodes, edges, message, nodeId) => {
     const result = validateWorkflow({ version: 1, name: 'Bad', nodes, edges }, hasTool)
     expect(result.ok).toBe(false)
     const problems = (result as { problems: Array<{ nodeId?: string, message: string }> }).problems
     expect(problems).toContainEqual(expect.objectContaining({ nodeId, message: expect.stringMatching(message) }))
+  })
+})
+
+describe('a workflow\'s own schema problems, in words', () => {
+  it('says what to change, naming the field as a person knows it, not its path', () => {
+    const result = validateWorkflow({ version: 1, name: 'x'.repeat(500), nodes: [{ id: 'start', kind: 'start' }, { id: 'out', kind: 'output' }], edges: [{ from: 'start', to: 'out' }] }, hasTool)
+    expect(result).toEqual({ ok: false, problems: [{ message: expect.stringMatching(/^The name is too long: at most [\d,]+ characters\.$/) }] })
   })
 })
 
