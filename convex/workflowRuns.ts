@@ -51,17 +51,17 @@ export const trim = serverMutation({
   args: { userId: v.optional(v.string()), workflowId: v.optional(v.string()), maxBytes: v.number(), batch: v.number() },
   handler: async (ctx, { userId, workflowId, maxBytes, batch }) => {
     let excess = ((await totalOf(ctx, userId !== undefined ? `user:${userId}` : `workflow:${workflowId}`))?.bytes ?? 0) - maxBytes
-    if (excess <= 0) return 0
+    if (excess <= 0) return []
     // Unfinished runs (no end time) sort first in the indexes: start above them.
     const oldest = userId !== undefined
       ? ctx.db.query('workflow_runs').withIndex('by_user_and_finished', q => q.eq('user_id', userId).gte('finished_at', 0))
       : ctx.db.query('workflow_runs').withIndex('by_workflow_and_finished', q => q.eq('workflow_id', workflowId!).gte('finished_at', 0))
-    let deleted = 0
+    const deleted: string[] = []
     for (const row of await oldest.take(batch)) {
       if (excess <= 0) break
       await removeRow(ctx, row)
       excess -= row.size ?? 0
-      deleted++
+      deleted.push(row.job_id)
     }
     return deleted
   },
@@ -154,6 +154,6 @@ export const removeMany = serverMutation({
           ? await ctx.db.query('workflow_runs').withIndex('by_finished', q => q.gte('finished_at', 0).lt('finished_at', finishedBefore)).take(batch)
           : []
     for (const row of rows) await removeRow(ctx, row)
-    return rows.length
+    return rows.map(row => row.job_id)
   },
 })

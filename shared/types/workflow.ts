@@ -35,12 +35,23 @@ export interface WorkflowVersion extends WorkflowVersionSummary {
   definition: WorkflowDefinition
 }
 
+/** A step output too long for the run's record, kept as a file of the run's workspace (the record keeps its start). */
+export interface WorkflowOutputFile {
+  /** Its path in the run's workspace (`outputs/…`). */
+  path: string
+  /** Its length: characters of text, and bytes of UTF-8. */
+  chars: number
+  bytes: number
+}
+
 /** One workflow node's progress (filled in by workflow runs). */
 export interface WorkflowNodeState {
   status: 'pending' | 'running' | 'completed' | 'error' | 'skipped'
   startedAt?: number
   finishedAt?: number
   output?: string
+  /** Where the whole output is, when `output` is only its start (output-files.ts). */
+  outputFile?: WorkflowOutputFile
   error?: string
   toolCalls?: ActiveToolCall[]
   /** A router's chosen branch. */
@@ -83,6 +94,8 @@ export interface WorkflowIterationState {
   finishedAt?: number
   /** The body's result. */
   output?: string
+  /** Where the whole result is, when `output` is only its start. */
+  outputFile?: WorkflowOutputFile
   error?: string
   usage?: Usage
   /** An until loop: whether its condition held after this iteration (kept, so a restart does not ask again). */

@@ -13,6 +13,8 @@ import { createSqliteWorkflowRunStore } from '../../server/lib/stores/workflows/
 import { keptRun } from '../support/workflow-run-store-contract'
 import { JobView, watchJob } from '../support/job-stream-client'
 import { webhookSignature } from '../../server/lib/workflows/failure-webhooks'
+import type { BackgroundJob } from '../../shared/types/job'
+import type { WorkflowRun } from '../../shared/types/workflow-run'
 
 // Workflows over HTTP against the built server, with the fake OpenRouter answering each node.
 
@@ -838,6 +840,64 @@ describe('a workflow run across a server restart', () => {
       expect([1, 2, 3, 4, 5].map(n => calls('LOOP-SUMMARY', n))).toEqual([1, 1, 1, 1, 1])
       expect([1, 2, 3, 4, 5].map(n => calls('LOOP-TITLE', n))).toEqual([1, 1, 2, 1, 1])
       expect(job.workflowState!.nodeStates.each!.iterations!.map(iteration => iteration.status)).toEqual(Array(5).fill('completed'))
+    } finally {
+      await second.stop()
+    }
+  })
+
+  it('keeps a 5 MB step output as a file of the run, its record small; a run resumed after SIGKILL gives the next step all of it; the file goes with the run', async () => {
+    // Limits raised so one step may make 5 MB (by default a step stops at 200,000 characters).
+    const shared = { ...env(), NUXT_LIMITS_WORKFLOW_STEP_CHARS: '6000000', NUXT_LIMITS_JOB_CONTENT_CHARS: '20000000' }
+    const first = await servers.start(shared)
+    const client = new SessionClient(first.url)
+    const workflowId = await save(client, {
+      version: 1,
+      name: 'Big output',
+      defaultModel: MODEL,
+      nodes: [{ id: 'start', kind: 'start' }, { id: 'big', kind: 'agent', systemPrompt: 'BIG-STEP' }, { id: 'count', kind: 'agent', systemPrompt: 'COUNT-STEP', prompt: '{{input}}' }, { id: 'out', kind: 'output' }],
+      edges: [{ from: 'start', to: 'big' }, { from: 'big', to: 'count' }, { from: 'count', to: 'out' }],
+    })
+    const big = 'All work and no play. '.repeat(250_000).slice(0, 5_000_000)
+    fake.script(byNode({
+      'BIG-STEP': () => textReply(big, { pieceSize: 100_000 }),
+      // Streams slowly, so the server dies while it runs.
+      'COUNT-STEP': request => textReply(`read ${String(request.body.messages.at(-1)?.content).length} characters`, { pieceSize: 2, delayMs: 60 }),
+    }))
+    const before = fake.requests.length
+    const jobId = await run(client, workflowId, 'go')
+    await expect.poll(async () => (await client.json(`/api/jobs/${jobId}`)).workflowState?.nodeStates?.count?.status, { timeout: 30_000 }).toBe('running')
+    // The job's record holds the output's start and where the rest is.
+    const record = await (await client.fetch(`/api/jobs/${jobId}`)).text()
+    expect(record.length).toBeLessThan(100_000)
+    const kept = (JSON.parse(record) as BackgroundJob).workflowState!.nodeStates.big!
+    expect(kept.outputFile).toEqual({ path: 'outputs/big.txt', chars: 5_000_000, bytes: 5_000_000 })
+    expect(kept.output!.startsWith(big.slice(0, 2_000))).toBe(true)
+
+    const { second, again } = await killAndRestart(first, shared, client)
+    try {
+      const job = await waitForJobEnd(again, jobId, 60_000)
+      expect(job).toMatchObject({ status: 'complete', resumeCount: 1, content: 'read 5000000 characters' })
+      // The big step ran once; the step after it twice (cut off by the kill), each time given all 5 MB, read back from the file after the restart.
+      const requests = fake.requests.slice(before)
+      expect(requests.filter(request => system(request).includes('BIG-STEP'))).toHaveLength(1)
+      expect(requests.filter(request => system(request).includes('COUNT-STEP')).map(request => String(request.body.messages.at(-1)?.content).length)).toEqual([5_000_000, 5_000_000])
+
+      // The run history's record stays small; the whole output downloads from the run.
+      const history = await again.json(`/api/workflows/runs/${jobId}`) as WorkflowRun
+      expect(history.job.workflowState!.nodeStates.big!.outputFile?.path).toBe('outputs/big.txt')
+      expect(JSON.stringify(history).length).toBeLessThan(100_000)
+      const file = await again.fetch(`/api/workflows/runs/${jobId}/output?path=outputs/big.txt`)
+      expect(file.status).toBe(200)
+      expect(file.headers.get('content-disposition')).toMatch(/^attachment/)
+      expect(await file.text()).toBe(big)
+      expect((await again.fetch(`/api/workflows/runs/${jobId}/output?path=../notes.txt`)).status).toBe(400)
+
+      // It counts in the person's files (a conversation's workspace shows the total), and goes with the run.
+      const thread = (await (await again.post('/api/threads', { title: 'files' })).json()).id as string
+      const usage = async () => (await again.json(`/api/threads/${thread}/workspace`)).usage.bytes as number
+      expect(await usage()).toBe(5_000_000)
+      expect((await again.fetch(`/api/workflows/runs/${jobId}`, { method: 'DELETE' })).status).toBeLessThan(300)
+      expect(await usage()).toBe(0)
     } finally {
       await second.stop()
     }

@@ -5,6 +5,7 @@
  * listeners), whether its run ended it here or it ended without one (stopped elsewhere, failed on
  * recovery). The manager (manager.ts) admits and starts jobs; this holds them while they run.
  */
+import type { OutputFileAccess } from '../workflows/output-files'
 import type { ServerConfig } from '../config/server-config'
 import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import type { ToolCredentials } from '../tools/tool-types'
@@ -65,6 +66,8 @@ export interface RunServices {
   observer?: JobObserver
   /** A saved workflow by id, for workflow steps that run another (none: such steps fail). */
   loadWorkflow?: (workflowId: string) => Promise<SavedWorkflow | null>
+  /** A workflow run's workspace, for the step outputs too long for its record (none: kept in the record). */
+  runOutputs?: (jobId: string, userId: string) => OutputFileAccess
   /** The tool registry runs read and run tools through (the process's: `processTools`). */
   tools: RunTools
 }
@@ -206,7 +209,7 @@ export class LocalRuns {
       budget = given.budget
       const { role } = given
       return job.type === 'workflow'
-        ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey), loadWorkflow: this.options.loadWorkflow, ...await this.options.roleLimits.forRole(role ?? 'user').then(limits => ({ modelCallLimit: limits.workflowModelCalls, stepLimit: limits.workflowSteps })) })
+        ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey), loadWorkflow: this.options.loadWorkflow, runOutputs: this.options.runOutputs, ...await this.options.roleLimits.forRole(role ?? 'user').then(limits => ({ modelCallLimit: limits.workflowModelCalls, stepLimit: limits.workflowSteps })) })
         : runChatJob({ ...common, budget, role, endpoint: how.endpoint!, resume: how.resume })
     }).catch(async (error) => {
       // The runners are written not to throw; if one does, the job still must not stay `streaming`.

@@ -135,6 +135,7 @@ export function childRunsOf(job: BackgroundJob): WorkflowRun[] {
 /** Workflow runs, kept and listed (see the file comment). */
 export class WorkflowRunHistory {
   private readonly endListeners: Array<(job: BackgroundJob) => Promise<void>> = []
+  private readonly deletionListeners: Array<(jobIds: string[]) => Promise<void>> = []
 
   constructor(private readonly options: WorkflowRunHistoryOptions) {}
 
@@ -144,6 +145,14 @@ export class WorkflowRunHistory {
    */
   beforeEndKept(listener: (job: BackgroundJob) => Promise<void>): void {
     this.endListeners.push(listener)
+  }
+
+  /**
+   * Calls `listener` with the job ids of kept runs once they are deleted (by the person, with their
+   * workflow or account, past the retention or a size cap): what a run keeps elsewhere goes too.
+   */
+  afterRunsDeleted(listener: (jobIds: string[]) => Promise<void>): void {
+    this.deletionListeners.push(listener)
   }
 
   /** Records a run (a workflow job) as it is now: when it starts, and when it ends (then its child runs too). */
@@ -178,8 +187,10 @@ export class WorkflowRunHistory {
   }
 
   /** Deletes a kept run (its live job, if still kept, goes with the jobs' retention). */
-  delete(jobId: string): Promise<boolean> {
-    return this.options.runs.deleteRun(jobId)
+  async delete(jobId: string): Promise<boolean> {
+    const deleted = await this.options.runs.deleteRun(jobId)
+    if (deleted) await this.deleted([jobId])
+    return deleted
   }
 
   /** Deletes every kept run of a workflow. */
@@ -213,10 +224,23 @@ export class WorkflowRunHistory {
   }
 
   /** Deletes batch after batch (a turn of the event loop between them: requests are answered meanwhile). */
-  private async deleteInBatches(deleteBatch: () => Promise<number>): Promise<void> {
+  private async deleteInBatches(deleteBatch: () => Promise<string[]>): Promise<void> {
     for (let batch = 0; batch < DELETE_BATCHES; batch++) {
-      if (await deleteBatch() === 0) return
+      const jobIds = await deleteBatch()
+      if (jobIds.length === 0) return
+      await this.deleted(jobIds)
       await new Promise(resolve => setImmediate(resolve))
+    }
+  }
+
+  /** Tells the deletion listeners; one that fails is logged and the others still hear (the runs are gone either way). */
+  private async deleted(jobIds: string[]): Promise<void> {
+    for (const listener of this.deletionListeners) {
+      try {
+        await listener(jobIds)
+      } catch (error) {
+        this.options.logger?.warn('Could not delete what deleted workflow runs kept', { runs: jobIds.length, error: (error as Error).message })
+      }
     }
   }
 }

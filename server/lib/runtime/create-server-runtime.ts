@@ -28,6 +28,8 @@ import { LiveEventStreams } from '../http/live-events'
 import { ToolSources } from '../tools/tool-sources'
 import { registerWorkbenchTools } from '../tools/workbench'
 import { Workspaces } from '../tools/workspace/workspaces'
+import { RefusalError } from '../domain-error'
+import { RUN_OUTPUTS_FOLDER, type OutputFileAccess } from '../workflows/output-files'
 import { UserTools } from '../tools/user-tools/user-tools'
 import { createSecretBox } from '../security/secret-box'
 import { serverSecret } from '../security/session-secret'
@@ -182,6 +184,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     credentialsFor: userId => credentials.forUser(userId),
     workflowRuns: stores.workflowRuns,
     loadWorkflow: id => stores.workflows.getWorkflow(id),
+    runOutputs: (jobId, userId) => runOutputFiles(workspaces, jobId, userId),
   })
 
   // Subagents: the `task` tool starts child jobs through this manager.
@@ -200,7 +203,12 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
   // A workflow run's scratch files go when it ends (nothing reads them after; they would count
   // against their owner's workspace quota for ever). Before its end is kept: a crash retries it.
-  jobs.workflowRuns.beforeEndKept(job => workspaces.deleteRunFiles(job.id))
+  // The outputs it kept as files go with the run, when it is deleted (a crash in between leaves
+  // them to the account's deletion).
+  jobs.workflowRuns.beforeEndKept(job => workspaces.deleteRunFiles(job.id, RUN_OUTPUTS_FOLDER))
+  jobs.workflowRuns.afterRunsDeleted(async (jobIds) => {
+    for (const jobId of jobIds) await workspaces.deleteRunFiles(jobId)
+  })
 
   jobs.runs.onJobFinished(async (job, endpoint) => {
     if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
@@ -340,4 +348,17 @@ function logSetupHint(accounts: AccountService, port: string): void {
   accounts.needsSetup().then((needed) => {
     if (needed) consola.withTag('auth').info(`No accounts yet. Create the admin account at http://localhost:${port} on this machine, or from elsewhere with the setup code ${accounts.firstRun.setupCode} (it changes on every start; set NUXT_SITE_URL to create it through your site instead).`)
   }).catch(() => {})
+}
+
+/** A workflow run's workspace as output-files.ts writes its long outputs there and reads them back (as the run's owner). */
+function runOutputFiles(workspaces: Workspaces, jobId: string, userId: string): OutputFileAccess {
+  const workspaceId = workspaces.forRun(jobId)
+  return {
+    write: async (path, text) => void await workspaces.write(workspaceId, userId, path, text),
+    // A file that is gone (the run's files were deleted) reads as none; a store that fails, fails.
+    read: path => workspaces.readText(workspaceId, path).then(read => read.text, (error: unknown) => {
+      if (error instanceof RefusalError && error.statusCode === 404) return null
+      throw error
+    }),
+  }
 }

@@ -87,9 +87,11 @@ export function schemaProblemInWords(issue: z.core.$ZodIssue, path: ReadonlyArra
     case 'invalid_format':
       return `${Field} is not in the expected form${issue.format === 'regex' ? '' : ` (${issue.format})`}.`
     case 'invalid_union':
-      return path.at(-1) === 'kind'
-        ? 'Unknown kind of step: use start, agent, tool, router, approval, parallel, merge, loop, workflow or output.'
-        : `${Field} is not in a form this step takes.`
+      if (path.at(-1) !== 'kind') return `${Field} is not in a form this step takes.`
+      // A loop's body holds every kind but a loop.
+      return issue.path.includes('body')
+        ? 'A loop\'s steps cannot be loops (or a kind there is not): use start, agent, tool, router, approval, parallel, merge, workflow or output. To repeat within a repeat, run a workflow with its own loop.'
+        : 'Unknown kind of step: use start, agent, tool, router, approval, parallel, merge, loop, workflow or output.'
     default:
       return `${Field}: ${issue.message}.`
   }

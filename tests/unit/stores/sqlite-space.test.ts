@@ -31,7 +31,7 @@ describe('the sqlite file\'s free space', () => {
       }
       db.pragma('wal_checkpoint(TRUNCATE)')
       const full = statSync(path).size
-      while (await runs.cleanupExpired(1_000) > 0);
+      while ((await runs.cleanupExpired(1_000)).length > 0);
       expect(space.stats().freePages).toBeGreaterThan(500)
       // Many small steps in one pass (64 pages each), then the file is cut.
       const { freedPages, steps } = await space.reclaim()

@@ -33,6 +33,7 @@ import { workflowStepBound } from '../../workflows/step-budget'
 import { CoalescedStateWrites } from './state-writes'
 import { stepErrorKindOfModel, stepErrorKindOfTool, waitUntil } from '../../workflows/retry-policy'
 import { childRunId } from '../workflow-runs'
+import { outputFileName, RUN_OUTPUTS_FOLDER, RunOutputFiles, type OutputFileAccess } from '../../workflows/output-files'
 
 /** Everything one workflow run needs. */
 export interface WorkflowJobRunOptions extends JobRunOptions {
@@ -44,6 +45,8 @@ export interface WorkflowJobRunOptions extends JobRunOptions {
   modelCallLimit?: number
   /** The most steps one run may run (the role's): likewise for child workflows' steps (step-budget.ts). */
   stepLimit?: number
+  /** A run's workspace, for the step outputs too long for its record (none: they stay in the record). */
+  runOutputs?: (jobId: string, userId: string) => OutputFileAccess
 }
 
 /** How often live node text is pushed to viewers (it is persisted on node transitions). */
@@ -326,8 +329,17 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
   if (resumed) await store.updateJobMetadata(job.id, { resumeCount: job.resumeCount + 1 })
   await options.tools.ready()
   const context = new WorkflowJobContext(options, harness)
-  const live = new LiveStepText(state => harness.events.showWorkflowState(state))
-  const writes = new CoalescedStateWrites(state => harness.events.workflowState(state))
+  // Outputs too long for the record are kept as files of the run's workspace (output-files.ts);
+  // viewers and the store get the state with their starts.
+  const inlineChars = config.workflows.stepOutputInlineChars
+  const outputs = options.runOutputs && new RunOutputFiles(options.runOutputs(job.id, job.userId), inlineChars, (path, error) => options.logger?.warn(`A long step output stays in the run's record: ${path} could not be written`, { jobId: job.id, error: error.message }))
+  const live = new LiveStepText(state => harness.events.showWorkflowState(outputs ? outputs.shown(state) : state))
+  const writes = new CoalescedStateWrites(async state => harness.events.workflowState(outputs ? await outputs.kept(state) : state))
+  // Its own state after a restart (its long outputs read back from its files); at first, what the
+  // run it resumes kept ("Resume from here"), read from that run's files.
+  const resumeFrom = job.workflowState ?? spec.resumeState
+  const resumeFiles = job.workflowState || !spec.resumedFrom || !options.runOutputs ? outputs : new RunOutputFiles(options.runOutputs(spec.resumedFrom.jobId, job.userId), inlineChars)
+  const resume = resumeFrom && resumeFiles ? await resumeFiles.restored(resumeFrom) : resumeFrom
 
   const result = await executeWorkflow({
     workflow: spec.definition,
@@ -337,8 +349,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
     dependencies: stepDependencies(context, live),
     signal: context.runStop.signal,
     isResumableStop: () => RESUMABLE_STOPS.has(signal.reason),
-    // Its own state after a restart; at first, what the run it resumes kept ("Resume from here").
-    resume: job.workflowState ?? spec.resumeState,
+    resume,
     limits: { stepChars: config.limits.workflowStepChars, runChars: config.limits.jobContentChars },
     ...(options.modelCallLimit !== undefined ? { childModelCalls: { left: Math.max(0, options.modelCallLimit - workflowModelCallBound(spec.definition)) } } : {}),
     ...(options.stepLimit !== undefined ? { childSteps: { left: Math.max(0, options.stepLimit - workflowStepBound(spec.definition)), limit: options.stepLimit } } : {}),
@@ -362,10 +373,13 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
   await writes.settled()
   live.dispose()
   context.stopFollowingRun()
+  // A long answer is kept as its output step's file (written with the state just now), or a file of its own.
+  const answerSteps = spec.definition.nodes.filter(node => node.kind === 'output' && result.state.nodeStates[node.id]?.status === 'completed')
+  const content = outputs ? await outputs.keptText(result.output, answerSteps.length === 1 ? `${RUN_OUTPUTS_FOLDER}/${outputFileName(answerSteps[0]!.id)}.txt` : undefined) : result.output
   return harness.end({
     result: runResultOf(result, context),
     // The run's usage: what each of its steps used (steps kept from a run it resumes used nothing here).
-    final: { content: result.output, reasoning: '', chunksReceived: 0, usage: usageOfSteps(result.state.nodeStates) },
+    final: { content, reasoning: '', chunksReceived: 0, usage: usageOfSteps(result.state.nodeStates) },
     timeoutError: { kind: 'timeout', message: harness.timeoutMessage('The workflow') },
     // The text of the run is its output; node text reaches viewers through workflow-state events.
     streamFinalContent: true,

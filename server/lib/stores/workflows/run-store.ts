@@ -30,19 +30,19 @@ export interface WorkflowRunStore {
   /** Runs kept as still running (their end was not recorded yet), oldest first. */
   listUnfinishedRuns(limit: number): Promise<WorkflowRunSummary[]>
   deleteRun(jobId: string): Promise<boolean>
-  /** Deletes a workflow's runs (up to `WORKFLOW_RUNS_CLEANUP_BATCH`); how many went. */
-  deleteRunsOfWorkflow(workflowId: string): Promise<number>
-  /** Deletes an account's runs (up to `WORKFLOW_RUNS_CLEANUP_BATCH`); how many went. */
-  deleteRunsOfUser(userId: string): Promise<number>
-  /** Deletes runs that ended before `finishedBefore` (up to `WORKFLOW_RUNS_CLEANUP_BATCH`); how many went. */
-  cleanupExpired(finishedBefore: number): Promise<number>
+  /** Deletes a workflow's runs (up to `WORKFLOW_RUNS_CLEANUP_BATCH`); the job ids of those that went. */
+  deleteRunsOfWorkflow(workflowId: string): Promise<string[]>
+  /** Deletes an account's runs (up to `WORKFLOW_RUNS_CLEANUP_BATCH`); the job ids of those that went. */
+  deleteRunsOfUser(userId: string): Promise<string[]>
+  /** Deletes runs that ended before `finishedBefore` (up to `WORKFLOW_RUNS_CLEANUP_BATCH`); the job ids of those that went. */
+  cleanupExpired(finishedBefore: number): Promise<string[]>
   /** The bytes the kept runs of an account, or of a workflow, take (each run's `sizeBytes`). */
   bytesOf(owner: RunOwner): Promise<number>
   /**
    * Deletes the oldest ended runs of an account or a workflow until what is left takes at most
-   * `maxBytes` (up to `WORKFLOW_RUNS_CLEANUP_BATCH` runs a call); how many went.
+   * `maxBytes` (up to `WORKFLOW_RUNS_CLEANUP_BATCH` runs a call); the job ids of those that went.
    */
-  trimToBytes(owner: RunOwner, maxBytes: number): Promise<number>
+  trimToBytes(owner: RunOwner, maxBytes: number): Promise<string[]>
   close(): Promise<void>
 }
 

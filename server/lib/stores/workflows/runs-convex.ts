@@ -8,7 +8,7 @@ import { storedForm, WORKFLOW_RUNS_CLEANUP_BATCH, WORKFLOW_RUNS_PAGE_MAX, type S
 export function createConvexWorkflowRunStore(options: { client: ConvexFunctionClient, secret: string }): WorkflowRunStore {
   const { client, secret } = options
   const removeMany = (which: { workflowId?: string, userId?: string, finishedBefore?: number }) =>
-    client.mutation(api.workflowRuns.removeMany, { secret, ...which, batch: WORKFLOW_RUNS_CLEANUP_BATCH }) as Promise<number>
+    client.mutation(api.workflowRuns.removeMany, { secret, ...which, batch: WORKFLOW_RUNS_CLEANUP_BATCH }) as Promise<string[]>
   return {
     async saveRun(run) {
       const stored = storedForm(run)
@@ -33,7 +33,7 @@ export function createConvexWorkflowRunStore(options: { client: ConvexFunctionCl
       return await client.query(api.workflowRuns.bytes, { secret, ...owner }) as number
     },
     async trimToBytes(owner, maxBytes) {
-      return await client.mutation(api.workflowRuns.trim, { secret, ...owner, maxBytes, batch: WORKFLOW_RUNS_CLEANUP_BATCH }) as number
+      return await client.mutation(api.workflowRuns.trim, { secret, ...owner, maxBytes, batch: WORKFLOW_RUNS_CLEANUP_BATCH }) as string[]
     },
     async close() {},
   }

@@ -8,12 +8,12 @@ export function createMemoryWorkflowRunStore(): WorkflowRunStore {
   const newestFirst = () => [...runs.values()].sort((a, b) => b.startedAt - a.startedAt || (a.jobId < b.jobId ? 1 : -1))
   const owned = (owner: RunOwner) => [...runs.values()].filter(run => 'userId' in owner ? run.userId === owner.userId : run.workflowId === owner.workflowId)
   const deleteWhere = (keep: (run: WorkflowRun) => boolean) => {
-    let deleted = 0
+    const deleted: string[] = []
     for (const run of [...runs.values()]) {
-      if (deleted >= WORKFLOW_RUNS_CLEANUP_BATCH) break
+      if (deleted.length >= WORKFLOW_RUNS_CLEANUP_BATCH) break
       if (keep(run)) continue
       runs.delete(run.jobId)
-      deleted++
+      deleted.push(run.jobId)
     }
     return deleted
   }
@@ -54,12 +54,12 @@ export function createMemoryWorkflowRunStore(): WorkflowRunStore {
       const ofOwner = owned(owner)
       let excess = ofOwner.reduce((total, run) => total + (run.sizeBytes ?? 0), 0) - maxBytes
       const oldest = ofOwner.filter(run => run.finishedAt !== undefined).sort((a, b) => a.finishedAt! - b.finishedAt!).slice(0, WORKFLOW_RUNS_CLEANUP_BATCH)
-      let deleted = 0
+      const deleted: string[] = []
       for (const run of oldest) {
         if (excess <= 0) break
         runs.delete(run.jobId)
         excess -= run.sizeBytes ?? 0
-        deleted++
+        deleted.push(run.jobId)
       }
       return deleted
     },

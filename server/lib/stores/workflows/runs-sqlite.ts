@@ -19,9 +19,9 @@ export function createSqliteWorkflowRunStore(options: { path: string }): Workflo
     get: db.prepare<[string], RunRow>('SELECT job_id, summary, job FROM workflow_runs WHERE job_id = ?'),
     unfinished: db.prepare<[number], Pick<RunRow, 'summary'>>('SELECT summary FROM workflow_runs WHERE status = \'streaming\' ORDER BY started_at LIMIT ?'),
     remove: db.prepare('DELETE FROM workflow_runs WHERE job_id = ?'),
-    removeOfWorkflow: db.prepare('DELETE FROM workflow_runs WHERE job_id IN (SELECT job_id FROM workflow_runs WHERE workflow_id = ? LIMIT ?)'),
-    removeOfUser: db.prepare('DELETE FROM workflow_runs WHERE job_id IN (SELECT job_id FROM workflow_runs WHERE user_id = ? LIMIT ?)'),
-    removeExpired: db.prepare('DELETE FROM workflow_runs WHERE job_id IN (SELECT job_id FROM workflow_runs WHERE finished_at < ? LIMIT ?)'),
+    removeOfWorkflow: db.prepare<[string, number], { job_id: string }>('DELETE FROM workflow_runs WHERE job_id IN (SELECT job_id FROM workflow_runs WHERE workflow_id = ? LIMIT ?) RETURNING job_id'),
+    removeOfUser: db.prepare<[string, number], { job_id: string }>('DELETE FROM workflow_runs WHERE job_id IN (SELECT job_id FROM workflow_runs WHERE user_id = ? LIMIT ?) RETURNING job_id'),
+    removeExpired: db.prepare<[number, number], { job_id: string }>('DELETE FROM workflow_runs WHERE job_id IN (SELECT job_id FROM workflow_runs WHERE finished_at < ? LIMIT ?) RETURNING job_id'),
   }
   return {
     async saveRun(run) {
@@ -70,20 +70,20 @@ export function createSqliteWorkflowRunStore(options: { path: string }): Workflo
       return statements.remove.run(jobId).changes > 0
     },
     async deleteRunsOfWorkflow(workflowId) {
-      return statements.removeOfWorkflow.run(workflowId, WORKFLOW_RUNS_CLEANUP_BATCH).changes
+      return statements.removeOfWorkflow.all(workflowId, WORKFLOW_RUNS_CLEANUP_BATCH).map(row => row.job_id)
     },
     async deleteRunsOfUser(userId) {
-      return statements.removeOfUser.run(userId, WORKFLOW_RUNS_CLEANUP_BATCH).changes
+      return statements.removeOfUser.all(userId, WORKFLOW_RUNS_CLEANUP_BATCH).map(row => row.job_id)
     },
     async cleanupExpired(finishedBefore) {
-      return statements.removeExpired.run(finishedBefore, WORKFLOW_RUNS_CLEANUP_BATCH).changes
+      return statements.removeExpired.all(finishedBefore, WORKFLOW_RUNS_CLEANUP_BATCH).map(row => row.job_id)
     },
     async bytesOf(owner) {
       return statements.bytes.get(ownerKey(owner))?.bytes ?? 0
     },
     async trimToBytes(owner, maxBytes) {
       let excess = (statements.bytes.get(ownerKey(owner))?.bytes ?? 0) - maxBytes
-      if (excess <= 0) return 0
+      if (excess <= 0) return []
       const oldest = 'userId' in owner ? statements.oldestOfUser.all(owner.userId, WORKFLOW_RUNS_CLEANUP_BATCH) : statements.oldestOfWorkflow.all(owner.workflowId, WORKFLOW_RUNS_CLEANUP_BATCH)
       const doomed: string[] = []
       for (const row of oldest) {
@@ -92,7 +92,7 @@ export function createSqliteWorkflowRunStore(options: { path: string }): Workflo
         excess -= row.size
       }
       db.transaction(() => doomed.forEach(jobId => statements.remove.run(jobId)))()
-      return doomed.length
+      return doomed
     },
     async close() {
       if (db.open) db.close()

@@ -218,6 +218,11 @@ export class Workspaces {
     return { ...kept, maxBytes: this.limits.bytesPerUser, maxFiles: this.limits.filesPerUser }
   }
 
+  /** The id of a workflow run's workspace. */
+  forRun(jobId: string): string {
+    return runWorkspaceId(jobId)
+  }
+
   /** The id of a conversation's workspace. */
   forThread(threadId: string): string {
     return threadWorkspaceId(threadId)
@@ -234,9 +239,16 @@ export class Workspaces {
     return this.store.deleteWorkspace(threadWorkspaceId(threadId))
   }
 
-  /** Deletes a workflow run's scratch files (it ended: no step or view reads them again). */
-  deleteRunFiles(jobId: string): Promise<void> {
-    return this.store.deleteWorkspace(runWorkspaceId(jobId))
+  /**
+   * Deletes what a workflow run keeps in its workspace: all of it (the run was deleted), or, once it
+   * ended, its scratch files, keeping what is under `keep` (its long outputs, deleted with the run).
+   */
+  async deleteRunFiles(jobId: string, keep?: string): Promise<void> {
+    const workspaceId = runWorkspaceId(jobId)
+    if (keep === undefined) return this.store.deleteWorkspace(workspaceId)
+    for (const file of await this.store.listFiles(workspaceId)) {
+      if (!isInside(file.path, keep)) await this.store.deleteFile(workspaceId, file.path)
+    }
   }
 
   deleteUser(userId: string): Promise<void> {
