@@ -22,7 +22,46 @@ export default defineNuxtConfig({
   },
   telemetry: false,
 
-  modules: ['nuxt-security', 'nuxt-auth-utils', '@nuxt/ui'],
+  modules: ['nuxt-security', 'nuxt-auth-utils', '@nuxt/ui', '@vite-pwa/nuxt'],
+
+  // Installable (@vite-pwa/nuxt): a manifest with the app's icons (scripts/make-icons.mjs), and a
+  // service worker that keeps the app's built files and the pages it showed, so the app opens
+  // without a network. It never keeps an API answer, a share link's page or anything else: those
+  // always go to the server. A new version deployed shows a prompt to reload (AppUpdatePrompt.vue).
+  pwa: {
+    registerType: 'prompt',
+    injectRegister: false,
+    client: { installPrompt: true, periodicSyncForUpdates: 3600 },
+    manifest: {
+      name: 'OR3 Chat',
+      short_name: 'OR3 Chat',
+      description: 'Chat with AI models; answers and workflows keep running on the server when you leave.',
+      start_url: '/',
+      scope: '/',
+      display: 'standalone',
+      background_color: '#ffffff',
+      theme_color: '#2f6feb',
+      icons: [
+        { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png' },
+        { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png' },
+        { src: '/icons/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+      ],
+    },
+    workbox: {
+      // The pages are rendered in the browser from one shell: the shell of a page shown before is
+      // served when the network is not there. Nothing is precached but the built files and icons.
+      navigateFallback: null,
+      globPatterns: ['_nuxt/**/*.{js,css,woff2,woff,ttf}', 'icons/*.png', 'favicon.svg'],
+      maximumFileSizeToCacheInBytes: 6 * 1024 * 1024,
+      cleanupOutdatedCaches: true,
+      runtimeCaching: [{
+        urlPattern: ({ request, url }) => request.mode === 'navigate' && !/^\/(?:api|share|auth)\//.test(url.pathname),
+        handler: 'NetworkFirst',
+        options: { cacheName: 'or3-pages', networkTimeoutSeconds: 4, expiration: { maxEntries: 20 } },
+      }],
+    },
+    devOptions: { enabled: false },
+  },
 
   // Every app file imports its composables and utils explicitly: Nuxt's scan of app/composables
   // and app/utils would only add a second, implicit way in (and has added static imports of lazy
@@ -102,7 +141,12 @@ export default defineNuxtConfig({
   app: {
     head: {
       htmlAttrs: { lang: 'en' },
-      link: [{ rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }],
+      link: [
+        { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' },
+        { rel: 'manifest', href: '/manifest.webmanifest' },
+        { rel: 'apple-touch-icon', href: '/icons/apple-touch-icon-180.png' },
+      ],
+      meta: [{ name: 'theme-color', content: '#2f6feb' }],
     },
   },
 

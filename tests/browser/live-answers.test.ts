@@ -276,12 +276,17 @@ describe('answers acted on while they stream', () => {
   it('lists a running job on the jobs page with its progress, and stops it from there', async () => {
     const answer = nextAnswer([paragraphs('the jobs page', 1), paragraphs('progress', 2), paragraphs('never sent', 1)])
     const page = await freshPage()
-    const url = await ask(page, 'Write a long story for the jobs page')
+    // A long prompt with a long unbroken word: its row is its title, which must not widen a phone's page.
+    const url = await ask(page, `Write a long story for the jobs page about ${'Llanfairpwllgwyngyllgogerychwyrndrobwllllantysiliogogogoch'.repeat(3)}`)
     const threadId = url.split('/').pop()
     const jobs = await context.newPage()
     await jobs.goto(`${app.url}/jobs`)
     const row = jobs.locator('[data-testid=job-row][data-status=streaming]').first()
     await row.waitFor()
+    await jobs.setViewportSize({ width: 390, height: 844 })
+    expect(await sidewaysScroll(jobs)).toBeLessThanOrEqual(0)
+    expect((await row.boundingBox())!.width).toBeLessThanOrEqual(390)
+    await jobs.setViewportSize({ width: 1280, height: 900 })
     const characters = async () => Number((await row.getByTestId('job-characters').innerText()).replace(/\D/g, ''))
     await expect.poll(characters).toBeGreaterThan(0)
     const before = await characters()
