@@ -28,6 +28,7 @@ export default defineNuxtConfig({
   // service worker that keeps the app's built files and the pages it showed, so the app opens
   // without a network. It never keeps an API answer, a share link's page or anything else: those
   // always go to the server. A new version deployed shows a prompt to reload (AppUpdatePrompt.vue).
+  // Pushes from the server (server/lib/jobs/web-push.ts) show as the device's notifications.
   pwa: {
     registerType: 'prompt',
     injectRegister: false,
@@ -51,6 +52,8 @@ export default defineNuxtConfig({
       // The pages are rendered in the browser from one shell: the shell of a page shown before is
       // served when the network is not there. Nothing is precached but the built files and icons.
       navigateFallback: null,
+      // Web Push: the push and notificationclick handlers (public/push-handler.js).
+      importScripts: ['/push-handler.js'],
       globPatterns: ['_nuxt/**/*.{js,css,woff2,woff,ttf}', 'icons/*.png', 'favicon.svg'],
       maximumFileSizeToCacheInBytes: 6 * 1024 * 1024,
       cleanupOutdatedCaches: true,

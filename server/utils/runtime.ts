@@ -1,3 +1,4 @@
+import type { WebPush } from '../lib/jobs/web-push'
 import type { H3Event } from 'h3'
 import type { AccountService } from '../lib/auth/accounts'
 import type { PersonalSettings } from '../lib/threads/personal-settings'
@@ -25,10 +26,10 @@ function useServerRuntime(): ServerRuntime {
   return runtime
 }
 
-/** A person's own preferences, chat presets and folders (`settings`), share links (`shares`), ratings of answers (`feedback`) and all their data as a zip (`archive`). */
-export function usePersonal(): { settings: PersonalSettings, shares: ShareLinks, feedback: AnswerFeedback, archive: (userId: string) => ReadableStream<Uint8Array> } {
-  const { personal, shares, feedback, archive } = useServerRuntime()
-  return { settings: personal, shares, feedback, archive }
+/** A person's own preferences, chat presets and folders (`settings`), share links (`shares`), ratings of answers (`feedback`), all their data as a zip (`archive`) and the devices they get pushes on (`push`). */
+export function usePersonal(): { settings: PersonalSettings, shares: ShareLinks, feedback: AnswerFeedback, archive: (userId: string) => ReadableStream<Uint8Array>, push: WebPush } {
+  const { personal, shares, feedback, archive, webPush } = useServerRuntime()
+  return { settings: personal, shares, feedback, archive, push: webPush }
 }
 
 /** The job runtime of this server process (start, abort, the live hub, the job store). */

@@ -5,6 +5,7 @@
  * (the credential decrypts: a tool reads it). A backup of a newer schema is refused with a message.
  * A person's own export holds exactly their data; deleting their own account removes it.
  */
+import { createECDH, randomBytes } from 'node:crypto'
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -188,6 +189,10 @@ describe('a person\'s own data', () => {
     const scheduled = await bea.post(`/api/workflows/${beaWorkflow}/schedules`, { cron: '0 8 * * *', timezone: 'UTC', prompt: 'the morning digest' })
     expect(scheduled.status, await scheduled.clone().text()).toBe(201)
     expect((await bea.post('/api/auth/tokens', { name: 'script', password: 'bea has a long password' })).status).toBe(201)
+    // Notifications on for a device (Web Push).
+    const deviceKey = createECDH('prime256v1')
+    deviceKey.generateKeys()
+    expect((await bea.post('/api/push/subscriptions', { endpoint: 'https://push.example.com/send/bea', keys: { p256dh: deviceKey.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } })).status).toBe(201)
 
     // Deleting needs the password; the last admin cannot leave without another.
     const wrong = await bea.fetch('/api/me', { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'not it at all' }) })

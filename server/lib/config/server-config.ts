@@ -321,6 +321,12 @@ export const serverConfigSchema = z.object({
     keyFile: setting(z.string().trim(), '',
       "The certificate's PEM private key file (read once at start; never logged)."),
   }),
+  push: group({
+    enabled: setting(z.boolean(), true,
+      'Offer Web Push: a person turns notifications on per device (Settings), and an answer or run that ends with no tab watching, or waits for them, reaches the device with every tab closed. The server\'s VAPID keys are made at first use and kept sealed with the data.'),
+    subject: setting(z.string().trim().max(200).regex(/^(?:$|mailto:|https:\/\/)/, 'must be a mailto: or https: URL'), '',
+      'Who sends the pushes, as push services ask (a `mailto:` address or an `https:` URL of the operator). Empty: `NUXT_SITE_URL` when it is https, else `mailto:push@localhost`.'),
+  }),
   dataDir: setting(z.string().trim().min(1, 'must name a directory, such as .data'), '.data',
     'Where the SQLite database (`or3.sqlite`) and the generated session secret live.'),
   siteUrl: setting(siteUrl, '',

@@ -29,9 +29,11 @@ import { ToolSources } from '../tools/tool-sources'
 import { registerWorkbenchTools } from '../tools/workbench'
 import { Workspaces } from '../tools/workspace/workspaces'
 import { RefusalError } from '../domain-error'
+import { pushingNotes, WebPush } from '../jobs/web-push'
 import { RUN_OUTPUTS_FOLDER, type OutputFileAccess } from '../workflows/output-files'
 import { UserTools } from '../tools/user-tools/user-tools'
 import { createSecretBox } from '../security/secret-box'
+import { allowedNetworksOf } from '../tools/web/web-tools'
 import { serverSecret } from '../security/session-secret'
 import { openStores, type AppStores } from '../stores'
 import { BackgroundJobManager } from '../jobs/manager'
@@ -95,6 +97,9 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const telemetry = startTelemetry({ exportTraces: config.tracing.enabled, env: options.env ?? {}, service: 'or3-chat' })
   const stores = watchStores(openStores(config), telemetry.exporting ? allWatchers([metrics.storeCallWatcher, traceJobStoreCalls]) : metrics.storeCallWatcher)
   const secret = serverSecret(config)
+  // Web Push: every note the job store keeps also goes to its person's devices (web-push.ts).
+  const webPush = new WebPush({ enabled: config.push.enabled, settings: stores.settings, secretBox: createSecretBox(secret, 'web-push'), guard: { allowed: allowedNetworksOf(config.tools.web) }, subject: config.push.subject || (config.siteUrl.startsWith('https://') ? config.siteUrl : 'mailto:push@localhost'), logger: jobsLogger })
+  if (config.push.enabled) stores.jobs = pushingNotes(stores.jobs, webPush, jobsLogger)
 
   // Tools: who may use which (a policy file that cannot be used stops start-up here, naming the
   // rule and field), credentials (the operator's file and each user's own, sealed), and the feed
@@ -222,6 +227,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const hooksOfWorkflow = { remove: (workflowId: string) => Promise.all([workflowWebhooks.remove(workflowId), workflowFailureWebhooks.remove(workflowId)]).then(() => {}) }
   accounts.onAccountDeleted(userId => deleteUserData({ jobs, threads: stores.threads, workflows: stores.workflows, webhooks: hooksOfWorkflow }, userId))
   accounts.onAccountDeleted(userId => workspaces.deleteUser(userId))
+  accounts.onAccountDeleted(userId => webPush.deleteUser(userId))
   accounts.onAccountDeleted(userId => userTools.deleteUser(userId))
   accounts.onAccountDeleted(userId => credentials.deleteUser(userId))
   accounts.onAccountDeleted(userId => workflowSchedules.removeUser(userId))
@@ -282,6 +288,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     workflowSchedules,
     workflowWebhooks,
     workflowFailureWebhooks,
+    webPush,
     accounts,
     personal,
     shares,

@@ -2,6 +2,7 @@
  * This process's runtime: the job manager, the stores and the accounts, built by createServerRuntime at
  * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
  */
+import type { WebPush } from '../jobs/web-push'
 import type { AccountService } from '../auth/accounts'
 import type { PersonalSettings } from '../threads/personal-settings'
 import type { DataBackups } from '../stores/sqlite/backup'
@@ -29,6 +30,8 @@ export interface ServerRuntime {
   workflowWebhooks: WorkflowWebhooks
   /** Workflows' failure webhooks (called when a run fails). */
   workflowFailureWebhooks: FailureWebhooks
+  /** Web Push to people's devices (refusing with 404 when `NUXT_PUSH_ENABLED` is off). */
+  webPush: WebPush
   /** Workflows' schedules, and the ticker that starts their runs. */
   workflowSchedules: WorkflowSchedules
   /** Accounts, sessions' validity, API tokens, invites. */

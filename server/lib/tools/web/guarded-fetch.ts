@@ -28,7 +28,7 @@ export interface GuardedFetchOptions {
   /** Name resolution (tests); the system's otherwise. */
   resolve?: (hostname: string) => Promise<Array<{ address: string, family: number }>>
   /** A POST of this body with these headers instead of a GET (no redirect is followed). */
-  send?: { body: string, headers: Record<string, string> }
+  send?: { body: string | Uint8Array, headers: Record<string, string> }
 }
 
 export interface FetchedPage {
