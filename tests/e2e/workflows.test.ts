@@ -14,6 +14,7 @@ import { keptRun } from '../support/workflow-run-store-contract'
 import { JobView, watchJob } from '../support/job-stream-client'
 import { webhookSignature } from '../../server/lib/workflows/failure-webhooks'
 import type { BackgroundJob } from '../../shared/types/job'
+import BetterSqlite3 from 'better-sqlite3'
 import type { WorkflowRun } from '../../shared/types/workflow-run'
 
 // Workflows over HTTP against the built server, with the fake OpenRouter answering each node.
@@ -892,12 +893,20 @@ describe('a workflow run across a server restart', () => {
       expect(await file.text()).toBe(big)
       expect((await again.fetch(`/api/workflows/runs/${jobId}/output?path=../notes.txt`)).status).toBe(400)
 
-      // It counts in the person's files (a conversation's workspace shows the total), and goes with the run.
+      // It counts in the run's kept size (the history's caps bound it), not in the person's own
+      // files (a conversation's workspace shows their total); it goes with the run.
       const thread = (await (await again.post('/api/threads', { title: 'files' })).json()).id as string
-      const usage = async () => (await again.json(`/api/threads/${thread}/workspace`)).usage.bytes as number
-      expect(await usage()).toBe(5_000_000)
-      expect((await again.fetch(`/api/workflows/runs/${jobId}`, { method: 'DELETE' })).status).toBeLessThan(300)
-      expect(await usage()).toBe(0)
+      expect((await again.json(`/api/threads/${thread}/workspace`)).usage.bytes).toBe(0)
+      await expect.poll(async () => (await again.json(`/api/workflows/runs?workflow=${workflowId}`)).runs[0]?.sizeBytes ?? 0).toBeGreaterThan(5_000_000)
+      const db = new BetterSqlite3(join((shared as Record<string, string>).NUXT_DATA_DIR!, 'or3.sqlite'), { readonly: true })
+      const files = () => (db.prepare('SELECT count(*) AS n FROM workspace_files WHERE workspace_id = ?').get(`run:${jobId}`) as { n: number }).n
+      try {
+        expect(files()).toBe(1)
+        expect((await again.fetch(`/api/workflows/runs/${jobId}`, { method: 'DELETE' })).status).toBeLessThan(300)
+        expect(files()).toBe(0)
+      } finally {
+        db.close()
+      }
     } finally {
       await second.stop()
     }

@@ -204,7 +204,7 @@ export const serverConfigSchema = z.object({
     runHistoryMbPerUser: setting(z.number().min(1).max(1_000_000), 500,
       "Most a person's kept workflow runs may take (MB); past it the oldest ended runs go first, whatever their age. Each run's size shows in the run history."),
     stepOutputInlineChars: setting(z.number().int().min(1_000).max(10_000_000), 32_000,
-      "Longest step output a run keeps in its record; a longer one is kept as a file of the run's workspace (`outputs/…`, counted in its owner's workspace quota, deleted with the run) and the record keeps its first 2,000 characters. Later steps get the whole output either way."),
+      "Longest step output a run keeps in its record; a longer one is kept as a file of the run's workspace (`outputs/…`, counted in the run's kept size rather than its owner's workspace quota, deleted with the run) and the record keeps its first 2,000 characters. Later steps get the whole output either way."),
     runHistoryMbPerWorkflow: setting(z.number().min(1).max(1_000_000), 100,
       'Most the kept runs of one workflow may take (MB); past it its oldest ended runs go first, so one busy workflow does not push out the history of the others.'),
     scheduleTickMs: setting(z.number().int().min(100).max(600_000), 10_000,

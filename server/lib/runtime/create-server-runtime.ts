@@ -361,7 +361,7 @@ function logSetupHint(accounts: AccountService, port: string): void {
 function runOutputFiles(workspaces: Workspaces, jobId: string, userId: string): OutputFileAccess {
   const workspaceId = workspaces.forRun(jobId)
   return {
-    write: async (path, text) => void await workspaces.write(workspaceId, userId, path, text),
+    write: (path, text) => workspaces.writeRunOutput(jobId, userId, path, text),
     // A file that is gone (the run's files were deleted) reads as none; a store that fails, fails.
     read: path => workspaces.readText(workspaceId, path).then(read => read.text, (error: unknown) => {
       if (error instanceof RefusalError && error.statusCode === 404) return null

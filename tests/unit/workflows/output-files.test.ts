@@ -15,7 +15,7 @@ const LIMITS = { fileBytes: 6 * 1024 * 1024, bytesPerUser: 50 * 1024 * 1024, fil
 function runOutputs(workspaces: Workspaces, jobId: string, userId: string): OutputFileAccess {
   const workspaceId = workspaces.forRun(jobId)
   return {
-    write: async (path, text) => void await workspaces.write(workspaceId, userId, path, text),
+    write: (path, text) => workspaces.writeRunOutput(jobId, userId, path, text),
     read: path => workspaces.readText(workspaceId, path).then(read => read.text, () => null),
   }
 }
@@ -103,15 +103,26 @@ describe('long step outputs kept as files', () => {
     expect(await files.keptText('short')).toBe('short')
   })
 
-  it('keeps an output in the record when it cannot be written (over the person\'s quota), and says so once', async () => {
+  it('keeps an output in the record when it cannot be written (over the largest workspace file), and says so once', async () => {
     const failures: string[] = []
-    const workspaces = new Workspaces(createMemoryWorkspaceStore(), { ...LIMITS, bytesPerUser: 2_000 })
+    const workspaces = new Workspaces(createMemoryWorkspaceStore(), { ...LIMITS, fileBytes: 2_000 })
     const files = new RunOutputFiles(runOutputs(workspaces, 'job-1', 'user-1'), 1_000, path => failures.push(path))
     const state = stateWith({ fetch: long('a', 5_000), short: 'short', loop: [], child: 'x' })
     const kept = await files.kept(state)
     expect(kept.nodeStates.fetch).toEqual({ status: 'completed', output: long('a', 5_000) })
     await files.kept(state)
     expect(failures).toEqual(['outputs/fetch.txt'])
+  })
+
+  it('keeps outputs out of the person\'s workspace quota, and deletes them with the account', async () => {
+    const workspaces = new Workspaces(createMemoryWorkspaceStore(), { ...LIMITS, bytesPerUser: 2_000 })
+    const files = new RunOutputFiles(runOutputs(workspaces, 'job-1', 'user-1'), 1_000)
+    const kept = await files.kept(stateWith({ fetch: long('a', 5_000), short: 'short', loop: [], child: 'x' }))
+    expect(kept.nodeStates.fetch!.outputFile?.bytes).toBe(5_000)
+    expect(await workspaces.usage('user-1')).toMatchObject({ bytes: 0, files: 0 })
+    await workspaces.write('thread:t', 'user-1', 'notes.md', 'still room for my own files')
+    await workspaces.deleteUser('user-1')
+    expect(await workspaces.list('run:job-1')).toEqual([])
   })
 
   it('deletes a run\'s scratch files when it ends, and keeps its outputs until the run is deleted', async () => {

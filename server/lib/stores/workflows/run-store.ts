@@ -3,6 +3,7 @@
  * workflow runs, apart from their jobs' live state (which goes minutes after a run ends). One
  * contract suite pins it (tests/support/workflow-run-store-contract.ts).
  */
+import { keptOutputBytes } from '../../../../shared/workflow-outputs'
 import type { WorkflowRun, WorkflowRunCursor, WorkflowRunQuery, WorkflowRunSummary } from '../../../../shared/types/workflow-run'
 
 /** Most runs one page lists. */
@@ -74,7 +75,9 @@ export function summaryOf(run: WorkflowRun): WorkflowRunSummary {
 export function storedForm(run: WorkflowRun): { run: WorkflowRun, summary: string, job: string, size: number } {
   const { sizeBytes: _before, ...summary } = summaryOf(run)
   const job = JSON.stringify(run.job)
-  const size = Buffer.byteLength(job) + Buffer.byteLength(JSON.stringify(summary)) + 24
+  // Its long step outputs are files beside the record (workflows/output-files.ts): counted too, so
+  // the history's size caps bound the disk a run history takes, files and all.
+  const size = Buffer.byteLength(job) + Buffer.byteLength(JSON.stringify(summary)) + 24 + keptOutputBytes(run.job.workflowState)
   const sized = { ...summary, sizeBytes: size }
   return { run: { ...sized, job: run.job }, summary: JSON.stringify(sized), job, size }
 }

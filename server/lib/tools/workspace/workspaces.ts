@@ -44,6 +44,11 @@ export function runWorkspaceId(jobId: string): string {
   return `run:${jobId}`
 }
 
+/** Who a run's kept outputs belong to in the store: their person, apart from the files they keep themselves (and their quota). */
+export function runOutputsOwner(userId: string): string {
+  return `runs:${userId}`
+}
+
 /** The workspace a tool call works in: its conversation's, or its workflow run's (shared by the run's steps). */
 export function workspaceIdFor(context: { threadId: string, jobId: string, workspaceId?: string }): string {
   if (context.workspaceId) return context.workspaceId
@@ -251,8 +256,23 @@ export class Workspaces {
     }
   }
 
-  deleteUser(userId: string): Promise<void> {
-    return this.store.deleteUserFiles(userId)
+  /** Deletes every file `userId` keeps, their runs' kept outputs included. */
+  async deleteUser(userId: string): Promise<void> {
+    await this.store.deleteUserFiles(runOutputsOwner(userId))
+    await this.store.deleteUserFiles(userId)
+  }
+
+  /**
+   * Writes a long step output a workflow run keeps (workflows/output-files.ts) in its workspace.
+   * Not counted in the person's workspace quota (their conversations' files keep all of it): the
+   * run history's size caps count it with its run, which takes it along when it goes. A file over
+   * the largest a workspace file may be is refused all the same.
+   */
+  async writeRunOutput(jobId: string, userId: string, rawPath: string, text: string): Promise<void> {
+    const path = workspacePath(rawPath)
+    const bytes = new TextEncoder().encode(text)
+    if (bytes.byteLength > this.limits.fileBytes) throw new RefusalError(`${path} would be ${mib(bytes.byteLength)}; a workspace file may be at most ${mib(this.limits.fileBytes)}.`, 400)
+    await this.store.writeFile({ workspaceId: runWorkspaceId(jobId), userId: runOutputsOwner(userId), path, bytes })
   }
 
   private async put(workspaceId: string, userId: string, path: string, bytes: Uint8Array): Promise<WorkspaceFile> {
