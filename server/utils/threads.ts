@@ -6,7 +6,6 @@ import { messageBodyBytes } from '../lib/http/read-json-body'
 import { addMessageVersion, messageVersionSchema, sendThreadMessage as sendMessage, threadMessageSchema } from '../lib/threads/send-message'
 import { viewThread as viewBranch } from '../lib/threads/versions'
 import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
-import type { MessageAttachment } from '../../shared/types/attachment'
 
 /**
  * Stores the user's message (the request's body: content, files, model, tools, browser tools) and starts
@@ -42,20 +41,23 @@ export async function viewThread(event: H3Event, thread: ChatThread, show?: stri
 }
 
 /**
- * Sends a stored file: an image as itself, a text file always as plain text (never HTML, whatever
- * it holds), sandboxed so that opened on its own it can run nothing. For a conversation's owner
- * and a share link's viewers alike.
+ * Sends stored bytes as a file: never rendered by the browser as a page of this app (its own CSP
+ * with `sandbox`, no sniffing), named for a download. A message's attachment (`inline`, an image
+ * as itself, else text; it never changes under its id), or a file a model wrote (`text`: shown as
+ * plain text, else downloaded; never cached).
  */
-export function serveAttachment(event: H3Event, file: { attachment: MessageAttachment, bytes: Uint8Array }): Buffer {
-  const { attachment, bytes } = file
+export function serveFile(event: H3Event, file: { name: string, bytes: Uint8Array }, as: { kind: 'attachment', mediaType?: string } | { kind: 'written', inline: boolean }): Buffer {
+  const { name, bytes } = file
+  const attachment = as.kind === 'attachment'
+  const inline = attachment || as.inline
   setResponseHeaders(event, {
-    'Content-Type': attachment.kind === 'image' ? attachment.mediaType : 'text/plain; charset=utf-8',
-    'Content-Length': String(bytes.length),
-    'Content-Disposition': `inline; filename*=UTF-8''${encodeURIComponent(attachment.name)}`,
-    'Content-Security-Policy': 'default-src \'none\'; img-src \'self\'; style-src \'unsafe-inline\'; sandbox',
+    'Content-Type': attachment ? (as.mediaType ?? 'text/plain; charset=utf-8') : inline ? 'text/plain; charset=utf-8' : 'application/octet-stream',
+    'Content-Length': String(bytes.byteLength),
+    'Content-Disposition': `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(name)}`,
+    'Content-Security-Policy': attachment ? 'default-src \'none\'; img-src \'self\'; style-src \'unsafe-inline\'; sandbox' : 'default-src \'none\'; sandbox',
     'X-Content-Type-Options': 'nosniff',
-    // A file never changes under its id.
-    'Cache-Control': 'private, max-age=31536000, immutable',
+    // An attachment never changes under its id; a written file may.
+    'Cache-Control': attachment ? 'private, max-age=31536000, immutable' : 'private, no-store',
   })
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }

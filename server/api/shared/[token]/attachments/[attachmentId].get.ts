@@ -2,5 +2,5 @@
 export default defineEventHandler(async (event) => {
   const viewer = await requireSessionUser(event, { optional: true, newGuest: false })
   const stored = await usePersonal().shares.attachment(getRouterParam(event, 'token') ?? '', getRouterParam(event, 'attachmentId') ?? '', viewer)
-  return serveAttachment(event, stored)
+  return serveFile(event, { name: stored.attachment.name, bytes: stored.bytes }, { kind: 'attachment', mediaType: stored.attachment.kind === 'image' ? stored.attachment.mediaType : undefined })
 })

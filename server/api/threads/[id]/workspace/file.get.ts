@@ -13,14 +13,5 @@ export default defineEventHandler(async (event) => {
   const { path, download } = parsed.data
   const { workspaces } = useToolSources()
   const file = await workspaces.read(workspaces.forThread(thread.id), path)
-  const name = file.path.split('/').at(-1)!
-  setResponseHeaders(event, {
-    'Content-Type': download === '0' ? 'text/plain; charset=utf-8' : 'application/octet-stream',
-    'Content-Length': String(file.bytes.byteLength),
-    'Content-Disposition': `${download === '0' ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(name)}`,
-    'Content-Security-Policy': 'default-src \'none\'; sandbox',
-    'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'private, no-store',
-  })
-  return Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength)
+  return serveFile(event, { name: file.path.split('/').at(-1)!, bytes: file.bytes }, { kind: 'written', inline: download === '0' })
 })
