@@ -47,6 +47,7 @@ const ROUTE_PARAMETERS: Array<{ route: RegExp, parameter: string, check: keyof t
   { route: /^mcp-consents\/\[server\]/, parameter: 'server', check: 'ownThing' },
   { route: /^mcp-oauth\/\[server\]/, parameter: 'server', check: 'ownThing' },
   { route: /^shares\/\[id\]/, parameter: 'id', check: 'ownThing' },
+  { route: /^push\/subscriptions\/\[id\]/, parameter: 'id', check: 'ownThing', note: 'a device among the session user\'s own (sealed under their id)' },
   { route: /^events\/\[streamId\]/, parameter: 'streamId', check: 'ownThing', note: 'an open live connection of the session user (another person\'s: 404)' },
   { route: /^admin\//, parameter: 'id', check: 'admin' },
   { route: /^admin\//, parameter: 'service', check: 'admin' },
