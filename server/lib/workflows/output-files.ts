@@ -13,7 +13,8 @@
  * not there, unless the run's files were deleted since, and then its steps have their first
  * characters.
  */
-import type { WorkflowNodeState, WorkflowOutputFile, WorkflowState } from '../../../shared/types/workflow'
+import type { WorkflowOutputFile, WorkflowState } from '../../../shared/types/workflow'
+import { mapOutputs, outputPathOf, type OutputAt } from '../../../shared/workflow-outputs'
 
 /** The folder of a run's workspace its long outputs are kept in. */
 export const RUN_OUTPUTS_FOLDER = 'outputs'
@@ -28,55 +29,18 @@ export interface OutputFileAccess {
   read(path: string): Promise<string | null>
 }
 
-/** A file name for a step id (ids are word characters, dashes and, for scoped ones, dots). */
-export const outputFileName = (id: string) => id.replace(/[^\w.-]/g, '_')
-
 /** The first characters of a long output (`OUTPUT_PREVIEW_CHARS`, at most `inlineChars`), saying where the rest is. */
 export function outputPreview(text: string, file: WorkflowOutputFile, inlineChars = OUTPUT_PREVIEW_CHARS): string {
   return `${text.slice(0, Math.min(OUTPUT_PREVIEW_CHARS, inlineChars))}\n\n[… ${file.chars.toLocaleString('en')} characters in all; the whole output is kept as the run's file ${file.path}]`
 }
 
-/** An output somewhere in a run's state: its text, the file it has (its kept form), and the path it would be kept at. */
-interface OutputAt {
-  output?: string
-  outputFile?: WorkflowOutputFile
-}
-
-/**
- * Calls `visit` with every output of `state` (steps, loop iterations, child runs, nested) and its
- * path; a replacement it returns goes into a copy (what is unchanged is shared, not copied).
- */
-function mapOutputs(state: WorkflowState, folder: string, visit: (at: OutputAt, path: string) => OutputAt | undefined): WorkflowState {
-  let nodeStates: Record<string, WorkflowNodeState> | undefined
-  for (const [id, node] of Object.entries(state.nodeStates)) {
-    const at = `${folder}/${outputFileName(id)}`
-    let next: WorkflowNodeState = node
-    const replaced = visit(node, `${at}.txt`)
-    if (replaced) next = { ...next, ...replaced }
-    if (node.iterations) {
-      let iterations: typeof node.iterations | undefined
-      for (const [index, iteration] of node.iterations.entries()) {
-        const inner = `${at}/${index + 1}`
-        const output = visit(iteration, `${inner}.txt`)
-        const nested = iteration.state ? mapOutputs(iteration.state, inner, visit) : undefined
-        if (output || nested !== iteration.state) (iterations ??= [...node.iterations])[index] = { ...iteration, ...output, ...(nested ? { state: nested } : {}) }
-      }
-      if (iterations) next = { ...next, iterations }
-    }
-    if (node.child?.state) {
-      const nested = mapOutputs(node.child.state, `${at}/child`, visit)
-      if (nested !== node.child.state) next = { ...next, child: { ...node.child, state: nested } }
-    }
-    if (next !== node) (nodeStates ??= { ...state.nodeStates })[id] = next
-  }
-  return nodeStates ? { ...state, nodeStates } : state
-}
-
 export class RunOutputFiles {
   /** Files written (or read back) by this process, by path: their length, so an unchanged output is not written again. */
   private readonly written = new Map<string, number>()
-  /** Outputs that could not be written (over the person's quota, say): kept whole in the record, which the run's limits bound. */
+  /** Outputs that could not be written (larger than a workspace file may be, say): kept whole in the record, which the run's limits bound. */
   private readonly unwritable = new Set<string>()
+  /** Each long output's file as the state names it, by path (its byte length is counted once, not at every viewer update). */
+  private readonly described = new Map<string, WorkflowOutputFile>()
 
   constructor(
     private readonly files: OutputFileAccess,
@@ -88,7 +52,7 @@ export class RunOutputFiles {
   async kept(state: WorkflowState): Promise<WorkflowState> {
     const long: Array<{ path: string, text: string }> = []
     mapOutputs(state, RUN_OUTPUTS_FOLDER, (at, path) => {
-      if (this.isLong(at, path) && this.written.get(path) !== at.output!.length) long.push({ path, text: at.output! })
+      if (this.isLong(at, path)) long.push({ path, text: at.output! })
       return undefined
     })
     for (const { path, text } of long) await this.write(path, text)
@@ -99,20 +63,21 @@ export class RunOutputFiles {
   shown(state: WorkflowState): WorkflowState {
     return mapOutputs(state, RUN_OUTPUTS_FOLDER, (at, path) => {
       if (!this.isLong(at, path)) return undefined
-      const outputFile = { path, chars: at.output!.length, bytes: Buffer.byteLength(at.output!) }
+      const outputFile = this.describe(path, at.output!)
       return { output: outputPreview(at.output!, outputFile, this.inlineChars), outputFile }
     })
   }
 
   /**
    * The run's final output as it is kept: itself when short, else its start and where the whole is
-   * (the file of its output step, `stepPath`, when it is that step's output, else `outputs/answer.txt`).
+   * (the file of its output step `answerStep`, when it is that step's output, else `outputs/answer.txt`).
    */
-  async keptText(text: string, stepPath?: string): Promise<string> {
+  async keptText(text: string, answerStep?: string): Promise<string> {
     if (text.length <= this.inlineChars) return text
+    const stepPath = answerStep !== undefined ? `${outputPathOf(RUN_OUTPUTS_FOLDER, answerStep)}.txt` : undefined
     const path = stepPath !== undefined && this.written.get(stepPath) === text.length ? stepPath : `${RUN_OUTPUTS_FOLDER}/answer.txt`
     if (!await this.write(path, text)) return text
-    return outputPreview(text, { path, chars: text.length, bytes: Buffer.byteLength(text) }, this.inlineChars)
+    return outputPreview(text, this.describe(path, text), this.inlineChars)
   }
 
   /** `state` with the whole outputs back from their files (a resumed run's); an output whose file is gone keeps its start. */
@@ -136,6 +101,15 @@ export class RunOutputFiles {
   /** Whether an output is kept as a file: over the limit, not its kept form already, and writable. */
   private isLong(at: OutputAt, path: string): boolean {
     return at.output !== undefined && at.output.length > this.inlineChars && !at.outputFile && !this.unwritable.has(path)
+  }
+
+  /** The file `text` is (or will be) at `path`: its length in characters and bytes. */
+  private describe(path: string, text: string): WorkflowOutputFile {
+    const known = this.described.get(path)
+    if (known?.chars === text.length) return known
+    const file = { path, chars: text.length, bytes: Buffer.byteLength(text) }
+    this.described.set(path, file)
+    return file
   }
 
   /** Writes `text` at `path` once (the same length again is the same output); false when it could not. */

@@ -33,7 +33,7 @@ import { workflowStepBound } from '../../workflows/step-budget'
 import { CoalescedStateWrites } from './state-writes'
 import { stepErrorKindOfModel, stepErrorKindOfTool, waitUntil } from '../../workflows/retry-policy'
 import { childRunId } from '../workflow-runs'
-import { outputFileName, RUN_OUTPUTS_FOLDER, RunOutputFiles, type OutputFileAccess } from '../../workflows/output-files'
+import { RunOutputFiles, type OutputFileAccess } from '../../workflows/output-files'
 
 /** Everything one workflow run needs. */
 export interface WorkflowJobRunOptions extends JobRunOptions {
@@ -375,7 +375,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
   context.stopFollowingRun()
   // A long answer is kept as its output step's file (written with the state just now), or a file of its own.
   const answerSteps = spec.definition.nodes.filter(node => node.kind === 'output' && result.state.nodeStates[node.id]?.status === 'completed')
-  const content = outputs ? await outputs.keptText(result.output, answerSteps.length === 1 ? `${RUN_OUTPUTS_FOLDER}/${outputFileName(answerSteps[0]!.id)}.txt` : undefined) : result.output
+  const content = outputs ? await outputs.keptText(result.output, answerSteps.length === 1 ? answerSteps[0]!.id : undefined) : result.output
   return harness.end({
     result: runResultOf(result, context),
     // The run's usage: what each of its steps used (steps kept from a run it resumes used nothing here).
