@@ -22,6 +22,7 @@ import { KeyedQueue } from '../stores/settings/keyed-queue'
 import { guardedFetch, type GuardedFetchOptions } from '../tools/web/guarded-fetch'
 import { RefusalError } from '../domain-error'
 import type { PushDevice } from '../../../shared/types/push'
+import { pushDeviceId } from '../../../shared/push-device-id'
 import type { PushSubscriptionInput } from '../../../shared/schemas/push'
 import type { JobNotification } from '../../../shared/types/job'
 import type { JobStore, NewJobNotification } from '../stores/jobs/job-store'
@@ -83,7 +84,7 @@ export class WebPush {
     this.assertOn()
     return this.edits.run(userId, async () => {
       const devices = await this.read(userId)
-      const id = deviceId(subscription.endpoint)
+      const id = await pushDeviceId(subscription.endpoint)
       const others = devices.filter(device => device.id !== id)
       if (others.length >= MAX_PUSH_DEVICES) throw new RefusalError(`Notifications are on for ${MAX_PUSH_DEVICES} devices already, the most one person may have; turn them off on one first (Settings).`, 409)
       const device: StoredDevice = { id, label: subscription.label || 'A browser', host: new URL(subscription.endpoint).host, createdAt: Date.now(), endpoint: subscription.endpoint, keys: subscription.keys }
@@ -178,11 +179,6 @@ export class WebPush {
   private write(userId: string, devices: StoredDevice[]): Promise<void> {
     return devices.length === 0 ? this.options.settings.deleteSettings(devicesKey(userId)) : this.options.settings.setSetting(devicesKey(userId), this.options.secretBox.seal(JSON.stringify(devices)))
   }
-}
-
-/** A device's id: from its endpoint (the same browser subscribing again is the same device). */
-function deviceId(endpoint: string): string {
-  return createHash('sha256').update(endpoint).digest('base64url').slice(0, 16)
 }
 
 /** Where a note's push opens: the run's page for a workflow run, else the conversation. */
