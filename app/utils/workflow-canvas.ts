@@ -5,7 +5,7 @@
  * A loop's body is edited as a definition of its own (`loopBody`, written back with `withLoopBody`).
  */
 import dagre from '@dagrejs/dagre'
-import type { WorkflowDefinition, WorkflowEdge, WorkflowLoopNode, WorkflowNode, WorkflowNodeKind } from '../../shared/types/workflow'
+import type { WorkflowBodyNode, WorkflowDefinition, WorkflowEdge, WorkflowLoopNode, WorkflowNode, WorkflowNodeKind } from '../../shared/types/workflow'
 
 /** The size a step is drawn at (the layout leaves room for it). */
 export const STEP_WIDTH = 180
@@ -27,9 +27,14 @@ export const STEP_KINDS: ReadonlyArray<{ kind: WorkflowNodeKind, label: string, 
   { kind: 'output', label: 'Output', description: "The run's answer", icon: 'i-lucide-flag' },
 ]
 
-/** Every step id of a workflow, its loops' bodies' included (ids are unique across them). */
+/** Every step of a workflow, its loops' bodies' included (ids are unique across them), each with the loop it is in. */
+export function allSteps(definition: Pick<WorkflowDefinition, 'nodes'>): Array<{ step: WorkflowNode | WorkflowBodyNode, loopId?: string }> {
+  return definition.nodes.flatMap(node => [{ step: node }, ...(node.kind === 'loop' ? node.body.nodes.map(inner => ({ step: inner, loopId: node.id })) : [])])
+}
+
+/** Every step id of a workflow, its loops' bodies' included. */
 export function allStepIds(definition: Pick<WorkflowDefinition, 'nodes'>): Set<string> {
-  return new Set(definition.nodes.flatMap(node => [node.id, ...(node.kind === 'loop' ? node.body.nodes.map(inner => inner.id) : [])]))
+  return new Set(allSteps(definition).map(({ step }) => step.id))
 }
 
 /** An id made of `base` that is not in `taken`: `agent`, then `agent-2`, `agent-3`… */
