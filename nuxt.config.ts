@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serverConfigDefaults } from './server/lib/config/server-config'
+import { APP_LOCALES, DEFAULT_LOCALE, LOCALE_COOKIE } from './shared/locales'
 
 // A test run builds into a directory of its own (tests/support/built-app.ts), never over the
 // project's .nuxt/ and .output/, which `npm run dev` and `nuxt typecheck` use.
@@ -22,7 +23,19 @@ export default defineNuxtConfig({
   },
   telemetry: false,
 
-  modules: ['nuxt-security', 'nuxt-auth-utils', '@nuxt/ui', '@vite-pwa/nuxt'],
+  modules: ['nuxt-security', 'nuxt-auth-utils', '@nuxt/ui', '@vite-pwa/nuxt', '@nuxtjs/i18n'],
+
+  // Languages (@nuxtjs/i18n): every string the app shows is in i18n/locales/<code>.json, one file
+  // loaded per language. The address stays the same in every language (no /de/ prefix): the
+  // language is the person's choice (Settings, kept with their account), else this browser's
+  // (a cookie), else the browser's own languages.
+  i18n: {
+    strategy: 'no_prefix',
+    defaultLocale: DEFAULT_LOCALE,
+    locales: APP_LOCALES.map(({ code, language, name, dir }) => ({ code, language, name, dir, file: `${code}.json` })),
+    detectBrowserLanguage: { useCookie: true, cookieKey: LOCALE_COOKIE, fallbackLocale: DEFAULT_LOCALE, redirectOn: 'root' },
+    vueI18n: './i18n.config.ts',
+  },
 
   // Installable (@vite-pwa/nuxt): a manifest with the app's icons (scripts/make-icons.mjs), and a
   // service worker that keeps the app's built files and the pages it showed, so the app opens

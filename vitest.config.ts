@@ -69,7 +69,7 @@ export default defineConfig({
           expect: patient,
           ...plainLimits,
           include: ['tests/components/**/*.test.ts'],
-          setupFiles: ['tests/support/component-icons.ts'],
+          setupFiles: ['tests/support/component-icons.ts', 'tests/support/component-i18n.ts'],
           environment: 'happy-dom',
           benchmark: { include: [] },
         },

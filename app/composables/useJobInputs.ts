@@ -1,6 +1,7 @@
 import { ref } from 'vue'
 import { CLIENT_TOOLS } from '../utils/client-tools'
 import { errorMessage, errorStatus } from '../utils/http-error'
+import { tr } from '../utils/i18n'
 import type { InputClaim, JobInputRequest } from '../../shared/types/input-request'
 
 /** What the person's running jobs wait on them for, shared by every component of this tab. */
@@ -66,7 +67,7 @@ export function useJobInputs(options: { onNew?: (request: JobInputRequest) => vo
     } catch (error) {
       const status = errorStatus(error)
       if (status === 409 || status === 410 || status === 404) setRequests(requests.value.filter(item => item.id !== request.id))
-      throw new Error(errorMessage(error, 'The answer could not be sent; try again.'))
+      throw new Error(errorMessage(error, tr('errors.answerNotSent')))
     }
   }
 

@@ -2,6 +2,7 @@ import { ref } from 'vue'
 import { useJobs } from './useJobs'
 import { useToasts } from './useToasts'
 import { plainPreview } from '../utils/plain-text'
+import { tr } from '../utils/i18n'
 import type { JobInputRequest } from '../../shared/types/input-request'
 import type { JobNotification } from '../../shared/types/job'
 
@@ -22,7 +23,7 @@ const leftRunning = new Set<string>()
  */
 const leftUnannounced = new Set<string>()
 /** The toast of an answer announced from its record, by how it ended. */
-const ENDED_TITLES = { complete: 'Your answer is ready', error: 'Your answer failed', aborted: 'Your answer was stopped', rejected: 'Not approved' } as const
+const ENDED_TITLES = { complete: 'notify.ended.complete', error: 'notify.ended.error', aborted: 'notify.ended.aborted', rejected: 'notify.ended.rejected' } as const
 /** What an answer's note is about: its conversation, and the job (a workflow run's page shows one job). */
 export interface NoteSubject {
   threadId: string
@@ -98,9 +99,9 @@ export function useJobNotifications() {
    * and they allowed it.
    */
   function inputNeeded(request: Pick<JobInputRequest, 'id' | 'title' | 'kind'>, options: { onView?: boolean } = {}): void {
-    if (!options.onView) waitToasts.set(request.id, show({ title: 'Waiting for you', body: request.title, tone: 'info' }, 8_000))
+    if (!options.onView) waitToasts.set(request.id, show({ title: tr('notify.waiting'), body: request.title, tone: 'info' }, 8_000))
     if (typeof document !== 'undefined' && document.visibilityState === 'hidden' && permission.value === 'granted') {
-      const notification = new Notification('An answer waits for you', { body: request.title, tag: request.id })
+      const notification = new Notification(tr('notify.waitsForYou'), { body: request.title, tag: request.id })
       notification.onclick = () => window.focus()
     }
   }
@@ -135,7 +136,7 @@ export function useJobNotifications() {
       show({ title: item.title, body, tone: item.kind === 'job-error' ? 'error' : 'success', to: `/chat/${item.threadId}` }, 12_000)
       if (hidden && permission.value === 'granted') new Notification(item.title, { body, tag: item.jobId })
     }
-    if (elsewhere.length > 3) show({ title: `${elsewhere.length - 3} more answers finished while you were away`, tone: 'info', to: '/jobs' })
+    if (elsewhere.length > 3) show({ title: tr('notify.more', elsewhere.length - 3), tone: 'info', to: '/jobs' })
     await jobs.markRead(notifications.map(item => item.id))
     return notifications
   }
@@ -151,7 +152,7 @@ export function useJobNotifications() {
       const job = recent.find(item => item.id === id)
       leftUnannounced.delete(id)
       if (!job || job.status === 'streaming' || job.type !== 'chat' || !job.threadId) continue
-      answerFinished({ threadId: job.threadId, title: ENDED_TITLES[job.status], body: job.prompt ?? '', tone: job.status === 'complete' ? 'success' : job.status === 'error' ? 'error' : 'info', here: false })
+      answerFinished({ threadId: job.threadId, title: tr(ENDED_TITLES[job.status]), body: job.prompt ?? '', tone: job.status === 'complete' ? 'success' : job.status === 'error' ? 'error' : 'info', here: false })
       await readNotesOf({ jobId: id })
       announcedFromRecord.add(id)
     }

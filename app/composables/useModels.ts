@@ -1,6 +1,7 @@
 import { computed, ref, watch } from 'vue'
 import { useApiKey } from './useApiKey'
 import { errorMessage } from '../utils/http-error'
+import { tr } from '../utils/i18n'
 import type { ModelCatalog, ModelSummary } from '../../shared/types/model'
 
 const MODEL_KEY = 'or3:model'
@@ -33,7 +34,7 @@ export function useModels() {
         selected.value = models.value.find(model => model.id === remembered)?.id ?? models.value[0]?.id ?? ''
       }
     } catch (cause) {
-      error.value = errorMessage(cause, 'Could not load the models.')
+      error.value = errorMessage(cause, tr('errors.modelsFailed'))
     }
   }
 

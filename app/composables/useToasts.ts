@@ -1,4 +1,5 @@
 import { useToast } from '@nuxt/ui/composables/useToast'
+import { tr } from '../utils/i18n'
 
 /** One in-app message, as the app words it. */
 export interface Toast {
@@ -32,7 +33,7 @@ export function useToasts() {
       description: toast.body,
       ...TONES[toast.tone],
       duration: timeoutMs > 0 ? timeoutMs : Number.POSITIVE_INFINITY,
-      actions: toast.to ? [{ label: 'Open', to: toast.to, color: 'neutral', variant: 'outline', onClick: () => dismiss(id) }] : undefined,
+      actions: toast.to ? [{ label: tr('toast.open'), to: toast.to, color: 'neutral', variant: 'outline', onClick: () => dismiss(id) }] : undefined,
       ui: { description: 'line-clamp-2' },
       // Passed through to the toast's element (not in the toast type): tests find toasts by it.
       ...{ 'data-testid': 'toast' },

@@ -4,6 +4,7 @@
  * their sizes for people.
  */
 import type { AttachmentLimits } from '../../shared/types/attachment'
+import { fileSize, tr } from './i18n'
 
 /** The limits the composer checks, with the accepted media types (`runtimeConfig.public.attachments`). */
 export type ComposerAttachmentRules = AttachmentLimits & { types: string }
@@ -38,31 +39,25 @@ export function acceptAttribute(rules: ComposerAttachmentRules): string {
   return [...images, ...text].join(',')
 }
 
-/** A size as people read it. */
-export function fileSize(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MB`
-  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`
-  return `${bytes} B`
-}
 
 /**
  * Why `file` cannot be added to a message holding `count` files already, or undefined when it
  * can. `imagesAccepted`: whether the chosen model reads images.
  */
 export function fileProblem(file: Pick<File, 'name' | 'size' | 'type'>, count: number, rules: ComposerAttachmentRules, imagesAccepted: boolean): string | undefined {
-  if (rules.maxFiles === 0) return 'This server does not take attachments.'
-  if (count >= rules.maxFiles) return `A message may carry at most ${rules.maxFiles} files.`
-  if (file.size === 0) return `"${file.name}" is empty.`
-  if (file.type === 'image/svg+xml') return `"${file.name}" is an SVG, which is not taken (it can carry script); export it as PNG.`
+  if (rules.maxFiles === 0) return tr('attachments.noAttachments')
+  if (count >= rules.maxFiles) return tr('attachments.tooMany', { max: rules.maxFiles })
+  if (file.size === 0) return tr('attachments.empty', { name: file.name })
+  if (file.type === 'image/svg+xml') return tr('attachments.svg', { name: file.name })
   if (isImageFile(file)) {
-    if (!listed(rules.types, file.type)) return `"${file.name}" is ${file.type}, which this server does not take.`
-    if (!imagesAccepted) return `The chosen model does not read images. Pick one that does to send "${file.name}".`
-    if (file.size > rules.maxImageBytes) return `"${file.name}" is ${fileSize(file.size)}; images may be at most ${fileSize(rules.maxImageBytes)}.`
+    if (!listed(rules.types, file.type)) return tr('attachments.typeRefused', { name: file.name, type: file.type })
+    if (!imagesAccepted) return tr('attachments.noImages', { name: file.name })
+    if (file.size > rules.maxImageBytes) return tr('attachments.imageTooBig', { name: file.name, size: fileSize(file.size), max: fileSize(rules.maxImageBytes) })
     return undefined
   }
-  if (file.type.startsWith('image/') || file.type.startsWith('video/') || file.type.startsWith('audio/')) return `"${file.name}" is ${file.type}; attach PNG, JPEG, GIF or WebP images, or text files.`
-  if (!listed(rules.types, 'text/plain')) return 'This server takes images only.'
-  if (file.size > rules.maxTextBytes) return `"${file.name}" is ${fileSize(file.size)}; text files may be at most ${fileSize(rules.maxTextBytes)}.`
+  if (file.type.startsWith('image/') || file.type.startsWith('video/') || file.type.startsWith('audio/')) return tr('attachments.mediaRefused', { name: file.name, type: file.type })
+  if (!listed(rules.types, 'text/plain')) return tr('attachments.imagesOnly')
+  if (file.size > rules.maxTextBytes) return tr('attachments.textTooBig', { name: file.name, size: fileSize(file.size), max: fileSize(rules.maxTextBytes) })
   return undefined
 }
 

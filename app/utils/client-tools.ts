@@ -10,7 +10,7 @@ import type { ClientToolDeclaration } from '../../shared/types/tool'
 /** A browser tool: its declaration, whether it needs the person's consent, and how it runs. */
 export interface ClientTool {
   declaration: ClientToolDeclaration
-  /** Shown on the card that asks for consent ("Share your location?"); none: it runs without asking. */
+  /** The locale key of what the card that asks for consent says ("Share your location?"); none: it runs without asking. */
   consent?: string
   run: (args: Record<string, unknown>) => Promise<unknown>
 }
@@ -40,7 +40,7 @@ export const CLIENT_TOOLS: Record<string, ClientTool> = {
       parameters: { type: 'object', properties: { precision: { type: 'string', enum: ['city', 'exact'], description: 'Default city.' } } },
       resultSchema: { type: 'object', properties: { latitude: { type: 'number' }, longitude: { type: 'number' }, accuracyMeters: { type: 'number' } }, required: ['latitude', 'longitude'] },
     },
-    consent: 'Share your location?',
+    consent: 'clientTools.location',
     run: args => position(args.precision === 'exact'),
   },
   read_clipboard: {
@@ -50,7 +50,7 @@ export const CLIENT_TOOLS: Record<string, ClientTool> = {
       parameters: { type: 'object', properties: {} },
       resultSchema: { type: 'object', properties: { text: { type: 'string' }, truncated: { type: 'boolean' } }, required: ['text'] },
     },
-    consent: 'Share what is on your clipboard?',
+    consent: 'clientTools.clipboard',
     run: async () => {
       const text = await navigator.clipboard.readText()
       return { text: text.slice(0, MAX_CLIPBOARD_CHARS), truncated: text.length > MAX_CLIPBOARD_CHARS }

@@ -2,9 +2,13 @@
  * A cron expression as the schedule form's plain choices: every day, Monday to Friday, one day a
  * week or one day a month, at a time; anything else is a custom expression, edited as text.
  */
+import { formatDate } from './i18n'
 
-/** Weekday names by cron number (0 is Sunday). */
-export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const
+/** The days of the week in cron's order (0 is Sunday), named in the person's language. */
+export function weekdayNames(): string[] {
+  // 7 January 2024 was a Sunday.
+  return Array.from({ length: 7 }, (_, day) => formatDate(Date.UTC(2024, 0, 7 + day), { weekday: 'long', timeZone: 'UTC' }))
+}
 
 export interface CronPlan {
   kind: 'daily' | 'weekdays' | 'weekly' | 'monthly' | 'custom'

@@ -1,15 +1,17 @@
+import { tr } from './i18n'
+
 /** What to say when a request got no answer at all (offline, or the server is down). */
 export function unreachableMessage(): string {
   return typeof navigator !== 'undefined' && navigator.onLine === false
-    ? 'You\'re offline — your message is kept. Send it again when you\'re back online.'
-    : 'The server could not be reached — your message is kept. Check your connection and send it again.'
+    ? tr('errors.offline')
+    : tr('errors.unreachable')
 }
 
 /**
  * The server's message from a failed `$fetch` (its statusMessage says what to fix), or, when no
  * answer came at all, a sentence that says so instead of `[POST] "/api/…": <no response> Failed to fetch`.
  */
-export function errorMessage(error: unknown, fallback = 'Something went wrong; try again.'): string {
+export function errorMessage(error: unknown, fallback = tr('errors.generic')): string {
   const failed = error as { data?: { message?: string, statusMessage?: string }, statusCode?: number, response?: unknown } | null
   const data = failed?.data
   if (data?.message ?? data?.statusMessage) return (data.message ?? data.statusMessage)!

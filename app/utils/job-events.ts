@@ -8,6 +8,7 @@ import type { ActiveToolCall, JobError, JobStatus, PublicJob } from '../../share
 import type { WorkflowNodeState, WorkflowState } from '../../shared/types/workflow'
 import type { JobInputRequest } from '../../shared/types/input-request'
 import { applyJobEvent as foldJobEvent, emptyPublicJob } from '#shared/job-state'
+import { formatNumber, formatTime, tr } from './i18n'
 
 /** One tool call card's data: the server's tool call record. */
 export type ToolCallView = ActiveToolCall
@@ -86,48 +87,53 @@ export function isFinished(view: Pick<JobView, 'status'>): boolean {
 
 /** A sentence for an ended job that did not simply complete, with what to do; `of` says whether it is an answer or a workflow run. */
 export function describeOutcome(view: Pick<JobView, 'status' | 'error' | 'finishReason'>, of: 'answer' | 'run' = 'answer'): string | undefined {
-  if (view.status === 'aborted') return of === 'run' ? 'Stopped. The steps that finished before you stopped the run keep their outputs.' : 'Stopped. The answer above is what arrived before you stopped it.'
-  if (view.status === 'rejected') return view.error ? [view.error.message, view.error.hint].filter(Boolean).join(' ') : 'Not approved, so the run ended there.'
+  if (view.status === 'aborted') return of === 'run' ? tr('outcome.stoppedRun') : tr('outcome.stoppedAnswer')
+  if (view.status === 'rejected') return view.error ? [view.error.message, view.error.hint].filter(Boolean).join(' ') : tr('outcome.notApproved')
   if (view.status === 'error') {
     const error = view.error
-    if (!error) return 'The answer failed. Try sending it again.'
-    if (error.status === 402) return `${error.message} Add credits to your OpenRouter account, or switch to the offline demo model.`
-    if (error.status === 401 || error.status === 403) return `${error.message} Check the API key in Settings.`
-    if (error.status === 429) return `${error.message} The model is rate-limited; wait a moment and send again, or pick another model.`
+    if (!error) return tr('outcome.failed')
+    if (error.status === 402) return tr('outcome.credits', { message: error.message })
+    if (error.status === 401 || error.status === 403) return tr('outcome.key', { message: error.message })
+    if (error.status === 429) return tr('outcome.rateLimited', { message: error.message })
     return error.hint ? `${error.message} ${error.hint}` : error.message
   }
-  if (view.finishReason === 'tool_limit') return 'The assistant reached its limit of tool rounds for one answer and answered with what it had. Ask a narrower question to go further.'
-  if (view.finishReason === 'length') return 'The answer was cut off at the model\'s length limit. Ask it to continue.'
-  if (view.finishReason === 'content_filter') return 'The provider\'s content filter stopped this answer.'
+  if (view.finishReason === 'tool_limit') return tr('outcome.toolLimit')
+  if (view.finishReason === 'length') return tr('outcome.length')
+  if (view.finishReason === 'content_filter') return tr('outcome.contentFilter')
   return undefined
 }
 
 /** "3 ms", "0.4 s", "1.5 s", "12 s", "2 min 5 s". */
 export function formatDuration(ms: number): string {
-  if (ms < 100) return `${Math.round(ms)} ms`
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`
+  if (ms < 100) return tr('duration.ms', { n: formatNumber(Math.round(ms)) })
+  if (ms < 10_000) return tr('duration.seconds', { n: formatNumber(ms / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) })
   const seconds = Math.round(ms / 1000)
-  if (seconds < 60) return `${seconds} s`
-  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`
+  if (seconds < 60) return tr('duration.seconds', { n: formatNumber(seconds) })
+  return tr('duration.minutes', { m: formatNumber(Math.floor(seconds / 60)), s: formatNumber(seconds % 60) })
 }
 
 /** Tokens and, when the upstream reported one, cost: "1,234 tokens · $0.0021". */
 export function formatUsage(usage: { totalTokens: number, cost: number }): string {
-  const tokens = `${usage.totalTokens.toLocaleString()} tokens`
-  return usage.cost > 0 ? `${tokens} · $${usage.cost.toFixed(usage.cost < 0.01 ? 4 : 2)}` : tokens
+  const tokens = tr('usage.tokens', { n: formatNumber(usage.totalTokens) })
+  const digits = usage.cost < 0.01 ? 4 : 2
+  return usage.cost > 0 ? tr('usage.withCost', { tokens, cost: formatNumber(usage.cost, { style: 'currency', currency: 'USD', minimumFractionDigits: digits, maximumFractionDigits: digits }) }) : tokens
 }
 
 /** A workflow run's status in words (the run view and the runs list). */
-export const RUN_STATUS_LABELS: Record<JobStatus, string> = { streaming: 'Running', complete: 'Finished', error: 'Failed', aborted: 'Stopped', rejected: 'Rejected' }
+export function runStatusLabel(status: JobStatus): string {
+  return tr(`runStatus.${status}`)
+}
 
-/** What a workflow step's (or a loop iteration's) status is called. */
-export const STEP_STATUS_LABELS: Record<WorkflowNodeState['status'], string> = { pending: 'Waiting', running: 'Running', completed: 'Done', error: 'Failed', skipped: 'Skipped' }
+/** What a workflow step's (or a loop iteration's) status is called; `inline` within a line ("· done"). */
+export function stepStatusLabel(status: WorkflowNodeState['status'], inline = false): string {
+  return tr(`${inline ? 'stepStatusInline' : 'stepStatus'}.${status}`)
+}
 
 /** What a step's retries came to, in words: the next try's time while it waits, else how many tries it took (nothing for one try). */
 export function retryNote(step: WorkflowNodeState | undefined): string | undefined {
   if (!step?.attempts) return undefined
-  if (step.status === 'running' && step.retryAt !== undefined) return `Try ${step.attempts} failed; try ${step.attempts + 1} at ${new Date(step.retryAt).toLocaleTimeString()}`
-  if (step.status === 'completed') return `Done on try ${step.attempts + 1}`
-  if (step.status === 'error') return `Failed after ${step.attempts + 1} tries`
+  if (step.status === 'running' && step.retryAt !== undefined) return tr('retry.waiting', { n: step.attempts, next: step.attempts + 1, time: formatTime(step.retryAt, { timeStyle: 'medium' }) })
+  if (step.status === 'completed') return tr('retry.doneOn', { n: step.attempts + 1 })
+  if (step.status === 'error') return tr('retry.failedAfter', { n: step.attempts + 1 })
   return undefined
 }

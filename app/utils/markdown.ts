@@ -9,6 +9,7 @@
  * make the browser send that request. The CSP's `img-src` enforces the same list.
  */
 import MarkdownIt from 'markdown-it'
+import { tr } from './i18n'
 
 const markdown = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false })
 // Only text that says it is a link becomes one (https://…, an e-mail address), never "www.…" or
@@ -94,9 +95,9 @@ markdown.renderer.rules.image = (tokens, index, options, env: RenderEnv, self) =
   const token = tokens[index]!
   const src = token.attrGet('src') ?? ''
   if (isImageShownInline(src, env.imageHosts)) return defaultImage(tokens, index, options, env, self)
-  const alt = self.renderInlineAsText(token.children ?? [], options, env) || 'image'
-  const host = originOf(src) ?? 'another site'
-  return `<a class="blocked-image" href="${escapeHtml(src)}" ${LINK_ATTRIBUTES} title="Not loaded: images from other sites could tell them you read this. Open it in a new tab if you trust it.">🖼 ${escapeHtml(alt)} <span class="blocked-image-host">(image from ${escapeHtml(host)}, not loaded)</span></a>`
+  const alt = self.renderInlineAsText(token.children ?? [], options, env) || tr('markdown.image')
+  const host = originOf(src) ?? tr('markdown.anotherSite')
+  return `<a class="blocked-image" href="${escapeHtml(src)}" ${LINK_ATTRIBUTES} title="${escapeHtml(tr('markdown.blockedTitle'))}">🖼 ${escapeHtml(alt)} <span class="blocked-image-host">${escapeHtml(tr('markdown.blockedHost', { host }))}</span></a>`
 }
 
 /**
@@ -109,7 +110,7 @@ markdown.renderer.rules.fence = (tokens, index, _options, env: RenderEnv) => {
   const language = info.split(/\s+/)[0]?.slice(0, 30) ?? ''
   const code = token.content
   const body = env.highlight?.(code, info) ?? `<pre><code${language ? ` class="language-${escapeHtml(language)}"` : ''}>${escapeHtml(code)}</code></pre>`
-  return `<div class="code-block"><div class="code-block__bar"><span class="code-block__lang">${escapeHtml(language || 'text')}</span><button type="button" class="code-block__copy" data-copy-code aria-label="Copy the code">Copy</button></div>${body}</div>\n`
+  return `<div class="code-block"><div class="code-block__bar"><span class="code-block__lang">${escapeHtml(language || 'text')}</span><button type="button" class="code-block__copy" data-copy-code aria-label="${escapeHtml(tr('copy.copyCode'))}">${escapeHtml(tr('copy.copy'))}</button></div>${body}</div>\n`
 }
 
 // An indented code block gets the same bar (no language).

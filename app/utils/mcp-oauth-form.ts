@@ -5,6 +5,7 @@
  * sent back keeps the saved one.
  */
 import type { McpOAuthSettingsView } from '../../shared/types/tool'
+import { tr } from './i18n'
 
 /** How an HTTP server is signed in to: not at all (or a header), by each person (OAuth), or by the app itself (client credentials). */
 export type McpSignIn = 'none' | 'person' | 'app'
@@ -21,11 +22,10 @@ export interface McpSignInForm {
 
 export const EMPTY_SIGN_IN: McpSignInForm = { signIn: 'none', scope: '', clientId: '', clientSecret: '', clientMetadataUrl: '', other: {} }
 
-export const SIGN_IN_CHOICES: { value: McpSignIn, label: string }[] = [
-  { value: 'none', label: 'No sign-in (or a header)' },
-  { value: 'person', label: 'Each person signs in with OAuth' },
-  { value: 'app', label: 'The app signs in as itself (client credentials)' },
-]
+/** The ways a server may sign in, named in the person's language. */
+export function signInChoices(): { value: McpSignIn, label: string }[] {
+  return (['none', 'person', 'app'] as const).map(value => ({ value, label: tr(`mcpSignIn.${value}`) }))
+}
 
 /** The form's fields for a server's saved `oauth` setting. */
 export function signInForm(oauth: boolean | McpOAuthSettingsView | undefined): McpSignInForm {

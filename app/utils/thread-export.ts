@@ -4,6 +4,7 @@
  * from what the page already has; nothing is sent anywhere.
  */
 import type { ThreadWithMessages } from '../../shared/types/thread'
+import { tr } from './i18n'
 
 /** A file name from the title: letters, digits and dashes, at most 60, never empty. */
 export function exportFileName(title: string, extension: 'md' | 'json'): string {
@@ -15,7 +16,7 @@ export function exportFileName(title: string, extension: 'md' | 'json'): string 
 export function threadMarkdown({ thread, messages }: ThreadWithMessages): string {
   const lines = [`# ${thread.title}`, '', `_Exported ${new Date().toISOString()} · ${messages.length} messages_`, '']
   for (const message of messages) {
-    const who = message.role === 'user' ? 'You' : `Assistant${message.model ? ` (${message.model})` : ''}`
+    const who = message.role === 'user' ? tr('export.you') : message.model ? tr('export.assistantModel', { model: message.model }) : tr('export.assistant')
     lines.push(`## ${who}`, '')
     for (const call of message.toolCalls ?? []) lines.push(`> Tool \`${call.name}\`(${call.arguments || '{}'}) → ${call.error ? `error: ${call.error}` : call.status}`)
     if (message.toolCalls?.length) lines.push('')

@@ -1,3 +1,5 @@
+import { currentTag, tr } from './i18n'
+
 /** One section of the conversation list. */
 export interface ThreadGroup<T> {
   label: string
@@ -16,12 +18,12 @@ export function groupThreadsByDay<T extends { updatedAt: number }>(threads: read
   const today = new Date(now)
   today.setHours(0, 0, 0, 0)
   const startOfToday = today.getTime()
-  const month = new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric' })
+  const month = new Intl.DateTimeFormat(locale ?? currentTag(), { month: 'long', year: 'numeric' })
   const labelOf = (time: number): string => {
-    if (time >= startOfToday) return 'Today'
-    if (time >= startOfToday - DAY_MS) return 'Yesterday'
-    if (time >= startOfToday - 7 * DAY_MS) return 'Previous 7 days'
-    if (time >= startOfToday - 30 * DAY_MS) return 'Previous 30 days'
+    if (time >= startOfToday) return tr('threadGroups.today')
+    if (time >= startOfToday - DAY_MS) return tr('threadGroups.yesterday')
+    if (time >= startOfToday - 7 * DAY_MS) return tr('threadGroups.week')
+    if (time >= startOfToday - 30 * DAY_MS) return tr('threadGroups.month')
     return month.format(time)
   }
   // One section per label, in the order the list first reaches it (newest first: the order of time).

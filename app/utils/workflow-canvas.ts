@@ -5,6 +5,7 @@
  * A loop's body is edited as a definition of its own (`loopBody`, written back with `withLoopBody`).
  */
 import dagre from '@dagrejs/dagre'
+import { tr } from './i18n'
 import type { WorkflowBodyNode, WorkflowDefinition, WorkflowEdge, WorkflowLoopNode, WorkflowNode, WorkflowNodeKind } from '../../shared/types/workflow'
 
 /** The size a step is drawn at (the layout leaves room for it). */
@@ -13,19 +14,24 @@ export const STEP_HEIGHT = 58
 /** What a loop's group of its own steps adds to its height. */
 const LOOP_GROUP_HEIGHT = 26
 
-/** The kinds the palette offers, with what each does in a few words. */
-export const STEP_KINDS: ReadonlyArray<{ kind: WorkflowNodeKind, label: string, description: string, icon: string }> = [
-  { kind: 'start', label: 'Start', description: 'Where the run begins: its prompt or inputs', icon: 'i-lucide-play' },
-  { kind: 'agent', label: 'Agent', description: 'A model with its own instructions and tools', icon: 'i-lucide-bot' },
-  { kind: 'tool', label: 'Tool', description: 'One tool call, arguments from earlier steps', icon: 'i-lucide-wrench' },
-  { kind: 'router', label: 'Router', description: 'Picks a branch by a condition or a model', icon: 'i-lucide-split' },
-  { kind: 'approval', label: 'Approval', description: 'Asks you to approve or reject', icon: 'i-lucide-hand' },
-  { kind: 'parallel', label: 'Parallel', description: 'Runs the next steps at once', icon: 'i-lucide-git-fork' },
-  { kind: 'merge', label: 'Merge', description: 'Joins parallel steps', icon: 'i-lucide-git-merge' },
-  { kind: 'workflow', label: 'Workflow', description: 'Runs another of your workflows as a child run', icon: 'i-lucide-workflow' },
-  { kind: 'loop', label: 'Loop', description: 'Runs steps of its own for each item of a list, or until a condition holds', icon: 'i-lucide-repeat' },
-  { kind: 'output', label: 'Output', description: "The run's answer", icon: 'i-lucide-flag' },
+/** The kinds the palette offers, with their icons. */
+const KIND_ICONS: ReadonlyArray<{ kind: WorkflowNodeKind, icon: string }> = [
+  { kind: 'start', icon: 'i-lucide-play' },
+  { kind: 'agent', icon: 'i-lucide-bot' },
+  { kind: 'tool', icon: 'i-lucide-wrench' },
+  { kind: 'router', icon: 'i-lucide-split' },
+  { kind: 'approval', icon: 'i-lucide-hand' },
+  { kind: 'parallel', icon: 'i-lucide-git-fork' },
+  { kind: 'merge', icon: 'i-lucide-git-merge' },
+  { kind: 'workflow', icon: 'i-lucide-workflow' },
+  { kind: 'loop', icon: 'i-lucide-repeat' },
+  { kind: 'output', icon: 'i-lucide-flag' },
 ]
+
+/** The kinds the palette offers, with what each is called and does in a few words (in the person's language). */
+export function stepKinds(): Array<{ kind: WorkflowNodeKind, label: string, description: string, icon: string }> {
+  return KIND_ICONS.map(({ kind, icon }) => ({ kind, icon, label: tr(`stepKinds.${kind}.label`), description: tr(`stepKinds.${kind}.description`) }))
+}
 
 /** Every step of a workflow, its loops' bodies' included (ids are unique across them), each with the loop it is in. */
 export function allSteps(definition: Pick<WorkflowDefinition, 'nodes'>): Array<{ step: WorkflowNode | WorkflowBodyNode, loopId?: string }> {
@@ -57,7 +63,7 @@ function newStep(kind: WorkflowNodeKind, id: string, position: { x: number, y: n
       const start = freeId(taken, `${id}-item`)
       taken.add(start)
       const end = freeId(taken, `${id}-result`)
-      return { ...base, kind, mode: 'for-each', maxItems: 20, concurrency: 1, collect: 'text', maxIterations: 5, onLimit: 'last', body: { nodes: [{ id: start, kind: 'start', label: 'Item' }, { id: end, kind: 'output', label: 'Result' }], edges: [{ from: start, to: end }] } }
+      return { ...base, kind, mode: 'for-each', maxItems: 20, concurrency: 1, collect: 'text', maxIterations: 5, onLimit: 'last', body: { nodes: [{ id: start, kind: 'start', label: tr('stepKinds.loopItem') }, { id: end, kind: 'output', label: tr('stepKinds.loopResult') }], edges: [{ from: start, to: end }] } }
     }
     default: return { ...base, kind } as WorkflowNode
   }

@@ -1,4 +1,5 @@
 /** The bodies of a person's settings, presets, folders, shares and feedback, checked alike by forms and the server. */
+import { APP_LOCALE_CODES } from '../locales'
 import { z } from 'zod'
 import { PERSONAL_LIMITS } from '../types/personal'
 import { MAX_THREAD_TITLE } from '../limits'
@@ -21,6 +22,7 @@ export const preferencesSchema = z.object({
   displayName: shortName(PERSONAL_LIMITS.displayNameMax).optional(),
   defaultModel: z.string().trim().min(1).max(200).optional(),
   theme: z.enum(['light', 'dark', 'system']).optional(),
+  locale: z.enum(APP_LOCALE_CODES).optional(),
   customInstructions: z.string().trim().max(PERSONAL_LIMITS.instructionsMax, `must be at most ${PERSONAL_LIMITS.instructionsMax} characters`).optional(),
 }).strict()
 

@@ -2,6 +2,7 @@
  * What a person sets for themselves: preferences (display name, default model, theme, custom
  * instructions), saved chat presets, folders for conversations; and what they share and rate.
  */
+import type { AppLocale } from '../locales'
 import type { ThreadMessage } from './thread'
 
 /** How a conversation asks the model: kept with the thread, applied to every answer and regenerate in it. */
@@ -39,6 +40,8 @@ export interface UserPreferences {
   /** The model a new chat starts with. */
   defaultModel?: string
   theme?: 'light' | 'dark' | 'system'
+  /** The language the app speaks to them (absent: their browser's). */
+  locale?: AppLocale
   /** What the assistant should know about the person and how to answer: the system message of every chat without its own. */
   customInstructions?: string
 }
