@@ -6,7 +6,7 @@
  * by a limit is counted in the metrics (when they are on).
  */
 import { setResponseHeader, type H3Error, type H3Event } from 'h3'
-import { httpAnswerFor } from './lib/http/domain-errors'
+import { answerMessage, httpAnswerFor } from './lib/http/domain-errors'
 import { currentServerRuntime } from './lib/runtime/current'
 
 export default function answerDomainErrors(error: H3Error, event: H3Event): void {
@@ -15,7 +15,7 @@ export default function answerDomainErrors(error: H3Error, event: H3Event): void
   if (answer.refusedBy) currentServerRuntime()?.metrics.refused(answer.refusedBy)
   error.statusCode = answer.statusCode
   error.statusMessage = answer.statusMessage
-  error.message = answer.message
+  error.message = answerMessage(event, answer)
   error.data = answer.data
   error.unhandled = false
   if (answer.retryAfterSeconds !== undefined) setResponseHeader(event, 'Retry-After', answer.retryAfterSeconds)

@@ -26,3 +26,16 @@ export const LOCALE_COOKIE = 'or3_locale'
 export function isAppLocale(value: unknown): value is AppLocale {
   return typeof value === 'string' && (APP_LOCALE_CODES as readonly string[]).includes(value)
 }
+
+/**
+ * The app's language for a language tag a browser sends ("de-AT" → de, "pt" → pt-BR, "zh-Hans-CN"
+ * → zh-CN), or undefined when the app does not speak it.
+ */
+export function matchLocale(tag: string): AppLocale | undefined {
+  const wanted = tag.trim().toLowerCase()
+  if (!wanted) return undefined
+  const exact = APP_LOCALES.find(locale => locale.code.toLowerCase() === wanted || locale.language.toLowerCase() === wanted)
+  if (exact) return exact.code
+  const primary = wanted.split('-')[0]
+  return APP_LOCALES.find(locale => locale.code.toLowerCase().split('-')[0] === primary)?.code
+}

@@ -5,6 +5,8 @@
  * else maps errors to statuses.
  */
 
+import type { LocalizedText } from './i18n/server-text'
+
 /** Seconds a client refused for capacity (a cap it or the server is at) is asked to wait. */
 export const CAPACITY_RETRY_AFTER_SECONDS = 5
 
@@ -15,6 +17,8 @@ export interface HttpAnswer {
   message: string
   data?: Record<string, unknown>
   retryAfterSeconds?: number
+  /** `message` as a key of the server's messages, for a person who reads another language (lib/i18n). */
+  i18n?: LocalizedText
   /**
    * The limit that refused the request, when a limit did (`job_starts_user`, `daily_budget_cost`,
    * …): a fixed name, never input, counted by the metrics' refusal series.

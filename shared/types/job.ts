@@ -7,6 +7,7 @@ import type { WorkflowDefinition, WorkflowState } from './workflow'
 import type { WorkflowRunStart } from './workflow-run'
 import type { JobInputRequest } from './input-request'
 import type { ClientToolDeclaration } from './tool'
+import type { AppLocale } from '../locales'
 
 
 /** What a job runs. */
@@ -60,6 +61,8 @@ export interface JobError {
 /** What a chat job asked for, enough to start it again after a restart. */
 export interface ChatJobRequest {
   model: string
+  /** The language of the person who started it (what its notifications are written in); absent: English. */
+  locale?: AppLocale
   messages: ChatMessage[]
   /** Pass-through request fields (temperature, reasoning, tool_choice…). */
   fields: Record<string, unknown>

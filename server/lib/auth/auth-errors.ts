@@ -36,7 +36,8 @@ export class AuthError extends DomainError {
 
   httpAnswer(): HttpAnswer {
     const statusMessages: Record<number, string> = { 401: 'Sign-in required', 403: 'Not allowed', 409: 'Conflict', 429: 'Too many attempts' }
-    return { statusCode: this.statusCode, statusMessage: statusMessages[this.statusCode] ?? 'Refused', message: this.message, data: { reason: this.refusal }, retryAfterSeconds: this.retryAfterSeconds, ...(this.refusal === 'too-many-attempts' ? { refusedBy: 'auth_attempts' } : {}) }
+    const i18n = { key: `auth.${this.refusal.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase())}`, params: this.retryAfterSeconds !== undefined ? { seconds: this.retryAfterSeconds } : undefined }
+    return { statusCode: this.statusCode, statusMessage: statusMessages[this.statusCode] ?? 'Refused', message: this.message, i18n, data: { reason: this.refusal }, retryAfterSeconds: this.retryAfterSeconds, ...(this.refusal === 'too-many-attempts' ? { refusedBy: 'auth_attempts' } : {}) }
   }
 
   static isInstance(error: unknown): error is AuthError {

@@ -6,6 +6,8 @@
  */
 import { createError, setResponseHeader, type H3Event } from 'h3'
 import { DomainError, type HttpAnswer } from '../domain-error'
+import { inLanguage } from '../i18n/server-text'
+import { requestLocale } from './request-locale'
 
 export type { HttpAnswer }
 
@@ -20,5 +22,10 @@ export function throwHttpError(event: H3Event, error: unknown): never {
   if (!answer) throw error
   if (answer.retryAfterSeconds !== undefined) setResponseHeader(event, 'Retry-After', answer.retryAfterSeconds)
   // The error keeps its cause, so the error handler (which counts refusals) knows what it was.
-  throw createError({ statusCode: answer.statusCode, statusMessage: answer.statusMessage, message: answer.message, data: answer.data, cause: error })
+  throw createError({ statusCode: answer.statusCode, statusMessage: answer.statusMessage, message: answerMessage(event, answer), data: answer.data, cause: error })
+}
+
+/** The answer's message in the language of the person asking (English: the code's own sentence). */
+export function answerMessage(event: H3Event, answer: HttpAnswer): string {
+  return inLanguage(requestLocale(event), answer.message, answer.i18n)
 }

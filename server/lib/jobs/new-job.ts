@@ -3,6 +3,7 @@ import type { SecretBox } from '../security/secret-box'
 import type { JobPrincipal } from './admission/principal'
 import type { CreateJobInput } from '../stores/jobs/job-store'
 import type { ChatJobRequest } from '../../../shared/types/job'
+import type { AppLocale } from '../../../shared/locales'
 import type { WorkflowDefinition, WorkflowState } from '../../../shared/types/workflow'
 import type { WorkflowRunStart } from '../../../shared/types/workflow-run'
 
@@ -52,7 +53,7 @@ export function newChatJob(input: StartChatJobInput, secretBox: SecretBox): Crea
     messageId: input.messageId ?? crypto.randomUUID(),
     type: 'chat',
     model: input.request.model,
-    request: input.request,
+    request: withLocale(input.request, input.principal.locale),
     apiKeyCiphertext: input.userApiKey ? secretBox.seal(input.userApiKey) : undefined,
   }
 }
@@ -69,7 +70,12 @@ export function newWorkflowJob(input: StartWorkflowJobInput, secretBox: SecretBo
     messageId: crypto.randomUUID(),
     type: 'workflow',
     model: 'workflow',
-    request: { model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, ...(input.inputs && Object.keys(input.inputs).length > 0 ? { inputs: input.inputs } : {}), definition: input.definition, startedVia: input.startedVia ?? (input.resume ? 'resume' : 'form'), ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}), ...(input.failureOf ? { failureOf: input.failureOf } : {}), ...(input.resume ? { resumedFrom: { jobId: input.resume.jobId, nodeId: input.resume.nodeId }, resumeState: input.resume.state } : {}) } },
+    request: withLocale({ model: input.definition.defaultModel, messages: [{ role: 'user', content: input.prompt }], fields: maxOutputTokens > 0 ? { max_tokens: maxOutputTokens } : {}, workflow: { workflowId: input.workflowId, ...(input.version ? { version: input.version } : {}), prompt: input.prompt, ...(input.inputs && Object.keys(input.inputs).length > 0 ? { inputs: input.inputs } : {}), definition: input.definition, startedVia: input.startedVia ?? (input.resume ? 'resume' : 'form'), ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}), ...(input.failureOf ? { failureOf: input.failureOf } : {}), ...(input.resume ? { resumedFrom: { jobId: input.resume.jobId, nodeId: input.resume.nodeId }, resumeState: input.resume.state } : {}) } }, input.principal.locale),
     apiKeyCiphertext: input.userApiKey ? secretBox.seal(input.userApiKey) : undefined,
   }
+}
+
+/** `request` with the starter's language, when one is known and it is not English (the default). */
+function withLocale(request: ChatJobRequest, locale: AppLocale | undefined): ChatJobRequest {
+  return locale && locale !== 'en' ? { ...request, locale } : request
 }

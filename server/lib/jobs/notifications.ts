@@ -5,6 +5,7 @@
 import type { JobStore } from '../stores/jobs/job-store'
 import type { BackgroundJob, JobNotification } from '../../../shared/types/job'
 import type { JobTerminal } from './live-hub'
+import { localize } from '../i18n/server-text'
 
 const PREVIEW_CHARS = 140
 
@@ -21,13 +22,15 @@ function preview(text: string): string {
 export async function notifyUnwatchedJob(store: JobStore, job: BackgroundJob, terminal: JobTerminal, content: string): Promise<JobNotification | null> {
   const base = { userId: job.userId, jobId: job.id, threadId: job.threadId, now: terminal.completedAt }
   const workflow = job.request?.workflow
-  const what = workflow ? `${workflow.startedVia === 'schedule' ? 'The scheduled run' : 'The run'} of “${workflow.definition.name}”` : undefined
+  // Written in the language of the person who started it (the note is read, and pushed, later).
+  const say = (key: string) => localize(job.request?.locale ?? 'en', { key: `notes.${key}`, params: { name: workflow?.definition.name ?? '' } })
+  const scheduled = workflow?.startedVia === 'schedule'
   if (terminal.status === 'complete') {
-    if (workflow?.startedVia === 'schedule') return null
-    return store.addNotification({ ...base, kind: 'job-complete', title: what ? `${what} finished` : 'Your answer is ready', body: preview(content) || 'The answer finished.' })
+    if (scheduled) return null
+    return store.addNotification({ ...base, kind: 'job-complete', title: say(workflow ? 'runFinished' : 'answerReady'), body: preview(content) || say('finished') })
   }
   if (terminal.status === 'error') {
-    return store.addNotification({ ...base, kind: 'job-error', title: what ? `${what} failed` : 'Your answer failed', body: preview(terminal.error?.message ?? 'The job failed.') })
+    return store.addNotification({ ...base, kind: 'job-error', title: say(workflow ? (scheduled ? 'scheduledRunFailed' : 'runFailed') : 'answerFailed'), body: preview(terminal.error?.message ?? say('jobFailed')) })
   }
-  return store.addNotification({ ...base, kind: 'job-aborted', title: what ? `${what} was stopped` : 'Your answer was stopped', body: preview(content) || 'The job was stopped before it answered.' })
+  return store.addNotification({ ...base, kind: 'job-aborted', title: say(workflow ? (scheduled ? 'scheduledRunStopped' : 'runStopped') : 'answerStopped'), body: preview(content) || say('stoppedBefore') })
 }

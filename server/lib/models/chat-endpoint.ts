@@ -13,9 +13,12 @@ export { DEMO_MODEL_ID } from './demo/demo-planner'
 /** Raised when a model needs a key nobody gave; the message says how to fix it. */
 export class MissingApiKeyError extends DomainError {
   override name = 'MissingApiKeyError'
+  constructor(message: string, readonly model?: string) {
+    super(message)
+  }
 
   httpAnswer(): HttpAnswer {
-    return { statusCode: 400, statusMessage: 'API key needed', message: this.message }
+    return { statusCode: 400, statusMessage: 'API key needed', message: this.message, i18n: this.model ? { key: 'model.needsKey', params: { model: this.model } } : undefined }
   }
 
   static isInstance(error: unknown): error is MissingApiKeyError {
@@ -45,7 +48,7 @@ export function resolveChatEndpoint(model: string, config: ServerConfig, userApi
   const apiKey = userApiKey || config.openrouter.apiKey
   const { baseUrl } = config.openrouter
   if (!apiKey && requiresApiKey(baseUrl)) {
-    throw new MissingApiKeyError(`Model "${model}" needs an OpenRouter API key: add yours in Settings, ask the operator to set NUXT_OPENROUTER_API_KEY, or choose the offline demo model (${DEMO_MODEL_ID}).`)
+    throw new MissingApiKeyError(`Model "${model}" needs an OpenRouter API key: add yours in Settings, ask the operator to set NUXT_OPENROUTER_API_KEY, or choose the offline demo model (${DEMO_MODEL_ID}).`, model)
   }
   return { baseUrl, apiKey: apiKey || undefined, label: labelForBaseUrl(baseUrl) }
 }

@@ -35,7 +35,8 @@ export class StorageQuotaError extends DomainError {
   }
 
   httpAnswer(): HttpAnswer {
-    return { statusCode: 409, statusMessage: 'Storage limit reached', message: this.message, data: { quota: this.kind, limit: this.limit }, refusedBy: `storage_${this.kind}` }
+    const limit = this.kind === 'attachments' ? Math.round(this.limit / 1024 / 1024 * 10) / 10 : this.limit
+    return { statusCode: 409, statusMessage: 'Storage limit reached', message: this.message, i18n: { key: `quota.${this.kind}`, params: { limit } }, data: { quota: this.kind, limit: this.limit }, refusedBy: `storage_${this.kind}` }
   }
 
   static isInstance(error: unknown): error is StorageQuotaError {

@@ -48,7 +48,8 @@ export class BudgetExceededError extends DomainError {
   readonly retryAfterSeconds: number
 
   httpAnswer(): HttpAnswer {
-    return { statusCode: 402, statusMessage: 'Daily budget used up', message: this.message, data: { budget: this.budget, limit: this.limit, resetsAt: this.resetsAt }, retryAfterSeconds: this.retryAfterSeconds, refusedBy: `daily_budget_${this.budget}` }
+    const i18n = { key: this.budget === 'tokens' ? 'budget.exceededTokens' : 'budget.exceededCredits', params: { limit: this.limit, time: new Date(this.resetsAt).toISOString().slice(11, 16) } }
+    return { statusCode: 402, statusMessage: 'Daily budget used up', message: this.message, i18n, data: { budget: this.budget, limit: this.limit, resetsAt: this.resetsAt }, retryAfterSeconds: this.retryAfterSeconds, refusedBy: `daily_budget_${this.budget}` }
   }
 
   static isInstance(error: unknown): error is BudgetExceededError {
@@ -66,7 +67,8 @@ export class BudgetHeldError extends DomainError {
   }
 
   httpAnswer(): HttpAnswer {
-    return { statusCode: 429, statusMessage: 'Budget held by answers in progress', message: this.message, data: { budget: this.budget, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds, refusedBy: `budget_held_${this.budget}` }
+    const i18n = { key: this.budget === 'tokens' ? 'budget.heldTokens' : 'budget.heldCredits', params: { limit: this.limit } }
+    return { statusCode: 429, statusMessage: 'Budget held by answers in progress', message: this.message, i18n, data: { budget: this.budget, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds, refusedBy: `budget_held_${this.budget}` }
   }
 
   static isInstance(error: unknown): error is BudgetHeldError {

@@ -25,7 +25,7 @@ export class JobCapacityError extends DomainError {
 
   httpAnswer(): HttpAnswer {
     const server = this.scope === 'server'
-    return { statusCode: server ? 503 : 429, statusMessage: server ? 'Server busy' : 'Too many running answers', message: this.message, data: { scope: this.scope, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds, refusedBy: `running_jobs_${this.scope}` }
+    return { statusCode: server ? 503 : 429, statusMessage: server ? 'Server busy' : 'Too many running answers', message: this.message, i18n: { key: `capacity.${this.scope}`, params: { limit: this.limit } }, data: { scope: this.scope, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds, refusedBy: `running_jobs_${this.scope}` }
   }
 
   static isInstance(error: unknown): error is JobCapacityError {

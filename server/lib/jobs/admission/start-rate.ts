@@ -21,7 +21,7 @@ export class RateLimitError extends DomainError {
   }
 
   httpAnswer(): HttpAnswer {
-    return { statusCode: 429, statusMessage: 'Too many starts', message: this.message, data: { scope: this.scope, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds, refusedBy: `job_starts_${this.scope}` }
+    return { statusCode: 429, statusMessage: 'Too many starts', message: this.message, i18n: { key: `starts.${this.scope}`, params: { limit: this.limit, seconds: this.retryAfterSeconds } }, data: { scope: this.scope, limit: this.limit }, retryAfterSeconds: this.retryAfterSeconds, refusedBy: `job_starts_${this.scope}` }
   }
 
   static isInstance(error: unknown): error is RateLimitError {

@@ -14,6 +14,7 @@ import type { JobLiveHub } from '../live-hub'
 import { UNOBSERVED, type JobObserver } from '../job-observer'
 import { parseInputAnswer } from './answers'
 import { DomainError, type HttpAnswer } from '../../domain-error'
+import { localize } from '../../i18n/server-text'
 
 /** How long waits last and how often a waiter looks at the store. */
 export interface WaitSettings {
@@ -293,7 +294,7 @@ export class JobInputs {
   private async noteForOwner(request: JobInputRequest): Promise<void> {
     const job = await this.options.store.getJob(request.jobId).catch(() => null)
     if (!job) return
-    await this.options.store.addNotification({ userId: request.userId, jobId: request.jobId, threadId: job.threadId, kind: 'input-needed', title: 'An answer waits for you', body: request.title })
+    await this.options.store.addNotification({ userId: request.userId, jobId: request.jobId, threadId: job.threadId, kind: 'input-needed', title: localize(job.request?.locale ?? 'en', { key: 'notes.waitsForYou' }), body: request.title })
       .catch(error => this.options.logger?.warn(`Job ${request.jobId}: the note about its request could not be stored`, error))
   }
 
