@@ -11,7 +11,8 @@
  * own (type-only imports too), never one beside or above it, so no two folders import each
  * other. The files at the root of server/lib (domain-error.ts, follow-signal.ts, tracing.ts) are the ground
  * every floor may use. Why this order (README, Architecture):
- * - config, security: settings and their parsers, sealing secrets; they need nothing.
+ * - config, security, i18n: settings and their parsers, sealing secrets, the server's own messages
+ *   in each language; they need nothing.
  * - stores: where things are kept, by backend; they know shapes (shared/), not what uses them.
  * - openrouter: the upstream's wire format and client; tools: the registry and every tool source
  *   (they speak the wire format's tool definition); attachments: files as model message parts;
@@ -23,7 +24,7 @@
  *   (jobs' JobObserver) and the services' health, in Prometheus' terms; runtime: builds all of them.
  */
 const LIB_FLOORS = [
-  ['config', 'security'],
+  ['config', 'security', 'i18n'],
   ['stores'],
   ['openrouter'],
   ['tools'],

@@ -5,10 +5,14 @@
  * else maps errors to statuses.
  */
 
-import type { LocalizedText } from './i18n/server-text'
-
 /** Seconds a client refused for capacity (a cap it or the server is at) is asked to wait. */
 export const CAPACITY_RETRY_AFTER_SECONDS = 5
+
+/** A message of the server's by its key (`budget.exceeded`), with what fills its placeholders (lib/i18n). */
+export interface LocalizedText {
+  key: string
+  params?: Record<string, string | number>
+}
 
 /** How one domain error is answered over HTTP. */
 export interface HttpAnswer {

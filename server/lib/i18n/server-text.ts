@@ -13,16 +13,11 @@ import ja from '../../../i18n/server/ja.json'
 import ptBR from '../../../i18n/server/pt-BR.json'
 import zhCN from '../../../i18n/server/zh-CN.json'
 import { APP_LOCALES, type AppLocale } from '../../../shared/locales'
+import type { LocalizedText } from '../domain-error'
 
 type Messages = { [key: string]: string | Messages }
 
 const MESSAGES: Record<AppLocale, Messages> = { 'en': en, 'de': de, 'fr': fr, 'es': es, 'pt-BR': ptBR, 'zh-CN': zhCN, 'ja': ja, 'ar': ar }
-
-/** A message of the server's by its key (`budget.exceeded`), with what fills its placeholders. */
-export interface LocalizedText {
-  key: string
-  params?: Record<string, string | number>
-}
 
 /** The message for `text` in `locale` (English when that language lacks it), placeholders filled. */
 export function localize(locale: AppLocale, text: LocalizedText): string {
