@@ -220,7 +220,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
 
   // Schedules and failure handlers start runs as the workflow's owner, checked like a run from the form.
-  const { schedules: workflowSchedules, failureWebhooks: workflowFailureWebhooks } = createWorkflowAutomation({ config, stores, jobs, accounts, secretBox: createSecretBox(secret, 'workflow-failure-webhooks'), logger: jobsLogger })
+  const personal = new PersonalSettings(stores.settings)
+  const { schedules: workflowSchedules, failureWebhooks: workflowFailureWebhooks } = createWorkflowAutomation({ config, stores, jobs, accounts, personal, secretBox: createSecretBox(secret, 'workflow-failure-webhooks'), logger: jobsLogger })
 
   // A deleted account's data goes first: its jobs, threads, workflows and their runs, then what it kept with tools.
   const workflowWebhooks = new WorkflowWebhooks({ settings: stores.settings, secretBox: createSecretBox(secret, 'workflow-webhooks'), limiterFor: stores.limiterFor, runsPerMinute: config.workflows.webhookRunsPerMinute })
@@ -233,7 +234,6 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   accounts.onAccountDeleted(userId => workflowSchedules.removeUser(userId))
   accounts.onAccountDeleted(userId => authorizations.deleteUser(userId))
   accounts.onAccountDeleted(userId => consents.deleteUser(userId))
-  const personal = new PersonalSettings(stores.settings)
   const shares = new ShareLinks({
     settings: stores.settings, threads: stores.threads, secretBox: createSecretBox(secret, 'share-links'), quotas: config.limits,
     nameOf: async userId => (await personal.preferences(userId)).displayName ?? (await accounts.getAccount(userId))?.name ?? 'A guest',

@@ -12,6 +12,8 @@ import { FailureHandlerRefusal, WorkflowFailureHandlers } from '../workflows/fai
 import { FailureWebhooks } from '../workflows/failure-webhooks'
 import { allowedNetworksOf } from '../tools/web/web-tools'
 import type { SecretBox } from '../security/secret-box'
+import type { PersonalSettings } from '../threads/personal-settings'
+import { localize } from '../i18n/server-text'
 import { reasonAsSentence, runnableWorkflow } from '../workflows/validate'
 import { runInputsOf } from '../workflows/run-inputs'
 import { httpAnswerFor } from '../http/domain-errors'
@@ -23,20 +25,23 @@ export interface WorkflowAutomationOptions {
   stores: Pick<AppStores, 'settings' | 'workflows' | 'workflowRuns' | 'jobs'>
   jobs: BackgroundJobManager
   accounts: Pick<AccountService, 'policyPrincipal'>
+  /** The owner's preferences: the language their runs' notifications are written in. */
+  personal: Pick<PersonalSettings, 'preferences'>
   /** Seals failure webhooks' URLs and secrets. */
   secretBox: SecretBox
   logger: { warn: (message: string, ...details: unknown[]) => void }
 }
 
-/** The owner as admission sees them, or a refusal when their account is disabled. */
-async function activeOwner(accounts: WorkflowAutomationOptions['accounts'], userId: string) {
+/** The owner as admission sees them (with the language they chose), or a refusal when their account is disabled. */
+async function activeOwner({ accounts, personal }: Pick<WorkflowAutomationOptions, 'accounts' | 'personal'>, userId: string) {
   const owner = await accounts.policyPrincipal(userId)
   if (owner.disabled) throw new FailureHandlerRefusal('The account that owns this workflow is disabled.')
-  return { userId: owner.userId, role: owner.role }
+  const { locale } = await personal.preferences(userId)
+  return { userId: owner.userId, role: owner.role, ...(locale ? { locale } : {}) }
 }
 
 /** Schedules (started by the caller), failure handlers (hooked to the run history's ends) and the failure webhooks they call. */
-export function createWorkflowAutomation({ config, stores, jobs, accounts, secretBox, logger }: WorkflowAutomationOptions): { schedules: WorkflowSchedules, failureHandlers: WorkflowFailureHandlers, failureWebhooks: FailureWebhooks } {
+export function createWorkflowAutomation({ config, stores, jobs, accounts, personal, secretBox, logger }: WorkflowAutomationOptions): { schedules: WorkflowSchedules, failureHandlers: WorkflowFailureHandlers, failureWebhooks: FailureWebhooks } {
   const scheduledRunInputs = (definition: WorkflowDefinition, schedule: WorkflowScheduleInput) => runInputsOf(definition, { ...(schedule.prompt ? { prompt: schedule.prompt } : {}), ...(definition.inputs?.length ? { inputs: schedule.inputs ?? {} } : {}) })
   const schedules = new WorkflowSchedules({
     settings: stores.settings,
@@ -47,7 +52,7 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, secre
     startRun: async (schedule, jobId) => {
       const workflow = await stores.workflows.getWorkflow(schedule.workflowId)
       if (!workflow || workflow.userId !== schedule.userId) throw new Error('Its workflow was deleted.')
-      const principal = await activeOwner(accounts, schedule.userId)
+      const principal = await activeOwner({ accounts, personal }, schedule.userId)
       const checked = runnableWorkflow(workflow)
       if (!checked.ok) throw new Error(reasonAsSentence(checked.error))
       const { prompt, inputs } = scheduledRunInputs(checked.workflow, schedule)
@@ -55,7 +60,9 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, secre
     },
     findRun: jobId => jobs.workflowRuns.get(jobId),
     notifyFailure: async (schedule, jobId, message) => {
-      await stores.jobs.addNotification({ userId: schedule.userId, jobId, threadId: `workflow:${schedule.workflowId}`, kind: 'job-error', title: `A scheduled run${schedule.label ? ` (${schedule.label})` : ''} did not start`, body: message.slice(0, 300) })
+      const { locale } = await personal.preferences(schedule.userId)
+      const title = localize(locale ?? 'en', schedule.label ? { key: 'notes.scheduleNamedDidNotStart', params: { name: schedule.label } } : { key: 'notes.scheduleDidNotStart' })
+      await stores.jobs.addNotification({ userId: schedule.userId, jobId, threadId: `workflow:${schedule.workflowId}`, kind: 'job-error', title, body: message.slice(0, 300) })
     },
     tickMs: config.workflows.scheduleTickMs,
     graceMs: config.workflows.scheduleGraceSeconds * 1000,
@@ -77,7 +84,7 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, secre
     // The job while it is kept, else the run history (as a schedule's findRun reads it).
     runExists: async id => (await jobs.workflowRuns.get(id)) !== null,
     startRun: async ({ userId, workflow, definition, prompt, inputs, jobId, failureOf }) => {
-      const principal = await activeOwner(accounts, userId)
+      const principal = await activeOwner({ accounts, personal }, userId)
       const checked = runInputsOf(definition, { prompt, ...(definition.inputs?.length ? { inputs } : {}) })
       await jobs.startWorkflowJob({ principal, workflowId: workflow.id, version: workflow.version, definition, prompt: checked.prompt, inputs: checked.inputs, startedVia: 'failure', failureOf, jobId })
     },
