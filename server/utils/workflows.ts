@@ -73,8 +73,11 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
     const resume = given.resumeFrom ? { jobId: given.resumeFrom.run.id, nodeId: given.resumeFrom.nodeId, state: resumeStateFrom(definition.workflow, given.resumeFrom.run.workflowState, given.resumeFrom.run.status, given.resumeFrom.nodeId) } : undefined
     // How it started, for the run history: a script with an API token, a resumed run, "Run again", or the run form.
     const startedVia = given.byWebhook ? 'webhook' : getRequestHeader(event, 'authorization')?.startsWith('Bearer ') ? 'api' : resume ? 'resume' : given.rerunOf ? 'again' : 'form'
+    const principal = jobPrincipal(event, useServerConfig(event), user, workflow.userId)
+    // A webhook's caller is a machine: the run's notifications are in its owner's saved language.
+    if (given.byWebhook) principal.locale = (await usePersonal().settings.preferences(workflow.userId)).locale ?? 'en'
     return await executeWorkflowInBackground({
-      principal: jobPrincipal(event, useServerConfig(event), user, workflow.userId),
+      principal,
       workflowId: workflow.id,
       version: workflow.version,
       definition: definition.workflow,
