@@ -27,6 +27,12 @@ export function isAppLocale(value: unknown): value is AppLocale {
   return typeof value === 'string' && (APP_LOCALE_CODES as readonly string[]).includes(value)
 }
 
+/** One of the app's languages by its code (its BCP 47 tag, name, direction); English for a code the app does not speak. */
+export function appLocaleInfo(code: unknown): typeof APP_LOCALES[number] {
+  const known = isAppLocale(code) ? code : DEFAULT_LOCALE
+  return APP_LOCALES.find(locale => locale.code === known)!
+}
+
 /**
  * The app's language for a language tag a browser sends ("de-AT" → de, "pt" → pt-BR, "zh-Hans-CN"
  * → zh-CN), or undefined when the app does not speak it.

@@ -1,5 +1,5 @@
 import { getCurrentInstance, ref } from 'vue'
-import { APP_LOCALES, DEFAULT_LOCALE, isAppLocale } from '#shared/locales'
+import { appLocaleInfo } from '#shared/locales'
 
 /**
  * The app's messages and formats for code outside a component (the utils that build labels, the
@@ -32,19 +32,14 @@ export function useAppTranslator(t: Translate): void {
   translator = t
 }
 export function setFormatLocale(code: string): void {
-  formatLocale.value = languageTag(code)
-}
-
-/** The BCP 47 tag of one of the app's languages ("de" → "de-DE"). */
-function languageTag(code: string): string {
-  return APP_LOCALES.find(locale => locale.code === (isAppLocale(code) ? code : DEFAULT_LOCALE))!.language
+  formatLocale.value = appLocaleInfo(code).language
 }
 
 /** The language dates and numbers are written in now: the rendering app's, else the browser app's. */
 export function currentTag(): string {
   const chosen = renderingI18n()?.$i18n?.locale
   const code = typeof chosen === 'object' ? chosen.value : chosen
-  return code ? languageTag(code) : formatLocale.value
+  return code ? appLocaleInfo(code).language : formatLocale.value
 }
 
 /** A date and time as people read it in their language ("27 Nov 2026, 14:05"). */

@@ -12,7 +12,7 @@ import fr from '../../../i18n/server/fr.json'
 import ja from '../../../i18n/server/ja.json'
 import ptBR from '../../../i18n/server/pt-BR.json'
 import zhCN from '../../../i18n/server/zh-CN.json'
-import { APP_LOCALES, type AppLocale } from '../../../shared/locales'
+import { appLocaleInfo, type AppLocale } from '../../../shared/locales'
 import type { LocalizedText } from '../domain-error'
 
 type Messages = { [key: string]: string | Messages }
@@ -22,7 +22,7 @@ const MESSAGES: Record<AppLocale, Messages> = { 'en': en, 'de': de, 'fr': fr, 'e
 /** The message for `text` in `locale` (English when that language lacks it), placeholders filled. */
 export function localize(locale: AppLocale, text: LocalizedText): string {
   const message = lookup(MESSAGES[locale], text.key) ?? lookup(MESSAGES.en, text.key) ?? text.key
-  const tag = APP_LOCALES.find(known => known.code === locale)!.language
+  const tag = appLocaleInfo(locale).language
   return message.replace(/\{\s*(\w+)\s*\}/g, (whole, name: string) => {
     const value = text.params?.[name]
     if (value === undefined) return whole
