@@ -1,7 +1,7 @@
+import { tr } from './i18n'
+
 /** How long a Copy button says what happened before it reads "Copy" again. */
 export const COPY_FEEDBACK_MS = 1_500
-
-import { tr } from './i18n'
 
 /** Puts `text` on the clipboard; false when it could not (no permission, no clipboard). */
 export async function copyText(text: string): Promise<boolean> {
