@@ -79,6 +79,27 @@ async function connectWithKeyboard(page: Page, target: string): Promise<void> {
   await expect.poll(() => page.getByTestId('connect-to').innerText()).not.toContain(target)
 }
 
+/**
+ * Chooses `step` on the canvas so that its settings show. A click on a step can land as the page
+ * scrolls back to the canvas or re-renders (seen in CI runs: nothing chosen); the focus chooses a
+ * step too, and so does Enter on it: each is tried until the side panel shows the step.
+ */
+async function chooseStep(page: Page, step: string): Promise<void> {
+  const node = page.locator(`.vue-flow__node[data-id="${step}"]`)
+  const chosen = () => page.getByTestId('step-id').inputValue({ timeout: 1_000 }).catch(() => '')
+  const ways = [() => node.click(), () => node.focus(), async () => {
+    await node.focus()
+    await page.keyboard.press('Enter')
+  }]
+  for (const way of ways) {
+    await way()
+    if (await expect.poll(chosen, { timeout: 5_000 }).toBe(step).then(() => true, () => false)) return
+  }
+  const side = await page.getByTestId('editor-side').innerText().catch(() => '(no side panel)')
+  const selected = await page.locator('.vue-flow__node.selected').evaluateAll(nodes => nodes.map(item => item.getAttribute('data-id')))
+  throw new Error(`${step} could not be chosen; the canvas marks ${JSON.stringify(selected)} chosen, the side panel shows: ${side.slice(0, 400)}`)
+}
+
 /** Runs the selected workflow with `prompt` and waits on its run view until it ends as `status`. */
 async function runAndWatch(page: Page, prompt: string, status = 'complete'): Promise<string> {
   await page.getByRole('tab', { name: 'Run' }).click()
@@ -116,7 +137,7 @@ describe('the workflow canvas', () => {
     await handle('start', 'source').dragTo(handle('agent', 'target'))
     await handle('agent', 'source').dragTo(handle('output', 'target'))
     await expect.poll(() => edgeList(page)).toEqual(['agent>output', 'start>agent', 'start>output'])
-    await page.locator('.vue-flow__node[data-id="start"]').click()
+    await chooseStep(page, 'start')
     await page.getByRole('button', { name: 'Remove the connection to output' }).click()
     await expect.poll(() => edgeList(page)).toEqual(['agent>output', 'start>agent'])
     // Undo brings the edge back; redo removes it again.
@@ -301,35 +322,18 @@ describe('the workflow canvas', () => {
       }
       await expect.poll(shown).toBe(false)
     }
-    const choose = async (step: string) => {
-      const node = page.locator(`.vue-flow__node[data-id="${step}"]`)
-      const chosen = () => page.getByTestId('step-id').inputValue({ timeout: 1_000 }).catch(() => '')
-      // A click on a step can land as the page scrolls back to the canvas (seen in CI runs: nothing
-      // chosen); the focus chooses a step too, and so does Enter on it.
-      const ways = [() => node.click(), () => node.focus(), async () => {
-        await node.focus()
-        await page.keyboard.press('Enter')
-      }]
-      for (const way of ways) {
-        await way()
-        if (await expect.poll(chosen, { timeout: 5_000 }).toBe(step).then(() => true, () => false)) return
-      }
-      const side = await page.getByTestId('editor-side').innerText().catch(() => '(no side panel)')
-      const selected = await page.locator('.vue-flow__node.selected').evaluateAll(nodes => nodes.map(item => item.getAttribute('data-id')))
-      throw new Error(`${step} could not be chosen; the canvas marks ${JSON.stringify(selected)} chosen, the side panel shows: ${side.slice(0, 400)}`)
-    }
 
     // A loop between the start and the output.
     await page.getByTestId('add-loop').click()
     await page.locator('[data-testid=canvas-step][data-step=loop]').waitFor()
     await connect('output')
-    await choose('start')
+    await chooseStep(page, 'start')
     await page.getByRole('button', { name: 'Remove the connection to output' }).click()
     await connect('loop')
     await expect.poll(() => edgeList(page)).toEqual(['loop>output', 'start>loop'])
 
     // Its own steps: an agent between the body's start and its result.
-    await choose('loop')
+    await chooseStep(page, 'loop')
     // As with Connect, a click on "Edit its steps" can land while the panel re-renders for the step
     // just chosen (seen once in a CI run): one that did not take is made again.
     const inLoop = () => page.getByTestId('leave-loop').isVisible()
@@ -346,7 +350,7 @@ describe('the workflow canvas', () => {
     await page.getByTestId('step-system').fill('You write a short first draft of a reply.')
     await page.getByTestId('step-prompt').fill('{{item}}')
     await connect('loop-result')
-    await choose('loop-item')
+    await chooseStep(page, 'loop-item')
     await page.getByRole('button', { name: 'Remove the connection to loop-result' }).click()
     await connect('agent')
     const loop = async () => (await jsonView(page)).nodes.find(node => node.id === 'loop') as unknown as { body: { nodes: Array<{ id: string }>, edges: Array<{ from: string, to: string }> } }
