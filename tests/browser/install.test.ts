@@ -18,7 +18,7 @@ afterEach(async () => {
 
 describe('the app as an installed app', () => {
   it('has a manifest with its icons, a service worker that takes the page, opens offline, and keeps no API answer', async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'allow' })
     const page = await context.newPage()
     const problems = watchForProblems(page)
     await page.goto(`${app.url}/`)
