@@ -2,14 +2,16 @@
  * Test order: the files that mostly wait (the MCP conformance scenarios) first, then the other
  * files that do not need the built app (they run while it builds, see
  * app-build-first.ts), then those that do, longest first across both of their projects so the
- * two workers finish together. Longest: the last run's duration; without one (a fresh clone, as
- * on CI, has no results cache), an estimate from the file's size at what a byte of such a file
- * took on the 2-core machine (measured: a browser file about 7 ms a byte, from 4 to 13; an e2e
- * file about 1.2, from 0.5 to 7), so the long browser files start first there too (by size alone
- * the accessibility audit started late, and the run ended on it).
+ * two workers finish together. Longest: the last run's duration in this checkout; on a fresh
+ * clone (CI has no results cache), the times of a full run on the 2-core machine kept in
+ * app-file-times.json (`node scripts/app-file-times.mjs` writes them); for a file not there yet,
+ * an estimate from its size at what a byte of such a file took (a browser file about 7 ms a
+ * byte, from 4 to 13; an e2e file about 1.2, from 0.5 to 7). By size alone a short file of long
+ * tests (the languages file: 100 lines, 96 s) started last, and the run ended on it alone.
  */
 import { relative } from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
+import measuredSeconds from './app-file-times.json'
 
 /** Projects whose files mostly wait on processes of their own, started before any other. */
 const WAITING_PROJECTS: ReadonlySet<string> = new Set(['conformance'])
@@ -26,7 +28,7 @@ export default class AppFilesLast extends BaseSequencer {
     const needsApp = (spec: TestSpecification) => APP_PROJECTS.has(spec.project.name)
     const weight = (spec: TestSpecification) => {
       const key = `${spec.project.name}:${relative(this.ctx.config.root, spec.moduleId)}`
-      const measured = this.ctx.cache.getFileTestResults(key)?.duration
+      const measured = this.ctx.cache.getFileTestResults(key)?.duration ?? (key in measuredSeconds ? measuredSeconds[key as keyof typeof measuredSeconds] * 1000 : undefined)
       if (measured !== undefined) return measured
       return (this.ctx.cache.getFileStats(key)?.size ?? 0) * (MS_PER_BYTE[spec.project.name] ?? 1)
     }
