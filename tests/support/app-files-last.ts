@@ -11,7 +11,10 @@
  */
 import { relative } from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
-import measuredSeconds from './app-file-times.json'
+import keptTimes from './app-file-times.json'
+
+/** A full run's seconds by `project:file` (scripts/app-file-times.mjs). */
+const KEPT_SECONDS: Readonly<Record<string, number | undefined>> = keptTimes
 
 /** Projects whose files mostly wait on processes of their own, started before any other. */
 const WAITING_PROJECTS: ReadonlySet<string> = new Set(['conformance'])
@@ -28,8 +31,10 @@ export default class AppFilesLast extends BaseSequencer {
     const needsApp = (spec: TestSpecification) => APP_PROJECTS.has(spec.project.name)
     const weight = (spec: TestSpecification) => {
       const key = `${spec.project.name}:${relative(this.ctx.config.root, spec.moduleId)}`
-      const measured = this.ctx.cache.getFileTestResults(key)?.duration ?? (key in measuredSeconds ? measuredSeconds[key as keyof typeof measuredSeconds] * 1000 : undefined)
+      const measured = this.ctx.cache.getFileTestResults(key)?.duration
       if (measured !== undefined) return measured
+      const kept = KEPT_SECONDS[key]
+      if (kept !== undefined) return kept * 1000
       return (this.ctx.cache.getFileStats(key)?.size ?? 0) * (MS_PER_BYTE[spec.project.name] ?? 1)
     }
     const appFiles = sorted.filter(needsApp).sort((a, b) => weight(b) - weight(a))
