@@ -107,7 +107,9 @@ describe('run_code', () => {
 
 describe('run_code in Python', () => {
   const context = { userId: 'u', threadId: 't', jobId: 'j', credentials: { get: () => undefined, has: () => false } }
-  const python = (workspaces?: Workspaces) => runCodeTool(workspaces, { timeoutMs: 2_000, memoryMb: 16, runsAtOnce: 2, python: true, pythonMemoryMb: 512, pythonStartMs: 10_000 }, bwrap)
+  // Neither test here is about the time limit, so it is long: a busy machine's slow start or slow write must not end them first
+  // (a CI run beside other work timed the 150 MB write out at 12 s before it reached the storage limit).
+  const python = (workspaces?: Workspaces) => runCodeTool(workspaces, { timeoutMs: 30_000, memoryMb: 16, runsAtOnce: 2, python: true, pythonMemoryMb: 512, pythonStartMs: 30_000 }, bwrap)
 
   it('is refused saying why where bubblewrap is missing or Python is off', async () => {
     const without = runCodeTool(undefined, { timeoutMs: 1_000, memoryMb: 16, runsAtOnce: 1, python: true, pythonMemoryMb: 512 }, undefined)
