@@ -225,18 +225,6 @@ export const remoteViewers = serverQuery({
   },
 })
 
-/** Adds one executed tool call to its round. */
-export const appendToolExecution = serverMutation({
-  args: { jobId: v.string(), round: v.number(), execution: toolExecution, now: v.number(), owner },
-  handler: async (ctx, args) => {
-    const job = await writableJob(ctx, args.jobId, args.owner)
-    if (!job) return false
-    await recordToolExecution(ctx, args.jobId, args.round, args.execution)
-    await ctx.db.patch(job._id, { updated_at: args.now })
-    return true
-  },
-})
-
 /** Makes the job's stored text what `text` says (each kind given), appending when it can. */
 async function replaceText(ctx: MutationCtx, job: Doc<'background_jobs'>, text: { content?: string, reasoning?: string }): Promise<JobTextState> {
   let patch: JobTextState = {}
@@ -245,52 +233,45 @@ async function replaceText(ctx: MutationCtx, job: Doc<'background_jobs'>, text: 
   return patch
 }
 
-/** Rounds, checkpoint (JSON, or null to remove), usage, text rewinds, resume count. */
-export const updateMetadata = serverMutation({
+/**
+ * A job's run state in one write: rounds, one executed tool call, the checkpoint (JSON, or null to
+ * remove), usage, text rewinds, resume count, and a workflow's state: its root (JSON) and the parts
+ * that changed (shared/workflow-state-parts.ts). `knownAt`: when the caller last wrote the job (the
+ * parts it leaves out are as it wrote them then); `'stale'` (nothing written) when anything wrote
+ * the job since, and the caller sends every part.
+ */
+export const updateRunState = serverMutation({
   args: {
     jobId: v.string(),
     toolRounds: v.optional(v.array(v.object({ round: v.number(), toolCalls: v.array(toolExecution) }))),
+    toolExecution: v.optional(v.object({ round: v.number(), execution: toolExecution })),
     checkpoint: v.optional(v.union(v.string(), v.null())),
     usage: v.optional(usage),
     content: v.optional(v.string()),
     reasoning: v.optional(v.string()),
     resumeCount: v.optional(v.number()),
+    workflow: v.optional(v.object({ state: v.string(), parts: v.array(v.object({ path: v.string(), body: v.string() })), knownAt: v.optional(v.number()) })),
     now: v.number(),
     owner,
   },
-  handler: async (ctx, args) => {
+  handler: async (ctx, args): Promise<boolean | 'stale'> => {
     const job = await writableJob(ctx, args.jobId, args.owner)
     if (!job) return false
-    if (args.toolRounds) {
-      for (const round of args.toolRounds) {
-        for (const call of round.toolCalls) await recordToolExecution(ctx, args.jobId, round.round, call)
-      }
+    if (args.workflow?.knownAt !== undefined && job.updated_at !== args.workflow.knownAt) return 'stale'
+    for (const round of args.toolRounds ?? []) {
+      for (const call of round.toolCalls) await recordToolExecution(ctx, args.jobId, round.round, call)
     }
+    if (args.toolExecution) await recordToolExecution(ctx, args.jobId, args.toolExecution.round, args.toolExecution.execution)
     if (args.checkpoint !== undefined) await writeCheckpoint(ctx, args.jobId, args.checkpoint)
     const text = await replaceText(ctx, job, args)
     await ctx.db.patch(job._id, {
       ...text,
       usage: args.usage ?? job.usage,
       resume_count: args.resumeCount ?? job.resume_count,
+      ...(args.workflow ? { workflow_state: args.workflow.state } : {}),
       updated_at: args.now,
     })
-    return true
-  },
-})
-
-/**
- * Replaces the workflow state's root (JSON) and the parts that changed (shared/workflow-state-parts.ts).
- * `knownAt`: when the caller last wrote the job (the parts it leaves out are as it wrote them then);
- * `'stale'` when anything wrote the job since, and the caller sends every part.
- */
-export const updateWorkflowState = serverMutation({
-  args: { jobId: v.string(), state: v.string(), parts: v.optional(v.array(v.object({ path: v.string(), body: v.string() }))), knownAt: v.optional(v.number()), now: v.number(), owner },
-  handler: async (ctx, args): Promise<boolean | 'stale'> => {
-    const job = await writableJob(ctx, args.jobId, args.owner)
-    if (!job) return false
-    if (args.knownAt !== undefined && job.updated_at !== args.knownAt) return 'stale'
-    await ctx.db.patch(job._id, { workflow_state: args.state, updated_at: args.now })
-    for (const part of args.parts ?? []) {
+    for (const part of args.workflow?.parts ?? []) {
       const stored = await ctx.db.query('job_workflow_state_parts').withIndex('by_job_and_path', q => q.eq('job_id', args.jobId).eq('path', part.path)).unique()
       if (stored) await ctx.db.patch(stored._id, { body: part.body })
       else await ctx.db.insert('job_workflow_state_parts', { job_id: args.jobId, path: part.path, body: part.body })

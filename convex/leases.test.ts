@@ -37,7 +37,7 @@ describe('leases', () => {
     at(5_000)
     await t.mutation(api.leases.claim, { secret, jobId: 'j1', owner: 'b', leaseMs: 1_000 })
     expect(await t.mutation(api.jobs.appendProgress, { secret, jobId: 'j1', contentChunk: 'late', now: 5_001, owner: 'a' })).toBe(false)
-    expect(await t.mutation(api.jobs.appendToolExecution, { secret, jobId: 'j1', round: 1, execution: { id: 'c', name: 'n', arguments: '{}', result: 'r', executionTimeMs: 1 }, now: 5_001, owner: 'a' })).toBe(false)
+    expect(await t.mutation(api.jobs.updateRunState, { secret, jobId: 'j1', toolExecution: { round: 1, execution: { id: 'c', name: 'n', arguments: '{}', result: 'r', executionTimeMs: 1 } }, now: 5_001, owner: 'a' })).toBe(false)
     expect(await t.mutation(api.jobs.finish, { secret, jobId: 'j1', status: 'complete', now: 5_001, owner: 'a' })).toBe(false)
     expect(await t.mutation(api.jobs.appendProgress, { secret, jobId: 'j1', contentChunk: 'mine', now: 5_002, owner: 'b' })).toBe(true)
     expect(await t.query(api.jobs.get, { secret, jobId: 'j1' })).toMatchObject({ status: 'streaming', content: 'mine' })
@@ -78,7 +78,7 @@ describe('watch and schema', () => {
   it('serves viewers the job without its request, checkpoint or key', async () => {
     const t = convexTest({ schema, modules, transactionLimits: true })
     await t.mutation(api.jobs.create, { secret, jobId: 'j1', userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x', now: 1, request: '{"model":"x"}', apiKeyCiphertext: 'v1.sealed' })
-    await t.mutation(api.jobs.updateMetadata, { secret, jobId: 'j1', checkpoint: '{"rounds":1}', now: 2 })
+    await t.mutation(api.jobs.updateRunState, { secret, jobId: 'j1', checkpoint: '{"rounds":1}', now: 2 })
     await t.mutation(api.jobs.appendProgress, { secret, jobId: 'j1', contentChunk: 'hi', activeToolCalls: [{ id: 'c', name: 'calculate', arguments: '{}', round: 1, status: 'running' }], now: 3 })
     const watched = await t.query(api.jobs.watch, { secret, jobId: 'j1' })
     expect(watched).toMatchObject({ content: 'hi', job: { id: 'j1', activeToolCalls: [{ id: 'c', status: 'running' }] } })
@@ -101,7 +101,7 @@ describe('watch and schema', () => {
     for (let index = 0; index < 5; index++) {
       const jobId = `j${index}`
       await t.mutation(api.jobs.create, { secret, jobId, userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x', now: 1 })
-      await t.mutation(api.jobs.appendToolExecution, { secret, jobId, round: 1, execution: { id: 'c', name: 'n', arguments: '{}', result: 'r', executionTimeMs: 1 }, now: 2 })
+      await t.mutation(api.jobs.updateRunState, { secret, jobId, toolExecution: { round: 1, execution: { id: 'c', name: 'n', arguments: '{}', result: 'r', executionTimeMs: 1 } }, now: 2 })
       await t.mutation(api.notifications.add, { secret, userId: 'u', jobId, threadId: 't', kind: 'job-complete', title: 'Done', body: 'b', now: 3 })
       await t.mutation(api.jobs.finish, { secret, jobId, status: 'complete', now: 10 })
     }

@@ -41,7 +41,7 @@ describe('Convex\'s limits', () => {
     const t = convexTest({ schema, modules, transactionLimits: true })
     const long = (size: number) => JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'Résumé 漢字 '.repeat(Math.ceil(size / 11)).slice(0, size) }] })
     await t.mutation(api.jobs.create, { secret, jobId: 'big', userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'm', now: 1, request: long(900_000) })
-    await t.mutation(api.jobs.updateMetadata, { secret, jobId: 'big', checkpoint: long(900_000), now: 2 })
+    await t.mutation(api.jobs.updateRunState, { secret, jobId: 'big', checkpoint: long(900_000), now: 2 })
     const big = (await t.query(api.jobs.get, { secret, jobId: 'big' }))!
     expect(big.request).toEqual(JSON.parse(long(900_000)))
     expect(big.checkpoint).toEqual(JSON.parse(long(900_000)))

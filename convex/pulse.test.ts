@@ -80,7 +80,7 @@ describe('text in chunks, read from a cursor', () => {
     const second = (await t.query(api.jobs.watch, { secret, jobId: 'j1', since: first.cursor }))!
     expect(second).toMatchObject({ restarted: false, content: ', world', reasoning: '', cursor: { generation: 0, content: 12, reasoning: 2 } })
     // A resumed job rewinds its text: the viewer is told to start over.
-    await t.mutation(api.jobs.updateMetadata, { secret, jobId: 'j1', content: 'Hel', now: 1, owner: 'a' })
+    await t.mutation(api.jobs.updateRunState, { secret, jobId: 'j1', content: 'Hel', now: 1, owner: 'a' })
     const third = (await t.query(api.jobs.watch, { secret, jobId: 'j1', since: second.cursor }))!
     expect(third).toMatchObject({ restarted: true, content: 'Hel', reasoning: 'hm', cursor: { generation: 1, content: 3 } })
     // Finishing with the text already stored writes nothing more.

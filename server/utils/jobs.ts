@@ -67,7 +67,7 @@ export async function listJobSummaries(userId: string, options: { limit?: number
   const { status, ...rest } = options
   // Only running jobs wait: a list of ended ones needs no look at the open requests.
   const waiting = status === undefined || status === 'streaming' || status === 'waiting' ? await manager.inputs.openFor(userId) : []
-  const jobs = await manager.store.listJobsByUser(userId, { ...rest, status: status === 'waiting' ? 'streaming' : status })
+  const jobs = await manager.store.listJobs({ userId, ...rest, status: status === 'waiting' ? 'streaming' : status })
   return jobs
     .map(job => withWaits(toJobSummary(job), waiting))
     .filter(summary => status !== 'waiting' || summary.waitingFor !== undefined)

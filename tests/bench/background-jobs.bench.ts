@@ -389,7 +389,7 @@ describe('background jobs', () => {
       writes++
       return (sqlite[name] as (...inner: unknown[]) => unknown)(...args)
     }
-    const store = { ...sqlite, updateJob: counted('updateJob'), updateJobMetadata: counted('updateJobMetadata'), appendToolExecution: counted('appendToolExecution'), completeJob: counted('completeJob') } as JobStore
+    const store = { ...sqlite, updateJob: counted('updateJob'), updateRunState: counted('updateRunState'), endJob: counted('endJob') } as JobStore
     await measureWrites('sqlite', store, () => writes)
     await sqlite.close()
   }, once)

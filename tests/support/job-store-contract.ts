@@ -58,10 +58,10 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
     it('groups tool executions by round and replaces a repeated call', async () => {
       const job = await store.createJob(jobInput())
       const call = (id: string, result: string) => ({ id, name: 'calculate', arguments: '{}', result, executionTimeMs: 3 })
-      await store.appendToolExecution(job.id, 2, call('b', 'two'))
-      await store.appendToolExecution(job.id, 1, call('a', 'one'))
-      await store.appendToolExecution(job.id, 2, call('c', 'three'))
-      await store.appendToolExecution(job.id, 2, { ...call('b', 'two again'), error: 'boom' })
+      await store.updateRunState(job.id, { toolExecution: { round: 2, execution: call('b', 'two') } })
+      await store.updateRunState(job.id, { toolExecution: { round: 1, execution: call('a', 'one') } })
+      await store.updateRunState(job.id, { toolExecution: { round: 2, execution: call('c', 'three') } })
+      await store.updateRunState(job.id, { toolExecution: { round: 2, execution: { ...call('b', 'two again'), error: 'boom' } } })
       const stored = await store.getJob(job.id)
       expect(stored!.toolRounds).toEqual([
         { round: 1, toolCalls: [call('a', 'one')] },
@@ -76,16 +76,16 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
         messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'calculate', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c', content: '2' }],
         rounds: 1, toolRounds: 1, contentLength: 16, reasoningLength: 0,
       }
-      await store.updateJobMetadata(job.id, { checkpoint, usage, content: 'before the crash', resumeCount: 1 })
+      await store.updateRunState(job.id, { checkpoint, usage, content: 'before the crash', resumeCount: 1 })
       expect(await store.getJob(job.id)).toMatchObject({ checkpoint, usage, content: 'before the crash', resumeCount: 1 })
-      await store.updateJobMetadata(job.id, { checkpoint: null })
+      await store.updateRunState(job.id, { checkpoint: null })
       expect((await store.getJob(job.id))!.checkpoint).toBeUndefined()
     })
 
     it('replaces the workflow state', async () => {
       const job = await store.createJob(jobInput({ type: 'workflow', model: 'workflow' }))
       const state = { workflowId: 'w1', workflowName: 'Draft', nodeStates: { start: { status: 'completed' as const, output: 'x' } }, executionOrder: ['start'], currentNodeId: 'draft' }
-      expect(await store.updateWorkflowState(job.id, state)).toBe(true)
+      expect(await store.updateRunState(job.id, { workflowState: state })).toBe(true)
       expect((await store.getJob(job.id))!.workflowState).toEqual(state)
     })
 
@@ -94,32 +94,45 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       const leaf = (output: string) => ({ workflowId: 'c', workflowName: 'Child', nodeStates: { read: { status: 'completed' as const, output } }, executionOrder: ['read'], currentNodeId: null, failedNodeId: null })
       const iteration = (n: number) => ({ status: 'completed' as const, item: `item ${n}`, output: `out ${n}`, state: { workflowId: 'w1', workflowName: 'Loop', nodeStates: { call: { status: 'completed' as const, output: `call ${n}`, child: { workflowId: 'c', workflowName: 'Child', definition: { version: 1, name: 'Child', nodes: [], edges: [] }, prompt: 'p', state: leaf(`leaf ${n}`) } } }, executionOrder: ['call'], currentNodeId: null, failedNodeId: null } })
       const state: any = { workflowId: 'w1', workflowName: 'Fan', nodeStates: { each: { status: 'running' as const, iterations: [iteration(1), iteration(2), { status: 'pending' as const }] } }, executionOrder: [], currentNodeId: 'each', failedNodeId: null }
-      expect(await store.updateWorkflowState(job.id, state)).toBe(true)
+      expect(await store.updateRunState(job.id, { workflowState: state })).toBe(true)
       expect((await store.getJob(job.id))!.workflowState).toEqual(state)
       // One iteration changes, another is added: what is read back is the whole state as written last.
       state.nodeStates.each.iterations[1] = { ...iteration(2), output: 'changed' }
       state.nodeStates.each.iterations[1].state.nodeStates.call.child.state = leaf('changed deep down')
       state.nodeStates.each.iterations[2] = iteration(3)
-      expect(await store.updateWorkflowState(job.id, state)).toBe(true)
+      expect(await store.updateRunState(job.id, { workflowState: state })).toBe(true)
       expect((await store.getJob(job.id))!.workflowState).toEqual(state)
+    })
+
+    it('writes a tool call, the checkpoint, usage and a workflow\'s state in one run-state write, and nothing of it to an ended job', async () => {
+      const job = await store.createJob(jobInput({ type: 'workflow', model: 'workflow' }))
+      const execution = { id: 'c1', name: 'calculate', arguments: '{}', result: '4', executionTimeMs: 2 }
+      const checkpoint: JobCheckpoint = { messages: [{ role: 'user', content: 'hi' }], rounds: 1, toolRounds: 1, contentLength: 0, reasoningLength: 0 }
+      const state = { workflowId: 'w1', workflowName: 'Draft', nodeStates: { start: { status: 'completed' as const, output: 'x' } }, executionOrder: ['start'], currentNodeId: null }
+      expect(await store.updateRunState(job.id, { toolExecution: { round: 1, execution }, checkpoint, usage, workflowState: state })).toBe(true)
+      expect(await store.getJob(job.id)).toMatchObject({ toolRounds: [{ round: 1, toolCalls: [execution] }], checkpoint, usage, workflowState: state })
+      expect(await store.endJob(job.id, { status: 'rejected', error: { kind: 'rejected', message: 'No' } })).toBe(true)
+      const later = { ...state, currentNodeId: 'next' }
+      expect(await store.updateRunState(job.id, { toolExecution: { round: 2, execution: { ...execution, id: 'c2' } }, workflowState: later })).toBe(false)
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'rejected', finishReason: 'rejected', error: { kind: 'rejected', message: 'No' }, toolRounds: [{ round: 1, toolCalls: [execution] }], workflowState: state })
     })
 
     it('completes a job with its final text, drops the checkpoint and the key, and refuses later writes', async () => {
       const job = await store.createJob(jobInput({ apiKeyCiphertext: 'v1.secret' }))
       await store.updateJob(job.id, { contentChunk: 'partial' })
-      await store.updateJobMetadata(job.id, { checkpoint: { messages: [], rounds: 1, toolRounds: 0, contentLength: 0, reasoningLength: 0 } })
-      expect(await store.completeJob(job.id, { content: 'partial and the rest', reasoning: 'r', chunksReceived: 9, finishReason: 'stop', usage, now: 9_000 })).toBe(true)
+      await store.updateRunState(job.id, { checkpoint: { messages: [], rounds: 1, toolRounds: 0, contentLength: 0, reasoningLength: 0 } })
+      expect(await store.endJob(job.id, { status: 'complete', final: { content: 'partial and the rest', reasoning: 'r', chunksReceived: 9, finishReason: 'stop', usage, now: 9_000 } })).toBe(true)
       const done = await store.getJob(job.id)
       expect(done).toMatchObject({ status: 'complete', content: 'partial and the rest', reasoning: 'r', chunksReceived: 9, finishReason: 'stop', usage, completedAt: 9_000 })
       expect(done!.checkpoint).toBeUndefined()
       expect(done!.apiKeyCiphertext).toBeUndefined()
 
       expect(await store.updateJob(job.id, { contentChunk: ' late' })).toBe(false)
-      expect(await store.appendToolExecution(job.id, 1, { id: 'x', name: 'y', arguments: '{}', result: '', executionTimeMs: 0 })).toBe(false)
-      expect(await store.updateJobMetadata(job.id, { content: 'rewritten' })).toBe(false)
-      expect(await store.completeJob(job.id, { content: 'again', reasoning: '', chunksReceived: 1, finishReason: 'stop' })).toBe(false)
-      expect(await store.failJob(job.id, { message: 'late failure' })).toBe(false)
-      expect(await store.abortJob(job.id)).toBe(false)
+      expect(await store.updateRunState(job.id, { toolExecution: { round: 1, execution: { id: 'x', name: 'y', arguments: '{}', result: '', executionTimeMs: 0 } } })).toBe(false)
+      expect(await store.updateRunState(job.id, { content: 'rewritten' })).toBe(false)
+      expect(await store.endJob(job.id, { status: 'complete', final: { content: 'again', reasoning: '', chunksReceived: 1, finishReason: 'stop' } })).toBe(false)
+      expect(await store.endJob(job.id, { status: 'error', error: { message: 'late failure' } })).toBe(false)
+      expect(await store.endJob(job.id, { status: 'aborted' })).toBe(false)
       expect(await store.getJob(job.id)).toEqual(done)
     })
 
@@ -133,7 +146,7 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
         ],
       })
       const error = { message: 'OpenRouter: insufficient credits (402)', kind: 'payment_required', status: 402, hint: 'Add credits.' }
-      expect(await store.failJob(job.id, error, { chunksReceived: 4 })).toBe(true)
+      expect(await store.endJob(job.id, { status: 'error', error, final: { chunksReceived: 4 } })).toBe(true)
       const failed = await store.getJob(job.id)
       expect(failed).toMatchObject({ status: 'error', error, content: 'so far', chunksReceived: 4, finishReason: 'error' })
       expect(failed!.completedAt).toBeTypeOf('number')
@@ -142,19 +155,19 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
 
     it('aborts idempotently', async () => {
       const job = await store.createJob(jobInput())
-      expect(await store.abortJob(job.id, { content: 'stopped here' })).toBe(true)
-      expect(await store.abortJob(job.id, { content: 'second abort' })).toBe(false)
+      expect(await store.endJob(job.id, { status: 'aborted', final: { content: 'stopped here' } })).toBe(true)
+      expect(await store.endJob(job.id, { status: 'aborted', final: { content: 'second abort' } })).toBe(false)
       expect(await store.getJob(job.id)).toMatchObject({ status: 'aborted', content: 'stopped here', finishReason: 'aborted' })
-      expect(await store.abortJob('no-such-job')).toBe(false)
+      expect(await store.endJob('no-such-job', { status: 'aborted' })).toBe(false)
     })
 
     it('ends a run a person said no to as rejected, with the reason, once', async () => {
       const job = await store.createJob(jobInput())
       const reason = { kind: 'rejected', message: 'Step "Check" was not approved (not today).' }
-      expect(await store.rejectJob(job.id, reason, { content: 'draft' })).toBe(true)
-      expect(await store.rejectJob(job.id, reason)).toBe(false)
+      expect(await store.endJob(job.id, { status: 'rejected', error: reason, final: { content: 'draft' } })).toBe(true)
+      expect(await store.endJob(job.id, { status: 'rejected', error: reason })).toBe(false)
       expect(await store.getJob(job.id)).toMatchObject({ status: 'rejected', error: reason, content: 'draft', finishReason: 'rejected' })
-      expect((await store.listJobsByUser(job.userId, { status: 'rejected' })).map(item => item.id)).toEqual([job.id])
+      expect((await store.listJobs({ userId: job.userId, status: 'rejected' })).map(item => item.id)).toEqual([job.id])
     })
 
     it('lists a user\'s jobs, running first then newest, with a limit and a status filter', async () => {
@@ -162,29 +175,29 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       const running = await store.createJob(jobInput({ now: 2 }))
       const newest = await store.createJob(jobInput({ now: 3 }))
       await store.createJob(jobInput({ userId: 'user-b', now: 4 }))
-      await store.completeJob(old.id, { content: '', reasoning: '', chunksReceived: 0, finishReason: 'stop' })
-      await store.abortJob(newest.id)
-      expect((await store.listJobsByUser('user-a')).map(job => job.id)).toEqual([running.id, newest.id, old.id])
-      expect((await store.listJobsByUser('user-a', { limit: 1 })).map(job => job.id)).toEqual([running.id])
-      expect((await store.listJobsByUser('user-a', { status: 'complete' })).map(job => job.id)).toEqual([old.id])
-      expect(await store.listJobsByUser('nobody')).toEqual([])
-      expect((await store.listStreamingJobs()).map(job => job.userId).sort()).toEqual(['user-a', 'user-b'])
+      await store.endJob(old.id, { status: 'complete', final: { content: '', reasoning: '', chunksReceived: 0, finishReason: 'stop' } })
+      await store.endJob(newest.id, { status: 'aborted' })
+      expect((await store.listJobs({ userId: 'user-a' })).map(job => job.id)).toEqual([running.id, newest.id, old.id])
+      expect((await store.listJobs({ userId: 'user-a', limit: 1 })).map(job => job.id)).toEqual([running.id])
+      expect((await store.listJobs({ userId: 'user-a', status: 'complete' })).map(job => job.id)).toEqual([old.id])
+      expect(await store.listJobs({ userId: 'nobody' })).toEqual([])
+      expect((await store.listJobs({ streaming: true })).map(job => job.userId).sort()).toEqual(['user-a', 'user-b'])
     })
 
     it('deletes finished jobs older than the cutoff, with their notifications, and keeps running ones', async () => {
       const expired = await store.createJob(jobInput({ now: 1 }))
       const recent = await store.createJob(jobInput({ now: 2 }))
       const running = await store.createJob(jobInput({ now: 3 }))
-      await store.completeJob(expired.id, { content: 'a', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 100 })
-      await store.failJob(recent.id, { message: 'x' }, { now: 500 })
-      await store.addNotification({ userId: 'user-a', jobId: expired.id, threadId: 't', kind: 'job-complete', title: 'Done', body: 'a' })
-      await store.addNotification({ userId: 'user-a', jobId: recent.id, threadId: 't', kind: 'job-error', title: 'Failed', body: 'x' })
+      await store.endJob(expired.id, { status: 'complete', final: { content: 'a', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 100 } })
+      await store.endJob(recent.id, { status: 'error', error: { message: 'x' }, final: { now: 500 } })
+      await store.notifications.add({ userId: 'user-a', jobId: expired.id, threadId: 't', kind: 'job-complete', title: 'Done', body: 'a' })
+      await store.notifications.add({ userId: 'user-a', jobId: recent.id, threadId: 't', kind: 'job-error', title: 'Failed', body: 'x' })
 
       expect(await store.cleanupExpired(300)).toBe(1)
       expect(await store.getJob(expired.id)).toBeNull()
       expect(await store.getJob(recent.id)).not.toBeNull()
       expect(await store.getJob(running.id)).not.toBeNull()
-      expect((await store.listNotifications('user-a')).map(item => item.jobId)).toEqual([recent.id])
+      expect((await store.notifications.list('user-a')).map(item => item.jobId)).toEqual([recent.id])
       expect(await store.cleanupExpired(300)).toBe(0)
     })
 
@@ -192,60 +205,60 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       const ended = await store.createJob(jobInput({ now: 1 }))
       const running = await store.createJob(jobInput({ now: 2 }))
       const others = await store.createJob(jobInput({ userId: 'user-b', now: 3 }))
-      await store.completeJob(ended.id, { content: 'a', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: Date.now() })
-      await store.completeJob(others.id, { content: 'b', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 100 })
-      await store.addNotification({ userId: 'user-a', jobId: ended.id, threadId: 't', kind: 'job-complete', title: 'Done', body: 'a' })
-      await store.addNotification({ userId: 'user-a', jobId: 'gone-long-ago', threadId: 't', kind: 'job-error', title: 'Failed', body: 'x' })
-      await store.addNotification({ userId: 'user-b', jobId: others.id, threadId: 't', kind: 'job-complete', title: 'Done', body: 'b' })
+      await store.endJob(ended.id, { status: 'complete', final: { content: 'a', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: Date.now() } })
+      await store.endJob(others.id, { status: 'complete', final: { content: 'b', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 100 } })
+      await store.notifications.add({ userId: 'user-a', jobId: ended.id, threadId: 't', kind: 'job-complete', title: 'Done', body: 'a' })
+      await store.notifications.add({ userId: 'user-a', jobId: 'gone-long-ago', threadId: 't', kind: 'job-error', title: 'Failed', body: 'x' })
+      await store.notifications.add({ userId: 'user-b', jobId: others.id, threadId: 't', kind: 'job-complete', title: 'Done', body: 'b' })
 
       expect(await store.cleanupExpired(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, 'user-a')).toBe(1)
       expect(await store.getJob(ended.id)).toBeNull()
       expect(await store.getJob(running.id)).not.toBeNull()
       expect(await store.getJob(others.id)).not.toBeNull()
-      expect(await store.listNotifications('user-a')).toEqual([])
-      expect((await store.listNotifications('user-b')).map(item => item.jobId)).toEqual([others.id])
+      expect(await store.notifications.list('user-a')).toEqual([])
+      expect((await store.notifications.list('user-b')).map(item => item.jobId)).toEqual([others.id])
     })
 
     it('records notifications per user, newest first, and marks them read', async () => {
-      const first = await store.addNotification({ userId: 'user-a', jobId: 'j1', threadId: 't1', kind: 'job-complete', title: 'Answer ready', body: 'first', now: 10 })
-      const second = await store.addNotification({ userId: 'user-a', jobId: 'j2', threadId: 't2', kind: 'job-error', title: 'Answer failed', body: 'second', now: 20 })
-      const others = await store.addNotification({ userId: 'user-b', jobId: 'j3', threadId: 't3', kind: 'job-aborted', title: 'Stopped', body: 'third', now: 30 })
+      const first = await store.notifications.add({ userId: 'user-a', jobId: 'j1', threadId: 't1', kind: 'job-complete', title: 'Answer ready', body: 'first', now: 10 })
+      const second = await store.notifications.add({ userId: 'user-a', jobId: 'j2', threadId: 't2', kind: 'job-error', title: 'Answer failed', body: 'second', now: 20 })
+      const others = await store.notifications.add({ userId: 'user-b', jobId: 'j3', threadId: 't3', kind: 'job-aborted', title: 'Stopped', body: 'third', now: 30 })
       expect(first).toMatchObject({ userId: 'user-a', jobId: 'j1', kind: 'job-complete', createdAt: 10 })
       expect(first.readAt).toBeUndefined()
-      expect((await store.listNotifications('user-a')).map(item => item.id)).toEqual([second.id, first.id])
+      expect((await store.notifications.list('user-a')).map(item => item.id)).toEqual([second.id, first.id])
 
-      expect(await store.markNotificationsRead('user-b', [first.id])).toBe(0)
-      expect(await store.markNotificationsRead('user-a', [first.id], 40)).toBe(1)
-      expect(await store.markNotificationsRead('user-a', [first.id], 41)).toBe(0)
-      expect((await store.listNotifications('user-a', { unreadOnly: true })).map(item => item.id)).toEqual([second.id])
-      expect((await store.listNotifications('user-a')).find(item => item.id === first.id)?.readAt).toBe(40)
+      expect(await store.notifications.markRead('user-b', [first.id])).toBe(0)
+      expect(await store.notifications.markRead('user-a', [first.id], 40)).toBe(1)
+      expect(await store.notifications.markRead('user-a', [first.id], 41)).toBe(0)
+      expect((await store.notifications.list('user-a', { unreadOnly: true })).map(item => item.id)).toEqual([second.id])
+      expect((await store.notifications.list('user-a')).find(item => item.id === first.id)?.readAt).toBe(40)
 
-      expect(await store.markNotificationsRead('user-a')).toBe(1)
-      expect(await store.listNotifications('user-a', { unreadOnly: true })).toEqual([])
-      expect((await store.listNotifications('user-b', { unreadOnly: true })).map(item => item.id)).toEqual([others.id])
+      expect(await store.notifications.markRead('user-a')).toBe(1)
+      expect(await store.notifications.list('user-a', { unreadOnly: true })).toEqual([])
+      expect((await store.notifications.list('user-b', { unreadOnly: true })).map(item => item.id)).toEqual([others.id])
     })
 
     it('opens an input request once per job and key, and lists a job\'s and a user\'s open ones', async () => {
       const job = await store.createJob(jobInput())
       const spec = { jobId: job.id, userId: 'user-a', kind: 'approval' as const, key: 'r1:call-1:approval', title: 'Run send_email?', toolName: 'send_email', arguments: '{"to":"a@b.c"}', expiresAt: 9_000, now: 1_000 }
-      const opened = await store.openInputRequest(spec)
+      const opened = await store.inputRequests.open(spec)
       expect(opened).toMatchObject({ jobId: job.id, userId: 'user-a', kind: 'approval', status: 'open', createdAt: 1_000, expiresAt: 9_000, toolName: 'send_email' })
       // A resumed run asking again gets the same request back.
-      expect((await store.openInputRequest({ ...spec, now: 5_000 })).id).toBe(opened.id)
-      const other = await store.openInputRequest({ ...spec, key: 'r1:call-2:approval', now: 2_000 })
-      expect((await store.listInputRequests({ jobId: job.id })).map(request => request.id)).toEqual([opened.id, other.id])
-      expect((await store.listInputRequests({ userId: 'user-a', status: 'open' })).map(request => request.id)).toEqual([other.id, opened.id])
-      expect(await store.listInputRequests({ userId: 'user-b', status: 'open' })).toEqual([])
-      expect(await store.getInputRequest(job.id, opened.id)).toEqual(opened)
-      expect(await store.getInputRequest('another-job', opened.id)).toBeNull()
+      expect((await store.inputRequests.open({ ...spec, now: 5_000 })).id).toBe(opened.id)
+      const other = await store.inputRequests.open({ ...spec, key: 'r1:call-2:approval', now: 2_000 })
+      expect((await store.inputRequests.list({ jobId: job.id })).map(request => request.id)).toEqual([opened.id, other.id])
+      expect((await store.inputRequests.list({ userId: 'user-a', status: 'open' })).map(request => request.id)).toEqual([other.id, opened.id])
+      expect(await store.inputRequests.list({ userId: 'user-b', status: 'open' })).toEqual([])
+      expect(await store.inputRequests.get(job.id, opened.id)).toEqual(opened)
+      expect(await store.inputRequests.get('another-job', opened.id)).toBeNull()
     })
 
     it('lets exactly one claimant take a request until its claim lapses, and the first answer win', async () => {
       const job = await store.createJob(jobInput())
-      const request = await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'client-tool', key: 'k', title: 'Share your location?', expiresAt: 100_000, now: 1_000 })
+      const request = await store.inputRequests.open({ jobId: job.id, userId: 'user-a', kind: 'client-tool', key: 'k', title: 'Share your location?', expiresAt: 100_000, now: 1_000 })
       const claims = await Promise.all([
-        store.claimInputRequest(job.id, request.id, 'tab-1', { claimMs: 10_000, now: 2_000 }),
-        store.claimInputRequest(job.id, request.id, 'tab-2', { claimMs: 10_000, now: 2_000 }),
+        store.inputRequests.claim(job.id, request.id, 'tab-1', { claimMs: 10_000, now: 2_000 }),
+        store.inputRequests.claim(job.id, request.id, 'tab-2', { claimMs: 10_000, now: 2_000 }),
       ])
       expect(claims.filter(claim => claim.ok)).toHaveLength(1)
       const loser = claims.find(claim => !claim.ok)!
@@ -253,52 +266,52 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       const winner = claims.find(claim => claim.ok)!
       const holder = winner.ok ? winner.request.claimedBy! : ''
       // The holder may claim again (a reload); another tab only once the claim has lapsed.
-      expect((await store.claimInputRequest(job.id, request.id, holder, { claimMs: 10_000, now: 3_000 })).ok).toBe(true)
+      expect((await store.inputRequests.claim(job.id, request.id, holder, { claimMs: 10_000, now: 3_000 })).ok).toBe(true)
       const taker = holder === 'tab-1' ? 'tab-2' : 'tab-1'
-      expect(await store.claimInputRequest(job.id, request.id, taker, { claimMs: 10_000, now: 20_000 })).toMatchObject({ ok: true, request: { claimedBy: taker, claimedAt: 20_000 } })
+      expect(await store.inputRequests.claim(job.id, request.id, taker, { claimMs: 10_000, now: 20_000 })).toMatchObject({ ok: true, request: { claimedBy: taker, claimedAt: 20_000 } })
 
       // The tab that lost the claim may not answer; neither may one that names no claim.
-      expect(await store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 0 } }, { claimant: holder, claimMs: 10_000, now: 20_500 })).toMatchObject({ ok: false, reason: 'claimed', request: { claimedBy: taker, status: 'open' } })
-      expect(await store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 0 } }, { claimMs: 10_000, now: 20_500 })).toMatchObject({ ok: false, reason: 'claimed' })
+      expect(await store.inputRequests.answer(job.id, request.id, { kind: 'client-tool', result: { lat: 0 } }, { claimant: holder, claimMs: 10_000, now: 20_500 })).toMatchObject({ ok: false, reason: 'claimed', request: { claimedBy: taker, status: 'open' } })
+      expect(await store.inputRequests.answer(job.id, request.id, { kind: 'client-tool', result: { lat: 0 } }, { claimMs: 10_000, now: 20_500 })).toMatchObject({ ok: false, reason: 'claimed' })
       const answers = await Promise.all([
-        store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 1 } }, { claimant: taker, claimMs: 10_000, now: 21_000 }),
-        store.answerInputRequest(job.id, request.id, { kind: 'client-tool', result: { lat: 2 } }, { claimant: taker, claimMs: 10_000, now: 21_000 }),
+        store.inputRequests.answer(job.id, request.id, { kind: 'client-tool', result: { lat: 1 } }, { claimant: taker, claimMs: 10_000, now: 21_000 }),
+        store.inputRequests.answer(job.id, request.id, { kind: 'client-tool', result: { lat: 2 } }, { claimant: taker, claimMs: 10_000, now: 21_000 }),
       ])
       expect(answers.filter(answer => answer.ok)).toHaveLength(1)
       expect(answers.find(answer => !answer.ok)).toMatchObject({ ok: false, reason: 'settled' })
-      const stored = (await store.getInputRequest(job.id, request.id))!
+      const stored = (await store.inputRequests.get(job.id, request.id))!
       expect(stored).toMatchObject({ status: 'answered', answeredAt: 21_000, answer: { kind: 'client-tool' } })
-      expect(await store.claimInputRequest(job.id, request.id, 'tab-3', { claimMs: 10_000, now: 22_000 })).toMatchObject({ ok: false, reason: 'settled' })
-      expect(await store.closeInputRequest(job.id, request.id, 'expired')).toMatchObject({ ok: false, reason: 'settled' })
-      expect(await store.answerInputRequest('another-job', request.id, { kind: 'client-tool', result: 1 })).toEqual({ ok: false, reason: 'missing' })
-      expect(await store.listInputRequests({ userId: 'user-a', status: 'open' })).toEqual([])
+      expect(await store.inputRequests.claim(job.id, request.id, 'tab-3', { claimMs: 10_000, now: 22_000 })).toMatchObject({ ok: false, reason: 'settled' })
+      expect(await store.inputRequests.close(job.id, request.id, 'expired')).toMatchObject({ ok: false, reason: 'settled' })
+      expect(await store.inputRequests.answer('another-job', request.id, { kind: 'client-tool', result: 1 })).toEqual({ ok: false, reason: 'missing' })
+      expect(await store.inputRequests.list({ userId: 'user-a', status: 'open' })).toEqual([])
 
       // Nobody holds a claim (or only a lapsed one): answering takes it, for the tab that answers.
-      const unclaimed = await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'client-tool', key: 'k2', title: 'Share?', expiresAt: 100_000, now: 1_000 })
-      expect(await store.answerInputRequest(job.id, unclaimed.id, { kind: 'client-tool', result: 3 }, { claimant: 'tab-9', claimMs: 10_000, now: 2_000 })).toMatchObject({ ok: true, request: { status: 'answered', claimedBy: 'tab-9', claimedAt: 2_000 } })
+      const unclaimed = await store.inputRequests.open({ jobId: job.id, userId: 'user-a', kind: 'client-tool', key: 'k2', title: 'Share?', expiresAt: 100_000, now: 1_000 })
+      expect(await store.inputRequests.answer(job.id, unclaimed.id, { kind: 'client-tool', result: 3 }, { claimant: 'tab-9', claimMs: 10_000, now: 2_000 })).toMatchObject({ ok: true, request: { status: 'answered', claimedBy: 'tab-9', claimedAt: 2_000 } })
     })
 
     it('expires or cancels an open request, and consumes an answer only once', async () => {
       const job = await store.createJob(jobInput())
-      const late = await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'approval', key: 'a', title: 'Run it?', expiresAt: 5_000, now: 1_000 })
-      expect(await store.closeInputRequest(job.id, late.id, 'expired', 6_000)).toMatchObject({ ok: true, request: { status: 'expired', answeredAt: 6_000 } })
-      expect(await store.answerInputRequest(job.id, late.id, { kind: 'approval', approved: true })).toMatchObject({ ok: false, reason: 'settled', request: { status: 'expired' } })
-      expect(await store.consumeInputRequest(job.id, late.id)).toBe(false)
+      const late = await store.inputRequests.open({ jobId: job.id, userId: 'user-a', kind: 'approval', key: 'a', title: 'Run it?', expiresAt: 5_000, now: 1_000 })
+      expect(await store.inputRequests.close(job.id, late.id, 'expired', 6_000)).toMatchObject({ ok: true, request: { status: 'expired', answeredAt: 6_000 } })
+      expect(await store.inputRequests.answer(job.id, late.id, { kind: 'approval', approved: true })).toMatchObject({ ok: false, reason: 'settled', request: { status: 'expired' } })
+      expect(await store.inputRequests.consume(job.id, late.id)).toBe(false)
 
-      const approved = await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'approval', key: 'b', title: 'Run it?', expiresAt: 5_000, now: 1_000 })
-      expect(await store.consumeInputRequest(job.id, approved.id)).toBe(false)
-      await store.answerInputRequest(job.id, approved.id, { kind: 'approval', approved: true, reason: 'fine' }, { now: 2_000 })
-      expect(await store.consumeInputRequest(job.id, approved.id, 3_000)).toBe(true)
-      expect(await store.consumeInputRequest(job.id, approved.id, 4_000)).toBe(false)
-      expect(await store.getInputRequest(job.id, approved.id)).toMatchObject({ status: 'answered', consumedAt: 3_000, answer: { approved: true, reason: 'fine' } })
+      const approved = await store.inputRequests.open({ jobId: job.id, userId: 'user-a', kind: 'approval', key: 'b', title: 'Run it?', expiresAt: 5_000, now: 1_000 })
+      expect(await store.inputRequests.consume(job.id, approved.id)).toBe(false)
+      await store.inputRequests.answer(job.id, approved.id, { kind: 'approval', approved: true, reason: 'fine' }, { now: 2_000 })
+      expect(await store.inputRequests.consume(job.id, approved.id, 3_000)).toBe(true)
+      expect(await store.inputRequests.consume(job.id, approved.id, 4_000)).toBe(false)
+      expect(await store.inputRequests.get(job.id, approved.id)).toMatchObject({ status: 'answered', consumedAt: 3_000, answer: { approved: true, reason: 'fine' } })
     })
 
     it('deletes a job\'s input requests with the job', async () => {
       const job = await store.createJob(jobInput({ now: 1_000 }))
-      await store.openInputRequest({ jobId: job.id, userId: 'user-a', kind: 'approval', key: 'a', title: 'Run it?', expiresAt: 5_000, now: 1_000 })
-      await store.completeJob(job.id, { content: '', reasoning: '', finishReason: 'stop', chunksReceived: 0, now: 2_000 })
+      await store.inputRequests.open({ jobId: job.id, userId: 'user-a', kind: 'approval', key: 'a', title: 'Run it?', expiresAt: 5_000, now: 1_000 })
+      await store.endJob(job.id, { status: 'complete', final: { content: '', reasoning: '', finishReason: 'stop', chunksReceived: 0, now: 2_000 } })
       expect(await store.cleanupExpired(3_000)).toBe(1)
-      expect(await store.listInputRequests({ jobId: job.id })).toEqual([])
+      expect(await store.inputRequests.list({ jobId: job.id })).toEqual([])
     })
 
     it('keeps the run log with the writes that carry it: read from a number, with the last one kept', async () => {
@@ -335,7 +348,7 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       const read = (await store.readJobEvents(job.id, 1, 1))!
       expect(read.lastSeq).toBe(last)
       expect(read.events[0]!.seq).toBe(last - MAX_KEPT_JOB_EVENTS + 1)
-      await store.completeJob(job.id, { content: 'done', reasoning: '', finishReason: 'stop', chunksReceived: last, now: 2_000 })
+      await store.endJob(job.id, { status: 'complete', final: { content: 'done', reasoning: '', finishReason: 'stop', chunksReceived: last, now: 2_000 } })
       expect(await store.updateJob(job.id, { events: [delta(last + 1)] })).toBe(false)
       // Kept a while after the end (viewers and relays catch up), then folded away.
       expect((await store.readJobEvents(job.id, last, 10))!.events.map(event => event.seq)).toEqual([last])

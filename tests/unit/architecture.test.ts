@@ -137,6 +137,15 @@ describe('architecture', () => {
     expect(calls).toEqual([])
   })
 
+  it('keeps the job store port at ten methods, each backend implementing it once (waits and notifications are ports of their own)', () => {
+    const file = join(root, 'server/lib/stores/jobs/job-store.ts')
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
+    const port = source.statements.find((node): node is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(node) && node.name.text === 'JobStore')!
+    const methods = port.members.filter(member => ts.isMethodSignature(member)).map(member => member.name.getText(source))
+    expect(methods.length, methods.join(', ')).toBeLessThanOrEqual(10)
+    expect(port.heritageClauses, 'the port extends nothing').toBeUndefined()
+  })
+
   it('keeps server/lib files under 400 lines and classes at 20 methods or fewer (those known larger only shrink)', () => {
     const files = filesUnder(join(root, 'server/lib'))
     const longFiles = files.filter(file => readFileSync(file, 'utf8').split('\n').length > 400).map(file => relative(root, file))

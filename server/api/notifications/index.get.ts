@@ -11,6 +11,6 @@ export default defineEventHandler(async (event) => {
   const query = await getValidatedQuery(event, raw => querySchema.safeParse(raw))
   if (!query.success) throw createError({ statusCode: 400, statusMessage: `Invalid query: ${z.prettifyError(query.error).replaceAll('\n', ' ')}` })
   const unreadOnly = query.data.unread === 'true' || query.data.unread === '1'
-  const notifications = await useBackgroundJobs().store.listNotifications(user.id, { unreadOnly, limit: query.data.limit })
+  const notifications = await useBackgroundJobs().store.notifications.list(user.id, { unreadOnly, limit: query.data.limit })
   return { notifications }
 })

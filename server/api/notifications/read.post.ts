@@ -9,6 +9,6 @@ const bodySchema = z.object({
 export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
   const body = await readJsonBody(event, bodySchema, { allowEmpty: true })
-  const marked = await useBackgroundJobs().store.markNotificationsRead(user.id, body.ids)
+  const marked = await useBackgroundJobs().store.notifications.markRead(user.id, body.ids)
   return { marked }
 })

@@ -11,7 +11,7 @@ import type { WorkflowWebhooks } from '../workflows/webhooks'
 
 /** Removes everything `userId` owns. Bounded by the per-user quotas; batches until nothing is left. */
 export async function deleteUserData(stores: { jobs: BackgroundJobManager, threads: ThreadStore, workflows: WorkflowStore, webhooks: Pick<WorkflowWebhooks, 'remove'> }, userId: string): Promise<void> {
-  for (const job of await stores.jobs.store.listJobsByUser(userId, { status: 'streaming' })) await stores.jobs.abortJob(job.id)
+  for (const job of await stores.jobs.store.listJobs({ userId, status: 'streaming' })) await stores.jobs.abortJob(job.id)
   for (;;) {
     const threads = await stores.threads.listThreads(userId, { limit: 200 })
     if (threads.length === 0) break

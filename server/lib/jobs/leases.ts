@@ -99,7 +99,7 @@ export class JobLeases {
         hub: this.hub,
         watch: id => this.store.watchJob(id),
         readEvents: (id, fromSeq, limit) => this.store.readJobEvents(id, fromSeq, limit),
-        inputRequests: id => this.store.listInputRequests({ jobId: id }),
+        inputRequests: id => this.store.inputRequests.list({ jobId: id }),
         reportViewers: count => this.store.reportViewers(job.id, count),
         onError: error => this.logger?.warn(`Following job ${job.id} failed`, error),
       })

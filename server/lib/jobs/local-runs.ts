@@ -215,7 +215,7 @@ export class LocalRuns {
       // The runners are written not to throw; if one does, the job still must not stay `streaming`.
       logger?.warn(`Job ${job.id} crashed`, error)
       const failure: JobError = { kind: 'internal', message: 'The job failed unexpectedly on the server.' }
-      await this.options.store.failJob(job.id, failure).catch(() => {})
+      await this.options.store.endJob(job.id, { status: 'error', error: failure }).catch(() => {})
       await this.options.inputs.closeAllOf(job.id).catch(() => {})
       this.options.hub.finish(job.id, { status: 'error', error: failure, completedAt: Date.now() })
     }).then(async (outcome) => {
@@ -257,7 +257,7 @@ export class LocalRuns {
 
   /** Ends a job that has no run here with `error`, then closes what it asked and reports it. */
   async failAndReport(jobId: string, error: JobError): Promise<void> {
-    await this.options.store.failJob(jobId, error)
+    await this.options.store.endJob(jobId, { status: 'error', error })
     await this.endedOutsideRun(jobId)
   }
 

@@ -191,7 +191,7 @@ export class BackgroundJobManager {
     // Another instance may run it: it sees the request at its next lease renewal. If it does not
     // stop in time (it died), end the job here; its late writes will be refused.
     if (this.leases && await this.leases.abortElsewhere(jobId)) return true
-    const aborted = await this.store.abortJob(jobId)
+    const aborted = await this.store.endJob(jobId, { status: 'aborted' })
     if (aborted) await this.runs.endedOutsideRun(jobId)
     return aborted
   }

@@ -27,10 +27,10 @@ export async function notifyUnwatchedJob(store: JobStore, job: BackgroundJob, te
   const scheduled = workflow?.startedVia === 'schedule'
   if (terminal.status === 'complete') {
     if (scheduled) return null
-    return store.addNotification({ ...base, kind: 'job-complete', title: say(workflow ? 'runFinished' : 'answerReady'), body: preview(content) || say('finished') })
+    return store.notifications.add({ ...base, kind: 'job-complete', title: say(workflow ? 'runFinished' : 'answerReady'), body: preview(content) || say('finished') })
   }
   if (terminal.status === 'error') {
-    return store.addNotification({ ...base, kind: 'job-error', title: say(workflow ? (scheduled ? 'scheduledRunFailed' : 'runFailed') : 'answerFailed'), body: preview(terminal.error?.message ?? say('jobFailed')) })
+    return store.notifications.add({ ...base, kind: 'job-error', title: say(workflow ? (scheduled ? 'scheduledRunFailed' : 'runFailed') : 'answerFailed'), body: preview(terminal.error?.message ?? say('jobFailed')) })
   }
-  return store.addNotification({ ...base, kind: 'job-aborted', title: say(workflow ? (scheduled ? 'scheduledRunStopped' : 'runStopped') : 'answerStopped'), body: preview(content) || say('stoppedBefore') })
+  return store.notifications.add({ ...base, kind: 'job-aborted', title: say(workflow ? (scheduled ? 'scheduledRunStopped' : 'runStopped') : 'answerStopped'), body: preview(content) || say('stoppedBefore') })
 }

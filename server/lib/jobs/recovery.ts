@@ -60,7 +60,7 @@ export function planRelaunch(job: BackgroundJob, config: ServerConfig, secretBox
 export async function recoverInterruptedJobs(context: RecoveryContext): Promise<number> {
   const { store, leases } = context
   // Alone, every streaming job was ours; shared, only jobs whose owner's lease expired, once claimed.
-  const interrupted = leases ? await leases.listOrphanedJobs() : await store.listStreamingJobs()
+  const interrupted = leases ? await leases.listOrphanedJobs() : await store.listJobs({ streaming: true })
   let resumed = 0
   for (const job of interrupted) {
     if (context.isRunning(job.id)) continue

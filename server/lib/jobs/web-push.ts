@@ -192,14 +192,19 @@ export function pushMessageOf(note: JobNotification): PushMessage {
  * waiting: a slow push service holds up no job). Every place that leaves a note goes through it.
  */
 export function pushingNotes(store: JobStore, push: WebPush, logger?: WebPushOptions['logger']): JobStore {
+  const notes: JobStore['notifications'] = {
+    add: async (note: NewJobNotification) => {
+      const kept = await store.notifications.add(note)
+      void push.send(kept.userId, pushMessageOf(kept)).catch((error: unknown) => logger?.warn(`Could not push a note: ${(error as Error).message}`))
+      return kept
+    },
+    list: (userId, options) => store.notifications.list(userId, options),
+    markRead: (userId, ids, now) => store.notifications.markRead(userId, ids, now),
+  }
+  const replaced: keyof JobStore = 'notifications'
   return new Proxy(store, {
     get(target, property, receiver) {
-      if (property !== 'addNotification') return Reflect.get(target, property, receiver)
-      return async (note: NewJobNotification) => {
-        const kept = await target.addNotification(note)
-        void push.send(kept.userId, pushMessageOf(kept)).catch((error: unknown) => logger?.warn(`Could not push a note: ${(error as Error).message}`))
-        return kept
-      }
+      return property === replaced ? notes : Reflect.get(target, property, receiver)
     },
   })
 }

@@ -4,22 +4,31 @@
  * store's operations with it (`store_operation_duration_seconds`), tracing makes a span of each.
  * Operations are the store's own method names, so the labels they make are a fixed set.
  */
+import { isSubStore } from '../stores/sub-store'
 
 /** Told when a store call begins; returns what to call when it ends. */
 export type StoreCallWatcher = (store: string, operation: string) => (failed: boolean) => void
 
-/** `store` with each of its methods' calls reported to `watch` (`name` says which store it is). */
-export function instrumentedStore<T extends object>(store: T, name: string, watch: StoreCallWatcher): T {
+/**
+ * `store` with each of its methods' calls reported to `watch` (`name` says which store it is); a
+ * sub-store's (a plain object of methods, such as the job store's `inputRequests`) as `<key>.<method>`.
+ */
+export function instrumentedStore<T extends object>(store: T, name: string, watch: StoreCallWatcher, prefix = ''): T {
   const wrapped = new Map<PropertyKey, unknown>()
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver)
+      if (typeof property === 'string' && isSubStore(value)) {
+        let sub = wrapped.get(property)
+        if (!sub) wrapped.set(property, sub = instrumentedStore(value, name, watch, `${prefix}${property}.`))
+        return sub
+      }
       if (typeof value !== 'function' || typeof property !== 'string' || property === 'constructor') return value
       let method = wrapped.get(property)
       if (!method) {
         const original = value as (...args: unknown[]) => unknown
         method = function (this: unknown, ...args: unknown[]) {
-          const ended = watch(name, property)
+          const ended = watch(name, prefix + property)
           let result: unknown
           try {
             // Called on the store itself, so classes' private fields keep working.

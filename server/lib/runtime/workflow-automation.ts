@@ -62,7 +62,7 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, perso
     notifyFailure: async (schedule, jobId, message) => {
       const { locale } = await personal.preferences(schedule.userId)
       const title = localize(locale ?? 'en', schedule.label ? { key: 'notes.scheduleNamedDidNotStart', params: { name: schedule.label } } : { key: 'notes.scheduleDidNotStart' })
-      await stores.jobs.addNotification({ userId: schedule.userId, jobId, threadId: `workflow:${schedule.workflowId}`, kind: 'job-error', title, body: message.slice(0, 300) })
+      await stores.jobs.notifications.add({ userId: schedule.userId, jobId, threadId: `workflow:${schedule.workflowId}`, kind: 'job-error', title, body: message.slice(0, 300) })
     },
     tickMs: config.workflows.scheduleTickMs,
     graceMs: config.workflows.scheduleGraceSeconds * 1000,
@@ -93,7 +93,7 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, perso
       const answer = httpAnswerFor(error)
       return !answer || answer.statusCode === 429 || answer.statusCode >= 500 || answer.retryAfterSeconds !== undefined
     },
-    notifications: { list: userId => stores.jobs.listNotifications(userId, { limit: 100 }), add: note => stores.jobs.addNotification(note) },
+    notifications: { list: userId => stores.jobs.notifications.list(userId, { limit: 100 }), add: note => stores.jobs.notifications.add(note) },
   })
   jobs.workflowRuns.beforeEndKept(job => failureHandlers.afterRun(job))
   return { schedules, failureHandlers, failureWebhooks }

@@ -48,7 +48,7 @@ describe('BackgroundJobManager', () => {
   it('refuses a model that needs a key nobody gave, before creating anything', async () => {
     newManager({ openrouter: { apiKey: '' } })
     await expect(manager.startChatJob({ principal: { userId: 'a', role: 'user' }, request })).rejects.toBeInstanceOf(MissingApiKeyError)
-    expect(await store.listJobsByUser('a')).toEqual([])
+    expect(await store.listJobs({ userId: 'a' })).toEqual([])
   })
 
   it('stores a user key only encrypted, and drops it when the job ends', async () => {
@@ -103,9 +103,9 @@ describe('BackgroundJobManager', () => {
     newManager()
     fake.script(() => textReply('resumed answer'))
     const again = await store.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'chat', model: request.model, request })
-    await store.updateJobMetadata(again.id, { resumeCount: 1 })
+    await store.updateRunState(again.id, { resumeCount: 1 })
     const looping = await store.createJob({ userId: 'a', threadId: 't', messageId: 'm', type: 'chat', model: request.model, request })
-    await store.updateJobMetadata(looping.id, { resumeCount: 2 })
+    await store.updateRunState(looping.id, { resumeCount: 2 })
     expect(await manager.recoverInterruptedJobs()).toBe(1)
     await manager.runs.settled(again.id)
     expect(await store.getJob(again.id)).toMatchObject({ status: 'complete', resumeCount: 2 })

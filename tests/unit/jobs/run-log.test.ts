@@ -74,7 +74,7 @@ describe('readMissedEvents', () => {
   it('calls it compacted once an ended job\'s log is folded into its row, or the viewer is too far behind', async () => {
     await write([kept(1), kept(2)])
     expect(await readMissedEvents(store, jobId, { seq: 1, attempt: 0 }, MAX_REPLAYED_FROM_STORE + 2)).toEqual({ kind: 'snapshot', reason: 'compacted' })
-    await store.completeJob(jobId, { content: '12', reasoning: '', finishReason: 'stop', chunksReceived: 2, now: 1_000 })
+    await store.endJob(jobId, { status: 'complete', final: { content: '12', reasoning: '', finishReason: 'stop', chunksReceived: 2, now: 1_000 } })
     // Kept a while after the end: a viewer catching up still gets the exact events.
     expect(await readMissedEvents(store, jobId, { seq: 1, attempt: 0 })).toEqual({ kind: 'events', events: [kept(2)] })
     await store.cleanupExpired(0, 1_001)

@@ -67,7 +67,7 @@ describe('requests end with their job', () => {
     await manager.abortJob(job.id)
 
     expect(await manager.inputs.openFor('u')).toEqual([])
-    expect(await store.getInputRequest(job.id, request.id)).toMatchObject({ status: 'cancelled' })
+    expect(await store.inputRequests.get(job.id, request.id)).toMatchObject({ status: 'cancelled' })
     const ended = (await store.getJob(job.id))!
     await expect(manager.inputs.answer(ended, request.id, { approved: true })).rejects.toMatchObject({ statusCode: 410, message: expect.stringContaining('job has ended') })
     expect(sendEmail).not.toHaveBeenCalled()
@@ -77,9 +77,9 @@ describe('requests end with their job', () => {
     const job = await manager.startChatJob({ principal: { userId: 'u', role: 'user' }, request: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'mail it' }], fields: {} } })
     const request = await openRequestOf(job.id)
     // The job is ended behind the run's back, as another instance or a crash would leave it.
-    await store.failJob(job.id, { kind: 'internal', message: 'gone' })
+    await store.endJob(job.id, { status: 'error', error: { kind: 'internal', message: 'gone' } })
     expect(await manager.inputs.openFor('u')).toEqual([])
-    expect(await store.getInputRequest(job.id, request.id)).toMatchObject({ status: 'cancelled' })
+    expect(await store.inputRequests.get(job.id, request.id)).toMatchObject({ status: 'cancelled' })
     await manager.shutdown()
   })
 })
@@ -112,8 +112,8 @@ describe('a run\'s total waiting time', () => {
     const inputs = new JobInputs({ store, hub: new JobLiveHub({ graceMs: 10 }), settings: { timeoutMs: 60_000, claimMs: 30_000, pollMs: 50, maxTotalMs: 5_000 } })
     const job = await store.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'x' })
     // An earlier request of the job that stayed open 4.5 s.
-    const earlier = await store.openInputRequest({ jobId: job.id, userId: 'u', kind: 'approval', key: 'earlier', title: 'Earlier', expiresAt: Date.now() + 60_000, now: Date.now() - 4_500 })
-    await store.closeInputRequest(job.id, earlier.id, 'expired', Date.now())
+    const earlier = await store.inputRequests.open({ jobId: job.id, userId: 'u', kind: 'approval', key: 'earlier', title: 'Earlier', expiresAt: Date.now() + 60_000, now: Date.now() - 4_500 })
+    await store.inputRequests.close(job.id, earlier.id, 'expired', Date.now())
     const asked = await inputs.ask({ jobId: job.id, userId: 'u', kind: 'approval', key: 'later', title: 'Later' })
     expect(asked).toMatchObject({ request: { status: 'expired' } })
     const { request } = asked as { request: JobInputRequest }
@@ -143,7 +143,7 @@ describe('browser tool claims', () => {
     const job = await manager.startChatJob({ principal: { userId: 'u', role: 'user' }, request: locate })
     const request = await openRequestOf(job.id)
     const running = (await store.getJob(job.id))!
-    expect(await store.claimInputRequest(job.id, request.id, 'tab-one-id', { claimMs: 30_000, now: Date.now() - 60_000 })).toMatchObject({ ok: true })
+    expect(await store.inputRequests.claim(job.id, request.id, 'tab-one-id', { claimMs: 30_000, now: Date.now() - 60_000 })).toMatchObject({ ok: true })
     expect(await manager.inputs.claim('u', job.id, request.id, 'tab-two-id')).toMatchObject({ claimed: true })
     await expect(manager.inputs.answer(running, request.id, { result: { city: 'Late' }, claimant: 'tab-one-id' })).rejects.toMatchObject({ statusCode: 409 })
     expect((await manager.inputs.answer(running, request.id, { result: { city: 'Bergen' }, claimant: 'tab-two-id' })).status).toBe('answered')

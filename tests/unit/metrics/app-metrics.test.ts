@@ -298,4 +298,13 @@ describe('what runs, stores and limits report', () => {
     expect(sample(text, 'store_operation_errors_total{store="jobs",operation="get"}')).toBeUndefined()
     expect(sample(text, 'store_operation_duration_seconds_count{store="jobs",operation="count"}')).toBe(1)
   })
+
+  it('times the calls of a store\'s own ports (the job store\'s notifications) as <port>.<method>', async () => {
+    const metrics = new AppMetrics()
+    const plain = { name: 'memory', notifications: { list: async (userId: string) => [userId] } }
+    const store = instrumentedStore(plain, 'jobs', metrics.storeCallWatcher)
+    expect(await store.notifications.list('a')).toEqual(['a'])
+    expect(store.notifications).toBe(store.notifications)
+    expect(sample(await metrics.render(), 'store_operation_duration_seconds_count{store="jobs",operation="notifications.list"}')).toBe(1)
+  })
 })

@@ -52,6 +52,20 @@ describe('a database another connection holds locked', () => {
     await threads.close()
   })
 
+  it('retries the job store\'s own ports too (notifications, input requests) while locked', async () => {
+    const jobs = withBusyRetry(createSqliteJobStore({ path }), { deadlineMs: 5_000, firstDelayMs: 5 })
+    const job = await jobs.createJob({ userId: 'u', threadId: 't', messageId: 'm', type: 'chat', model: 'demo' })
+    locker.exec('BEGIN IMMEDIATE')
+    // Both first tries meet the lock as they are called; released now, their retries land.
+    const note = jobs.notifications.add({ userId: 'u', jobId: job.id, threadId: 't', kind: 'job-complete', title: 'Done', body: 'x' })
+    const request = jobs.inputRequests.open({ jobId: job.id, userId: 'u', key: 'k', kind: 'question', title: 'Go on?', expiresAt: Date.now() + 60_000 })
+    locker.exec('COMMIT')
+    expect(await note).toMatchObject({ title: 'Done' })
+    expect(await request).toMatchObject({ status: 'open', key: 'k' })
+    expect(await jobs.notifications.list('u')).toHaveLength(1)
+    await jobs.close()
+  })
+
   it('makes the job store ping fail while locked (GET /api/health reports it) and pass after', async () => {
     const jobs = withBusyRetry(createSqliteJobStore({ path }), { deadlineMs: 100, firstDelayMs: 5 })
     await expect(jobs.ping()).resolves.toBeUndefined()

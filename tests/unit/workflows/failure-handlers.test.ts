@@ -35,7 +35,7 @@ function setUp(overrides: Partial<FailureHandlerOptions> = {}) {
       await jobs.createJob(newWorkflowJob({ principal: { userId: run.userId, role: 'user' }, workflowId: run.workflow.id, definition: run.definition, prompt: run.prompt, inputs: run.inputs, startedVia: 'failure', failureOf: run.failureOf, jobId: run.jobId }, secretBox))
     },
     isPassing: error => !(error instanceof Error && error.message.startsWith('refused')),
-    notifications: { list: userId => jobs.listNotifications(userId), add: note => jobs.addNotification(note) },
+    notifications: { list: userId => jobs.notifications.list(userId), add: note => jobs.notifications.add(note) },
     ...overrides,
   })
   history.beforeEndKept(job => handlers.afterRun(job))
@@ -43,8 +43,8 @@ function setUp(overrides: Partial<FailureHandlerOptions> = {}) {
   const failedRun = async (onFailure: WorkflowDefinition['onFailure'], startedVia?: 'failure'): Promise<BackgroundJob> => {
     const job = await jobs.createJob(newWorkflowJob({ principal: { userId: 'a', role: 'user' }, workflowId: 'nightly', definition: definition({ onFailure }), prompt: 'Report for Tuesday', ...(startedVia ? { startedVia } : {}) }, secretBox))
     await history.record(job)
-    await jobs.updateWorkflowState(job.id, { workflowId: 'nightly', workflowName: 'Nightly report', nodeStates: {}, executionOrder: [], currentNodeId: null, failedNodeId: 'fetch' })
-    await jobs.failJob(job.id, { kind: 'workflow', message: 'Step "Fetch the numbers" failed: OpenRouter: server error (503)' }, { content: '', reasoning: '', chunksReceived: 0 })
+    await jobs.updateRunState(job.id, { workflowState: { workflowId: 'nightly', workflowName: 'Nightly report', nodeStates: {}, executionOrder: [], currentNodeId: null, failedNodeId: 'fetch' } })
+    await jobs.endJob(job.id, { status: 'error', error: { kind: 'workflow', message: 'Step "Fetch the numbers" failed: OpenRouter: server error (503)' }, final: { content: '', reasoning: '', chunksReceived: 0 } })
     return (await jobs.getJob(job.id))!
   }
   return { jobs, runs, history, handlers, started, failedRun }
@@ -122,7 +122,7 @@ describe('workflow failure handlers', () => {
     await history.record(gone)
     const disabled = await failedRun({ workflowId: 'on-call' })
     await history.record(disabled)
-    const notes = await jobs.listNotifications('a')
+    const notes = await jobs.notifications.list('a')
     expect(notes.map(note => note.body)).toEqual([
       'The account that owns this workflow is disabled.',
       expect.stringMatching(/^There is no workflow “deleted-workflow” of yours to run/),
@@ -140,11 +140,11 @@ describe('workflow failure handlers', () => {
     const failed = await failedRun({ notify: true })
     await history.record(failed)
     await history.record(failed)
-    expect(await jobs.listNotifications('a')).toEqual([expect.objectContaining({ jobId: failed.id, kind: 'job-error', title: 'The run of “Nightly report” failed' })])
+    expect(await jobs.notifications.list('a')).toEqual([expect.objectContaining({ jobId: failed.id, kind: 'job-error', title: 'The run of “Nightly report” failed' })])
     const ok = await jobs.createJob(newWorkflowJob({ principal: { userId: 'a', role: 'user' }, workflowId: 'nightly', definition: definition({ onFailure: { notify: true } }), prompt: 'p' }, secretBox))
-    await jobs.completeJob(ok.id, { content: 'fine', reasoning: '', chunksReceived: 1, finishReason: 'stop' })
+    await jobs.endJob(ok.id, { status: 'complete', final: { content: 'fine', reasoning: '', chunksReceived: 1, finishReason: 'stop' } })
     await history.record((await jobs.getJob(ok.id))!)
-    expect(await jobs.listNotifications('a')).toHaveLength(1)
+    expect(await jobs.notifications.list('a')).toHaveLength(1)
   })
 
   it('refuses an onFailure that asks for nothing', () => {
@@ -170,11 +170,11 @@ describe('workflow failure handlers', () => {
     expect(sent).toHaveLength(2)
     expect(sent[0]!.id).toBe(sent[1]!.id)
     expect(sent[0]).toMatchObject({ workflowId: 'nightly', payload: { type: 'workflow.run.failed', run_id: failed.id, step: 'Fetch the numbers (fetch)', error: expect.stringMatching(/503/) } })
-    expect(await jobs.listNotifications('a')).toEqual([])
+    expect(await jobs.notifications.list('a')).toEqual([])
     reachable = false
     const unreachable = await failedRun(undefined)
     await history.record(unreachable)
     await history.record(unreachable)
-    expect((await jobs.listNotifications('a')).map(note => note.title)).toEqual(['The failure webhook of “Nightly report” could not be reached'])
+    expect((await jobs.notifications.list('a')).map(note => note.title)).toEqual(['The failure webhook of “Nightly report” could not be reached'])
   })
 })

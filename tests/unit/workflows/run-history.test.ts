@@ -24,7 +24,7 @@ describe('workflow run history', () => {
     const job = await start()
     await history.record(job)
     expect((await history.list({ userId: 'a', limit: 10 })).runs).toEqual([expect.objectContaining({ jobId: job.id, workflowId: 'w1', workflowName: definition.name, version: 3, startedVia: 'form', status: 'streaming', prompt: 'Where is my parcel?', stepsDone: 0, stepCount: definition.nodes.length })])
-    await jobs.completeJob(job.id, { content: 'Shipping answer', reasoning: '', chunksReceived: 1, finishReason: 'stop', usage: { promptTokens: 12, completionTokens: 8, totalTokens: 20, cachedTokens: 0, reasoningTokens: 0, cost: 0.001 }, now: job.startedAt + 500 })
+    await jobs.endJob(job.id, { status: 'complete', final: { content: 'Shipping answer', reasoning: '', chunksReceived: 1, finishReason: 'stop', usage: { promptTokens: 12, completionTokens: 8, totalTokens: 20, cachedTokens: 0, reasoningTokens: 0, cost: 0.001 }, now: job.startedAt + 500 } })
     await history.record((await jobs.getJob(job.id))!)
     const kept = await history.get(job.id)
     expect(kept).toMatchObject({ status: 'complete', finishedAt: job.startedAt + 500, usage: { totalTokens: 20, cost: 0.001 }, job: { content: 'Shipping answer', workflow: { version: 3, prompt: 'Where is my parcel?' } } })
@@ -36,7 +36,7 @@ describe('workflow run history', () => {
   it('still has the run after its job\'s live state is gone', async () => {
     const { jobs, history, start } = setUp()
     const job = await start()
-    await jobs.completeJob(job.id, { content: 'Done', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 1_000 })
+    await jobs.endJob(job.id, { status: 'complete', final: { content: 'Done', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 1_000 } })
     await history.record((await jobs.getJob(job.id))!)
     expect(await jobs.cleanupExpired(Date.now())).toBe(1)
     expect(await jobs.getJob(job.id)).toBeNull()
@@ -49,11 +49,11 @@ describe('workflow run history', () => {
     // One whose job was deleted before anyone kept its end.
     const lost = await start('second')
     await history.record(lost)
-    await jobs.abortJob(lost.id)
+    await jobs.endJob(lost.id, { status: 'aborted' })
     await jobs.cleanupExpired(Date.now() + 1)
     const ended = await start('first')
     await history.record(ended)
-    await jobs.failJob(ended.id, { message: 'Step failed', kind: 'upstream' }, { content: '', reasoning: '', chunksReceived: 0 })
+    await jobs.endJob(ended.id, { status: 'error', error: { message: 'Step failed', kind: 'upstream' }, final: { content: '', reasoning: '', chunksReceived: 0 } })
     // One still running on (another) instance: left alone.
     const running = await start('third')
     await history.record(running)
@@ -67,7 +67,7 @@ describe('workflow run history', () => {
   it('deletes runs past the retention in days, and a workflow\'s or an account\'s runs', async () => {
     const { jobs, history, start, runs } = setUp()
     const job = await start()
-    await jobs.completeJob(job.id, { content: 'Done', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 1_000 })
+    await jobs.endJob(job.id, { status: 'complete', final: { content: 'Done', reasoning: '', chunksReceived: 1, finishReason: 'stop', now: 1_000 } })
     await history.record((await jobs.getJob(job.id))!)
     await jobs.cleanupExpired(Date.now())
     await history.sweep(1_000 + 29 * DAY)
@@ -89,7 +89,7 @@ describe('workflow run history', () => {
     const history = new WorkflowRunHistory({ jobs, runs, retentionDays: 30, maxBytes: { perUser: 100_000, perWorkflow: 50_000 } })
     const finish = async (workflowId: string, at: number) => {
       const job = await jobs.createJob(newWorkflowJob({ principal: { userId: 'a', role: 'user' }, workflowId, definition, prompt: 'p' }, secretBox))
-      await jobs.completeJob(job.id, { content: 'x'.repeat(20_000), reasoning: '', chunksReceived: 1, finishReason: 'stop', now: at })
+      await jobs.endJob(job.id, { status: 'complete', final: { content: 'x'.repeat(20_000), reasoning: '', chunksReceived: 1, finishReason: 'stop', now: at } })
       await history.record((await jobs.getJob(job.id))!)
       return job.id
     }

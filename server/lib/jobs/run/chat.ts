@@ -109,7 +109,7 @@ async function openRun(harness: JobRunHarness, options: ChatJobRunOptions, text:
   const startState: BackgroundJob = { ...job, content: text.content, reasoning: text.reasoning, activeToolCalls }
   if (resume) {
     startState.resumeCount = job.resumeCount + 1
-    await store.updateJobMetadata(job.id, { content: text.content, reasoning: text.reasoning, resumeCount: startState.resumeCount })
+    await store.updateRunState(job.id, { content: text.content, reasoning: text.reasoning, resumeCount: startState.resumeCount })
     await store.updateJob(job.id, { activeToolCalls })
     await options.tools.ready()
   }

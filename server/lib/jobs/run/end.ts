@@ -54,19 +54,19 @@ export async function endJobRun(options: RunEnding & {
   const usage = options.final.usage
   let terminal: JobTerminal
   if (reason === 'timeout') {
-    await store.failJob(job.id, options.timeoutError, { ...final, finishReason: 'timeout' })
+    await store.endJob(job.id, { status: 'error', error: options.timeoutError, final: { ...final, finishReason: 'timeout' } })
     terminal = { status: 'error', error: options.timeoutError, finishReason: 'timeout', usage, completedAt: now }
   } else if (reason === 'user' || result.status === 'aborted') {
-    await store.abortJob(job.id, final)
+    await store.endJob(job.id, { status: 'aborted', final })
     terminal = { status: 'aborted', finishReason: 'aborted', usage, completedAt: now }
   } else if (result.status === 'error') {
-    await store.failJob(job.id, result.error, { ...final, finishReason: 'error' })
+    await store.endJob(job.id, { status: 'error', error: result.error, final: { ...final, finishReason: 'error' } })
     terminal = { status: 'error', error: result.error, finishReason: 'error', usage, completedAt: now }
   } else if (result.status === 'rejected') {
-    await store.rejectJob(job.id, result.error, { ...final, finishReason: 'rejected' })
+    await store.endJob(job.id, { status: 'rejected', error: result.error, final: { ...final, finishReason: 'rejected' } })
     terminal = { status: 'rejected', error: result.error, finishReason: 'rejected', usage, completedAt: now }
   } else {
-    await store.completeJob(job.id, { ...final, finishReason: result.finishReason })
+    await store.endJob(job.id, { status: 'complete', final: { ...final, finishReason: result.finishReason } })
     terminal = { status: 'complete', finishReason: result.finishReason, usage, completedAt: now }
   }
   // Nothing waits any more: what the job had asked is closed before viewers hear it ended.

@@ -57,18 +57,18 @@ export class JobRunEvents {
     const execution = executionOf(record)
     this.toolRounds = withToolExecution(this.toolRounds, round, execution)
     this.hub.setToolRounds(this.jobId, this.toolRounds)
-    void this.writer.enqueue(() => this.store.appendToolExecution(this.jobId, round, execution))
+    void this.writer.enqueue(() => this.store.updateRunState(this.jobId, { toolExecution: { round, execution } }))
   }
 
   /** Where a chat job resumes; `true` once stored. */
   checkpoint(checkpoint: JobCheckpoint): Promise<boolean> {
-    return this.writer.checkpoint(() => this.store.updateJobMetadata(this.jobId, { checkpoint }))
+    return this.writer.checkpoint(() => this.store.updateRunState(this.jobId, { checkpoint }))
   }
 
   /** A workflow moved on: viewers see it (without checkpoints), the store keeps it whole; `true` once stored. */
   workflowState(state: WorkflowState): Promise<boolean> {
     this.showWorkflowState(state)
-    return this.writer.checkpoint(() => this.store.updateWorkflowState(this.jobId, state))
+    return this.writer.checkpoint(() => this.store.updateRunState(this.jobId, { workflowState: state }))
   }
 
   /** Shows viewers a workflow state that is not kept (live step text between transitions). */

@@ -326,7 +326,7 @@ export async function runWorkflowJob(options: WorkflowJobRunOptions): Promise<Jo
   const harness = new JobRunHarness(options)
   const resumed = job.workflowState !== undefined
   await harness.openLive({ ...job, resumeCount: resumed ? job.resumeCount + 1 : job.resumeCount }, resumed)
-  if (resumed) await store.updateJobMetadata(job.id, { resumeCount: job.resumeCount + 1 })
+  if (resumed) await store.updateRunState(job.id, { resumeCount: job.resumeCount + 1 })
   await options.tools.ready()
   const context = new WorkflowJobContext(options, harness)
   // Outputs too long for the record are kept as files of the run's workspace (output-files.ts);

@@ -106,7 +106,7 @@ export class JobInputs {
     const { store } = this.options
     const now = Date.now()
     const allowed = Math.min(timeoutMs, this.settings.timeoutMs, await this.waitLeft(question.jobId, now))
-    const request = await store.openInputRequest({ ...question, expiresAt: now + Math.max(1_000, allowed), now })
+    const request = await store.inputRequests.open({ ...question, expiresAt: now + Math.max(1_000, allowed), now })
     this.publish(request)
     if (request.createdAt === now && request.status === 'open') {
       this.observer.waitOpened(request.kind)
@@ -140,13 +140,13 @@ export class JobInputs {
       if (signal?.aborted) return this.stopped(request, signal)
       const left = request.expiresAt - Date.now()
       if (left <= 0) {
-        const closed = await store.closeInputRequest(request.jobId, request.id, 'expired')
+        const closed = await store.inputRequests.close(request.jobId, request.id, 'expired')
         request = 'request' in closed ? closed.request : request
         if (closed.ok) this.publish(request)
         break
       }
       await this.sleep(request.id, Math.min(this.settings.pollMs, left), signal)
-      const latest = await store.getInputRequest(request.jobId, request.id)
+      const latest = await store.inputRequests.get(request.jobId, request.id)
       if (!latest) break
       if (latest.status !== request.status || latest.claimedBy !== request.claimedBy) this.publish(latest)
       request = latest
@@ -158,7 +158,7 @@ export class JobInputs {
   private async waitLeft(jobId: string, now: number): Promise<number> {
     const { maxTotalMs } = this.settings
     if (maxTotalMs === undefined) return Infinity
-    const asked = await this.options.store.listInputRequests({ jobId }).catch(() => [])
+    const asked = await this.options.store.inputRequests.list({ jobId }).catch(() => [])
     const waited = asked.reduce((sum, request) => sum + Math.max(0, (request.status === 'open' ? now : request.answeredAt ?? now) - request.createdAt), 0)
     return maxTotalMs - waited
   }
@@ -195,7 +195,7 @@ export class JobInputs {
     } catch (error) {
       throw new JobInputError(400, (error as Error).message, request)
     }
-    const result = await this.options.store.answerInputRequest(job.id, requestId, answer, { claimant: claimantOf(body), claimMs: this.settings.claimMs })
+    const result = await this.options.store.inputRequests.answer(job.id, requestId, answer, { claimant: claimantOf(body), claimMs: this.settings.claimMs })
     if (!result.ok) {
       if (result.reason === 'missing') throw new JobInputError(404, 'No such request for this job.')
       if (result.reason === 'claimed') throw new JobInputError(409, 'Another tab is running this browser tool call, and only its result counts. Leave it to that tab.', result.request)
@@ -211,9 +211,9 @@ export class JobInputs {
    * them at once, and a late answer gets 410. Safe to call more than once.
    */
   async closeAllOf(jobId: string): Promise<void> {
-    const open = (await this.options.store.listInputRequests({ jobId })).filter(request => request.status === 'open')
+    const open = (await this.options.store.inputRequests.list({ jobId })).filter(request => request.status === 'open')
     for (const request of open) {
-      const closed = await this.options.store.closeInputRequest(jobId, request.id, 'cancelled')
+      const closed = await this.options.store.inputRequests.close(jobId, request.id, 'cancelled')
       if (closed.ok) this.publish(closed.request)
       this.wake(request.id)
     }
@@ -223,7 +223,7 @@ export class JobInputs {
   async claim(userId: string, jobId: string, requestId: string, claimant: string): Promise<InputClaim> {
     const request = await this.openRequestOf(userId, jobId, requestId)
     if (request.kind !== 'client-tool') throw new JobInputError(400, 'Only a browser tool call is claimed; answer approvals and questions directly.', request)
-    const result = await this.options.store.claimInputRequest(jobId, requestId, claimant, { claimMs: this.settings.claimMs })
+    const result = await this.options.store.inputRequests.claim(jobId, requestId, claimant, { claimMs: this.settings.claimMs })
     if (result.ok) {
       this.publish(result.request)
       return { claimed: true, request: result.request }
@@ -235,7 +235,7 @@ export class JobInputs {
 
   /** A job's requests (for its page and a resumed run). */
   ofJob(jobId: string): Promise<JobInputRequest[]> {
-    return this.options.store.listInputRequests({ jobId })
+    return this.options.store.inputRequests.list({ jobId })
   }
 
   /**
@@ -244,7 +244,7 @@ export class JobInputs {
    */
   async openFor(userId: string): Promise<JobInputRequest[]> {
     const now = Date.now()
-    const open = (await this.options.store.listInputRequests({ userId, status: 'open' })).filter(request => request.expiresAt > now)
+    const open = (await this.options.store.inputRequests.list({ userId, status: 'open' })).filter(request => request.expiresAt > now)
     const ended = new Set<string>()
     await Promise.all([...new Set(open.map(request => request.jobId))].map(async (jobId) => {
       const job = await this.options.store.getJob(jobId)
@@ -257,15 +257,15 @@ export class JobInputs {
 
   /** Marks an approval acted on; false when it already was (a restart must not run the tool twice). */
   consume(request: JobInputRequest): Promise<boolean> {
-    return this.options.store.consumeInputRequest(request.jobId, request.id)
+    return this.options.store.inputRequests.consume(request.jobId, request.id)
   }
 
   private async openRequestOf(userId: string, jobId: string, requestId: string): Promise<JobInputRequest> {
-    const request = await this.options.store.getInputRequest(jobId, requestId)
+    const request = await this.options.store.inputRequests.get(jobId, requestId)
     if (!request || request.userId !== userId) throw new JobInputError(404, 'No such request for this job.')
     if (request.status !== 'open') throw describeSettled(request)
     if (request.expiresAt <= Date.now()) {
-      const closed = await this.options.store.closeInputRequest(jobId, requestId, 'expired')
+      const closed = await this.options.store.inputRequests.close(jobId, requestId, 'expired')
       if ('request' in closed) {
         this.publish(closed.request)
         this.wake(requestId)
@@ -278,7 +278,7 @@ export class JobInputs {
 
   private async stopped(request: JobInputRequest, signal: AbortSignal): Promise<{ aborted: true }> {
     if (!RESUMABLE_STOPS.has(String(signal.reason))) {
-      const closed = await this.options.store.closeInputRequest(request.jobId, request.id, 'cancelled').catch(() => undefined)
+      const closed = await this.options.store.inputRequests.close(request.jobId, request.id, 'cancelled').catch(() => undefined)
       if (closed?.ok) {
         this.publish(closed.request)
         this.observer.waitEnded(request.kind, 'cancelled')
@@ -294,7 +294,7 @@ export class JobInputs {
   private async noteForOwner(request: JobInputRequest): Promise<void> {
     const job = await this.options.store.getJob(request.jobId).catch(() => null)
     if (!job) return
-    await this.options.store.addNotification({ userId: request.userId, jobId: request.jobId, threadId: job.threadId, kind: 'input-needed', title: localize(job.request?.locale ?? 'en', { key: 'notes.waitsForYou' }), body: request.title })
+    await this.options.store.notifications.add({ userId: request.userId, jobId: request.jobId, threadId: job.threadId, kind: 'input-needed', title: localize(job.request?.locale ?? 'en', { key: 'notes.waitsForYou' }), body: request.title })
       .catch(error => this.options.logger?.warn(`Job ${request.jobId}: the note about its request could not be stored`, error))
   }
 

@@ -8,11 +8,12 @@
  */
 import type { FunctionReference, FunctionReturnType, OptionalRestArgs } from 'convex/server'
 import { api } from '../../../../convex/_generated/api'
-import type { BackgroundJob, JobNotification } from '../../../../shared/types/job'
+import type { BackgroundJob } from '../../../../shared/types/job'
 import { listLimit, RunningCapError, type JobLeaseStore, type JobStore } from './job-store'
 import { createConvexInputRequests } from './input-requests-convex'
 import { InstancePulse } from '../convex/instance-pulse'
-import { decodeJobEvent, encodeJobEvent } from './job-record'
+import { decodeJobEvent, encodeJobEvent, finalStateOf } from './job-record'
+import { createConvexNotifications } from './notifications-convex'
 import { LRUCache } from 'lru-cache'
 import { splitWorkflowState } from '../../../../shared/workflow-state-parts'
 
@@ -65,7 +66,8 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
 
   return {
     name: 'convex',
-    ...createConvexInputRequests(client, secret),
+    inputRequests: createConvexInputRequests(client, secret),
+    notifications: createConvexNotifications(client, secret),
     instanceId: owner,
     leaseMs,
     async createJob(input) {
@@ -100,39 +102,28 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
       const read = await client.query(api.jobs.events, { secret, jobId, fromSeq, limit })
       return read ? { events: read.events.map(decodeJobEvent), lastSeq: read.lastSeq, status: read.status } : null
     },
-    async appendToolExecution(jobId, round, execution) {
-      return client.mutation(api.jobs.appendToolExecution, { secret, jobId, round, execution, now: Date.now(), owner })
-    },
-    async updateJobMetadata(jobId, update) {
-      return client.mutation(api.jobs.updateMetadata, {
+    async updateRunState(jobId, update) {
+      const { workflowState, checkpoint, now: at, ...fields } = update
+      const now = at ?? Date.now()
+      const write = (workflow?: { state: string, parts: Array<{ path: string, body: string }>, knownAt?: number }) => client.mutation(api.jobs.updateRunState, {
         secret,
         jobId,
-        toolRounds: update.toolRounds,
-        checkpoint: update.checkpoint === null ? null : update.checkpoint ? JSON.stringify(update.checkpoint) : undefined,
-        usage: update.usage,
-        content: update.content,
-        reasoning: update.reasoning,
-        resumeCount: update.resumeCount,
-        now: update.now ?? Date.now(),
-        owner,
-      })
-    },
-    async updateWorkflowState(jobId, state) {
-      // The root, and the parts that changed since this instance last wrote the job; all of them
-      // when it does not remember, or when anything wrote the job since (shared/workflow-state-parts.ts).
-      const { root, parts } = splitWorkflowState(state)
-      const now = Date.now()
-      const remembered = writtenParts.get(jobId)
-      const send = (known: { parts: Map<string, string>, at: number } | undefined) => client.mutation(api.jobs.updateWorkflowState, {
-        secret,
-        jobId,
-        state: root,
-        parts: [...parts].filter(([path, body]) => known?.parts.get(path) !== body).map(([path, body]) => ({ path, body })),
-        ...(known ? { knownAt: known.at } : {}),
+        ...fields,
+        checkpoint: checkpoint === null ? null : checkpoint ? JSON.stringify(checkpoint) : undefined,
+        ...(workflow ? { workflow } : {}),
         now,
         owner,
       })
-      let written = await send(remembered)
+      if (!workflowState) return await write() === true
+      // The root, and the parts that changed since this instance last wrote the job; all of them
+      // when it does not remember, or when anything wrote the job since (shared/workflow-state-parts.ts).
+      const { root, parts } = splitWorkflowState(workflowState)
+      const send = (known: { parts: Map<string, string>, at: number } | undefined) => write({
+        state: root,
+        parts: [...parts].filter(([path, body]) => known?.parts.get(path) !== body).map(([path, body]) => ({ path, body })),
+        ...(known ? { knownAt: known.at } : {}),
+      })
+      let written = await send(writtenParts.get(jobId))
       if (written === 'stale') written = await send(undefined)
       if (written !== true) {
         writtenParts.delete(jobId)
@@ -141,25 +132,27 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
       writtenParts.set(jobId, { parts, at: now })
       return true
     },
-    async completeJob(jobId, final) {
-      return client.mutation(api.jobs.finish, { secret, jobId, status: 'complete', content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason, now: final.now ?? Date.now(), owner })
+    async endJob(jobId, end) {
+      const final = finalStateOf(end)
+      return client.mutation(api.jobs.finish, {
+        secret,
+        jobId,
+        status: end.status,
+        ...(end.status === 'error' || end.status === 'rejected' ? { error: end.error } : {}),
+        content: final.content,
+        reasoning: final.reasoning,
+        chunksReceived: final.chunksReceived,
+        usage: final.usage,
+        finishReason: final.finishReason,
+        now: final.now ?? Date.now(),
+        // Aborting is allowed from any instance (a person's stop wins over the lease).
+        ...(end.status === 'aborted' ? {} : { owner }),
+      })
     },
-    async failJob(jobId, error, final = {}) {
-      return client.mutation(api.jobs.finish, { secret, jobId, status: 'error', error, content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason ?? 'error', now: final.now ?? Date.now(), owner })
-    },
-    async rejectJob(jobId, reason, final = {}) {
-      return client.mutation(api.jobs.finish, { secret, jobId, status: 'rejected', error: reason, content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason ?? 'rejected', now: final.now ?? Date.now(), owner })
-    },
-    async abortJob(jobId, final = {}) {
-      // Aborting is allowed from any instance (a user's stop wins over the lease).
-      return client.mutation(api.jobs.finish, { secret, jobId, status: 'aborted', content: final.content, reasoning: final.reasoning, chunksReceived: final.chunksReceived, usage: final.usage, finishReason: final.finishReason ?? 'aborted', now: final.now ?? Date.now() })
-    },
-    async listJobsByUser(userId, listOptions = {}) {
-      const jobs = await client.query(api.jobs.listByUser, { secret, userId, status: listOptions.status, limit: listLimit(listOptions.limit) })
+    async listJobs(query) {
+      if ('streaming' in query) return (await client.query(api.jobs.listStreaming, { secret })).map(toJob)
+      const jobs = await client.query(api.jobs.listByUser, { secret, userId: query.userId, status: query.status, limit: listLimit(query.limit) })
       return jobs.map(toJob)
-    },
-    async listStreamingJobs() {
-      return (await client.query(api.jobs.listStreaming, { secret })).map(toJob)
     },
     async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore, ofUser) {
       if (ofUser !== undefined) {
@@ -177,15 +170,6 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
         total += deleted
         if (!hasMore) return total
       }
-    },
-    async addNotification({ now, ...fields }) {
-      return await client.mutation(api.notifications.add, { secret, ...fields, now: now ?? Date.now() }) as JobNotification
-    },
-    async listNotifications(userId, listOptions = {}) {
-      return await client.query(api.notifications.list, { secret, userId, unreadOnly: listOptions.unreadOnly, limit: listLimit(listOptions.limit) }) as JobNotification[]
-    },
-    async markNotificationsRead(userId, ids, now = Date.now()) {
-      return client.mutation(api.notifications.markRead, { secret, userId, ids: ids ? [...ids] : undefined, now })
     },
     async ping() {
       // The cheapest round trip that proves the deployment answers and accepts our secret.

@@ -17,25 +17,25 @@ export interface InputRequestStore {
    * Opens a request, or returns the one already stored under the same job and `key` (a resumed
    * run asking again gets the request, and any answer, it had before the restart).
    */
-  openInputRequest(input: NewInputRequest): Promise<JobInputRequest>
-  getInputRequest(jobId: string, requestId: string): Promise<JobInputRequest | null>
+  open(input: NewInputRequest): Promise<JobInputRequest>
+  get(jobId: string, requestId: string): Promise<JobInputRequest | null>
   /** A job's requests (oldest first) or a user's open ones (newest first); at most 200. */
-  listInputRequests(query: { jobId: string } | { userId: string, status: 'open' }): Promise<JobInputRequest[]>
+  list(query: { jobId: string } | { userId: string, status: 'open' }): Promise<JobInputRequest[]>
   /**
    * Takes an open request for `claimant` when nobody holds it, or the holder's claim is older
    * than `claimMs` (that tab went away). `claimed` when another holds it; `settled` when done.
    */
-  claimInputRequest(jobId: string, requestId: string, claimant: string, options: { claimMs: number, now?: number }): Promise<InputRequestChange>
+  claim(jobId: string, requestId: string, claimant: string, options: { claimMs: number, now?: number }): Promise<InputRequestChange>
   /**
    * Answers an open request (first answer wins; `settled` for a later one). A browser tool call is
    * answered only by the tab that holds its claim (`claimed` for another), or by any tab while
    * nobody holds a live claim (answering then takes it).
    */
-  answerInputRequest(jobId: string, requestId: string, answer: InputAnswer, options?: AnswerOptions): Promise<InputRequestChange>
+  answer(jobId: string, requestId: string, answer: InputAnswer, options?: AnswerOptions): Promise<InputRequestChange>
   /** Ends an open request without an answer (`expired` past its time, `cancelled` with its job). */
-  closeInputRequest(jobId: string, requestId: string, status: 'expired' | 'cancelled', now?: number): Promise<InputRequestChange>
+  close(jobId: string, requestId: string, status: 'expired' | 'cancelled', now?: number): Promise<InputRequestChange>
   /** Marks an answered request acted on; false when it already was (the action must not run again). */
-  consumeInputRequest(jobId: string, requestId: string, now?: number): Promise<boolean>
+  consume(jobId: string, requestId: string, now?: number): Promise<boolean>
 }
 
 /** Builds the stored form of a new request. */

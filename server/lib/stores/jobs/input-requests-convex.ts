@@ -21,28 +21,28 @@ function toChange(result: ConvexChange): InputRequestChange {
 /** The input-request methods over a Convex deployment. */
 export function createConvexInputRequests(client: ConvexFunctionClient, secret: string): InputRequestStore {
   return {
-    async openInputRequest(input) {
+    async open(input) {
       const request = newInputRequest(input, input.id ?? crypto.randomUUID())
       return parse(await client.mutation(api.inputRequests.open, { secret, body: JSON.stringify(request) }))
     },
-    async getInputRequest(jobId, requestId) {
+    async get(jobId, requestId) {
       const body = await client.query(api.inputRequests.get, { secret, jobId, requestId })
       return body === null ? null : parse(body)
     },
-    async listInputRequests(query) {
+    async list(query) {
       const bodies = await client.query(api.inputRequests.list, 'jobId' in query ? { secret, jobId: query.jobId } : { secret, userId: query.userId })
       return bodies.map(parse)
     },
-    async claimInputRequest(jobId, requestId, claimant, { claimMs, now = Date.now() }) {
+    async claim(jobId, requestId, claimant, { claimMs, now = Date.now() }) {
       return toChange(await client.mutation(api.inputRequests.claim, { secret, jobId, requestId, claimant, claimMs, now }))
     },
-    async answerInputRequest(jobId, requestId, answer, { now = Date.now(), claimant, claimMs } = {}) {
+    async answer(jobId, requestId, answer, { now = Date.now(), claimant, claimMs } = {}) {
       return toChange(await client.mutation(api.inputRequests.answer, { secret, jobId, requestId, answer: JSON.stringify(answer), now, ...(claimant === undefined ? {} : { claimant }), ...(claimMs === undefined ? {} : { claimMs }) }))
     },
-    async closeInputRequest(jobId, requestId, status, now = Date.now()) {
+    async close(jobId, requestId, status, now = Date.now()) {
       return toChange(await client.mutation(api.inputRequests.close, { secret, jobId, requestId, status, now }))
     },
-    async consumeInputRequest(jobId, requestId, now = Date.now()) {
+    async consume(jobId, requestId, now = Date.now()) {
       return await client.mutation(api.inputRequests.consume, { secret, jobId, requestId, now })
     },
   }

@@ -17,7 +17,7 @@ export function createMemoryInputRequests(): InputRequestStore & { deleteForJobs
   }
 
   return {
-    async openInputRequest(input) {
+    async open(input) {
       for (const request of requests.values()) {
         if (request.jobId === input.jobId && request.key === input.key) return structuredClone(request)
       }
@@ -25,27 +25,27 @@ export function createMemoryInputRequests(): InputRequestStore & { deleteForJobs
       requests.set(request.id, structuredClone(request))
       return request
     },
-    async getInputRequest(jobId, requestId) {
+    async get(jobId, requestId) {
       const request = requests.get(requestId)
       return request && request.jobId === jobId ? structuredClone(request) : null
     },
-    async listInputRequests(query) {
+    async list(query) {
       const found = [...requests.values()].filter(request => 'jobId' in query
         ? request.jobId === query.jobId
         : request.userId === query.userId && request.status === query.status)
       found.sort((a, b) => ('jobId' in query ? a.createdAt - b.createdAt : b.createdAt - a.createdAt))
       return found.slice(0, INPUT_REQUEST_LIST_LIMIT).map(request => structuredClone(request))
     },
-    async claimInputRequest(jobId, requestId, claimant, { claimMs, now = Date.now() }) {
+    async claim(jobId, requestId, claimant, { claimMs, now = Date.now() }) {
       return change(jobId, requestId, request => inputRequestRules.claim(request, claimant, claimMs, now))
     },
-    async answerInputRequest(jobId, requestId, answer, { now = Date.now(), ...options } = {}) {
+    async answer(jobId, requestId, answer, { now = Date.now(), ...options } = {}) {
       return change(jobId, requestId, request => inputRequestRules.answer(request, structuredClone(answer), { ...options, now }))
     },
-    async closeInputRequest(jobId, requestId, status, now = Date.now()) {
+    async close(jobId, requestId, status, now = Date.now()) {
       return change(jobId, requestId, request => inputRequestRules.close(request, status, now))
     },
-    async consumeInputRequest(jobId, requestId, now = Date.now()) {
+    async consume(jobId, requestId, now = Date.now()) {
       const request = requests.get(requestId)
       if (!request || request.jobId !== jobId) return false
       const consumed = inputRequestRules.consume(request, now)

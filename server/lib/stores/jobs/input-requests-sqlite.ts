@@ -44,26 +44,26 @@ export function createSqliteInputRequests(db: Database): InputRequestStore {
   })
 
   return {
-    async openInputRequest(input) {
+    async open(input) {
       return open.immediate(newInputRequest(input, input.id ?? randomUUID()))
     },
-    async getInputRequest(jobId, requestId) {
+    async get(jobId, requestId) {
       return parse(statements.get.get(requestId, jobId))
     },
-    async listInputRequests(query) {
+    async list(query) {
       const rows = 'jobId' in query ? statements.byJob.all(query.jobId, INPUT_REQUEST_LIST_LIMIT) : statements.openByUser.all(query.userId, INPUT_REQUEST_LIST_LIMIT)
       return rows.map(row => parse(row)!)
     },
-    async claimInputRequest(jobId, requestId, claimant, { claimMs, now = Date.now() }) {
+    async claim(jobId, requestId, claimant, { claimMs, now = Date.now() }) {
       return change.immediate(jobId, requestId, request => inputRequestRules.claim(request, claimant, claimMs, now))
     },
-    async answerInputRequest(jobId, requestId, answer, { now = Date.now(), ...options } = {}) {
+    async answer(jobId, requestId, answer, { now = Date.now(), ...options } = {}) {
       return change.immediate(jobId, requestId, request => inputRequestRules.answer(request, answer, { ...options, now }))
     },
-    async closeInputRequest(jobId, requestId, status, now = Date.now()) {
+    async close(jobId, requestId, status, now = Date.now()) {
       return change.immediate(jobId, requestId, request => inputRequestRules.close(request, status, now))
     },
-    async consumeInputRequest(jobId, requestId, now = Date.now()) {
+    async consume(jobId, requestId, now = Date.now()) {
       return consume.immediate(jobId, requestId, now)
     },
   }

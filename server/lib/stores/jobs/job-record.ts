@@ -3,10 +3,9 @@
  * records (memory) and used as the reference the sqlite and Convex providers must match.
  */
 import { randomUUID } from 'node:crypto'
-import type { BackgroundJob, JobError, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
-import { MAX_KEPT_JOB_EVENTS, type CompleteJobInput, type CreateJobInput, type JobMetadataUpdate, type JobProgressUpdate } from './job-store'
+import type { BackgroundJob, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
+import { MAX_KEPT_JOB_EVENTS, type CreateJobInput, type JobEnd, type JobFinalState, type JobProgressUpdate, type JobRunStateUpdate } from './job-store'
 import type { StoredJobEvent } from '../../../../shared/types/job-events'
-import type { JobFinalState } from './job-store'
 
 /** A fresh `streaming` record. */
 export function newJobRecord(input: CreateJobInput): BackgroundJob {
@@ -59,56 +58,50 @@ export function withToolExecution(rounds: readonly ToolRoundRecord[], round: num
   return next
 }
 
-/** Adds a tool call to its round. */
-export function applyToolExecution(job: BackgroundJob, round: number, execution: ToolExecutionRecord): void {
-  job.toolRounds = withToolExecution(job.toolRounds, round, execution)
-  job.updatedAt = Date.now()
-}
-
-/** Applies rounds, checkpoint, usage and text rewinds. */
-export function applyMetadata(job: BackgroundJob, update: JobMetadataUpdate): void {
+/** Applies rounds, a tool call, the checkpoint, usage, text rewinds and a workflow's state. */
+export function applyRunState(job: BackgroundJob, update: JobRunStateUpdate): void {
   if (update.toolRounds) job.toolRounds = update.toolRounds
+  if (update.toolExecution) job.toolRounds = withToolExecution(job.toolRounds, update.toolExecution.round, update.toolExecution.execution)
   if (update.checkpoint === null) delete job.checkpoint
   else if (update.checkpoint) job.checkpoint = update.checkpoint
   if (update.usage) job.usage = update.usage
   if (update.content !== undefined) job.content = update.content
   if (update.reasoning !== undefined) job.reasoning = update.reasoning
   if (update.resumeCount !== undefined) job.resumeCount = update.resumeCount
+  if (update.workflowState) job.workflowState = update.workflowState
   job.updatedAt = update.now ?? Date.now()
 }
 
-function finish(job: BackgroundJob, now: number): void {
+/** The text and counters a job ends with, and the reason it gives (`finishReason`), whatever its end. */
+export function finalStateOf(end: JobEnd): JobFinalState & { finishReason: string } {
+  const final: JobFinalState = end.final ?? {}
+  return { ...final, finishReason: final.finishReason ?? (end.status === 'complete' ? 'stop' : end.status) }
+}
+
+/** Ends a job: its status, final text and counters, and for a failure or refusal why. */
+export function applyEnd(job: BackgroundJob, end: JobEnd): void {
+  const final = finalStateOf(end)
+  job.status = end.status
+  if (final.content !== undefined) job.content = final.content
+  if (final.reasoning !== undefined) job.reasoning = final.reasoning
+  if (final.chunksReceived !== undefined) job.chunksReceived = final.chunksReceived
+  if (final.usage) job.usage = final.usage
+  job.finishReason = final.finishReason
+  if (end.status === 'error' || end.status === 'rejected') job.error = end.error
+  const now = final.now ?? Date.now()
   job.updatedAt = now
   job.completedAt = now
-  job.activeToolCalls = job.activeToolCalls.map(call => call.status === 'pending' || call.status === 'running'
-    ? { ...call, status: 'error', error: 'stopped before it finished', finishedAt: now }
-    : call)
+  job.activeToolCalls = settleActiveCalls(job.activeToolCalls, now)
   delete job.checkpoint
   // The key is only needed while the job may still resume.
   delete job.apiKeyCiphertext
 }
 
-/** Marks a job complete with its final text. */
-export function applyComplete(job: BackgroundJob, final: CompleteJobInput): void {
-  job.status = 'complete'
-  job.content = final.content
-  job.reasoning = final.reasoning
-  job.chunksReceived = final.chunksReceived
-  job.finishReason = final.finishReason
-  if (final.usage) job.usage = final.usage
-  finish(job, final.now ?? Date.now())
-}
-
-/** Marks a job failed, rejected or aborted, keeping the text it had. */
-export function applyFailure(job: BackgroundJob, status: 'error' | 'rejected' | 'aborted', final: JobFinalState, error?: JobError): void {
-  job.status = status
-  if (final.content !== undefined) job.content = final.content
-  if (final.reasoning !== undefined) job.reasoning = final.reasoning
-  if (final.chunksReceived !== undefined) job.chunksReceived = final.chunksReceived
-  if (final.usage) job.usage = final.usage
-  job.finishReason = final.finishReason ?? (status === 'error' ? 'error' : status)
-  if (error) job.error = error
-  finish(job, final.now ?? Date.now())
+/** Calls still pending or running when their job ended did not finish. */
+export function settleActiveCalls(calls: BackgroundJob['activeToolCalls'], now: number): BackgroundJob['activeToolCalls'] {
+  return calls.map(call => call.status === 'pending' || call.status === 'running'
+    ? { ...call, status: 'error', error: 'stopped before it finished', finishedAt: now }
+    : call)
 }
 
 /** Running jobs first, then newest first. */

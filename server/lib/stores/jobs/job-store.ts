@@ -65,15 +65,22 @@ export const MAX_KEPT_JOB_EVENTS = 5_000
 /** Characters of one event's JSON kept at most; a larger one is kept as "not kept" (a reader passing it gets a snapshot). */
 export const MAX_STORED_EVENT_CHARS = 256 * 1024
 
-/** Less frequent changes: rounds, checkpoint, usage, content rewinds on resume. */
-export interface JobMetadataUpdate {
+/**
+ * Less frequent changes, written as they happen (not throttled): rounds, one executed tool call,
+ * the checkpoint, usage, text rewinds on resume, a workflow's state. One atomic write.
+ */
+export interface JobRunStateUpdate {
   toolRounds?: ToolRoundRecord[]
+  /** One executed tool call added to its round (creating the round if needed; replacing an earlier record of the same call). */
+  toolExecution?: { round: number, execution: ToolExecutionRecord }
   checkpoint?: JobCheckpoint | null
   usage?: Usage
   /** Replace the text (used when a resumed job rewinds to its checkpoint). */
   content?: string
   reasoning?: string
   resumeCount?: number
+  /** A workflow run's whole state (the stores write only its parts that changed). */
+  workflowState?: WorkflowState
   now?: number
 }
 
@@ -87,12 +94,6 @@ export interface CompleteJobInput {
   now?: number
 }
 
-/** Options of a user's job list. */
-export interface ListJobsOptions {
-  limit?: number
-  status?: JobStatus
-}
-
 /** The text and counters a job ends with when it fails or is aborted. */
 export interface JobFinalState {
   content?: string
@@ -103,49 +104,67 @@ export interface JobFinalState {
   now?: number
 }
 
+/**
+ * How a job ends: complete with its final text; failed (`error`) or refused by a person
+ * (`rejected`: an approval said no, `error` says which) keeping the text it had; or aborted
+ * (allowed from any instance: a person's stop wins over the lease).
+ */
+export type JobEnd =
+  | { status: 'complete', final: CompleteJobInput }
+  | { status: 'error' | 'rejected', error: JobError, final?: JobFinalState }
+  | { status: 'aborted', final?: JobFinalState }
+
+/** Which jobs `listJobs` answers: a user's (running first, then newest first), or every running job (recovery after a restart). */
+export type ListJobsQuery =
+  | { userId: string, status?: JobStatus, limit?: number }
+  | { streaming: true }
+
 /** A notification before it is stored. */
 export type NewJobNotification = Omit<JobNotification, 'id' | 'createdAt' | 'readAt'> & { now?: number }
 
-/** Durable storage of jobs, job notifications and what jobs wait on their users for. */
-export interface JobStore extends InputRequestStore {
+/** What a person is told of jobs that ended while they were away; kept and deleted with their jobs. */
+export interface JobNotificationStore {
+  add(notification: NewJobNotification): Promise<JobNotification>
+  /** Newest first. */
+  list(userId: string, options?: { unreadOnly?: boolean, limit?: number }): Promise<JobNotification[]>
+  /** Marks the given notifications (or all of the user's) read; returns how many changed. */
+  markRead(userId: string, ids?: readonly string[], now?: number): Promise<number>
+}
+
+/**
+ * The job store port: a job's row (its summary, which lists read), its run log, and its life
+ * (created streaming, progress and run state while it streams, one end). Every backend implements
+ * these ten methods once; what jobs wait on their users for and what people are told of ended jobs
+ * are ports of their own beside it (`inputRequests`, `notifications`), kept and deleted with the jobs.
+ */
+export interface JobStore {
   /** `memory`, `sqlite` or `convex`. */
   readonly name: string
+  /** What jobs wait on their users for (compare-and-set answers and claims). */
+  readonly inputRequests: InputRequestStore
+  readonly notifications: JobNotificationStore
   createJob(input: CreateJobInput): Promise<BackgroundJob>
   getJob(jobId: string): Promise<BackgroundJob | null>
   /**
    * Appends streamed text, replaces counters and the active tool calls, and appends the run log's
-   * events (one atomic write). A job's oldest events are dropped once it keeps `MAX_KEPT_JOB_EVENTS`,
+   * events (one atomic write; throttled by the writer). A job's oldest events are dropped once it keeps `MAX_KEPT_JOB_EVENTS`,
    * and its whole log a while after it ended (`cleanupExpired`: its row is the whole of it then).
    */
   updateJob(jobId: string, update: JobProgressUpdate): Promise<boolean>
   /** The run log's events numbered `fromSeq` and after, at most `limit`; null for an unknown job. */
   readJobEvents(jobId: string, fromSeq: number, limit: number): Promise<JobEventsRead | null>
-  /** Adds one executed tool call to its round (creating the round if needed). */
-  appendToolExecution(jobId: string, round: number, execution: ToolExecutionRecord): Promise<boolean>
-  updateJobMetadata(jobId: string, update: JobMetadataUpdate): Promise<boolean>
-  updateWorkflowState(jobId: string, state: WorkflowState): Promise<boolean>
-  completeJob(jobId: string, final: CompleteJobInput): Promise<boolean>
-  failJob(jobId: string, error: JobError, final?: JobFinalState): Promise<boolean>
-  /** A run a person said no to (an approval step rejected or left unanswered, with no path for it): `reason` says which. */
-  rejectJob(jobId: string, reason: JobError, final?: JobFinalState): Promise<boolean>
-  /** Idempotent: `false` when the job had already finished. */
-  abortJob(jobId: string, final?: JobFinalState): Promise<boolean>
-  /** A user's jobs, running ones first, then newest first. */
-  listJobsByUser(userId: string, options?: ListJobsOptions): Promise<BackgroundJob[]>
-  /** Every job still marked `streaming` (for recovery after a restart). */
-  listStreamingJobs(): Promise<BackgroundJob[]>
+  /** Rounds, a tool call, the checkpoint, usage, rewinds, a workflow's state (see `JobRunStateUpdate`). */
+  updateRunState(jobId: string, update: JobRunStateUpdate): Promise<boolean>
+  /** Ends a streaming job; `false` when it had already ended (idempotent). */
+  endJob(jobId: string, end: JobEnd): Promise<boolean>
+  listJobs(query: ListJobsQuery): Promise<BackgroundJob[]>
   /**
-   * Deletes jobs that finished before `finishedBefore` (and their notifications), and folds the run
+   * Deletes jobs that finished before `finishedBefore` (and their notifications and input requests), and folds the run
    * logs of jobs that ended before `logsEndedBefore` into their rows (the log goes); returns how many jobs went.
    * With `ofUser`, only that person's jobs, and all their notifications (their account is being
    * deleted: with `finishedBefore` Infinity, every job of theirs that has ended goes).
    */
   cleanupExpired(finishedBefore: number, logsEndedBefore?: number, ofUser?: string): Promise<number>
-  addNotification(notification: NewJobNotification): Promise<JobNotification>
-  /** Newest first. */
-  listNotifications(userId: string, options?: { unreadOnly?: boolean, limit?: number }): Promise<JobNotification[]>
-  /** Marks the given notifications (or all of the user's) read; returns how many changed. */
-  markNotificationsRead(userId: string, ids?: readonly string[], now?: number): Promise<number>
   /** Resolves when the store can take a write now (sqlite: the write lock is free); rejects with why not. For `GET /api/health`. */
   ping(): Promise<void>
   close(): Promise<void>

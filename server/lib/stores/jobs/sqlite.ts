@@ -4,13 +4,14 @@
  * the process, so each operation is atomic; a crash loses nothing that was acknowledged.
  */
 import { randomUUID } from 'node:crypto'
-import type { BackgroundJob, JobNotification, JobStatus, ToolRoundRecord } from '../../../../shared/types/job'
-import { listLimit, MAX_KEPT_JOB_EVENTS, type JobStore, type JobFinalState, type JobProgressUpdate } from './job-store'
+import type { BackgroundJob, JobStatus, ToolRoundRecord } from '../../../../shared/types/job'
+import { listLimit, MAX_KEPT_JOB_EVENTS, type JobEnd, type JobProgressUpdate, type JobRunStateUpdate, type JobStore } from './job-store'
 import { openSqliteDatabase } from '../sqlite/database'
-import { encodeJobEvent, withToolExecution } from './job-record'
+import { encodeJobEvent, finalStateOf, settleActiveCalls, withToolExecution } from './job-record'
 import { createSqliteInputRequests } from './input-requests-sqlite'
+import { createSqliteNotifications } from './notifications-sqlite'
 import { LRUCache } from 'lru-cache'
-import { json, toJob as rowToJob, toNotification, toStoredEvent, type JobEventRow, type JobRow, type NotificationRow } from './sqlite-rows'
+import { json, toJob as rowToJob, toStoredEvent, type JobEventRow, type JobRow } from './sqlite-rows'
 import { splitWorkflowState } from '../../../../shared/workflow-state-parts'
 
 /** Runs whose last written state parts are remembered (to write only what changed); the oldest are forgotten, and then written whole once. */
@@ -47,17 +48,16 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     readEvents: db.prepare<[string, number, number], JobEventRow>('SELECT seq, attempt, type, body, superseded FROM job_events WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
     eventSeq: db.prepare<[string], { event_seq: number, status: JobStatus }>('SELECT event_seq, status FROM background_jobs WHERE id = ?'),
     toolRounds: db.prepare<[string], { tool_rounds: string }>(`SELECT tool_rounds FROM background_jobs WHERE id = ? AND status = 'streaming'`),
-    setToolRounds: db.prepare(`UPDATE background_jobs SET tool_rounds = @toolRounds, updated_at = @now WHERE id = @id AND status = 'streaming'`),
-    metadata: db.prepare(`UPDATE background_jobs SET
+    runState: db.prepare(`UPDATE background_jobs SET
         tool_rounds = coalesce(@toolRounds, tool_rounds),
         checkpoint = CASE WHEN @clearCheckpoint THEN NULL ELSE coalesce(@checkpoint, checkpoint) END,
         usage = coalesce(@usage, usage),
         content = coalesce(@content, content),
         reasoning = coalesce(@reasoning, reasoning),
         resume_count = coalesce(@resumeCount, resume_count),
+        workflow_state = coalesce(@workflowState, workflow_state),
         updated_at = @now
       WHERE id = @id AND status = 'streaming'`),
-    workflow: db.prepare(`UPDATE background_jobs SET workflow_state = @state, updated_at = @now WHERE id = @id AND status = 'streaming'`),
     stateParts: db.prepare<[string], { path: string, body: string }>('SELECT path, body FROM job_workflow_state_parts WHERE job_id = ?'),
     updatedAt: db.prepare<[string], { updated_at: number }>('SELECT updated_at FROM background_jobs WHERE id = ?'),
     writePart: db.prepare(`INSERT INTO job_workflow_state_parts (job_id, path, body) VALUES (@jobId, @path, @body)
@@ -93,12 +93,6 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     deleteInputRequestsOfUserEnded: db.prepare(`DELETE FROM job_input_requests WHERE job_id IN
       (SELECT id FROM background_jobs WHERE user_id = ? AND status != 'streaming' AND completed_at < ?)`),
     deleteEndedOfUser: db.prepare(`DELETE FROM background_jobs WHERE user_id = ? AND status != 'streaming' AND completed_at < ?`),
-    insertNotification: db.prepare(`INSERT INTO job_notifications (id, user_id, job_id, thread_id, kind, title, body, created_at)
-      VALUES (@id, @userId, @jobId, @threadId, @kind, @title, @body, @createdAt)`),
-    listNotifications: db.prepare<[string, number], NotificationRow>('SELECT * FROM job_notifications WHERE user_id = ? ORDER BY created_at DESC LIMIT ?'),
-    listUnread: db.prepare<[string, number], NotificationRow>('SELECT * FROM job_notifications WHERE user_id = ? AND read_at IS NULL ORDER BY created_at DESC LIMIT ?'),
-    markRead: db.prepare('UPDATE job_notifications SET read_at = ? WHERE user_id = ? AND id = ? AND read_at IS NULL'),
-    markAllRead: db.prepare('UPDATE job_notifications SET read_at = ? WHERE user_id = ? AND read_at IS NULL'),
   }
 
   const partsOf = (jobId: string) => new Map(statements.stateParts.all(jobId).map(row => [row.path, row.body]))
@@ -106,27 +100,40 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
   /** Per running workflow: each part's JSON as last written here, and when (the row's `updated_at` then). */
   const writtenParts = new LRUCache<string, { parts: Map<string, string>, at: number }>({ max: REMEMBERED_RUNS })
   /**
-   * The root in full, and the parts that changed since this process last wrote them; all of them
-   * when the row was written since by anything else (another process sharing the file took the run
-   * over, say), so what is remembered is never taken for what is stored. False when the job ended.
+   * Rounds, a tool call, the checkpoint, usage, rewinds and a workflow's state in one transaction;
+   * false when the job ended. Of a workflow's state, the root in full and the parts that changed
+   * since this process last wrote them; all of them when the row was written since by anything else
+   * (another process sharing the file took the run over, say), so what is remembered is never taken
+   * for what is stored. Answers the parts now written (for the next write to compare with).
    */
-  const writeWorkflowState = db.transaction((jobId: string, parts: Map<string, string>, root: string, now: number): Map<string, string> | false => {
-    const remembered = writtenParts.get(jobId)
+  const writeRunState = db.transaction((jobId: string, update: JobRunStateUpdate, state: { root: string, parts: Map<string, string> } | undefined, now: number): Map<string, string> | boolean => {
+    const remembered = state ? writtenParts.get(jobId) : undefined
     const written = remembered && statements.updatedAt.get(jobId)?.updated_at === remembered.at ? remembered.parts : new Map<string, string>()
-    if (statements.workflow.run({ id: jobId, state: root, now }).changes === 0) return false
-    for (const [path, body] of parts) {
+    let toolRounds = update.toolRounds
+    if (update.toolExecution) {
+      const row = statements.toolRounds.get(jobId)
+      if (!row) return false
+      toolRounds = withToolExecution(toolRounds ?? JSON.parse(row.tool_rounds) as ToolRoundRecord[], update.toolExecution.round, update.toolExecution.execution)
+    }
+    const changed = statements.runState.run({
+      id: jobId,
+      toolRounds: json(toolRounds),
+      checkpoint: update.checkpoint ? JSON.stringify(update.checkpoint) : null,
+      clearCheckpoint: update.checkpoint === null ? 1 : 0,
+      usage: json(update.usage),
+      content: update.content ?? null,
+      reasoning: update.reasoning ?? null,
+      resumeCount: update.resumeCount ?? null,
+      workflowState: state?.root ?? null,
+      now,
+    }).changes > 0
+    if (!changed || !state) return changed
+    for (const [path, body] of state.parts) {
       if (written.get(path) === body) continue
       statements.writePart.run({ jobId, path, body })
       written.set(path, body)
     }
     return written
-  })
-
-  const appendToolExecution = db.transaction((jobId: string, round: number, execution: Parameters<JobStore['appendToolExecution']>[2]) => {
-    const row = statements.toolRounds.get(jobId)
-    if (!row) return false
-    const rounds = withToolExecution(JSON.parse(row.tool_rounds) as ToolRoundRecord[], round, execution)
-    return statements.setToolRounds.run({ id: jobId, toolRounds: JSON.stringify(rounds), now: Date.now() }).changes > 0
   })
 
   /** Text, counters and the run log's events in one transaction: the row and the log agree after every write. */
@@ -152,28 +159,24 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     return true
   })
 
-  const finish = db.transaction((jobId: string, status: Exclude<JobStatus, 'streaming'>, final: JobFinalState, error?: unknown) => {
+  const end = db.transaction((jobId: string, ending: JobEnd) => {
+    const final = finalStateOf(ending)
     const now = final.now ?? Date.now()
     const changed = statements.finish.run({
       id: jobId,
-      status,
+      status: ending.status,
       content: final.content ?? null,
       reasoning: final.reasoning ?? null,
       chunksReceived: final.chunksReceived ?? null,
       usage: json(final.usage),
-      error: json(error),
-      finishReason: final.finishReason ?? (status === 'complete' ? 'stop' : status),
+      error: ending.status === 'error' || ending.status === 'rejected' ? JSON.stringify(ending.error) : null,
+      finishReason: final.finishReason,
       now,
     }).changes > 0
     if (changed) {
-      // Calls still pending or running when the job ended did not finish.
       const calls = JSON.parse(statements.activeCalls.get(jobId)!.active_tool_calls) as BackgroundJob['activeToolCalls']
-      if (calls.some(call => call.status === 'pending' || call.status === 'running')) {
-        const settled = calls.map(call => call.status === 'pending' || call.status === 'running'
-          ? { ...call, status: 'error' as const, error: 'stopped before it finished', finishedAt: now }
-          : call)
-        statements.setActiveCalls.run(JSON.stringify(settled), jobId)
-      }
+      const settled = settleActiveCalls(calls, now)
+      if (settled.some((call, index) => call !== calls[index])) statements.setActiveCalls.run(JSON.stringify(settled), jobId)
     }
     return changed
   })
@@ -192,16 +195,10 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     return statements.deleteExpired.run(finishedBefore).changes
   })
 
-  const markRead = db.transaction((userId: string, ids: readonly string[] | undefined, now: number) => {
-    if (!ids) return statements.markAllRead.run(now, userId).changes
-    let changed = 0
-    for (const id of ids) changed += statements.markRead.run(now, userId, id).changes
-    return changed
-  })
-
   return {
     name: 'sqlite',
-    ...createSqliteInputRequests(db),
+    inputRequests: createSqliteInputRequests(db),
+    notifications: createSqliteNotifications(db),
     async createJob(input) {
       const now = input.now ?? Date.now()
       const id = input.id ?? randomUUID()
@@ -230,77 +227,38 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
       if (!row) return null
       return { events: statements.readEvents.all(jobId, fromSeq, Math.max(0, limit)).map(toStoredEvent), lastSeq: row.event_seq, status: row.status }
     },
-    async appendToolExecution(jobId, round, execution) {
-      return appendToolExecution(jobId, round, execution)
-    },
-    async updateJobMetadata(jobId, update) {
-      return statements.metadata.run({
-        id: jobId,
-        toolRounds: json(update.toolRounds),
-        checkpoint: update.checkpoint ? JSON.stringify(update.checkpoint) : null,
-        clearCheckpoint: update.checkpoint === null ? 1 : 0,
-        usage: json(update.usage),
-        content: update.content ?? null,
-        reasoning: update.reasoning ?? null,
-        resumeCount: update.resumeCount ?? null,
-        now: update.now ?? Date.now(),
-      }).changes > 0
-    },
-    async updateWorkflowState(jobId, state) {
-      const { root, parts } = splitWorkflowState(state)
-      const now = Date.now()
-      let written: Map<string, string> | false
+    async updateRunState(jobId, update) {
+      const now = update.now ?? Date.now()
+      const state = update.workflowState ? splitWorkflowState(update.workflowState) : undefined
+      let written: Map<string, string> | boolean
       try {
-        written = writeWorkflowState(jobId, parts, root, now)
+        written = writeRunState(jobId, update, state, now)
       } catch (error) {
         // Rolled back: what the transaction noted as written was not.
         writtenParts.delete(jobId)
         throw error
       }
-      if (!written) {
+      if (!state) return written !== false
+      if (written === false || written === true) {
         writtenParts.delete(jobId)
         return false
       }
       writtenParts.set(jobId, { parts: written, at: now })
       return true
     },
-    async completeJob(jobId, final) {
-      return finish(jobId, 'complete', final)
+    async endJob(jobId, ending) {
+      return end(jobId, ending)
     },
-    async failJob(jobId, error, final = {}) {
-      return finish(jobId, 'error', final, error)
-    },
-    async rejectJob(jobId, reason, final = {}) {
-      return finish(jobId, 'rejected', final, reason)
-    },
-    async abortJob(jobId, final = {}) {
-      return finish(jobId, 'aborted', final)
-    },
-    async listJobsByUser(userId, options = {}) {
-      const limit = listLimit(options.limit)
-      const rows = options.status ? statements.listByUserStatus.all(userId, options.status, limit) : statements.listByUser.all(userId, limit)
+    async listJobs(query) {
+      if ('streaming' in query) return statements.listStreaming.all().map(toJob)
+      const limit = listLimit(query.limit)
+      const rows = query.status ? statements.listByUserStatus.all(query.userId, query.status, limit) : statements.listByUser.all(query.userId, limit)
       return rows.map(toJob)
-    },
-    async listStreamingJobs() {
-      return statements.listStreaming.all().map(toJob)
     },
     async cleanupExpired(finishedBefore, logsEndedBefore = finishedBefore, ofUser) {
       // SQLite compares a number with Infinity as a REAL: every finished job is before it.
       if (ofUser !== undefined) return cleanupOfUser(ofUser, finishedBefore)
       return cleanup(finishedBefore, logsEndedBefore)
-    },
-    async addNotification({ now, ...fields }) {
-      const notification: JobNotification = { ...fields, id: randomUUID(), createdAt: now ?? Date.now() }
-      statements.insertNotification.run(notification)
-      return notification
-    },
-    async listNotifications(userId, options = {}) {
-      const limit = listLimit(options.limit)
-      const rows = options.unreadOnly ? statements.listUnread.all(userId, limit) : statements.listNotifications.all(userId, limit)
-      return rows.map(toNotification)
-    },
-    async markNotificationsRead(userId, ids, now = Date.now()) {
-      return markRead(userId, ids, now)
     },
     async ping() {
       // Takes the write lock and gives it back: fails (busy) while another process holds it.

@@ -7,6 +7,7 @@
  * tries) until `deadlineMs`, then fails with `StoreBusyError` (503 with `Retry-After`).
  */
 import { DomainError, type HttpAnswer } from '../../domain-error'
+import { isSubStore } from '../sub-store'
 
 /** Longest one statement waits for the lock inside SQLite (blocking the loop); tries are spaced out after it. */
 export const SQLITE_BUSY_TIMEOUT_MS = 20
@@ -60,15 +61,16 @@ export async function retryWhenBusy<T>(call: () => T | Promise<T>, options: Busy
 }
 
 /**
- * `store` with every method retried while SQLite is busy. Safe because each method is one
- * statement or one transaction: a busy failure left nothing written.
+ * `store` with every method retried while SQLite is busy, its sub-stores' too (the job store's
+ * `inputRequests` and `notifications`). Safe because each method is one statement or one
+ * transaction: a busy failure left nothing written.
  */
 export function withBusyRetry<T extends object>(store: T, options: BusyRetryOptions = DEFAULT_BUSY_RETRY): T {
   const wrapped: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(store)) {
     wrapped[key] = typeof value === 'function' && key !== 'close'
       ? (...args: unknown[]) => retryWhenBusy(() => value.apply(store, args), options)
-      : value
+      : isSubStore(value) ? withBusyRetry(value, options) : value
   }
   return wrapped as T
 }

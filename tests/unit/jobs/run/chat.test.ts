@@ -49,8 +49,8 @@ describe('runChatJob', () => {
     ])
     const job = await createJob()
     const checkpoints: JobCheckpoint[] = []
-    const update = store.updateJobMetadata.bind(store)
-    store.updateJobMetadata = async (id, change) => {
+    const update = store.updateRunState.bind(store)
+    store.updateRunState = async (id, change) => {
       if (change.checkpoint) checkpoints.push(structuredClone(change.checkpoint))
       return update(id, change)
     }
@@ -75,7 +75,7 @@ describe('runChatJob', () => {
     expect(checkpoints.at(-1)).toMatchObject({ rounds: 2, toolRounds: 2 })
     expect(checkpoints.at(-1)!.messages.map(message => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool'])
     // Nobody watched: a notification.
-    expect(await store.listNotifications('user-1')).toEqual([expect.objectContaining({ jobId: job.id, kind: 'job-complete' })])
+    expect(await store.notifications.list('user-1')).toEqual([expect.objectContaining({ jobId: job.id, kind: 'job-complete' })])
   })
 
   it('stops an answer at the content limit with a "too long" error, keeping exactly the text up to it', async () => {
@@ -124,8 +124,8 @@ describe('runChatJob', () => {
       ],
     }
     await store.updateJob(job.id, { contentChunk: 'Working on it. (and text of a round the crash cut off)' })
-    await store.appendToolExecution(job.id, 1, { id: 'done_before', name: 'get_current_weather', arguments: '{"location":"Paris"}', result: 'sunny from before the crash', executionTimeMs: 4 })
-    await store.updateJobMetadata(job.id, {
+    await store.updateRunState(job.id, { toolExecution: { round: 1, execution: { id: 'done_before', name: 'get_current_weather', arguments: '{"location":"Paris"}', result: 'sunny from before the crash', executionTimeMs: 4 } } })
+    await store.updateRunState(job.id, {
       checkpoint: { messages: [{ role: 'user', content: 'Do three things' }], rounds: 0, toolRounds: 0, contentLength: 0, reasoningLength: 0, pendingToolRound: { round: 1, assistant, contentLength: 14, reasoningLength: 0 } },
     })
     const interrupted = (await store.getJob(job.id))!
@@ -175,7 +175,7 @@ describe('exactly once across a restart', () => {
         { id: 'not_begun', type: 'function' as const, function: { name: 'send_email', arguments: '{"to":"b@example.com"}' } },
       ],
     }
-    await store.updateJobMetadata(job.id, {
+    await store.updateRunState(job.id, {
       checkpoint: { messages: [{ role: 'user', content: 'Do three things' }], rounds: 0, toolRounds: 0, contentLength: 0, reasoningLength: 0, pendingToolRound: { round: 1, assistant, contentLength: 0, reasoningLength: 0, started: ['begun'] } },
     })
     const interrupted = (await store.getJob(job.id))!
@@ -197,8 +197,8 @@ describe('exactly once across a restart', () => {
       return index === 0 ? toolCallReply([{ id: 'mail_1', name: 'send_email', arguments: '{"to":"a@example.com"}' }]) : textReply('Sent.')
     })
     const job = await createJob()
-    const update = store.updateJobMetadata.bind(store)
-    store.updateJobMetadata = async (id, change) => {
+    const update = store.updateRunState.bind(store)
+    store.updateRunState = async (id, change) => {
       const finishedRound = change.checkpoint && change.checkpoint.toolRounds === 1 && !change.checkpoint.pendingToolRound
       // The round's write is slow: it lands when the model is asked again (what happened before the
       // fix) or, at the latest, a little later, so a request that waits for it comes after it.
@@ -218,8 +218,8 @@ describe('exactly once across a restart', () => {
   it('does not run a call with side effects whose start could not be stored', async () => {
     fake.script([toolCallReply([{ id: 'mail_1', name: 'send_email', arguments: '{"to":"a@example.com"}' }]), textReply('Could not.')])
     const job = await createJob()
-    const update = store.updateJobMetadata.bind(store)
-    store.updateJobMetadata = async (id, change) => (change.checkpoint?.pendingToolRound?.started?.length ? false : update(id, change))
+    const update = store.updateRunState.bind(store)
+    store.updateRunState = async (id, change) => (change.checkpoint?.pendingToolRound?.started?.length ? false : update(id, change))
     expect(await run(job)).toBe('complete')
     expect(sendEmail).not.toHaveBeenCalled()
     expect((await store.getJob(job.id))!.toolRounds[0]!.toolCalls[0]!.result).toMatch(/could not record that this call was starting/)

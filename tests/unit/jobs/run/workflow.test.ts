@@ -53,7 +53,7 @@ async function createJob(workflowState?: WorkflowState): Promise<BackgroundJob> 
     model: 'workflow',
     request: { model: definition.defaultModel, messages: [{ role: 'user', content: 'go' }], fields: {}, workflow: { workflowId: 'w1', prompt: 'go', definition } },
   })
-  if (workflowState) await store.updateWorkflowState(job.id, workflowState)
+  if (workflowState) await store.updateRunState(job.id, { workflowState })
   return (await store.getJob(job.id))!
 }
 

@@ -23,7 +23,7 @@ describe('sqlite job store', () => {
 
     const second = createSqliteJobStore({ path })
     expect(await second.getJob(job.id)).toMatchObject({ status: 'streaming', content: 'kept' })
-    expect((await second.listStreamingJobs()).map(item => item.id)).toEqual([job.id])
+    expect((await second.listJobs({ streaming: true })).map(item => item.id)).toEqual([job.id])
     await second.close()
   })
 
@@ -49,7 +49,7 @@ describe('sqlite job store', () => {
 
     const store = createSqliteJobStore({ path })
     expect(await store.getJob('old-job')).toMatchObject({ status: 'streaming', content: 'kept text', startedAt: 1 })
-    expect(await store.rejectJob('old-job', { kind: 'rejected', message: 'no' })).toBe(true)
+    expect(await store.endJob('old-job', { status: 'rejected', error: { kind: 'rejected', message: 'no' } })).toBe(true)
     expect(await store.getJob('old-job')).toMatchObject({ status: 'rejected', error: { message: 'no' }, finishReason: 'rejected' })
     await store.close()
   })
