@@ -50,7 +50,9 @@ describe('bash', () => {
     const workspaces = new Workspaces(createMemoryWorkspaceStore(), { bytesPerUser: 1e6, filesPerUser: 10, fileBytes: 1e5 })
     const { tool } = bashTool(workspaces, { enabled: true, timeoutMs: 1_000, memoryMb: 256 }, bwrap)
     expect(await tool.handler({ command: 'while true; do :; done' }, context)).toMatchObject({ timedOut: true, error: 'stopped after 1 s' })
-    const loud = await tool.handler({ command: 'yes | head -c 100000' }, context) as { stdout: string }
+    // The output cap is not about time: a long limit, so a busy machine's slow sandbox start cannot end it first.
+    const { tool: patient } = bashTool(workspaces, { enabled: true, timeoutMs: 30_000, memoryMb: 256 }, bwrap)
+    const loud = await patient.handler({ command: 'yes | head -c 100000' }, context) as { stdout: string }
     expect(loud.stdout).toMatch(/cut at 20000 characters/)
   })
 

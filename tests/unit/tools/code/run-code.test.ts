@@ -74,7 +74,7 @@ describe('run_code', () => {
   it('reads and writes the conversation\'s workspace through the workspace\'s checks', async () => {
     const workspaces = new Workspaces(createMemoryWorkspaceStore(), { bytesPerUser: 100_000, filesPerUser: 10, fileBytes: 1_000 })
     await workspaces.write('thread:t', 'u', 'data/numbers.csv', '3\n4\n5\n')
-    const tool = runCodeTool(workspaces, { timeoutMs: 2_000, memoryMb: 16, runsAtOnce: 1, python: false, pythonMemoryMb: 512 })
+    const tool = runCodeTool(workspaces, { timeoutMs: 30_000, memoryMb: 16, runsAtOnce: 1, python: false, pythonMemoryMb: 512 })
     const context = { userId: 'u', threadId: 't', jobId: 'j', credentials: { get: () => undefined, has: () => false } }
     const outcome = await tool.handler({ language: 'javascript', code: `
       const numbers = workspace.readFile('data/numbers.csv').trim().split('\\n').map(Number)
