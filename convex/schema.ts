@@ -234,6 +234,8 @@ export default defineSchema({
     tool_calls: v.optional(v.string()),
     error: v.optional(jobError),
     finish_reason: v.optional(v.string()),
+    /** An answer's tokens and cost, written with its outcome when its job ends. */
+    usage: v.optional(usage),
     /** The thread's owner and the text with case and accents folded, for searching a person's messages (absent on messages stored before search). */
     user_id: v.optional(v.string()),
     search_text: v.optional(v.string()),

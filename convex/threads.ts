@@ -4,7 +4,7 @@ import type { Doc } from './_generated/dataModel'
 import { internalMutation, type MutationCtx, type QueryCtx } from './_generated/server'
 import { internal } from './_generated/api'
 import { serverMutation, serverQuery } from './lib/serverGuard'
-import { chatSettings, jobError, jobStatus, messageAttachment, messageFeedback } from './schema'
+import { chatSettings, jobError, jobStatus, messageAttachment, messageFeedback, usage } from './schema'
 import { foldText, matchesAll } from '../shared/search-terms'
 import { deleteMessageParts, INLINE_CHARS, readLongField, writeLongField } from './lib/messageParts'
 
@@ -35,6 +35,7 @@ async function toMessage(ctx: QueryCtx, row: Doc<'thread_messages'>) {
     toolCalls: toolCalls ? JSON.parse(toolCalls) : undefined,
     error: row.error,
     finishReason: row.finish_reason,
+    usage: row.usage,
     feedback: row.feedback,
   }
 }
@@ -304,6 +305,7 @@ export const updateMessage = serverMutation({
     toolCalls: v.optional(v.string()),
     error: v.optional(jobError),
     finishReason: v.optional(v.string()),
+    usage: v.optional(usage),
     jobId: v.optional(v.string()),
   },
   handler: async (ctx, { messageId, toolCalls, finishReason, jobId, ...fields }) => {
@@ -319,6 +321,7 @@ export const updateMessage = serverMutation({
     if (fields.error !== undefined) patch.error = fields.error
     if (toolCalls !== undefined) patch = { ...patch, ...await writeLongField(ctx, messageId, 'tool_calls', toolCalls) }
     if (finishReason !== undefined) patch.finish_reason = finishReason
+    if (fields.usage !== undefined) patch.usage = fields.usage
     if (jobId !== undefined) patch.job_id = jobId
     await ctx.db.patch(message._id, patch)
     return true

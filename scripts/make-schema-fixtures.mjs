@@ -32,7 +32,7 @@ const SEED = {
   threads: [{ id: 'thread-1', user_id: 'user-1', title: 'Capitals', created_at: T, updated_at: T + 2_000, active_message_id: 'message-2', pinned: 1, folder_id: null, settings: null }],
   thread_messages: [
     { id: 'message-1', thread_id: 'thread-1', sequence: 1, role: 'user', content: 'What is the capital of France?', created_at: T + 1_000, parent_id: null, attachments: JSON.stringify([attachment]) },
-    { id: 'message-2', thread_id: 'thread-1', sequence: 2, role: 'assistant', content: 'Paris.', created_at: T + 2_000, parent_id: 'message-1', model: 'openai/gpt-4o-mini', job_id: 'job-1', status: 'complete', finish_reason: 'stop', tool_calls: null },
+    { id: 'message-2', thread_id: 'thread-1', sequence: 2, role: 'assistant', content: 'Paris.', created_at: T + 2_000, parent_id: 'message-1', model: 'openai/gpt-4o-mini', job_id: 'job-1', status: 'complete', finish_reason: 'stop', tool_calls: null, usage },
   ],
   thread_attachments: [{ id: 'file-1', thread_id: 'thread-1', user_id: 'user-1', name: attachment.name, media_type: attachment.mediaType, kind: 'text', size: 11, created_at: T + 1_000, bytes: Buffer.from('hello world') }],
   background_jobs: [

@@ -4,6 +4,7 @@
  * the final text, tool calls and outcome once it has ended.
  */
 import type { ActiveToolCall, JobError } from './job'
+import type { Usage } from './chat'
 import type { MessageAttachment } from './attachment'
 import type { ChatSettings, MessageFeedback } from './personal'
 
@@ -54,6 +55,8 @@ export interface ThreadMessage {
   toolCalls?: ActiveToolCall[]
   error?: JobError
   finishReason?: string
+  /** Assistant messages: the tokens and cost of every model request its job made (absent: not reported, or answered before usage was kept). */
+  usage?: Usage
   /** Assistant messages: the owner's 👍 / 👎. */
   feedback?: MessageFeedback
 }

@@ -44,6 +44,13 @@ describe('chat in the browser', () => {
     expect(result.timezone).toBe('Asia/Tokyo')
     expect(await answerText(page)).toContain(result.local)
     await screenshot(page, 'chat-tool-card')
+    // What the answer used is said under it as it ends, and is still there from the stored message after a reload.
+    const usage = page.getByTestId('message-usage')
+    await usage.waitFor()
+    expect(await usage.innerText()).toMatch(/^\d[\d,]* tokens$/)
+    await page.reload()
+    await usage.waitFor()
+    expect(await usage.innerText()).toMatch(/^\d[\d,]* tokens$/)
     expect(problems.errors).toEqual([])
     expect(problems.csp).toEqual([])
     await context.close()

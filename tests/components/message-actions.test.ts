@@ -30,6 +30,25 @@ describe('copying a message', () => {
   })
 })
 
+describe('what an answer used', () => {
+  const usage = { promptTokens: 1_200, completionTokens: 34, totalTokens: 1_234, cachedTokens: 1_000, reasoningTokens: 0, cost: 0.00123 }
+
+  it('says its tokens and cost under a finished answer of one\'s own, with the split in its title; not while it streams, nor where not asked', () => {
+    const wrapper = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content: '42', status: 'complete', usage }, showUsage: true } })
+    const line = wrapper.find('[data-testid=message-usage]')
+    expect(line.text()).toBe('1,234 tokens · $0.0012')
+    expect(line.attributes('title')).toBe('Tokens: 1,200 in (1,000 from cache), 34 out')
+    const streaming = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content: '4', status: 'streaming', usage }, showUsage: true } })
+    expect(streaming.find('[data-testid=message-usage]').exists()).toBe(false)
+    const shared = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content: '42', status: 'complete', usage } } })
+    expect(shared.find('[data-testid=message-usage]').exists()).toBe(false)
+    const free = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content: '42', status: 'complete', usage: { ...usage, cost: 0 } }, showUsage: true } })
+    expect(free.find('[data-testid=message-usage]').text()).toBe('1,234 tokens')
+    const unreported = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content: '42', status: 'complete' }, showUsage: true } })
+    expect(unreported.find('[data-testid=message-usage]').exists()).toBe(false)
+  })
+})
+
 describe('regenerate, edit and versions', () => {
   it('answers again from an answer, only when the thread allows it and never while it streams', async () => {
     const wrapper = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content: '42', status: 'complete' }, canBranch: true } })

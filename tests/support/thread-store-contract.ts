@@ -40,11 +40,13 @@ export function describeThreadStoreContract(name: string, createStore: () => Thr
       const answer = await store.appendMessage({ threadId: thread.id, role: 'assistant', content: '', model: 'm', jobId: 'job-1', status: 'streaming', now: 2 })
       expect(answer).toMatchObject({ role: 'assistant', jobId: 'job-1', status: 'streaming', model: 'm' })
       const toolCalls = [{ id: 'c', name: 'get_current_time', arguments: '{}', round: 1, status: 'completed' as const, result: '12:00' }]
-      expect(await store.updateMessage(answer.id, { content: 'It is noon.', status: 'complete', toolCalls, reasoning: 'r', finishReason: 'stop' })).toBe(true)
+      const usage = { promptTokens: 120, completionTokens: 30, totalTokens: 150, cachedTokens: 100, reasoningTokens: 0, cost: 0.00042 }
+      expect(await store.updateMessage(answer.id, { content: 'It is noon.', status: 'complete', toolCalls, reasoning: 'r', finishReason: 'stop', usage })).toBe(true)
       expect((await store.listMessages(thread.id)).map(message => message.id)).toEqual([question.id, answer.id])
-      expect(await store.getMessage(answer.id)).toMatchObject({ content: 'It is noon.', status: 'complete', toolCalls, reasoning: 'r', finishReason: 'stop', jobId: 'job-1' })
+      expect(await store.getMessage(answer.id)).toMatchObject({ content: 'It is noon.', status: 'complete', toolCalls, reasoning: 'r', finishReason: 'stop', usage, jobId: 'job-1' })
+      expect((await store.getMessage(question.id))!.usage).toBeUndefined()
       await store.updateMessage(answer.id, { status: 'error', error: { message: 'boom', kind: 'server' } })
-      expect(await store.getMessage(answer.id)).toMatchObject({ status: 'error', error: { message: 'boom' }, content: 'It is noon.' })
+      expect(await store.getMessage(answer.id)).toMatchObject({ status: 'error', error: { message: 'boom' }, content: 'It is noon.', usage })
       expect(await store.updateMessage('missing', { content: 'x' })).toBe(false)
       await expect(store.appendMessage({ threadId: 'missing', role: 'user', content: 'x' })).rejects.toThrow()
     })

@@ -18,6 +18,7 @@ export function messageUpdateFromJob(job: BackgroundJob): ThreadMessageUpdate {
     toolCalls: job.activeToolCalls,
     error: job.error,
     finishReason: job.finishReason,
+    ...(job.usage ? { usage: job.usage } : {}),
     jobId: job.id,
   }
 }

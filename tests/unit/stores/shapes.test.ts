@@ -67,7 +67,7 @@ const notification = fieldsOf<JobNotification>({ id: true, userId: true, jobId: 
 const thread = fieldsOf<ChatThread>({ id: true, userId: true, title: true, createdAt: true, updatedAt: true, activeMessageId: true, pinned: true, folderId: true, settings: true })
 const message = fieldsOf<ThreadMessage>({
   id: true, threadId: true, role: true, content: true, createdAt: true, parentId: true, attachments: true, model: true, jobId: true, status: true,
-  reasoning: true, toolCalls: true, error: true, finishReason: true, feedback: true,
+  reasoning: true, toolCalls: true, error: true, finishReason: true, usage: true, feedback: true,
 })
 const attachment = fieldsOf<MessageAttachment>({ id: true, name: true, mediaType: true, kind: true, size: true })
 const workflow = fieldsOf<SavedWorkflow>({ id: true, userId: true, name: true, definition: true, createdAt: true, updatedAt: true, version: true })

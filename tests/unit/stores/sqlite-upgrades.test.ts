@@ -63,6 +63,8 @@ describe('upgrading a database made by every earlier version', () => {
         expect(await threads.getThread('thread-1')).toMatchObject({ userId: 'user-1', title: 'Capitals' })
         const messages = await threads.listMessages('thread-1')
         expect(messages.map(message => [message.role, message.content])).toEqual([['user', 'What is the capital of France?'], ['assistant', 'Paris.']])
+        // From schema 19 an answer keeps its usage; before, it has none (the job had it, and goes with the retention).
+        expect(messages[1]!.usage).toEqual(version >= 19 ? { promptTokens: 12, completionTokens: 6, totalTokens: 18, cachedTokens: 0, reasoningTokens: 0, cost: 0.0001 } : undefined)
         expect((await threads.searchThreads('user-1', 'Paris')).map(hit => hit.thread.id)).toEqual(['thread-1'])
         expect((await threads.listThreads('user-1')).map(thread => thread.id)).toEqual(['thread-1'])
       }

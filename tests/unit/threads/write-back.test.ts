@@ -22,8 +22,10 @@ async function threadWithAnswer(userId: string, jobId?: string) {
 describe('writing an ended job into its thread', () => {
   it('fills the assistant message made for the job', async () => {
     const { threads, thread, answer } = await threadWithAnswer('alice', 'job-1')
-    expect(await writeJobIntoThread(threads, endedJob({ threadId: thread.id, messageId: answer.id }))).toBe(true)
-    expect(await threads.getMessage(answer.id)).toMatchObject({ status: 'complete', content: 'The answer.', jobId: 'job-1', finishReason: 'stop' })
+    const usage = { promptTokens: 12, completionTokens: 6, totalTokens: 18, cachedTokens: 0, reasoningTokens: 0, cost: 0.0001 }
+    expect(await writeJobIntoThread(threads, endedJob({ threadId: thread.id, messageId: answer.id, usage }))).toBe(true)
+    // The usage stays with the answer after the job goes with the retention.
+    expect(await threads.getMessage(answer.id)).toMatchObject({ status: 'complete', content: 'The answer.', jobId: 'job-1', finishReason: 'stop', usage })
   })
 
   it('leaves another user\'s message untouched when a job names its ids', async () => {

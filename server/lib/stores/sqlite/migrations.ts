@@ -350,4 +350,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     DELETE FROM workflow_run_bytes WHERE owner IN ('user:' || OLD.user_id, 'workflow:' || OLD.workflow_id) AND bytes <= 0;
   END;
   `,
+  // An answer's tokens and cost (JSON), written with its outcome when its job ends: shown under the
+  // answer long after the job itself is gone.
+  `
+  ALTER TABLE thread_messages ADD COLUMN usage TEXT;
+  `,
 ]

@@ -85,6 +85,7 @@ export function createConvexThreadStore(options: { client: ConvexFunctionClient,
         toolCalls: update.toolCalls ? JSON.stringify(update.toolCalls) : undefined,
         error: update.error,
         finishReason: update.finishReason,
+        usage: update.usage,
         jobId: update.jobId,
       })
     },

@@ -25,6 +25,7 @@ interface MessageRow {
   tool_calls: string | null
   error: string | null
   finish_reason: string | null
+  usage: string | null
   feedback: string | null
 }
 
@@ -50,6 +51,7 @@ function toMessage(row: MessageRow): ThreadMessage {
   if (row.tool_calls !== null) message.toolCalls = JSON.parse(row.tool_calls)
   if (row.error !== null) message.error = JSON.parse(row.error)
   if (row.finish_reason !== null) message.finishReason = row.finish_reason
+  if (row.usage !== null) message.usage = JSON.parse(row.usage)
   if (row.feedback !== null) message.feedback = JSON.parse(row.feedback)
   return message
 }
@@ -94,6 +96,7 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
         tool_calls = coalesce(@toolCalls, tool_calls),
         error = coalesce(@error, error),
         finish_reason = coalesce(@finishReason, finish_reason),
+        usage = coalesce(@usage, usage),
         job_id = coalesce(@jobId, job_id)
       WHERE id = @id`),
   }
@@ -174,6 +177,7 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
         toolCalls: update.toolCalls ? JSON.stringify(update.toolCalls) : null,
         error: update.error ? JSON.stringify(update.error) : null,
         finishReason: update.finishReason ?? null,
+        usage: update.usage ? JSON.stringify(update.usage) : null,
         jobId: update.jobId ?? null,
       }).changes > 0
     },

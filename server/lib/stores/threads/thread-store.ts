@@ -7,7 +7,7 @@ import type { ChatSettings, MessageFeedback } from '../../../../shared/types/per
 export type NewThreadMessage = Omit<ThreadMessage, 'id' | 'createdAt'> & { id?: string, now?: number }
 
 /** What an ended job writes back into its assistant message. */
-export type ThreadMessageUpdate = Partial<Pick<ThreadMessage, 'content' | 'status' | 'reasoning' | 'toolCalls' | 'error' | 'finishReason' | 'jobId'>>
+export type ThreadMessageUpdate = Partial<Pick<ThreadMessage, 'content' | 'status' | 'reasoning' | 'toolCalls' | 'error' | 'finishReason' | 'usage' | 'jobId'>>
 
 /** What `updateThread` changes: `null` clears a field. Never moves the thread in the list (unlike a rename or a message). */
 export interface ThreadPatch {
