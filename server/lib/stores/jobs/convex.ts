@@ -138,7 +138,7 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
         secret,
         jobId,
         status: end.status,
-        ...(end.status === 'error' || end.status === 'rejected' ? { error: end.error } : {}),
+        error: final.error,
         content: final.content,
         reasoning: final.reasoning,
         chunksReceived: final.chunksReceived,

@@ -3,7 +3,7 @@
  * records (memory) and used as the reference the sqlite and Convex providers must match.
  */
 import { randomUUID } from 'node:crypto'
-import type { BackgroundJob, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
+import type { BackgroundJob, JobError, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
 import { MAX_KEPT_JOB_EVENTS, type CreateJobInput, type JobEnd, type JobFinalState, type JobProgressUpdate, type JobRunStateUpdate } from './job-store'
 import type { StoredJobEvent } from '../../../../shared/types/job-events'
 
@@ -72,10 +72,11 @@ export function applyRunState(job: BackgroundJob, update: JobRunStateUpdate): vo
   job.updatedAt = update.now ?? Date.now()
 }
 
-/** The text and counters a job ends with, and the reason it gives (`finishReason`), whatever its end. */
-export function finalStateOf(end: JobEnd): JobFinalState & { finishReason: string } {
+/** The text and counters a job ends with, the reason it gives (`finishReason`), and for a failure or refusal why, whatever its end. */
+export function finalStateOf(end: JobEnd): JobFinalState & { finishReason: string, error?: JobError } {
   const final: JobFinalState = end.final ?? {}
-  return { ...final, finishReason: final.finishReason ?? (end.status === 'complete' ? 'stop' : end.status) }
+  const finishReason = final.finishReason ?? (end.status === 'complete' ? 'stop' : end.status)
+  return end.status === 'error' || end.status === 'rejected' ? { ...final, finishReason, error: end.error } : { ...final, finishReason }
 }
 
 /** Ends a job: its status, final text and counters, and for a failure or refusal why. */
@@ -87,7 +88,7 @@ export function applyEnd(job: BackgroundJob, end: JobEnd): void {
   if (final.chunksReceived !== undefined) job.chunksReceived = final.chunksReceived
   if (final.usage) job.usage = final.usage
   job.finishReason = final.finishReason
-  if (end.status === 'error' || end.status === 'rejected') job.error = end.error
+  if (final.error) job.error = final.error
   const now = final.now ?? Date.now()
   job.updatedAt = now
   job.completedAt = now

@@ -169,7 +169,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
       reasoning: final.reasoning ?? null,
       chunksReceived: final.chunksReceived ?? null,
       usage: json(final.usage),
-      error: ending.status === 'error' || ending.status === 'rejected' ? JSON.stringify(ending.error) : null,
+      error: json(final.error),
       finishReason: final.finishReason,
       now,
     }).changes > 0
@@ -239,7 +239,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
         throw error
       }
       if (!state) return written !== false
-      if (written === false || written === true) {
+      if (!(written instanceof Map)) {
         writtenParts.delete(jobId)
         return false
       }
