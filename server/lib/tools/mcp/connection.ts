@@ -242,7 +242,9 @@ export class McpServerConnection {
   }
 
   private async openConnection(): Promise<void> {
-    this.setState('connecting')
+    // A retry of a failed server stays "failed" (with its last error) until it succeeds: its
+    // status does not flap between failed and connecting at every backoff step.
+    if (this.failures === 0) this.setState('connecting')
     this.nextRetryAt = undefined
     const client = new Client({ name: 'or3-chat', version: '1.0.0' }, {
       // Questions a tool asks while it runs reach the person its job runs for (elicitation.ts).

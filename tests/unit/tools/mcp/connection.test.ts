@@ -92,7 +92,15 @@ describe('an MCP server over stdio', () => {
     await vi.waitFor(() => expect(servers.statuses()[1]!.state).toBe('ready'), { timeout: 20_000, interval: 50 })
     await vi.waitFor(() => expect(servers.statuses()[0]!.failures).toBeGreaterThanOrEqual(1), { timeout: 10_000, interval: 20 })
     const [broken, everything, off] = servers.statuses()
-    expect(broken).toMatchObject({ name: 'broken', error: expect.stringMatching(/ENOENT|not found|spawn/i) })
+    expect(broken).toMatchObject({ name: 'broken', state: 'failed', error: expect.stringMatching(/ENOENT|not found|spawn/i) })
+    // Its retries (every 50–200 ms here) do not flap it back to "connecting": it stays failed.
+    await vi.waitFor(() => expect(servers.statuses()[0]!.failures).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 5 })
+    const seen = new Set<string>()
+    await vi.waitFor(() => {
+      seen.add(servers.statuses()[0]!.state)
+      expect(servers.statuses()[0]!.failures).toBeGreaterThanOrEqual(5)
+    }, { timeout: 10_000, interval: 1 })
+    expect([...seen]).toEqual(['failed'])
     // The allowlist keeps only echo.
     expect(everything).toMatchObject({ state: 'ready', tools: 1 })
     expect(off).toMatchObject({ state: 'disabled', tools: 0 })
