@@ -10,6 +10,12 @@ function toAccount(row: Doc<'accounts'>) {
   return { id: row.account_id, name: row.name, passwordHash: row.password_hash, role: row.role, disabled: row.disabled, sessionVersion: row.session_version, createdAt: row.created_at }
 }
 
+function toIdentity(row: Doc<'account_identities'>) {
+  return { provider: row.provider, subject: row.subject, accountId: row.account_id, email: row.email, createdAt: row.created_at, lastSignInAt: row.last_sign_in_at }
+}
+
+const findIdentity = (ctx: QueryCtx, provider: string, subject: string) => ctx.db.query('account_identities').withIndex('by_identity', q => q.eq('provider', provider).eq('subject', subject)).unique()
+
 function toToken(row: Doc<'api_tokens'>) {
   return { id: row.token_id, userId: row.user_id, name: row.name, prefix: row.prefix, tokenHash: row.token_hash, createdAt: row.created_at, lastUsedAt: row.last_used_at }
 }
@@ -86,8 +92,40 @@ export const remove = serverMutation({
     const row = await findAccount(ctx, accountId)
     if (!row) return false
     for (const token of await ctx.db.query('api_tokens').withIndex('by_user', q => q.eq('user_id', accountId)).collect()) await ctx.db.delete(token._id)
+    for (const identity of await ctx.db.query('account_identities').withIndex('by_account', q => q.eq('account_id', accountId)).collect()) await ctx.db.delete(identity._id)
     await ctx.db.delete(row._id)
     return true
+  },
+})
+
+/** Links a provider's person to an account in one transaction: false when that identity is already linked. */
+export const linkIdentity = serverMutation({
+  args: { provider: v.string(), subject: v.string(), accountId: v.string(), email: v.union(v.string(), v.null()), now: v.number() },
+  handler: async (ctx, args) => {
+    if (await findIdentity(ctx, args.provider, args.subject)) return false
+    await ctx.db.insert('account_identities', { provider: args.provider, subject: args.subject, account_id: args.accountId, email: args.email, created_at: args.now, last_sign_in_at: args.now })
+    return true
+  },
+})
+
+export const findIdentityOf = serverQuery({
+  args: { provider: v.string(), subject: v.string() },
+  handler: async (ctx, { provider, subject }) => {
+    const row = await findIdentity(ctx, provider, subject)
+    return row ? toIdentity(row) : null
+  },
+})
+
+export const identitiesOf = serverQuery({
+  args: { accountId: v.string() },
+  handler: async (ctx, { accountId }) => (await ctx.db.query('account_identities').withIndex('by_account', q => q.eq('account_id', accountId)).take(100)).map(toIdentity),
+})
+
+export const touchIdentity = serverMutation({
+  args: { provider: v.string(), subject: v.string(), email: v.union(v.string(), v.null()), now: v.number() },
+  handler: async (ctx, { provider, subject, email, now }) => {
+    const row = await findIdentity(ctx, provider, subject)
+    if (row) await ctx.db.patch(row._id, { email, last_sign_in_at: now })
   },
 })
 

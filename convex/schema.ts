@@ -379,6 +379,18 @@ export default defineSchema({
     .index('by_token_hash', ['token_hash'])
     .index('by_user', ['user_id', 'created_at']),
 
+  /** Which identity provider's person (OpenID Connect `sub`) signs in to which account; removed with the account. */
+  account_identities: defineTable({
+    provider: v.string(),
+    subject: v.string(),
+    account_id: v.string(),
+    email: v.union(v.string(), v.null()),
+    created_at: v.number(),
+    last_sign_in_at: v.number(),
+  })
+    .index('by_identity', ['provider', 'subject'])
+    .index('by_account', ['account_id', 'created_at']),
+
   invites: defineTable({
     code_hash: v.string(),
     created_by: v.string(),

@@ -23,9 +23,11 @@ export function useAuth() {
     await refresh()
   }
 
-  async function signOut(everywhere = false): Promise<void> {
-    await $fetch('/api/auth/logout', { method: 'POST', body: everywhere ? { everywhere: true } : {} })
+  /** Signs out; a session from an identity provider that offers sign-out answers its URL, to open next (else null). */
+  async function signOut(everywhere = false): Promise<string | null> {
+    const answer = await $fetch<{ providerSignOut?: string }>('/api/auth/logout', { method: 'POST', body: everywhere ? { everywhere: true } : {} })
     await refresh()
+    return answer.providerSignOut ?? null
   }
 
   const user = computed<SessionPrincipal | null>(() => state.value?.user ?? null)

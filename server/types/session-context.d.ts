@@ -4,6 +4,8 @@ declare module 'h3' {
   interface H3EventContext {
     /** Who this request acts for, once requireSessionUser has resolved it (null: nobody signed in). */
     principal?: SessionPrincipal | null
+    /** The identity provider the request's session was signed in through (set with `principal`). */
+    sessionVia?: string
   }
 }
 

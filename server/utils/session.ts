@@ -73,9 +73,10 @@ async function resolvePrincipal(event: H3Event, newGuest = true): Promise<Sessio
       if (AuthError.isInstance(error)) await clearUserSession(event, sessionConfig(event))
       throw error
     }
+    event.context.sessionVia = data.via
     if (needsRenewal(holder.renewedAt, config.session.maxAge, now)) {
       const account = await accounts.getAccount(principal.id)
-      if (account) await writeSessionData(event, accountSessionData(account, now))
+      if (account) await writeSessionData(event, accountSessionData(account, now, data.via))
     }
     return principal
   }
@@ -123,12 +124,11 @@ export async function requireSessionUser(event: H3Event, options: { role?: 'admi
 }
 
 /**
- * Starts a fresh session for `account` (a new cookie: any earlier session id is dropped), or with
- * null ends this browser's session.
+ * Starts a fresh session for `account` (a new cookie: any earlier session id is dropped), signed in
+ * through identity provider `via` when it was, or with null ends this browser's session.
  */
-export async function setSessionAccount(event: H3Event, account: StoredAccount | null): Promise<void> {
+export async function setSessionAccount(event: H3Event, account: StoredAccount | null, via?: string): Promise<void> {
   event.context.principal = undefined
-  if (account) await writeSessionData(event, accountSessionData(account, Date.now()))
+  if (account) await writeSessionData(event, accountSessionData(account, Date.now(), via))
   else await clearUserSession(event, sessionConfig(event))
 }
-

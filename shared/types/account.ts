@@ -54,7 +54,15 @@ export interface AuthState {
   guests: boolean
   /** The field limits the forms show (the server checks the same ones). */
   limits: typeof ACCOUNT_LIMITS
+  /** The identity providers to sign in with (a button each). */
+  providers: Array<{ id: string, name: string }>
+  /** Whether the name-and-password form signs people in (off: only the providers, and the break-glass admin). */
+  passwords: boolean
 }
+
+/** Why a sign-in through an identity provider did not work (`/login?signInError=…`), each with its message on the page. */
+export const PROVIDER_SIGN_IN_ERRORS = ['unknown-provider', 'unreachable', 'expired', 'refused', 'invalid', 'not-allowed', 'disabled', 'failed'] as const
+export type ProviderSignInError = typeof PROVIDER_SIGN_IN_ERRORS[number]
 
 /** The settings an admin changes at runtime (`GET|PUT /api/admin/settings`, which takes any of them). */
 export interface AdminSettings {

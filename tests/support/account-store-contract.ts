@@ -73,6 +73,26 @@ export function describeAccountStoreContract(name: string, createStore: () => Ac
       expect(await store.deleteAccount(owner.id)).toBe(false)
     })
 
+    it('links a provider identity to one account only, finds and lists it, records sign-ins, and deletes it with the account', async () => {
+      const owner = (await store.createAccount({ name: 'Fay', passwordHash: '', role: 'user' }))!
+      const other = (await store.createAccount({ name: 'Gus', passwordHash: '', role: 'user' }))!
+      expect(await store.linkIdentity({ provider: 'corp', subject: 'sub-1', accountId: owner.id, email: 'fay@corp.example', now: 10 })).toBe(true)
+      // The same person of the same provider cannot be linked again, to anyone.
+      expect(await store.linkIdentity({ provider: 'corp', subject: 'sub-1', accountId: other.id, email: null, now: 11 })).toBe(false)
+      // The same subject at another provider is another person.
+      expect(await store.linkIdentity({ provider: 'google', subject: 'sub-1', accountId: other.id, email: null, now: 12 })).toBe(true)
+      expect(await store.linkIdentity({ provider: 'google', subject: 'sub-2', accountId: owner.id, email: null, now: 13 })).toBe(true)
+      expect(await store.findIdentity('corp', 'sub-1')).toEqual({ provider: 'corp', subject: 'sub-1', accountId: owner.id, email: 'fay@corp.example', createdAt: 10, lastSignInAt: 10 })
+      expect(await store.findIdentity('corp', 'sub-9')).toBeNull()
+      await store.touchIdentity('corp', 'sub-1', 'fay@new.example', 50)
+      expect(await store.findIdentity('corp', 'sub-1')).toMatchObject({ email: 'fay@new.example', lastSignInAt: 50, createdAt: 10 })
+      expect((await store.listIdentities(owner.id)).map(item => `${item.provider}/${item.subject}`)).toEqual(['corp/sub-1', 'google/sub-2'])
+      expect(await store.deleteAccount(owner.id)).toBe(true)
+      expect(await store.findIdentity('corp', 'sub-1')).toBeNull()
+      expect(await store.listIdentities(owner.id)).toEqual([])
+      expect(await store.findIdentity('google', 'sub-1')).toMatchObject({ accountId: other.id })
+    })
+
     it('uses an invite once, and never after it expires', async () => {
       await store.createInvite({ codeHash: 'once', createdBy: 'admin', expiresAt: 100, now: 1 })
       await store.createInvite({ codeHash: 'late', createdBy: 'admin', expiresAt: 100, now: 1 })

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Account, Role, SessionPrincipal } from '../../../shared/types/account'
 import type { RoleLimitTable } from '../../../shared/types/limits'
-import { accountNameKey, LastAdminError, type AccountPatch, type AccountStore, type ApiTokenStore, type StoredAccount } from '../stores/accounts/account-store'
+import { accountNameKey, LastAdminError, type AccountPatch, type AccountStore, type ApiTokenStore, type IdentityStore, type StoredAccount } from '../stores/accounts/account-store'
 import { PersonalApiTokens } from './personal-api-tokens'
 import { UsageReports } from './usage-reports'
 import { hashInviteCode, SignupSettings } from './signup-settings'
@@ -15,6 +15,7 @@ import { AttemptLimits, type AttemptLimitSettings } from './attempt-limits'
 import { AuthError } from './auth-errors'
 import { FirstRunGuard, type FirstRunRequest } from './first-run'
 import { RoleLimitPolicy } from './role-limits'
+import { IdentityAccounts } from './oidc/identity-accounts'
 import type { SettingsReadWrite } from '../stores/settings/settings-store'
 import type { UsageLedger } from '../stores/usage/usage-ledger'
 
@@ -39,6 +40,10 @@ export interface AccountSettings extends AttemptLimitSettings {
   inviteTtlMs: number
   /** Each role's limits as configured (`limits.roles`); the admin's changes go on top. */
   roleLimits: RoleLimitTable
+  /** Whether people sign in with a name and password (else only through identity providers; default on). */
+  passwords?: boolean
+  /** With passwords off: the admin account that still may. */
+  breakGlassAdmin?: string
 }
 
 /** Why a session or a password check no longer holds: its account changed or went. */
@@ -66,11 +71,14 @@ function badInvite(invite: string | undefined): AuthError {
 }
 
 const WRONG_CREDENTIALS = 'That name and password do not match an account.'
+const PASSWORDS_OFF = 'This server signs people in through its identity provider: use the button on the sign-in page.'
 
 /** The stores the account service works over. */
 export interface AccountServiceStores {
   accounts: AccountStore
   tokens: ApiTokenStore
+  /** Which identity provider's person signs in to which account. */
+  identities: IdentityStore
   /** The sign-up policy and the admin's role limits. */
   settings: SettingsReadWrite
   /** Daily usage, shown to each person and to the admin. */
@@ -93,6 +101,10 @@ export class AccountService {
   readonly usage: UsageReports
   /** The admin's sign-up policy and invites. */
   readonly signups: SignupSettings
+  /** Accounts of people who sign in through an identity provider. */
+  readonly identities: IdentityAccounts
+  private readonly passwordsOn: boolean
+  private readonly breakGlassKey: string | undefined
 
   constructor(private readonly stores: AccountServiceStores, private readonly passwords: PasswordHasher, settings: AccountSettings) {
     this.attempts = new AttemptLimits(settings)
@@ -100,6 +112,14 @@ export class AccountService {
     this.tokens = new PersonalApiTokens(stores, settings.tokensPerUser, (userId, password, wrong) => this.confirmPassword(userId, password, wrong))
     this.usage = new UsageReports(stores, this.limits)
     this.signups = new SignupSettings(stores, settings.inviteTtlMs)
+    this.identities = new IdentityAccounts(stores)
+    this.passwordsOn = settings.passwords ?? true
+    this.breakGlassKey = settings.breakGlassAdmin ? accountNameKey(settings.breakGlassAdmin) : undefined
+  }
+
+  /** Whether people may sign up and sign in with a name and password (the sign-in page shows the form). */
+  get passwordsAllowed(): boolean {
+    return this.passwordsOn
   }
 
   /**
@@ -152,7 +172,9 @@ export class AccountService {
   async signUp(name: string, password: string, invite: string | undefined, fromGuest?: string, ip?: string, firstRun?: FirstRunRequest): Promise<StoredAccount> {
     await this.attempts.beforeSignUp(ip)
     if (fromGuest !== undefined && await this.stores.accounts.getAccount(fromGuest)) throw new AuthError('name-taken', 'This guest session already became an account. Sign in instead.')
-    if (await this.needsSetup()) {
+    const firstAccount = await this.needsSetup()
+    if (!firstAccount && !this.passwordsOn) throw new AuthError('passwords-off', PASSWORDS_OFF)
+    if (firstAccount) {
       const refusal = this.firstRun.refusal(firstRun ?? { siteConfigured: false, loopback: true })
       if (refusal) throw new AuthError('setup-code', refusal)
       return this.createFirstAdmin(name, password, fromGuest)
@@ -185,9 +207,12 @@ export class AccountService {
     const key = accountNameKey(name)
     await this.attempts.beforeSignIn(ip, key)
     const account = await this.stores.accounts.findAccountByName(name)
-    const matches = await this.passwords.verify(account?.passwordHash ?? await this.decoy(), password)
+    // An account without a password (it signs in through its identity provider) is checked against the decoy, and fails like a wrong password.
+    const matches = await this.passwords.verify(account?.passwordHash || await this.decoy(), password) && Boolean(account?.passwordHash)
     // A failure keeps the count taken before the check (whether or not the account exists, so both look alike).
     if (!account || !matches) throw new AuthError('bad-credentials', WRONG_CREDENTIALS)
+    // With passwords off only the break-glass admin signs in here (and says so only after the password matched).
+    if (!this.passwordsOn && !(account.role === 'admin' && accountNameKey(account.name) === this.breakGlassKey)) throw new AuthError('passwords-off', PASSWORDS_OFF)
     await this.attempts.signInSucceeded(key)
     if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
     return account
@@ -242,6 +267,7 @@ export class AccountService {
     if (!account) throw new AuthError('session-ended', SESSION_ENDED)
     const key = accountNameKey(account.name)
     await this.attempts.beforeSignIn(undefined, key)
+    if (!account.passwordHash) throw new AuthError('wrong-password', 'This account signs in through its identity provider and has no password here, so this cannot be confirmed with one. Ask the admin of this server.')
     if (!await this.passwords.verify(account.passwordHash, password)) throw new AuthError('wrong-password', wrong)
     await this.attempts.signInSucceeded(key)
   }

@@ -52,6 +52,11 @@ export class AttemptLimits {
     await consumeOrRefuse(this.failuresPerAccount, nameKey, seconds => `Too many failed sign-ins for this account. Try again in ${seconds} s, or ask the admin to reset the password.`)
   }
 
+  /** Counts a sign-in through an identity provider from `ip` (its callback: each one asks the provider). */
+  async beforeProviderSignIn(ip: string | undefined): Promise<void> {
+    if (ip) await consumeOrRefuse(this.signInsPerIp, ip, seconds => `Too many sign-in attempts from this network address. Try again in ${seconds} s.`)
+  }
+
   /** Forgets an account's failures after it signs in. */
   async signInSucceeded(nameKey: string): Promise<void> {
     await this.failuresPerAccount.delete(nameKey)

@@ -13,6 +13,8 @@ export const AUTH_REFUSALS = {
   'signup-closed': 403,
   'bad-invite': 403,
   'not-admin': 403,
+  'not-allowed': 403,
+  'passwords-off': 403,
   'already-set-up': 409,
   'name-taken': 409,
   'last-admin': 409,

@@ -7,7 +7,7 @@
  * cannot get in: every read is by the person's own id.
  */
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate'
-import type { AccountStore } from '../stores/accounts/account-store'
+import type { AccountStore, IdentityStore } from '../stores/accounts/account-store'
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { WorkflowStore } from '../stores/workflows/workflow-store'
 import type { WorkflowRunStore } from '../stores/workflows/run-store'
@@ -20,6 +20,8 @@ import type { UserTools } from '../tools/user-tools/user-tools'
 /** Where a person's data is read from. */
 export interface PersonalArchiveSources {
   accounts: Pick<AccountStore, 'getAccount'>
+  /** The identity-provider sign-ins linked to the account. */
+  identities: Pick<IdentityStore, 'listIdentities'>
   threads: ThreadStore
   workflows: WorkflowStore
   workflowRuns: WorkflowRunStore
@@ -83,6 +85,7 @@ async function* archiveEntries(sources: PersonalArchiveSources, userId: string, 
     name: 'account.json',
     data: json({
       account: account ? { id: account.id, name: account.name, role: account.role, createdAt: new Date(account.createdAt).toISOString() } : { id: userId, guest: true },
+      signInProviders: account ? (await sources.identities.listIdentities(userId)).map(identity => ({ provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: new Date(identity.createdAt).toISOString(), lastSignInAt: new Date(identity.lastSignInAt).toISOString() })) : [],
       preferences: await sources.personal.preferences(userId),
       presets: await sources.personal.presets(userId),
       folders: await sources.personal.folders(userId),

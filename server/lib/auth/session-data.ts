@@ -14,6 +14,8 @@ export interface SessionData {
   renewedAt?: number
   /** A pre-accounts anonymous session. */
   userId?: string
+  /** The identity provider the session was signed in through (its sign-out ends the provider's session too). */
+  via?: string
 }
 
 /** Who a session was issued to, as the cookie says (still to be checked against the account store). */
@@ -39,8 +41,8 @@ export function guestSessionData(userId: string, now: number): SessionData {
 }
 
 /** The data of a session for a signed-in account. */
-export function accountSessionData(account: { id: string, name: string, role: SessionPrincipal['role'], sessionVersion: number }, now: number): SessionData {
-  return { user: { id: account.id, name: account.name, role: account.role }, version: account.sessionVersion, renewedAt: now }
+export function accountSessionData(account: { id: string, name: string, role: SessionPrincipal['role'], sessionVersion: number }, now: number, via?: string): SessionData {
+  return { user: { id: account.id, name: account.name, role: account.role }, version: account.sessionVersion, renewedAt: now, ...(via ? { via } : {}) }
 }
 
 /** Whether a session issued at `renewedAt` is in the second half of its life (and should be renewed). */

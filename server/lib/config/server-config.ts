@@ -263,6 +263,12 @@ export const serverConfigSchema = z.object({
       'Personal API tokens one account may hold.'),
     inviteTtlHours: setting(z.number().positive().max(24 * 365), 24 * 7,
       'How long an invite link works (it works once).'),
+    oidcConfigFile: setting(z.string().trim(), '',
+      'A JSON or YAML file listing OpenID Connect identity providers (Keycloak, Entra ID, Google Workspace, Okta, Authentik, Zitadel…), each a button on the sign-in page; client secrets come from the environment variables it names. See docs/accounts.md.'),
+    passwords: setting(z.boolean(), true,
+      'Sign-in and sign-up with a name and password. Off: people sign in only through the identity providers; the first-run admin and the break-glass admin (`…_BREAK_GLASS_ADMIN`) still sign in with a password.'),
+    breakGlassAdmin: setting(z.string().trim().max(200), '',
+      'With passwords off: the name of the one admin account that may still sign in with its password, for when the identity provider is down.'),
   }),
   limits: group({
     jobContentChars: setting(z.number().int().min(1_000), 1_000_000,

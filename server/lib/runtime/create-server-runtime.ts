@@ -41,6 +41,8 @@ import { JobLiveHub } from '../jobs/live-hub'
 import { ThreadTitles } from '../threads/titles'
 import { writeJobIntoThread } from '../threads/write-back'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
+import { OidcSignIn } from '../auth/oidc/oidc-sign-in'
+import { loadOidcProviders } from '../auth/oidc/provider-config'
 import { deleteUserData } from '../auth/delete-user-data'
 import { PersonalArchives } from '../auth/personal-archive'
 import { DataBackups } from '../stores/sqlite/backup'
@@ -156,7 +158,11 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     tokensPerUser: auth.tokensPerUser,
     inviteTtlMs: Math.round(auth.inviteTtlHours * 3_600_000),
     roleLimits: config.limits.roles,
+    passwords: auth.passwords,
+    breakGlassAdmin: auth.breakGlassAdmin,
   })
+  // Sign-in through the operator's identity providers (a file that cannot be used stops start-up here, saying what to fix).
+  const oidc = new OidcSignIn(loadOidcProviders(auth.oidcConfigFile, options.env ?? process.env))
 
   // The workbench (workspace files, run_code, people's own tools, web_fetch, web_search), registered as built-ins.
   registerWorkbenchTools(config.tools, {
@@ -240,7 +246,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
   accounts.onAccountDeleted(userId => shares.deleteUser(userId))
   accounts.onAccountDeleted(userId => personal.deleteUser(userId))
-  const archives = new PersonalArchives({ accounts: stores.accounts, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, workspaces, userTools, maxThreads: config.limits.threadsPerUser })
+  const archives = new PersonalArchives({ accounts: stores.accounts, identities: stores.identities, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, workspaces, userTools, maxThreads: config.limits.threadsPerUser })
 
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const liveEvents = new LiveEventStreams({
@@ -290,6 +296,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     workflowFailureWebhooks,
     webPush,
     accounts,
+    oidc,
     personal,
     shares,
     feedback: new AnswerFeedback(stores.threads),
@@ -345,6 +352,7 @@ function watchStores(stores: AppStores, watch: StoreCallWatcher): AppStores {
     workflowRuns: instrumentedStore(stores.workflowRuns, 'workflow_runs', watch),
     accounts: instrumentedStore(stores.accounts, 'accounts', watch),
     tokens: instrumentedStore(stores.tokens, 'tokens', watch),
+    identities: instrumentedStore(stores.identities, 'identities', watch),
     settings: instrumentedStore(stores.settings, 'settings', watch),
     usage: instrumentedStore(stores.usage, 'usage', watch),
   }

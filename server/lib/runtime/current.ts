@@ -4,6 +4,7 @@
  */
 import type { WebPush } from '../jobs/web-push'
 import type { AccountService } from '../auth/accounts'
+import type { OidcSignIn } from '../auth/oidc/oidc-sign-in'
 import type { PersonalSettings } from '../threads/personal-settings'
 import type { DataBackups } from '../stores/sqlite/backup'
 import type { ShareLinks } from '../threads/share-links'
@@ -36,6 +37,8 @@ export interface ServerRuntime {
   workflowSchedules: WorkflowSchedules
   /** Accounts, sessions' validity, API tokens, invites. */
   accounts: AccountService
+  /** Sign-in through the operator's OpenID Connect providers. */
+  oidc: OidcSignIn
   /** People's preferences, chat presets and folders. */
   personal: PersonalSettings
   /** Conversations shared as read-only snapshots. */

@@ -28,7 +28,7 @@ import type { WorkspaceStore } from './workspaces/workspace-store'
 import { createMemoryWorkspaceStore } from './workspaces/memory'
 import { createSqliteWorkspaceStore } from './workspaces/sqlite'
 import { createConvexWorkspaceStore } from './workspaces/convex'
-import type { AccountBackend, AccountStore, ApiTokenStore } from './accounts/account-store'
+import type { AccountBackend, AccountStore, ApiTokenStore, IdentityStore } from './accounts/account-store'
 import type { SettingsStore } from './settings/settings-store'
 import type { UsageLedger } from './usage/usage-ledger'
 import { createConvexAccountBackend } from './accounts/convex'
@@ -55,6 +55,8 @@ export interface AppStores {
   accounts: AccountStore
   /** People's API tokens. */
   tokens: ApiTokenStore
+  /** Which identity provider's person signs in to which account. */
+  identities: IdentityStore
   /** Small shared values (the admin's settings, people's sealed credentials and grants) and locks. */
   settings: SettingsStore
   /** Each principal's daily usage, for budgets. */
@@ -82,12 +84,12 @@ export function openStores(config: ServerConfig): AppStores {
   }
 }
 
-/** The four stores one account backend keeps (the same tables, or deployment), each handed to the services that need it. */
-export function accountStoresOf(backend: AccountBackend): Pick<AppStores, 'accounts' | 'tokens' | 'settings' | 'usage'> {
-  return { accounts: backend, tokens: backend, settings: backend, usage: backend }
+/** The five stores one account backend keeps (the same tables, or deployment), each handed to the services that need it. */
+export function accountStoresOf(backend: AccountBackend): Pick<AppStores, 'accounts' | 'tokens' | 'identities' | 'settings' | 'usage'> {
+  return { accounts: backend, tokens: backend, identities: backend, settings: backend, usage: backend }
 }
 
-type Backend = Omit<AppStores, 'accounts' | 'tokens' | 'settings' | 'usage' | 'close'> & { accounts: AccountBackend }
+type Backend = Omit<AppStores, 'accounts' | 'tokens' | 'identities' | 'settings' | 'usage' | 'close'> & { accounts: AccountBackend }
 
 function openBackend(config: ServerConfig): Backend {
   switch (config.backgroundJobs.storageProvider) {

@@ -30,7 +30,9 @@ async function setUp() {
     await userTools.propose(who, { name: `${words}_tool`, description: `About ${words}.`, code: `"${words}"` })
   }
   await personal.setPreferences(ann.id, { displayName: 'Captain Ann' })
-  const archives = new PersonalArchives({ accounts, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, maxThreads: 1_000 })
+  await accounts.linkIdentity({ provider: 'corp', subject: 'ann-at-corp', accountId: ann.id, email: 'ann@corp.example', now: Date.UTC(2026, 10, 1) })
+  await accounts.linkIdentity({ provider: 'corp', subject: 'bob-at-corp', accountId: bob.id, email: 'bob@corp.example', now: Date.UTC(2026, 10, 1) })
+  const archives = new PersonalArchives({ accounts, identities: accounts, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, maxThreads: 1_000 })
   return { archives, ann, bob }
 }
 
@@ -45,7 +47,7 @@ describe('a person\'s archive', () => {
     expect(names.filter(name => !name.startsWith('conversations/') && !name.startsWith('workflows/'))).toEqual(['README.txt', 'account.json', 'tools.json', 'workflow-runs.json'])
     expect(decode(files[names.find(name => name.endsWith('/workspace/notes/sailing.md'))!])).toBe('# sailing')
     expect(JSON.parse(decode(files['tools.json']))).toEqual([expect.objectContaining({ name: 'sailing_tool', code: '"sailing"' })])
-    expect(JSON.parse(decode(files['account.json']))).toMatchObject({ account: { name: 'Ann', role: 'user' }, preferences: { displayName: 'Captain Ann' } })
+    expect(JSON.parse(decode(files['account.json']))).toMatchObject({ account: { name: 'Ann', role: 'user' }, preferences: { displayName: 'Captain Ann' }, signInProviders: [{ provider: 'corp', subject: 'ann-at-corp', email: 'ann@corp.example', linkedAt: '2026-11-01T00:00:00.000Z' }] })
     const markdown = names.find(name => name.endsWith('conversation.md'))!
     expect(markdown).toMatch(/^conversations\/\d{4}-\d{2}-\d{2}-about-sailing-[\w-]+\/conversation\.md$/)
     expect(decode(files[markdown])).toContain('Tell me about sailing')

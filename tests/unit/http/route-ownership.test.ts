@@ -24,6 +24,8 @@ const CHECKS = {
   admin: /requireSessionUser\(event, \{ role: 'admin' \}\)/,
   /** A capability: the id is a secret token, checked in constant time (share links, webhooks). */
   token: /getRouterParam\(event, 'token'\)/,
+  /** One of the operator's identity providers, by its configured id (public: the sign-in page's buttons). */
+  identityProvider: /providerSignIn\.(start|finish)\(event\)/,
   /** A catch-all 404 for unknown API paths. */
   none: /./,
 } satisfies Record<string, RegExp>
@@ -55,6 +57,7 @@ const ROUTE_PARAMETERS: Array<{ route: RegExp, parameter: string, check: keyof t
   { route: /^shared\/\[token\]/, parameter: 'token', check: 'token' },
   { route: /^shared\/\[token\]\/attachments\/\[attachmentId\]/, parameter: 'attachmentId', check: 'token', note: 'a file of the shared snapshot' },
   { route: /^hooks\/workflows\/\[token\]/, parameter: 'token', check: 'token' },
+  { route: /^auth\/oidc\/\[provider\]/, parameter: 'provider', check: 'identityProvider' },
   { route: /^\[\.\.\.path\]/, parameter: '...path', check: 'none' },
 ]
 

@@ -68,7 +68,7 @@ export interface AccountStore {
   listAccounts(limit: number): Promise<StoredAccount[]>
   /** Changes an account; a new password, a change of `disabled` or `endSessions` bumps its session version. Null when unknown. */
   updateAccount(id: string, patch: AccountPatch): Promise<StoredAccount | null>
-  /** Deletes the account and its API tokens. */
+  /** Deletes the account, its API tokens and its linked identities. */
   deleteAccount(id: string): Promise<boolean>
 
   createInvite(input: { codeHash: string, createdBy: string, expiresAt: number, now?: number }): Promise<void>
@@ -88,11 +88,35 @@ export interface ApiTokenStore {
   touchApiToken(tokenId: string, now: number): Promise<void>
 }
 
+/** An identity at a sign-in provider (OpenID Connect), linked to the account it signs in to. */
+export interface StoredIdentity {
+  /** The provider's id in the operator's config (`keycloak`, `entra`…). */
+  provider: string
+  /** The provider's stable id of the person (the ID token's `sub`). */
+  subject: string
+  accountId: string
+  /** The e-mail the provider last said it verified, if any. */
+  email: string | null
+  createdAt: number
+  lastSignInAt: number
+}
+
+/** Which provider identities sign in to which account; removed with the account. */
+export interface IdentityStore {
+  /** Links an identity to an account; false when that identity is already linked (to any account). */
+  linkIdentity(identity: { provider: string, subject: string, accountId: string, email: string | null, now?: number }): Promise<boolean>
+  findIdentity(provider: string, subject: string): Promise<StoredIdentity | null>
+  /** An account's linked identities, oldest first. */
+  listIdentities(accountId: string): Promise<StoredIdentity[]>
+  /** Records a sign-in through the identity, with the e-mail the provider gives now. */
+  touchIdentity(provider: string, subject: string, email: string | null, now: number): Promise<void>
+}
+
 /**
- * What one backend (memory, sqlite, Convex) keeps about people: four stores over the same
+ * What one backend (memory, sqlite, Convex) keeps about people: five stores over the same
  * tables or deployment, handed out separately (`openStores`) so each service sees only its own.
  */
-export interface AccountBackend extends AccountStore, ApiTokenStore, SettingsStore, UsageLedger {
+export interface AccountBackend extends AccountStore, ApiTokenStore, IdentityStore, SettingsStore, UsageLedger {
   close(): Promise<void>
 }
 

@@ -2,7 +2,7 @@
 import { api } from '../../../../convex/_generated/api'
 import type { ConvexFunctionClient } from '../jobs/convex'
 import type { DailyUsage } from '../../../../shared/types/limits'
-import { accountNameKey, LastAdminError, type AccountBackend, type StoredAccount, type StoredApiToken } from './account-store'
+import { accountNameKey, LastAdminError, type AccountBackend, type StoredAccount, type StoredApiToken, type StoredIdentity } from './account-store'
 
 /** A Convex account store. */
 export function createConvexAccountBackend(options: { client: ConvexFunctionClient, secret: string }): AccountBackend {
@@ -45,6 +45,18 @@ export function createConvexAccountBackend(options: { client: ConvexFunctionClie
     },
     async touchApiToken(tokenId, now) {
       await client.mutation(api.accounts.touchToken, { secret, tokenId, now })
+    },
+    async linkIdentity({ provider, subject, accountId, email, now = Date.now() }) {
+      return await client.mutation(api.accounts.linkIdentity, { secret, provider, subject, accountId, email, now }) as boolean
+    },
+    async findIdentity(provider, subject) {
+      return await client.query(api.accounts.findIdentityOf, { secret, provider, subject }) as StoredIdentity | null
+    },
+    async listIdentities(accountId) {
+      return await client.query(api.accounts.identitiesOf, { secret, accountId }) as StoredIdentity[]
+    },
+    async touchIdentity(provider, subject, email, now) {
+      await client.mutation(api.accounts.touchIdentity, { secret, provider, subject, email, now })
     },
     async createInvite({ codeHash, createdBy, expiresAt, now = Date.now() }) {
       await client.mutation(api.accounts.createInvite, { secret, codeHash, createdBy, expiresAt, now })

@@ -1,11 +1,13 @@
 /** In-memory account store for tests. */
 import type { DailyUsage } from '../../../../shared/types/limits'
-import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountBackend, type StoredAccount, type StoredApiToken } from './account-store'
+import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountBackend, type StoredAccount, type StoredApiToken, type StoredIdentity } from './account-store'
 
 /** Creates an empty in-memory account store. */
 export function createMemoryAccountBackend(): AccountBackend {
   const accounts = new Map<string, StoredAccount>()
   const tokens = new Map<string, StoredApiToken>()
+  /** By `<provider> <subject>` (a provider id has no space). */
+  const identities = new Map<string, StoredIdentity>()
   const invites = new Map<string, { expiresAt: number, usedAt: number | null }>()
   const settings = new Map<string, string>()
   const locks = new Map<string, { owner: string, expiresAt: number }>()
@@ -45,7 +47,25 @@ export function createMemoryAccountBackend(): AccountBackend {
     },
     async deleteAccount(id) {
       for (const [key, token] of tokens) if (token.userId === id) tokens.delete(key)
+      for (const [key, identity] of identities) if (identity.accountId === id) identities.delete(key)
       return accounts.delete(id)
+    },
+    async linkIdentity({ provider, subject, accountId, email, now = Date.now() }) {
+      const key = `${provider} ${subject}`
+      if (identities.has(key)) return false
+      identities.set(key, { provider, subject, accountId, email, createdAt: now, lastSignInAt: now })
+      return true
+    },
+    async findIdentity(provider, subject) {
+      const identity = identities.get(`${provider} ${subject}`)
+      return identity ? { ...identity } : null
+    },
+    async listIdentities(accountId) {
+      return [...identities.values()].filter(item => item.accountId === accountId).sort((a, b) => a.createdAt - b.createdAt).map(item => ({ ...item }))
+    },
+    async touchIdentity(provider, subject, email, now) {
+      const identity = identities.get(`${provider} ${subject}`)
+      if (identity) Object.assign(identity, { email, lastSignInAt: now })
     },
     async createApiToken(token) {
       tokens.set(token.id, { ...token })

@@ -1,13 +1,19 @@
 /** Accounts, API tokens, invites and settings in the app's sqlite file. */
 import type { DailyUsage } from '../../../../shared/types/limits'
 import { openSqliteDatabase } from '../sqlite/database'
-import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountPatch, type AccountBackend, type StoredAccount, type StoredApiToken } from './account-store'
+import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountPatch, type AccountBackend, type StoredAccount, type StoredApiToken, type StoredIdentity } from './account-store'
 
 interface AccountRow { id: string, name: string, password_hash: string, role: 'admin' | 'user', disabled: number, session_version: number, created_at: number }
 interface TokenRow { id: string, user_id: string, name: string, prefix: string, token_hash: string, created_at: number, last_used_at: number | null }
 
 function toAccount(row: AccountRow): StoredAccount {
   return { id: row.id, name: row.name, passwordHash: row.password_hash, role: row.role, disabled: row.disabled === 1, sessionVersion: row.session_version, createdAt: row.created_at }
+}
+
+interface IdentityRow { provider: string, subject: string, account_id: string, email: string | null, created_at: number, last_sign_in_at: number }
+
+function toIdentity(row: IdentityRow): StoredIdentity {
+  return { provider: row.provider, subject: row.subject, accountId: row.account_id, email: row.email, createdAt: row.created_at, lastSignInAt: row.last_sign_in_at }
 }
 
 interface UsageRow { user_id: string, day: string, tokens: number, cost: number, jobs: number }
@@ -37,6 +43,11 @@ export function createSqliteAccountBackend(options: { path: string }): AccountBa
     tokensOf: db.prepare<[string], TokenRow>('SELECT * FROM api_tokens WHERE user_id = ? ORDER BY created_at DESC'),
     removeToken: db.prepare('DELETE FROM api_tokens WHERE id = ? AND user_id = ?'),
     touchToken: db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?'),
+    // Its identities go with a deleted account (a trigger of the migration).
+    linkIdentity: db.prepare('INSERT INTO account_identities (provider, subject, account_id, email, created_at, last_sign_in_at) VALUES (@provider, @subject, @accountId, @email, @now, @now) ON CONFLICT DO NOTHING'),
+    findIdentity: db.prepare<[string, string], IdentityRow>('SELECT * FROM account_identities WHERE provider = ? AND subject = ?'),
+    identitiesOf: db.prepare<[string], IdentityRow>('SELECT * FROM account_identities WHERE account_id = ? ORDER BY created_at, provider, subject'),
+    touchIdentity: db.prepare('UPDATE account_identities SET email = @email, last_sign_in_at = @now WHERE provider = @provider AND subject = @subject'),
     insertInvite: db.prepare('INSERT INTO invites (code_hash, created_by, created_at, expires_at) VALUES (@codeHash, @createdBy, @now, @expiresAt)'),
     useInvite: db.prepare('UPDATE invites SET used_at = @now WHERE code_hash = @codeHash AND used_at IS NULL AND expires_at > @now'),
     inviteUsable: db.prepare<{ codeHash: string, now: number }, { usable: number }>('SELECT 1 AS usable FROM invites WHERE code_hash = @codeHash AND used_at IS NULL AND expires_at > @now'),
@@ -107,6 +118,19 @@ export function createSqliteAccountBackend(options: { path: string }): AccountBa
     },
     async touchApiToken(tokenId, now) {
       statements.touchToken.run(now, tokenId)
+    },
+    async linkIdentity({ provider, subject, accountId, email, now = Date.now() }) {
+      return statements.linkIdentity.run({ provider, subject, accountId, email, now }).changes > 0
+    },
+    async findIdentity(provider, subject) {
+      const row = statements.findIdentity.get(provider, subject)
+      return row ? toIdentity(row) : null
+    },
+    async listIdentities(accountId) {
+      return statements.identitiesOf.all(accountId).map(toIdentity)
+    },
+    async touchIdentity(provider, subject, email, now) {
+      statements.touchIdentity.run({ provider, subject, email, now })
     },
     async createInvite({ codeHash, createdBy, expiresAt, now = Date.now() }) {
       statements.insertInvite.run({ codeHash, createdBy, expiresAt, now })

@@ -355,4 +355,22 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE thread_messages ADD COLUMN usage TEXT;
   `,
+  // Sign-in through identity providers (OpenID Connect): which provider's person signs in to which
+  // account. Gone with the account.
+  `
+  CREATE TABLE account_identities (
+    provider TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    email TEXT,
+    created_at INTEGER NOT NULL,
+    last_sign_in_at INTEGER NOT NULL,
+    PRIMARY KEY (provider, subject)
+  ) WITHOUT ROWID;
+  CREATE INDEX account_identities_by_account ON account_identities (account_id);
+  CREATE TRIGGER account_identities_go_with_their_account AFTER DELETE ON accounts
+  BEGIN
+    DELETE FROM account_identities WHERE account_id = OLD.id;
+  END;
+  `,
 ]

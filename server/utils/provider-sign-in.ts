@@ -1,0 +1,102 @@
+import { consola } from 'consola'
+import { createError, getRequestURL, getRouterParam, getQuery, useSession, type H3Event } from 'h3'
+import type { ProviderSignInError } from '../../shared/types/account'
+import { AuthError } from '../lib/auth/auth-errors'
+import { OidcSignInError, PENDING_SIGN_IN_MS, type PendingSignIn } from '../lib/auth/oidc/oidc-sign-in'
+import { serverSecret } from '../lib/security/session-secret'
+import { currentServerRuntime } from '../lib/runtime/current'
+
+const log = () => consola.withTag('auth')
+
+function runtime() {
+  const current = currentServerRuntime()
+  if (!current) throw createError({ statusCode: 503, statusMessage: 'The server is starting; try again in a moment.' })
+  return current
+}
+
+/**
+ * The sign-in a browser started at an identity provider, kept in a cookie of its own (sealed, ten
+ * minutes, sent only to the provider routes) until the provider sends the browser back.
+ */
+function pendingSignIn(event: H3Event) {
+  const config = useServerConfig(event)
+  return useSession<Partial<PendingSignIn>>(event, {
+    name: `${config.session.name}-sign-in`,
+    password: serverSecret(config),
+    maxAge: PENDING_SIGN_IN_MS / 1000,
+    cookie: { httpOnly: true, sameSite: 'lax', path: '/api/auth/oidc', secure: getRequestURL(event).protocol === 'https:' },
+  })
+}
+
+/** A path of this app to open after signing in (anything else: the start page). */
+function appPath(value: unknown): string {
+  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.includes('\\') && value.length <= 2_000 ? value : '/'
+}
+
+/** The sign-in page with a known reason (never text from the address: only these codes have words). */
+function refused(code: ProviderSignInError): string {
+  return `/login?signInError=${code}`
+}
+
+/**
+ * Sign-in through the operator's OpenID Connect providers (NUXT_AUTH_OIDC_CONFIG_FILE), for the
+ * routes: the list for the sign-in page, the two halves of the round trip (each answering where to
+ * send the browser), and the provider's sign-out address for a session it signed in.
+ */
+export const providerSignIn = {
+  list(): Array<{ id: string, name: string }> {
+    return runtime().oidc.list()
+  },
+
+  /** The provider's sign-in URL for `:provider` (PKCE, state and nonce kept in the pending cookie), or the sign-in page saying why not. */
+  async start(event: H3Event): Promise<string> {
+    const id = getRouterParam(event, 'provider') ?? ''
+    try {
+      const { url, pending } = await runtime().oidc.begin(id, `${event.context.site.appOrigin}/api/auth/oidc/${encodeURIComponent(id)}/callback`, appPath(getQuery(event).returnTo))
+      const session = await pendingSignIn(event)
+      await session.clear()
+      await session.update(pending)
+      return url
+    } catch (error) {
+      if (!(error instanceof OidcSignInError)) throw error
+      log().warn(`Sign-in through "${id}" could not start: ${error.message}`)
+      return refused(error.code)
+    }
+  },
+
+  /**
+   * The provider's answer: checked (state, PKCE, nonce, the ID token's signature, issuer, audience
+   * and expiry), the person's account found, linked or created, a session started. Answers the
+   * app path to open, or the sign-in page with the reason (details go to the log).
+   */
+  async finish(event: H3Event): Promise<string> {
+    const id = getRouterParam(event, 'provider') ?? ''
+    const session = await pendingSignIn(event)
+    const data = session.data
+    // Used once, whatever happens next.
+    await session.clear()
+    const pending = typeof data.state === 'string' && typeof data.provider === 'string' ? data as PendingSignIn : undefined
+    const { oidc, accounts } = runtime()
+    try {
+      await accounts.attempts.beforeProviderSignIn(event.context.clientAddress)
+      if (pending && pending.provider !== id) throw new OidcSignInError('expired', `This sign-in was started with another provider ("${pending.provider}"). Start it again from the sign-in page.`)
+      const identity = await oidc.finish(new URL(`${event.context.site.appOrigin}/api/auth/oidc/${encodeURIComponent(id)}/callback${getRequestURL(event).search}`), pending)
+      const account = await accounts.identities.signIn(oidc.provider(id), identity)
+      await setSessionAccount(event, account, id)
+      return pending?.returnTo ?? '/'
+    } catch (error) {
+      let code: ProviderSignInError
+      if (error instanceof OidcSignInError) code = error.code
+      else if (AuthError.isInstance(error)) code = error.refusal === 'not-allowed' || error.refusal === 'disabled' ? error.refusal : 'failed'
+      else throw error
+      log().warn(`Sign-in through "${id}" refused: ${(error as Error).message}`)
+      return refused(code)
+    }
+  },
+
+  /** The provider's sign-out URL when this request's session came from one that offers it (read before the session ends). */
+  async signOutUrl(event: H3Event): Promise<string | undefined> {
+    const via = event.context.sessionVia
+    return via ? runtime().oidc.signOutUrl(via, `${event.context.site.appOrigin}/login`) : undefined
+  },
+}
