@@ -5,5 +5,6 @@
  */
 export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
-  return useToolSources().catalog({ userId: user.id, role: user.role, name: user.role === 'guest' ? undefined : user.name })
+  // As the tool policy sees them when their jobs run: with their groups.
+  return useToolSources().catalog(await useAccounts().policyPrincipal(user.id))
 })

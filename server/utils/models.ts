@@ -8,6 +8,6 @@ export async function listModelsForRequest(event: H3Event): Promise<ModelCatalog
   const user = await requireSessionUser(event)
   const config = useServerConfig(event)
   const catalog = await listModels(config, userApiKeyOf(event))
-  const { models } = await useAccounts().limits.forRole(user.role)
+  const { models } = await useAccounts().limits.forRole(user.role, user.id)
   return { ...catalog, models: catalog.models.filter(model => isModelAllowed(models, model.id)) }
 }

@@ -35,7 +35,7 @@ export async function requireValidWorkflow(event: H3Event, raw: unknown): Promis
     const handler = await useWorkflows().saved.getWorkflow(handlerId)
     if (!handler || handler.userId !== user.id) throw invalidWorkflow([{ message: `onFailure: there is no workflow “${handlerId}” of yours to run when a run fails; choose one of your workflows.` }])
   }
-  const limits = await useAccounts().limits.forRole(user.role)
+  const limits = await useAccounts().limits.forRole(user.role, user.id)
   try {
     assertModelsAllowed(limits.models, user.role, workflowModels(result.workflow))
     assertWorkflowWithinLimits(result.workflow, limits)

@@ -22,3 +22,17 @@ export const roleLimitOverridesBody = z.object({
   user: roleLimitsPatch.optional(),
   guest: roleLimitsPatch.optional(),
 }).strict()
+
+/** A group's name: as identity providers' groups claims name groups (and `group:<name>` in tool policies). */
+export const groupName = z.string().trim().min(1).max(64).regex(/^[\w .-]+$/, 'must be 1-64 letters, digits, spaces, ".", "_" or "-"')
+
+/** The body of `PUT /api/admin/groups/:name`: a group's description and the limits it gives its members. */
+export const groupBody = z.object({
+  description: z.string().trim().max(500).default(''),
+  limits: roleLimitsPatch.default({}),
+}).strict()
+
+/** The body of `PUT /api/admin/users/:id/groups`: the groups an admin puts a person in. */
+export const memberGroupsBody = z.object({
+  groups: z.array(groupName).max(100),
+}).strict()

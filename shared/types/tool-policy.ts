@@ -2,8 +2,8 @@ import type { Role } from './account'
 
 /**
  * One tool access rule: allow or deny tool patterns (names, globs such as `github__*`, or sources:
- * `source:builtin`, `source:file`, `source:dynamic`, `source:mcp`, `source:mcp/<server>`) for roles
- * and/or users (neither: everyone). Deny wins. `approve` allows nothing by itself: a call it
+ * `source:builtin`, `source:file`, `source:dynamic`, `source:mcp`, `source:mcp/<server>`) for roles,
+ * groups and/or users (none: everyone). Deny wins. `approve` allows nothing by itself: a call it
  * matches waits for its user's approval.
  */
 export interface ToolPolicyRule {
@@ -14,6 +14,8 @@ export interface ToolPolicyRule {
   roles?: Role[]
   /** Account names (case does not matter) or ids. */
   users?: string[]
+  /** Groups (case does not matter). */
+  groups?: string[]
 }
 
 /** `GET /api/admin/tool-policy`: the operator's rules (read-only) and the admin's. */

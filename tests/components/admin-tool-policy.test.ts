@@ -22,7 +22,7 @@ function stubFetch() {
       puts.push(options.body)
       return { fileRules: [], adminRules: options.body!.rules }
     }
-    return { fileRules: [], adminRules: [{ effect: 'deny', tools: ['linear__*'], roles: ['guest'] }] }
+    return { fileRules: [], adminRules: [{ effect: 'deny', tools: ['linear__*'], roles: ['guest'] }, { effect: 'allow', tools: ['github__*'], groups: ['Engineering', 'ops'] }] }
   })
 }
 
@@ -31,7 +31,7 @@ describe('the tool policy form', () => {
     stubFetch()
     const wrapper = mount(AdminToolPolicy, { attachTo: document.body })
     await flushPromises()
-    const menu = wrapper.findComponent({ name: 'InputMenu' })
+    const menu = wrapper.findAllComponents({ name: 'InputMenu' })[0]!
     const items = menu.props('items') as Array<{ label: string, value: string }>
     expect(items.map(item => item.label)).toEqual(expect.arrayContaining(['Every built-in tool', 'Every tool of the server "github"', 'calculate', 'github__create_issue', 'linear__*']))
     expect(items.find(item => item.label === 'Every tool of the server "github"')!.value).toBe('source:mcp/github')
@@ -42,7 +42,9 @@ describe('the tool policy form', () => {
     await flushPromises()
     await wrapper.find('form').trigger('submit')
     await flushPromises()
-    expect(puts).toEqual([{ rules: [{ effect: 'deny', tools: ['linear__*', 'source:mcp/github', 'notion__*'], roles: ['guest'] }] }])
+    // The second rule's groups are kept as they were (the form shows them, and saves them back).
+    expect((wrapper.findAll('input[data-testid=policy-groups], [data-testid=policy-groups] input')[1]!.element as HTMLInputElement).value).toBe('Engineering, ops')
+    expect(puts).toEqual([{ rules: [{ effect: 'deny', tools: ['linear__*', 'source:mcp/github', 'notion__*'], roles: ['guest'] }, { effect: 'allow', tools: ['github__*'], groups: ['Engineering', 'ops'] }] }])
     wrapper.unmount()
   })
 })

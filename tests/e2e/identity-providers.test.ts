@@ -2,7 +2,8 @@
  * Sign-in through an OpenID Connect provider (issue 52), against a real one: `oidc-provider` with
  * its own keys (tests/support/oidc-provider.ts). Each check the app must make is tested by a
  * provider answer spoiled in that one way; the whole path also runs in Chromium, from the button
- * on the sign-in page to the provider's form and back.
+ * on the sign-in page to the provider's form and back. Then groups: made by an admin, filled by
+ * the provider's groups claim or by the admin, and what they give (limits, tool policy rules).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,7 +14,7 @@ import { startBuiltApp, type RunningApp } from '../support/built-app'
 import { freePort } from '../support/free-port'
 import { SessionClient } from '../support/job-stream-client'
 import { startTestOidcProvider, type TestOidcProvider } from '../support/oidc-provider'
-import { launchChromium, sidewaysScroll } from '../browser/helpers/browser'
+import { axeViolationsInBothSchemes, launchChromium, sidewaysScroll } from '../browser/helpers/browser'
 
 let app: RunningApp
 let idp: TestOidcProvider
@@ -89,6 +90,7 @@ beforeAll(async () => {
   idp.people.set('carol', { sub: 'carol-1', email: 'carol@corp.example', email_verified: true, name: 'Carol', preferred_username: 'carol', groups: ['staff'] })
   idp.people.set('bob', { sub: 'bob-1', email: 'bob@corp.example', email_verified: true, name: 'Bob', preferred_username: 'bob', groups: ['visitors'] })
   idp.people.set('dana', { sub: 'dana-1', email: 'dana@corp.example', email_verified: false, preferred_username: 'dana', groups: ['staff'] })
+  idp.people.set('frank', { sub: 'frank-1', email: 'frank@corp.example', email_verified: true, preferred_username: 'frank', groups: ['staff'] })
   idp.people.set('erin', { sub: 'erin-1', email: 'Erin@Corp.example', email_verified: true, preferred_username: 'erin', groups: ['staff'] })
   const dir = mkdtempSync(join(tmpdir(), 'or3-oidc-'))
   const configFile = join(dir, 'identity-providers.json')
@@ -102,6 +104,7 @@ beforeAll(async () => {
       allowHttp: true,
       scopes: ['openid', 'email', 'profile', 'groups'],
       roles: { claim: 'groups', admin: ['or3-admins'], user: ['staff'], required: true },
+      groupsClaim: 'groups',
       linkByEmail: true,
     }],
   }))
@@ -221,6 +224,41 @@ describe('sign-in through an OpenID Connect provider', () => {
     expect(await (await local.post('/api/auth/logout', {}, { origin: app.url })).json()).toEqual({ signedOut: true })
   })
 
+  it('gives a group\'s members its limits and its tool policy rules, with the provider\'s groups claim and an admin\'s choice as the members', async () => {
+    const usage = async (client: RedirectingClient) => (await (await client.request(`${app.url}/api/auth/usage`)).json() as { limits: { dailyTokens: number, jobsAtOnce: number } }).limits
+    const frank = await signInThroughProvider('frank')
+    const before = await usage(frank)
+    // The admin makes "staff" (the claim frank has) and "contractors" (nobody's claim).
+    expect((await root.fetch('/api/admin/groups/staff', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ description: 'Everyone on staff', limits: { dailyTokens: 0, jobsAtOnce: before.jobsAtOnce + 7 } }) })).status).toBe(200)
+    expect((await root.fetch('/api/admin/groups/contractors', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200)
+    expect((await root.json('/api/admin/groups')).groups.map((group: { name: string }) => group.name)).toEqual(['staff', 'contractors'])
+    // Bad input is a 400 that says what to fix, never a 500.
+    for (const [path, body] of [['/api/admin/groups/bad%2Fname', '{}'], ['/api/admin/groups/ok', '{"limits":{"jobsAtOnce":-1}}'], ['/api/admin/groups/ok', '{"limits":{"colour":"red"}}']] as const) {
+      const refused = await root.fetch(path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body })
+      expect(refused.status, `${path} ${body}`).toBe(400)
+    }
+    // Frank's claim puts him in "staff" at his next sign-in; the group's limits are his.
+    const again = await signInThroughProvider('frank')
+    const frankId = (await again.me())!.id
+    await expect.poll(async () => (await usage(again)).jobsAtOnce).toBe(before.jobsAtOnce + 7)
+    expect((await usage(again)).dailyTokens).toBe(0)
+    const view = await root.json(`/api/admin/users/${frankId}/groups`)
+    expect(view).toMatchObject({ membership: { manual: [], provider: expect.arrayContaining(['staff']) }, groups: ['staff'], sources: { jobsAtOnce: 'group:staff', dailyTokens: 'group:staff' } })
+
+    // An admin puts him in "contractors" too, which a tool policy rule keeps from the calculator.
+    expect((await root.fetch(`/api/admin/users/${frankId}/groups`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ groups: ['no-such-group'] }) })).status).toBe(400)
+    expect((await root.fetch(`/api/admin/users/${frankId}/groups`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ groups: ['contractors'] }) })).status).toBe(200)
+    expect((await root.fetch('/api/admin/tool-policy', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: [{ name: 'no calculator for contractors', effect: 'deny', tools: ['calculate'], groups: ['contractors'] }] }) })).status).toBe(200)
+    const tools = async (client: RedirectingClient) => (await (await client.request(`${app.url}/api/tools`)).json() as { tools: Array<{ name: string, unavailable?: string }> }).tools.find(tool => tool.name === 'calculate')
+    await expect.poll(async () => (await tools(again))?.unavailable ?? '').toMatch(/no calculator for contractors/)
+    // Alice is in neither: the rule is not hers.
+    expect((await tools(await signInThroughProvider('alice')))?.unavailable).toBeUndefined()
+    // A deleted group gives nothing any more.
+    expect((await root.fetch('/api/admin/groups/staff', { method: 'DELETE' })).status).toBe(200)
+    await expect.poll(async () => (await usage(again)).jobsAtOnce).toBe(before.jobsAtOnce)
+    expect((await root.fetch('/api/admin/tool-policy', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: [] }) })).status).toBe(200)
+  })
+
   it('signs in from the button on the sign-in page in Chromium, shows a refusal in words, and the page passes axe at desktop and phone width', async () => {
     const browser = await launchChromium()
     try {
@@ -246,6 +284,19 @@ describe('sign-in through an OpenID Connect provider', () => {
       await page.waitForURL(`${app.url}/`)
       await page.getByTestId('composer-input').waitFor()
       expect(await page.getByTestId('account-name').textContent()).toBe('alice')
+
+      // Alice is an admin (her provider's groups say so): Admin → Groups, a person chosen, passes
+      // axe in light and dark at desktop and phone width, and fits a phone.
+      await page.goto(`${app.url}/admin`)
+      await page.getByTestId('admin-groups').waitFor()
+      await page.getByTestId('group-member').click()
+      await page.getByRole('option', { name: 'frank' }).click()
+      await page.getByTestId('effective-limits').waitFor()
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 844 })
+        expect(await axeViolationsInBothSchemes(page, '[data-testid=admin-groups]'), `${width} px`).toEqual([])
+        expect(await sidewaysScroll(page), `${width} px`).toBe(0)
+      }
     } finally {
       await browser.close()
     }

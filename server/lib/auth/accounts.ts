@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Account, Role, SessionPrincipal } from '../../../shared/types/account'
 import type { RoleLimitTable } from '../../../shared/types/limits'
+import type { AccountGroupView } from '../../../shared/types/groups'
 import { accountNameKey, LastAdminError, type AccountPatch, type AccountStore, type ApiTokenStore, type IdentityStore, type StoredAccount } from '../stores/accounts/account-store'
 import { PersonalApiTokens } from './personal-api-tokens'
 import { UsageReports } from './usage-reports'
@@ -16,7 +17,8 @@ import { AuthError } from './auth-errors'
 import { FirstRunGuard, type FirstRunRequest } from './first-run'
 import { RoleLimitPolicy } from './role-limits'
 import { IdentityAccounts } from './oidc/identity-accounts'
-import type { SettingsReadWrite } from '../stores/settings/settings-store'
+import { Groups } from './groups'
+import type { SettingsStore } from '../stores/settings/settings-store'
 import type { UsageLedger } from '../stores/usage/usage-ledger'
 
 /** Hashing passwords (scrypt, from nuxt-auth-utils in the server; anything alike in tests). */
@@ -79,8 +81,8 @@ export interface AccountServiceStores {
   tokens: ApiTokenStore
   /** Which identity provider's person signs in to which account. */
   identities: IdentityStore
-  /** The sign-up policy and the admin's role limits. */
-  settings: SettingsReadWrite
+  /** The sign-up policy, the admin's role limits, groups and who is in them. */
+  settings: SettingsStore
   /** Daily usage, shown to each person and to the admin. */
   usage: UsageLedger
 }
@@ -103,23 +105,23 @@ export class AccountService {
   readonly signups: SignupSettings
   /** Accounts of people who sign in through an identity provider. */
   readonly identities: IdentityAccounts
-  private readonly passwordsOn: boolean
+  /** Groups, their members and the limits each gives. */
+  readonly groups: Groups
+  /** Whether people may sign up and sign in with a name and password (the sign-in page shows the form). */
+  readonly passwordsAllowed: boolean
   private readonly breakGlassKey: string | undefined
 
   constructor(private readonly stores: AccountServiceStores, private readonly passwords: PasswordHasher, settings: AccountSettings) {
     this.attempts = new AttemptLimits(settings)
-    this.limits = new RoleLimitPolicy(stores.settings, settings.roleLimits)
+    this.groups = new Groups(stores.settings)
+    this.identities = new IdentityAccounts(stores, this.groups)
+    this.limits = new RoleLimitPolicy(stores.settings, settings.roleLimits, Date.now, this.groups)
     this.tokens = new PersonalApiTokens(stores, settings.tokensPerUser, (userId, password, wrong) => this.confirmPassword(userId, password, wrong))
     this.usage = new UsageReports(stores, this.limits)
     this.signups = new SignupSettings(stores, settings.inviteTtlMs)
-    this.identities = new IdentityAccounts(stores)
-    this.passwordsOn = settings.passwords ?? true
-    this.breakGlassKey = settings.breakGlassAdmin ? accountNameKey(settings.breakGlassAdmin) : undefined
-  }
 
-  /** Whether people may sign up and sign in with a name and password (the sign-in page shows the form). */
-  get passwordsAllowed(): boolean {
-    return this.passwordsOn
+    this.passwordsAllowed = settings.passwords ?? true
+    this.breakGlassKey = settings.breakGlassAdmin ? accountNameKey(settings.breakGlassAdmin) : undefined
   }
 
   /**
@@ -135,10 +137,12 @@ export class AccountService {
     return (await this.stores.accounts.getAccount(id))?.role ?? 'guest'
   }
 
-  /** Who `id` is for the tool policy: their role and, for an account, their name and whether it is disabled (an unknown id is a guest). */
-  async policyPrincipal(id: string): Promise<{ userId: string, role: Role, name?: string, disabled?: boolean }> {
+  /** Who `id` is for the tool policy: their role and, for an account, their name, groups and whether it is disabled (an unknown id is a guest). */
+  async policyPrincipal(id: string): Promise<{ userId: string, role: Role, name?: string, disabled?: boolean, groups?: string[] }> {
     const account = await this.stores.accounts.getAccount(id)
-    return account ? { userId: id, role: account.role, name: account.name, ...(account.disabled ? { disabled: true } : {}) } : { userId: id, role: 'guest' }
+    if (!account) return { userId: id, role: 'guest' }
+    const groups = (await this.groups.groupsOf(id)).map(group => group.name)
+    return { userId: id, role: account.role, name: account.name, ...(groups.length > 0 ? { groups } : {}), ...(account.disabled ? { disabled: true } : {}) }
   }
 
   /** Whether the first visitor still has to create the admin account. */
@@ -173,7 +177,7 @@ export class AccountService {
     await this.attempts.beforeSignUp(ip)
     if (fromGuest !== undefined && await this.stores.accounts.getAccount(fromGuest)) throw new AuthError('name-taken', 'This guest session already became an account. Sign in instead.')
     const firstAccount = await this.needsSetup()
-    if (!firstAccount && !this.passwordsOn) throw new AuthError('passwords-off', PASSWORDS_OFF)
+    if (!firstAccount && !this.passwordsAllowed) throw new AuthError('passwords-off', PASSWORDS_OFF)
     if (firstAccount) {
       const refusal = this.firstRun.refusal(firstRun ?? { siteConfigured: false, loopback: true })
       if (refusal) throw new AuthError('setup-code', refusal)
@@ -212,7 +216,7 @@ export class AccountService {
     // A failure keeps the count taken before the check (whether or not the account exists, so both look alike).
     if (!account || !matches) throw new AuthError('bad-credentials', WRONG_CREDENTIALS)
     // With passwords off only the break-glass admin signs in here (and says so only after the password matched).
-    if (!this.passwordsOn && !(account.role === 'admin' && accountNameKey(account.name) === this.breakGlassKey)) throw new AuthError('passwords-off', PASSWORDS_OFF)
+    if (!this.passwordsAllowed && !(account.role === 'admin' && accountNameKey(account.name) === this.breakGlassKey)) throw new AuthError('passwords-off', PASSWORDS_OFF)
     await this.attempts.signInSucceeded(key)
     if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
     return account
@@ -272,6 +276,14 @@ export class AccountService {
     await this.attempts.signInSucceeded(key)
   }
 
+  /** An account's groups (by an admin, from its provider, in effect) and its limits with where each comes from; null for no account. */
+  async groupView(id: string): Promise<AccountGroupView | null> {
+    const account = await this.stores.accounts.getAccount(id)
+    if (!account) return null
+    const [membership, effective] = await Promise.all([this.groups.membershipOf(id), this.limits.explain(account.role, id)])
+    return { membership, ...effective }
+  }
+
   async listAccounts(): Promise<Account[]> {
     return (await this.stores.accounts.listAccounts(MAX_LISTED_ACCOUNTS)).map(publicAccount)
   }
@@ -296,6 +308,7 @@ export class AccountService {
     if (!await keepingAnAdmin(this.stores.accounts.updateAccount(id, { disabled: true, keepAnAdmin: true }))) return false
     for (const removeData of this.deletionSteps) await removeData(id)
     await this.stores.usage.deleteUsage(id)
+    await this.groups.forget(id)
     return this.stores.accounts.deleteAccount(id)
   }
 

@@ -19,6 +19,8 @@ export const AUTH_REFUSALS = {
   'name-taken': 409,
   'last-admin': 409,
   'too-many-tokens': 409,
+  'too-many-groups': 409,
+  'unknown-group': 400,
   'too-many-attempts': 429,
 } as const
 
@@ -37,7 +39,7 @@ export class AuthError extends DomainError {
   }
 
   httpAnswer(): HttpAnswer {
-    const statusMessages: Record<number, string> = { 401: 'Sign-in required', 403: 'Not allowed', 409: 'Conflict', 429: 'Too many attempts' }
+    const statusMessages: Record<number, string> = { 400: 'Bad request', 401: 'Sign-in required', 403: 'Not allowed', 409: 'Conflict', 429: 'Too many attempts' }
     const i18n = { key: `auth.${this.refusal.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase())}`, params: this.retryAfterSeconds !== undefined ? { seconds: this.retryAfterSeconds } : undefined }
     return { statusCode: this.statusCode, statusMessage: statusMessages[this.statusCode] ?? 'Refused', message: this.message, i18n, data: { reason: this.refusal }, retryAfterSeconds: this.retryAfterSeconds, ...(this.refusal === 'too-many-attempts' ? { refusedBy: 'auth_attempts' } : {}) }
   }

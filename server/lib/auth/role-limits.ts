@@ -8,6 +8,8 @@ import type { Role } from '../../../shared/types/account'
 import type { RoleLimitOverrides, RoleLimits, RoleLimitTable, RoleLimitsView } from '../../../shared/types/limits'
 import { roleLimitOverridesBody } from '../../../shared/schemas/limits'
 import type { SettingsReadWrite } from '../stores/settings/settings-store'
+import type { EffectiveLimits, Group } from '../../../shared/types/groups'
+import { mergeLimits } from './groups'
 
 
 const SETTING = 'role-limits'
@@ -18,11 +20,23 @@ const ROLES: readonly Role[] = ['admin', 'user', 'guest']
 export class RoleLimitPolicy {
   private cached: { table: RoleLimitTable, overrides: RoleLimitOverrides, at: number } | undefined
 
-  constructor(private readonly settings: SettingsReadWrite, private readonly defaults: RoleLimitTable, private readonly now: () => number = Date.now) {}
+  constructor(private readonly settings: SettingsReadWrite, private readonly defaults: RoleLimitTable, private readonly now: () => number = Date.now, private readonly groups?: { groupsOf(accountId: string): Promise<Group[]> }) {}
 
-  /** The limits `role` works under now. */
-  async forRole(role: Role): Promise<RoleLimits> {
-    return (await this.load()).table[role]
+  /**
+   * The limits `role` works under now; for person `userId` (an account), the most generous of
+   * their role's and their groups' (see groups.ts).
+   */
+  async forRole(role: Role, userId?: string): Promise<RoleLimits> {
+    const base = (await this.load()).table[role]
+    if (!userId || role === 'guest' || !this.groups) return base
+    const groups = await this.groups.groupsOf(userId)
+    return groups.length === 0 ? base : mergeLimits(role, base, groups).limits
+  }
+
+  /** Person `userId`'s limits with where each comes from (the admin page). */
+  async explain(role: Role, userId: string): Promise<EffectiveLimits> {
+    const base = (await this.load()).table[role]
+    return mergeLimits(role, base, role === 'guest' || !this.groups ? [] : await this.groups.groupsOf(userId))
   }
 
   /** Defaults, the admin's changes, and the result, for the admin page. */

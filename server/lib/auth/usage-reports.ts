@@ -18,7 +18,7 @@ export class UsageReports {
   /** `principal`'s usage today (UTC) against its role's limits. */
   async today(principal: SessionPrincipal, now = Date.now()): Promise<MyUsage> {
     const day = new Date(now).toISOString().slice(0, 10)
-    const [used, limits] = await Promise.all([this.stores.usage.getUsage(principal.id, day), this.limits.forRole(principal.role)])
+    const [used, limits] = await Promise.all([this.stores.usage.getUsage(principal.id, day), this.limits.forRole(principal.role, principal.id)])
     const date = new Date(now)
     return { day, tokens: used?.tokens ?? 0, cost: used?.cost ?? 0, jobs: used?.jobs ?? 0, limits, resetsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1) }
   }

@@ -209,7 +209,7 @@ export class LocalRuns {
       budget = given.budget
       const { role } = given
       return job.type === 'workflow'
-        ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey), loadWorkflow: this.options.loadWorkflow, runOutputs: this.options.runOutputs, ...await this.options.roleLimits.forRole(role ?? 'user').then(limits => ({ modelCallLimit: limits.workflowModelCalls, stepLimit: limits.workflowSteps })) })
+        ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey), loadWorkflow: this.options.loadWorkflow, runOutputs: this.options.runOutputs, ...await this.options.roleLimits.forRole(role ?? 'user', job.userId).then(limits => ({ modelCallLimit: limits.workflowModelCalls, stepLimit: limits.workflowSteps })) })
         : runChatJob({ ...common, budget, role, endpoint: how.endpoint!, resume: how.resume })
     }).catch(async (error) => {
       // The runners are written not to throw; if one does, the job still must not stay `streaming`.

@@ -5,6 +5,7 @@
  * dies; schedules.ts says how firing uses them).
  */
 import { readJsonSetting, type SettingsStore } from '../stores/settings/settings-store'
+import { SettingLocks } from '../stores/settings/setting-locks'
 import type { WorkflowSchedule } from '../../../shared/types/workflow-schedule'
 
 const INDEX_KEY = 'workflow-schedules'
@@ -27,10 +28,11 @@ export interface ScheduleIndexEntry {
 
 /** The schedules as stored, their index, and the locks they are changed under. */
 export class ScheduleBook {
-  /** Lock keys this instance is using: the store's lock says "mine" to every caller of one owner. */
-  private readonly localLocks = new Map<string, Promise<unknown>>()
+  private readonly locks: SettingLocks
 
-  constructor(private readonly settings: SettingsStore, private readonly owner: string, private readonly now: () => number) {}
+  constructor(private readonly settings: SettingsStore, owner: string, now: () => number) {
+    this.locks = new SettingLocks(settings, owner, { ttlMs: LOCK_TTL_MS, attempts: LOCK_ATTEMPTS, now, busyMessage: 'Workflow schedules are being changed elsewhere; try again in a moment.' })
+  }
 
   /** What the index says of `schedule`. */
   entryOf(schedule: WorkflowSchedule): ScheduleIndexEntry {
@@ -90,25 +92,7 @@ export class ScheduleBook {
    */
   withLock<T>(key: string, work: () => Promise<T>): Promise<T>
   withLock<T>(key: string, work: () => Promise<T>, attempts: 1): Promise<T | undefined>
-  withLock<T>(key: string, work: () => Promise<T>, attempts = LOCK_ATTEMPTS): Promise<T | undefined> {
-    const previous = this.localLocks.get(key) ?? Promise.resolve()
-    const run = previous.catch(() => {}).then(async () => {
-      for (let attempt = 0; attempt < attempts; attempt++) {
-        if (attempt > 0) await new Promise(resolve => setTimeout(resolve, 25 + Math.random() * 50))
-        if (await this.settings.tryLock(key, this.owner, LOCK_TTL_MS, this.now())) {
-          try {
-            return await work()
-          } finally {
-            await this.settings.unlock(key, this.owner)
-          }
-        }
-      }
-      if (attempts === 1) return undefined
-      throw new Error('Workflow schedules are being changed elsewhere; try again in a moment.')
-    })
-    const settled = run.catch(() => {})
-    this.localLocks.set(key, settled)
-    void settled.then(() => this.localLocks.get(key) === settled && this.localLocks.delete(key))
-    return run
+  withLock<T>(key: string, work: () => Promise<T>, attempts?: 1): Promise<T | undefined> {
+    return attempts === 1 ? this.locks.run(key, work, 1) : this.locks.run(key, work)
   }
 }

@@ -27,7 +27,7 @@ export function mappedRole(provider: OidcProviderConfig, identity: VerifiedIdent
 
 /** Accounts for provider identities. */
 export class IdentityAccounts {
-  constructor(private readonly stores: { accounts: AccountStore, identities: IdentityStore }) {}
+  constructor(private readonly stores: { accounts: AccountStore, identities: IdentityStore }, private readonly groups?: { setFromProvider(accountId: string, names: readonly string[]): Promise<void> }) {}
 
   /** The account `identity` signs in to (created or linked on a first sign-in); 403 when it may not. */
   async signIn(provider: OidcProviderConfig, identity: VerifiedIdentity, now = Date.now()): Promise<StoredAccount> {
@@ -38,6 +38,8 @@ export class IdentityAccounts {
     if (!account) throw new AuthError('session-ended', 'The account this sign-in belongs to was deleted. Ask the admin of this server.')
     if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
     if (linked) await this.stores.identities.touchIdentity(provider.id, identity.subject, identity.email, now)
+    // The provider's groups claim: the person's groups from this provider, kept in step at every sign-in.
+    if (provider.groupsClaim && this.groups) await this.groups.setFromProvider(account.id, identity.claimValues(provider.groupsClaim))
     // The provider's groups decide the role at every sign-in; the last active admin is kept.
     if (role && role !== account.role) {
       try {

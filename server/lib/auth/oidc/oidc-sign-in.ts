@@ -116,7 +116,7 @@ export class OidcSignIn {
     if (!claims) throw new OidcSignInError('invalid', `Signing in through ${provider.name} failed: no ID token came back.`)
     let all: Record<string, unknown> = { ...claims }
     // Providers put e-mail, names and groups in the ID token or only at the userinfo endpoint.
-    if ((claims.email === undefined || (provider.roles && claims[provider.roles.claim] === undefined)) && config.serverMetadata().userinfo_endpoint) {
+    if ((claims.email === undefined || (provider.roles && claims[provider.roles.claim] === undefined) || (provider.groupsClaim && claims[provider.groupsClaim] === undefined)) && config.serverMetadata().userinfo_endpoint) {
       try {
         all = { ...await client.fetchUserInfo(config, tokens.access_token, claims.sub), ...all }
       } catch {

@@ -20,7 +20,8 @@ import type { WorkflowDefinition } from '../../../../shared/types/workflow'
 
 /** Where each role's limits come from (the configured defaults with the admin's changes). */
 export interface RoleLimitSource {
-  forRole(role: Role): Promise<RoleLimits>
+  /** `role`'s limits; for person `userId`, with what their groups give on top. */
+  forRole(role: Role, userId?: string): Promise<RoleLimits>
 }
 
 /** What admission needs. */
@@ -69,7 +70,7 @@ export class JobAdmission {
 
   /** Runs every check for a start by `principal`; throws the first refusal. Counts the start against its rate. */
   async admit(principal: JobPrincipal, request: AdmissionRequest): Promise<Admission> {
-    const limits = await this.options.roleLimits.forRole(principal.role)
+    const limits = await this.options.roleLimits.forRole(principal.role, principal.userId)
     assertModelsAllowed(limits.models, principal.role, request.models)
     if (request.workflow) assertWorkflowWithinLimits(request.workflow, limits)
     // Caps first: a start the caps refuse does not count against the rate.
@@ -83,14 +84,14 @@ export class JobAdmission {
 
   /** The budget a resumed job of `userId` (role `role`) runs with; with nothing left, its first request is refused. */
   async budgetOnResume(userId: string, role: Role): Promise<RunBudget> {
-    const limits = await this.options.roleLimits.forRole(role)
+    const limits = await this.options.roleLimits.forRole(role, userId)
     return this.budgets ? this.budgets.resume(userId, limits) : new RunBudget(undefined, outputEstimateOf(limits))
   }
 
   /** What `userId` (role `role`) has left of today's budget, their answers' reservations counted as used. */
   async budgetLeft(userId: string, role: Role): Promise<Allowance> {
     if (!this.budgets) return { tokens: Infinity, cost: Infinity }
-    return this.budgets.left(userId, await this.options.roleLimits.forRole(role))
+    return this.budgets.left(userId, await this.options.roleLimits.forRole(role, userId))
   }
 }
 

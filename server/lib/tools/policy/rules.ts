@@ -1,7 +1,7 @@
 /**
  * Tool access rules: who may use which tools. A rule allows or denies tool patterns (exact names,
  * globs such as `github__*`, or whole sources: `source:builtin`, `source:mcp`, `source:mcp/github`,
- * `source:dynamic`, `source:file`) for roles and/or named users (no `roles` and no `users`:
+ * `source:dynamic`, `source:file`) for roles, groups and/or named users (none of them:
  * everyone). For a principal and a tool: a matching deny wins; else a matching allow allows; else
  * the default: `admin` and `user` may use every tool, a `guest` only those built into the server
  * (the built-ins and server/tools files; no MCP or dynamic tools) that reach nothing beyond their
@@ -30,6 +30,8 @@ export const toolPolicyRuleSchema: z.ZodType<ToolPolicyRule> = z.object({
   roles: z.array(z.enum(['admin', 'user', 'guest'])).max(3).optional(),
   /** Account names (as they sign in; case does not matter) or ids. */
   users: z.array(z.string().trim().min(1).max(128)).max(1_000).optional(),
+  /** Groups (Admin → Groups, or an identity provider's groups claim; case does not matter). */
+  groups: z.array(z.string().trim().min(1).max(64)).max(200).optional(),
 }).strict()
 
 export const toolPolicySchema = z.object({
@@ -42,6 +44,8 @@ export interface PolicyPrincipal {
   role: Role
   /** The account's name, for rules that list users by name. */
   name?: string
+  /** The account's groups, for rules that list groups. */
+  groups?: readonly string[]
 }
 
 /** What a decision looks at of a tool. */
@@ -86,8 +90,9 @@ function patternMatches(pattern: string, tool: PolicyTool): boolean {
 }
 
 function appliesTo(rule: ToolPolicyRule, principal: PolicyPrincipal): boolean {
-  if (!rule.roles && !rule.users) return true
+  if (!rule.roles && !rule.users && !rule.groups) return true
   if (rule.roles?.includes(principal.role)) return true
+  if (rule.groups && principal.groups?.some(group => rule.groups!.some(wanted => wanted.toLowerCase() === group.toLowerCase()))) return true
   const name = principal.name?.toLowerCase()
   return rule.users?.some(user => user === principal.userId || (name !== undefined && user.toLowerCase() === name)) ?? false
 }

@@ -1,0 +1,170 @@
+/**
+ * Groups: made by an admin, with the limits each gives its members, and who is in which — put
+ * there by an admin, or by the identity provider's groups claim at each sign-in (a claim value
+ * counts when a group of that name exists). Kept in the account store's settings, so every backend
+ * and instance reads the same; a person's groups are cached for a few seconds, as role limits are.
+ */
+import { LRUCache } from 'lru-cache'
+import type { Role } from '../../../shared/types/account'
+import type { EffectiveLimits, Group, GroupMembership } from '../../../shared/types/groups'
+import type { RoleLimits } from '../../../shared/types/limits'
+import { groupBody, groupName } from '../../../shared/schemas/limits'
+import type { SettingsStore } from '../stores/settings/settings-store'
+import { SettingLocks } from '../stores/settings/setting-locks'
+import { AuthError } from './auth-errors'
+
+const GROUPS = 'groups'
+const memberKey = (accountId: string) => `account-groups:${accountId}`
+const CACHE_MS = 5_000
+/** Groups a server keeps at most. */
+export const MAX_GROUPS = 200
+
+/** Limits where 0 means "no limit": 0 is the most generous. */
+const ZERO_IS_UNLIMITED = new Set<keyof RoleLimits>(['dailyTokens', 'dailyCost', 'maxOutputTokens'])
+
+/** Whether `candidate` gives more than `current` for `field`. */
+function moreGenerous(field: keyof RoleLimits, current: number, candidate: number): boolean {
+  if (ZERO_IS_UNLIMITED.has(field)) return current !== 0 && (candidate === 0 || candidate > current)
+  return candidate > current
+}
+
+/** The union of two model lists (`*`: any). */
+function unionModels(current: string, extra: string): string {
+  if (current === '*' || extra === '*') return '*'
+  return [...new Set([...current.split(','), ...extra.split(',')].map(item => item.trim()).filter(Boolean))].join(',')
+}
+
+/** `base` (a role's limits) with each group's on top, the most generous of them per field, and where each came from. */
+export function mergeLimits(role: Role, base: RoleLimits, groups: readonly Group[]): EffectiveLimits {
+  const limits = { ...base }
+  const sources = Object.fromEntries(Object.keys(base).map(field => [field, `role:${role}`])) as EffectiveLimits['sources']
+  let modelSources = [`role:${role}`]
+  for (const group of groups) {
+    for (const [field, value] of Object.entries(group.limits) as Array<[keyof RoleLimits, RoleLimits[keyof RoleLimits]]>) {
+      if (value === undefined) continue
+      if (field === 'models') {
+        const merged = unionModels(limits.models, value as string)
+        if (merged === limits.models) continue
+        // Any model: that group alone says so; else each list that added models.
+        modelSources = merged === '*' ? [`group:${group.name}`] : [...modelSources, `group:${group.name}`]
+        limits.models = merged
+      } else if (moreGenerous(field, limits[field] as number, value as number)) {
+        (limits[field] as number) = value as number
+        sources[field] = `group:${group.name}`
+      }
+    }
+  }
+  sources.models = modelSources.join(' + ')
+  return { limits, sources, groups: groups.map(group => group.name) }
+}
+
+/** Groups and their members. */
+export class Groups {
+  private readonly membership = new LRUCache<string, string[]>({ max: 10_000, ttl: CACHE_MS })
+  private cachedGroups: { groups: Group[], at: number } | undefined
+  /** Every change is a read, a change and a write: under a lock, so two admins (or an admin and a sign-in) at once both count. */
+  private readonly locks: SettingLocks
+
+  constructor(private readonly settings: Pick<SettingsStore, 'getSetting' | 'setSetting' | 'deleteSettings' | 'tryLock' | 'unlock'>, private readonly now: () => number = Date.now) {
+    this.locks = new SettingLocks(settings, crypto.randomUUID(), { ttlMs: 10_000, attempts: 80, now, busyMessage: 'Groups are being changed elsewhere; try again in a moment.' })
+  }
+
+  async list(): Promise<Group[]> {
+    if (this.cachedGroups && this.now() - this.cachedGroups.at < CACHE_MS) return this.cachedGroups.groups
+    return this.read()
+  }
+
+  /** The groups as stored now (not from the cache). */
+  private async read(): Promise<Group[]> {
+    let groups: Group[] = []
+    try {
+      const stored = JSON.parse(await this.settings.getSetting(GROUPS) ?? '[]') as unknown
+      if (Array.isArray(stored)) groups = stored.filter((item): item is Group => typeof item?.name === 'string' && typeof item?.limits === 'object')
+    } catch {
+      // An unreadable value counts as no groups rather than breaking every start.
+    }
+    this.cachedGroups = { groups, at: this.now() }
+    return groups
+  }
+
+  /** Creates or changes group `name`; 409 past the most groups a server keeps. */
+  async save(name: string, body: unknown): Promise<Group> {
+    const clean = groupName.parse(name)
+    const { description, limits } = groupBody.parse(body)
+    return this.locks.run(GROUPS, async () => {
+      const groups = await this.read()
+      const existing = groups.find(group => group.name.toLowerCase() === clean.toLowerCase())
+      if (!existing && groups.length >= MAX_GROUPS) throw new AuthError('too-many-groups', `This server keeps at most ${MAX_GROUPS} groups. Delete one first.`)
+      const group: Group = { name: existing?.name ?? clean, description, limits, createdAt: existing?.createdAt ?? this.now() }
+      await this.write(existing ? groups.map(item => (item === existing ? group : item)) : [...groups, group])
+      return group
+    })
+  }
+
+  /** Deletes group `name` (its members keep their other groups); false when there is none. */
+  async remove(name: string): Promise<boolean> {
+    return this.locks.run(GROUPS, async () => {
+      const groups = await this.read()
+      const kept = groups.filter(group => group.name.toLowerCase() !== name.trim().toLowerCase())
+      if (kept.length === groups.length) return false
+      await this.write(kept)
+      return true
+    })
+  }
+
+  /** Where `accountId`'s groups come from (names as stored, existing or not). */
+  async membershipOf(accountId: string): Promise<GroupMembership> {
+    try {
+      const stored = JSON.parse(await this.settings.getSetting(memberKey(accountId)) ?? '{}') as Partial<GroupMembership>
+      return { manual: Array.isArray(stored.manual) ? stored.manual : [], provider: Array.isArray(stored.provider) ? stored.provider : [] }
+    } catch {
+      return { manual: [], provider: [] }
+    }
+  }
+
+  /** The groups `accountId` is in now: its manual and provider groups that exist. */
+  async groupsOf(accountId: string): Promise<Group[]> {
+    const groups = await this.list()
+    if (groups.length === 0) return []
+    let names = this.membership.get(accountId)
+    if (!names) {
+      const { manual, provider } = await this.membershipOf(accountId)
+      names = [...new Set([...manual, ...provider].map(item => item.toLowerCase()))]
+      this.membership.set(accountId, names)
+    }
+    return groups.filter(group => names.includes(group.name.toLowerCase()))
+  }
+
+  /** An admin puts `accountId` in `names` (replacing the groups an admin gave before); 400 for a group that does not exist. */
+  async setManual(accountId: string, names: readonly string[]): Promise<GroupMembership> {
+    // As stored now: a group another instance made a moment ago counts.
+    const groups = await this.read()
+    const unknown = names.filter(name => !groups.some(group => group.name.toLowerCase() === name.toLowerCase()))
+    if (unknown.length > 0) throw new AuthError('unknown-group', `No group is named ${unknown.map(name => `"${name}"`).join(', ')}. Create it first.`)
+    return this.locks.run(memberKey(accountId), async () => this.writeMembership(accountId, { ...await this.membershipOf(accountId), manual: [...new Set(names)] }))
+  }
+
+  /** The groups claim of `accountId`'s provider at sign-in (bounded; unknown names are kept for when such a group is made). */
+  async setFromProvider(accountId: string, names: readonly string[]): Promise<void> {
+    const clean = [...new Set(names.map(name => name.trim()).filter(name => groupName.safeParse(name).success))].slice(0, 100)
+    if ((await this.membershipOf(accountId)).provider.join('\n') === clean.join('\n')) return
+    await this.locks.run(memberKey(accountId), async () => this.writeMembership(accountId, { ...await this.membershipOf(accountId), provider: clean }))
+  }
+
+  /** Forgets `accountId`'s groups (its account was deleted). */
+  async forget(accountId: string): Promise<void> {
+    await this.settings.deleteSettings(memberKey(accountId))
+    this.membership.delete(accountId)
+  }
+
+  private async writeMembership(accountId: string, membership: GroupMembership): Promise<GroupMembership> {
+    await this.settings.setSetting(memberKey(accountId), JSON.stringify(membership))
+    this.membership.delete(accountId)
+    return membership
+  }
+
+  private async write(groups: Group[]): Promise<void> {
+    await this.settings.setSetting(GROUPS, JSON.stringify(groups))
+    this.cachedGroups = { groups, at: this.now() }
+  }
+}
