@@ -1,5 +1,5 @@
 import { consola } from 'consola'
-import { createError, getRequestURL, getRouterParam, getQuery, useSession, type H3Event } from 'h3'
+import { createError, getQuery, getRequestProtocol, getRequestURL, getRouterParam, useSession, type H3Event } from 'h3'
 import type { ProviderSignInError } from '../../shared/types/account'
 import { AuthError } from '../lib/auth/auth-errors'
 import { OidcSignInError, PENDING_SIGN_IN_MS, type PendingSignIn } from '../lib/auth/oidc/oidc-sign-in'
@@ -24,13 +24,18 @@ function pendingSignIn(event: H3Event) {
     name: `${config.session.name}-sign-in`,
     password: serverSecret(config),
     maxAge: PENDING_SIGN_IN_MS / 1000,
-    cookie: { httpOnly: true, sameSite: 'lax', path: '/api/auth/oidc', secure: getRequestURL(event).protocol === 'https:' },
+    cookie: { httpOnly: true, sameSite: 'lax', path: '/api/auth/oidc', secure: getRequestProtocol(event) === 'https' },
   })
 }
 
 /** A path of this app to open after signing in (anything else: the start page). */
 function appPath(value: unknown): string {
   return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.includes('\\') && value.length <= 2_000 ? value : '/'
+}
+
+/** Where provider `id` sends the browser back: on the origin others are given (NUXT_SITE_URL, else the request's own). */
+function callbackUrl(event: H3Event, id: string): string {
+  return `${event.context.site.appOrigin}/api/auth/oidc/${encodeURIComponent(id)}/callback`
 }
 
 /** The sign-in page with a known reason (never text from the address: only these codes have words). */
@@ -52,7 +57,7 @@ export const providerSignIn = {
   async start(event: H3Event): Promise<string> {
     const id = getRouterParam(event, 'provider') ?? ''
     try {
-      const { url, pending } = await runtime().oidc.begin(id, `${event.context.site.appOrigin}/api/auth/oidc/${encodeURIComponent(id)}/callback`, appPath(getQuery(event).returnTo))
+      const { url, pending } = await runtime().oidc.begin(id, callbackUrl(event, id), appPath(getQuery(event).returnTo))
       const session = await pendingSignIn(event)
       await session.clear()
       await session.update(pending)
@@ -80,7 +85,7 @@ export const providerSignIn = {
     try {
       await accounts.attempts.beforeProviderSignIn(event.context.clientAddress)
       if (pending && pending.provider !== id) throw new OidcSignInError('expired', `This sign-in was started with another provider ("${pending.provider}"). Start it again from the sign-in page.`)
-      const identity = await oidc.finish(new URL(`${event.context.site.appOrigin}/api/auth/oidc/${encodeURIComponent(id)}/callback${getRequestURL(event).search}`), pending)
+      const identity = await oidc.finish(new URL(`${callbackUrl(event, id)}${getRequestURL(event).search}`), pending)
       const account = await accounts.identities.signIn(oidc.provider(id), identity)
       await setSessionAccount(event, account, id)
       return pending?.returnTo ?? '/'
