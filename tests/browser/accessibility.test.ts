@@ -57,6 +57,11 @@ beforeAll(async () => {
   await page.getByTestId('composer-input').press('Enter')
   await page.getByTestId('message-assistant').nth(1).and(page.locator('[data-status=complete]')).waitFor()
   chatPath = new URL(page.url()).pathname
+  // Memory on, with one memory, so Settings → Memory is audited with its list and forms.
+  expect(await page.evaluate(async () => {
+    const send = (method: string, body: unknown) => fetch('/api/me/memory', { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(response => response.status)
+    return [await send('PUT', { enabled: true }), await send('POST', { text: 'Prefers answers in metric units, with a longer note that has to wrap on a phone screen' })]
+  })).toEqual([200, 201])
 }, 120_000)
 
 afterAll(async () => {
@@ -132,7 +137,7 @@ describe('every page passes axe (no critical or serious violation) and fits a ph
     ['a conversation with a tool card and code', () => chatPath, '[data-testid=message-assistant] [data-testid=message-content]'],
     ['Jobs', () => '/jobs', '[data-testid=job-row]'],
     ['Workflows', () => '/workflows', '[data-testid^=install-]'],
-    ['Settings', () => '/settings', '[data-testid=tool-list] li'],
+    ['Settings', () => '/settings', '[data-testid=memory-list] li'],
     ['Admin', () => '/admin', '[data-testid=signup-policy]'],
     ['Admin → Status, with its charts', () => '/admin/status', '[data-testid=status-chart] svg path'],
   ]

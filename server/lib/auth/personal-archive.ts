@@ -16,6 +16,7 @@ import type { ThreadMessage } from '../../../shared/types/thread'
 import { RefusalError } from '../domain-error'
 import type { Workspaces } from '../tools/workspace/workspaces'
 import type { UserTools } from '../tools/user-tools/user-tools'
+import type { Memories } from '../tools/memory/memories'
 
 /** Where a person's data is read from. */
 export interface PersonalArchiveSources {
@@ -28,6 +29,7 @@ export interface PersonalArchiveSources {
   personal: PersonalSettings
   workspaces: Pick<Workspaces, 'forThread' | 'list' | 'read'>
   userTools: Pick<UserTools, 'list'>
+  memories: Pick<Memories, 'view'>
   /** Conversations one archive holds at most (the per-person quota). */
   maxThreads: number
 }
@@ -74,6 +76,7 @@ async function* archiveEntries(sources: PersonalArchiveSources, userId: string, 
       'account.json        your account (without its password) and your settings, chat presets and folders',
       'conversations/      each conversation as conversation.json (every message and version) and conversation.md, with its files and its workspace/',
       'tools.json          the tools your assistants wrote for you, with their code',
+      'memory.json         what the assistant remembers about you, and whether memory is on',
       'workflows/          each saved workflow with every kept version',
       'workflow-runs.json  your workflow runs still kept',
       '',
@@ -110,6 +113,7 @@ async function* archiveEntries(sources: PersonalArchiveSources, userId: string, 
     }
   }
   yield { name: 'tools.json', data: json(await sources.userTools.list(userId)) }
+  yield { name: 'memory.json', data: json(await sources.memories.view(userId)) }
   for (const workflow of await sources.workflows.listWorkflows(userId)) {
     const versions = []
     for (const summary of await sources.workflows.listWorkflowVersions(workflow.id)) versions.push(await sources.workflows.getWorkflowVersion(workflow.id, summary.version))

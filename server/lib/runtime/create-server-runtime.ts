@@ -32,6 +32,7 @@ import { RefusalError } from '../domain-error'
 import { pushingNotes, WebPush } from '../jobs/web-push'
 import { RUN_OUTPUTS_FOLDER, type OutputFileAccess } from '../workflows/output-files'
 import { UserTools } from '../tools/user-tools/user-tools'
+import { registerMemory, withMemoryGate } from '../tools/memory/memory-tools'
 import { createSecretBox } from '../security/secret-box'
 import { allowedNetworksOf } from '../tools/web/web-tools'
 import { serverSecret } from '../security/session-secret'
@@ -172,6 +173,9 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     internetDenial: async userId => (await toolPolicy.accessFor(await accounts.policyPrincipal(userId)))({ name: 'web_fetch', source: { kind: 'builtin' }, capabilities: ['internet_access'] }),
   })
 
+  // Memory: what the model keeps about a person who turned it on (remember, recall, forget).
+  const memories = registerMemory(stores.settings, config.tools.memory, { principalOf: userId => accounts.policyPrincipal(userId), accessFor: principal => toolPolicy.accessFor(principal) })
+
   const { sseBatching } = config.backgroundJobs
   const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive, observer: metrics })
   const jobs = new BackgroundJobManager({
@@ -190,7 +194,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     toolAccess: async (userId) => {
       // A server that connects per person lists its tools through this person's connection the first time.
       await mcp.discoverFor(userId, await credentials.forUser(userId))
-      return toolPolicy.accessFor(await accounts.policyPrincipal(userId))
+      const [check, memoryOn] = await Promise.all([toolPolicy.accessFor(await accounts.policyPrincipal(userId)), memories.isEnabled(userId)])
+      return withMemoryGate(check, memoryOn)
     },
     credentialsFor: userId => credentials.forUser(userId),
     workflowRuns: stores.workflowRuns,
@@ -236,6 +241,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   accounts.onAccountDeleted(userId => workspaces.deleteUser(userId))
   accounts.onAccountDeleted(userId => webPush.deleteUser(userId))
   accounts.onAccountDeleted(userId => userTools.deleteUser(userId))
+  accounts.onAccountDeleted(userId => memories.deleteUser(userId))
   accounts.onAccountDeleted(userId => credentials.deleteUser(userId))
   accounts.onAccountDeleted(userId => workflowSchedules.removeUser(userId))
   accounts.onAccountDeleted(userId => authorizations.deleteUser(userId))
@@ -246,7 +252,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
   accounts.onAccountDeleted(userId => shares.deleteUser(userId))
   accounts.onAccountDeleted(userId => personal.deleteUser(userId))
-  const archives = new PersonalArchives({ accounts: stores.accounts, identities: stores.identities, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, workspaces, userTools, maxThreads: config.limits.threadsPerUser })
+  const archives = new PersonalArchives({ accounts: stores.accounts, identities: stores.identities, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, workspaces, userTools, memories, maxThreads: config.limits.threadsPerUser })
 
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const liveEvents = new LiveEventStreams({
@@ -298,6 +304,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     accounts,
     oidc,
     personal,
+    memories,
     shares,
     feedback: new AnswerFeedback(stores.threads),
     backups: config.backgroundJobs.storageProvider === 'sqlite'

@@ -6,6 +6,7 @@ import type { WebPush } from '../jobs/web-push'
 import type { AccountService } from '../auth/accounts'
 import type { OidcSignIn } from '../auth/oidc/oidc-sign-in'
 import type { PersonalSettings } from '../threads/personal-settings'
+import type { Memories } from '../tools/memory/memories'
 import type { DataBackups } from '../stores/sqlite/backup'
 import type { ShareLinks } from '../threads/share-links'
 import type { AnswerFeedback } from '../threads/feedback'
@@ -41,6 +42,8 @@ export interface ServerRuntime {
   oidc: OidcSignIn
   /** People's preferences, chat presets and folders. */
   personal: PersonalSettings
+  /** What the model remembers about each person who turned memory on. */
+  memories: Memories
   /** Conversations shared as read-only snapshots. */
   shares: ShareLinks
   /** 👍 / 👎 on answers and the admin's report. */

@@ -10,6 +10,7 @@ import { WORKFLOW_EXAMPLES } from '../../../server/lib/workflows/examples'
 import { createMemoryWorkspaceStore } from '../../../server/lib/stores/workspaces/memory'
 import { Workspaces } from '../../../server/lib/tools/workspace/workspaces'
 import { UserTools } from '../../../server/lib/tools/user-tools/user-tools'
+import { Memories } from '../../../server/lib/tools/memory/memories'
 
 async function setUp() {
   const accounts = createMemoryAccountBackend()
@@ -18,6 +19,7 @@ async function setUp() {
   const personal = new PersonalSettings(accounts)
   const workspaces = new Workspaces(createMemoryWorkspaceStore(), { bytesPerUser: 1e6, filesPerUser: 100, fileBytes: 1e5 })
   const userTools = new UserTools(accounts)
+  const memories = new Memories(accounts, { enabled: true, perPerson: 10, promptChars: 1_000 })
   const ann = (await accounts.createAccount({ name: 'Ann', passwordHash: 'x', role: 'user' }))!
   const bob = (await accounts.createAccount({ name: 'Bob', passwordHash: 'x', role: 'user' }))!
   for (const [who, words] of [[ann.id, 'sailing'], [bob.id, 'gardening']] as const) {
@@ -28,11 +30,12 @@ async function setUp() {
     await workflows.createWorkflow({ userId: who, definition: { ...WORKFLOW_EXAMPLES['triage-router']!, name: `Flow of ${words}` } })
     await workspaces.write(workspaces.forThread(thread.id), who, `notes/${words}.md`, `# ${words}`)
     await userTools.propose(who, { name: `${words}_tool`, description: `About ${words}.`, code: `"${words}"` })
+    await memories.add(who, { text: `Likes ${words}`, source: 'person' })
   }
   await personal.setPreferences(ann.id, { displayName: 'Captain Ann' })
   await accounts.linkIdentity({ provider: 'corp', subject: 'ann-at-corp', accountId: ann.id, email: 'ann@corp.example', now: Date.UTC(2026, 10, 1) })
   await accounts.linkIdentity({ provider: 'corp', subject: 'bob-at-corp', accountId: bob.id, email: 'bob@corp.example', now: Date.UTC(2026, 10, 1) })
-  const archives = new PersonalArchives({ accounts, identities: accounts, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, maxThreads: 1_000 })
+  const archives = new PersonalArchives({ accounts, identities: accounts, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, memories, maxThreads: 1_000 })
   return { archives, ann, bob }
 }
 
@@ -44,9 +47,10 @@ describe('a person\'s archive', () => {
     const { archives, ann } = await setUp()
     const files = await read(archives.open(ann.id, new Date(Date.UTC(2026, 10, 26))))
     const names = Object.keys(files).sort()
-    expect(names.filter(name => !name.startsWith('conversations/') && !name.startsWith('workflows/'))).toEqual(['README.txt', 'account.json', 'tools.json', 'workflow-runs.json'])
+    expect(names.filter(name => !name.startsWith('conversations/') && !name.startsWith('workflows/'))).toEqual(['README.txt', 'account.json', 'memory.json', 'tools.json', 'workflow-runs.json'])
     expect(decode(files[names.find(name => name.endsWith('/workspace/notes/sailing.md'))!])).toBe('# sailing')
     expect(JSON.parse(decode(files['tools.json']))).toEqual([expect.objectContaining({ name: 'sailing_tool', code: '"sailing"' })])
+    expect(JSON.parse(decode(files['memory.json']))).toEqual({ enabled: false, memories: [expect.objectContaining({ text: 'Likes sailing', source: 'person' })] })
     expect(JSON.parse(decode(files['account.json']))).toMatchObject({ account: { name: 'Ann', role: 'user' }, preferences: { displayName: 'Captain Ann' }, signInProviders: [{ provider: 'corp', subject: 'ann-at-corp', email: 'ann@corp.example', linkedAt: '2026-11-01T00:00:00.000Z' }] })
     const markdown = names.find(name => name.endsWith('conversation.md'))!
     expect(markdown).toMatch(/^conversations\/\d{4}-\d{2}-\d{2}-about-sailing-[\w-]+\/conversation\.md$/)

@@ -4,6 +4,7 @@ import { isTextFilePart } from '../../attachments/attachments'
 import { arithmeticFromWords, conversionIn, placeIn, temperatureUnitIn, unitKind, wordsToDigits } from './demo-language'
 import { evaluateExpression } from '../../tools/builtin/expression-evaluator'
 import { describeWorkbenchResult, workbenchCallFor } from './demo-workbench'
+import { describeMemoryResult, memoryCallFor } from './demo-memory'
 import { REVISED_MARK, stepAnswer, YES_OR_NO_QUESTION } from './demo-steps'
 
 /**
@@ -211,7 +212,7 @@ function describeResult(name: string, args: Record<string, unknown>, content: st
   } catch {
     return `\`${name}\` says: ${content}`
   }
-  const workbench = describeWorkbenchResult(name, data)
+  const workbench = describeWorkbenchResult(name, data) ?? describeMemoryResult(name, data)
   if (workbench !== undefined) return workbench
   switch (name) {
     case 'get_current_time':
@@ -362,7 +363,7 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
   if (echo) return { kind: 'text', text: text.slice(echo[0].length) }
   const lastUserAt = messages.lastIndexOf(lastUser!)
   const previousAnswer = messages.slice(0, lastUserAt).reverse().find(message => message.role === 'assistant' && typeof message.content === 'string' && message.content.trim() !== '')
-  const workbench = workbenchCallFor(text, offered, previousAnswer ? messageText(previousAnswer) : undefined)
+  const workbench = memoryCallFor(text, offered) ?? workbenchCallFor(text, offered, previousAnswer ? messageText(previousAnswer) : undefined)
   if (workbench) return { kind: 'tool-calls', calls: [workbench] }
   const writing = writingAsked(text, offered)
   if (writing) return { kind: 'text', text: writing }
