@@ -245,11 +245,31 @@ export const unlock = serverMutation({
 
 /** Adds a job's usage to a principal's day (one row per principal and day, updated in one transaction). */
 export const addUsage = serverMutation({
-  args: { userId: v.string(), day: v.string(), tokens: v.number(), cost: v.number() },
-  handler: async (ctx, { userId, day, tokens, cost }) => {
+  args: { userId: v.string(), day: v.string(), tokens: v.number(), cost: v.number(), byModel: v.optional(v.array(v.object({ model: v.string(), tokens: v.number(), cost: v.number() }))) },
+  handler: async (ctx, { userId, day, tokens, cost, byModel }) => {
     const row = await ctx.db.query('usage_daily').withIndex('by_user_day', q => q.eq('user_id', userId).eq('day', day)).first()
     if (row) await ctx.db.patch(row._id, { tokens: row.tokens + tokens, cost: row.cost + cost, jobs: row.jobs + 1 })
     else await ctx.db.insert('usage_daily', { user_id: userId, day, tokens, cost, jobs: 1 })
+    // Each model's share of the job, in the same transaction.
+    for (const share of (byModel ?? []).slice(0, 100)) {
+      const kept = await ctx.db.query('usage_by_model').withIndex('by_user_day_model', q => q.eq('user_id', userId).eq('day', day).eq('model', share.model)).first()
+      if (kept) await ctx.db.patch(kept._id, { tokens: kept.tokens + share.tokens, cost: kept.cost + share.cost, jobs: kept.jobs + 1 })
+      else await ctx.db.insert('usage_by_model', { user_id: userId, day, model: share.model, tokens: share.tokens, cost: share.cost, jobs: 1 })
+    }
+  },
+})
+
+/** Model rows over the UTC days `from`…`to`: one principal's or everyone's, newest day first, most tokens first within a day. */
+export const listModelUsage = serverQuery({
+  args: { userId: v.optional(v.string()), from: v.string(), to: v.string(), limit: v.number() },
+  handler: async (ctx, { userId, from, to, limit }) => {
+    const bound = Math.max(0, Math.min(limit, 10_000))
+    const rows = userId === undefined
+      ? await ctx.db.query('usage_by_model').withIndex('by_day', q => q.gte('day', from).lte('day', to)).order('desc').take(bound)
+      : await ctx.db.query('usage_by_model').withIndex('by_user_day_model', q => q.eq('user_id', userId).gte('day', from).lte('day', to)).order('desc').take(bound)
+    return rows
+      .map(row => ({ userId: row.user_id, day: row.day, model: row.model, tokens: row.tokens, cost: row.cost, jobs: row.jobs }))
+      .sort((a, b) => b.day.localeCompare(a.day) || b.tokens - a.tokens || a.model.localeCompare(b.model))
   },
 })
 
@@ -278,5 +298,7 @@ export const deleteUsage = serverMutation({
   handler: async (ctx, { userId }) => {
     const rows = await ctx.db.query('usage_daily').withIndex('by_user_day', q => q.eq('user_id', userId)).collect()
     for (const row of rows) await ctx.db.delete(row._id)
+    const models = await ctx.db.query('usage_by_model').withIndex('by_user_day_model', q => q.eq('user_id', userId)).collect()
+    for (const row of models) await ctx.db.delete(row._id)
   },
 })

@@ -430,6 +430,16 @@ export default defineSchema({
     jobs: v.number(),
   }).index('by_user_day', ['user_id', 'day']).index('by_day_tokens', ['day', 'tokens']),
 
+  /** Each job's models' shares per principal and UTC day, for the usage pages (usage_daily stays the budgets' count). */
+  usage_by_model: defineTable({
+    user_id: v.string(),
+    day: v.string(),
+    model: v.string(),
+    tokens: v.number(),
+    cost: v.number(),
+    jobs: v.number(),
+  }).index('by_user_day_model', ['user_id', 'day', 'model']).index('by_day', ['day']),
+
   job_notifications: defineTable({
     user_id: v.string(),
     job_id: v.string(),

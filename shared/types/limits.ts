@@ -45,6 +45,51 @@ export interface DailyUsage {
   jobs: number
 }
 
+/** One model's share of what a job used. */
+export interface ModelSpend {
+  model: string
+  tokens: number
+  cost: number
+}
+
+/** Usage of one principal with one model on one UTC day (`jobs`: the jobs that used the model). */
+export interface ModelUsage extends DailyUsage {
+  model: string
+}
+
+/** Most days a usage report covers. */
+export const USAGE_REPORT_MAX_DAYS = 92
+
+/** `GET /api/me/usage/history`: a person's usage by day and model over a span of UTC days, newest first. */
+export interface MyUsageHistory {
+  from: string
+  to: string
+  rows: Array<Omit<ModelUsage, 'userId'>>
+}
+
+/** One row of Admin → Usage: a person, a group or a model over a span of days. */
+export interface UsageReportRow {
+  /** The person's id, the group's name, or the model's id. */
+  key: string
+  /** What a person reads: a person's name ("Guest" for a guest), a group's name, a model's id. */
+  label: string
+  tokens: number
+  cost: number
+  jobs: number
+  /** People counted in the row (a group's or a model's). */
+  people: number
+}
+
+/** `GET /api/admin/usage/report`: usage over a span of days by person, group or model, most tokens first. */
+export interface UsageReport {
+  from: string
+  to: string
+  by: 'person' | 'group' | 'model'
+  rows: UsageReportRow[]
+  /** Rows were left out past the report's bound (the ledger's rows read, or rows listed). */
+  truncated: boolean
+}
+
 /** What `GET /api/auth/usage` answers: today's usage against the role's budgets and what else applies. */
 export interface MyUsage extends Omit<DailyUsage, 'userId'> {
   limits: RoleLimits

@@ -166,5 +166,32 @@ export function describeAccountStoreContract(name: string, createStore: () => Ac
       expect(await store.getUsage('u1', '2026-11-23')).toBeNull()
       expect(await store.getUsage('u2', '2026-11-22')).toMatchObject({ tokens: 500 })
     })
+
+    it('keeps each model\'s share per principal and day with the day\'s total, lists a span by day and tokens, and forgets a principal\'s', async () => {
+      await store.addUsage('m1', '2026-11-20', { tokens: 30, cost: 0.3, byModel: [{ model: 'openai/gpt-4o', tokens: 20, cost: 0.2 }, { model: 'or3/offline-demo', tokens: 10, cost: 0.1 }] })
+      await store.addUsage('m1', '2026-11-20', { tokens: 5, cost: 0, byModel: [{ model: 'or3/offline-demo', tokens: 5, cost: 0 }] })
+      await store.addUsage('m1', '2026-11-21', { tokens: 7, cost: 0, byModel: [{ model: 'openai/gpt-4o', tokens: 7, cost: 0 }] })
+      await store.addUsage('m2', '2026-11-21', { tokens: 90, cost: 1, byModel: [{ model: 'openai/gpt-4o', tokens: 90, cost: 1 }] })
+      // Without shares (as before the ledger had models): the day counts, no model row.
+      await store.addUsage('m2', '2026-11-22', { tokens: 4, cost: 0 })
+      await Promise.all(Array.from({ length: 4 }, () => store.addUsage('m3', '2026-11-20', { tokens: 1, cost: 0, byModel: [{ model: 'x/y', tokens: 1, cost: 0 }] })))
+      expect(await store.getUsage('m1', '2026-11-20')).toMatchObject({ tokens: 35, jobs: 2 })
+      const of = (rows: Array<{ userId: string, day: string, model: string, tokens: number, jobs: number }>) => rows.map(row => `${row.userId} ${row.day} ${row.model} ${row.tokens}/${row.jobs}`)
+      expect(of(await store.listModelUsage({ userId: 'm1', from: '2026-11-01', to: '2026-11-30' }, 100))).toEqual([
+        'm1 2026-11-21 openai/gpt-4o 7/1',
+        'm1 2026-11-20 openai/gpt-4o 20/1',
+        'm1 2026-11-20 or3/offline-demo 15/2',
+      ])
+      expect(of(await store.listModelUsage({ from: '2026-11-20', to: '2026-11-20' }, 100))).toEqual([
+        'm1 2026-11-20 openai/gpt-4o 20/1',
+        'm1 2026-11-20 or3/offline-demo 15/2',
+        'm3 2026-11-20 x/y 4/4',
+      ])
+      expect(of(await store.listModelUsage({ from: '2026-11-21', to: '2026-11-22' }, 1))).toEqual(['m2 2026-11-21 openai/gpt-4o 90/1'])
+      expect(await store.listModelUsage({ userId: 'nobody', from: '2026-11-01', to: '2026-11-30' }, 10)).toEqual([])
+      await store.deleteUsage('m1')
+      expect(await store.listModelUsage({ userId: 'm1', from: '2026-11-01', to: '2026-11-30' }, 100)).toEqual([])
+      expect(await store.listModelUsage({ userId: 'm2', from: '2026-11-01', to: '2026-11-30' }, 100)).toHaveLength(1)
+    })
   })
 }

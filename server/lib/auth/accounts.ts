@@ -117,7 +117,7 @@ export class AccountService {
     this.identities = new IdentityAccounts(stores, this.groups)
     this.limits = new RoleLimitPolicy(stores.settings, settings.roleLimits, Date.now, this.groups)
     this.tokens = new PersonalApiTokens(stores, settings.tokensPerUser, (userId, password, wrong) => this.confirmPassword(userId, password, wrong))
-    this.usage = new UsageReports(stores, this.limits)
+    this.usage = new UsageReports(stores, this.limits, async id => (await this.groups.groupsOf(id)).map(group => group.name))
     this.signups = new SignupSettings(stores, settings.inviteTtlMs)
 
     this.passwordsAllowed = settings.passwords ?? true

@@ -221,7 +221,7 @@ export class LocalRuns {
     }).then(async (outcome) => {
       // What the run used counts against its user's budget however it ended (an interrupted run's
       // share too: the resumed run counts only its own).
-      if (budget) await this.options.admission.budgets?.record(job.userId, budget.spent()).catch(error => logger?.warn(`Job ${job.id}: its usage could not be recorded`, error))
+      if (budget) await this.options.admission.budgets?.record(job.userId, budget.spentWithModels()).catch(error => logger?.warn(`Job ${job.id}: its usage could not be recorded`, error))
       budget?.close()
       if (outcome !== 'interrupted') await this.reportFinished(job.id, how.endpoint)
       return outcome ?? undefined

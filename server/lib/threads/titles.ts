@@ -51,6 +51,12 @@ export interface TitleBudget {
  * `answer`: the title (undefined when it gives none in time) and what the request used (the
  * usage the provider reports, else an estimate from the text).
  */
+/** What a title request used, as that model's share. */
+function withModel(meter: RequestSpend): SpentBudget {
+  const spent = meter.spent()
+  return { ...spent, byModel: [{ model: meter.model, ...spent }] }
+}
+
 export async function requestTitle(endpoint: ChatEndpoint, config: ServerConfig, model: string, question: string, answer: string, signal?: AbortSignal): Promise<{ title?: string, spent: SpentBudget }> {
   const request = {
     model,
@@ -63,17 +69,17 @@ export async function requestTitle(endpoint: ChatEndpoint, config: ServerConfig,
   }
   const timeout = AbortSignal.timeout(TITLE_TIMEOUT_MS)
   let reply = ''
-  const meter = new RequestSpend()
+  const meter = new RequestSpend(0, model)
   for await (const event of streamChatCompletion(endpoint, request, { ...chatClientOptions(config), signal: signal ? AbortSignal.any([signal, timeout]) : timeout })) {
     if (event.type === 'text-delta') {
       reply += event.text
       meter.addText(event.text.length)
     }
     if (event.type === 'usage') meter.addUsage(event.usage)
-    if (event.type === 'error') return { spent: meter.spent() }
+    if (event.type === 'error') return { spent: withModel(meter) }
     if (reply.length > 1_000) break
   }
-  return { title: cleanTitle(reply), spent: meter.spent() }
+  return { title: cleanTitle(reply), spent: withModel(meter) }
 }
 
 /**

@@ -16,6 +16,7 @@ import type { ActiveToolCall, BackgroundJob, JobError, JobNotification, JobStatu
 import type { ChatThread, ThreadMessage } from '../../../shared/types/thread'
 import type { MessageAttachment } from '../../../shared/types/attachment'
 import type { SavedWorkflow, WorkflowVersion } from '../../../shared/types/workflow'
+import type { DailyUsage, ModelUsage } from '../../../shared/types/limits'
 
 /** Every field of `T`, each named once: the compiler refuses a missing or unknown one. */
 function fieldsOf<T>(fields: { [K in keyof Required<T>]: true }): string[] {
@@ -149,5 +150,14 @@ describe('shapes in shared/types match every store', () => {
     expect(convexFields('workflows')).toEqual(stored(workflow, { rename: { id: 'workflow_id' } }))
     expect(sqliteColumns('workflow_versions')).toEqual(stored(workflowVersion))
     expect(convexFields('workflow_versions')).toEqual(stored(workflowVersion))
+  })
+
+  it('usage by day, and by day and model', () => {
+    const daily = fieldsOf<DailyUsage>({ userId: true, day: true, tokens: true, cost: true, jobs: true })
+    const byModel = fieldsOf<ModelUsage>({ userId: true, day: true, model: true, tokens: true, cost: true, jobs: true })
+    expect(sqliteColumns('usage_daily')).toEqual(stored(daily))
+    expect(convexFields('usage_daily')).toEqual(stored(daily))
+    expect(sqliteColumns('usage_by_model')).toEqual(stored(byModel))
+    expect(convexFields('usage_by_model')).toEqual(stored(byModel))
   })
 })

@@ -13,6 +13,12 @@
  */
 import type { Allowance, SpentBudget } from './budget'
 import type { ChatMessage } from '../../openrouter/types'
+import type { ModelSpend } from '../../../../shared/types/limits'
+
+/** Models one run's usage names at most (the rest count together). */
+const MAX_MODELS = 20
+/** Characters of a model id kept in the usage ledger. */
+const MAX_MODEL_ID = 200
 
 const CHARS_PER_TOKEN = 4
 /** What a request with no `max_tokens` and a role with no output cap is expected to write. */
@@ -36,7 +42,8 @@ export class RequestSpend {
   private streamedChars = 0
   private reported: SpentBudget | undefined
 
-  constructor(readonly reservedTokens = 0) {}
+  /** `model`: the model asked, for usage by model. */
+  constructor(readonly reservedTokens = 0, readonly model = 'unknown') {}
 
   /** Text the request streamed (counted until its usage is reported). */
   addText(chars: number): void {
@@ -119,6 +126,8 @@ class UserBudget {
  */
 export class RunBudget {
   private settled: SpentBudget = { tokens: 0, cost: 0 }
+  /** What each model's requests that ended used. */
+  private readonly settledByModel = new Map<string, SpentBudget>()
   private readonly open = new Set<RequestSpend>()
   private prepaid: RequestSpend | undefined
   private closed = false
@@ -137,15 +146,16 @@ export class RunBudget {
    * when the budget is used up; while the rest is only held by requests under way, waits for one
    * to end (or `signal`: then `undefined`).
    */
-  async reserve(request: { messages: readonly ChatMessage[], max_tokens?: unknown }, signal?: AbortSignal): Promise<RequestSpend | BudgetRefusal | undefined> {
+  async reserve(request: { messages: readonly ChatMessage[], max_tokens?: unknown, model?: unknown }, signal?: AbortSignal): Promise<RequestSpend | BudgetRefusal | undefined> {
     const wanted = estimateRequestTokens(request, this.outputEstimate)
+    const model = typeof request.model === 'string' && request.model ? request.model.slice(0, MAX_MODEL_ID) : 'unknown'
     if (this.prepaid) this.release(this.prepaid)
-    if (!this.account) return this.track(new RequestSpend(wanted))
+    if (!this.account) return this.track(new RequestSpend(wanted, model))
     while (!signal?.aborted) {
       const used = this.account.exceeded()
       if (used) return used
       const left = this.account.left(true)
-      if (left.tokens > 0 && left.cost > 0) return this.track(new RequestSpend(Math.min(wanted, left.tokens)))
+      if (left.tokens > 0 && left.cost > 0) return this.track(new RequestSpend(Math.min(wanted, left.tokens), model))
       await this.account.changed(signal)
     }
     return undefined
@@ -156,7 +166,28 @@ export class RunBudget {
     if (!this.open.delete(request)) return
     const spent = request.spent()
     this.settled = { tokens: this.settled.tokens + spent.tokens, cost: this.settled.cost + spent.cost }
+    const model = this.settledByModel.get(request.model) ?? { tokens: 0, cost: 0 }
+    this.settledByModel.set(request.model, { tokens: model.tokens + spent.tokens, cost: model.cost + spent.cost })
     this.account?.notify()
+  }
+
+  /**
+   * What the run has used, with each model's share (requests under way counted with their
+   * estimate); a run of more than `MAX_MODELS` models keeps the largest and counts the rest as one.
+   */
+  spentWithModels(): SpentBudget & { byModel: ModelSpend[] } {
+    const byModel = new Map(this.settledByModel)
+    for (const request of this.open) {
+      if (request === this.prepaid) continue
+      const spent = request.spent()
+      const model = byModel.get(request.model) ?? { tokens: 0, cost: 0 }
+      byModel.set(request.model, { tokens: model.tokens + spent.tokens, cost: model.cost + spent.cost })
+    }
+    const shares = [...byModel].map(([model, spent]) => ({ model, ...spent })).filter(share => share.tokens > 0 || share.cost > 0).sort((a, b) => b.tokens - a.tokens)
+    const kept = shares.slice(0, MAX_MODELS)
+    const rest = shares.slice(MAX_MODELS)
+    if (rest.length > 0) kept.push({ model: 'other models', tokens: rest.reduce((sum, share) => sum + share.tokens, 0), cost: rest.reduce((sum, share) => sum + share.cost, 0) })
+    return { ...this.spent(), byModel: kept }
   }
 
   /** What the run has used so far (reported usage plus the estimate of requests under way). */

@@ -7,7 +7,7 @@
  * its user's budget is used up, keeping its text.
  */
 import { BudgetPools, DEFAULT_OUTPUT_ESTIMATE, RunBudget } from './budget-pool'
-import type { RoleLimits } from '../../../../shared/types/limits'
+import type { ModelSpend, RoleLimits } from '../../../../shared/types/limits'
 import { DomainError, type HttpAnswer } from '../../domain-error'
 import type { UsageLedger as StoredUsageLedger } from '../../stores/usage/usage-ledger'
 
@@ -18,6 +18,8 @@ export type UsageLedger = Pick<StoredUsageLedger, 'addUsage' | 'getUsage'>
 export interface SpentBudget {
   tokens: number
   cost: number
+  /** Each model's share, for usage by model (the ledger's rows per model). */
+  byModel?: readonly ModelSpend[]
 }
 
 /** What a job may still use: `Infinity` where the role has no budget. */

@@ -1,7 +1,7 @@
 /** Accounts, API tokens, invites and settings on Convex (see convex/accounts.ts). */
 import { api } from '../../../../convex/_generated/api'
 import type { ConvexFunctionClient } from '../jobs/convex'
-import type { DailyUsage } from '../../../../shared/types/limits'
+import type { DailyUsage, ModelUsage } from '../../../../shared/types/limits'
 import { accountNameKey, LastAdminError, type AccountBackend, type StoredAccount, type StoredApiToken, type StoredIdentity } from './account-store'
 
 /** A Convex account store. */
@@ -84,7 +84,10 @@ export function createConvexAccountBackend(options: { client: ConvexFunctionClie
       await client.mutation(api.accounts.unlock, { secret, key, owner })
     },
     async addUsage(userId, day, spent) {
-      await client.mutation(api.accounts.addUsage, { secret, userId, day, tokens: spent.tokens, cost: spent.cost })
+      await client.mutation(api.accounts.addUsage, { secret, userId, day, tokens: spent.tokens, cost: spent.cost, byModel: spent.byModel?.map(({ model, tokens, cost }) => ({ model, tokens, cost })) })
+    },
+    async listModelUsage(query, limit) {
+      return await client.query(api.accounts.listModelUsage, { secret, ...query, limit }) as ModelUsage[]
     },
     async getUsage(userId, day) {
       return await client.query(api.accounts.getUsage, { secret, userId, day }) as DailyUsage | null

@@ -1,5 +1,5 @@
 /** In-memory account store for tests. */
-import type { DailyUsage } from '../../../../shared/types/limits'
+import type { DailyUsage, ModelUsage } from '../../../../shared/types/limits'
 import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountBackend, type StoredAccount, type StoredApiToken, type StoredIdentity } from './account-store'
 
 /** Creates an empty in-memory account store. */
@@ -12,6 +12,8 @@ export function createMemoryAccountBackend(): AccountBackend {
   const settings = new Map<string, string>()
   const locks = new Map<string, { owner: string, expiresAt: number }>()
   const usage = new Map<string, DailyUsage>()
+  /** By `<user>|<day>|<model>`. */
+  const modelUsage = new Map<string, ModelUsage>()
   const byName = (name: string) => [...accounts.values()].find(item => accountNameKey(item.name) === accountNameKey(name))
   return {
     async hasAccounts() {
@@ -119,6 +121,17 @@ export function createMemoryAccountBackend(): AccountBackend {
     async addUsage(userId, day, spent) {
       const row = usage.get(`${userId}|${day}`) ?? { userId, day, tokens: 0, cost: 0, jobs: 0 }
       usage.set(`${userId}|${day}`, { ...row, tokens: row.tokens + spent.tokens, cost: row.cost + spent.cost, jobs: row.jobs + 1 })
+      for (const { model, tokens, cost } of spent.byModel ?? []) {
+        const kept = modelUsage.get(`${userId}|${day}|${model}`) ?? { userId, day, model, tokens: 0, cost: 0, jobs: 0 }
+        modelUsage.set(`${userId}|${day}|${model}`, { ...kept, tokens: kept.tokens + tokens, cost: kept.cost + cost, jobs: kept.jobs + 1 })
+      }
+    },
+    async listModelUsage({ userId, from, to }, limit) {
+      return [...modelUsage.values()]
+        .filter(row => row.day >= from && row.day <= to && (userId === undefined || row.userId === userId))
+        .sort((a, b) => b.day.localeCompare(a.day) || b.tokens - a.tokens || a.model.localeCompare(b.model))
+        .slice(0, limit)
+        .map(row => ({ ...row }))
     },
     async getUsage(userId, day) {
       const row = usage.get(`${userId}|${day}`)
@@ -129,6 +142,7 @@ export function createMemoryAccountBackend(): AccountBackend {
     },
     async deleteUsage(userId) {
       for (const [key, row] of usage) if (row.userId === userId) usage.delete(key)
+      for (const [key, row] of modelUsage) if (row.userId === userId) modelUsage.delete(key)
     },
     async close() {
       accounts.clear()
@@ -136,6 +150,7 @@ export function createMemoryAccountBackend(): AccountBackend {
       invites.clear()
       settings.clear()
       usage.clear()
+      modelUsage.clear()
     },
   }
 }

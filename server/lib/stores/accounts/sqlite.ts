@@ -1,5 +1,6 @@
 /** Accounts, API tokens, invites and settings in the app's sqlite file. */
 import type { DailyUsage } from '../../../../shared/types/limits'
+import type { LedgerSpend } from '../usage/usage-ledger'
 import { openSqliteDatabase } from '../sqlite/database'
 import { accountNameKey, LastAdminError, losesActiveAdmin, type AccountPatch, type AccountBackend, type StoredAccount, type StoredApiToken, type StoredIdentity } from './account-store'
 
@@ -17,6 +18,7 @@ function toIdentity(row: IdentityRow): StoredIdentity {
 }
 
 interface UsageRow { user_id: string, day: string, tokens: number, cost: number, jobs: number }
+interface ModelUsageRow extends UsageRow { model: string }
 
 function toUsage(row: UsageRow): DailyUsage {
   return { userId: row.user_id, day: row.day, tokens: row.tokens, cost: row.cost, jobs: row.jobs }
@@ -61,7 +63,16 @@ export function createSqliteAccountBackend(options: { path: string }): AccountBa
     getUsage: db.prepare<[string, string], UsageRow>('SELECT * FROM usage_daily WHERE user_id = ? AND day = ?'),
     listUsage: db.prepare<[string, number], UsageRow>('SELECT * FROM usage_daily WHERE day = ? ORDER BY tokens DESC, user_id LIMIT ?'),
     deleteUsage: db.prepare('DELETE FROM usage_daily WHERE user_id = ?'),
+    addModelUsage: db.prepare('INSERT INTO usage_by_model (user_id, day, model, tokens, cost, jobs) VALUES (@userId, @day, @model, @tokens, @cost, 1) ON CONFLICT (user_id, day, model) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost, jobs = jobs + 1'),
+    listModelUsage: db.prepare<{ from: string, to: string, limit: number }, ModelUsageRow>('SELECT * FROM usage_by_model WHERE day BETWEEN @from AND @to ORDER BY day DESC, tokens DESC, model LIMIT @limit'),
+    listModelUsageOf: db.prepare<{ userId: string, from: string, to: string, limit: number }, ModelUsageRow>('SELECT * FROM usage_by_model WHERE user_id = @userId AND day BETWEEN @from AND @to ORDER BY day DESC, tokens DESC, model LIMIT @limit'),
+    deleteModelUsage: db.prepare('DELETE FROM usage_by_model WHERE user_id = ?'),
   }
+  // A job's day and its models' shares together: a crash keeps all of it or none.
+  const addUsage = db.transaction((userId: string, day: string, spent: LedgerSpend) => {
+    statements.addUsage.run({ userId, day, tokens: Math.round(spent.tokens), cost: spent.cost })
+    for (const { model, tokens, cost } of spent.byModel ?? []) statements.addModelUsage.run({ userId, day, model, tokens: Math.round(tokens), cost })
+  })
   const createAccount = db.transaction((input: { id: string, name: string, passwordHash: string, role: string, onlyIfNone: boolean, now: number }) => {
     if (input.onlyIfNone && statements.count.get()!.count > 0) return null
     const inserted = statements.insert.run({ id: input.id, name: input.name.trim(), nameKey: accountNameKey(input.name), passwordHash: input.passwordHash, role: input.role, now: input.now }).changes > 0
@@ -145,7 +156,11 @@ export function createSqliteAccountBackend(options: { path: string }): AccountBa
       return statements.getSetting.get(key)?.value ?? null
     },
     async addUsage(userId, day, spent) {
-      statements.addUsage.run({ userId, day, tokens: Math.round(spent.tokens), cost: spent.cost })
+      addUsage.immediate(userId, day, spent)
+    },
+    async listModelUsage({ userId, from, to }, limit) {
+      const rows = userId === undefined ? statements.listModelUsage.all({ from, to, limit }) : statements.listModelUsageOf.all({ userId, from, to, limit })
+      return rows.map(row => ({ ...toUsage(row), model: row.model }))
     },
     async getUsage(userId, day) {
       const row = statements.getUsage.get(userId, day)
@@ -156,6 +171,7 @@ export function createSqliteAccountBackend(options: { path: string }): AccountBa
     },
     async deleteUsage(userId) {
       statements.deleteUsage.run(userId)
+      statements.deleteModelUsage.run(userId)
     },
     async setSetting(key, value) {
       statements.setSetting.run(key, value)

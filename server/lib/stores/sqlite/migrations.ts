@@ -373,4 +373,19 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     DELETE FROM account_identities WHERE account_id = OLD.id;
   END;
   `,
+  // Usage by model: each job's models' shares per principal and UTC day, for Settings → Usage and
+  // Admin → Usage (usage_daily stays the budgets' count). Empty at the upgrade: days before it have
+  // no model rows.
+  `
+  CREATE TABLE usage_by_model (
+    user_id TEXT NOT NULL,
+    day TEXT NOT NULL,
+    model TEXT NOT NULL,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    cost REAL NOT NULL DEFAULT 0,
+    jobs INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, day, model)
+  ) WITHOUT ROWID;
+  CREATE INDEX usage_by_model_by_day ON usage_by_model (day);
+  `,
 ]
