@@ -80,6 +80,19 @@ describe('limits per role', () => {
     expect(guestRows.length).toBeGreaterThanOrEqual(2)
     expect(guestRows[0]).toMatchObject({ name: 'Guest', tokens: expect.any(Number), jobs: 1 })
     expect(guestRows[0].tokens).toBeGreaterThanOrEqual(40)
+    // By model, for the person and the admin (by model, by person, as a CSV file).
+    const today = new Date().toISOString().slice(0, 10)
+    const history = await started[0]!.client.json('/api/me/usage')
+    expect(history.rows).toEqual([expect.objectContaining({ day: today, model: 'or3/offline-demo', jobs: 1 })])
+    expect(history.rows[0].tokens).toBeGreaterThanOrEqual(40)
+    const byModel = await admin.json('/api/admin/usage-report?by=model')
+    expect(byModel.rows.find((row: { label: string }) => row.label === 'or3/offline-demo')).toMatchObject({ people: expect.any(Number) })
+    expect(byModel.rows.find((row: { label: string }) => row.label === 'or3/offline-demo').people).toBeGreaterThanOrEqual(2)
+    expect((await admin.json('/api/admin/usage-report?by=person')).rows.some((row: { label: string }) => row.label === 'Guest')).toBe(true)
+    const csv = await admin.fetch(`/api/admin/usage-report?by=model&from=${today}&to=${today}&format=csv`)
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+    expect(csv.headers.get('content-disposition')).toBe(`attachment; filename="usage-by-model-${today}-to-${today}.csv"`)
+    expect((await csv.text()).split('\r\n')[0]).toBe('model,tokens,credits,jobs,people,from,to')
     const raised = await admin.fetch('/api/admin/limits', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ guest: { dailyTokens: 1_000_000 } }) })
     expect(raised.status).toBe(200)
     expect(await raised.json()).toMatchObject({ overrides: { guest: { dailyTokens: 1_000_000 } }, effective: { guest: { dailyTokens: 1_000_000, jobsAtOnce: 1 }, user: { dailyTokens: 2_000_000 } }, defaults: { guest: { dailyTokens: 40 } } })
@@ -106,6 +119,13 @@ describe('limits per role', () => {
       expect(JSON.stringify(await response.json())).toMatch(field)
     }
     expect((await admin.fetch('/api/admin/usage?day=yesterday')).status).toBe(400)
+    expect((await guest.fetch('/api/admin/usage-report')).status).toBe(403)
+    for (const query of ['by=team', 'from=2026-02-30', 'from=2026-01-01&to=2026-12-31', 'from=2026-11-03&to=2026-11-02']) {
+      const response = await admin.fetch(`/api/admin/usage-report?${query}`)
+      expect(response.status).toBe(400)
+      expect((await response.json()).message).toMatch(/by must be|UTC day|at most 92|on or before/)
+    }
+    expect((await guest.fetch('/api/me/usage?to=tomorrow')).status).toBe(400)
   })
 
   it('checks a thread message\'s model against the role before storing anything, and bounds a workflow\'s model calls when it is saved', async () => {
