@@ -104,7 +104,7 @@ describe('titles through OpenRouter', () => {
     upstream.script([textReply('Tokyo time', { usage: { prompt: 120, completion: 6, cost: 0.0002 } })])
     const counted = await answeredThread()
     expect(await titleAfterFirstAnswer({ threads: counted.threads, config, budget: budgetLeft(5_000) }, counted.job, endpoint)).toBe('Tokyo time')
-    expect(recorded).toEqual([['alice', { tokens: 126, cost: 0.0002 }]])
+    expect(recorded).toEqual([['alice', { tokens: 126, cost: 0.0002, byModel: [{ model: counted.job.model, tokens: 126, cost: 0.0002 }] }]])
 
     const requestsBefore = upstream.requests.length
     const usedUp = await answeredThread()
