@@ -11,7 +11,7 @@ export function useAdminGroups() {
   }
 
   /** Creates or changes a group. */
-  async function save(name: string, change: { description: string, limits: Partial<RoleLimits> }): Promise<void> {
+  async function save(name: string, change: { description: string, limits: Partial<RoleLimits>, defaultModel?: string, instructions?: string }): Promise<void> {
     await $fetch(`/api/admin/groups/${encodeURIComponent(name)}`, { method: 'PUT', body: change })
     await refresh()
   }

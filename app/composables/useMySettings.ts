@@ -1,7 +1,7 @@
 import { ref } from 'vue'
-import type { ChatPreset, ChatSettings, ShareLinkSummary, UserPreferences } from '../../shared/types/personal'
+import type { ChatPreset, ChatSettings, MyPreferences, ShareLinkSummary, UserPreferences } from '../../shared/types/personal'
 
-const preferences = ref<UserPreferences>({})
+const preferences = ref<MyPreferences>({})
 const presets = ref<ChatPreset[]>([])
 const shares = ref<ShareLinkSummary[]>([])
 /** Whether share links open for people without an account here (the admin's choice), once `loadShares` has asked. */
@@ -14,7 +14,7 @@ export function useMySettings() {
   function load(force = false): Promise<void> {
     if (!loading || force) {
       loading = Promise.all([
-        $fetch<UserPreferences>('/api/me/preferences'),
+        $fetch<MyPreferences>('/api/me/preferences'),
         $fetch<{ presets: ChatPreset[] }>('/api/me/presets'),
       ]).then(([mine, saved]) => {
         preferences.value = mine
@@ -28,7 +28,8 @@ export function useMySettings() {
   }
   /** Replaces the preferences (a field left out is cleared). */
   async function savePreferences(next: UserPreferences): Promise<void> {
-    preferences.value = await $fetch<UserPreferences>('/api/me/preferences', { method: 'PUT', body: next })
+    const { teamDefaultModel } = preferences.value
+    preferences.value = { ...await $fetch<UserPreferences>('/api/me/preferences', { method: 'PUT', body: next }), ...(teamDefaultModel ? { teamDefaultModel } : {}) }
   }
   /** Saves a new preset, or replaces `id`. */
   async function savePreset(input: { name: string, settings: ChatSettings }, id?: string): Promise<ChatPreset> {

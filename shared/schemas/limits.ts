@@ -30,6 +30,8 @@ export const groupName = z.string().trim().min(1).max(64).regex(/^[\w .-]+$/, 'm
 export const groupBody = z.object({
   description: z.string().trim().max(500).default(''),
   limits: roleLimitsPatch.default({}),
+  defaultModel: z.string().trim().max(200).regex(/^(?:[\w.:/-]+)?$/, 'must be a model id such as openai/gpt-4o-mini').optional(),
+  instructions: z.string().trim().max(4_000, 'must be at most 4,000 characters').optional(),
 }).strict()
 
 /** The body of `PUT /api/admin/users/:id/groups`: the groups an admin puts a person in. */

@@ -7,7 +7,19 @@ export interface Group {
   name: string
   description: string
   limits: Partial<RoleLimits>
+  /** The model its members' new chats start with, unless they chose their own default. */
+  defaultModel?: string
+  /** Instructions every answer of its members is given (before the chat's or the person's own). */
+  instructions?: string
   createdAt: number
+}
+
+/** What a person's groups set for their chats (`GET /api/me/preferences` says the model as `teamDefaultModel`). */
+export interface TeamChatSettings {
+  /** The first of their groups (by name) with a default model. */
+  defaultModel?: string
+  /** Each group's instructions, by group name. */
+  instructions?: string
 }
 
 /** Where a person's groups come from. */

@@ -46,6 +46,11 @@ export interface UserPreferences {
   customInstructions?: string
 }
 
+/** `GET|PUT /api/me/preferences`: the person's preferences, and the default model their groups give (used when they chose none). */
+export interface MyPreferences extends UserPreferences {
+  teamDefaultModel?: string
+}
+
 /** A share link as its owner lists it (`GET /api/shares`). */
 export interface ShareLinkSummary {
   id: string

@@ -4,7 +4,8 @@
  * gets the memories in its instructions and the memory tools only while memory is on; the person
  * changes, deletes and exports them; another person, a guest and a person the policy denies never
  * reach them; bounds answer 400/409 while others are answered; and a `remember` is kept once across
- * a kill -9 of the server mid-answer.
+ * a kill -9 of the server mid-answer. Beside the memories, what a person's groups tell every answer
+ * (their instructions, first) and the model their new chats start with.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { unzipSync } from 'fflate'
@@ -133,6 +134,30 @@ describe('memory', () => {
     expect(statuses.filter(status => status !== 201).every(status => status === 409)).toBe(true)
     expect((await ann.json<MemoryView>('/api/me/memory')).memories).toHaveLength(5)
     expect((await ann.fetch('/api/me/memory', { method: 'DELETE' })).status).toBe(200)
+  }, 120_000)
+})
+
+describe('a group\'s instructions and default model', () => {
+  it('go first into every answer of its members\' (not of others\'), and give their new chats a model unless they chose one', async () => {
+    const json = { 'content-type': 'application/json' }
+    expect((await admin.fetch('/api/admin/groups/Support', { method: 'PUT', headers: json, body: JSON.stringify({ instructions: 'Answer as the support desk of Acme.', defaultModel: 'openai/gpt-4o-mini' }) })).status).toBe(200)
+    const bad = await admin.fetch('/api/admin/groups/Support', { method: 'PUT', headers: json, body: JSON.stringify({ defaultModel: 'not a model' }) })
+    expect(bad.status).toBe(400)
+    const sam = await register(app.url, 'Sam')
+    const { user } = await sam.json('/api/auth/me')
+    expect((await admin.fetch(`/api/admin/users/${user.id}/groups`, { method: 'PUT', headers: json, body: JSON.stringify({ groups: ['Support'] }) })).status).toBe(200)
+    expect(await sam.json('/api/me/preferences')).toMatchObject({ teamDefaultModel: 'openai/gpt-4o-mini' })
+    expect((await ann.json('/api/me/preferences')).teamDefaultModel).toBeUndefined()
+
+    fake.script(() => textReply('Hello from support.'))
+    const before = fake.requests.length
+    const thread = await (await sam.post('/api/threads', {})).json()
+    expect((await sam.fetch(`/api/threads/${thread.id}`, { method: 'PATCH', headers: json, body: JSON.stringify({ settings: { systemPrompt: 'Be brief.' } }) })).status).toBe(200)
+    await ask(sam, 'Where is my order?', 'openai/gpt-4o-mini', thread.id)
+    expect(systemOf(fake.requests.slice(before)[0]!)).toBe('Answer as the support desk of Acme.\n\nBe brief.')
+    const annAt = fake.requests.length
+    await ask(ann, 'Where is my order?', 'openai/gpt-4o-mini')
+    expect(systemOf(fake.requests.slice(annAt)[0]!) ?? '').not.toContain('Acme')
   }, 120_000)
 })
 

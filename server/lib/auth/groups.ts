@@ -6,7 +6,7 @@
  */
 import { LRUCache } from 'lru-cache'
 import type { Role } from '../../../shared/types/account'
-import type { EffectiveLimits, Group, GroupMembership } from '../../../shared/types/groups'
+import type { EffectiveLimits, Group, GroupMembership, TeamChatSettings } from '../../../shared/types/groups'
 import type { RoleLimits } from '../../../shared/types/limits'
 import { groupBody, groupName } from '../../../shared/schemas/limits'
 import type { SettingsStore } from '../stores/settings/settings-store'
@@ -90,12 +90,12 @@ export class Groups {
   /** Creates or changes group `name`; 409 past the most groups a server keeps. */
   async save(name: string, body: unknown): Promise<Group> {
     const clean = groupName.parse(name)
-    const { description, limits } = groupBody.parse(body)
+    const { description, limits, defaultModel, instructions } = groupBody.parse(body)
     return this.locks.run(GROUPS, async () => {
       const groups = await this.read()
       const existing = groups.find(group => group.name.toLowerCase() === clean.toLowerCase())
       if (!existing && groups.length >= MAX_GROUPS) throw new AuthError('too-many-groups', `This server keeps at most ${MAX_GROUPS} groups. Delete one first.`)
-      const group: Group = { name: existing?.name ?? clean, description, limits, createdAt: existing?.createdAt ?? this.now() }
+      const group: Group = { name: existing?.name ?? clean, description, limits, ...(defaultModel ? { defaultModel } : {}), ...(instructions ? { instructions } : {}), createdAt: existing?.createdAt ?? this.now() }
       await this.write(existing ? groups.map(item => (item === existing ? group : item)) : [...groups, group])
       return group
     })
@@ -133,6 +133,15 @@ export class Groups {
       this.membership.set(accountId, names)
     }
     return groups.filter(group => names.includes(group.name.toLowerCase()))
+  }
+
+  /** What `accountId`'s groups set for their chats: the first default model (by group name), every group's instructions. */
+  async chatSettingsOf(accountId: string): Promise<TeamChatSettings> {
+    const groups = (await this.groupsOf(accountId)).sort((a, b) => a.name.localeCompare(b.name))
+    const defaultModel = groups.find(group => group.defaultModel)?.defaultModel
+    const told = groups.filter(group => group.instructions)
+    const instructions = told.length === 1 ? told[0]!.instructions : told.map(group => `From the group ${group.name}:\n${group.instructions}`).join('\n\n')
+    return { ...(defaultModel ? { defaultModel } : {}), ...(instructions ? { instructions } : {}) }
   }
 
   /** An admin puts `accountId` in `names` (replacing the groups an admin gave before); 400 for a group that does not exist. */

@@ -67,6 +67,26 @@ describe('a person\'s limits with their groups', () => {
   })
 })
 
+describe('what groups set for their members\' chats', () => {
+  it('gives the first default model by group name and every group\'s instructions, and nothing to people in none', async () => {
+    const groups = new Groups(createMemoryAccountBackend())
+    await groups.save('support', { defaultModel: 'openai/gpt-4o-mini', instructions: 'Answer as the support desk.' })
+    await groups.save('legal', { instructions: 'Never give legal advice.' })
+    await groups.save('beta', { defaultModel: 'anthropic/claude-3.5-sonnet' })
+    await groups.setManual('ann', ['support', 'legal', 'beta'])
+    await groups.setManual('bob', ['support'])
+    expect(await groups.chatSettingsOf('ann')).toEqual({ defaultModel: 'anthropic/claude-3.5-sonnet', instructions: 'From the group legal:\nNever give legal advice.\n\nFrom the group support:\nAnswer as the support desk.' })
+    expect(await groups.chatSettingsOf('bob')).toEqual({ defaultModel: 'openai/gpt-4o-mini', instructions: 'Answer as the support desk.' })
+    expect(await groups.chatSettingsOf('carol')).toEqual({})
+    // A bad model id or over-long instructions are refused, naming the field.
+    await expect(groups.save('x', { defaultModel: 'not a model' })).rejects.toThrow(/defaultModel/)
+    await expect(groups.save('x', { instructions: 'a'.repeat(4_001) })).rejects.toThrow(/4,000/)
+    // Saved without them, a group gives none.
+    await groups.save('support', {})
+    expect(await groups.chatSettingsOf('bob')).toEqual({})
+  })
+})
+
 describe('changes at once', () => {
   it('keeps every group two admins save at the same moment, on two instances of one store, and both halves of a membership', async () => {
     const store = createMemoryAccountBackend()

@@ -29,11 +29,13 @@ async function finishedConversation(threads: ReturnType<typeof createMemoryThrea
 describe('chatRequestShape', () => {
   it('takes the chat\'s prompt over the person\'s instructions, and names only the fields set', () => {
     expect(chatRequestShape(undefined, undefined)).toEqual({ fields: {} })
-    expect(chatRequestShape(undefined, '  Be brief.  ')).toEqual({ systemPrompt: 'Be brief.', fields: {} })
-    expect(chatRequestShape({ systemPrompt: 'In French.', temperature: 0, topP: 1, maxTokens: 10, reasoningEffort: 'low' }, 'Be brief.')).toEqual({
+    expect(chatRequestShape(undefined, { instructions: '  Be brief.  ' })).toEqual({ systemPrompt: 'Be brief.', fields: {} })
+    expect(chatRequestShape({ systemPrompt: 'In French.', temperature: 0, topP: 1, maxTokens: 10, reasoningEffort: 'low' }, { instructions: 'Be brief.' })).toEqual({
       systemPrompt: 'In French.', fields: { temperature: 0, top_p: 1, max_tokens: 10, reasoning: { effort: 'low' } },
     })
-    expect(chatRequestShape({ systemPrompt: '   ' }, 'Be brief.').systemPrompt).toBe('Be brief.')
+    expect(chatRequestShape({ systemPrompt: '   ' }, { instructions: 'Be brief.' }).systemPrompt).toBe('Be brief.')
+    // The team's instructions first, whatever the chat says; the memories last.
+    expect(chatRequestShape({ systemPrompt: 'In French.' }, { instructions: 'Be brief.', team: 'Cite the handbook.', memories: 'Likes tea' }).systemPrompt).toBe('Cite the handbook.\n\nIn French.\n\nLikes tea')
   })
 })
 
