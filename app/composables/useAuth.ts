@@ -12,8 +12,17 @@ export function useAuth() {
     return state.value
   }
 
-  async function signIn(name: string, password: string): Promise<void> {
-    await $fetch('/api/auth/login', { method: 'POST', body: { name, password } })
+  /** Signs in with a password; answers 'code' when the account asks for a code from its authenticator app next (`signInWithCode`). */
+  async function signIn(name: string, password: string): Promise<'signed-in' | 'code'> {
+    const answer = await $fetch<{ twoStepRequired?: boolean }>('/api/auth/login', { method: 'POST', body: { name, password } })
+    if (answer.twoStepRequired) return 'code'
+    await refresh()
+    return 'signed-in'
+  }
+
+  /** The second step of a password sign-in: a code from the authenticator app, or a recovery code. */
+  async function signInWithCode(code: string): Promise<void> {
+    await $fetch('/api/auth/two-step', { method: 'POST', body: { code } })
     await refresh()
   }
 
@@ -31,5 +40,5 @@ export function useAuth() {
   }
 
   const user = computed<SessionPrincipal | null>(() => state.value?.user ?? null)
-  return { state, user, refresh, signIn, signUp, signOut }
+  return { state, user, refresh, signIn, signInWithCode, signUp, signOut }
 }

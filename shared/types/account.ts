@@ -79,3 +79,22 @@ export const ACCOUNT_LIMITS = {
   passwordMax: 256,
   tokenNameMax: 64,
 } as const
+
+/** `GET /api/me/two-step`: whether a code from an authenticator app is asked after the password. */
+export interface TwoStepStatus {
+  enabled: boolean
+  /** Recovery codes not used yet. */
+  recoveryCodesLeft?: number
+  enabledAt?: number
+}
+
+/** `POST /api/me/two-step/setup`: the secret to add to an authenticator app (as text, and as the `otpauth://` address its QR code holds). */
+export interface TwoStepSetup {
+  secret: string
+  uri: string
+}
+
+/** `POST /api/auth/login` when the account has two-step sign-in: the password was right, a code is asked next (`POST /api/auth/two-step`). */
+export interface SecondStepNeeded {
+  twoStepRequired: true
+}

@@ -3,6 +3,7 @@ import { useBuiltApp } from '../support/built-app'
 import { useFileFixture } from '../support/file-fixture'
 import { axeViolationsInBothSchemes, screenshot, useChromium, watchForProblems } from './helpers/browser'
 import { startEverythingOverHttp } from '../support/mcp-servers'
+import { Secret, TOTP } from 'otpauth'
 
 // The first run of a fresh server in a real browser, guests off (the default): create the admin
 // account, chat, sign out, sign in from a second browser profile and find the conversation there.
@@ -153,5 +154,47 @@ describe('accounts in the browser', () => {
     const fresh = await signIn('Grace', 'second password of grace')
     await fresh.page.waitForURL(`${app.url}/`)
     await fresh.context.close()
+  }, 90_000)
+
+  it('a person turns on two-step sign-in from a QR code in Settings, keeps the recovery codes, and signs in with a code from the app', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const page = await context.newPage()
+    const problems = watchForProblems(page)
+    await page.goto(`${app.url}/login`)
+    await page.locator('input[name=name]').fill('Grace')
+    await page.locator('input[name=password]').fill('second password of grace')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${app.url}/`)
+    await page.goto(`${app.url}/settings#two-step`)
+    await page.getByTestId('two-step-begin').click()
+    await page.getByTestId('two-step-setup').waitFor()
+    expect(await page.getByRole('img', { name: 'QR code of the secret for your authenticator app' }).evaluate(image => (image as HTMLImageElement).naturalWidth)).toBeGreaterThan(0)
+    const secret = (await page.getByTestId('two-step-secret').innerText()).trim()
+    const codeAt = (offsetMs: number) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offsetMs })
+    expect(await axeViolationsInBothSchemes(page, '[data-testid=two-step]')).toEqual([])
+    await page.getByTestId('two-step-confirm-code').locator('input').or(page.locator('input[data-testid=two-step-confirm-code]')).first().fill(codeAt(0))
+    await page.getByTestId('two-step-setup').getByRole('button', { name: 'Turn on', exact: true }).click()
+    await expect.poll(() => page.getByTestId('recovery-codes').locator('li').count()).toBe(10)
+    await expect.poll(() => page.getByTestId('two-step-on').innerText()).toContain('10 recovery codes left')
+    expect(await axeViolationsInBothSchemes(page, '[data-testid=two-step]')).toEqual([])
+    expect(problems.errors).toEqual([])
+    await context.close()
+
+    const other = await browser.newContext({ viewport: { width: 390, height: 844 } })
+    const phone = await other.newPage()
+    await phone.goto(`${app.url}/login`)
+    await phone.locator('input[name=name]').fill('Grace')
+    await phone.locator('input[name=password]').fill('second password of grace')
+    await phone.getByRole('button', { name: 'Sign in' }).click()
+    const code = phone.locator('input[name=one-time-code]')
+    await code.waitFor()
+    expect(await axeViolationsInBothSchemes(phone, '[data-testid=login-form]')).toEqual([])
+    await code.fill('000000')
+    await phone.getByTestId('two-step-submit').click()
+    await expect.poll(() => phone.getByTestId('login-problem').innerText()).toContain('not right')
+    await code.fill(codeAt(30_000))
+    await phone.getByTestId('two-step-submit').click()
+    await phone.waitForURL(`${app.url}/`)
+    await other.close()
   }, 90_000)
 })

@@ -2,9 +2,12 @@
  * Accounts against the built server, guests off (the default): first-run admin, sign-up policies
  * and invites, sign-in and sign-out, sessions that end when the admin disables an account or
  * resets its password, API tokens, per-role models, sign-in rate limits, two devices on one
- * account; then a server with guests on, where a guest gets only the demo model.
+ * account; two-step sign-in (a code from an authenticator app after the password, good once; recovery
+ * codes; wrong codes counted while others sign in); then a server with guests on, where a guest gets
+ * only the demo model.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
+import { Secret, TOTP } from 'otpauth'
 import { SessionClient } from '../support/job-stream-client'
 import { useBuiltApp } from '../support/built-app'
 
@@ -70,6 +73,55 @@ describe('accounts', () => {
     }
     const broken = await client().fetch('/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":' })
     expect(broken.status).toBe(400)
+  })
+
+  it('asks a person with two-step sign-in for a code after the password, takes each code once, and lets a recovery code in', async () => {
+    expect((await admin.post('/api/admin/users', { name: 'Tess', password, role: 'user' })).status).toBe(201)
+    const tess = await signIn('Tess')
+    const setup = await tess.json('/api/me/two-step/setup', { method: 'POST' })
+    expect(setup.uri).toMatch(/^otpauth:\/\/totp\/OR3%20Chat:Tess\?/)
+    const codeAt = (offsetMs: number) => new TOTP({ secret: Secret.fromBase32(setup.secret) }).generate({ timestamp: Date.now() + offsetMs })
+    expect((await tess.post('/api/me/two-step/confirm', { code: '000000' })).status).toBe(401)
+    const { recoveryCodes } = await (await tess.post('/api/me/two-step/confirm', { code: codeAt(0) })).json()
+    expect(recoveryCodes).toHaveLength(10)
+    expect(await tess.json('/api/me/two-step')).toMatchObject({ enabled: true, recoveryCodesLeft: 10 })
+
+    // The password alone gives no session, only the question for a code.
+    const session = client()
+    const first = await session.post('/api/auth/login', { name: 'Tess', password })
+    expect(await first.json()).toEqual({ twoStepRequired: true })
+    expect((await session.json('/api/auth/me')).user).toBeNull()
+    expect((await session.fetch('/api/threads')).status).toBe(401)
+    // A code without the password first is refused; a wrong one too.
+    expect((await client().post('/api/auth/two-step', { code: codeAt(30_000) })).status).toBe(401)
+    const wrong = await session.post('/api/auth/two-step', { code: '123456' })
+    expect(wrong.status).toBe(401)
+    expect((await wrong.json()).message).toContain('not right')
+    // The next step's code (clocks a little apart) signs in; the same code again does not.
+    const next = codeAt(30_000)
+    expect((await session.post('/api/auth/two-step', { code: next })).status).toBe(200)
+    expect((await session.json('/api/auth/me')).user).toMatchObject({ name: 'Tess' })
+    const again = client()
+    await again.post('/api/auth/login', { name: 'Tess', password })
+    expect((await again.post('/api/auth/two-step', { code: next })).status).toBe(401)
+    expect((await again.post('/api/auth/two-step', { code: recoveryCodes[0].toUpperCase() })).status).toBe(200)
+    expect(await again.json('/api/me/two-step')).toMatchObject({ recoveryCodesLeft: 9 })
+
+    // Five wrong codes lock the account's second step, while another person signs in meanwhile.
+    const guesser = client()
+    await guesser.post('/api/auth/login', { name: 'Tess', password })
+    const guesses = Promise.all(Array.from({ length: 6 }, (_, index) => guesser.post('/api/auth/two-step', { code: String(100_000 + index) })))
+    await signIn('Ada')
+    const statuses = (await guesses).map(response => response.status).sort()
+    expect(statuses.filter(status => status === 429).length).toBeGreaterThanOrEqual(1)
+    expect(statuses.every(status => status === 401 || status === 429)).toBe(true)
+    expect((await guesser.post('/api/auth/two-step', { code: recoveryCodes[1] })).status).toBe(429)
+
+    // Off only with the password and a code; an admin's password reset turns it off too (a lost phone).
+    expect((await session.fetch('/api/me/two-step', { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'wrong password', code: recoveryCodes[2] }) })).status).toBe(403)
+    const { user } = await session.json('/api/auth/me')
+    expect((await admin.fetch(`/api/admin/users/${user.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }) })).status).toBe(200)
+    expect(await (await client().post('/api/auth/login', { name: 'Tess', password })).json()).toMatchObject({ user: { name: 'Tess' } })
   })
 
   it('answers a wrong password and an unknown name alike, rotates the session on sign-in and ends it on sign-out', async () => {

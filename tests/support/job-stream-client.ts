@@ -17,16 +17,25 @@ export interface ReceivedEvent {
 export class SessionClient {
   /** The `cookie` header this client sends (its session); copy it to act as the same user elsewhere. */
   cookie = ''
+  /** The session's companions (`or3-session-second-step`: a sign-in waiting for its code), sent with it. */
+  private readonly companions = new Map<string, string>()
 
   constructor(readonly baseUrl: string) {}
 
   /** fetch with this client's session cookie; stores a cookie the server sets. */
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers)
-    if (this.cookie) headers.set('cookie', this.cookie)
+    const sent = [this.cookie, ...this.companions.values()].filter(Boolean)
+    if (sent.length > 0) headers.set('cookie', sent.join('; '))
     const response = await fetch(`${this.baseUrl}${path}`, { ...init, headers })
-    const setCookie = response.headers.getSetCookie().find(value => value.startsWith('or3-session='))
+    const setCookies = response.headers.getSetCookie()
+    const setCookie = setCookies.find(value => value.startsWith('or3-session='))
     if (setCookie) this.cookie = setCookie.split(';')[0]!
+    for (const value of setCookies.filter(item => item.startsWith('or3-session-second-step='))) {
+      const pair = value.split(';')[0]!
+      if (pair.endsWith('=')) this.companions.delete('second-step')
+      else this.companions.set('second-step', pair)
+    }
     return response
   }
 

@@ -18,6 +18,8 @@ import { FirstRunGuard, type FirstRunRequest } from './first-run'
 import { RoleLimitPolicy } from './role-limits'
 import { IdentityAccounts } from './oidc/identity-accounts'
 import { Groups } from './groups'
+import { TwoStepSignIn } from './two-step'
+import { createSecretBox, type SecretBox } from '../security/secret-box'
 import type { SettingsStore } from '../stores/settings/settings-store'
 import type { UsageLedger } from '../stores/usage/usage-ledger'
 
@@ -46,6 +48,10 @@ export interface AccountSettings extends AttemptLimitSettings {
   passwords?: boolean
   /** With passwords off: the admin account that still may. */
   breakGlassAdmin?: string
+  /** Seals two-step sign-in secrets (default: a key of this process only, for tests). */
+  twoStepBox?: SecretBox
+  /** The name authenticator apps show for this server (default "OR3 Chat"). */
+  siteName?: string
 }
 
 /** Why a session or a password check no longer holds: its account changed or went. */
@@ -99,6 +105,8 @@ export class AccountService {
 
   /** Each person's API tokens (a token is minted only with the account's password). */
   readonly tokens: PersonalApiTokens
+  /** A code from an authenticator app after the password, for accounts that turned it on. */
+  readonly twoStep: TwoStepSignIn
   /** Usage today, for each person and for the admin. */
   readonly usage: UsageReports
   /** The admin's sign-up policy and invites. */
@@ -117,6 +125,11 @@ export class AccountService {
     this.identities = new IdentityAccounts(stores, this.groups)
     this.limits = new RoleLimitPolicy(stores.settings, settings.roleLimits, Date.now, this.groups)
     this.tokens = new PersonalApiTokens(stores, settings.tokensPerUser, (userId, password, wrong) => this.confirmPassword(userId, password, wrong))
+    this.twoStep = new TwoStepSignIn(stores.settings, settings.twoStepBox ?? createSecretBox(randomBytes(32).toString('hex'), 'two-step'), {
+      issuer: settings.siteName ?? 'OR3 Chat',
+      confirmPassword: (userId, password, wrong) => this.confirmPassword(userId, password, wrong),
+      limiterFor: settings.limiterFor,
+    })
     this.usage = new UsageReports(stores, this.limits, async id => (await this.groups.groupsOf(id)).map(group => group.name))
     this.signups = new SignupSettings(stores, settings.inviteTtlMs)
 
@@ -298,6 +311,8 @@ export class AccountService {
     const updated = await keepingAnAdmin(this.stores.accounts.updateAccount(id, patch))
     // A new password or a disabled account ends its sessions; its tokens end with them.
     if (updated && (change.password !== undefined || change.disabled === true)) await this.tokens.revokeAll(id)
+    // An admin's new password is how a person who lost their authenticator gets back in: two-step sign-in is off again until they set it up.
+    if (updated && change.password !== undefined) await this.twoStep.deleteUser(id)
     return updated ? publicAccount(updated) : null
   }
 
@@ -309,6 +324,7 @@ export class AccountService {
     for (const removeData of this.deletionSteps) await removeData(id)
     await this.stores.usage.deleteUsage(id)
     await this.groups.forget(id)
+    await this.twoStep.deleteUser(id)
     return this.stores.accounts.deleteAccount(id)
   }
 

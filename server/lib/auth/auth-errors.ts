@@ -7,6 +7,7 @@ export const AUTH_REFUSALS = {
   'session-ended': 401,
   'bad-credentials': 401,
   'bad-token': 401,
+  'bad-code': 401,
   'disabled': 403,
   'wrong-password': 403,
   'setup-code': 403,
@@ -21,6 +22,9 @@ export const AUTH_REFUSALS = {
   'too-many-tokens': 409,
   'too-many-groups': 409,
   'unknown-group': 400,
+  'two-step-setup': 400,
+  'two-step-on': 409,
+  'two-step-off': 409,
   'too-many-attempts': 429,
 } as const
 

@@ -161,6 +161,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     roleLimits: config.limits.roles,
     passwords: auth.passwords,
     breakGlassAdmin: auth.breakGlassAdmin,
+    twoStepBox: createSecretBox(secret, 'two-step'),
   })
   // Sign-in through the operator's identity providers (a file that cannot be used stops start-up here, saying what to fix).
   const oidc = new OidcSignIn(loadOidcProviders(auth.oidcConfigFile, options.env ?? process.env))
