@@ -10,7 +10,7 @@ export default defineEventHandler(async (event) => {
   const accounts = useAccounts()
   const account = await accounts.signIn(body.name, body.password, event.context.clientAddress)
   if (await accounts.twoStep.isEnabled(account.id)) {
-    await secondStep.start(event, account)
+    await signInSteps.secondStep.start(event, account)
     return { twoStepRequired: true }
   }
   await setSessionAccount(event, account)

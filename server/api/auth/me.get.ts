@@ -7,5 +7,5 @@ export default defineEventHandler(async (event): Promise<AuthState> => {
   const [needsSetup, signup] = await Promise.all([accounts.needsSetup(), accounts.signups.policy()])
   const site = event.context.site
   const setupCodeRequired = needsSetup && !site.siteConfigured && !site.loopback
-  return { user, needsSetup, setupCodeRequired, signup, guests: useServerConfig(event).auth.guests, limits: ACCOUNT_LIMITS, providers: providerSignIn.list(), passwords: accounts.passwordsAllowed }
+  return { user, needsSetup, setupCodeRequired, signup, guests: useServerConfig(event).auth.guests, limits: ACCOUNT_LIMITS, providers: signInSteps.provider.list(), passwords: accounts.passwordsAllowed }
 })

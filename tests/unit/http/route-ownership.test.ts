@@ -25,7 +25,7 @@ const CHECKS = {
   /** A capability: the id is a secret token, checked in constant time (share links, webhooks). */
   token: /getRouterParam\(event, 'token'\)/,
   /** One of the operator's identity providers, by its configured id (public: the sign-in page's buttons). */
-  identityProvider: /providerSignIn\.(start|finish)\(event\)/,
+  identityProvider: /signInSteps\.provider\.(start|finish)\(event\)/,
   /** A catch-all 404 for unknown API paths. */
   none: /./,
 } satisfies Record<string, RegExp>
