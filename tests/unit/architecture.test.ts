@@ -110,6 +110,12 @@ describe('architecture', () => {
     expect(relativeValueImports).toEqual([])
   })
 
+  it('imports values into server files by relative path, never through ~~/ (a layer on top, such as the tool-discovery fixture, resolves ~~ to its own root)', () => {
+    const serverFiles = filesUnder(join(root, 'server')).filter(file => !file.includes('/lib/'))
+    const aliasedValueImports = serverFiles.flatMap(file => [...readFileSync(file, 'utf8').matchAll(/^import (?!type )[^\n]*from '~~\/[^']*'/gm)].map(match => `${relative(root, file)}: ${match[0]}`))
+    expect(aliasedValueImports).toEqual([])
+  })
+
   it('auto-imports at most 34 server names, each listed in docs/architecture.md', () => {
     const names = facadeNames()
     const readme = readFileSync(join(root, 'docs/architecture.md'), 'utf8')

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { MEMORY_MAX_CHARS, type Memory } from '~~/shared/types/memory'
+import { MEMORY_MAX_CHARS, type Memory } from '../../../../shared/types/memory'
 
 const body = z.object({ text: z.string().min(1).max(MEMORY_MAX_CHARS * 2) }).strict()
 
