@@ -16,6 +16,7 @@
  * - stores: where things are kept, by backend; they know shapes (shared/), not what uses them.
  * - openrouter: the upstream's wire format and client; tools: the registry and every tool source
  *   (they speak the wire format's tool definition); attachments: files as model message parts;
+ *   knowledge: knowledge bases, their documents' reading and indexing, and `search_knowledge`;
  *   models: which endpoint answers a model (and the offline demo model, which reads attachments).
  * - agent: the tool loop; workflows: the graph, its validation and its executor, which runs agents;
  *   jobs: runs of both as durable background jobs.
@@ -28,7 +29,7 @@ const LIB_FLOORS = [
   ['stores'],
   ['openrouter'],
   ['tools'],
-  ['attachments'],
+  ['attachments', 'knowledge'],
   ['models'],
   ['agent'],
   ['workflows'],

@@ -209,6 +209,10 @@ export default defineNuxtConfig({
         require.resolve('linkedom'),
         require.resolve('@mozilla/readability'),
         require.resolve('turndown'),
+        // Knowledge bases read documents in a process that requires these by path (server/lib/knowledge/read-document.ts).
+        require.resolve('unpdf'),
+        join(dirname(require.resolve('unpdf')), 'pdfjs.mjs'),
+        require.resolve('mammoth'),
         // Python for run_code: the pyodide package is bound into the sandbox from the output by path.
         ...['package.json', 'pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'].map(file => join(dirname(require.resolve('pyodide/pyodide.mjs')), file)),
       ]

@@ -21,6 +21,7 @@ export const chatSettings = v.object({
   topP: v.optional(v.number()),
   maxTokens: v.optional(v.number()),
   reasoningEffort: v.optional(v.union(v.literal('minimal'), v.literal('low'), v.literal('medium'), v.literal('high'))),
+  knowledgeBaseIds: v.optional(v.array(v.string())),
 })
 
 /** 👍 / 👎 on an answer (shared/types/personal.ts `MessageFeedback`). */

@@ -3,6 +3,7 @@ import type { H3Event } from 'h3'
 import type { AccountService } from '../lib/auth/accounts'
 import type { PersonalSettings } from '../lib/threads/personal-settings'
 import type { Memories } from '../lib/tools/memory/memories'
+import type { KnowledgeBases } from '../lib/knowledge/knowledge-bases'
 import type { DataBackups } from '../lib/stores/sqlite/backup'
 import type { ShareLinks } from '../lib/threads/share-links'
 import type { AnswerFeedback } from '../lib/threads/feedback'
@@ -27,10 +28,10 @@ function useServerRuntime(): ServerRuntime {
   return runtime
 }
 
-/** A person's own preferences, chat presets and folders (`settings`), share links (`shares`), ratings of answers (`feedback`), all their data as a zip (`archive`), the devices they get pushes on (`push`) and what the assistant remembers about them (`memory`). */
-export function usePersonal(): { settings: PersonalSettings, shares: ShareLinks, feedback: AnswerFeedback, archive: (userId: string) => ReadableStream<Uint8Array>, push: WebPush, memory: Memories } {
-  const { personal, shares, feedback, archive, webPush, memories } = useServerRuntime()
-  return { settings: personal, shares, feedback, archive, push: webPush, memory: memories }
+/** A person's own preferences, chat presets and folders (`settings`), share links (`shares`), ratings of answers (`feedback`), all their data as a zip (`archive`), the devices they get pushes on (`push`), what the assistant remembers about them (`memory`) and their knowledge bases and those shared with their groups (`knowledge`). */
+export function usePersonal(): { settings: PersonalSettings, shares: ShareLinks, feedback: AnswerFeedback, archive: (userId: string) => ReadableStream<Uint8Array>, push: WebPush, memory: Memories, knowledge: KnowledgeBases } {
+  const { personal, shares, feedback, archive, webPush, memories, knowledge } = useServerRuntime()
+  return { settings: personal, shares, feedback, archive, push: webPush, memory: memories, knowledge }
 }
 
 /** The job runtime of this server process (start, abort, the live hub, the job store). */

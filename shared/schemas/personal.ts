@@ -2,6 +2,7 @@
 import { APP_LOCALE_CODES } from '../locales'
 import { z } from 'zod'
 import { PERSONAL_LIMITS } from '../types/personal'
+import { KNOWLEDGE_BASES_PER_CHAT } from '../types/knowledge'
 import { MAX_THREAD_TITLE } from '../limits'
 import { accountPassword } from './account'
 
@@ -15,6 +16,7 @@ export const chatSettingsSchema = z.object({
   topP: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional(),
   maxTokens: z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').optional(),
   reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).optional(),
+  knowledgeBaseIds: z.array(z.string().min(1).max(64)).max(KNOWLEDGE_BASES_PER_CHAT, `must be at most ${KNOWLEDGE_BASES_PER_CHAT} knowledge bases`).optional(),
 }).strict()
 
 /** `PUT /api/me/preferences`: the whole set (a field left out is cleared). */

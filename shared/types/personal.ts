@@ -17,6 +17,8 @@ export interface ChatSettings {
   maxTokens?: number
   /** Where the model supports reasoning. */
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high'
+  /** Knowledge bases the model searches in this chat (`search_knowledge`), and cites. */
+  knowledgeBaseIds?: string[]
 }
 
 /** A named set of chat settings a person saves and picks ("Concise", "Code reviewer"). */

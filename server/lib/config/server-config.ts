@@ -14,6 +14,7 @@ import { parseOriginList } from '../../../shared/origin-list'
 import { group, milliseconds, positiveInt, setting, siteUrl, trustedProxies } from './setting-types'
 import { roleLimits } from './role-limit-settings'
 import { toolSettings } from './tool-settings'
+import { knowledgeSettings } from './knowledge-settings'
 
 const { features } = or3Config
 
@@ -112,6 +113,7 @@ export const serverConfigSchema = z.object({
     }),
   }),
   tools: toolSettings(),
+  knowledge: knowledgeSettings(),
   mcp: group({
     configFile: setting(z.string().trim(), '',
       'A JSON or YAML file listing MCP servers (`{"mcpServers": {…}}`, see Tools → MCP servers); empty: none.'),

@@ -59,7 +59,7 @@ export interface RunServices {
   /** A stored file by id with its owner, for the model requests of that owner's jobs (none: files are left out). */
   readAttachment?: (attachmentId: string) => Promise<(StoredAttachmentContent & { userId: string }) | null>
   /** The tool policy for a job's user, read before each model request and tool node (none: every tool allowed). */
-  toolAccess?: (userId: string) => Promise<ToolAccessCheck>
+  toolAccess?: (userId: string, threadId?: string) => Promise<ToolAccessCheck>
   /** The credentials a job's user's tool calls may use (none: no credentials). */
   credentialsFor?: (userId: string) => Promise<ToolCredentials>
   /** Where runs report tool calls and their ends for monitoring (none: nowhere). */
@@ -186,7 +186,7 @@ export class LocalRuns {
         run.lastActivityAt = Date.now()
         run.toolsRunning = toolsRunning
       },
-      toolAccess: this.options.toolAccess ? () => this.options.toolAccess!(job.userId) : undefined,
+      toolAccess: this.options.toolAccess ? () => this.options.toolAccess!(job.userId, job.threadId) : undefined,
       credentials: this.options.credentialsFor ? () => this.options.credentialsFor!(job.userId) : undefined,
       inputs: this.options.inputs,
       tools: this.options.tools,

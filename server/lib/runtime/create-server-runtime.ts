@@ -33,6 +33,8 @@ import { pushingNotes, WebPush } from '../jobs/web-push'
 import { RUN_OUTPUTS_FOLDER, type OutputFileAccess } from '../workflows/output-files'
 import { UserTools } from '../tools/user-tools/user-tools'
 import { registerMemory, withMemoryGate } from '../tools/memory/memory-tools'
+import { withKnowledgeGate } from '../knowledge/knowledge-tool'
+import { createKnowledge } from './knowledge'
 import { createSecretBox } from '../security/secret-box'
 import { allowedNetworksOf } from '../tools/web/web-tools'
 import { serverSecret } from '../security/session-secret'
@@ -176,6 +178,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
 
   // Memory: what the model keeps about a person who turned it on (remember, recall, forget).
   const memories = registerMemory(stores.settings, config.tools.memory, { principalOf: userId => accounts.policyPrincipal(userId), accessFor: principal => toolPolicy.accessFor(principal) })
+  // Knowledge bases: documents indexed in the background, searched by `search_knowledge` in the conversations they are attached to.
+  const { knowledge, indexer: knowledgeIndexer, basesOf } = createKnowledge(config, stores, async userId => (await accounts.policyPrincipal(userId)).groups ?? [], consola.withTag('knowledge'))
 
   const { sseBatching } = config.backgroundJobs
   const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive, observer: metrics })
@@ -192,11 +196,11 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     usage: stores.usage,
     roleOf: userId => accounts.roleOf(userId),
     limiterFor: stores.limiterFor,
-    toolAccess: async (userId) => {
+    toolAccess: async (userId, threadId) => {
       // A server that connects per person lists its tools through this person's connection the first time.
       await mcp.discoverFor(userId, await credentials.forUser(userId))
-      const [check, memoryOn] = await Promise.all([toolPolicy.accessFor(await accounts.policyPrincipal(userId)), memories.isEnabled(userId)])
-      return withMemoryGate(check, memoryOn)
+      const [check, memoryOn, bases] = await Promise.all([toolPolicy.accessFor(await accounts.policyPrincipal(userId)), memories.isEnabled(userId), threadId ? basesOf(userId, threadId) : []])
+      return withKnowledgeGate(withMemoryGate(check, memoryOn), bases.length > 0)
     },
     credentialsFor: userId => credentials.forUser(userId),
     workflowRuns: stores.workflowRuns,
@@ -243,6 +247,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   accounts.onAccountDeleted(userId => webPush.deleteUser(userId))
   accounts.onAccountDeleted(userId => userTools.deleteUser(userId))
   accounts.onAccountDeleted(userId => memories.deleteUser(userId))
+  accounts.onAccountDeleted(userId => knowledge.deleteUser(userId))
   accounts.onAccountDeleted(userId => credentials.deleteUser(userId))
   accounts.onAccountDeleted(userId => workflowSchedules.removeUser(userId))
   accounts.onAccountDeleted(userId => authorizations.deleteUser(userId))
@@ -281,6 +286,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     // jobs that might be calling them have stopped at their checkpoints.
     stopping ??= (async () => {
       stopFollowingRegistry()
+      knowledgeIndexer.close()
       clearInterval(reclaimTimer)
       liveEvents.close()
       status.close()
@@ -306,6 +312,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     oidc,
     personal,
     memories,
+    knowledge,
     shares,
     feedback: new AnswerFeedback(stores.threads),
     backups: config.backgroundJobs.storageProvider === 'sqlite'
@@ -326,6 +333,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       if (dynamicTools) deferServerToolsReady(dynamicTools.start().catch(error => toolsLogger.error(`The dynamic tools directory ${dynamicTools.dir} could not be watched`, error)))
       if (!config.siteUrl) logSetupHint(accounts, options.port ?? '3000')
       jobs.startSweeper()
+      knowledgeIndexer.nudge()
       if (stores.space) reclaimTimer = setInterval(reclaimSpace, config.backgroundJobs.reclaimSpaceIntervalMs)
       reclaimTimer?.unref()
       if (config.workflows.enabled) workflowSchedules.start()

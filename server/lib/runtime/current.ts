@@ -7,6 +7,7 @@ import type { AccountService } from '../auth/accounts'
 import type { OidcSignIn } from '../auth/oidc/oidc-sign-in'
 import type { PersonalSettings } from '../threads/personal-settings'
 import type { Memories } from '../tools/memory/memories'
+import type { KnowledgeBases } from '../knowledge/knowledge-bases'
 import type { DataBackups } from '../stores/sqlite/backup'
 import type { ShareLinks } from '../threads/share-links'
 import type { AnswerFeedback } from '../threads/feedback'
@@ -44,6 +45,8 @@ export interface ServerRuntime {
   personal: PersonalSettings
   /** What the model remembers about each person who turned memory on. */
   memories: Memories
+  /** Knowledge bases: people's and groups' documents, searched in the conversations they are attached to. */
+  knowledge: KnowledgeBases
   /** Conversations shared as read-only snapshots. */
   shares: ShareLinks
   /** 👍 / 👎 on answers and the admin's report. */

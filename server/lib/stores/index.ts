@@ -2,6 +2,9 @@
  * The one place stores are chosen: jobs, threads, saved workflows and accounts on the same backend
  * (`backgroundJobs.storageProvider`): one sqlite file, process memory (tests), or Convex.
  */
+import type { KnowledgeStore } from './knowledge/knowledge-store'
+import { createMemoryKnowledgeStore } from './knowledge/memory'
+import { createSqliteKnowledgeStore } from './knowledge/sqlite'
 import { join } from 'node:path'
 import type { ServerConfig } from '../config/server-config'
 import { createConvexJobStore } from './jobs/convex'
@@ -61,6 +64,8 @@ export interface AppStores {
   settings: SettingsStore
   /** Each principal's daily usage, for budgets. */
   usage: UsageLedger
+  /** Knowledge bases, their documents and passages (not on Convex yet: there knowledge bases are off). */
+  knowledge?: KnowledgeStore
   /** Where rate-limit counters live: shared by every instance on Convex, else this process's memory. */
   limiterFor: LimiterFactory
   /** With sqlite: the file's free pages, given back in small steps (Convex frees its own). */
@@ -78,7 +83,7 @@ export function openStores(config: ServerConfig): AppStores {
     workflows: withWorkflowQuota(stores.workflows, config.limits),
     ...accountStoresOf(accounts),
     close: async () => {
-      await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), stores.workflowRuns.close(), stores.workspaces.close(), accounts.close()])
+      await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), stores.workflowRuns.close(), stores.workspaces.close(), stores.knowledge?.close(), accounts.close()])
       stores.space?.close()
     },
   }
@@ -96,10 +101,10 @@ function openBackend(config: ServerConfig): Backend {
     case 'sqlite': {
       const path = join(config.dataDir, DATABASE_FILE)
       // Another process holding the file's write lock is waited out between requests, not inside them.
-      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), workflowRuns: withBusyRetry(createSqliteWorkflowRunStore({ path })), workspaces: withBusyRetry(createSqliteWorkspaceStore({ path })), accounts: withBusyRetry(createSqliteAccountBackend({ path })), limiterFor: memoryLimiters, space: new SqliteSpace(openSqliteDatabase(path)) }
+      return { jobs: withBusyRetry(createSqliteJobStore({ path })), threads: withBusyRetry(createSqliteThreadStore({ path })), workflows: withBusyRetry(createSqliteWorkflowStore({ path })), workflowRuns: withBusyRetry(createSqliteWorkflowRunStore({ path })), workspaces: withBusyRetry(createSqliteWorkspaceStore({ path })), knowledge: withBusyRetry(createSqliteKnowledgeStore({ path })), accounts: withBusyRetry(createSqliteAccountBackend({ path })), limiterFor: memoryLimiters, space: new SqliteSpace(openSqliteDatabase(path)) }
     }
     case 'memory':
-      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), workflowRuns: createMemoryWorkflowRunStore(), workspaces: createMemoryWorkspaceStore(), accounts: createMemoryAccountBackend(), limiterFor: memoryLimiters }
+      return { jobs: createMemoryJobStore(), threads: createMemoryThreadStore(), workflows: createMemoryWorkflowStore(), workflowRuns: createMemoryWorkflowRunStore(), workspaces: createMemoryWorkspaceStore(), knowledge: createMemoryKnowledgeStore(), accounts: createMemoryAccountBackend(), limiterFor: memoryLimiters }
     case 'convex': {
       const client = createConvexHttpClient({ url: config.convex.url, timeoutMs: config.convex.requestTimeoutMs })
       const secret = config.convex.serverSecret

@@ -20,6 +20,8 @@ const CHECKS = {
   workflowRun: /requireOwned\(event, 'workflowRun'/,
   /** Looked up among the session user's own things only (the store is keyed by their id). */
   ownThing: /const user = await requireSessionUser\(event\)[\s\S]*user\.id/,
+  /** A knowledge base opened for the session user (theirs, or shared with a group of theirs; else 404 like an unknown id), and a document looked up under it. */
+  knowledge: /const user = await requireSessionUser\(event\)[\s\S]*usePersonal\(\)\.knowledge[\s\S]*\(user\.id, getRouterParam\(event, 'base'\)/,
   /** Admins' routes: any record, for an admin only. */
   admin: /requireSessionUser\(event, \{ role: 'admin' \}\)/,
   /** A capability: the id is a secret token, checked in constant time (share links, webhooks). */
@@ -42,6 +44,8 @@ const ROUTE_PARAMETERS: Array<{ route: RegExp, parameter: string, check: keyof t
   { route: /^workflows\/\[id\]\/versions\/\[version\]/, parameter: 'version', check: 'workflow', note: 'a version of the owned workflow' },
   { route: /^workflows\/runs\/\[jobId\]/, parameter: 'jobId', check: 'workflowRun' },
   { route: /^folders\/\[id\]/, parameter: 'id', check: 'ownThing' },
+  { route: /^knowledge\/\[base\]/, parameter: 'base', check: 'knowledge' },
+  { route: /^knowledge\/\[base\]\/documents\/\[document\]/, parameter: 'document', check: 'knowledge', note: 'a document of the opened base' },
   { route: /^me\/presets\/\[id\]/, parameter: 'id', check: 'ownThing' },
   { route: /^me\/tools\/\[name\]/, parameter: 'name', check: 'ownThing' },
   { route: /^me\/memory\/\[id\]/, parameter: 'id', check: 'ownThing', note: 'a memory in the session user\'s own book (kept under their id)' },

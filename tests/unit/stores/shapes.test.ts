@@ -127,7 +127,7 @@ describe('shapes in shared/types match every store', () => {
     expect(convexFields('threads')).toEqual(stored(thread, { rename: { id: 'thread_id' }, storageOnly: ['search_title'] }))
     expect(sqliteColumns('thread_messages')).toEqual(stored(message, { storageOnly: ['sequence', 'feedback_at'] }))
     expect(convexFields('thread_messages')).toEqual(stored(message, { rename: { id: 'message_id' }, storageOnly: ['user_id', 'search_text', 'feedback_at', 'content_parts', 'reasoning_parts', 'tool_calls_parts'] }))
-    const settings = fieldsOf<ChatSettings>({ systemPrompt: true, temperature: true, topP: true, maxTokens: true, reasoningEffort: true }).sort()
+    const settings = fieldsOf<ChatSettings>({ systemPrompt: true, temperature: true, topP: true, maxTokens: true, reasoningEffort: true, knowledgeBaseIds: true }).sort()
     expect(Object.keys(chatSettings.fields).sort()).toEqual(settings)
     expect(Object.keys(chatSettingsSchema.shape).sort()).toEqual(settings)
     expect(Object.keys(messageFeedback.fields).sort()).toEqual(fieldsOf<MessageFeedback>({ rating: true, reason: true, at: true }).sort())

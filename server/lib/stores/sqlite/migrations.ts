@@ -4,6 +4,8 @@
  * migration: add the next one. tests/unit/stores/shapes.test.ts checks the tables against
  * shared/types.
  */
+import { KNOWLEDGE_TABLES } from '../knowledge/sqlite-schema'
+
 /** Ordered migrations; index + 1 is the version. */
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `
@@ -388,4 +390,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX usage_by_model_by_day ON usage_by_model (day);
   `,
+  // Knowledge bases (stores/knowledge/sqlite-schema.ts).
+  KNOWLEDGE_TABLES,
 ]

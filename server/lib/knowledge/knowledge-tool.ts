@@ -1,0 +1,62 @@
+/**
+ * `search_knowledge`: the model searches the knowledge bases attached to its conversation and gets
+ * numbered passages, each with where it is from and a link that opens the document at it, to cite.
+ * Offered only in a conversation with bases attached (`withKnowledgeGate`); a base the person may
+ * no longer read is skipped. A search changes nothing, so a call repeated after a crash is safe.
+ */
+import { z } from 'zod'
+import type { KnowledgeHit } from '../../../shared/types/knowledge'
+import { defineServerTool, type ServerToolModule } from '../tools/define-tool'
+import type { ToolAccessCheck } from '../tools/policy/tool-policy'
+import type { PolicyTool } from '../tools/policy/rules'
+import type { KnowledgeBases } from './knowledge-bases'
+
+export const SEARCH_KNOWLEDGE = 'search_knowledge'
+/** Passages one search returns at most. */
+const MAX_RESULTS = 8
+
+/** Where a passage is read in the app: its document, at the passage. */
+export function passageLink(hit: Pick<KnowledgeHit, 'baseId' | 'documentId' | 'seq'>): string {
+  return `/knowledge/${encodeURIComponent(hit.baseId)}/${encodeURIComponent(hit.documentId)}?passage=${hit.seq}`
+}
+
+/** "handbook.pdf, page 3 (Travel › Trains)". */
+export function sourceOf(hit: Pick<KnowledgeHit, 'documentName' | 'page' | 'heading'>): string {
+  return `${hit.documentName}${hit.page ? `, page ${hit.page}` : ''}${hit.heading ? ` (${hit.heading})` : ''}`
+}
+
+/** The tool; `basesOf` says which bases a call's conversation has attached. */
+export function searchKnowledgeTool(knowledge: KnowledgeBases, basesOf: (userId: string, threadId: string) => Promise<readonly string[]>): ServerToolModule {
+  return defineServerTool({
+    name: SEARCH_KNOWLEDGE,
+    description: 'Search the knowledge bases attached to this conversation (the team\'s or person\'s documents) for passages about a question. Use it before answering anything those documents may cover, then answer from the passages and cite each one you use with its `cite` link, e.g. "Trains are booked for trips under 500 km [1](/knowledge/…)". Say so when nothing relevant is found.',
+    parameters: z.object({
+      query: z.string().trim().min(1).max(1_000).describe('What to look for, in words the documents would use, e.g. "travel policy train or plane".'),
+      limit: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`Passages to return (default 5, at most ${MAX_RESULTS}).`),
+    }),
+    capabilities: ['knowledge'],
+    idempotent: true,
+    handler: async ({ query, limit }, context) => {
+      const attached = await basesOf(context.userId, context.threadId)
+      const { bases, hits } = await knowledge.search(context.userId, attached, query, limit ?? 5)
+      return {
+        query,
+        searched: bases.map(base => base.name),
+        results: hits.map((hit, index) => ({
+          n: index + 1,
+          source: sourceOf(hit),
+          text: hit.text,
+          cite: `[${index + 1}](${passageLink(hit)})`,
+        })),
+        ...(hits.length === 0 ? { note: 'Nothing in these knowledge bases matches; say so rather than guessing.' } : {}),
+      }
+    },
+  })
+}
+
+/** `check` with `search_knowledge` denied where the conversation has no knowledge base attached. */
+export function withKnowledgeGate(check: ToolAccessCheck, hasBases: boolean): ToolAccessCheck {
+  if (hasBases) return check
+  const gated = (tool: PolicyTool) => (tool.name === SEARCH_KNOWLEDGE ? 'no knowledge base is attached to this conversation' : check(tool))
+  return Object.assign(gated, { needsApproval: check.needsApproval })
+}

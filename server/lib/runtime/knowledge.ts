@@ -1,0 +1,41 @@
+/**
+ * Knowledge bases in the runtime: the bases (their documents' files kept in the workspace store),
+ * the background indexer each instance runs, and `search_knowledge`, which searches the bases its
+ * conversation has attached (the thread's settings, read at each call, so attaching one mid-chat
+ * counts from the next call). Off (no store on this backend, or `NUXT_KNOWLEDGE_ENABLED=false`):
+ * the routes answer 404 saying so, and the tool is never offered.
+ */
+import type { ServerConfig } from '../config/server-config'
+import type { AppStores } from '../stores'
+import { createMemoryKnowledgeStore } from '../stores/knowledge/memory'
+import { KnowledgeBases } from '../knowledge/knowledge-bases'
+import { KnowledgeIndexer } from '../knowledge/indexer'
+import { searchKnowledgeTool } from '../knowledge/knowledge-tool'
+import { registerServerTool } from '../tools/registry'
+
+export interface RuntimeKnowledge {
+  knowledge: KnowledgeBases
+  indexer: KnowledgeIndexer
+  /** The knowledge bases a conversation of `userId` has attached (none for another person's, or a run's). */
+  basesOf: (userId: string, threadId: string) => Promise<readonly string[]>
+}
+
+export function createKnowledge(config: ServerConfig, stores: Pick<AppStores, 'knowledge' | 'workspaces' | 'threads'>, groupsOf: (userId: string) => Promise<readonly string[]>, logger: { warn: (message: string, ...rest: unknown[]) => void, info: (message: string, ...rest: unknown[]) => void }): RuntimeKnowledge {
+  const settings = config.knowledge
+  // Without a store of its own (Convex, for now) knowledge is off: an empty store is never written, only refused before.
+  const enabled = settings.enabled && stores.knowledge !== undefined
+  const store = stores.knowledge ?? createMemoryKnowledgeStore()
+  let indexer: KnowledgeIndexer | undefined
+  const knowledge = new KnowledgeBases(store, stores.workspaces, { ...settings, enabled }, groupsOf, () => indexer?.nudge())
+  indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...settings, leaseMs: settings.indexLeaseMs }, logger)
+  const basesOf = async (userId: string, threadId: string) => {
+    if (!enabled) return []
+    const thread = await stores.threads.getThread(threadId)
+    return thread?.userId === userId ? thread.settings?.knowledgeBaseIds ?? [] : []
+  }
+  if (enabled) {
+    const tool = searchKnowledgeTool(knowledge, basesOf)
+    registerServerTool(tool.definition, tool.handler, { ...tool.options, override: true, source: { kind: 'builtin' } })
+  }
+  return { knowledge, indexer, basesOf }
+}
