@@ -15,16 +15,14 @@ export const knowledgeBaseSchema = z.object({
 /** Characters of base64 for `bytes` bytes. */
 const base64Chars = (bytes: number) => Math.ceil(bytes / 3) * 4
 
-/** `POST /api/knowledge/:base/documents`: one file, its bytes in base64. */
-export function knowledgeUploadSchema(fileBytes: number) {
-  return z.object({
-    name: z.string().trim().min(1, 'is required').max(500, 'must be at most 500 characters'),
-    type: z.string().trim().max(200).optional(),
-    data: z.string().min(1, 'is required: the file\'s bytes in base64').max(base64Chars(fileBytes), `is larger than the ${Math.round(fileBytes / 1024 / 1024)} MB a document may have`),
-  }).strict()
-}
+/** `POST /api/knowledge/:base/documents`: one file, its bytes in base64 (bounded by the body's size: `knowledgeUploadBodyBytes`). */
+export const knowledgeUploadSchema = z.object({
+  name: z.string().trim().min(1, 'is required').max(500, 'must be at most 500 characters'),
+  type: z.string().trim().max(200).optional(),
+  data: z.string().min(1, 'is required: the file\'s bytes in base64'),
+}).strict()
 
-/** The largest body of an upload of a file of at most `fileBytes`. */
+/** The largest body of an upload of a file of at most `fileBytes` (a little over, so a file just too large is told its size). */
 export function knowledgeUploadBodyBytes(fileBytes: number): number {
   return base64Chars(fileBytes) + 4_096
 }

@@ -10,6 +10,8 @@ export default defineEventHandler(async (event) => {
   if (patch.folderId && !await usePersonal().settings.hasFolder(thread.userId, patch.folderId)) {
     throw createError({ statusCode: 400, statusMessage: 'No such folder', message: 'folderId: you have no such folder. Create it first (POST /api/folders).' })
   }
+  // Knowledge bases the person cannot read are refused here (404, as for an unknown one), not skipped silently at each search.
+  for (const baseId of patch.settings?.knowledgeBaseIds ?? []) await usePersonal().knowledge.open(thread.userId, baseId)
   const threads = useThreadStore()
   if (title !== undefined) await threads.renameThread(thread.id, title)
   if (Object.keys(patch).length > 0) await threads.updateThread(thread.id, patch)

@@ -8,7 +8,7 @@ import { knowledgeUploadSchema, knowledgeUploadBodyBytes } from '../../../../sha
 export default defineEventHandler(async (event): Promise<KnowledgeDocument> => {
   const user = await requireSessionUser(event)
   const { fileBytes } = useServerConfig(event).knowledge
-  const body = await readJsonBody(event, knowledgeUploadSchema(fileBytes), { maxBytes: knowledgeUploadBodyBytes(fileBytes) })
+  const body = await readJsonBody(event, knowledgeUploadSchema, { maxBytes: knowledgeUploadBodyBytes(fileBytes) })
   const { document, changed } = await usePersonal().knowledge.addDocument(user.id, getRouterParam(event, 'base') ?? '', { name: body.name, type: body.type, bytes: Buffer.from(body.data, 'base64') })
   setResponseStatus(event, changed ? 202 : 200)
   return document

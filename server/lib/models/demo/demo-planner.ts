@@ -5,6 +5,7 @@ import { arithmeticFromWords, conversionIn, placeIn, temperatureUnitIn, unitKind
 import { evaluateExpression } from '../../tools/builtin/expression-evaluator'
 import { describeWorkbenchResult, workbenchCallFor } from './demo-workbench'
 import { describeMemoryResult, memoryCallFor } from './demo-memory'
+import { describeKnowledgeResult, knowledgeCallFor } from './demo-knowledge'
 import { REVISED_MARK, stepAnswer, YES_OR_NO_QUESTION } from './demo-steps'
 
 /**
@@ -212,7 +213,7 @@ function describeResult(name: string, args: Record<string, unknown>, content: st
   } catch {
     return `\`${name}\` says: ${content}`
   }
-  const workbench = describeWorkbenchResult(name, data) ?? describeMemoryResult(name, data)
+  const workbench = describeWorkbenchResult(name, data) ?? describeMemoryResult(name, data) ?? describeKnowledgeResult(name, data)
   if (workbench !== undefined) return workbench
   switch (name) {
     case 'get_current_time':
@@ -367,6 +368,9 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
   if (workbench) return { kind: 'tool-calls', calls: [workbench] }
   const writing = writingAsked(text, offered)
   if (writing) return { kind: 'text', text: writing }
+  // With knowledge bases attached, a question that is not for a built-in tool is for the documents.
+  const search = intentOf(text) ? undefined : knowledgeCallFor(text, offered)
+  if (search) return { kind: 'tool-calls', calls: [search] }
   const { calls, unknownPlace, mixedUnits } = toolCallsFor(text, offered, contextOf(messages.slice(0, messages.lastIndexOf(lastUser!) + 1)))
   if (calls.length > 0) return { kind: 'tool-calls', calls }
   if (unknownPlace) {

@@ -1,0 +1,233 @@
+/**
+ * Knowledge bases against the built server (SQLite, FTS5): a person puts documents of every kind
+ * in, attaches the base to a conversation, and the offline demo model answers from the right
+ * passage with a link that opens the document there; a real model (the fake upstream) is offered
+ * `search_knowledge` only where bases are attached. Another person never sees the base unless it
+ * is shared with a group of theirs (to read, or to edit); the same file is not indexed again, a
+ * changed one is; a zip bomb fails with a message while others are answered; and a document being
+ * indexed when the server is killed is indexed once after the restart.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startFakeOpenRouter, textReply, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
+import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
+import { startBuiltApp, useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
+import { docxBomb, docxOf, pdfOf } from '../support/documents'
+import type { KnowledgeBaseView, KnowledgeDocument, KnowledgeDocumentView } from '../../shared/types/knowledge'
+
+const DEMO = 'or3/offline-demo'
+let app: RunningApp
+let fake: FakeOpenRouter
+let admin: SessionClient
+let ann: SessionClient
+let bob: SessionClient
+
+async function register(url: string, name: string): Promise<SessionClient> {
+  const client = new SessionClient(url)
+  const created = await client.post('/api/auth/register', { name, password: 'a long enough password' })
+  if (created.status !== 201) throw new Error(`registering ${name} answered ${created.status}: ${await created.text()}`)
+  return client
+}
+
+const encode = (text: string) => new TextEncoder().encode(text)
+const upload = (client: SessionClient, baseId: string, name: string, bytes: Uint8Array) => client.post(`/api/knowledge/${baseId}/documents`, { name, data: Buffer.from(bytes).toString('base64') })
+
+/** Waits until every document of the base is indexed (ready or failed), and returns them. */
+async function indexed(client: SessionClient, baseId: string, count: number): Promise<KnowledgeDocument[]> {
+  let documents: KnowledgeDocument[] = []
+  await vi.waitFor(async () => {
+    documents = (await client.json<{ documents: KnowledgeDocument[] }>(`/api/knowledge/${baseId}`)).documents
+    expect(documents).toHaveLength(count)
+    expect(documents.filter(document => document.status === 'queued' || document.status === 'indexing')).toEqual([])
+  }, { timeout: 60_000, interval: 100 })
+  return documents
+}
+
+/** Asks `content` in a new conversation with `bases` attached, and waits for the answer. */
+async function ask(client: SessionClient, content: string, bases: string[], model = DEMO) {
+  const thread = await (await client.post('/api/threads', {})).json()
+  if (bases.length) {
+    const patched = await client.fetch(`/api/threads/${thread.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { knowledgeBaseIds: bases } }) })
+    if (patched.status !== 200) throw new Error(`attaching answered ${patched.status}: ${await patched.text()}`)
+  }
+  const sent = await client.post(`/api/threads/${thread.id}/messages`, { content, model })
+  if (sent.status !== 202) throw new Error(`sending answered ${sent.status}: ${await sent.text()}`)
+  return waitForJobEnd(client, (await sent.json()).jobId, 60_000)
+}
+
+/** The knowledge links an answer cites. */
+const citedLinks = (content: string) => [...content.matchAll(/\]\((\/knowledge\/[^)\s]+)\)/g)].map(match => match[1]!)
+
+/** The passage a cited link points at, read through the API as the document page reads it. */
+async function passageAt(client: SessionClient, link: string) {
+  const url = new URL(link, 'http://x')
+  const [, , baseId, documentId] = url.pathname.split('/')
+  const seq = Number(url.searchParams.get('passage'))
+  const view = await client.json<KnowledgeDocumentView>(`/api/knowledge/${baseId}/documents/${documentId}?from=${seq}`)
+  return { document: view.document, passage: view.passages[0]! }
+}
+
+beforeAll(async () => {
+  fake = await startFakeOpenRouter()
+  app = await startBuiltApp({ NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_THREADS_GENERATE_TITLES: 'false', NUXT_KNOWLEDGE_FILE_BYTES: '3000000', NUXT_KNOWLEDGE_PARSE_MEMORY_MB: '96' })
+  admin = await register(app.url, 'Root')
+  const opened = await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'open' }) })
+  if (opened.status !== 200) throw new Error(`opening sign-up answered ${opened.status}`)
+  ann = await register(app.url, 'Ann')
+  bob = await register(app.url, 'Bob')
+}, 240_000)
+afterAll(async () => {
+  await app?.stop()
+  await fake?.close()
+})
+
+describe('knowledge bases', () => {
+  let handbook: KnowledgeBaseView
+
+  it('answers from the right passage of each kind of document, citing a link that opens the document there', async () => {
+    const created = await ann.post('/api/knowledge', { name: 'Handbook', description: 'How we work' })
+    expect(created.status).toBe(201)
+    handbook = await created.json()
+    const files: Array<[string, Uint8Array]> = [
+      ['handbook.md', encode('# Handbook\n\n## Travel\n\nBook trains for any trip under 500 km; flights need approval.\n\n## Expenses\n\nMeals are refunded up to 40 euros a day.')],
+      ['security.pdf', pdfOf(['Security policy', 'Laptops lock after five minutes without use.'])],
+      ['parking.docx', docxOf(['# Parking', 'The garage on Elm Street is free for staff on Fridays.'])],
+      ['kitchen.html', encode('<html><body><h1>Kitchen</h1><p>The espresso machine is descaled every Monday.</p><script>steal()</script></body></html>')],
+      ['desks.csv', encode('person,desk\nAnn,12A\nBob,14C\n')],
+      ['wifi.txt', encode('The guest wifi password changes every quarter.')],
+    ]
+    for (const [name, bytes] of files) expect((await upload(ann, handbook.id, name, bytes)).status).toBe(202)
+    const documents = await indexed(ann, handbook.id, files.length)
+    expect(documents.map(document => [document.name, document.status])).toEqual(files.map(([name]) => [name, 'ready']).sort())
+
+    const questions: Array<[string, string, string]> = [
+      ['How much are meals refunded?', 'handbook.md', 'Meals are refunded up to 40 euros a day.'],
+      ['When do laptops lock?', 'security.pdf', 'Laptops lock after five minutes without use.'],
+      ['Is the garage free?', 'parking.docx', 'The garage on Elm Street is free for staff on Fridays.'],
+      ['When is the espresso machine descaled?', 'kitchen.html', 'The espresso machine is descaled every Monday.'],
+      ['Which desk does Bob have?', 'desks.csv', 'person: Bob; desk: 14C'],
+    ]
+    for (const [question, name, text] of questions) {
+      const answer = await ask(ann, question, [handbook.id])
+      expect(answer.toolRounds[0]!.toolCalls[0]).toMatchObject({ name: 'search_knowledge' })
+      const [first] = citedLinks(answer.content)
+      expect(first, answer.content).toBeDefined()
+      const { document, passage } = await passageAt(ann, first!)
+      expect(document.name).toBe(name)
+      expect(passage.text).toContain(text)
+    }
+    const pdfAnswer = await ask(ann, 'When do laptops lock?', [handbook.id])
+    expect((await passageAt(ann, citedLinks(pdfAnswer.content)[0]!)).passage.page).toBe(2)
+  }, 180_000)
+
+  it('offers a real model search_knowledge only in a conversation with bases attached', async () => {
+    fake.script(() => textReply('ok'))
+    const toolNames = (request: RecordedRequest) => (request.body.tools ?? []).map(tool => tool.function.name)
+    let at = fake.requests.length
+    await ask(ann, 'hello', [handbook.id], 'openai/gpt-4o-mini')
+    expect(toolNames(fake.requests[at]!)).toContain('search_knowledge')
+    at = fake.requests.length
+    await ask(ann, 'hello', [], 'openai/gpt-4o-mini')
+    expect(toolNames(fake.requests[at]!)).not.toContain('search_knowledge')
+  }, 60_000)
+
+  it('keeps a base from everyone else until it is shared with a group of theirs, to read or to edit', async () => {
+    expect(await bob.json('/api/knowledge')).toEqual([])
+    expect((await bob.fetch(`/api/knowledge/${handbook.id}`)).status).toBe(404)
+    const thread = await (await bob.post('/api/threads', {})).json()
+    const attach = await bob.fetch(`/api/threads/${thread.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { knowledgeBaseIds: [handbook.id] } }) })
+    expect(attach.status).toBe(404)
+    expect((await upload(bob, handbook.id, 'mine.txt', encode('x'))).status).toBe(404)
+
+    const users = await admin.json<Array<{ id: string, name: string }>>('/api/admin/users')
+    const bobId = users.find(user => user.name === 'Bob')!.id
+    expect((await admin.fetch('/api/admin/groups/Sales', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200)
+    expect((await admin.fetch(`/api/admin/users/${bobId}/groups`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ groups: ['Sales'] }) })).status).toBe(200)
+    const shared = await ann.fetch(`/api/knowledge/${handbook.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Handbook', sharedWith: [{ group: 'sales', access: 'read' }] }) })
+    expect(shared.status).toBe(200)
+    expect((await bob.json<KnowledgeBaseView[]>('/api/knowledge')).map(base => [base.name, base.access])).toEqual([['Handbook', 'read']])
+    const answer = await ask(bob, 'How much are meals refunded?', [handbook.id])
+    expect(answer.content).toContain('Meals are refunded up to 40 euros a day.')
+    const refused = await upload(bob, handbook.id, 'mine.txt', encode('x'))
+    expect(refused.status).toBe(403)
+    expect(await refused.text()).toContain('ask its owner for edit access')
+    expect((await bob.fetch(`/api/knowledge/${handbook.id}`, { method: 'DELETE' })).status).toBe(403)
+  }, 120_000)
+
+  it('does not index the same file again, and indexes a changed one once', async () => {
+    const base = await (await ann.post('/api/knowledge', { name: 'Notes' })).json() as KnowledgeBaseView
+    expect((await upload(ann, base.id, 'office.txt', encode('The office opens at eight.'))).status).toBe(202)
+    const [first] = await indexed(ann, base.id, 1)
+    const same = await upload(ann, base.id, 'office.txt', encode('The office opens at eight.'))
+    expect(same.status).toBe(200)
+    expect(await same.json()).toMatchObject({ id: first!.id, status: 'ready', updatedAt: first!.updatedAt })
+    expect((await upload(ann, base.id, 'office.txt', encode('The office opens at nine.'))).status).toBe(202)
+    const [changed] = await indexed(ann, base.id, 1)
+    expect(changed).toMatchObject({ id: first!.id, status: 'ready', passages: 1 })
+    const view = await ann.json<KnowledgeDocumentView>(`/api/knowledge/${base.id}/documents/${first!.id}`)
+    expect(view.passages.map(passage => passage.text)).toEqual(['The office opens at nine.'])
+    expect((await ann.fetch(`/api/knowledge/${base.id}/documents/${first!.id}/file`)).headers.get('content-disposition')).toContain('office.txt')
+  }, 60_000)
+
+  it('refuses bad files with a message, and fails a zip bomb while other requests are answered', async () => {
+    const base = await (await ann.post('/api/knowledge', { name: 'Hostile' })).json() as KnowledgeBaseView
+    const png = await upload(ann, base.id, 'photo.png', encode('x'))
+    expect(png.status).toBe(415)
+    expect(await png.text()).toContain('PDF, Word (.docx), Markdown, HTML, text and CSV')
+    const big = await upload(ann, base.id, 'big.txt', new Uint8Array(3_001_000))
+    expect(big.status).toBe(413)
+    expect(await big.text()).toContain('a document may have at most 2.9 MB')
+    expect((await ann.post(`/api/knowledge/${base.id}/documents`, { name: 'x.txt', data: 'aGk=', extra: true })).status).toBe(400)
+    expect((await ann.post('/api/knowledge', { name: '' })).status).toBe(400)
+
+    expect((await upload(ann, base.id, 'bomb.docx', docxBomb(200))).status).toBe(202)
+    // While the bomb is read, others are answered.
+    let answered = 0
+    await vi.waitFor(async () => {
+      expect((await bob.fetch('/api/knowledge')).status).toBe(200)
+      answered++
+      const [document] = (await ann.json<{ documents: KnowledgeDocument[] }>(`/api/knowledge/${base.id}`)).documents
+      expect(document!.status).toBe('failed')
+      expect(document!.error).toContain('needed more than 96 MiB of memory')
+    }, { timeout: 60_000, interval: 100 })
+    expect(answered).toBeGreaterThan(0)
+    expect((await ann.fetch('/api/health')).status).toBe(200)
+  }, 120_000)
+})
+
+describe('indexing across a kill -9', () => {
+  const dirs = useDataDirs('or3-knowledge-')
+  const servers = useAppServers(() => ({ NUXT_THREADS_GENERATE_TITLES: 'false', NUXT_KNOWLEDGE_INDEX_LEASE_MS: '1500' }))
+
+  it('indexes a document being read when the server died once, after the restart', async () => {
+    const dataDir = dirs.fresh()
+    const first = await servers.start({ NUXT_DATA_DIR: dataDir })
+    const kim = await register(first.url, 'Kim')
+    const base = await (await kim.post('/api/knowledge', { name: 'Manual' })).json() as KnowledgeBaseView
+    // Enough pages that reading takes a while: the kill lands while the document is being indexed.
+    const pages = Array.from({ length: 1_500 }, (_, index) => `Page ${index + 1}\nChapter ${index + 1} explains valve number ${index + 1}.`)
+    expect((await upload(kim, base.id, 'manual.pdf', pdfOf(pages))).status).toBe(202)
+    try {
+      await vi.waitFor(async () => {
+        const [document] = (await kim.json<{ documents: KnowledgeDocument[] }>(`/api/knowledge/${base.id}`)).documents
+        expect(document!.status).toBe('indexing')
+      }, { timeout: 30_000, interval: 20 })
+    } finally {
+      await first.stop('SIGKILL')
+    }
+    const second = await servers.start({ NUXT_DATA_DIR: dataDir })
+    const again = new SessionClient(second.url)
+    again.cookie = kim.cookie
+    const [document] = await indexed(again, base.id, 1)
+    expect(document).toMatchObject({ status: 'ready', pages: 1_500 })
+    // Once: every passage is there one time, numbered without a gap.
+    const seqs: number[] = []
+    for (let from = 0; from !== undefined;) {
+      const view: KnowledgeDocumentView = await again.json(`/api/knowledge/${base.id}/documents/${document!.id}?from=${from}`)
+      seqs.push(...view.passages.map(passage => passage.seq))
+      from = view.nextSeq as number
+    }
+    expect(seqs).toEqual(Array.from({ length: document!.passages }, (_, index) => index))
+    const hits = await ask(again, 'Which chapter explains valve number 1234?', [base.id])
+    expect(hits.content).toContain('valve number 1234')
+  }, 240_000)
+})
