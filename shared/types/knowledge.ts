@@ -93,6 +93,14 @@ export interface KnowledgeHit extends KnowledgePassage {
   score: number
 }
 
+/** `GET /api/knowledge`: the bases a person may read, and the groups they are in (to share with). */
+export interface KnowledgeList {
+  bases: KnowledgeBaseView[]
+  groups: string[]
+  /** Largest document file (bytes). */
+  fileBytes: number
+}
+
 /** `GET /api/knowledge/:base/documents/:document`: a document and a run of its passages (to read one where a citation points). */
 export interface KnowledgeDocumentView {
   base: KnowledgeBaseView

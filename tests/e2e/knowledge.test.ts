@@ -12,7 +12,7 @@ import { startFakeOpenRouter, textReply, type FakeOpenRouter, type RecordedReque
 import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { startBuiltApp, useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
 import { docxBomb, docxOf, pdfOf } from '../support/documents'
-import type { KnowledgeBaseView, KnowledgeDocument, KnowledgeDocumentView } from '../../shared/types/knowledge'
+import type { KnowledgeBaseView, KnowledgeDocument, KnowledgeDocumentView, KnowledgeList } from '../../shared/types/knowledge'
 
 const DEMO = 'or3/offline-demo'
 let app: RunningApp
@@ -131,7 +131,7 @@ describe('knowledge bases', () => {
   }, 60_000)
 
   it('keeps a base from everyone else until it is shared with a group of theirs, to read or to edit', async () => {
-    expect(await bob.json('/api/knowledge')).toEqual([])
+    expect(await bob.json('/api/knowledge')).toMatchObject({ bases: [], groups: [] })
     expect((await bob.fetch(`/api/knowledge/${handbook.id}`)).status).toBe(404)
     const thread = await (await bob.post('/api/threads', {})).json()
     const attach = await bob.fetch(`/api/threads/${thread.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { knowledgeBaseIds: [handbook.id] } }) })
@@ -144,7 +144,7 @@ describe('knowledge bases', () => {
     expect((await admin.fetch(`/api/admin/users/${bobId}/groups`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ groups: ['Sales'] }) })).status).toBe(200)
     const shared = await ann.fetch(`/api/knowledge/${handbook.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Handbook', sharedWith: [{ group: 'sales', access: 'read' }] }) })
     expect(shared.status).toBe(200)
-    expect((await bob.json<KnowledgeBaseView[]>('/api/knowledge')).map(base => [base.name, base.access])).toEqual([['Handbook', 'read']])
+    expect(await bob.json<KnowledgeList>('/api/knowledge')).toMatchObject({ bases: [{ name: 'Handbook', access: 'read' }], groups: ['Sales'] })
     const answer = await ask(bob, 'How much are meals refunded?', [handbook.id])
     expect(answer.content).toContain('Meals are refunded up to 40 euros a day.')
     const refused = await upload(bob, handbook.id, 'mine.txt', encode('x'))

@@ -1,7 +1,7 @@
-import type { KnowledgeBaseView } from '../../../shared/types/knowledge'
+import type { KnowledgeList } from '../../../shared/types/knowledge'
 
-/** The session user's knowledge bases and those shared with their groups, by name. */
-export default defineEventHandler(async (event): Promise<KnowledgeBaseView[]> => {
+/** The session user's knowledge bases and those shared with their groups (by name), and their groups to share with. */
+export default defineEventHandler(async (event): Promise<KnowledgeList> => {
   const user = await requireSessionUser(event)
   return usePersonal().knowledge.list(user.id)
 })

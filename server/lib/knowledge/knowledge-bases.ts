@@ -11,7 +11,7 @@
  * person's workspace quota.
  */
 import { createHash } from 'node:crypto'
-import { KNOWLEDGE_DESCRIPTION_MAX, KNOWLEDGE_NAME_MAX, type KnowledgeBaseView, type KnowledgeDocument, type KnowledgeDocumentView, type KnowledgeHit, type KnowledgeShare } from '../../../shared/types/knowledge'
+import { KNOWLEDGE_DESCRIPTION_MAX, KNOWLEDGE_NAME_MAX, type KnowledgeBaseView, type KnowledgeDocument, type KnowledgeDocumentView, type KnowledgeHit, type KnowledgeList, type KnowledgeShare } from '../../../shared/types/knowledge'
 import { RefusalError } from '../domain-error'
 import type { KnowledgeStore, StoredKnowledgeBase } from '../stores/knowledge/knowledge-store'
 import type { WorkspaceStore } from '../stores/workspaces/workspace-store'
@@ -76,13 +76,13 @@ export class KnowledgeBases {
     return { ...base, access }
   }
 
-  /** The bases `userId` may read: theirs, then those shared with their groups, by name. */
-  async list(userId: string): Promise<KnowledgeBaseView[]> {
+  /** The bases `userId` may read (theirs and those shared with their groups, by name), the groups they are in, and the largest file. */
+  async list(userId: string): Promise<KnowledgeList> {
     this.checkOn()
-    const groups = await this.groupsOf(userId)
+    const groups = [...await this.groupsOf(userId)]
     const bases = await this.store.listBases({ ownerId: userId, groups })
     const views = await Promise.all(bases.map(async base => ({ ...base, access: (await this.accessOf(userId, base))! })))
-    return views.filter(view => view.access)
+    return { bases: views.filter(view => view.access), groups, fileBytes: this.limits.fileBytes }
   }
 
   async create(userId: string, input: KnowledgeBaseInput): Promise<KnowledgeBaseView> {
