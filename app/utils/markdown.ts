@@ -69,6 +69,8 @@ const defaultLinkOpen = markdown.renderer.rules.link_open
 markdown.renderer.rules.link_open = (tokens, index, options, env, self) => {
   tokens[index]!.attrSet('target', '_blank')
   tokens[index]!.attrSet('rel', 'noopener noreferrer nofollow')
+  // A knowledge base's passage an answer cites ([1](/knowledge/…)): shown as a source marker.
+  if (tokens[index]!.attrGet('href')?.startsWith('/knowledge/')) tokens[index]!.attrSet('class', 'citation')
   return defaultLinkOpen(tokens, index, options, env, self)
 }
 

@@ -15,6 +15,9 @@ const browser = useChromium()
 let context: BrowserContext
 let page: Page
 let chatPath = '/'
+/** A knowledge base with an indexed document, and that document opened at a cited passage. */
+let basePath = '/knowledge'
+let documentPath = '/knowledge'
 /** Errors and CSP violations of every page this file opens (none expected). */
 let problems: ReturnType<typeof watchForProblems>
 
@@ -62,6 +65,16 @@ beforeAll(async () => {
     const send = (method: string, body: unknown) => fetch('/api/me/memory', { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(response => response.status)
     return [await send('PUT', { enabled: true }), await send('POST', { text: 'Prefers answers in metric units, with a longer note that has to wrap on a phone screen' })]
   })).toEqual([200, 201])
+  // A knowledge base with a document indexed, so its pages are audited with content.
+  const made = await page.evaluate(async () => {
+    const post = (path: string, body: unknown) => fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(response => response.json())
+    const base = await post('/api/knowledge', { name: 'Company handbook with a long name that wraps on a phone', description: 'How we travel, spend and work' })
+    const text = '# Handbook\n\n## Travel\n\nBook trains for any trip under 500 km; flights need approval.\n\n## Expenses\n\nMeals are refunded up to 40 euros a day.'
+    const document = await post(`/api/knowledge/${base.id}/documents`, { name: 'handbook-with-a-rather-long-file-name-for-phones.md', data: btoa(text) })
+    return { baseId: base.id as string, documentId: document.id as string }
+  })
+  basePath = `/knowledge/${made.baseId}`
+  documentPath = `/knowledge/${made.baseId}/${made.documentId}?passage=1`
 }, 120_000)
 
 afterAll(async () => {
@@ -138,6 +151,9 @@ describe('every page passes axe (no critical or serious violation) and fits a ph
     ['Jobs', () => '/jobs', '[data-testid=job-row]'],
     ['Workflows', () => '/workflows', '[data-testid^=install-]'],
     ['Settings', () => '/settings', '[data-testid=memory-list] li'],
+    ['Knowledge', () => '/knowledge', '[data-testid=knowledge-bases] li'],
+    ['a knowledge base with an indexed document', () => basePath, '[data-testid=knowledge-documents] [data-status=ready]'],
+    ['a document opened at a cited passage', () => documentPath, '[aria-current=location]'],
     ['Admin', () => '/admin', '[data-testid=signup-policy]'],
     ['Admin → Status, with its charts', () => '/admin/status', '[data-testid=status-chart] svg path'],
   ]

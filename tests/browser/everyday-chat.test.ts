@@ -267,4 +267,39 @@ describe('everyday chat in the browser', () => {
     expect(await axeViolationsInBothSchemes(page, '#my-tools')).toEqual([])
     await shoot(page, 'my-tools')
   }, 120_000)
+
+  it('puts a handbook in a knowledge base, attaches it to a conversation, and opens the passage the answer cites', async () => {
+    await page.setViewportSize({ width: 1280, height: 820 })
+    await page.goto(`${app.url}/knowledge`)
+    await page.getByTestId('knowledge-name').fill('Handbook')
+    await page.getByTestId('knowledge-create').click()
+    await page.waitForURL(/\/knowledge\/kb-[\w-]+$/)
+    const handbook = '# Handbook\n\n## Travel\n\nBook trains for any trip under 500 km.\n\n## Expenses\n\nMeals are refunded up to 40 euros a day.'
+    await page.getByTestId('knowledge-file').setInputFiles([
+      { name: 'handbook.md', mimeType: 'text/markdown', buffer: Buffer.from(handbook) },
+      { name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from('not a document') },
+    ])
+    // The document is indexed while the page watches; the picture is refused, saying what a base takes.
+    await page.locator('[data-document="handbook.md"] [data-status=ready]').waitFor()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('photo.png: a knowledge base takes PDF')
+    expect(await axeViolationsInBothSchemes(page, '[data-testid=knowledge-base]')).toEqual([])
+
+    await startChat(page, app.url, 'Hello')
+    await page.getByTestId('open-chat-settings').click()
+    await page.getByTestId('chat-knowledge-bases').click()
+    await page.getByRole('option', { name: 'Handbook' }).click()
+    await page.keyboard.press('Escape')
+    await page.getByTestId('save-chat-settings').click()
+    await page.getByTestId('chat-knowledge').waitFor()
+    await page.getByTestId('composer-input').fill('How much are meals refunded?')
+    await page.getByTestId('composer-input').press('Enter')
+    await answer().and(page.locator('[data-status=complete]')).waitFor()
+    await expect.poll(() => answer().textContent()).toContain('Meals are refunded up to 40 euros a day.')
+    await shoot(page, 'knowledge-answer')
+    const [reader] = await Promise.all([context.waitForEvent('page'), answer().locator('a.citation').first().click()])
+    await reader.locator('[aria-current=location]').waitFor()
+    expect(await reader.locator('[aria-current=location]').textContent()).toContain('Meals are refunded up to 40 euros a day.')
+    expect(await reader.locator('[aria-current=location]').textContent()).toContain('Handbook › Expenses')
+    await reader.close()
+  }, 120_000)
 })
