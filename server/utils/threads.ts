@@ -9,7 +9,7 @@ import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../sh
 
 /**
  * Stores the user's message (the request's body: content, files, model, tools, browser tools) and starts
- * the answer as a background job, asked with the thread's settings, its owner's groups' and own instructions and what the assistant remembers of them; with `versionOf`, a new version of that message instead: its
+ * the answer as a background job, asked with the thread's settings, its owner's groups' and own instructions, what the assistant remembers of them and (where the operator says so) the passages of its knowledge bases found for the question; with `versionOf`, a new version of that message instead: its
  * question edited (`content`) or answered again (no `content`). Refused before anything is
  * stored: 400 naming what to fix (413 / 415 for a file too large or of a type not taken), 404 for a message not in the thread, 403 for a model the role
  * may not use, 429/503 over a cap or rate, 402 with the daily budget used up.
@@ -22,8 +22,14 @@ export async function sendThreadMessage(event: H3Event, thread: ChatThread, vers
   const dependencies = { jobs: useBackgroundJobs(), threads: useThreadStore(), config: useServerConfig(event) }
   try {
     const personal = usePersonal()
-    const [{ customInstructions }, memories, team] = await Promise.all([personal.settings.preferences(thread.userId), personal.memory.promptFor(thread.userId), useAccounts().groups.chatSettingsOf(thread.userId)])
-    const answering = { ...input, principal: jobPrincipal(event, useServerConfig(event), user, thread.userId), userApiKey: userApiKeyOf(event), instructions: customInstructions, memories, team: team.instructions }
+    const bases = thread.settings?.knowledgeBaseIds ?? []
+    const [{ customInstructions }, memories, team, knowledge] = await Promise.all([
+      personal.settings.preferences(thread.userId),
+      personal.memory.promptFor(thread.userId),
+      useAccounts().groups.chatSettingsOf(thread.userId),
+      input.content && bases.length ? personal.knowledge.promptFor(thread.userId, bases, input.content) : undefined,
+    ])
+    const answering = { ...input, principal: jobPrincipal(event, useServerConfig(event), user, thread.userId), userApiKey: userApiKeyOf(event), instructions: customInstructions, memories, knowledge, team: team.instructions }
     return versionOf === undefined
       ? await sendMessage(dependencies, thread, { ...answering, content: input.content! })
       : await addMessageVersion(dependencies, thread, versionOf, answering)

@@ -12,7 +12,7 @@ import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, wa
 const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
 const browser = useChromium()
 
-const PAGES = ['/', '/settings', '/jobs', '/workflows', '/workflows/runs']
+const PAGES = ['/', '/settings', '/knowledge', '/jobs', '/workflows', '/workflows/runs']
 
 /** Each page: loaded, axe-clean in light and dark, and no sideways scroll; returns the problems found. */
 async function auditPages(page: Page, label: string): Promise<string[]> {

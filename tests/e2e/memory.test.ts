@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { unzipSync } from 'fflate'
 import { gatedTextReply, startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
-import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
+import { registerAccount, SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { startBuiltApp, useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
 import type { MemoryView } from '../../shared/types/memory'
 
@@ -20,20 +20,13 @@ let fake: FakeOpenRouter
 let admin: SessionClient
 let ann: SessionClient
 
-async function register(url: string, name: string): Promise<SessionClient> {
-  const client = new SessionClient(url)
-  const created = await client.post('/api/auth/register', { name, password: 'a long enough password' })
-  if (created.status !== 201) throw new Error(`registering ${name} answered ${created.status}: ${await created.text()}`)
-  return client
-}
-
 beforeAll(async () => {
   fake = await startFakeOpenRouter()
   app = await startBuiltApp({ NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_THREADS_GENERATE_TITLES: 'false', NUXT_TOOLS_MEMORY_PER_PERSON: '5' })
-  admin = await register(app.url, 'Root')
+  admin = await registerAccount(app.url, 'Root')
   const opened = await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'open' }) })
   if (opened.status !== 200) throw new Error(`opening sign-up answered ${opened.status}`)
-  ann = await register(app.url, 'Ann')
+  ann = await registerAccount(app.url, 'Ann')
 }, 240_000)
 afterAll(async () => {
   await app?.stop()
@@ -105,7 +98,7 @@ describe('memory', () => {
 
   it('is kept from other people, guests and those the policy denies, and bounded with answers that say what to fix while others are answered', async () => {
     const { id } = await (await ann.post('/api/me/memory', { text: 'Works on billing' })).json()
-    const bob = await register(app.url, 'Bob')
+    const bob = await registerAccount(app.url, 'Bob')
     expect((await bob.json<MemoryView>('/api/me/memory')).memories).toEqual([])
     expect((await bob.fetch(`/api/me/memory/${id}`, { method: 'PATCH', body: JSON.stringify({ text: 'mine' }), headers: { 'content-type': 'application/json' } })).status).toBe(404)
     expect((await bob.fetch(`/api/me/memory/${id}`, { method: 'DELETE' })).status).toBe(404)
@@ -143,7 +136,7 @@ describe('a group\'s instructions and default model', () => {
     expect((await admin.fetch('/api/admin/groups/Support', { method: 'PUT', headers: json, body: JSON.stringify({ instructions: 'Answer as the support desk of Acme.', defaultModel: 'openai/gpt-4o-mini' }) })).status).toBe(200)
     const bad = await admin.fetch('/api/admin/groups/Support', { method: 'PUT', headers: json, body: JSON.stringify({ defaultModel: 'not a model' }) })
     expect(bad.status).toBe(400)
-    const sam = await register(app.url, 'Sam')
+    const sam = await registerAccount(app.url, 'Sam')
     const { user } = await sam.json('/api/auth/me')
     expect((await admin.fetch(`/api/admin/users/${user.id}/groups`, { method: 'PUT', headers: json, body: JSON.stringify({ groups: ['Support'] }) })).status).toBe(200)
     expect(await sam.json('/api/me/preferences')).toMatchObject({ teamDefaultModel: 'openai/gpt-4o-mini' })
@@ -172,7 +165,7 @@ describe('a remember across a kill -9', () => {
     const isAfterTool = (request: RecordedRequest) => request.body.messages.at(-1)?.role === 'tool'
     fake.script(request => isAfterTool(request) ? (restarted ? textReply('I will remember that.') : stalled.reply) : toolCallReply([{ id: 'call_remember_1', name: 'remember', arguments: JSON.stringify({ text: 'Their birthday is in May' }) }]))
     const first = await servers.start({ NUXT_DATA_DIR: dataDir })
-    const client = await register(first.url, 'Kim')
+    const client = await registerAccount(first.url, 'Kim')
     await client.json('/api/me/memory', { method: 'PUT', body: JSON.stringify({ enabled: true }), headers: { 'content-type': 'application/json' } })
     const thread = await (await client.post('/api/threads', {})).json()
     const before = fake.requests.length

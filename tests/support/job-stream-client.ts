@@ -150,3 +150,11 @@ export async function waitForJobEnd(client: SessionClient, jobId: string, timeou
   }
   throw new Error(`job ${jobId} did not finish within ${timeoutMs} ms`)
 }
+
+/** A new account's signed-in client (sign-up must be open, or it is the first account). */
+export async function registerAccount(url: string, name: string): Promise<SessionClient> {
+  const client = new SessionClient(url)
+  const created = await client.post('/api/auth/register', { name, password: 'a long enough password' })
+  if (created.status !== 201) throw new Error(`registering ${name} answered ${created.status}: ${await created.text()}`)
+  return client
+}

@@ -17,6 +17,7 @@ import { RefusalError } from '../domain-error'
 import type { Workspaces } from '../tools/workspace/workspaces'
 import type { UserTools } from '../tools/user-tools/user-tools'
 import type { Memories } from '../tools/memory/memories'
+import type { KnowledgeBases } from '../knowledge/knowledge-bases'
 
 /** Where a person's data is read from. */
 export interface PersonalArchiveSources {
@@ -30,6 +31,8 @@ export interface PersonalArchiveSources {
   workspaces: Pick<Workspaces, 'forThread' | 'list' | 'read'>
   userTools: Pick<UserTools, 'list'>
   memories: Pick<Memories, 'view'>
+  /** The knowledge bases they own, with their documents' files. */
+  knowledge: Pick<KnowledgeBases, 'list' | 'documents' | 'readFile'>
   /** Conversations one archive holds at most (the per-person quota). */
   maxThreads: number
 }
@@ -77,6 +80,7 @@ async function* archiveEntries(sources: PersonalArchiveSources, userId: string, 
       'conversations/      each conversation as conversation.json (every message and version) and conversation.md, with its files and its workspace/',
       'tools.json          the tools your assistants wrote for you, with their code',
       'memory.json         what the assistant remembers about you, and whether memory is on',
+      'knowledge/          each knowledge base you own: knowledge-base.json (its documents and sharing) and its files',
       'workflows/          each saved workflow with every kept version',
       'workflow-runs.json  your workflow runs still kept',
       '',
@@ -114,6 +118,7 @@ async function* archiveEntries(sources: PersonalArchiveSources, userId: string, 
   }
   yield { name: 'tools.json', data: json(await sources.userTools.list(userId)) }
   yield { name: 'memory.json', data: json(await sources.memories.view(userId)) }
+  yield* knowledgeEntries(sources.knowledge, userId)
   for (const workflow of await sources.workflows.listWorkflows(userId)) {
     const versions = []
     for (const summary of await sources.workflows.listWorkflowVersions(workflow.id)) versions.push(await sources.workflows.getWorkflowVersion(workflow.id, summary.version))
@@ -196,5 +201,21 @@ export class PersonalArchives {
       ended = true
       this.exporting.delete(userId)
     })
+  }
+}
+
+/** The knowledge bases `userId` owns (none when knowledge bases are off), each with its documents' files. */
+async function* knowledgeEntries(knowledge: PersonalArchiveSources['knowledge'], userId: string): AsyncGenerator<Entry> {
+  const list = await knowledge.list(userId).catch(() => undefined)
+  for (const base of list?.bases ?? []) {
+    if (base.access !== 'owner') continue
+    const { documents } = await knowledge.documents(userId, base.id)
+    const folder = `knowledge/${slug(base.name)}-${base.id}`
+    const { access: _access, ...kept } = base
+    yield { name: `${folder}/knowledge-base.json`, data: json({ base: kept, documents }) }
+    for (const document of documents) {
+      const bytes = await knowledge.readFile(document)
+      if (bytes) yield { name: `${folder}/files/${document.name.replace(/[/\\]/g, '_')}`, data: bytes, stored: document.mediaType === 'application/pdf' || document.mediaType.includes('officedocument') }
+    }
   }
 }

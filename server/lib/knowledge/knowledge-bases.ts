@@ -16,6 +16,7 @@ import { RefusalError } from '../domain-error'
 import type { KnowledgeStore, StoredKnowledgeBase } from '../stores/knowledge/knowledge-store'
 import type { WorkspaceStore } from '../stores/workspaces/workspace-store'
 import { knowledgeFileTypeOf } from './read-document'
+import { passageLink, sourceOf } from './passage-links'
 
 export interface KnowledgeLimits {
   enabled: boolean
@@ -23,6 +24,8 @@ export interface KnowledgeLimits {
   bytesPerPerson: number
   documentsPerPerson: number
   basesPerPerson: number
+  /** Passages searched with a question and put into its instructions (0: none). */
+  passagesUpFront?: number
 }
 
 /** What a base is called and said to be, and who it is shared with. */
@@ -191,6 +194,20 @@ export class KnowledgeBases {
     if (!this.limits.enabled) return { bases: [], hits: [] }
     const bases = (await Promise.all([...new Set(baseIds)].map(id => this.open(userId, id).catch(() => undefined)))).filter(base => base !== undefined)
     return { bases, hits: await this.store.search(bases.map(base => base.id), query, limit) }
+  }
+
+  /**
+   * What an answer's instructions say of `baseIds` for `question`: the best passages, each with its
+   * source and the link to cite, or undefined when none are put up front (the operator's setting)
+   * or none match.
+   */
+  async promptFor(userId: string, baseIds: readonly string[], question: string): Promise<string | undefined> {
+    const count = this.limits.passagesUpFront ?? 0
+    if (count === 0 || baseIds.length === 0) return undefined
+    const { hits } = await this.search(userId, baseIds, question, count)
+    if (hits.length === 0) return undefined
+    const passages = hits.map((hit, index) => `[${index + 1}] ${sourceOf(hit)} — cite as [${index + 1}](${passageLink(hit)})\n${hit.text}`)
+    return `Passages from the knowledge bases attached to this conversation that may answer the question. Answer from them where they do, citing each passage you use with its link; search_knowledge finds more.\n\n${passages.join('\n\n')}`
   }
 
   /** Deletes every base `userId` owns, with the files (their account was deleted). */

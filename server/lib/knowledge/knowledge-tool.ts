@@ -5,25 +5,15 @@
  * no longer read is skipped. A search changes nothing, so a call repeated after a crash is safe.
  */
 import { z } from 'zod'
-import type { KnowledgeHit } from '../../../shared/types/knowledge'
 import { defineServerTool, type ServerToolModule } from '../tools/define-tool'
 import type { ToolAccessCheck } from '../tools/policy/tool-policy'
 import type { PolicyTool } from '../tools/policy/rules'
 import type { KnowledgeBases } from './knowledge-bases'
+import { passageLink, sourceOf } from './passage-links'
 
 export const SEARCH_KNOWLEDGE = 'search_knowledge'
 /** Passages one search returns at most. */
 const MAX_RESULTS = 8
-
-/** Where a passage is read in the app: its document, at the passage. */
-export function passageLink(hit: Pick<KnowledgeHit, 'baseId' | 'documentId' | 'seq'>): string {
-  return `/knowledge/${encodeURIComponent(hit.baseId)}/${encodeURIComponent(hit.documentId)}?passage=${hit.seq}`
-}
-
-/** "handbook.pdf, page 3 (Travel › Trains)". */
-export function sourceOf(hit: Pick<KnowledgeHit, 'documentName' | 'page' | 'heading'>): string {
-  return `${hit.documentName}${hit.page ? `, page ${hit.page}` : ''}${hit.heading ? ` (${hit.heading})` : ''}`
-}
 
 /** The tool; `basesOf` says which bases a call's conversation has attached. */
 export function searchKnowledgeTool(knowledge: KnowledgeBases, basesOf: (userId: string, threadId: string) => Promise<readonly string[]>): ServerToolModule {

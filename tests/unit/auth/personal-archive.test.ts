@@ -11,6 +11,8 @@ import { createMemoryWorkspaceStore } from '../../../server/lib/stores/workspace
 import { Workspaces } from '../../../server/lib/tools/workspace/workspaces'
 import { UserTools } from '../../../server/lib/tools/user-tools/user-tools'
 import { Memories } from '../../../server/lib/tools/memory/memories'
+import { KnowledgeBases } from '../../../server/lib/knowledge/knowledge-bases'
+import { createMemoryKnowledgeStore } from '../../../server/lib/stores/knowledge/memory'
 
 async function setUp() {
   const accounts = createMemoryAccountBackend()
@@ -20,6 +22,7 @@ async function setUp() {
   const workspaces = new Workspaces(createMemoryWorkspaceStore(), { bytesPerUser: 1e6, filesPerUser: 100, fileBytes: 1e5 })
   const userTools = new UserTools(accounts)
   const memories = new Memories(accounts, { enabled: true, perPerson: 10, promptChars: 1_000 })
+  const knowledge = new KnowledgeBases(createMemoryKnowledgeStore(), createMemoryWorkspaceStore(), { enabled: true, fileBytes: 1e6, bytesPerPerson: 1e7, documentsPerPerson: 10, basesPerPerson: 5 }, async () => [])
   const ann = (await accounts.createAccount({ name: 'Ann', passwordHash: 'x', role: 'user' }))!
   const bob = (await accounts.createAccount({ name: 'Bob', passwordHash: 'x', role: 'user' }))!
   for (const [who, words] of [[ann.id, 'sailing'], [bob.id, 'gardening']] as const) {
@@ -31,11 +34,13 @@ async function setUp() {
     await workspaces.write(workspaces.forThread(thread.id), who, `notes/${words}.md`, `# ${words}`)
     await userTools.propose(who, { name: `${words}_tool`, description: `About ${words}.`, code: `"${words}"` })
     await memories.add(who, { text: `Likes ${words}`, source: 'person' })
+    const base = await knowledge.create(who, { name: `Notes on ${words}` })
+    await knowledge.addDocument(who, base.id, { name: `${words}.md`, bytes: new TextEncoder().encode(`# ${words} handbook`) })
   }
   await personal.setPreferences(ann.id, { displayName: 'Captain Ann' })
   await accounts.linkIdentity({ provider: 'corp', subject: 'ann-at-corp', accountId: ann.id, email: 'ann@corp.example', now: Date.UTC(2026, 10, 1) })
   await accounts.linkIdentity({ provider: 'corp', subject: 'bob-at-corp', accountId: bob.id, email: 'bob@corp.example', now: Date.UTC(2026, 10, 1) })
-  const archives = new PersonalArchives({ accounts, identities: accounts, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, memories, maxThreads: 1_000 })
+  const archives = new PersonalArchives({ accounts, identities: accounts, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, memories, knowledge, maxThreads: 1_000 })
   return { archives, ann, bob }
 }
 
@@ -47,7 +52,10 @@ describe('a person\'s archive', () => {
     const { archives, ann } = await setUp()
     const files = await read(archives.open(ann.id, new Date(Date.UTC(2026, 10, 26))))
     const names = Object.keys(files).sort()
-    expect(names.filter(name => !name.startsWith('conversations/') && !name.startsWith('workflows/'))).toEqual(['README.txt', 'account.json', 'memory.json', 'tools.json', 'workflow-runs.json'])
+    expect(names.filter(name => !name.startsWith('conversations/') && !name.startsWith('workflows/') && !name.startsWith('knowledge/'))).toEqual(['README.txt', 'account.json', 'memory.json', 'tools.json', 'workflow-runs.json'])
+    const baseFile = names.find(name => /^knowledge\/notes-on-sailing-kb-[\w-]+\/knowledge-base\.json$/.test(name))!
+    expect(JSON.parse(decode(files[baseFile]))).toMatchObject({ base: { name: 'Notes on sailing' }, documents: [{ name: 'sailing.md', status: 'queued' }] })
+    expect(decode(files[baseFile.replace('knowledge-base.json', 'files/sailing.md')])).toBe('# sailing handbook')
     expect(decode(files[names.find(name => name.endsWith('/workspace/notes/sailing.md'))!])).toBe('# sailing')
     expect(JSON.parse(decode(files['tools.json']))).toEqual([expect.objectContaining({ name: 'sailing_tool', code: '"sailing"' })])
     expect(JSON.parse(decode(files['memory.json']))).toEqual({ enabled: false, memories: [expect.objectContaining({ text: 'Likes sailing', source: 'person' })] })

@@ -130,6 +130,26 @@ describe('knowledge bases', () => {
   })
 })
 
+describe('passages up front', () => {
+  it('puts the best passages for a question, with their links, into the instructions when the operator says so', async () => {
+    const store = createMemoryKnowledgeStore()
+    const files = createMemoryWorkspaceStore()
+    let indexer: KnowledgeIndexer
+    const knowledge = new KnowledgeBases(store, files, { ...LIMITS, passagesUpFront: 1 }, async () => [], () => indexer.nudge())
+    indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), INDEXING)
+    const base = await knowledge.create('ann', { name: 'Handbook' })
+    const { document } = await knowledge.addDocument('ann', base.id, { name: 'handbook.md', bytes: text(HANDBOOK) })
+    await indexer.whenIdle()
+    const prompt = await knowledge.promptFor('ann', [base.id], 'How much are meals refunded?')
+    expect(prompt).toContain(`[1] handbook.md (Handbook › Expenses) — cite as [1](/knowledge/${base.id}/${document.id}?passage=1)\nMeals are refunded up to 40 euros a day.`)
+    expect(prompt).not.toContain('trains')
+    expect(await knowledge.promptFor('ann', [base.id], 'zebras')).toBeUndefined()
+    expect(await knowledge.promptFor('bob', [base.id], 'meals')).toBeUndefined()
+    const { knowledge: none } = setUp()
+    expect(await none.promptFor('ann', [base.id], 'meals')).toBeUndefined()
+  })
+})
+
 describe('search_knowledge', () => {
   it('searches the conversation\'s bases and gives each passage a source and a link to cite', async () => {
     const { knowledge, indexer } = setUp()

@@ -2,7 +2,7 @@
 import type { KnowledgeBase, KnowledgeDocument, KnowledgeHit, KnowledgePassage } from '../../../../shared/types/knowledge'
 import { foldText } from '../../../../shared/search-terms'
 import type { KnowledgeStore, KnowledgeUsage, StoredKnowledgeBase } from './knowledge-store'
-import { knowledgeSearchWords, roughStem } from './search-words'
+import { knowledgeSearchWords, stemOf } from './search-words'
 
 interface Lease { holder: string, until: number }
 
@@ -10,7 +10,7 @@ interface Lease { holder: string, until: number }
 const K1 = 1.2
 const B = 0.75
 
-const stemsOf = (text: string) => (foldText(text).match(/[\p{L}\p{N}]+/gu) ?? []).map(roughStem)
+const stemsOf = (text: string) => (foldText(text).match(/[\p{L}\p{N}]+/gu) ?? []).map(stemOf)
 
 export function createMemoryKnowledgeStore(): KnowledgeStore {
   const bases = new Map<string, KnowledgeBase>()
@@ -92,7 +92,7 @@ export function createMemoryKnowledgeStore(): KnowledgeStore {
       return [...documents.values()].filter(document => document.status === 'queued' || document.status === 'indexing').sort((a, b) => a.updatedAt - b.updatedAt).slice(0, limit).map(document => structuredClone(document))
     },
     async search(baseIds, query, limit) {
-      const wanted = new Set(knowledgeSearchWords(query).map(roughStem))
+      const wanted = new Set(knowledgeSearchWords(query).map(stemOf))
       if (wanted.size === 0 || baseIds.length === 0) return []
       const searched = new Set(baseIds)
       const candidates = [...documents.values()].filter(document => searched.has(document.baseId)).flatMap(document => (passages.get(document.id) ?? []).map(passage => ({ passage, document, stems: stemsOf(`${passage.heading ?? ''} ${passage.text}`) })))

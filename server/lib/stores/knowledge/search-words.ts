@@ -4,6 +4,7 @@
  * ("the", "what", "is"), so a question asked in a sentence ranks passages by what it is about. No
  * operator, quote or wildcard of the person's reaches the search engine.
  */
+import { stemmer } from 'stemmer'
 import { foldText } from '../../../../shared/search-terms'
 
 const MAX_QUERY_CHARS = 2_000
@@ -22,17 +23,12 @@ export function knowledgeSearchWords(query: string): string[] {
   return (meaningful.length > 0 ? meaningful : kept).slice(0, MAX_WORDS)
 }
 
-/** An FTS5 query for `words`: any of them (BM25 ranks passages with more, and rarer, words first); a word of 4+ letters also as a prefix. */
+/** An FTS5 query for `words`: any of them (BM25 ranks passages with more, and rarer, words first); word forms meet through the tokenizer's Porter stems. */
 export function knowledgeFtsQuery(words: readonly string[]): string {
-  return words.map(word => (word.length >= 4 ? `"${word}"*` : `"${word}"`)).join(' OR ')
+  return words.map(word => `"${word}"`).join(' OR ')
 }
 
-const SUFFIXES = ['ingly', 'edly', 'ings', 'ing', 'ies', 'ied', 'ed', 'es', 's', 'ly']
-
-/** A word's rough English stem (the memory store's stand-in for SQLite's Porter stemmer): "refunded" → "refund". */
-export function roughStem(word: string): string {
-  for (const suffix of SUFFIXES) {
-    if (word.length - suffix.length >= 3 && word.endsWith(suffix)) return word.slice(0, -suffix.length)
-  }
-  return word
+/** A word's Porter stem, as SQLite's `porter` tokenizer makes it: "refunded" → "refund". */
+export function stemOf(word: string): string {
+  return stemmer(word)
 }

@@ -2,7 +2,8 @@
  * The knowledge-base tables of the app's sqlite file (migration 22 of sqlite/migrations.ts; never
  * edited once shipped): documents' rows (their indexing leased to one indexer at a time) and their
  * passages, searched by BM25 through an FTS5 index kept in step by triggers (Porter stems, so
- * "refunded" finds "refund"). A base's groups are a table of their own, to list what is shared.
+ * "refunded" finds "refund"), with its vocabulary (how many passages hold each stem) to leave out
+ * the words nearly every passage has. A base's groups are a table of their own, to list what is shared.
  */
 export const KNOWLEDGE_TABLES = `
   CREATE TABLE knowledge_bases (
@@ -55,6 +56,7 @@ export const KNOWLEDGE_TABLES = `
   CREATE TRIGGER knowledge_passages_fts_insert AFTER INSERT ON knowledge_passages BEGIN
     INSERT INTO knowledge_passages_fts (rowid, text, heading) VALUES (new.rowid, new.text, new.heading);
   END;
+  CREATE VIRTUAL TABLE knowledge_passages_vocab USING fts5vocab(knowledge_passages_fts, 'row');
   CREATE TRIGGER knowledge_passages_fts_delete AFTER DELETE ON knowledge_passages BEGIN
     INSERT INTO knowledge_passages_fts (knowledge_passages_fts, rowid, text, heading) VALUES ('delete', old.rowid, old.text, old.heading);
   END;

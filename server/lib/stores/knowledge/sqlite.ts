@@ -7,7 +7,7 @@
 import type { KnowledgeBase, KnowledgeDocument, KnowledgeDocumentStatus, KnowledgeFileType, KnowledgeHit, KnowledgePassage, KnowledgeShare } from '../../../../shared/types/knowledge'
 import { openSqliteDatabase } from '../sqlite/database'
 import type { KnowledgeStore, StoredKnowledgeBase } from './knowledge-store'
-import { knowledgeFtsQuery, knowledgeSearchWords } from './search-words'
+import { knowledgeFtsQuery, knowledgeSearchWords, stemOf } from './search-words'
 
 interface BaseRow { id: string, owner_id: string, name: string, description: string | null, shared_with: string, created_at: number, updated_at: number, documents: number, bytes: number | null, passages: number | null }
 interface DocumentRow { id: string, base_id: string, owner_id: string, name: string, media_type: string, bytes: number, content_hash: string, status: string, error: string | null, passages: number, pages: number | null, added_by: string, created_at: number, updated_at: number }
@@ -15,6 +15,13 @@ interface PassageRow { document_id: string, seq: number, base_id: string, headin
 
 /** Rows one delete takes at a time. */
 const DELETE_BATCH = 500
+/**
+ * A word held by more passages than this (and more than a tenth of all) is left out of a search
+ * with other words: ranking every passage that has it would hold the event loop for hundreds of
+ * milliseconds over 100,000 passages, for a word that tells them apart by almost nothing (BM25
+ * weighs it near zero).
+ */
+const COMMON_WORD_PASSAGES = 2_000
 
 const BASE_COLUMNS = `b.*, (SELECT COUNT(*) FROM knowledge_documents d WHERE d.base_id = b.id) AS documents,
   (SELECT SUM(bytes) FROM knowledge_documents d WHERE d.base_id = b.id) AS bytes, (SELECT SUM(passages) FROM knowledge_documents d WHERE d.base_id = b.id) AS passages`
@@ -88,6 +95,8 @@ export function createSqliteKnowledgeStore(options: { path: string }): Knowledge
     search: db.prepare<{ query: string, bases: string, limit: number }, PassageRow & { score: number, document_name: string }>(`SELECT p.*, d.name AS document_name, -f.rank AS score
       FROM knowledge_passages_fts f JOIN knowledge_passages p ON p.rowid = f.rowid JOIN knowledge_documents d ON d.id = p.document_id
       WHERE knowledge_passages_fts MATCH @query AND p.base_id IN (SELECT value FROM json_each(@bases)) ORDER BY f.rank LIMIT @limit`),
+    wordPassages: db.prepare<[string], { doc: number }>('SELECT doc FROM knowledge_passages_vocab WHERE term = ?'),
+    passageCount: db.prepare<[], { count: number | null }>('SELECT max(rowid) AS count FROM knowledge_passages'),
     deleteAllPassages: db.prepare('DELETE FROM knowledge_passages WHERE document_id = ?'),
     readPassages: db.prepare<[string, number, number], PassageRow>('SELECT * FROM knowledge_passages WHERE document_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
     usage: db.prepare<[string], { documents: number, bytes: number | null, passages: number | null }>('SELECT COUNT(*) AS documents, SUM(bytes) AS bytes, SUM(passages) AS passages FROM knowledge_documents WHERE owner_id = ?'),
@@ -124,6 +133,15 @@ export function createSqliteKnowledgeStore(options: { path: string }): Knowledge
     statements.finish.run({ id, status: 'ready', error: null, passages: result.passages.length, pages: result.pages ?? null, now })
     return true
   })
+
+  /** `words` without those nearly every passage holds (the rarest one kept when all are). */
+  const telling = (words: string[]): string[] => {
+    if (words.length < 2) return words
+    const common = Math.max(COMMON_WORD_PASSAGES, (statements.passageCount.get()?.count ?? 0) / 10)
+    const held = words.map(word => ({ word, passages: statements.wordPassages.get(stemOf(word))?.doc ?? 0 }))
+    const rare = held.filter(entry => entry.passages <= common)
+    return rare.length > 0 ? rare.map(entry => entry.word) : [held.sort((a, b) => a.passages - b.passages)[0]!.word]
+  }
 
   return {
     async saveBase(base) {
@@ -163,7 +181,7 @@ export function createSqliteKnowledgeStore(options: { path: string }): Knowledge
       return statements.unindexed.all(limit).map(documentOf)
     },
     async search(baseIds, query, limit) {
-      const words = knowledgeSearchWords(query)
+      const words = telling(knowledgeSearchWords(query))
       if (words.length === 0 || baseIds.length === 0) return []
       // The bases are one parameter (json_each), so the statement is prepared once whatever their number.
       const rows = statements.search.all({ query: knowledgeFtsQuery(words), bases: JSON.stringify(baseIds), limit })
