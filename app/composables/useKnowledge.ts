@@ -29,6 +29,8 @@ export function useKnowledge() {
     async upload(id: string, file: File): Promise<KnowledgeDocument> {
       return $fetch<KnowledgeDocument>(`${base(id)}/documents`, { method: 'POST', body: { name: file.name, ...(file.type ? { type: file.type } : {}), data: await base64Of(file) } })
     },
+    /** Adds a web page (or a document on the web) by its address. */
+    addPage: (id: string, url: string) => $fetch<KnowledgeDocument>(`${base(id)}/pages`, { method: 'POST', body: { url } }),
     removeDocument: (id: string, documentId: string) => $fetch(`${base(id)}/documents/${encodeURIComponent(documentId)}`, { method: 'DELETE' }),
     read: (id: string, documentId: string, from = 0) => $fetch<KnowledgeDocumentView>(`${base(id)}/documents/${encodeURIComponent(documentId)}`, { query: { from } }),
     fileUrl: (id: string, documentId: string) => `${base(id)}/documents/${encodeURIComponent(documentId)}/file`,

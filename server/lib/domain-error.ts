@@ -41,7 +41,7 @@ export abstract class DomainError extends Error {
 }
 
 /** The short status text of each status a plain refusal answers with. */
-const REFUSAL_TEXTS = { 400: 'Bad request', 401: 'Sign-in required', 403: 'Not allowed', 404: 'Not found', 409: 'Limit reached', 413: 'Too large', 415: 'Unsupported file type' } as const
+const REFUSAL_TEXTS = { 400: 'Bad request', 401: 'Sign-in required', 403: 'Not allowed', 404: 'Not found', 409: 'Limit reached', 413: 'Too large', 415: 'Unsupported file type', 429: 'Too many requests' } as const
 
 /**
  * A plain refusal: a status and words a person can act on, nothing more (a thing that is not

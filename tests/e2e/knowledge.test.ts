@@ -7,6 +7,8 @@
  * changed one is; a zip bomb fails with a message while others are answered; and a document being
  * indexed when the server is killed is indexed once after the restart.
  */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startFakeOpenRouter, textReply, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
 import { registerAccount, SessionClient, waitForJobEnd } from '../support/job-stream-client'
@@ -20,6 +22,12 @@ let fake: FakeOpenRouter
 let admin: SessionClient
 let ann: SessionClient
 let bob: SessionClient
+/** A local web site the knowledge bases fetch pages from (the operator allowed 127.0.0.1). */
+let site: Server
+let siteUrl = ''
+let pageVersion = 1
+/** A .docx zip bomb, made before any request: seconds of compressing between two requests would let the server close the idle keep-alive connection just as the next one starts on it. */
+let bomb: Uint8Array
 
 const encode = (text: string) => new TextEncoder().encode(text)
 const upload = (client: SessionClient, baseId: string, name: string, bytes: Uint8Array) => client.post(`/api/knowledge/${baseId}/documents`, { name, data: Buffer.from(bytes).toString('base64') })
@@ -60,8 +68,22 @@ async function passageAt(client: SessionClient, link: string) {
 }
 
 beforeAll(async () => {
+  bomb = docxBomb(200)
   fake = await startFakeOpenRouter()
-  app = await startBuiltApp({ NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_THREADS_GENERATE_TITLES: 'false', NUXT_KNOWLEDGE_FILE_BYTES: '3000000', NUXT_KNOWLEDGE_PARSE_MEMORY_MB: '96', NUXT_KNOWLEDGE_PASSAGES_UP_FRONT: '2' })
+  site = createServer((request, response) => {
+    if (request.url === '/policy.html') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      response.end(`<html><body><h1>Remote work</h1><p>Staff may work from home ${pageVersion === 1 ? 'two' : 'three'} days a week.</p></body></html>`)
+    } else if (request.url === '/logo.png') {
+      response.writeHead(200, { 'content-type': 'image/png' })
+      response.end('png')
+    } else {
+      response.writeHead(404).end()
+    }
+  })
+  await new Promise<void>(resolve => site.listen(0, '127.0.0.1', resolve))
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  app = await startBuiltApp({ NUXT_TOOLS_WEB_ALLOWED_NETWORKS: '127.0.0.1', NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_THREADS_GENERATE_TITLES: 'false', NUXT_KNOWLEDGE_FILE_BYTES: '3000000', NUXT_KNOWLEDGE_PARSE_MEMORY_MB: '96', NUXT_KNOWLEDGE_PASSAGES_UP_FRONT: '2' })
   admin = await registerAccount(app.url, 'Root')
   const opened = await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'open' }) })
   if (opened.status !== 200) throw new Error(`opening sign-up answered ${opened.status}`)
@@ -71,6 +93,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop()
   await fake?.close()
+  await new Promise(resolve => site?.close(resolve))
 })
 
 describe('knowledge bases', () => {
@@ -164,10 +187,27 @@ describe('knowledge bases', () => {
     expect((await ann.fetch(`/api/knowledge/${base.id}/documents/${first!.id}/file`)).headers.get('content-disposition')).toContain('office.txt')
   }, 60_000)
 
+  it('adds a web page through web_fetch\'s guard, again as a new version, and refuses what is not a document or not allowed', async () => {
+    const base = await (await ann.post('/api/knowledge', { name: 'Intranet' })).json() as KnowledgeBaseView
+    const added = await ann.post(`/api/knowledge/${base.id}/pages`, { url: `${siteUrl}/policy.html` })
+    expect(added.status).toBe(202)
+    expect(await added.json()).toMatchObject({ name: '127.0.0.1-policy.html', mediaType: 'text/html' })
+    await indexed(ann, base.id, 1)
+    expect((await ask(ann, 'How many days may staff work from home?', [base.id])).content).toContain('two days a week')
+    pageVersion = 2
+    expect((await ann.post(`/api/knowledge/${base.id}/pages`, { url: `${siteUrl}/policy.html` })).status).toBe(202)
+    const [again] = await indexed(ann, base.id, 1)
+    expect((await ann.json<KnowledgeDocumentView>(`/api/knowledge/${base.id}/documents/${again!.id}`)).passages[0]!.text).toContain('three days a week')
+    const png = await ann.post(`/api/knowledge/${base.id}/pages`, { url: `${siteUrl}/logo.png` })
+    expect([png.status, (await png.json()).message]).toEqual([415, expect.stringContaining('is image/png')])
+    expect((await ann.post(`/api/knowledge/${base.id}/pages`, { url: `${siteUrl}/gone` })).status).toBe(400)
+    const metadata = await ann.post(`/api/knowledge/${base.id}/pages`, { url: 'http://169.254.169.254/latest/meta-data/' })
+    expect(metadata.status).toBe(400)
+    expect(await metadata.text()).toMatch(/link-local|not allowed|refused/i)
+    expect((await ann.post(`/api/knowledge/${base.id}/pages`, { url: 'not a url' })).status).toBe(400)
+  }, 60_000)
+
   it('refuses bad files with a message, and fails a zip bomb while other requests are answered', async () => {
-    // Made first: seconds of compressing between two requests would let the server close the idle
-    // keep-alive connection just as the upload starts on it.
-    const bomb = docxBomb(200)
     const base = await (await ann.post('/api/knowledge', { name: 'Hostile' })).json() as KnowledgeBaseView
     const png = await upload(ann, base.id, 'photo.png', encode('x'))
     expect(png.status).toBe(415)

@@ -11,7 +11,7 @@
  * person's workspace quota.
  */
 import { createHash } from 'node:crypto'
-import { KNOWLEDGE_DESCRIPTION_MAX, KNOWLEDGE_NAME_MAX, type KnowledgeBaseView, type KnowledgeDocument, type KnowledgeDocumentView, type KnowledgeHit, type KnowledgeList, type KnowledgeShare } from '../../../shared/types/knowledge'
+import { KNOWLEDGE_DESCRIPTION_MAX, KNOWLEDGE_FILE_TYPES, KNOWLEDGE_NAME_MAX, type KnowledgeBaseView, type KnowledgeFileType, type KnowledgeDocument, type KnowledgeDocumentView, type KnowledgeHit, type KnowledgeList, type KnowledgeShare } from '../../../shared/types/knowledge'
 import { RefusalError } from '../domain-error'
 import type { KnowledgeStore, StoredKnowledgeBase } from '../stores/knowledge/knowledge-store'
 import type { WorkspaceStore } from '../stores/workspaces/workspace-store'
@@ -35,6 +35,13 @@ export interface KnowledgeBaseInput {
   sharedWith?: KnowledgeShare[]
 }
 
+/** How a base fetches a web page for a person (web_fetch's guard and count), and whether the tool policy lets them reach the internet. */
+export interface KnowledgePages {
+  fetch: (url: string, userId: string, maxBytes: number) => Promise<{ url: string, status: number, contentType: string, body: Uint8Array, truncated: boolean }>
+  /** Why `userId` may not fetch from the internet (the policy's words), or undefined. */
+  denial: (userId: string) => Promise<string | undefined>
+}
+
 /** The longest document name kept. */
 const DOCUMENT_NAME_MAX = 200
 /** Passages one read of a document returns. */
@@ -51,8 +58,12 @@ export class KnowledgeBases {
     private readonly groupsOf: (userId: string) => Promise<readonly string[]>,
     /** Told when a document waits to be indexed. */
     private readonly onQueued: () => void = () => {},
-    private readonly now: () => number = Date.now,
+    private readonly extras: { pages?: KnowledgePages, now?: () => number } = {},
   ) {}
+
+  private now(): number {
+    return (this.extras.now ?? Date.now)()
+  }
 
   private checkOn(): void {
     if (!this.limits.enabled) throw new RefusalError('Knowledge bases are off on this server (NUXT_KNOWLEDGE_ENABLED).', 404)
@@ -160,6 +171,30 @@ export class KnowledgeBases {
     return { document, changed: true }
   }
 
+  /**
+   * Adds a web page (or a PDF, text or CSV file on the web) to a base, through web_fetch's guard and
+   * count; named by its address, so adding it again fetches a new version of the same document.
+   */
+  async addPage(userId: string, baseId: string, url: string): Promise<{ document: KnowledgeDocument, changed: boolean }> {
+    await this.open(userId, baseId, 'edit')
+    const pages = this.extras.pages
+    if (!pages) throw new RefusalError('Adding web pages is off on this server (NUXT_TOOLS_WEB_FETCH).', 404)
+    const denial = await pages.denial(userId)
+    if (denial) throw new RefusalError(`You may not fetch web pages: ${denial}.`, 403)
+    let page: Awaited<ReturnType<KnowledgePages['fetch']>>
+    try {
+      page = await pages.fetch(url, userId, this.limits.fileBytes)
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      throw new RefusalError(message, message.startsWith('You made') ? 429 : 400)
+    }
+    if (page.status >= 400) throw new RefusalError(`${page.url} answered ${page.status}.`, 400)
+    if (page.truncated) throw new RefusalError(`${page.url} is larger than the ${megabytes(this.limits.fileBytes)} a document may have.`, 413)
+    const type = knowledgeFileTypeOf('', page.contentType)
+    if (!type) throw new RefusalError(`${page.url} is ${page.contentType.split(';')[0] || 'of no type'}; a knowledge base takes web pages, PDF, Word, Markdown, text and CSV.`, 415)
+    return this.addDocument(userId, baseId, { name: pageName(page.url, type), bytes: page.body, type })
+  }
+
   /** The file of a document's current version, or null when it is gone. */
   readFile(document: KnowledgeDocument): Promise<Uint8Array | null> {
     return this.files.readFile(workspaceOf(document.baseId), `${document.id}/${document.contentHash}`).then(file => file?.bytes ?? null)
@@ -240,6 +275,14 @@ function cleanDocumentName(raw: string): string {
   const dot = base.lastIndexOf('.')
   const extension = dot > 0 && base.length - dot <= 10 ? base.slice(dot) : ''
   return base.slice(0, DOCUMENT_NAME_MAX - extension.length) + extension
+}
+
+/** A document name for the page at `url`: its host and path, ending as its type's files do ("example.org-handbook.html"). */
+function pageName(url: string, type: KnowledgeFileType): string {
+  const address = new URL(url)
+  const stem = `${address.hostname}${address.pathname}`.replace(/\/+$/, '').replace(/[^\w.-]+/g, '-').slice(0, 150) || 'page'
+  const extensions: readonly string[] = KNOWLEDGE_FILE_TYPES[type]
+  return extensions.some(extension => stem.toLowerCase().endsWith(extension)) ? stem : `${stem}${extensions[0]}`
 }
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MB`

@@ -169,17 +169,13 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const oidc = new OidcSignIn(loadOidcProviders(auth.oidcConfigFile, options.env ?? process.env))
 
   // The workbench (workspace files, run_code, people's own tools, web_fetch, web_search), registered as built-ins.
-  registerWorkbenchTools(config.tools, {
-    workspaces,
-    userTools,
-    limiterFor: stores.limiterFor,
-    internetDenial: async userId => (await toolPolicy.accessFor(await accounts.policyPrincipal(userId)))({ name: 'web_fetch', source: { kind: 'builtin' }, capabilities: ['internet_access'] }),
-  })
+  const internetDenial = async (userId: string) => (await toolPolicy.accessFor(await accounts.policyPrincipal(userId)))({ name: 'web_fetch', source: { kind: 'builtin' }, capabilities: ['internet_access'] })
+  registerWorkbenchTools(config.tools, { workspaces, userTools, limiterFor: stores.limiterFor, internetDenial })
 
   // Memory: what the model keeps about a person who turned it on (remember, recall, forget).
   const memories = registerMemory(stores.settings, config.tools.memory, { principalOf: userId => accounts.policyPrincipal(userId), accessFor: principal => toolPolicy.accessFor(principal) })
   // Knowledge bases: documents indexed in the background, searched by `search_knowledge` in the conversations they are attached to.
-  const { knowledge, indexer: knowledgeIndexer, basesOf } = createKnowledge(config, stores, async userId => (await accounts.policyPrincipal(userId)).groups ?? [], consola.withTag('knowledge'))
+  const { knowledge, indexer: knowledgeIndexer, basesOf } = createKnowledge(config, stores, { groupsOf: async userId => (await accounts.policyPrincipal(userId)).groups ?? [], internetDenial, logger: consola.withTag('knowledge') })
 
   const { sseBatching } = config.backgroundJobs
   const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive, observer: metrics })

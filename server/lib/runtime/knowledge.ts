@@ -12,6 +12,7 @@ import { KnowledgeBases } from '../knowledge/knowledge-bases'
 import { KnowledgeIndexer } from '../knowledge/indexer'
 import { searchKnowledgeTool } from '../knowledge/knowledge-tool'
 import { registerServerTool } from '../tools/registry'
+import { guardedPageFetcher, webRequestLimiter } from '../tools/web/web-tools'
 
 export interface RuntimeKnowledge {
   knowledge: KnowledgeBases
@@ -20,13 +21,24 @@ export interface RuntimeKnowledge {
   basesOf: (userId: string, threadId: string) => Promise<readonly string[]>
 }
 
-export function createKnowledge(config: ServerConfig, stores: Pick<AppStores, 'knowledge' | 'workspaces' | 'threads'>, groupsOf: (userId: string) => Promise<readonly string[]>, logger: { warn: (message: string, ...rest: unknown[]) => void, info: (message: string, ...rest: unknown[]) => void }): RuntimeKnowledge {
+/** What the knowledge bases need of the rest of the runtime. */
+export interface KnowledgeParts {
+  groupsOf: (userId: string) => Promise<readonly string[]>
+  /** Why a person may not reach the internet (the tool policy on `capability:internet_access`), or undefined. */
+  internetDenial: (userId: string) => Promise<string | undefined>
+  logger: { warn: (message: string, ...rest: unknown[]) => void, info: (message: string, ...rest: unknown[]) => void }
+}
+
+export function createKnowledge(config: ServerConfig, stores: Pick<AppStores, 'knowledge' | 'workspaces' | 'threads' | 'limiterFor'>, parts: KnowledgeParts): RuntimeKnowledge {
+  const { groupsOf, logger } = parts
   const settings = config.knowledge
   // Without a store of its own (Convex, for now) knowledge is off: an empty store is never written, only refused before.
   const enabled = settings.enabled && stores.knowledge !== undefined
   const store = stores.knowledge ?? createMemoryKnowledgeStore()
   let indexer: KnowledgeIndexer | undefined
-  const knowledge = new KnowledgeBases(store, stores.workspaces, { ...settings, enabled }, groupsOf, () => indexer?.nudge())
+  // Web pages come through web_fetch's guard, counted with the person's web requests.
+  const pages = config.tools.web.fetch ? { fetch: guardedPageFetcher(config.tools.web, webRequestLimiter(config.tools.web, stores.limiterFor)), denial: parts.internetDenial } : undefined
+  const knowledge = new KnowledgeBases(store, stores.workspaces, { ...settings, enabled }, groupsOf, () => indexer?.nudge(), { pages })
   indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...settings, leaseMs: settings.indexLeaseMs }, logger)
   const basesOf = async (userId: string, threadId: string) => {
     if (!enabled) return []

@@ -130,6 +130,27 @@ describe('knowledge bases', () => {
   })
 })
 
+describe('web pages', () => {
+  it('fetches a page for a person the policy lets reach the internet, named by its address', async () => {
+    const store = createMemoryKnowledgeStore()
+    const fetched: string[] = []
+    const pages = {
+      fetch: async (url: string) => {
+        fetched.push(url)
+        return { url: `${url}?redirected`, status: 200, contentType: 'text/html; charset=utf-8', body: text('<h1>Hi</h1>'), truncated: false }
+      },
+      denial: async (userId: string) => (userId === 'guest' ? 'guests may not' : undefined),
+    }
+    const knowledge = new KnowledgeBases(store, createMemoryWorkspaceStore(), LIMITS, async () => ['All'], () => {}, { pages })
+    const base = await knowledge.create('ann', { name: 'Web', sharedWith: [{ group: 'All', access: 'edit' }] })
+    expect((await knowledge.addPage('ann', base.id, 'https://example.org/team/handbook')).document).toMatchObject({ name: 'example.org-team-handbook.html', mediaType: 'text/html' })
+    await expect(knowledge.addPage('guest', base.id, 'https://example.org/')).rejects.toMatchObject({ statusCode: 403, message: 'You may not fetch web pages: guests may not.' })
+    expect(fetched).toEqual(['https://example.org/team/handbook'])
+    const without = new KnowledgeBases(store, createMemoryWorkspaceStore(), LIMITS, async () => [])
+    await expect(without.addPage('ann', base.id, 'https://example.org/')).rejects.toMatchObject({ statusCode: 404 })
+  })
+})
+
 describe('passages up front', () => {
   it('puts the best passages for a question, with their links, into the instructions when the operator says so', async () => {
     const store = createMemoryKnowledgeStore()

@@ -10,7 +10,7 @@ import { defineServerTool, type ServerToolModule } from '../define-tool'
 import { takePoint, type LimiterFactory } from '../../stores/rate-limits/limiters'
 import type { SandboxFetchAnswer } from '../code/quickjs-sandbox'
 import { allowedNetworks } from './address-guard'
-import { guardedFetch, WebFetchError } from './guarded-fetch'
+import { guardedFetch, WebFetchError, type FetchedPage } from './guarded-fetch'
 import { isReadableType, mediaTypeOf, pageText, readablePage } from './readable-page'
 import { searchProviderFrom, type SearchSettings } from './search-providers'
 
@@ -45,12 +45,24 @@ export const allowedNetworksOf = (settings: Pick<WebToolSettings, 'allowedNetwor
  * web_fetch, the body as text (decoded by its charset), not made readable.
  */
 export function sandboxFetcher(settings: WebToolSettings, limiter: RateLimiterAbstract): (url: string, userId: string, signal?: AbortSignal) => Promise<SandboxFetchAnswer> {
-  const allowed = allowedNetworksOf(settings)
+  const fetchPage = guardedPageFetcher(settings, limiter)
   return async (url, userId, signal) => {
-    await countRequest(limiter, userId, settings.requestsPerMinute)
-    const page = await guardedFetch(url, { allowed, maxBytes: settings.maxBytes, timeoutMs: settings.timeoutMs, maxRedirects: 5, userAgent: USER_AGENT }, signal)
+    const page = await fetchPage(url, userId, settings.maxBytes, signal)
     if (!isReadableType(page.contentType)) throw new WebFetchError(`${page.url} is ${mediaTypeOf(page.contentType)}, not text.`)
     return { status: page.status, contentType: page.contentType, text: pageText(page.body, page.contentType, settings.maxChars).text }
+  }
+}
+
+/**
+ * A fetch of a page or file as its bytes, for a person: web_fetch's guard (public addresses only,
+ * unless the operator allows a network; at most 5 redirects; its time limit), counted against
+ * their web requests per minute, at most `maxBytes` read.
+ */
+export function guardedPageFetcher(settings: WebToolSettings, limiter: RateLimiterAbstract): (url: string, userId: string, maxBytes: number, signal?: AbortSignal) => Promise<FetchedPage> {
+  const allowed = allowedNetworksOf(settings)
+  return async (url, userId, maxBytes, signal) => {
+    await countRequest(limiter, userId, settings.requestsPerMinute)
+    return guardedFetch(url, { allowed, maxBytes, timeoutMs: settings.timeoutMs, maxRedirects: 5, userAgent: USER_AGENT }, signal)
   }
 }
 
