@@ -202,6 +202,10 @@ describe('every pop-up and menu, open, passes axe in both schemes and widths', (
       await page.locator('#sidebar .threads__item').first().getByRole('button', { name: /^More for / }).click()
     }, '[role=menu] [role=menuitem]'],
     ['the chat settings', () => page.getByTestId('open-chat-settings').click(), '[data-testid=chat-settings]'],
+    ['the composer\'s # list of knowledge bases', async () => {
+      await page.getByTestId('composer-input').fill('')
+      await page.getByTestId('composer-input').pressSequentially('#')
+    }, '[data-testid=composer-knowledge] [role=option]'],
     ['the share dialog', () => page.getByTestId('share-chat').click(), '[data-testid=share-dialog]'],
   ]
   for (const [name, open, ready] of popUps) {

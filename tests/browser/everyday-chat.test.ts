@@ -268,7 +268,7 @@ describe('everyday chat in the browser', () => {
     await shoot(page, 'my-tools')
   }, 120_000)
 
-  it('puts a handbook in a knowledge base, attaches it to a conversation, and opens the passage the answer cites', async () => {
+  it('puts a handbook in a knowledge base, attaches it to a new conversation with #, and opens the passage the answer cites', async () => {
     await page.setViewportSize({ width: 1280, height: 820 })
     await page.goto(`${app.url}/knowledge`)
     await page.getByTestId('knowledge-name').fill('Handbook')
@@ -284,15 +284,17 @@ describe('everyday chat in the browser', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('photo.png: a knowledge base takes PDF')
     expect(await axeViolationsInBothSchemes(page, '[data-testid=knowledge-base]')).toEqual([])
 
-    await startChat(page, app.url, 'Hello')
-    await page.getByTestId('open-chat-settings').click()
-    await page.getByTestId('chat-knowledge-bases').click()
-    await page.getByRole('option', { name: 'Handbook' }).click()
-    await page.keyboard.press('Escape')
-    await page.getByTestId('save-chat-settings').click()
-    await page.getByTestId('chat-knowledge').waitFor()
+    // On a new chat, # offers the bases: picking one attaches it to the conversation the message starts.
+    await page.goto(`${app.url}/`)
+    await page.getByTestId('composer-input').pressSequentially('#hand')
+    await page.locator('[data-testid=composer-knowledge] [role=option]', { hasText: 'Handbook' }).waitFor()
+    await page.getByTestId('composer-input').press('Enter')
+    await page.getByTestId('new-chat-knowledge').getByText('Handbook').waitFor()
+    expect(await page.getByTestId('composer-input').inputValue()).toBe('')
     await page.getByTestId('composer-input').fill('How much are meals refunded?')
     await page.getByTestId('composer-input').press('Enter')
+    await page.waitForURL(/\/chat\/[\w-]+$/)
+    await page.getByTestId('chat-knowledge').waitFor()
     await answer().and(page.locator('[data-status=complete]')).waitFor()
     await expect.poll(() => answer().textContent()).toContain('Meals are refunded up to 40 euros a day.')
     await shoot(page, 'knowledge-answer')

@@ -118,6 +118,45 @@ describe('the composer', () => {
   })
 })
 
+describe('# in the composer', () => {
+  const bases = [{ id: 'kb-1', name: 'Handbook' }, { id: 'kb-2', name: 'Sales playbook' }, { id: 'kb-3', name: 'Hardware' }]
+
+  it('offers the knowledge bases a #word matches, moves with the arrows, attaches with Enter and takes the #word out', async () => {
+    const wrapper = mount(ChatComposer, { props: { busy: false, knowledgeBases: bases, modelValue: '' }, attachTo: document.body })
+    const field = wrapper.find('textarea')
+    const type = async (value: string) => {
+      await wrapper.setProps({ modelValue: value })
+      ;(field.element as HTMLTextAreaElement).setSelectionRange(value.length, value.length)
+      await flushPromises()
+    }
+    await type('What does #ha')
+    const options = () => wrapper.findAll('[data-testid=composer-knowledge] [role=option]').map(option => option.text())
+    expect(options()).toEqual(['Handbook', 'Hardware'])
+    expect(field.attributes('aria-controls')).toBe('composer-knowledge')
+    expect(field.attributes('aria-activedescendant')).toBe('composer-knowledge-0')
+    await field.trigger('keydown', { key: 'ArrowDown' })
+    expect(field.attributes('aria-activedescendant')).toBe('composer-knowledge-1')
+    await field.trigger('keydown', { key: 'Enter' })
+    expect(wrapper.emitted('attachKnowledge')).toEqual([['kb-3']])
+    expect(wrapper.emitted('send')).toBeUndefined()
+    expect(wrapper.emitted('update:modelValue')!.at(-1)).toEqual(['What does '])
+    // Esc closes the list without stopping anything; a # inside a word, or with no match, offers nothing.
+    await type('#sal')
+    expect(options()).toEqual(['Sales playbook'])
+    await field.trigger('keydown', { key: 'Escape' })
+    await flushPromises()
+    expect(options()).toEqual([])
+    expect(wrapper.emitted('stop')).toBeUndefined()
+    await type('C# code')
+    expect(options()).toEqual([])
+    await type('#zebra')
+    expect(options()).toEqual([])
+    await field.trigger('keydown', { key: 'Enter' })
+    expect(wrapper.emitted('send')).toEqual([['#zebra', []]])
+    wrapper.unmount()
+  })
+})
+
 describe('attachments', () => {
   const rules = { maxFiles: 2, maxImageBytes: 1024, maxTextBytes: 512, types: 'image/png,image/jpeg,image/webp,image/gif,text/*' }
   const png = (name = 'photo.png', size = 100) => new File([new Uint8Array(size)], name, { type: 'image/png' })
