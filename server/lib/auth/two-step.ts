@@ -119,9 +119,11 @@ export class TwoStepSignIn {
       const pending = await readJsonSetting<PendingSetup | null>(this.settings, setupKey(userId), null)
       const secret = pending && pending.expiresAt > this.now() ? this.box.open(pending.secret) : undefined
       if (!secret) throw new AuthError('two-step-setup', 'Set up two-step sign-in again: the setup is older than 15 minutes, or was never started.')
-      await this.countWrong(userId, async () => this.stepOf(secret, normalise(code)) !== undefined)
+      // Read once: a second reading could fall into the next time step and find the code too old.
+      const step = this.stepOf(secret, normalise(code))
+      await this.countWrong(userId, async () => step !== undefined)
       const codes = recoveryCodes()
-      const state: TwoStepState = { secret: pending!.secret, lastStep: this.stepOf(secret, normalise(code))!, recovery: codes.map(item => hash(normalise(item))), enabledAt: this.now() }
+      const state: TwoStepState = { secret: pending!.secret, lastStep: step!, recovery: codes.map(item => hash(normalise(item))), enabledAt: this.now() }
       await this.settings.setSetting(stateKey(userId), JSON.stringify(state))
       await this.settings.setSetting(setupKey(userId), 'null')
       return { recoveryCodes: codes }
