@@ -35,13 +35,13 @@ describe('the built app', () => {
     }
     expect(tools.find(tool => tool.name === 'get_current_weather')!.parameters.required).toEqual(['location'])
     expect(tools.find(tool => tool.name === 'calculate')!.parameters.properties).toHaveProperty('expression')
-    // The workbench and memory: built in, each naming what it reaches; web_search only with a provider, bash listed even when off.
+    // The workbench, memory and knowledge: built in, each naming what it reaches; web_search only with a provider, bash listed even when off.
     const workbench = Object.fromEntries(tools.filter(tool => tool.capabilities).map(tool => [tool.name, tool.capabilities]))
     expect(workbench).toEqual({
       read: ['workspace'], write: ['workspace'], edit: ['workspace'], ls: ['workspace'], glob: ['workspace'], grep: ['workspace'],
       run_code: ['code_execution', 'workspace'], propose_tool: ['code_execution'], run_my_tool: ['code_execution'], web_fetch: ['internet_access'],
       bash: ['code_execution', 'workspace'], task: ['subagents'],
-      remember: ['memory'], recall: ['memory'], forget: ['memory'],
+      remember: ['memory'], recall: ['memory'], forget: ['memory'], search_knowledge: ['knowledge'],
     })
     // A guest (this test's session) may use none of them.
     for (const name of Object.keys(workbench)) expect(tools.find(tool => tool.name === name)!.unavailable).toMatch(/^You cannot use this tool: guests may not use tools with /)
