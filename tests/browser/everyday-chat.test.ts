@@ -285,7 +285,10 @@ describe('everyday chat in the browser', () => {
     expect(await axeViolationsInBothSchemes(page, '[data-testid=knowledge-base]')).toEqual([])
 
     // On a new chat, # offers the bases: picking one attaches it to the conversation the message starts.
+    // Typed once the page has its bases (asked for when it comes alive).
+    const basesLoaded = page.waitForResponse(response => new URL(response.url()).pathname === '/api/knowledge')
     await page.goto(`${app.url}/`)
+    await basesLoaded
     await page.getByTestId('composer-input').pressSequentially('#hand')
     await page.locator('[data-testid=composer-knowledge] [role=option]', { hasText: 'Handbook' }).waitFor()
     await page.getByTestId('composer-input').press('Enter')
