@@ -200,9 +200,9 @@ export class KnowledgeBases {
     return this.files.readFile(workspaceOf(document.baseId), `${document.id}/${document.contentHash}`).then(file => file?.bytes ?? null)
   }
 
-  /** A document of a base `userId` may read (404 otherwise). */
-  async document(userId: string, baseId: string, documentId: string): Promise<{ base: KnowledgeBaseView, document: KnowledgeDocument }> {
-    const base = await this.open(userId, baseId)
+  /** A document of a base `userId` may read (404 otherwise), or edit when `needs` says so (403 for a reader). */
+  async document(userId: string, baseId: string, documentId: string, needs: 'read' | 'edit' = 'read'): Promise<{ base: KnowledgeBaseView, document: KnowledgeDocument }> {
+    const base = await this.open(userId, baseId, needs)
     const document = await this.store.getDocument(documentId)
     if (!document || document.baseId !== baseId) throw new RefusalError('There is no document by that id in this knowledge base (it may have been deleted).', 404)
     return { base, document }
@@ -218,8 +218,7 @@ export class KnowledgeBases {
 
   /** Deletes a document with its passages and file (edit access). */
   async removeDocument(userId: string, baseId: string, documentId: string): Promise<void> {
-    await this.open(userId, baseId, 'edit')
-    const { document } = await this.document(userId, baseId, documentId)
+    const { document } = await this.document(userId, baseId, documentId, 'edit')
     await this.store.deleteDocument(documentId)
     await this.files.deleteFile(workspaceOf(baseId), `${document.id}/${document.contentHash}`)
   }
