@@ -3,10 +3,10 @@
  * dark, at desktop and phone width, with content in it (an answer with a tool card and code, a
  * finished job), fails on any critical or serious violation; and no page scrolls sideways at 390 px.
  */
-import { AxeBuilder } from '@axe-core/playwright'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
+import { axeAudit, blocking } from './helpers/axe'
 import { coldPageLoad, sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
 
 // The Status page samples every 2 s here (15 s by default), so its live update shows within seconds.
@@ -29,13 +29,7 @@ const COLOUR_RULES = ['color-contrast', 'link-in-text-block']
  * rule, or with `colourOnly` the rules about colours (for the same page in another scheme).
  */
 async function violations(target: Page, options: { colourOnly?: boolean } = {}): Promise<string[]> {
-  // Violations only: axe then keeps one node of each passing rule rather than all of them (the
-  // same rules run; what is left out is the list of what passed, which nothing here reads).
-  // WCAG 2.2's target size (24 px, or room around a smaller target) is off in axe by default: on here.
-  const builder = new AxeBuilder({ page: target }).options({ resultTypes: ['violations'], rules: { 'target-size': { enabled: true } } })
-  const result = await (options.colourOnly ? builder.withRules(COLOUR_RULES) : builder).analyze()
-  return result.violations
-    .filter(violation => violation.impact === 'critical' || violation.impact === 'serious')
+  return blocking(await axeAudit(target, options.colourOnly ? { rules: COLOUR_RULES } : {}))
     .flatMap(violation => violation.nodes.map(node => `${violation.impact} ${violation.id}: ${node.target.join(' ')} (${(node.failureSummary ?? '').split('\n').slice(1, 2).join(' ').trim()})`))
 }
 
@@ -417,6 +411,27 @@ describe('the first day of a team (issue 29)', () => {
       }
     })
   }
+})
+
+describe('the audit itself (helpers/axe.ts)', () => {
+  it('finds what axe finds, in the page and through a frame, and only the rules asked for', async () => {
+    const other = await context.newPage()
+    try {
+      const broken = '<main><h1>Audit</h1><p style="color:#aaa;background:#fff">faint text</p><button></button><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main>'
+      const documentOf = (title: string, body: string) => `<!doctype html><html lang="en"><head><title>${title}</title></head><body>${body}</body></html>`
+      await other.setContent(documentOf('Audit', broken))
+      const ids = (found: Array<{ id: string }>) => found.map(violation => violation.id).sort()
+      expect(ids(blocking(await axeAudit(other)))).toEqual(['button-name', 'color-contrast', 'image-alt'])
+      expect(ids(await axeAudit(other, { rules: COLOUR_RULES }))).toEqual(['color-contrast'])
+      expect(ids(await axeAudit(other, { include: 'h1' }))).toEqual([])
+      // A frame's content is audited too (through AxeBuilder, which reaches into frames).
+      await other.setContent(documentOf('Framed', `<main><h1>Framed</h1><iframe title="inner" srcdoc='${documentOf('Inner', broken)}'></iframe></main>`))
+      await other.frameLocator('iframe').locator('button').waitFor({ state: 'attached' })
+      expect(ids(blocking(await axeAudit(other)))).toEqual(['button-name', 'color-contrast', 'image-alt'])
+    } finally {
+      await other.close()
+    }
+  })
 })
 
 // Last (files run their tests in order): after every page above was opened.

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { AxeBuilder } from '@axe-core/playwright'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { useFileFixture } from '../../support/file-fixture'
+import { axeAudit, blocking } from './axe'
 
 /**
  * Debian's Chromium headless shell (`apt-get install chromium-headless-shell`, as .ci/run does): the
@@ -108,9 +108,7 @@ export async function axeViolationsInBothSchemes(page: Page, selector: string): 
       await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)))
       await Promise.all(document.getAnimations().filter(animation => animation.effect?.getComputedTiming().iterations !== Infinity).map(animation => animation.finished.catch(() => {})))
     })
-    // WCAG 2.2's target size (24 px, or room around a smaller target) is off in axe by default: on here.
-    const audit = async () => (await new AxeBuilder({ page }).include(selector).options({ resultTypes: ['violations'], rules: { 'target-size': { enabled: true } } }).analyze()).violations
-      .filter(violation => violation.impact === 'critical' || violation.impact === 'serious')
+    const audit = async () => blocking(await axeAudit(page, { include: selector }))
       .map(violation => `${scheme} ${violation.id}: ${violation.nodes.map(node => node.target.join(' ')).join(', ')}`)
     await settled()
     let problems = await audit()
