@@ -15,6 +15,7 @@ import {
   type ChunkMeta,
 } from '../../server/lib/openrouter/chunks'
 import type { ChatCompletionChunk, ChatCompletionRequest, FinishReason } from '../../server/lib/openrouter/types'
+import { fakeEmbeddingsAnswer } from './fake-embeddings'
 
 /**
  * A fake OpenRouter: a real HTTP server on a loopback port that answers `POST /chat/completions`
@@ -67,6 +68,10 @@ export interface FakeOpenRouter {
   requests: RecordedRequest[]
   /** Headers of every GET /models request. */
   modelRequests: IncomingHttpHeaders[]
+  /** Every POST /embeddings: its headers, model and number of texts. */
+  embeddingRequests: Array<{ headers: IncomingHttpHeaders, model: string, inputs: number }>
+  /** Makes /embeddings answer 503 (true) or vectors again (false). */
+  embeddingsDown: (down: boolean) => void
   /** Replace the script for the following requests. */
   script: (replies: ReplyScript) => void
   /** Resolves when request N (0-based) has ended on the server side. */
@@ -120,6 +125,8 @@ export async function startFakeOpenRouter(initial: ReplyScript = [], options: { 
   let requestCount = 0
   const requests: RecordedRequest[] = []
   const modelRequests: IncomingHttpHeaders[] = []
+  const embeddingRequests: FakeOpenRouter['embeddingRequests'] = []
+  let embeddingsDown = false
   const settledWaiters = new Map<number, Array<(record: RecordedRequest) => void>>()
   const settledRecords = new Map<number, RecordedRequest>()
 
@@ -144,6 +151,17 @@ export async function startFakeOpenRouter(initial: ReplyScript = [], options: { 
       const onlyTools = url.searchParams.get('supported_parameters') === 'tools'
       const data = onlyTools ? FAKE_MODELS.filter(model => model.supported_parameters.includes('tools')) : FAKE_MODELS
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ data }))
+      return
+    }
+    if (request.method === 'POST' && path === '/embeddings') {
+      // Deterministic embeddings (fake-embeddings.ts), counted with the other requests' records.
+      const body = JSON.parse(await readBody(request) || '{}') as { model?: string, input?: string | string[] }
+      embeddingRequests.push({ headers: request.headers, model: body.model ?? '', inputs: Array.isArray(body.input) ? body.input.length : 1 })
+      if (embeddingsDown) {
+        response.writeHead(503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { code: 503, message: 'fake: embeddings are down' } }))
+        return
+      }
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(fakeEmbeddingsAnswer(body.model ?? '', body.input ?? '')))
       return
     }
     if (request.method !== 'POST' || path !== '/chat/completions') {
@@ -186,6 +204,10 @@ export async function startFakeOpenRouter(initial: ReplyScript = [], options: { 
     url: `http://127.0.0.1:${port}/api/v1`,
     requests,
     modelRequests,
+    embeddingRequests,
+    embeddingsDown: (down) => {
+      embeddingsDown = down
+    },
     script: (replies) => {
       script = replies
       scriptOffset = requestCount

@@ -7,6 +7,9 @@
 import { describe, expect, it } from 'vitest'
 import type { KnowledgeBase, KnowledgeDocument } from '../../shared/types/knowledge'
 import type { KnowledgeStore } from '../../server/lib/stores/knowledge/knowledge-store'
+import { fakeEmbedding } from './fake-embeddings'
+
+const vectorOf = (text: string) => Float32Array.from(fakeEmbedding(text))
 
 const T = 1_700_000_000_000
 

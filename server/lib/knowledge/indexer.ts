@@ -8,11 +8,17 @@
  * document waiting (its lease runs out, and this instance after its restart, or another one, reads
  * it again: nothing was written); a crash after it leaves it ready. A new version added meanwhile
  * makes the old indexing's write a no-op, and is indexed itself.
+ *
+ * With an embeddings endpoint, the passages are embedded before that step and their vectors
+ * written in it too (the endpoint is only read from: asking it again after a crash changes
+ * nothing). An endpoint that fails three times running leaves the document searched by its words
+ * alone, and says so in the log.
  */
 import type { KnowledgeDocument } from '../../../shared/types/knowledge'
 import type { KnowledgeStore } from '../stores/knowledge/knowledge-store'
 import { passagesOf } from './passages'
 import { readDocument, UnreadableDocumentError } from './read-document'
+import { EmbeddingError, type Embedder } from './embeddings'
 
 export interface IndexerSettings {
   parseTimeoutMs: number
@@ -20,7 +26,14 @@ export interface IndexerSettings {
   passagesPerDocument: number
   /** How long a claim lasts without renewal (a crashed indexer's documents are taken again after it). */
   leaseMs: number
+  /** Embeds passages (no embeddings endpoint set: none, BM25 alone). */
+  embedder?: Embedder
+  /** Waits before the second and third embedding try (tests shorten them). */
+  embeddingRetryMs?: readonly number[]
 }
+
+/** Waits before the second and third try of an embedding request. */
+const EMBEDDING_RETRY_MS = [1_000, 4_000]
 
 interface Logger { warn: (message: string, ...rest: unknown[]) => void, info: (message: string, ...rest: unknown[]) => void }
 
@@ -126,10 +139,30 @@ export class KnowledgeIndexer {
       const passages = passagesOf(read)
       if (passages.length === 0) return { status: 'failed' as const, error: 'No text was found in it (a scanned PDF has images, not text).' }
       if (passages.length > passagesPerDocument) return { status: 'failed' as const, error: `It has more than ${passagesPerDocument.toLocaleString('en')} passages, more than one document may hold. Split it into parts.` }
-      return { status: 'ready' as const, passages, ...(read.kind === 'pages' ? { pages: read.pages.length } : {}) }
+      const vectors = await this.embed(document, passages.map(passage => passage.heading ? `${passage.heading}\n${passage.text}` : passage.text))
+      return { status: 'ready' as const, passages, ...(read.kind === 'pages' ? { pages: read.pages.length } : {}), ...(vectors ? { vectors } : {}) }
     } catch (error) {
       if (error instanceof UnreadableDocumentError) return { status: 'failed' as const, error: error.message }
       throw error
+    }
+  }
+
+  /** The passages' vectors, or undefined without an endpoint or when it failed three times. */
+  private async embed(document: KnowledgeDocument, texts: string[]) {
+    const { embedder } = this.settings
+    if (!embedder) return undefined
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return { model: embedder.model, values: await embedder.embed(texts) }
+      } catch (error) {
+        if (!(error instanceof EmbeddingError)) throw error
+        const wait = (this.settings.embeddingRetryMs ?? EMBEDDING_RETRY_MS)[attempt]
+        if (wait === undefined || this.closed) {
+          this.logger?.warn(`Document ${document.id} is searched by its words only: ${error.message}`)
+          return undefined
+        }
+        await new Promise(resolve => setTimeout(resolve, wait))
+      }
     }
   }
 }

@@ -17,6 +17,7 @@ import type { KnowledgeStore, StoredKnowledgeBase } from '../stores/knowledge/kn
 import type { WorkspaceStore } from '../stores/workspaces/workspace-store'
 import { knowledgeFileTypeOf } from './read-document'
 import { passageLink, sourceOf } from './passage-links'
+import { PassageSearch } from './passage-search'
 
 export interface KnowledgeLimits {
   enabled: boolean
@@ -58,8 +59,13 @@ export class KnowledgeBases {
     private readonly groupsOf: (userId: string) => Promise<readonly string[]>,
     /** Told when a document waits to be indexed. */
     private readonly onQueued: () => void = () => {},
-    private readonly extras: { pages?: KnowledgePages, now?: () => number } = {},
-  ) {}
+    private readonly extras: { pages?: KnowledgePages, now?: () => number, search?: PassageSearch } = {},
+  ) {
+    this.passages = extras.search ?? new PassageSearch(store)
+  }
+
+  /** How passages are searched (by words, and by meaning where an embeddings endpoint is set). */
+  readonly passages: PassageSearch
 
   private now(): number {
     return (this.extras.now ?? Date.now)()
@@ -227,7 +233,7 @@ export class KnowledgeBases {
   async search(userId: string, baseIds: readonly string[], query: string, limit: number): Promise<{ bases: KnowledgeBaseView[], hits: KnowledgeHit[] }> {
     if (!this.limits.enabled) return { bases: [], hits: [] }
     const bases = (await Promise.all([...new Set(baseIds)].map(id => this.open(userId, id).catch(() => undefined)))).filter(base => base !== undefined)
-    return { bases, hits: await this.store.search(bases.map(base => base.id), query, limit) }
+    return { bases, hits: await this.passages.search(bases.map(base => base.id), query, limit) }
   }
 
   /**

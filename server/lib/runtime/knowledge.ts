@@ -10,6 +10,8 @@ import type { AppStores } from '../stores'
 import { createMemoryKnowledgeStore } from '../stores/knowledge/memory'
 import { KnowledgeBases } from '../knowledge/knowledge-bases'
 import { KnowledgeIndexer } from '../knowledge/indexer'
+import { createEmbedder } from '../knowledge/embeddings'
+import { PassageSearch } from '../knowledge/passage-search'
 import { searchKnowledgeTool } from '../knowledge/knowledge-tool'
 import { registerServerTool } from '../tools/registry'
 import { guardedPageFetcher, webRequestLimiter } from '../tools/web/web-tools'
@@ -38,8 +40,13 @@ export function createKnowledge(config: ServerConfig, stores: Pick<AppStores, 'k
   let indexer: KnowledgeIndexer | undefined
   // Web pages come through web_fetch's guard, counted with the person's web requests.
   const pages = config.tools.web.fetch ? { fetch: guardedPageFetcher(config.tools.web, webRequestLimiter(config.tools.web, stores.limiterFor)), denial: parts.internetDenial } : undefined
-  const knowledge = new KnowledgeBases(store, stores.workspaces, { ...settings, enabled }, groupsOf, () => indexer?.nudge(), { pages })
-  indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...settings, leaseMs: settings.indexLeaseMs }, logger)
+  // Searching by meaning too, where the operator names an embedding model (its endpoint and key default to OpenRouter's).
+  const embedder = settings.embeddingsModel
+    ? createEmbedder({ baseUrl: settings.embeddingsBaseUrl || config.openrouter.baseUrl, apiKey: settings.embeddingsApiKey || config.openrouter.apiKey, model: settings.embeddingsModel, batch: settings.embeddingsBatch, timeoutMs: settings.embeddingsTimeoutMs })
+    : undefined
+  const search = new PassageSearch(store, embedder, message => logger.warn(message))
+  const knowledge = new KnowledgeBases(store, stores.workspaces, { ...settings, enabled }, groupsOf, () => indexer?.nudge(), { pages, search })
+  indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...settings, leaseMs: settings.indexLeaseMs, embedder }, logger)
   const basesOf = async (userId: string, threadId: string) => {
     if (!enabled) return []
     const thread = await stores.threads.getThread(threadId)

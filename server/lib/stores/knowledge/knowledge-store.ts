@@ -9,9 +9,15 @@ import type { KnowledgeBase, KnowledgeDocument, KnowledgeHit, KnowledgePassage }
 /** A new passage: what the store numbers and keeps of it. */
 export type NewKnowledgePassage = Pick<KnowledgePassage, 'text' | 'heading' | 'page'>
 
-/** What indexing one version of a document came to. */
+/** The passages' embeddings, one per passage in order, all from `model` and of one length. */
+export interface PassageVectors {
+  model: string
+  values: Float32Array[]
+}
+
+/** What indexing one version of a document came to (`vectors` when an embeddings endpoint is set and answered). */
 export type IndexingResult =
-  | { status: 'ready', passages: NewKnowledgePassage[], pages?: number }
+  | { status: 'ready', passages: NewKnowledgePassage[], pages?: number, vectors?: PassageVectors }
   | { status: 'failed', error: string }
 
 /** What one person keeps in the bases they own. */
@@ -52,6 +58,11 @@ export interface KnowledgeStore {
   listUnindexed(limit: number): Promise<KnowledgeDocument[]>
   /** The passages of `baseIds` that best match `query`'s words, best first. */
   search(baseIds: readonly string[], query: string, limit: number): Promise<KnowledgeHit[]>
+  /**
+   * The passages of `baseIds` whose vectors from `model` are nearest `vector` (unit length, the
+   * same length as theirs), best first; `score` is the cosine similarity.
+   */
+  searchVectors(baseIds: readonly string[], model: string, vector: Float32Array, limit: number): Promise<KnowledgeHit[]>
   /** A document's passages from `fromSeq`, in order, at most `limit`. */
   readPassages(documentId: string, fromSeq: number, limit: number): Promise<KnowledgePassage[]>
   /** What `ownerId` keeps in the bases they own. */

@@ -1,7 +1,8 @@
 /** Knowledge bases in this process's memory (tests, and the `memory` backend): BM25 over the passages of the bases searched. */
 import type { KnowledgeBase, KnowledgeDocument, KnowledgeHit, KnowledgePassage } from '../../../../shared/types/knowledge'
 import { foldText } from '../../../../shared/search-terms'
-import type { KnowledgeStore, KnowledgeUsage, StoredKnowledgeBase } from './knowledge-store'
+import type { KnowledgeStore, KnowledgeUsage, PassageVectors, StoredKnowledgeBase } from './knowledge-store'
+import { dot } from './vector-math'
 import { knowledgeSearchWords, stemOf } from './search-words'
 
 interface Lease { holder: string, until: number }
@@ -17,6 +18,7 @@ export function createMemoryKnowledgeStore(): KnowledgeStore {
   const documents = new Map<string, KnowledgeDocument>()
   const passages = new Map<string, KnowledgePassage[]>()
   const leases = new Map<string, Lease>()
+  const vectors = new Map<string, PassageVectors>()
   const totalsOf = (baseId: string): KnowledgeUsage => {
     const inBase = [...documents.values()].filter(document => document.baseId === baseId)
     return { documents: inBase.length, bytes: inBase.reduce((sum, document) => sum + document.bytes, 0), passages: inBase.reduce((sum, document) => sum + document.passages, 0) }
@@ -25,6 +27,7 @@ export function createMemoryKnowledgeStore(): KnowledgeStore {
   const removeDocument = (id: string) => {
     documents.delete(id)
     passages.delete(id)
+    vectors.delete(id)
     leases.delete(id)
   }
   const deleteBase = (id: string) => {
@@ -81,8 +84,11 @@ export function createMemoryKnowledgeStore(): KnowledgeStore {
         Object.assign(document, { status: 'failed', error: result.error, passages: 0 })
         delete document.pages
         passages.delete(id)
+        vectors.delete(id)
         return true
       }
+      if (result.vectors?.values.length === result.passages.length) vectors.set(id, { model: result.vectors.model, values: result.vectors.values.map(vector => Float32Array.from(vector)) })
+      else vectors.delete(id)
       passages.set(id, result.passages.map((passage, seq) => ({ id: `${id}:${seq}`, documentId: id, baseId: document.baseId, seq, text: passage.text, ...(passage.heading ? { heading: passage.heading } : {}), ...(passage.page ? { page: passage.page } : {}) })))
       Object.assign(document, { status: 'ready', passages: result.passages.length, ...(result.pages ? { pages: result.pages } : {}) })
       delete document.error
@@ -111,6 +117,19 @@ export function createMemoryKnowledgeStore(): KnowledgeStore {
           score += idf * (count * (K1 + 1)) / (count + K1 * (1 - B + B * stems.length / averageLength))
         }
         if (score > 0) hits.push({ ...structuredClone(passage), documentName: document.name, score })
+      }
+      return hits.sort((a, b) => b.score - a.score || a.seq - b.seq).slice(0, limit)
+    },
+    async searchVectors(baseIds, model, vector, limit) {
+      const searched = new Set(baseIds)
+      const hits: KnowledgeHit[] = []
+      for (const document of documents.values()) {
+        const kept = vectors.get(document.id)
+        if (!searched.has(document.baseId) || kept?.model !== model) continue
+        for (const [seq, values] of kept.values.entries()) {
+          const passage = passages.get(document.id)?.[seq]
+          if (passage && values.length === vector.length) hits.push({ ...structuredClone(passage), documentName: document.name, score: dot(values, vector) })
+        }
       }
       return hits.sort((a, b) => b.score - a.score || a.seq - b.seq).slice(0, limit)
     },

@@ -61,3 +61,21 @@ export const KNOWLEDGE_TABLES = `
     INSERT INTO knowledge_passages_fts (knowledge_passages_fts, rowid, text, heading) VALUES ('delete', old.rowid, old.text, old.heading);
   END;
   `
+
+/**
+ * Migration 23: the passages' embeddings (float32 blobs, compared by sqlite-vec's
+ * `vec_distance_cosine`), one row per passage and model, gone with their passage.
+ */
+export const KNOWLEDGE_VECTOR_TABLES = `
+  CREATE TABLE knowledge_vectors (
+    passage_rowid INTEGER PRIMARY KEY,
+    document_id TEXT NOT NULL,
+    base_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL
+  );
+  CREATE INDEX knowledge_vectors_by_base ON knowledge_vectors (base_id, model);
+  CREATE TRIGGER knowledge_passages_vectors_delete AFTER DELETE ON knowledge_passages BEGIN
+    DELETE FROM knowledge_vectors WHERE passage_rowid = old.rowid;
+  END;
+  `

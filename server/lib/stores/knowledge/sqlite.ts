@@ -2,9 +2,12 @@
  * Knowledge bases in the app's sqlite file: passages searched by BM25 through FTS5 (the migration's
  * `knowledge_passages_fts`, Porter stems, accents folded). A search reads the best matches of the
  * bases asked for only; deleting a large base goes a batch at a time, so it never holds the
- * write lock long.
+ * write lock long. Passages' embeddings are float32 blobs beside them, compared by sqlite-vec's
+ * `vec_distance_cosine` in SQLite itself (the extension is loaded on first use): a nearest-passages
+ * search scans the vectors of the bases asked for without copying one into JavaScript.
  */
 import type { KnowledgeBase, KnowledgeDocument, KnowledgeDocumentStatus, KnowledgeFileType, KnowledgeHit, KnowledgePassage, KnowledgeShare } from '../../../../shared/types/knowledge'
+import * as sqliteVec from 'sqlite-vec'
 import { openSqliteDatabase } from '../sqlite/database'
 import type { KnowledgeStore, StoredKnowledgeBase } from './knowledge-store'
 import { knowledgeFtsQuery, knowledgeSearchWords, stemOf } from './search-words'
@@ -22,6 +25,9 @@ const DELETE_BATCH = 500
  * weighs it near zero).
  */
 const COMMON_WORD_PASSAGES = 2_000
+
+/** A vector as sqlite-vec reads it: its float32 bytes. */
+const blobOf = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)
 
 const BASE_COLUMNS = `b.*, (SELECT COUNT(*) FROM knowledge_documents d WHERE d.base_id = b.id) AS documents,
   (SELECT SUM(bytes) FROM knowledge_documents d WHERE d.base_id = b.id) AS bytes, (SELECT SUM(passages) FROM knowledge_documents d WHERE d.base_id = b.id) AS passages`
@@ -96,6 +102,7 @@ export function createSqliteKnowledgeStore(options: { path: string }): Knowledge
       FROM knowledge_passages_fts f JOIN knowledge_passages p ON p.rowid = f.rowid JOIN knowledge_documents d ON d.id = p.document_id
       WHERE knowledge_passages_fts MATCH @query AND p.base_id IN (SELECT value FROM json_each(@bases)) ORDER BY f.rank LIMIT @limit`),
     wordPassages: db.prepare<[string], { doc: number }>('SELECT doc FROM knowledge_passages_vocab WHERE term = ?'),
+    insertVector: db.prepare('INSERT OR REPLACE INTO knowledge_vectors (passage_rowid, document_id, base_id, model, vector) VALUES (?, ?, ?, ?, ?)'),
     passageCount: db.prepare<[], { count: number | null }>('SELECT max(rowid) AS count FROM knowledge_passages'),
     deleteAllPassages: db.prepare('DELETE FROM knowledge_passages WHERE document_id = ?'),
     readPassages: db.prepare<[string, number, number], PassageRow>('SELECT * FROM knowledge_passages WHERE document_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
@@ -129,10 +136,24 @@ export function createSqliteKnowledgeStore(options: { path: string }): Knowledge
       statements.finish.run({ id, status: 'failed', error: result.error, passages: 0, pages: null, now })
       return true
     }
-    for (const [seq, passage] of result.passages.entries()) statements.insertPassage.run(id, seq, held.base_id, passage.heading ?? null, passage.page ?? null, passage.text)
+    const vectors = result.vectors?.values.length === result.passages.length ? result.vectors : undefined
+    for (const [seq, passage] of result.passages.entries()) {
+      const { lastInsertRowid } = statements.insertPassage.run(id, seq, held.base_id, passage.heading ?? null, passage.page ?? null, passage.text)
+      if (vectors) statements.insertVector.run(lastInsertRowid, id, held.base_id, vectors.model, blobOf(vectors.values[seq]!))
+    }
     statements.finish.run({ id, status: 'ready', error: null, passages: result.passages.length, pages: result.pages ?? null, now })
     return true
   })
+
+  // sqlite-vec, loaded once, when a vector search first needs it (a file without embeddings never does).
+  let nearest: ReturnType<typeof prepareNearest> | undefined
+  function prepareNearest() {
+    sqliteVec.load(db)
+    return db.prepare<{ vector: Buffer, bytes: number, model: string, bases: string, limit: number }, PassageRow & { distance: number, document_name: string }>(`SELECT p.*, d.name AS document_name, n.distance
+      FROM (SELECT passage_rowid, vec_distance_cosine(vector, @vector) AS distance FROM knowledge_vectors
+        WHERE base_id IN (SELECT value FROM json_each(@bases)) AND model = @model AND length(vector) = @bytes ORDER BY distance LIMIT @limit) n
+      JOIN knowledge_passages p ON p.rowid = n.passage_rowid JOIN knowledge_documents d ON d.id = p.document_id ORDER BY n.distance`)
+  }
 
   /** `words` without those nearly every passage holds (the rarest one kept when all are). */
   const telling = (words: string[]): string[] => {
@@ -186,6 +207,13 @@ export function createSqliteKnowledgeStore(options: { path: string }): Knowledge
       // The bases are one parameter (json_each), so the statement is prepared once whatever their number.
       const rows = statements.search.all({ query: knowledgeFtsQuery(words), bases: JSON.stringify(baseIds), limit })
       return rows.map((row): KnowledgeHit => ({ ...passageOf(row), documentName: row.document_name, score: row.score }))
+    },
+    async searchVectors(baseIds, model, vector, limit) {
+      if (baseIds.length === 0 || vector.length === 0) return []
+      nearest ??= prepareNearest()
+      const vectorBlob = blobOf(vector)
+      const rows = nearest.all({ vector: vectorBlob, bytes: vectorBlob.byteLength, model, bases: JSON.stringify(baseIds), limit })
+      return rows.map((row): KnowledgeHit => ({ ...passageOf(row), documentName: row.document_name, score: 1 - row.distance }))
     },
     async readPassages(documentId, fromSeq, limit) {
       return statements.readPassages.all(documentId, fromSeq, limit).map(passageOf)

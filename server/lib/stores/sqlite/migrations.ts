@@ -4,7 +4,7 @@
  * migration: add the next one. tests/unit/stores/shapes.test.ts checks the tables against
  * shared/types.
  */
-import { KNOWLEDGE_TABLES } from '../knowledge/sqlite-schema'
+import { KNOWLEDGE_TABLES, KNOWLEDGE_VECTOR_TABLES } from '../knowledge/sqlite-schema'
 
 /** Ordered migrations; index + 1 is the version. */
 export const SQLITE_MIGRATIONS: readonly string[] = [
@@ -392,4 +392,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   // Knowledge bases (stores/knowledge/sqlite-schema.ts).
   KNOWLEDGE_TABLES,
+  // Their passages' embeddings (the same file).
+  KNOWLEDGE_VECTOR_TABLES,
 ]

@@ -1,0 +1,71 @@
+/**
+ * Searching passages: BM25 over their words (the store's full-text index, offline), and with an
+ * embeddings endpoint also their nearest vectors to the question's, the two lists fused by
+ * reciprocal rank (each passage scores Σ 1/(60 + its rank in a list), so neither list's own scale
+ * matters and a passage both find rises). The question's vector is asked once per question text
+ * (kept for the next asker); an endpoint that fails leaves that search to BM25 alone.
+ */
+import { LRUCache } from 'lru-cache'
+import type { KnowledgeHit } from '../../../shared/types/knowledge'
+import type { KnowledgeStore } from '../stores/knowledge/knowledge-store'
+import { EmbeddingError, type Embedder } from './embeddings'
+
+/** Reciprocal rank fusion's constant (the value its authors found best, and everyone uses). */
+const RRF_K = 60
+/** Candidates taken from each list, per passage asked for (at least 20). */
+const POOL_PER_HIT = 4
+/** Questions whose vectors are kept. */
+const CACHED_QUESTIONS = 500
+
+/** `lists` (each best first) fused by reciprocal rank: the best `limit`, each scored by its fused rank. */
+export function fuseByRank(lists: ReadonlyArray<readonly KnowledgeHit[]>, limit: number): KnowledgeHit[] {
+  const fused = new Map<string, KnowledgeHit>()
+  for (const list of lists) {
+    for (const [rank, hit] of list.entries()) {
+      const kept = fused.get(hit.id)
+      const score = 1 / (RRF_K + rank + 1)
+      if (kept) kept.score += score
+      else fused.set(hit.id, { ...hit, score })
+    }
+  }
+  return [...fused.values()].sort((a, b) => b.score - a.score || a.documentId.localeCompare(b.documentId) || a.seq - b.seq).slice(0, limit)
+}
+
+export class PassageSearch {
+  private readonly questions = new LRUCache<string, Float32Array>({ max: CACHED_QUESTIONS })
+
+  constructor(
+    private readonly store: KnowledgeStore,
+    private readonly embedder?: Embedder,
+    private readonly warn: (message: string) => void = () => {},
+  ) {}
+
+  /** Whether searches use embeddings as well as words. */
+  get hybrid(): boolean {
+    return this.embedder !== undefined
+  }
+
+  /** The passages of `baseIds` that best answer `query`, best first. */
+  async search(baseIds: readonly string[], query: string, limit: number): Promise<KnowledgeHit[]> {
+    if (!this.embedder || baseIds.length === 0 || !query.trim()) return this.store.search(baseIds, query, limit)
+    const pool = Math.max(20, limit * POOL_PER_HIT)
+    const [byWords, vector] = await Promise.all([this.store.search(baseIds, query, pool), this.vectorOf(this.embedder, query)])
+    if (!vector) return byWords.slice(0, limit)
+    const byMeaning = await this.store.searchVectors(baseIds, this.embedder.model, vector, pool)
+    return fuseByRank([byWords, byMeaning], limit)
+  }
+
+  private async vectorOf(embedder: Embedder, query: string): Promise<Float32Array | undefined> {
+    const kept = this.questions.get(query)
+    if (kept) return kept
+    try {
+      const [vector] = await embedder.embed([query])
+      if (vector) this.questions.set(query, vector)
+      return vector
+    } catch (error) {
+      if (!(error instanceof EmbeddingError)) throw error
+      this.warn(`A knowledge search used words only: ${error.message}`)
+      return undefined
+    }
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Searching by meaning as well as by words: the embeddings client against a real HTTP endpoint
+ * (what it sends, what answers it refuses), reciprocal rank fusion, and the knowledge bases with an
+ * embedding model finding what BM25 alone cannot, falling back to words when the endpoint fails.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEmbedder, EmbeddingError, type Embedder } from '../../../server/lib/knowledge/embeddings'
+import { KnowledgeIndexer } from '../../../server/lib/knowledge/indexer'
+import { KnowledgeBases } from '../../../server/lib/knowledge/knowledge-bases'
+import { fuseByRank, PassageSearch } from '../../../server/lib/knowledge/passage-search'
+import { createMemoryKnowledgeStore } from '../../../server/lib/stores/knowledge/memory'
+import { createSqliteKnowledgeStore } from '../../../server/lib/stores/knowledge/sqlite'
+import { createMemoryWorkspaceStore } from '../../../server/lib/stores/workspaces/memory'
+import type { KnowledgeHit } from '../../../shared/types/knowledge'
+import { fakeEmbeddingsAnswer } from '../../support/fake-embeddings'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** What the endpoint answers next: the fake model's vectors, or whatever a test sets. */
+let answer: (body: { model: string, input: string[] }) => { status: number, body: string } = body => ({ status: 200, body: JSON.stringify(fakeEmbeddingsAnswer(body.model, body.input)) })
+const seen: Array<{ headers: IncomingHttpHeaders, inputs: number }> = []
+let server: Server
+let baseUrl = ''
+
+beforeAll(async () => {
+  server = createServer(async (request, response) => {
+    const parts: Buffer[] = []
+    for await (const part of request) parts.push(part as Buffer)
+    const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { model: string, input: string[] }
+    seen.push({ headers: request.headers, inputs: body.input.length })
+    if (request.url !== '/v1/embeddings') return void response.writeHead(404).end('{}')
+    const { status, body: text } = answer(body)
+    if (status === 0) return // never answers
+    response.writeHead(status, { 'content-type': 'application/json' }).end(text)
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+})
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise(resolve => server.close(resolve))
+})
+
+const embedderOf = (settings: Partial<Parameters<typeof createEmbedder>[0]> = {}): Embedder => createEmbedder({ baseUrl: `${baseUrl}/`, apiKey: 'sk-secret-key', model: 'fake/embed', batch: 2, timeoutMs: 5_000, ...settings })
+const fakeModel = (body: { model: string, input: string[] }) => ({ status: 200, body: JSON.stringify(fakeEmbeddingsAnswer(body.model, body.input)) })
+
+describe('the embeddings client', () => {
+  it('asks in batches with the key, and gives one unit-length vector per text in order', async () => {
+    answer = fakeModel
+    seen.length = 0
+    const vectors = await embedderOf().embed(['cars', 'meals', 'vacation days'])
+    expect(seen.map(request => request.inputs)).toEqual([2, 1])
+    expect(seen[0]!.headers.authorization).toBe('Bearer sk-secret-key')
+    expect(vectors).toHaveLength(3)
+    for (const vector of vectors) expect(Math.hypot(...vector)).toBeCloseTo(1, 5)
+    expect(vectors[0]).not.toEqual(vectors[1])
+  })
+
+  it('refuses an answer it cannot trust, saying what was wrong and never the key', async () => {
+    const refusals: Array<[string, (body: { model: string, input: string[] }) => { status: number, body: string }, RegExp]> = [
+      ['too few vectors', () => ({ status: 200, body: JSON.stringify({ data: [{ embedding: [1, 0] }] }) }), /1 vectors for 2 texts/],
+      ['lengths differ', () => ({ status: 200, body: JSON.stringify({ data: [{ embedding: [1, 0] }, { embedding: [1, 0, 0] }] }) }), /different lengths/],
+      ['not numbers', () => ({ status: 200, body: JSON.stringify({ data: [{ embedding: [1, 'x'] }, { embedding: [1, 0] }] }) }), /other than numbers/],
+      ['not JSON', () => ({ status: 200, body: '<html>' }), /other than JSON/],
+      ['refused', () => ({ status: 401, body: '{"error":"bad key"}' }), /answered 401/],
+      ['too large', () => ({ status: 200, body: `{"data":[],"pad":"${'x'.repeat(33 * 1024 * 1024)}"}` }), /more than \d+ bytes/],
+    ]
+    for (const [what, reply, message] of refusals) {
+      answer = reply
+      const error = await embedderOf().embed(['a car', 'a meal']).then(() => undefined, (error: unknown) => error)
+      expect(error, what).toBeInstanceOf(EmbeddingError)
+      expect((error as Error).message, what).toMatch(message)
+      expect((error as Error).message, what).not.toContain('sk-secret-key')
+    }
+    answer = () => ({ status: 0, body: '' })
+    await expect(embedderOf({ timeoutMs: 1_000 }).embed(['slow'])).rejects.toThrow(/did not answer within 1000 ms/)
+    await expect(createEmbedder({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm', batch: 1, timeoutMs: 5_000 }).embed(['x'])).rejects.toThrow(/could not be reached/)
+    answer = fakeModel
+  })
+})
+
+describe('reciprocal rank fusion', () => {
+  const hit = (id: string): KnowledgeHit => ({ id, documentId: id.split(':')[0]!, baseId: 'b', seq: Number(id.split(':')[1]), text: id, documentName: 'd', score: 99 })
+  it('ranks first what both lists rank high, and keeps what only one found', () => {
+    const fused = fuseByRank([[hit('d:1'), hit('d:2'), hit('d:3')], [hit('d:4'), hit('d:2'), hit('d:1')]], 3)
+    expect(fused.map(entry => entry.id)).toEqual(['d:1', 'd:2', 'd:4'])
+    expect(fused[0]!.score).toBeCloseTo(1 / 61 + 1 / 63, 10)
+    expect(fuseByRank([[], []], 5)).toEqual([])
+  })
+})
+
+const HANDBOOK = '# Handbook\n\n## Fleet\n\nCompany cars are booked through the fleet desk on the second floor.\n\n## Expenses\n\nMeals are refunded up to 40 euros a day.\n\n## Time off\n\nEveryone has 25 vacation days a year.'
+const INDEXING = { parseTimeoutMs: 30_000, parseMemoryMb: 128, passagesPerDocument: 1_000, leaseMs: 10_000, embeddingRetryMs: [0, 0] }
+
+for (const [name, openStore] of [['memory', () => createMemoryKnowledgeStore()], ['sqlite', () => createSqliteKnowledgeStore({ path: join(mkdtempSync(join(tmpdir(), 'or3-hybrid-')), 'app.sqlite') })]] as const) {
+  describe(`knowledge bases with an embedding model (${name})`, () => {
+    function setUp(embedder: Embedder | undefined) {
+      const store = openStore()
+      const warnings: string[] = []
+      let indexer: KnowledgeIndexer
+      const knowledge = new KnowledgeBases(store, createMemoryWorkspaceStore(), { enabled: true, fileBytes: 1_000_000, bytesPerPerson: 2_000_000, documentsPerPerson: 5, basesPerPerson: 3 }, async () => [], () => indexer.nudge(), { search: new PassageSearch(store, embedder, message => warnings.push(message)) })
+      indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...INDEXING, embedder }, { warn: message => warnings.push(message), info: () => {} })
+      return { knowledge, indexer: indexer!, warnings, store }
+    }
+
+    it('finds a passage by what it means where its words differ, which words alone do not', async () => {
+      answer = fakeModel
+      const question = 'Who do I ask for an automobile?'
+      const hybrid = setUp(embedderOf())
+      const base = await hybrid.knowledge.create('ann', { name: 'Handbook' })
+      await hybrid.knowledge.addDocument('ann', base.id, { name: 'handbook.md', bytes: new TextEncoder().encode(HANDBOOK) })
+      await hybrid.indexer.whenIdle()
+      expect((await hybrid.knowledge.search('ann', [base.id], question, 3)).hits[0]).toMatchObject({ heading: 'Handbook › Fleet' })
+      // A question words find keeps its best passage first.
+      expect((await hybrid.knowledge.search('ann', [base.id], 'how much are meals refunded', 3)).hits[0]).toMatchObject({ heading: 'Handbook › Expenses' })
+
+      const wordsOnly = setUp(undefined)
+      const plain = await wordsOnly.knowledge.create('ann', { name: 'Handbook' })
+      await wordsOnly.knowledge.addDocument('ann', plain.id, { name: 'handbook.md', bytes: new TextEncoder().encode(HANDBOOK) })
+      await wordsOnly.indexer.whenIdle()
+      expect((await wordsOnly.knowledge.search('ann', [plain.id], question, 3)).hits.map(hit => hit.heading)).not.toContain('Handbook › Fleet')
+      await hybrid.store.close()
+      await wordsOnly.store.close()
+    })
+
+    it('searches by words when the endpoint fails, and indexes a document by its words after three failed tries', async () => {
+      answer = () => ({ status: 503, body: '{"error":"down"}' })
+      const { knowledge, indexer, warnings, store } = setUp(embedderOf())
+      const base = await knowledge.create('ann', { name: 'Handbook' })
+      await knowledge.addDocument('ann', base.id, { name: 'handbook.md', bytes: new TextEncoder().encode(HANDBOOK) })
+      await indexer.whenIdle()
+      expect((await knowledge.documents('ann', base.id)).documents[0]).toMatchObject({ status: 'ready', passages: 3 })
+      expect(warnings).toEqual([expect.stringMatching(/is searched by its words only: The embeddings endpoint answered 503/)])
+      expect((await knowledge.search('ann', [base.id], 'meals refunded', 3)).hits[0]).toMatchObject({ heading: 'Handbook › Expenses' })
+      expect(warnings[1]).toMatch(/A knowledge search used words only/)
+      expect(warnings.join(' ')).not.toContain('sk-secret-key')
+      answer = fakeModel
+      await store.close()
+    })
+  })
+}
