@@ -213,6 +213,8 @@ export default defineNuxtConfig({
         require.resolve('unpdf'),
         join(dirname(require.resolve('unpdf')), 'pdfjs.mjs'),
         require.resolve('mammoth'),
+        // Knowledge search by meaning: sqlite-vec loads its platform's SQLite extension by path.
+        ...sqliteVecExtension(require),
         // Python for run_code: the pyodide package is bound into the sandbox from the output by path.
         ...['package.json', 'pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'].map(file => join(dirname(require.resolve('pyodide/pyodide.mjs')), file)),
       ]
@@ -229,3 +231,12 @@ export default defineNuxtConfig({
     strict: true,
   },
 })
+
+/** sqlite-vec's loadable extension for this platform, by path (none on a platform it has no build for). */
+function sqliteVecExtension(require: NodeJS.Require): string[] {
+  try {
+    return [(require('sqlite-vec') as { getLoadablePath: () => string }).getLoadablePath()]
+  } catch {
+    return []
+  }
+}

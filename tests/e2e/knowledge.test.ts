@@ -270,3 +270,40 @@ describe('indexing across a kill -9', () => {
     expect(hits.content).toContain('valve number 1234')
   }, 240_000)
 })
+
+describe('searching by meaning too (an embeddings endpoint: the fake upstream\'s deterministic model)', () => {
+  const dirs = useDataDirs('or3-knowledge-embeddings-')
+  const servers = useAppServers(() => ({ NUXT_THREADS_GENERATE_TITLES: 'false', NUXT_OPENROUTER_BASE_URL: fake.url, NUXT_OPENROUTER_API_KEY: 'sk-or-test', NUXT_KNOWLEDGE_EMBEDDINGS_MODEL: 'fake/embed', NUXT_KNOWLEDGE_EMBEDDINGS_TIMEOUT_MS: '5000' }))
+  const HANDBOOK = '# Handbook\n\n## Fleet\n\nCompany cars are booked through the fleet desk on the second floor.\n\n## Expenses\n\nMeals are refunded up to 40 euros a day.\n\n## Time off\n\nEveryone has 25 vacation days a year.'
+
+  it('answers a question whose words the document does not use, and by words alone while the endpoint is down', async () => {
+    const server = await servers.start({ NUXT_DATA_DIR: dirs.fresh() })
+    const lee = await registerAccount(server.url, 'Lee')
+    const base = await (await lee.post('/api/knowledge', { name: 'Handbook' })).json() as KnowledgeBaseView
+    const before = fake.embeddingRequests.length
+    expect((await upload(lee, base.id, 'handbook.md', encode(HANDBOOK))).status).toBe(202)
+    await indexed(lee, base.id, 1)
+    // The passages went to the endpoint with the model and the key (the server's OpenRouter key: no key of its own was set).
+    const indexing = fake.embeddingRequests.slice(before)
+    expect(indexing[0]).toMatchObject({ model: 'fake/embed', inputs: 3 })
+    expect(indexing[0]!.headers.authorization).toBe('Bearer sk-or-test')
+    // "automobile": no passage has the word; its meaning finds the fleet desk, and the answer cites it.
+    const answer = await ask(lee, 'Who do I ask for an automobile?', [base.id])
+    expect(answer.status).toBe('complete')
+    expect(answer.content).toContain('fleet desk')
+    const [link] = citedLinks(answer.content)
+    expect((await passageAt(lee, link!)).passage.heading).toBe('Handbook › Fleet')
+
+    // The endpoint down: a new document is indexed by its words (after three tries), and questions are answered by words.
+    fake.embeddingsDown(true)
+    try {
+      expect((await upload(lee, base.id, 'canteen.md', encode('# Canteen\n\nThe canteen serves lunch from noon to two.'))).status).toBe(202)
+      const documents = await indexed(lee, base.id, 2)
+      expect(documents.map(document => document.status)).toEqual(['ready', 'ready'])
+      const byWords = await ask(lee, 'When does the canteen serve lunch?', [base.id])
+      expect(byWords.content).toContain('noon to two')
+    } finally {
+      fake.embeddingsDown(false)
+    }
+  }, 120_000)
+})
