@@ -29,6 +29,20 @@ const COMMON_WORD_PASSAGES = 2_000
 /** A vector as sqlite-vec reads it: its float32 bytes. */
 const blobOf = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)
 
+/** A vector's signs, one bit per number (set when positive), as sqlite-vec's bit vectors are laid out. */
+function signBits(vector: Float32Array): Buffer {
+  const bits = Buffer.alloc(Math.ceil(vector.length / 8))
+  for (let index = 0; index < vector.length; index++) if (vector[index]! > 0) bits[index >> 3]! |= 1 << (index & 7)
+  return bits
+}
+
+/**
+ * Passages a search by meaning ranks by their whole vectors, taken by the Hamming distance of
+ * their signs: the signs keep most of what orders neighbours, and ranking a hundred or so again by
+ * the cosine restores the order among them.
+ */
+const NEAREST_CANDIDATES = 100
+
 const BASE_COLUMNS = `b.*, (SELECT COUNT(*) FROM knowledge_documents d WHERE d.base_id = b.id) AS documents,
   (SELECT SUM(bytes) FROM knowledge_documents d WHERE d.base_id = b.id) AS bytes, (SELECT SUM(passages) FROM knowledge_documents d WHERE d.base_id = b.id) AS passages`
 
@@ -102,7 +116,8 @@ export function createSqliteKnowledgeStore(options: { path: string }): Knowledge
       FROM knowledge_passages_fts f JOIN knowledge_passages p ON p.rowid = f.rowid JOIN knowledge_documents d ON d.id = p.document_id
       WHERE knowledge_passages_fts MATCH @query AND p.base_id IN (SELECT value FROM json_each(@bases)) ORDER BY f.rank LIMIT @limit`),
     wordPassages: db.prepare<[string], { doc: number }>('SELECT doc FROM knowledge_passages_vocab WHERE term = ?'),
-    insertVector: db.prepare('INSERT OR REPLACE INTO knowledge_vectors (passage_rowid, document_id, base_id, model, vector) VALUES (?, ?, ?, ?, ?)'),
+    insertVector: db.prepare('INSERT OR REPLACE INTO knowledge_vectors (passage_rowid, vector) VALUES (?, ?)'),
+    insertVectorBits: db.prepare('INSERT OR REPLACE INTO knowledge_vector_bits (passage_rowid, base_id, model, bits) VALUES (?, ?, ?, ?)'),
     passageCount: db.prepare<[], { count: number | null }>('SELECT max(rowid) AS count FROM knowledge_passages'),
     deleteAllPassages: db.prepare('DELETE FROM knowledge_passages WHERE document_id = ?'),
     readPassages: db.prepare<[string, number, number], PassageRow>('SELECT * FROM knowledge_passages WHERE document_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
@@ -139,7 +154,10 @@ export function createSqliteKnowledgeStore(options: { path: string }): Knowledge
     const vectors = result.vectors?.values.length === result.passages.length ? result.vectors : undefined
     for (const [seq, passage] of result.passages.entries()) {
       const { lastInsertRowid } = statements.insertPassage.run(id, seq, held.base_id, passage.heading ?? null, passage.page ?? null, passage.text)
-      if (vectors) statements.insertVector.run(lastInsertRowid, id, held.base_id, vectors.model, blobOf(vectors.values[seq]!))
+      if (vectors) {
+        statements.insertVector.run(lastInsertRowid, blobOf(vectors.values[seq]!))
+        statements.insertVectorBits.run(lastInsertRowid, held.base_id, vectors.model, signBits(vectors.values[seq]!))
+      }
     }
     statements.finish.run({ id, status: 'ready', error: null, passages: result.passages.length, pages: result.pages ?? null, now })
     return true
@@ -149,10 +167,13 @@ export function createSqliteKnowledgeStore(options: { path: string }): Knowledge
   let nearest: ReturnType<typeof prepareNearest> | undefined
   function prepareNearest() {
     sqliteVec.load(db)
-    return db.prepare<{ vector: Buffer, bytes: number, model: string, bases: string, limit: number }, PassageRow & { distance: number, document_name: string }>(`SELECT p.*, d.name AS document_name, n.distance
-      FROM (SELECT passage_rowid, vec_distance_cosine(vector, @vector) AS distance FROM knowledge_vectors
-        WHERE base_id IN (SELECT value FROM json_each(@bases)) AND model = @model AND length(vector) = @bytes ORDER BY distance LIMIT @limit) n
-      JOIN knowledge_passages p ON p.rowid = n.passage_rowid JOIN knowledge_documents d ON d.id = p.document_id ORDER BY n.distance`)
+    return db.prepare<{ vector: Buffer, bytes: number, bits: Buffer, bitBytes: number, model: string, bases: string, candidates: number, limit: number }, PassageRow & { distance: number, document_name: string }>(`SELECT p.*, d.name AS document_name, vec_distance_cosine(v.vector, @vector) AS distance
+      FROM (SELECT passage_rowid FROM knowledge_vector_bits
+        WHERE base_id IN (SELECT value FROM json_each(@bases)) AND model = @model AND length(bits) = @bitBytes
+        ORDER BY vec_distance_hamming(vec_bit(bits), vec_bit(@bits)) LIMIT @candidates) c
+      JOIN knowledge_vectors v ON v.passage_rowid = c.passage_rowid
+      JOIN knowledge_passages p ON p.rowid = c.passage_rowid JOIN knowledge_documents d ON d.id = p.document_id
+      WHERE length(v.vector) = @bytes ORDER BY distance LIMIT @limit`)
   }
 
   /** `words` without those nearly every passage holds (the rarest one kept when all are). */
@@ -212,7 +233,8 @@ export function createSqliteKnowledgeStore(options: { path: string }): Knowledge
       if (baseIds.length === 0 || vector.length === 0) return []
       nearest ??= prepareNearest()
       const vectorBlob = blobOf(vector)
-      const rows = nearest.all({ vector: vectorBlob, bytes: vectorBlob.byteLength, model, bases: JSON.stringify(baseIds), limit })
+      const bits = signBits(vector)
+      const rows = nearest.all({ vector: vectorBlob, bytes: vectorBlob.byteLength, bits, bitBytes: bits.byteLength, model, bases: JSON.stringify(baseIds), candidates: Math.max(NEAREST_CANDIDATES, limit * 10), limit })
       return rows.map((row): KnowledgeHit => ({ ...passageOf(row), documentName: row.document_name, score: 1 - row.distance }))
     },
     async readPassages(documentId, fromSeq, limit) {
