@@ -4,6 +4,7 @@
  * (its size, one vector per text, the same dimension throughout, finite numbers); the key goes in
  * the Authorization header and nowhere else (never in an error or a log line).
  */
+import { readTextUpTo } from '../bounded-body'
 import { unitLength } from '../stores/knowledge/vector-math'
 
 export interface EmbedderSettings {
@@ -32,26 +33,6 @@ export interface Embedder {
   readonly model: string
   /** One unit-length vector per text, in order. */
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>
-}
-
-async function readBounded(response: Response): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? 0)
-  if (declared > MAX_RESPONSE_BYTES) throw new EmbeddingError(`The embeddings endpoint answered with ${declared} bytes, more than ${MAX_RESPONSE_BYTES} this app reads.`)
-  const reader = response.body?.getReader()
-  if (!reader) return ''
-  const chunks: Uint8Array[] = []
-  let bytes = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    bytes += value.byteLength
-    if (bytes > MAX_RESPONSE_BYTES) {
-      await reader.cancel()
-      throw new EmbeddingError(`The embeddings endpoint answered with more than ${MAX_RESPONSE_BYTES} bytes.`)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 /** The vectors of an endpoint's answer to `count` texts, checked. */
@@ -95,7 +76,8 @@ export function createEmbedder(settings: EmbedderSettings, fetcher: typeof fetch
       if (timeout.aborted) throw new EmbeddingError(`The embeddings endpoint did not answer within ${settings.timeoutMs} ms.`)
       throw new EmbeddingError(`The embeddings endpoint could not be reached (${(error as Error).message}).`)
     }
-    const text = await readBounded(response)
+    const text = await readTextUpTo(response, MAX_RESPONSE_BYTES)
+    if (text === undefined) throw new EmbeddingError(`The embeddings endpoint answered with more than ${MAX_RESPONSE_BYTES} bytes.`)
     if (!response.ok) throw new EmbeddingError(`The embeddings endpoint answered ${response.status}: ${text.slice(0, 200)}`)
     let body: unknown
     try {

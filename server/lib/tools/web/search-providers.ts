@@ -4,6 +4,8 @@
  * The operator's SearXNG may sit on a private network (it is their own service), so it is called
  * directly, not through web_fetch's guard; answers are read up to `MAX_ANSWER_BYTES`.
  */
+import { readTextUpTo } from '../../bounded-body'
+
 export interface SearchHit {
   title: string
   url: string
@@ -25,22 +27,10 @@ const MAX_ANSWER_BYTES = 2 * 1024 * 1024
 
 async function readJson(response: Response, provider: string): Promise<any> {
   if (!response.ok) throw new Error(`${provider} answered ${response.status} ${response.statusText}`.trim())
-  const reader = response.body?.getReader()
-  if (!reader) return {}
-  const parts: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel()
-      throw new Error(`${provider}'s answer was larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`)
-    }
-    parts.push(value)
-  }
+  const body = await readTextUpTo(response, MAX_ANSWER_BYTES)
+  if (body === undefined) throw new Error(`${provider}'s answer was larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`)
   try {
-    return JSON.parse(Buffer.concat(parts).toString('utf8'))
+    return JSON.parse(body || '{}')
   } catch {
     throw new Error(`${provider} did not answer with JSON${provider === 'SearXNG' ? ' (enable the json format under search.formats in its settings.yml)' : ''}`)
   }
