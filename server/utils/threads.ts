@@ -23,13 +23,13 @@ export async function sendThreadMessage(event: H3Event, thread: ChatThread, vers
   try {
     const personal = usePersonal()
     const bases = thread.settings?.knowledgeBaseIds ?? []
-    const [{ customInstructions }, memories, team, knowledge] = await Promise.all([
+    const [{ customInstructions }, memories, team] = await Promise.all([
       personal.settings.preferences(thread.userId),
       personal.memory.promptFor(thread.userId),
       useAccounts().groups.chatSettingsOf(thread.userId),
-      input.content && bases.length ? personal.knowledge.promptFor(thread.userId, bases, input.content) : undefined,
     ])
-    const answering = { ...input, principal: jobPrincipal(event, useServerConfig(event), user, thread.userId), userApiKey: userApiKeyOf(event), instructions: customInstructions, memories, knowledge, team: team.instructions }
+    const knowledgeFor = bases.length ? (question: string) => personal.knowledge.promptFor(thread.userId, bases, question) : undefined
+    const answering = { ...input, principal: jobPrincipal(event, useServerConfig(event), user, thread.userId), userApiKey: userApiKeyOf(event), instructions: customInstructions, memories, knowledgeFor, team: team.instructions }
     return versionOf === undefined
       ? await sendMessage(dependencies, thread, { ...answering, content: input.content! })
       : await addMessageVersion(dependencies, thread, versionOf, answering)

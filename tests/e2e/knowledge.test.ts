@@ -149,6 +149,20 @@ describe('knowledge bases', () => {
     expect(systemOf(fake.requests[at]!)).not.toContain('Meals are refunded')
   }, 60_000)
 
+  it('puts the passages up front again when an answer is asked again, for its stored question', async () => {
+    fake.script(() => textReply('ok'))
+    const systemOf = (request: RecordedRequest) => String(request.body.messages.find(message => message.role === 'system')?.content ?? '')
+    const thread = await (await ann.post('/api/threads', {})).json()
+    await ann.fetch(`/api/threads/${thread.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { knowledgeBaseIds: [handbook.id] } }) })
+    const sent = await (await ann.post(`/api/threads/${thread.id}/messages`, { content: 'How much are meals refunded?', model: 'openai/gpt-4o-mini' })).json()
+    await waitForJobEnd(ann, sent.jobId, 60_000)
+    const at = fake.requests.length
+    const again = await ann.post(`/api/threads/${thread.id}/messages/${sent.assistantMessage.id}/versions`, { model: 'openai/gpt-4o-mini' })
+    expect(again.status).toBe(202)
+    await waitForJobEnd(ann, (await again.json()).jobId, 60_000)
+    expect(systemOf(fake.requests[at]!)).toContain('Meals are refunded up to 40 euros a day.')
+  }, 60_000)
+
   it('keeps a base from everyone else until it is shared with a group of theirs, to read or to edit', async () => {
     expect(await bob.json('/api/knowledge')).toMatchObject({ bases: [], groups: [] })
     expect((await bob.fetch(`/api/knowledge/${handbook.id}`)).status).toBe(404)

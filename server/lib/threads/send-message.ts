@@ -61,8 +61,12 @@ type AnswerInput = Omit<SendThreadMessageInput, 'content' | 'compareWith'> & {
   instructions?: string
   /** What the assistant remembers about the person (their memory on), put after the system message. */
   memories?: string
-  /** Passages of the conversation's knowledge bases found for the question, to answer from. */
-  knowledge?: string
+  /**
+   * Passages of the conversation's knowledge bases found for the question, to answer from: asked
+   * with the question's text once it is known (a new question, an edited one, or the stored one an
+   * answer is asked again for).
+   */
+  knowledgeFor?: (question: string) => Promise<string | undefined>
   /** The instructions of the person's groups, before the rest. */
   team?: string
 }
@@ -154,7 +158,8 @@ async function answer(dependencies: Dependencies, thread: ChatThread, all: Threa
   const newFiles = 'stored' in question ? [] : question.files ?? []
   checkAttachmentQuota(newFiles.length ? await threads.attachmentBytes(thread.userId) : 0, newFiles.reduce((total, file) => total + file.bytes.length, 0), config.limits)
   const questionText = 'stored' in question ? question.stored.content : question.content
-  const shape = chatRequestShape(thread.settings, { instructions: input.instructions, memories: input.memories, knowledge: input.knowledge, team: input.team })
+  const knowledge = questionText ? await input.knowledgeFor?.(questionText) : undefined
+  const shape = chatRequestShape(thread.settings, { instructions: input.instructions, memories: input.memories, knowledge, team: input.team })
   const firstRequest = { messages: threadHistory(before, { content: questionText }, shape.systemPrompt), ...shape.fields }
   const admissions: Admission[] = []
   let stored: Awaited<ReturnType<typeof storeTurn>>
