@@ -12,7 +12,8 @@
  * With an embeddings endpoint, the passages are embedded before that step and their vectors
  * written in it too (the endpoint is only read from: asking it again after a crash changes
  * nothing). An endpoint that fails three times running leaves the document searched by its words
- * alone, and says so in the log.
+ * alone, and says so in the log; an instance shutting down meanwhile writes nothing and leaves the
+ * document to its lease, to be embedded at the next start.
  */
 import type { KnowledgeDocument } from '../../../shared/types/knowledge'
 import type { KnowledgeStore } from '../stores/knowledge/knowledge-store'
@@ -35,6 +36,25 @@ export interface IndexerSettings {
 /** Waits before the second and third try of an embedding request. */
 const EMBEDDING_RETRY_MS = [1_000, 4_000]
 
+/** What embedding gives when the indexer was closed meanwhile: nothing is to be written. */
+const STOPPED = Symbol('stopped')
+
+/** Waits `ms`; false, at once, when `signal` aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false)
+    const stop = () => {
+      clearTimeout(timer)
+      resolve(false)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop)
+      resolve(true)
+    }, ms)
+    signal.addEventListener('abort', stop, { once: true })
+  })
+}
+
 interface Logger { warn: (message: string, ...rest: unknown[]) => void, info: (message: string, ...rest: unknown[]) => void }
 
 /** Characters per passage, at most, for the text limit a read is given. */
@@ -47,6 +67,8 @@ export class KnowledgeIndexer {
   private running: Promise<void> | undefined
   private again = false
   private closed = false
+  /** Aborted on close: an embedding request or a wait between its tries ends at once. */
+  private readonly stopping = new AbortController()
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private readonly idle = new Set<() => void>()
 
@@ -85,6 +107,7 @@ export class KnowledgeIndexer {
   /** Stops looking; a document being read is left to its lease (taken again at the next start). */
   close(): void {
     this.closed = true
+    this.stopping.abort()
     clearTimeout(this.retryTimer)
   }
 
@@ -122,6 +145,8 @@ export class KnowledgeIndexer {
     }, Math.max(500, Math.floor(this.settings.leaseMs / 3)))
     try {
       const result = await this.read(document)
+      // Closed while embedding: nothing is written, the lease hands it to the next start.
+      if (!result) return true
       const kept = await this.store.finishIndexing(id, contentHash, this.holder, result, this.now())
       if (kept && result.status === 'failed') this.logger?.info(`Document ${id} could not be indexed: ${result.error}`)
     } finally {
@@ -140,6 +165,7 @@ export class KnowledgeIndexer {
       if (passages.length === 0) return { status: 'failed' as const, error: 'No text was found in it (a scanned PDF has images, not text).' }
       if (passages.length > passagesPerDocument) return { status: 'failed' as const, error: `It has more than ${passagesPerDocument.toLocaleString('en')} passages, more than one document may hold. Split it into parts.` }
       const vectors = await this.embed(document, passages.map(passage => passage.heading ? `${passage.heading}\n${passage.text}` : passage.text))
+      if (vectors === STOPPED) return undefined
       return { status: 'ready' as const, passages, ...(read.kind === 'pages' ? { pages: read.pages.length } : {}), ...(vectors ? { vectors } : {}) }
     } catch (error) {
       if (error instanceof UnreadableDocumentError) return { status: 'failed' as const, error: error.message }
@@ -147,21 +173,22 @@ export class KnowledgeIndexer {
     }
   }
 
-  /** The passages' vectors, or undefined without an endpoint or when it failed three times. */
+  /** The passages' vectors; undefined without an endpoint or when it failed three times; STOPPED when closed meanwhile. */
   private async embed(document: KnowledgeDocument, texts: string[]) {
     const { embedder } = this.settings
     if (!embedder) return undefined
     for (let attempt = 0; ; attempt++) {
       try {
-        return { model: embedder.model, values: await embedder.embed(texts) }
+        return { model: embedder.model, values: await embedder.embed(texts, this.stopping.signal) }
       } catch (error) {
+        if (this.closed) return STOPPED
         if (!(error instanceof EmbeddingError)) throw error
         const wait = (this.settings.embeddingRetryMs ?? EMBEDDING_RETRY_MS)[attempt]
-        if (wait === undefined || this.closed) {
+        if (wait === undefined) {
           this.logger?.warn(`Document ${document.id} is searched by its words only: ${error.message}`)
           return undefined
         }
-        await new Promise(resolve => setTimeout(resolve, wait))
+        if (!await pause(wait, this.stopping.signal)) return STOPPED
       }
     }
   }

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createEmbedder, EmbeddingError, type Embedder } from '../../../server/lib/knowledge/embeddings'
 import { KnowledgeIndexer } from '../../../server/lib/knowledge/indexer'
 import { KnowledgeBases } from '../../../server/lib/knowledge/knowledge-bases'
@@ -138,6 +138,28 @@ for (const [name, openStore] of [['memory', () => createMemoryKnowledgeStore()],
       expect(warnings[1]).toMatch(/A knowledge search used words only/)
       expect(warnings.join(' ')).not.toContain('sk-secret-key')
       answer = fakeModel
+      await store.close()
+    })
+
+    it('writes nothing when it is closed while waiting to try the endpoint again: the document is left to its lease', async () => {
+      let tries = 0
+      const failing: Embedder = { model: 'fake/embed', embed: async () => {
+        tries++
+        throw new EmbeddingError('The embeddings endpoint answered 503.')
+      } }
+      const store = openStore()
+      let indexer: KnowledgeIndexer
+      const knowledge = new KnowledgeBases(store, createMemoryWorkspaceStore(), { enabled: true, fileBytes: 1_000_000, bytesPerPerson: 2_000_000, documentsPerPerson: 5, basesPerPerson: 3 }, async () => [], () => indexer.nudge())
+      // The next try an hour away: only closing ends the wait.
+      indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...INDEXING, embeddingRetryMs: [3_600_000], embedder: failing })
+      const base = await knowledge.create('ann', { name: 'Handbook' })
+      const { document } = await knowledge.addDocument('ann', base.id, { name: 'handbook.md', bytes: new TextEncoder().encode(HANDBOOK) })
+      await vi.waitFor(() => expect(tries).toBe(1))
+      indexer.close()
+      await indexer.whenIdle()
+      expect(tries).toBe(1)
+      expect(await store.getDocument(document.id)).toMatchObject({ status: 'indexing', passages: 0 })
+      expect(await store.readPassages(document.id, 0, 10)).toEqual([])
       await store.close()
     })
   })
