@@ -36,7 +36,7 @@ export interface Embedder {
 }
 
 /** The vectors of an endpoint's answer to `count` texts, checked. */
-export function vectorsOf(body: unknown, count: number): Float32Array[] {
+function vectorsOf(body: unknown, count: number): Float32Array[] {
   const data = (body as { data?: unknown })?.data
   if (!Array.isArray(data) || data.length !== count) throw new EmbeddingError(`The embeddings endpoint answered with ${Array.isArray(data) ? data.length : 'no'} vectors for ${count} texts.`)
   const vectors: Float32Array[] = new Array(count)

@@ -65,7 +65,7 @@ export class KnowledgeBases {
   }
 
   /** How passages are searched (by words, and by meaning where an embeddings endpoint is set). */
-  readonly passages: PassageSearch
+  private readonly passages: PassageSearch
 
   private now(): number {
     return (this.extras.now ?? Date.now)()

@@ -40,11 +40,6 @@ export class PassageSearch {
     private readonly warn: (message: string) => void = () => {},
   ) {}
 
-  /** Whether searches use embeddings as well as words. */
-  get hybrid(): boolean {
-    return this.embedder !== undefined
-  }
-
   /** The passages of `baseIds` that best answer `query`, best first. */
   async search(baseIds: readonly string[], query: string, limit: number): Promise<KnowledgeHit[]> {
     if (!this.embedder || baseIds.length === 0 || !query.trim()) return this.store.search(baseIds, query, limit)

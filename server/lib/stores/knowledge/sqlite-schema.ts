@@ -65,9 +65,10 @@ export const KNOWLEDGE_TABLES = `
 /**
  * Migration 23: the passages' embeddings, one row per passage, gone with their passage. Each is
  * kept twice: whole (float32, `knowledge_vectors`) and as the signs of its numbers (one bit each,
- * `knowledge_vector_bits`, 32 times smaller, laid out by base so a scan reads them in a row). A search by meaning scans the small bits by Hamming
- * distance (sqlite-vec) for a hundred or so candidates, then ranks only those by the cosine of their
- * whole vectors: scanning 100,000 whole vectors read 300 MB per question.
+ * `knowledge_vector_bits`, 32 times smaller, laid out by base so a scan reads them in a row). A
+ * search by meaning scans the small bits by Hamming distance (sqlite-vec) for a hundred or so
+ * candidates, then ranks only those by the cosine of their whole vectors: scanning 100,000 whole
+ * vectors read 300 MB per question.
  */
 export const KNOWLEDGE_VECTOR_TABLES = `
   CREATE TABLE knowledge_vectors (

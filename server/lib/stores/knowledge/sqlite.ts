@@ -2,9 +2,10 @@
  * Knowledge bases in the app's sqlite file: passages searched by BM25 through FTS5 (the migration's
  * `knowledge_passages_fts`, Porter stems, accents folded). A search reads the best matches of the
  * bases asked for only; deleting a large base goes a batch at a time, so it never holds the
- * write lock long. Passages' embeddings are float32 blobs beside them, compared by sqlite-vec's
- * `vec_distance_cosine` in SQLite itself (the extension is loaded on first use): a nearest-passages
- * search scans the vectors of the bases asked for without copying one into JavaScript.
+ * write lock long. Passages' embeddings are kept beside them whole and as their sign bits (see
+ * the migration, sqlite-schema.ts); a nearest-passages search runs in SQLite itself through
+ * sqlite-vec (loaded on first use): the bits of the bases asked for by Hamming distance, then the
+ * candidates' whole vectors by cosine, without copying a vector into JavaScript.
  */
 import type { KnowledgeBase, KnowledgeDocument, KnowledgeDocumentStatus, KnowledgeFileType, KnowledgeHit, KnowledgePassage, KnowledgeShare } from '../../../../shared/types/knowledge'
 import * as sqliteVec from 'sqlite-vec'
