@@ -93,6 +93,7 @@ describe('reciprocal rank fusion', () => {
 })
 
 const HANDBOOK = '# Handbook\n\n## Fleet\n\nCompany cars are booked through the fleet desk on the second floor.\n\n## Expenses\n\nMeals are refunded up to 40 euros a day.\n\n## Time off\n\nEveryone has 25 vacation days a year.'
+const LIMITS = { enabled: true, fileBytes: 1_000_000, bytesPerPerson: 2_000_000, documentsPerPerson: 5, basesPerPerson: 3 }
 const INDEXING = { parseTimeoutMs: 30_000, parseMemoryMb: 128, passagesPerDocument: 1_000, leaseMs: 10_000, embeddingRetryMs: [0, 0] }
 
 for (const [name, openStore] of [['memory', () => createMemoryKnowledgeStore()], ['sqlite', () => createSqliteKnowledgeStore({ path: join(mkdtempSync(join(tmpdir(), 'or3-hybrid-')), 'app.sqlite') })]] as const) {
@@ -101,7 +102,7 @@ for (const [name, openStore] of [['memory', () => createMemoryKnowledgeStore()],
       const store = openStore()
       const warnings: string[] = []
       let indexer: KnowledgeIndexer
-      const knowledge = new KnowledgeBases(store, createMemoryWorkspaceStore(), { enabled: true, fileBytes: 1_000_000, bytesPerPerson: 2_000_000, documentsPerPerson: 5, basesPerPerson: 3 }, async () => [], () => indexer.nudge(), { search: new PassageSearch(store, embedder, message => warnings.push(message)) })
+      const knowledge = new KnowledgeBases(store, createMemoryWorkspaceStore(), LIMITS, async () => [], () => indexer.nudge(), { search: new PassageSearch(store, embedder, message => warnings.push(message)) })
       indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...INDEXING, embedder }, { warn: message => warnings.push(message), info: () => {} })
       return { knowledge, indexer: indexer!, warnings, store }
     }
@@ -149,7 +150,7 @@ for (const [name, openStore] of [['memory', () => createMemoryKnowledgeStore()],
       } }
       const store = openStore()
       let indexer: KnowledgeIndexer
-      const knowledge = new KnowledgeBases(store, createMemoryWorkspaceStore(), { enabled: true, fileBytes: 1_000_000, bytesPerPerson: 2_000_000, documentsPerPerson: 5, basesPerPerson: 3 }, async () => [], () => indexer.nudge())
+      const knowledge = new KnowledgeBases(store, createMemoryWorkspaceStore(), LIMITS, async () => [], () => indexer.nudge())
       // The next try an hour away: only closing ends the wait.
       indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...INDEXING, embeddingRetryMs: [3_600_000], embedder: failing })
       const base = await knowledge.create('ann', { name: 'Handbook' })
