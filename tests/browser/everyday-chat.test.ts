@@ -285,10 +285,12 @@ describe('everyday chat in the browser', () => {
     expect(await axeViolationsInBothSchemes(page, '[data-testid=knowledge-base]')).toEqual([])
 
     // On a new chat, # offers the bases: picking one attaches it to the conversation the message starts.
-    // Typed once the page has its bases (asked for when it comes alive).
+    // Typed once the page has its bases (asked for when it comes alive) and its models: the composer
+    // stays disabled until a model is chosen, and keys pressed into a disabled field are lost.
     const basesLoaded = page.waitForResponse(response => new URL(response.url()).pathname === '/api/knowledge')
     await page.goto(`${app.url}/`)
     await basesLoaded
+    await expect.poll(() => page.getByTestId('composer-input').isEnabled()).toBe(true)
     await page.getByTestId('composer-input').pressSequentially('#hand')
     await page.locator('[data-testid=composer-knowledge] [role=option]', { hasText: 'Handbook' }).waitFor()
     await page.getByTestId('composer-input').press('Enter')
