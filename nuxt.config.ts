@@ -229,6 +229,9 @@ export default defineNuxtConfig({
 
   typescript: {
     strict: true,
+    // The component tests mount the app's .vue files: they are checked with the app, by vue-tsc
+    // (the rest of tests/ is plain TypeScript, checked by TypeScript 7: scripts/typecheck.mjs).
+    tsConfig: { include: ['../tests/components/**/*'] },
   },
 })
 

@@ -1,18 +1,16 @@
 /**
  * The whole project's type check, run beside the suite under `npm test` (the app, the server,
- * `server/lib`, `convex/` and the tests: vue-tsc over the project references of tsconfig.json,
- * which is what `npm run typecheck` runs once it has written Nuxt's types; `npm ci` writes them
- * with `nuxt prepare`). `app-build-first.ts` starts it once the app's build is done, when the
+ * `server/lib`, `convex/` and the tests: scripts/typecheck.mjs, what `npm run typecheck` runs, on
+ * the types `nuxt prepare` wrote when `npm ci` ran). `app-build-first.ts` starts it once the app's build is done, when the
  * files that run the app leave a core idle much of the time (browser files wait on pages more
  * than they compute), rather than before the suite or beside the build, which it slowed. The run
- * fails at its end, with vue-tsc's report, when the types do not check.
+ * fails at its end, with the checkers' report, when the types do not check.
  */
 import { spawn } from 'node:child_process'
-import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
-const vueTsc = createRequire(import.meta.url).resolve('vue-tsc/bin/vue-tsc.js')
 const REPORT_CHARS = 20_000
 
 /** Whether this run is `npm test` (`vitest run some.test.ts` while working on one file does not wait for a type check). */
@@ -20,9 +18,9 @@ export function typecheckWanted(): boolean {
   return process.env.npm_lifecycle_event === 'test'
 }
 
-/** Starts the type check; `finished()` resolves when it passed and throws vue-tsc's report when it did not. */
+/** Starts the type check; `finished()` resolves when it passed and throws the checkers' report when it did not. */
 export function startTypecheck(): { finished: () => Promise<void> } {
-  const checker = spawn(process.execPath, [vueTsc, '-b', '--noEmit'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  const checker = spawn(process.execPath, [join(root, 'scripts/typecheck.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
   let report = ''
   const keep = (chunk: Buffer) => {
     if (report.length < REPORT_CHARS) report += chunk.toString('utf8')
@@ -42,7 +40,7 @@ export function startTypecheck(): { finished: () => Promise<void> } {
       if (code === 0) return
       // Vitest reports an error thrown by a global setup's teardown but keeps its exit code: the run fails by this one.
       process.exitCode = 1
-      throw new Error(`The type check failed (vue-tsc -b --noEmit, exit ${code}):\n${report.slice(0, REPORT_CHARS)}`)
+      throw new Error(`The type check failed (scripts/typecheck.mjs, exit ${code}):\n${report.slice(0, REPORT_CHARS)}`)
     },
   }
 }
