@@ -18,6 +18,7 @@ import type { WorkflowWebhooks } from '../lib/workflows/webhooks'
 import type { FailureWebhooks } from '../lib/workflows/failure-webhooks'
 import { workflowExamples } from '../lib/workflows/examples'
 import type { WorkflowSchedules } from '../lib/workflows/schedules'
+import type { WorkflowToolLookup } from '../lib/workflows/validate'
 import type { AppMetrics } from '../lib/metrics/app-metrics'
 import type { StatusHistory } from '../lib/metrics/status-history'
 import { isScrapeToken } from '../lib/metrics/scrape-token'
@@ -44,10 +45,10 @@ export function useThreadStore(): ThreadStore {
   return useServerRuntime().threads
 }
 
-/** Saved workflows (with their versions), their inbound webhooks and schedules, and the examples shipped with the app. */
-export function useWorkflows(): { saved: WorkflowStore, webhooks: WorkflowWebhooks, failureWebhooks: FailureWebhooks, schedules: WorkflowSchedules, examples: typeof workflowExamples } {
-  const { workflows, workflowWebhooks, workflowFailureWebhooks, workflowSchedules } = useServerRuntime()
-  return { saved: workflows, webhooks: workflowWebhooks, failureWebhooks: workflowFailureWebhooks, schedules: workflowSchedules, examples: workflowExamples }
+/** Saved workflows (with their versions), their inbound webhooks and schedules, the examples shipped with the app, and the tools a workflow is checked against. */
+export function useWorkflows(): { saved: WorkflowStore, webhooks: WorkflowWebhooks, failureWebhooks: FailureWebhooks, schedules: WorkflowSchedules, examples: typeof workflowExamples, tools: WorkflowToolLookup } {
+  const { workflows, workflowWebhooks, workflowFailureWebhooks, workflowSchedules, runTools } = useServerRuntime()
+  return { saved: workflows, webhooks: workflowWebhooks, failureWebhooks: workflowFailureWebhooks, schedules: workflowSchedules, examples: workflowExamples, tools: runTools }
 }
 
 /**

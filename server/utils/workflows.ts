@@ -9,7 +9,7 @@ import { assertWorkflowWithinLimits } from '../lib/workflows/step-budget'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import type { StartWorkflowJobInput } from '../lib/jobs/manager'
-import { validateWorkflowWithRegistry, type WorkflowValidation } from '../lib/workflows/validate'
+import { validateWorkflowWithTools, type WorkflowValidation } from '../lib/workflows/validate'
 import type { BackgroundJob, PublicJob } from '../../shared/types/job'
 import type { SavedWorkflow, WorkflowDefinition } from '../../shared/types/workflow'
 import type { SessionPrincipal } from '../../shared/types/account'
@@ -24,7 +24,7 @@ function invalidWorkflow(problems: Extract<WorkflowValidation, { ok: false }>['p
  * model calls, or more steps, than their role allows (so a workflow is refused when saved, not only when run).
  */
 export async function requireValidWorkflow(event: H3Event, raw: unknown): Promise<WorkflowDefinition> {
-  const result = validateWorkflowWithRegistry(raw)
+  const result = validateWorkflowWithTools(raw, useWorkflows().tools)
   if (!result.ok) throw invalidWorkflow(result.problems)
   const user = await requireSessionUser(event)
   const denied = workflowToolDenials(result.workflow, await useToolSources().policy.accessFor({ userId: user.id, role: user.role, name: user.role === 'guest' ? undefined : user.name }))
@@ -64,7 +64,7 @@ export async function startWorkflowRun(event: H3Event, workflow: SavedWorkflow, 
   if (!useServerConfig(event).workflows.enabled) throw createError({ statusCode: 400, statusMessage: 'Workflows are switched off on this server (NUXT_WORKFLOWS_ENABLED=false).' })
   // Tools may have been removed since it was saved: check again before running (admission
   // checks the models and the cost bound again, for the role the user has now).
-  const definition = validateWorkflowWithRegistry(workflow.definition)
+  const definition = validateWorkflowWithTools(workflow.definition, useWorkflows().tools)
   if (!definition.ok) throw invalidWorkflow(definition.problems)
   // A webhook's run is its owner's; any other is the request's user's.
   const user = given.byWebhook ?? await requireSessionUser(event)

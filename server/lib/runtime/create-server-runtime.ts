@@ -233,7 +233,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
 
   // Schedules and failure handlers start runs as the workflow's owner, checked like a run from the form.
   const personal = new PersonalSettings(stores.settings)
-  const { schedules: workflowSchedules, failureWebhooks: workflowFailureWebhooks } = createWorkflowAutomation({ config, stores, jobs, accounts, personal, secretBox: createSecretBox(secret, 'workflow-failure-webhooks'), logger: jobsLogger })
+  const { schedules: workflowSchedules, failureWebhooks: workflowFailureWebhooks } = createWorkflowAutomation({ config, stores, jobs, accounts, personal, secretBox: createSecretBox(secret, 'workflow-failure-webhooks'), logger: jobsLogger, tools: processTools })
 
   // A deleted account's data goes first: its jobs, threads, workflows and their runs, then what it kept with tools.
   const workflowWebhooks = new WorkflowWebhooks({ settings: stores.settings, secretBox: createSecretBox(secret, 'workflow-webhooks'), limiterFor: stores.limiterFor, runsPerMinute: config.workflows.webhookRunsPerMinute })
@@ -301,6 +301,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     threads: stores.threads,
     workflows: stores.workflows,
     workflowSchedules,
+    runTools: processTools,
     workflowWebhooks,
     workflowFailureWebhooks,
     webPush,

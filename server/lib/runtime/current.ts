@@ -20,6 +20,7 @@ import type { WorkflowStore } from '../stores/workflows/workflow-store'
 import type { WorkflowWebhooks } from '../workflows/webhooks'
 import type { FailureWebhooks } from '../workflows/failure-webhooks'
 import type { WorkflowSchedules } from '../workflows/schedules'
+import type { RunTools } from '../tools/run-tools'
 import type { AppMetrics } from '../metrics/app-metrics'
 import type { StatusHistory } from '../metrics/status-history'
 import type { LiveEventStreams } from '../http/live-events'
@@ -37,6 +38,8 @@ export interface ServerRuntime {
   webPush: WebPush
   /** Workflows' schedules, and the ticker that starts their runs. */
   workflowSchedules: WorkflowSchedules
+  /** The tool registry runs read (what a workflow is checked against when saved or started). */
+  runTools: RunTools
   /** Accounts, sessions' validity, API tokens, invites. */
   accounts: AccountService
   /** Sign-in through the operator's OpenID Connect providers. */

@@ -14,7 +14,7 @@ import { allowedNetworksOf } from '../tools/web/web-tools'
 import type { SecretBox } from '../security/secret-box'
 import type { PersonalSettings } from '../threads/personal-settings'
 import { localize } from '../i18n/server-text'
-import { reasonAsSentence, runnableWorkflow } from '../workflows/validate'
+import { reasonAsSentence, runnableWorkflow, type WorkflowToolLookup } from '../workflows/validate'
 import { runInputsOf } from '../workflows/run-inputs'
 import { httpAnswerFor } from '../http/domain-errors'
 import type { WorkflowDefinition } from '../../../shared/types/workflow'
@@ -30,6 +30,8 @@ export interface WorkflowAutomationOptions {
   /** Seals failure webhooks' URLs and secrets. */
   secretBox: SecretBox
   logger: { warn: (message: string, ...details: unknown[]) => void }
+  /** The tools a scheduled run's or a failure handler's workflow is checked against before it starts. */
+  tools: WorkflowToolLookup
 }
 
 /** The owner as admission sees them (with the language they chose), or a refusal when their account is disabled. */
@@ -41,7 +43,7 @@ async function activeOwner({ accounts, personal }: Pick<WorkflowAutomationOption
 }
 
 /** Schedules (started by the caller), failure handlers (hooked to the run history's ends) and the failure webhooks they call. */
-export function createWorkflowAutomation({ config, stores, jobs, accounts, personal, secretBox, logger }: WorkflowAutomationOptions): { schedules: WorkflowSchedules, failureHandlers: WorkflowFailureHandlers, failureWebhooks: FailureWebhooks } {
+export function createWorkflowAutomation({ config, stores, jobs, accounts, personal, secretBox, logger, tools }: WorkflowAutomationOptions): { schedules: WorkflowSchedules, failureHandlers: WorkflowFailureHandlers, failureWebhooks: FailureWebhooks } {
   const scheduledRunInputs = (definition: WorkflowDefinition, schedule: WorkflowScheduleInput) => runInputsOf(definition, { ...(schedule.prompt ? { prompt: schedule.prompt } : {}), ...(definition.inputs?.length ? { inputs: schedule.inputs ?? {} } : {}) })
   const schedules = new WorkflowSchedules({
     settings: stores.settings,
@@ -53,7 +55,7 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, perso
       const workflow = await stores.workflows.getWorkflow(schedule.workflowId)
       if (!workflow || workflow.userId !== schedule.userId) throw new Error('Its workflow was deleted.')
       const principal = await activeOwner({ accounts, personal }, schedule.userId)
-      const checked = runnableWorkflow(workflow)
+      const checked = runnableWorkflow(workflow, tools)
       if (!checked.ok) throw new Error(reasonAsSentence(checked.error))
       const { prompt, inputs } = scheduledRunInputs(checked.workflow, schedule)
       return jobs.startWorkflowJob({ principal, workflowId: workflow.id, version: workflow.version, definition: checked.workflow, prompt, inputs, startedVia: 'schedule', jobId })
@@ -81,6 +83,7 @@ export function createWorkflowAutomation({ config, stores, jobs, accounts, perso
   const failureHandlers = new WorkflowFailureHandlers({
     webhooks: failureWebhooks,
     loadWorkflow: id => stores.workflows.getWorkflow(id),
+    tools,
     // The job while it is kept, else the run history (as a schedule's findRun reads it).
     runExists: async id => (await jobs.workflowRuns.get(id)) !== null,
     startRun: async ({ userId, workflow, definition, prompt, inputs, jobId, failureOf }) => {

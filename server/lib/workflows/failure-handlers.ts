@@ -20,7 +20,7 @@ import type { NewJobNotification } from '../stores/jobs/job-store'
 import { derivedRunId } from './run-ids'
 import { MAX_INPUT_LONG_TEXT_CHARS, MAX_INPUT_TEXT_CHARS } from '../../../shared/schemas/workflow'
 import { MAX_RUN_PROMPT_CHARS } from './run-inputs'
-import { reasonAsSentence, runnableWorkflow } from './validate'
+import { reasonAsSentence, runnableWorkflow, type WorkflowToolLookup } from './validate'
 
 /** The named inputs a failure handler's workflow may declare, and what each is given. */
 export const FAILURE_INPUTS = ['run_id', 'workflow_id', 'workflow_name', 'step', 'error', 'run_prompt', 'run_inputs', 'run_url'] as const
@@ -30,6 +30,8 @@ type FailureInput = typeof FAILURE_INPUTS[number]
 export interface FailureHandlerOptions {
   /** A saved workflow by id. */
   loadWorkflow: (workflowId: string) => Promise<SavedWorkflow | null>
+  /** The tools a handler's workflow is checked against before it runs. */
+  tools: WorkflowToolLookup
   /** Whether a run (a job, or a kept run) with this id exists. */
   runExists: (jobId: string) => Promise<boolean>
   /** Starts the handler's run as the failed run's owner, under `jobId`; throws a refusal or a passing obstacle. */
@@ -107,7 +109,7 @@ export class WorkflowFailureHandlers {
     const refused = (why: string) => this.notifyOnce(job, jobId, { kind: 'job-error', title: `The failure workflow of “${failed.workflow_name}” did not start`, body: why.slice(0, 300) })
     const saved = await this.options.loadWorkflow(workflowId)
     if (!saved || saved.userId !== job.userId) return refused(`There is no workflow “${workflowId}” of yours to run (was it deleted?). Choose another in the workflow's settings.`)
-    const checked = runnableWorkflow(saved)
+    const checked = runnableWorkflow(saved, this.options.tools)
     if (!checked.ok) return refused(reasonAsSentence(checked.error))
     try {
       await this.options.startRun({ userId: job.userId, workflow: saved, definition: checked.workflow, ...handlerInputs(checked.workflow, failed), jobId, failureOf: job.id })

@@ -7,7 +7,7 @@ import { workflowDefinitionSchema, type WorkflowBodyNode, type WorkflowDefinitio
 import type { SavedWorkflow, WorkflowProblem } from '../../../shared/types/workflow'
 
 export type { WorkflowProblem } from '../../../shared/types/workflow'
-import { getServerTool } from '../tools/registry'
+import type { RunTools } from '../tools/run-tools'
 import { compileRouterPattern } from './router-patterns'
 import { schemaProblemInWords } from './schema-problems'
 
@@ -153,10 +153,13 @@ function findCycle(workflow: { nodes: GraphNode[], edges: WorkflowEdge[] }): str
   return undefined
 }
 
-/** Validates against the tools registered on this server (enabled and runnable on the server). */
-export function validateWorkflowWithRegistry(raw: unknown): WorkflowValidation {
+/** What a workflow's check reads of the tool registry (the runtime's, or a test's). */
+export type WorkflowToolLookup = Pick<RunTools, 'get'>
+
+/** Validates against the tools registered in `tools` (enabled and runnable on the server). */
+export function validateWorkflowWithTools(raw: unknown, tools: WorkflowToolLookup): WorkflowValidation {
   return validateWorkflow(raw, (name) => {
-    const tool = getServerTool(name)
+    const tool = tools.get(name)
     return Boolean(tool && tool.enabled && tool.runtime !== 'client')
   })
 }
@@ -167,7 +170,7 @@ export function reasonAsSentence(reason: string): string {
 }
 
 /** A saved workflow as a run (a schedule's, a workflow step's child) takes it: checked against today's tools, or why it cannot run. */
-export function runnableWorkflow(saved: Pick<SavedWorkflow, 'name' | 'definition'>): { ok: true, workflow: WorkflowDefinition } | { ok: false, error: string } {
-  const checked = validateWorkflowWithRegistry(saved.definition)
+export function runnableWorkflow(saved: Pick<SavedWorkflow, 'name' | 'definition'>, tools: WorkflowToolLookup): { ok: true, workflow: WorkflowDefinition } | { ok: false, error: string } {
+  const checked = validateWorkflowWithTools(saved.definition, tools)
   return checked.ok ? checked : { ok: false, error: `the workflow “${saved.name}” is not valid now: ${checked.problems.map(problem => problem.message).join(' ')}` }
 }

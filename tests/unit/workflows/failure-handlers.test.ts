@@ -29,6 +29,8 @@ function setUp(overrides: Partial<FailureHandlerOptions> = {}) {
   const started: Array<Parameters<FailureHandlerOptions['startRun']>[0]> = []
   const handlers = new WorkflowFailureHandlers({
     loadWorkflow: async id => id === handlerWorkflow.id ? handlerWorkflow : null,
+    // Its workflows use no tool.
+    tools: { get: () => undefined },
     runExists: async id => (await jobs.getJob(id)) !== null || (await runs.getRun(id)) !== null,
     startRun: async (run) => {
       started.push(run)
@@ -97,6 +99,7 @@ describe('workflow failure handlers', () => {
     const failed = await failedRun({ workflowId: 'on-call' })
     const handlers = new WorkflowFailureHandlers({
       loadWorkflow: async () => handlerWorkflow,
+      tools: { get: () => undefined },
       runExists: async () => started.length > 0,
       startRun: async (run) => {
         if (busy) throw new Error('SQLITE_BUSY')

@@ -303,7 +303,7 @@ function stepDependencies(context: WorkflowJobContext, live: LiveStepText): Work
     loadWorkflow: async (workflowId, nodeId) => {
       const saved = await options.loadWorkflow?.(workflowId)
       if (!saved || saved.userId !== job.userId) return { error: `there is no workflow “${workflowId}” of yours to run (was it deleted?)` }
-      const checked = runnableWorkflow(saved)
+      const checked = runnableWorkflow(saved, options.tools)
       if (!checked.ok) return { error: checked.error }
       return { definition: checked.workflow, name: saved.name, version: saved.version, runId: childRunId(job.id, nodeId) }
     },
