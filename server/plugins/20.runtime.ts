@@ -11,6 +11,9 @@ export default defineNitroPlugin((nitroApp) => {
   const runtime = createServerRuntime(useServerConfig(), { passwords: { hash: hashPassword, verify: verifyPassword }, port: process.env.PORT, env: process.env })
   setServerRuntime(runtime)
   runtime.start()
+  // With traces exported, the SDK loads after start-up: a request waits for it (a few ms, once), so
+  // the spans of a job it starts are recorded.
+  nitroApp.hooks.hook('request', () => runtime.tracingReady)
 
   const onSignal = () => void runtime.stop()
   process.once('SIGTERM', onSignal)

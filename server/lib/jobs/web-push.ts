@@ -15,7 +15,6 @@
  * that does not answer is not asked again. So a device is told at most once per note.
  */
 import { createHash } from 'node:crypto'
-import webPush from 'web-push'
 import type { SecretBox } from '../security/secret-box'
 import type { SettingsStore } from '../stores/settings/settings-store'
 import { KeyedQueue } from '../stores/settings/keyed-queue'
@@ -26,6 +25,9 @@ import { pushDeviceId } from '../../../shared/push-device-id'
 import type { PushSubscriptionInput } from '../../../shared/schemas/push'
 import type { JobNotification } from '../../../shared/types/job'
 import type { JobStore, NewJobNotification } from '../stores/jobs/job-store'
+
+/** The web-push library (its encryption and signing), loaded the first time a push is sent: most start-ups never send one. */
+const loadWebPush = async () => (await import('web-push')).default
 
 const KEYS_SETTING = 'web-push:vapid'
 const devicesKey = (userId: string) => `web-push-devices:${userId}`
@@ -114,7 +116,7 @@ export class WebPush {
     if (!this.options.enabled) return
     const devices = await this.read(userId)
     if (devices.length === 0) return
-    const { publicKey, privateKey } = await this.vapidKeys()
+    const [{ publicKey, privateKey }, webPush] = await Promise.all([this.vapidKeys(), loadWebPush()])
     const payload = JSON.stringify(message)
     const gone: string[] = []
     await Promise.all(devices.map(async (device) => {
@@ -158,7 +160,7 @@ export class WebPush {
   private async loadOrMakeKeys(): Promise<{ publicKey: string, privateKey: string }> {
     const kept = await this.openKeys()
     if (kept) return kept
-    const made = webPush.generateVAPIDKeys()
+    const made = (await loadWebPush()).generateVAPIDKeys()
     await this.options.settings.setSetting(KEYS_SETTING, this.options.secretBox.seal(JSON.stringify(made)))
     return await this.openKeys() ?? made
   }

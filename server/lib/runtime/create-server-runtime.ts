@@ -82,6 +82,8 @@ export interface ServerRuntimeOptions {
 export interface StartableServerRuntime extends ServerRuntime {
   /** Starts the background work: MCP servers, the tools directory, the sweeper, resuming interrupted jobs. */
   start(): void
+  /** Resolves once spans are recorded, when traces are exported (at once otherwise): requests wait for it. */
+  readonly tracingReady: Promise<void>
   /** Stops every run at its checkpoint and every tool source (idempotent; the stores stay open). */
   stop(): Promise<void>
   /** `stop`, then closes the stores. */
@@ -334,10 +336,14 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       if (stores.space) reclaimTimer = setInterval(reclaimSpace, config.backgroundJobs.reclaimSpaceIntervalMs)
       reclaimTimer?.unref()
       if (config.workflows.enabled) workflowSchedules.start()
-      jobs.recoverInterruptedJobs()
+      const resume = () => jobs.recoverInterruptedJobs()
         .then(count => count > 0 && jobsLogger.info(`Resumed ${count} job(s) interrupted by the last shutdown.`))
         .catch(error => jobsLogger.error('Could not resume interrupted jobs', error))
+      // Resumed runs' spans are recorded too: with traces exported, they start once tracing has.
+      if (telemetry.exporting) void telemetry.ready.then(resume)
+      else void resume()
     },
+    tracingReady: telemetry.ready,
     stop,
     async close() {
       await stop()

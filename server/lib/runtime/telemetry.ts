@@ -9,16 +9,11 @@
  * requests, tool calls and store calls under its span) and log lines carry the trace (logs.ts);
  * every span made during a job's run carries the job's id, which a span processor copies from the
  * context the span starts in. Without traces there is no async context: on Node 20 it turns on
- * promise hooks for every promise of the process, a cost only worth paying for traces.
+ * promise hooks for every promise of the process, a cost only worth paying for traces. The SDK
+ * itself (telemetry-sdk.ts, some 100 ms of module loading) is loaded only then, too.
  */
-import { context, propagation, type Context } from '@opentelemetry/api'
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { W3CTraceContextPropagator } from '@opentelemetry/core'
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
-import { BatchSpanProcessor, NodeTracerProvider, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace-node'
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions'
-import { failSpan, jobOfContext, JOB_ID_ATTRIBUTE, startSpan, USER_ID_ATTRIBUTE } from '../tracing'
+import { consola } from 'consola'
+import { failSpan, jobOfContext, startSpan } from '../tracing'
 import type { StoreCallWatcher } from '../metrics/instrumented-store'
 
 /** Where traces go: the OTLP endpoint variables, as OpenTelemetry's conventions name them. */
@@ -30,50 +25,27 @@ export function otlpTracesEndpoint(env: NodeJS.ProcessEnv): string | undefined {
 export interface Telemetry {
   /** Whether spans are recorded and exported. */
   readonly exporting: boolean
+  /** Resolves once spans are recorded (at once when they are not: nothing to wait for). */
+  readonly ready: Promise<void>
   /** Sends the spans not yet sent and stops (idempotent). */
   close(): Promise<void>
 }
 
-let contextManager: AsyncLocalStorageContextManager | undefined
-
-/** Copies the job's ids from the context a span starts in onto the span. */
-class JobIdsOnSpans implements SpanProcessor {
-  onStart(span: Span, parentContext: Context): void {
-    const job = jobOfContext(parentContext)
-    if (job && span.attributes[JOB_ID_ATTRIBUTE] === undefined) span.setAttributes({ [JOB_ID_ATTRIBUTE]: job.jobId, [USER_ID_ATTRIBUTE]: job.userId })
-  }
-
-  onEnd(_span: ReadableSpan): void {}
-  forceFlush(): Promise<void> {
-    return Promise.resolve()
-  }
-
-  shutdown(): Promise<void> {
-    return Promise.resolve()
-  }
-}
-
 /**
- * When `exportTraces` is on and an OTLP endpoint is set in `env`, installs the async context (once
- * per process) and the SDK. `service` names the app in the traces unless `OTEL_SERVICE_NAME` does.
+ * When `exportTraces` is on and an OTLP endpoint is set in `env`, loads the SDK and installs it with
+ * the async context (telemetry-sdk.ts); `ready` resolves once spans are recorded (the server holds
+ * requests until then, so no job's span is lost to the moment it takes). `service` names the app
+ * in the traces unless `OTEL_SERVICE_NAME` does.
  */
 export function startTelemetry(options: { exportTraces: boolean, env: NodeJS.ProcessEnv, service: string }): Telemetry {
-  if (!options.exportTraces || !otlpTracesEndpoint(options.env)) return { exporting: false, close: async () => {} }
-  if (!contextManager) {
-    contextManager = new AsyncLocalStorageContextManager().enable()
-    context.setGlobalContextManager(contextManager)
-  }
-  const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.env.OTEL_SERVICE_NAME || options.service }).merge(detectResources({ detectors: [envDetector] })),
-    spanProcessors: [new JobIdsOnSpans(), new BatchSpanProcessor(new OTLPTraceExporter())],
-  })
-  // The context manager is the one above; the propagator writes W3C `traceparent` into MCP requests.
-  provider.register({ contextManager: null, propagator: null })
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator())
+  if (!options.exportTraces || !otlpTracesEndpoint(options.env)) return { exporting: false, ready: Promise.resolve(), close: async () => {} }
+  const installed = import('./telemetry-sdk').then(sdk => sdk.installTracing(options.env.OTEL_SERVICE_NAME || options.service))
   let closing: Promise<void> | undefined
   return {
     exporting: true,
-    close: () => (closing ??= provider.shutdown().catch(() => {})),
+    // A SDK that cannot load (a broken install) leaves traces off, said once, rather than requests held.
+    ready: installed.then(() => {}, error => consola.withTag('tracing').error('Traces are not exported: the OpenTelemetry SDK could not load.', error)),
+    close: () => (closing ??= installed.then(tracing => tracing.close(), () => {})),
   }
 }
 
