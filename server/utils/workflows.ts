@@ -1,7 +1,7 @@
 import { runInputsOf } from '../lib/workflows/run-inputs'
 import { resumeStateFrom } from '../lib/workflows/resume-from'
 import type { H3Event } from 'h3'
-import { workflowToolDenials } from '../lib/workflows/tool-access'
+import { workflowKnowledgeBases, workflowToolDenials } from '../lib/workflows/tool-access'
 import { assertModelsAllowed } from '../lib/models/model-access'
 import { jobPrincipal } from '../lib/http/job-principal'
 import { workflowModels } from '../lib/workflows/model-calls'
@@ -29,6 +29,14 @@ export async function requireValidWorkflow(event: H3Event, raw: unknown): Promis
   const user = await requireSessionUser(event)
   const denied = workflowToolDenials(result.workflow, await useToolSources().policy.accessFor({ userId: user.id, role: user.role, name: user.role === 'guest' ? undefined : user.name }))
   if (denied.length > 0) throw invalidWorkflow(denied)
+  // An agent step searches knowledge bases its owner may read (each search checks again).
+  for (const { nodeId, baseId } of workflowKnowledgeBases(result.workflow)) {
+    try {
+      await usePersonal().knowledge.open(user.id, baseId)
+    } catch (error) {
+      throw invalidWorkflow([{ nodeId, message: `Node "${nodeId}" searches the knowledge base “${baseId}”: ${(error as Error).message}` }])
+    }
+  }
   // A failure handler is another workflow of the same person.
   const handlerId = result.workflow.onFailure?.workflowId
   if (handlerId) {

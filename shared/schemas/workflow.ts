@@ -10,6 +10,7 @@
  */
 import { z } from 'zod'
 import { RETRYABLE_STEP_ERRORS } from '../types/workflow-retry'
+import { KNOWLEDGE_BASES_PER_CHAT } from '../types/knowledge'
 
 const id = z.string().trim().regex(/^[a-z][\w-]{0,62}$/i, 'use letters, digits, "_" or "-", starting with a letter')
 const label = z.string().trim().max(80).optional()
@@ -44,6 +45,8 @@ const agentNode = z.object({
   prompt: template.optional(),
   /** Server tools it may call; default none. */
   tools: z.array(z.string().max(64)).max(50).default([]),
+  /** Knowledge bases it searches (`search_knowledge`, offered with them), the owner's or their groups'; default none. */
+  knowledgeBaseIds: z.array(z.string().trim().min(1).max(64)).max(KNOWLEDGE_BASES_PER_CHAT, `must be at most ${KNOWLEDGE_BASES_PER_CHAT} knowledge bases`).optional(),
   maxToolRounds: z.number().int().min(0).max(20).default(3),
   retries,
   retry: retryPolicy,

@@ -10,7 +10,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { startFakeOpenRouter, textReply, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
+import { startFakeOpenRouter, textReply, toolCallReply, type FakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
 import { registerAccount, SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { startBuiltApp, useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
 import { docxBomb, docxOf, pdfOf } from '../support/documents'
@@ -161,6 +161,50 @@ describe('knowledge bases', () => {
     expect(again.status).toBe(202)
     await waitForJobEnd(ann, (await again.json()).jobId, 60_000)
     expect(systemOf(fake.requests[at]!)).toContain('Meals are refunded up to 40 euros a day.')
+  }, 60_000)
+
+  it('lets a workflow agent step search its own bases (offered search_knowledge with them), and refuses a base its owner cannot read when saved', async () => {
+    const toolNames = (request: RecordedRequest) => (request.body.tools ?? []).map(tool => tool.function.name)
+    const step = (id: string, bases: string[]) => ({
+      version: 1,
+      name: `Knowledge ${id}`,
+      defaultModel: 'openai/gpt-4o-mini',
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id, kind: 'agent', model: 'openai/gpt-4o-mini', systemPrompt: `STEP-${id}`, tools: [], knowledgeBaseIds: bases },
+        { id: 'out', kind: 'output' },
+      ],
+      edges: [{ from: 'start', to: id }, { from: id, to: 'out' }],
+    })
+    // Bob cannot read Ann's base: his workflow naming it is refused with the step named.
+    const refused = await bob.post('/api/workflows', { definition: step('lookup', [handbook.id]) })
+    expect(refused.status).toBe(400)
+    expect(await refused.text()).toMatch(/Node \\?"lookup\\?" searches the knowledge base/)
+
+    const saved = await ann.post('/api/workflows', { definition: step('lookup', [handbook.id]) })
+    expect(saved.status).toBe(201)
+    const workflowId = (await saved.json()).id as string
+    const searches: string[] = []
+    fake.script((request) => {
+      const asked = request.body.messages.at(-1)
+      if (asked?.role === 'tool') {
+        searches.push(String(asked.content))
+        return textReply('Meals: 40 euros a day [1].')
+      }
+      return toolCallReply([{ id: 'call-kb', name: 'search_knowledge', arguments: JSON.stringify({ query: 'meals refunded' }) }])
+    })
+    const at = fake.requests.length
+    const started = await ann.post(`/api/workflows/${workflowId}/run`, { prompt: 'How much are meals refunded?' })
+    expect(started.status).toBe(202)
+    const run = await waitForJobEnd(ann, (await started.json()).jobId, 60_000)
+    expect(run.status).toBe('complete')
+    // The step's model was offered the search (the run has no conversation with bases attached)…
+    expect(toolNames(fake.requests[at]!)).toEqual(['search_knowledge'])
+    // …and the search read the step's base: the handbook's passage, with its link to cite.
+    expect(searches).toHaveLength(1)
+    expect(searches[0]).toContain('Meals are refunded up to 40 euros a day.')
+    expect(searches[0]).toMatch(/\[1\]\(\/knowledge\/kb-[\w-]+\/kd-[\w-]+\?passage=\d+\)/)
+    expect(run.content).toContain('Meals: 40 euros a day')
   }, 60_000)
 
   it('keeps a base from everyone else until it is shared with a group of theirs, to read or to edit', async () => {

@@ -53,6 +53,8 @@ export interface ToolExecutionLoopParams {
   threadId: string
   /** The workspace its tools work in, when not its thread's own (a subagent shares its parent's). */
   workspaceId?: string
+  /** The knowledge bases `search_knowledge` searches, when not its thread's: a workflow agent step's own. */
+  knowledgeBaseIds?: readonly string[]
   initialMessages: ChatMessage[]
   model: string
   endpoint: ChatEndpoint

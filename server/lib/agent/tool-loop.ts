@@ -305,7 +305,7 @@ class ToolLoop {
       offered: tools.offered,
       maxToolsPerRound: params.maxToolsPerRound ?? 20,
       concurrency: params.toolConcurrency ?? 5,
-      context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId, ...(params.workspaceId ? { workspaceId: params.workspaceId } : {}), credentials: await params.credentials?.(), availableTools: tools.serverToolNames() },
+      context: { userId: params.userId, threadId: params.threadId, jobId: params.jobId, ...(params.workspaceId ? { workspaceId: params.workspaceId } : {}), ...(params.knowledgeBaseIds ? { knowledgeBaseIds: params.knowledgeBaseIds } : {}), credentials: await params.credentials?.(), availableTools: tools.serverToolNames() },
       denial: name => (tools.localTools.has(name) ? undefined : tools.denial(name)),
       localTools: tools.localTools,
       signal,

@@ -27,7 +27,8 @@ export function searchKnowledgeTool(knowledge: KnowledgeBases, basesOf: (userId:
     capabilities: ['knowledge'],
     idempotent: true,
     handler: async ({ query, limit }, context) => {
-      const attached = await basesOf(context.userId, context.threadId)
+      // A workflow agent step searches its own bases; a conversation, those attached to it.
+      const attached = context.knowledgeBaseIds ?? await basesOf(context.userId, context.threadId)
       const { bases, hits } = await knowledge.search(context.userId, attached, query, limit ?? 5)
       return {
         query,
@@ -44,9 +45,19 @@ export function searchKnowledgeTool(knowledge: KnowledgeBases, basesOf: (userId:
   })
 }
 
+/** The policy's own check behind each gated one (what `withKnowledgeBases` opens the gate to). */
+const ungated = new WeakMap<ToolAccessCheck, ToolAccessCheck>()
+
 /** `check` with `search_knowledge` denied where the conversation has no knowledge base attached. */
 export function withKnowledgeGate(check: ToolAccessCheck, hasBases: boolean): ToolAccessCheck {
   if (hasBases) return check
   const gated = (tool: PolicyTool) => (tool.name === SEARCH_KNOWLEDGE ? 'no knowledge base is attached to this conversation' : check(tool))
-  return Object.assign(gated, { needsApproval: check.needsApproval })
+  const result = Object.assign(gated, { needsApproval: check.needsApproval })
+  ungated.set(result, check)
+  return result
+}
+
+/** `check` for a run that brings bases of its own (a workflow agent step): `search_knowledge` as the policy says. */
+export function withKnowledgeBases(check: ToolAccessCheck): ToolAccessCheck {
+  return ungated.get(check) ?? check
 }

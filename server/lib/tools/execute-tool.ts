@@ -137,6 +137,7 @@ async function executeRegisteredTool(
       ...(context.askUser ? { askUser: context.askUser } : {}),
       ...(context.toolCallId ? { toolCallId: context.toolCallId } : {}),
       ...(context.workspaceId ? { workspaceId: context.workspaceId } : {}),
+      ...(context.knowledgeBaseIds ? { knowledgeBaseIds: context.knowledgeBaseIds } : {}),
       ...(context.holdRoundDeadline ? { holdRoundDeadline: context.holdRoundDeadline } : {}),
       ...(context.availableTools ? { availableTools: context.availableTools } : {}),
     }),

@@ -39,7 +39,7 @@ export interface RunToolCallsOptions {
   maxToolsPerRound: number
   /** Calls running at once. */
   concurrency: number
-  context: { userId: string, threadId: string, jobId: string, workspaceId?: string, credentials?: ToolCredentials, availableTools?: readonly string[] }
+  context: { userId: string, threadId: string, jobId: string, workspaceId?: string, knowledgeBaseIds?: readonly string[], credentials?: ToolCredentials, availableTools?: readonly string[] }
   /** Why the job's principal may not use a tool (the tool policy), or undefined: a denied call is refused with that reason. */
   denial?: (name: string) => string | undefined
   /** Tools the caller answers itself (not in the registry), by name: arguments JSON in, result text out (throw for an error). */

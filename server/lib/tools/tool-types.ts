@@ -92,6 +92,8 @@ export interface ToolExecutionContext {
   toolCallId?: string
   /** The workspace the call works in, when it is not its conversation's or run's own (a subagent shares its parent's). */
   workspaceId?: string
+  /** The knowledge bases the call searches, when not its conversation's: a workflow agent step's own. */
+  knowledgeBaseIds?: readonly string[]
   /**
    * The server tools the calling agent may use (what its job asked for, enabled, and allowed by
    * the person's policy as the loop last read it): what it can hand on, and no more (a subagent).

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { KnowledgeBases } from '../../../server/lib/knowledge/knowledge-bases'
 import { KnowledgeIndexer } from '../../../server/lib/knowledge/indexer'
-import { searchKnowledgeTool, withKnowledgeGate } from '../../../server/lib/knowledge/knowledge-tool'
+import { searchKnowledgeTool, withKnowledgeBases, withKnowledgeGate } from '../../../server/lib/knowledge/knowledge-tool'
 import { createMemoryKnowledgeStore } from '../../../server/lib/stores/knowledge/memory'
 import { createMemoryWorkspaceStore } from '../../../server/lib/stores/workspaces/memory'
 import type { ToolAccessCheck } from '../../../server/lib/tools/policy/tool-policy'
@@ -186,6 +186,9 @@ describe('search_knowledge', () => {
     })
     const elsewhere = await tool.handler({ query: 'meals' }, { ...(context as object), threadId: 'thread-2' } as never)
     expect(elsewhere).toMatchObject({ results: [], note: expect.stringContaining('Nothing') })
+    // A workflow agent step brings its own bases: searched whatever its run's conversation has.
+    const stepOwn = await tool.handler({ query: 'meals refunded' }, { ...(context as object), threadId: 'thread-2', knowledgeBaseIds: [base.id] } as never)
+    expect(stepOwn).toMatchObject({ searched: ['Handbook'], results: [{ n: 1, text: 'Meals are refunded up to 40 euros a day.' }] })
   })
 
   it('is denied in a conversation without a knowledge base, leaving every other tool to the policy', () => {
@@ -194,5 +197,8 @@ describe('search_knowledge', () => {
     expect(gated({ name: 'search_knowledge', source: { kind: 'builtin' }, capabilities: ['knowledge'] })).toMatch('no knowledge base')
     expect(gated({ name: 'calculate', source: { kind: 'builtin' } })).toBeUndefined()
     expect(withKnowledgeGate(check, true)).toBe(check)
+    // A run that brings its bases (a workflow agent step) gets the policy's own word back.
+    expect(withKnowledgeBases(gated)).toBe(check)
+    expect(withKnowledgeBases(check)).toBe(check)
   })
 })

@@ -28,6 +28,7 @@ import { approvalNeeded, policyToolNamed } from '../../tools/policy/tool-policy'
 import type { JobCheckpoint, ToolExecutionRecord } from '../../../../shared/types/job'
 import type { SavedWorkflow, WorkflowNode, WorkflowState } from '../../../../shared/types/workflow'
 import { runnableWorkflow } from '../../workflows/validate'
+import { agentStepTools } from '../../workflows/tool-access'
 import { workflowModelCallBound } from '../../workflows/model-calls'
 import { workflowStepBound } from '../../workflows/step-budget'
 import { CoalescedStateWrites } from './state-writes'
@@ -193,9 +194,8 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
     isIdempotent: name => options.tools.get(name)?.idempotent === true,
     loop: {
       ...context.loopBase(request.model, endpoint, step.signal),
+      ...agentStepTools(node, options.toolAccess),
       initialMessages: messages,
-      toolNames: node.tools ?? [],
-      toolsEnabled: (node.tools?.length ?? 0) > 0,
       people: options.inputs ? toolCallPeople(options.inputs, options.job, [], `node:${node.id}:`) : undefined,
       maxRounds: node.maxToolRounds ?? 0,
       callbacks: context.metered(request.model, {
