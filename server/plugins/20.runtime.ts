@@ -12,8 +12,9 @@ export default defineNitroPlugin((nitroApp) => {
   setServerRuntime(runtime)
   runtime.start()
   // With traces exported, the SDK loads after start-up: a request waits for it (a few ms, once), so
-  // the spans of a job it starts are recorded.
-  nitroApp.hooks.hook('request', () => runtime.tracingReady)
+  // the spans of a job it starts are recorded; once it has, requests go on without the hook.
+  const unhookTracingWait = nitroApp.hooks.hook('request', () => runtime.tracingReady)
+  void runtime.tracingReady.then(unhookTracingWait)
 
   const onSignal = () => void runtime.stop()
   process.once('SIGTERM', onSignal)

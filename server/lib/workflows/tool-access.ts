@@ -5,6 +5,7 @@
  */
 import { policyToolNamed, type ToolAccessCheck } from '../tools/policy/tool-policy'
 import { SEARCH_KNOWLEDGE, withKnowledgeBases } from '../knowledge/knowledge-tool'
+import { everyStep } from './validate'
 import type { WorkflowDefinition, WorkflowNode, WorkflowProblem } from '../../../shared/types/workflow'
 
 type AgentNode = Extract<WorkflowNode, { kind: 'agent' }>
@@ -29,20 +30,15 @@ export function agentStepTools(node: AgentNode, toolAccess: (() => Promise<ToolA
   }
 }
 
-/** Every step of `definition`, those in its loops' bodies too. */
-function stepsOf(definition: WorkflowDefinition): WorkflowNode[] {
-  return [...definition.nodes, ...definition.nodes.flatMap(node => node.kind === 'loop' ? node.body.nodes as WorkflowNode[] : [])]
-}
-
 /** The knowledge bases the agent steps of `definition` search, each with its step. */
 export function workflowKnowledgeBases(definition: WorkflowDefinition): Array<{ nodeId: string, baseId: string }> {
-  return stepsOf(definition).flatMap(node => node.kind === 'agent' ? (node.knowledgeBaseIds ?? []).map(baseId => ({ nodeId: node.id, baseId })) : [])
+  return everyStep(definition).flatMap(node => node.kind === 'agent' ? (node.knowledgeBaseIds ?? []).map(baseId => ({ nodeId: node.id, baseId })) : [])
 }
 
 /** One problem per node and tool the policy denies (a loop's steps included). */
 export function workflowToolDenials(definition: WorkflowDefinition, access: ToolAccessCheck): WorkflowProblem[] {
   const problems: WorkflowProblem[] = []
-  for (const node of stepsOf(definition)) {
+  for (const node of everyStep(definition)) {
     const names = node.kind === 'tool' ? [node.tool] : node.kind === 'agent' ? agentStepToolNames(node) : []
     for (const name of names) {
       const denied = access(policyToolNamed(name))

@@ -3,7 +3,7 @@
  * the registry has, router branches that exist, and no cycle (repeating is a loop step's job);
  * each loop's body the same, as a graph of its own. Every problem names its node.
  */
-import { workflowDefinitionSchema, type WorkflowBodyNode, type WorkflowDefinition, type WorkflowEdge, type WorkflowLoopNode } from '../../../shared/schemas/workflow'
+import { workflowDefinitionSchema, type WorkflowBodyNode, type WorkflowDefinition, type WorkflowEdge, type WorkflowLoopNode, type WorkflowNode } from '../../../shared/schemas/workflow'
 import type { SavedWorkflow, WorkflowProblem } from '../../../shared/types/workflow'
 
 export type { WorkflowProblem } from '../../../shared/types/workflow'
@@ -33,7 +33,7 @@ export function validateWorkflow(raw: unknown, hasTool: (name: string) => boolea
   const problems: WorkflowProblem[] = []
   // Ids are unique across the workflow and its loops' bodies: {{nodes.<id>}} names one step.
   const seen = new Set<string>()
-  for (const node of [...workflow.nodes, ...workflow.nodes.flatMap(node => node.kind === 'loop' ? node.body.nodes : [])]) {
+  for (const node of everyStep(workflow)) {
     if (seen.has(node.id)) problems.push({ nodeId: node.id, message: `Node "${node.id}" appears twice; node ids must be unique (in loop bodies too).` })
     seen.add(node.id)
   }
@@ -151,6 +151,11 @@ function findCycle(workflow: { nodes: GraphNode[], edges: WorkflowEdge[] }): str
     if (found) return found
   }
   return undefined
+}
+
+/** Every step of `definition`, those in its loops' bodies too. */
+export function everyStep(definition: Pick<WorkflowDefinition, 'nodes'>): Array<WorkflowNode | WorkflowBodyNode> {
+  return [...definition.nodes, ...definition.nodes.flatMap(node => node.kind === 'loop' ? node.body.nodes : [])]
 }
 
 /** What a workflow's check reads of the tool registry (the runtime's, or a test's). */
