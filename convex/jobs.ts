@@ -250,6 +250,7 @@ export const updateRunState = serverMutation({
     content: v.optional(v.string()),
     reasoning: v.optional(v.string()),
     resumeCount: v.optional(v.number()),
+    steers: v.optional(v.string()),
     workflow: v.optional(v.object({ state: v.string(), parts: v.array(v.object({ path: v.string(), body: v.string() })), knownAt: v.optional(v.number()) })),
     now: v.number(),
     owner,
@@ -268,6 +269,7 @@ export const updateRunState = serverMutation({
       ...text,
       usage: args.usage ?? job.usage,
       resume_count: args.resumeCount ?? job.resume_count,
+      ...(args.steers !== undefined ? { steers: args.steers } : {}),
       ...(args.workflow ? { workflow_state: args.workflow.state } : {}),
       updated_at: args.now,
     })

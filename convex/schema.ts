@@ -86,6 +86,8 @@ export default defineSchema({
     lease_expires_at: v.optional(v.number()),
     /** Set by any instance to ask the running one to stop. */
     abort_requested_at: v.optional(v.number()),
+    /** Messages the person sent it while it ran (JSON of JobSteer[]). */
+    steers: v.optional(v.string()),
   })
     .index('by_job_id', ['job_id'])
     .index('by_thread_message', ['thread_id', 'message_id'])
@@ -243,6 +245,8 @@ export default defineSchema({
     /** The owner's 👍 / 👎, and when (indexed for the admin's report). */
     feedback: v.optional(messageFeedback),
     feedback_at: v.optional(v.number()),
+    /** What the person sent the answer while it ran (JSON of JobSteer[]), written with its outcome. */
+    steers: v.optional(v.string()),
     /** Parts in `thread_message_parts` after the first 50,000 characters of the text, reasoning and tool calls (convex/lib/messageParts.ts). */
     content_parts: v.optional(v.number()),
     reasoning_parts: v.optional(v.number()),
@@ -252,6 +256,25 @@ export default defineSchema({
     .index('by_feedback_at', ['feedback_at'])
     .index('by_thread_and_created', ['thread_id', 'created_at'])
     .searchIndex('search_content', { searchField: 'search_text', filterFields: ['user_id'] }),
+
+  /** Messages lined up in a conversation while an answer runs (server/lib/stores/threads/message-queue-store.ts); gone with it. */
+  thread_queue: defineTable({
+    item_id: v.string(),
+    thread_id: v.string(),
+    user_id: v.string(),
+    position: v.number(),
+    content: v.string(),
+    model: v.string(),
+    tools: v.optional(v.array(v.string())),
+    api_key_ciphertext: v.optional(v.string()),
+    created_at: v.number(),
+    updated_at: v.number(),
+    steer_job_id: v.optional(v.string()),
+    blocked: v.optional(v.string()),
+    sending: v.optional(v.object({ answerId: v.string(), jobId: v.string() })),
+  })
+    .index('by_item_id', ['item_id'])
+    .index('by_thread_and_position', ['thread_id', 'position']),
 
   /** Files sent with messages; their bytes are in `thread_attachment_chunks` (a document holds at most 1 MiB). */
   thread_attachments: defineTable({

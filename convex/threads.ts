@@ -37,6 +37,7 @@ async function toMessage(ctx: QueryCtx, row: Doc<'thread_messages'>) {
     finishReason: row.finish_reason,
     usage: row.usage,
     feedback: row.feedback,
+    steers: row.steers ? JSON.parse(row.steers) : undefined,
   }
 }
 
@@ -203,6 +204,8 @@ export const attachmentBytes = serverQuery({
 const DELETE_PASS_BYTES = 6 * 1024 * 1024
 const DELETE_PASS_DOCUMENTS = 2_000
 const MESSAGES_PAGE = 100
+/** More rows than a queue ever holds (the server keeps it at 20). */
+const MAX_QUEUE_ROWS = 100
 const CHUNKS_PAGE = 2
 
 /**
@@ -256,6 +259,7 @@ export const remove = serverMutation({
     const thread = await findThread(ctx, threadId)
     if (!thread) return false
     await ctx.db.delete(thread._id)
+    for (const item of await ctx.db.query('thread_queue').withIndex('by_thread_and_position', q => q.eq('thread_id', threadId)).take(MAX_QUEUE_ROWS)) await ctx.db.delete(item._id)
     if (!await deleteThreadRows(ctx, threadId)) await ctx.scheduler.runAfter(0, internal.threads.removeRest, { threadId })
     return true
   },
@@ -307,8 +311,9 @@ export const updateMessage = serverMutation({
     finishReason: v.optional(v.string()),
     usage: v.optional(usage),
     jobId: v.optional(v.string()),
+    steers: v.optional(v.string()),
   },
-  handler: async (ctx, { messageId, toolCalls, finishReason, jobId, ...fields }) => {
+  handler: async (ctx, { messageId, toolCalls, finishReason, jobId, steers, ...fields }) => {
     const message = await findMessage(ctx, messageId)
     if (!message) return false
     let patch: Partial<Doc<'thread_messages'>> = {}
@@ -323,6 +328,7 @@ export const updateMessage = serverMutation({
     if (finishReason !== undefined) patch.finish_reason = finishReason
     if (fields.usage !== undefined) patch.usage = fields.usage
     if (jobId !== undefined) patch.job_id = jobId
+    if (steers !== undefined) patch.steers = steers
     await ctx.db.patch(message._id, patch)
     return true
   },
@@ -366,5 +372,105 @@ export const search = serverQuery({
       if (thread && thread.user_id === userId && inFolder(thread)) hits.set(row.thread_id, { thread: toThread(thread), message: await toMessage(ctx, row) })
     }
     return [...hits.values()]
+  },
+})
+
+const findQueued = (ctx: QueryCtx, itemId: string) => ctx.db.query('thread_queue').withIndex('by_item_id', q => q.eq('item_id', itemId)).unique()
+
+function toQueued(row: Doc<'thread_queue'>) {
+  return {
+    id: row.item_id, threadId: row.thread_id, userId: row.user_id, position: row.position, content: row.content, model: row.model, createdAt: row.created_at, updatedAt: row.updated_at,
+    ...(row.tools ? { tools: row.tools } : {}), ...(row.api_key_ciphertext ? { apiKeyCiphertext: row.api_key_ciphertext } : {}),
+    ...(row.steer_job_id ? { steerJobId: row.steer_job_id } : {}), ...(row.blocked ? { blocked: row.blocked } : {}), ...(row.sending ? { sending: row.sending } : {}),
+  }
+}
+
+/** A thread's queued messages, first to go first. */
+export const queueList = serverQuery({
+  args: { threadId: v.string() },
+  handler: async (ctx, { threadId }) => {
+    const rows = await ctx.db.query('thread_queue').withIndex('by_thread_and_position', q => q.eq('thread_id', threadId)).take(MAX_QUEUE_ROWS)
+    return rows.sort((a, b) => a.position - b.position || a.created_at - b.created_at).map(toQueued)
+  },
+})
+
+export const queueGet = serverQuery({
+  args: { itemId: v.string() },
+  handler: async (ctx, { itemId }) => {
+    const row = await findQueued(ctx, itemId)
+    return row ? toQueued(row) : null
+  },
+})
+
+export const queueAdd = serverMutation({
+  args: {
+    itemId: v.string(), threadId: v.string(), userId: v.string(), position: v.number(), content: v.string(), model: v.string(),
+    tools: v.optional(v.array(v.string())), apiKeyCiphertext: v.optional(v.string()), now: v.number(),
+  },
+  handler: async (ctx, args) => {
+    if (await findQueued(ctx, args.itemId)) throw new Error(`Queued message ${args.itemId} already exists.`)
+    await ctx.db.insert('thread_queue', {
+      item_id: args.itemId, thread_id: args.threadId, user_id: args.userId, position: args.position, content: args.content, model: args.model,
+      tools: args.tools, api_key_ciphertext: args.apiKeyCiphertext, created_at: args.now, updated_at: args.now,
+    })
+  },
+})
+
+/** Changes a queued message whose send has not begun (`null` clears); false when gone or being sent. */
+export const queueUpdate = serverMutation({
+  args: {
+    itemId: v.string(), now: v.number(), content: v.optional(v.string()), position: v.optional(v.number()),
+    steerJobId: v.optional(v.union(v.string(), v.null())), blocked: v.optional(v.union(v.string(), v.null())),
+  },
+  handler: async (ctx, { itemId, now, content, position, steerJobId, blocked }) => {
+    const row = await findQueued(ctx, itemId)
+    if (!row || row.sending) return false
+    await ctx.db.patch(row._id, {
+      updated_at: now,
+      ...(content !== undefined ? { content } : {}),
+      ...(position !== undefined ? { position } : {}),
+      ...(steerJobId !== undefined ? { steer_job_id: steerJobId ?? undefined } : {}),
+      ...(blocked !== undefined ? { blocked: blocked ?? undefined } : {}),
+    })
+    return true
+  },
+})
+
+/** Marks a send begun unless one had (one caller wins), or (`blocked`) lets it wait again. */
+export const queueClaim = serverMutation({
+  args: { itemId: v.string(), now: v.number(), sending: v.optional(v.object({ answerId: v.string(), jobId: v.string() })), blocked: v.optional(v.string()) },
+  handler: async (ctx, { itemId, now, sending, blocked }) => {
+    const row = await findQueued(ctx, itemId)
+    if (!row) return false
+    if (sending) {
+      if (row.sending) return false
+      await ctx.db.patch(row._id, { sending, blocked: undefined, updated_at: now })
+    } else {
+      await ctx.db.patch(row._id, { sending: undefined, blocked, updated_at: now })
+    }
+    return true
+  },
+})
+
+export const queueRemove = serverMutation({
+  args: { itemId: v.string() },
+  handler: async (ctx, { itemId }) => {
+    const row = await findQueued(ctx, itemId)
+    if (!row) return false
+    await ctx.db.delete(row._id)
+    return true
+  },
+})
+
+/** Threads with queued messages (at most `limit`). */
+export const queueThreads = serverQuery({
+  args: { limit: v.number() },
+  handler: async (ctx, { limit }) => {
+    const threads = new Set<string>()
+    for await (const row of ctx.db.query('thread_queue')) {
+      threads.add(row.thread_id)
+      if (threads.size >= limit) break
+    }
+    return [...threads]
   },
 })

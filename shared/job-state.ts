@@ -5,7 +5,7 @@
  *
  * Every event is applied on its own terms: a snapshot replaces the job; a delta continues the text
  * only when its offsets equal what the job has (otherwise the job is returned unchanged and
- * `continuesText` says why); tool calls and input requests are upserted by their ids; a status
+ * `continuesText` says why); tool calls and input requests are upserted by their ids, a steer added once; a status
  * ends the job, and the calls still pending or running end with it.
  */
 import type { ActiveToolCall, PublicJob } from './types/job'
@@ -49,6 +49,8 @@ export function applyJobEvent(job: PublicJob, event: JobStreamEvent): PublicJob 
       return { ...job, content: job.content + (event.content ?? ''), reasoning: job.reasoning + (event.reasoning ?? ''), chunksReceived: event.chunksReceived }
     case 'tool-call':
       return { ...job, activeToolCalls: upsertToolCall(job.activeToolCalls, event.toolCall) }
+    case 'steer':
+      return job.steers?.some(steer => steer.id === event.steer.id) ? job : { ...job, steers: [...job.steers ?? [], event.steer] }
     case 'workflow-state':
       return { ...job, workflowState: event.workflowState }
     case 'input-request':

@@ -188,6 +188,7 @@ export async function assembleJob(ctx: QueryCtx, job: Doc<'background_jobs'>, op
     toolRounds: [...rounds.entries()].sort(([a], [b]) => a - b).map(([round, calls]) => ({ round, toolCalls: calls.sort((a, b) => a.sequence - b.sequence).map(item => item.call) })),
     workflowState: job.workflow_state ? await readWorkflowState(ctx, job.job_id, job.workflow_state) : undefined,
     usage: job.usage,
+    steers: job.steers ? JSON.parse(job.steers) : undefined,
     error: job.error,
     finishReason: job.finish_reason,
     startedAt: job.started_at,

@@ -38,10 +38,11 @@ export async function sendThreadMessage(event: H3Event, thread: ChatThread, vers
   }
 }
 
-/** A conversation with the messages of the branch on view and their versions; with `show`, the branch through that message first (404 when not in it). */
+/** A conversation with the messages of the branch on view and their versions, and its queued messages; with `show`, the branch through that message first (404 when not in it). */
 export async function viewThread(event: H3Event, thread: ChatThread, show?: string): Promise<ThreadWithMessages> {
   try {
-    return await viewBranch(useThreadStore(), thread, show)
+    const [view, queue] = await Promise.all([viewBranch(useThreadStore(), thread, show), queueOf(thread.id)])
+    return queue ? { ...view, queue } : view
   } catch (error) {
     throwHttpError(event, error)
   }

@@ -3,7 +3,7 @@
  * the app's reducer (app/utils/job-events.ts) applies them. Noun-verb names as in the AI SDK.
  */
 import type { Usage } from './chat'
-import type { ActiveToolCall, JobError, JobStatus, PublicJob } from './job'
+import type { ActiveToolCall, JobError, JobStatus, JobSteer, PublicJob } from './job'
 import type { WorkflowState } from './workflow'
 import type { JobInputRequest } from './input-request'
 
@@ -31,6 +31,9 @@ export interface JobDeltaEvent {
 /** A tool call changed state (pending, running, completed, error). */
 export interface JobToolCallEvent { type: 'tool-call', toolCall: ActiveToolCall }
 
+/** The model read a message the person sent the running answer. */
+export interface JobSteerEvent { type: 'steer', steer: JobSteer }
+
 /** A workflow moved on. */
 export interface JobWorkflowStateEvent { type: 'workflow-state', workflowState: WorkflowState }
 
@@ -49,7 +52,7 @@ export interface JobStatusEvent {
 }
 
 /** Every event of a job stream. */
-export type JobStreamEvent = JobSnapshotEvent | JobDeltaEvent | JobToolCallEvent | JobWorkflowStateEvent | JobInputRequestEvent | JobStatusEvent
+export type JobStreamEvent = JobSnapshotEvent | JobDeltaEvent | JobToolCallEvent | JobSteerEvent | JobWorkflowStateEvent | JobInputRequestEvent | JobStatusEvent
 
 /**
  * One event of a job's run log as the store keeps it. `seq` numbers the job's events (1, 2, …,

@@ -116,9 +116,23 @@ export interface PendingToolRound {
   started?: string[]
 }
 
+/**
+ * A message the person sent to a running answer ("Send now" on a queued message): the model read it
+ * before request `round`, when the answer's text was `contentOffset` characters long.
+ */
+export interface JobSteer {
+  id: string
+  content: string
+  round: number
+  contentOffset: number
+  at: number
+}
+
 /** Where a chat job resumes: the conversation after its last completed tool round. */
 export interface JobCheckpoint {
   messages: ChatMessage[]
+  /** The steers already in `messages` (their queue entries may still be there after a crash: they are not given again; a resumed run shows them from here). */
+  steered?: JobSteer[]
   /** Model requests already made. */
   rounds: number
   /** Tool rounds completed. */
@@ -146,6 +160,8 @@ export interface BackgroundJob {
   activeToolCalls: ActiveToolCall[]
   /** Executed calls with the full text the model got, by round. */
   toolRounds: ToolRoundRecord[]
+  /** Messages the person sent it while it ran, in the order the model read them. */
+  steers?: JobSteer[]
   workflowState?: WorkflowState
   usage?: Usage
   error?: JobError

@@ -3,7 +3,8 @@
  * An assistant message is produced by a background job; it carries the job's id while it runs and
  * the final text, tool calls and outcome once it has ended.
  */
-import type { ActiveToolCall, JobError } from './job'
+import type { ActiveToolCall, JobError, JobSteer } from './job'
+import type { QueuedMessage } from './message-queue'
 import type { Usage } from './chat'
 import type { MessageAttachment } from './attachment'
 import type { ChatSettings, MessageFeedback } from './personal'
@@ -57,6 +58,8 @@ export interface ThreadMessage {
   finishReason?: string
   /** Assistant messages: the tokens and cost of every model request its job made (absent: not reported, or answered before usage was kept). */
   usage?: Usage
+  /** Assistant messages: what the person sent the answer while it ran (shown in it, and given to later questions in order). */
+  steers?: JobSteer[]
   /** Assistant messages: the owner's 👍 / 👎. */
   feedback?: MessageFeedback
 }
@@ -83,6 +86,8 @@ export interface ThreadPathMessage extends ThreadMessage {
 export interface ThreadWithMessages {
   thread: ChatThread
   messages: ThreadPathMessage[]
+  /** Messages lined up to follow the running answer (absent: none). */
+  queue?: QueuedMessage[]
 }
 
 /** The stored turns of a sent message and the job answering it (`POST /api/threads/:id/messages`). */

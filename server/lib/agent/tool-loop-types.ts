@@ -42,8 +42,20 @@ export interface ToolLoopCallbacks {
   onToolCallFinish?: (event: ToolCallRecord & { round: number }) => void
   /** A model request reported what it used (once per request, at its end). */
   onUsage?: (usage: Usage, info: { round: number }) => void
+  /**
+   * Messages the person sent the running answer went into the conversation, before request
+   * `round` (`messages`: the conversation with them); awaited before that request is made: the place
+   * to record that they were given, so they are given once.
+   */
+  onSteered?: (event: { round: number, steers: readonly LoopSteer[], messages: readonly ChatMessage[] }) => Promise<void>
   /** A round ended; `messages` is the conversation so far (a checkpoint to resume from). */
   onRoundFinish?: (event: { round: number, finishReason: FinishReason, toolCalls: ToolCallRecord[], messages: readonly ChatMessage[] }) => void
+}
+
+/** A message the person sent the running answer, as the loop gives it to the model (a user turn). */
+export interface LoopSteer {
+  id: string
+  content: string
 }
 
 /** The seed's ToolExecutionLoopParams, with the endpoint and limits made explicit. */
@@ -93,6 +105,11 @@ export interface ToolExecutionLoopParams {
   toolConcurrency?: number
   signal?: AbortSignal
   callbacks?: ToolLoopCallbacks
+  /**
+   * Messages sent to the running answer since it last asked, read at each round boundary (before
+   * every model request): each becomes a user turn the model reads next (see `onSteered`).
+   */
+  takeSteers?: () => Promise<LoopSteer[]>
   /** Resuming a job: what earlier runs already did, so round numbers, limits and text carry on. */
   resume?: ToolLoopResumeState
 }

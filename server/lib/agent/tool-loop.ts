@@ -17,7 +17,7 @@ import type { JsonSchemaObject, OpenRouterToolDefinition } from '../openrouter/t
 import type { ClientToolDeclaration } from '../../../shared/types/tool'
 
 export type { ToolCallRecord, ToolCallStatus } from '../tools/run-tool-calls'
-export type { InterruptedToolRound, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopCallbacks, ToolLoopFinishReason, ToolLoopResumeState, ToolRoundResult } from './tool-loop-types'
+export type { InterruptedToolRound, LoopSteer, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopCallbacks, ToolLoopFinishReason, ToolLoopResumeState, ToolRoundResult } from './tool-loop-types'
 
 /** The last user message's text, which ranks the tools offered when there are many. */
 function latestUserText(messages: readonly ChatMessage[]): string {
@@ -199,6 +199,8 @@ class ToolLoop {
   /** One model request and the tools it asks for; the loop's result when it ends here. */
   private async round(round: number): Promise<ToolExecutionLoopResult | undefined> {
     await this.tools.refresh()
+    await this.takeSteers(round)
+    if (this.params.signal?.aborted) return this.finish('aborted')
     const forceAnswer = this.toolRoundsBefore + this.toolRounds.length >= (this.params.maxRounds ?? 10)
     const request = await this.modelRequest(forceAnswer)
     await this.callbacks.beforeModelRequest?.({ round, request })
@@ -237,6 +239,14 @@ class ToolLoop {
     } finally {
       deadline.dispose()
     }
+  }
+
+  /** The round boundary: what the person sent the running answer goes in as their turns, recorded before the model reads it. */
+  private async takeSteers(round: number): Promise<void> {
+    const steers = await this.params.takeSteers?.().catch(() => [])
+    if (!steers?.length) return
+    for (const steer of steers) this.messages.push({ role: 'user', content: steer.content })
+    await this.callbacks.onSteered?.({ round, steers, messages: this.messages })
   }
 
   /** The next request: the conversation so far (its files expanded) and the tools on offer. */

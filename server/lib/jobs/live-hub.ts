@@ -14,7 +14,7 @@
  * Each job's state, its batch and the way its events go out are live-job.ts; this is the registry
  * of live jobs, the load-scaled window, viewers' subscriptions and the grace after the end.
  */
-import type { ActiveToolCall, PublicJob, ToolRoundRecord } from '../../../shared/types/job'
+import type { ActiveToolCall, JobSteer, PublicJob, ToolRoundRecord } from '../../../shared/types/job'
 import type { WorkflowState } from '../../../shared/types/workflow'
 import type { JobInputRequest } from '../../../shared/types/input-request'
 import type { JobSnapshotEvent } from '../../../shared/types/job-events'
@@ -176,6 +176,11 @@ export class JobLiveHub {
   /** A tool call changed state. */
   updateToolCall(jobId: string, toolCall: ActiveToolCall): void {
     this.jobs.get(jobId)?.publish({ type: 'tool-call', toolCall })
+  }
+
+  /** The model read a message the person sent the running answer. */
+  addSteer(jobId: string, steer: JobSteer): void {
+    this.jobs.get(jobId)?.publish({ type: 'steer', steer })
   }
 
   /** Keeps the snapshot's completed tool rounds current (no event: `tool-call` events carry the news). */

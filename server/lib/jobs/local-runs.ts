@@ -20,7 +20,7 @@ import type { JobLeases } from './leases'
 import type { JobLiveHub } from './live-hub'
 import type { RelaunchPlan } from './recovery'
 import type { JobObserver } from './job-observer'
-import { runChatJob } from './run/chat'
+import { runChatJob, type RunSteering } from './run/chat'
 import type { JobRunOutcome, JobStopReason } from './run/end'
 import { inJobContext } from '../tracing'
 import type { JobLogger } from './run/harness'
@@ -70,6 +70,8 @@ export interface RunServices {
   runOutputs?: (jobId: string, userId: string) => OutputFileAccess
   /** The tool registry runs read and run tools through (the process's: `processTools`). */
   tools: RunTools
+  /** Where a chat job reads the messages its person sends it while it runs (none: it takes none). */
+  steeringFor?: (job: BackgroundJob) => RunSteering | undefined
 }
 
 /** What the runs need besides the services: the manager's collaborators. */
@@ -210,7 +212,7 @@ export class LocalRuns {
       const { role } = given
       return job.type === 'workflow'
         ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey), loadWorkflow: this.options.loadWorkflow, runOutputs: this.options.runOutputs, ...await this.options.roleLimits.forRole(role ?? 'user', job.userId).then(limits => ({ modelCallLimit: limits.workflowModelCalls, stepLimit: limits.workflowSteps })) })
-        : runChatJob({ ...common, budget, role, endpoint: how.endpoint!, resume: how.resume })
+        : runChatJob({ ...common, budget, role, endpoint: how.endpoint!, resume: how.resume, steering: this.options.steeringFor?.(job) })
     }).catch(async (error) => {
       // The runners are written not to throw; if one does, the job still must not stay `streaming`.
       logger?.warn(`Job ${job.id} crashed`, error)

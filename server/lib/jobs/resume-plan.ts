@@ -8,7 +8,7 @@ import type { ChatMessage } from '../openrouter/types'
 import type { ToolCallRecord } from '../tools/run-tool-calls'
 import { toolErrorMessage } from '../tools/run-tool-calls'
 import type { InterruptedToolRound } from '../agent/tool-loop-types'
-import type { BackgroundJob, JobCheckpoint, PendingToolRound, ToolExecutionRecord } from '../../../shared/types/job'
+import type { BackgroundJob, JobCheckpoint, JobSteer, PendingToolRound, ToolExecutionRecord } from '../../../shared/types/job'
 
 /** One call of the interrupted round, with its result when it had finished before the crash. */
 export interface InterruptedCall {
@@ -25,6 +25,8 @@ export interface ResumePlan {
   toolRounds: number
   content: string
   reasoning: string
+  /** The steers its conversation already has (the checkpoint's). */
+  steered?: JobSteer[]
   interruptedRound?: {
     round: number
     assistant: PendingToolRound['assistant']
@@ -36,7 +38,7 @@ export interface ResumePlan {
 
 /** What was checkpointed, in the form both chat jobs and agent steps keep it. */
 export interface CheckpointedRun {
-  checkpoint: Pick<JobCheckpoint, 'messages' | 'rounds' | 'toolRounds' | 'pendingToolRound'>
+  checkpoint: Pick<JobCheckpoint, 'messages' | 'rounds' | 'toolRounds' | 'pendingToolRound' | 'steered'>
   /** Text the run had made, and how much of it the last completed round had. */
   content: string
   reasoning: string
@@ -50,7 +52,7 @@ export interface CheckpointedRun {
 export function planFromCheckpoint(run: CheckpointedRun): ResumePlan {
   const { checkpoint } = run
   const pending = checkpoint.pendingToolRound
-  const base = { messages: checkpoint.messages, toolRounds: checkpoint.toolRounds }
+  const base = { messages: checkpoint.messages, toolRounds: checkpoint.toolRounds, ...(checkpoint.steered?.length ? { steered: checkpoint.steered } : {}) }
   if (!pending) return { ...base, rounds: checkpoint.rounds, content: run.content.slice(0, run.contentLength), reasoning: run.reasoning.slice(0, run.reasoningLength) }
   return {
     ...base,

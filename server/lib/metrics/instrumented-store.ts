@@ -62,3 +62,31 @@ export function instrumentedStore<T extends object>(store: T, name: string, watc
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function'
 }
+
+/** One watcher that tells each of `watchers`. */
+export function allWatchers(watchers: StoreCallWatcher[]): StoreCallWatcher {
+  if (watchers.length === 1) return watchers[0]!
+  return (store, operation) => {
+    const ends = watchers.map(watch => watch(store, operation))
+    return failed => ends.forEach(end => end(failed))
+  }
+}
+
+/** `stores` with every call reported to `watch`, by store (each role of the account backend by its own name). */
+/** The stores `watchStores` watches (the app's, stores/index.ts). */
+type WatchedStores = Record<'jobs' | 'threads' | 'workflows' | 'workflowRuns' | 'accounts' | 'tokens' | 'identities' | 'settings' | 'usage', object>
+
+export function watchStores<T extends WatchedStores>(stores: T, watch: StoreCallWatcher): T {
+  return {
+    ...stores,
+    jobs: instrumentedStore(stores.jobs, 'jobs', watch),
+    threads: instrumentedStore(stores.threads, 'threads', watch),
+    workflows: instrumentedStore(stores.workflows, 'workflows', watch),
+    workflowRuns: instrumentedStore(stores.workflowRuns, 'workflow_runs', watch),
+    accounts: instrumentedStore(stores.accounts, 'accounts', watch),
+    tokens: instrumentedStore(stores.tokens, 'tokens', watch),
+    identities: instrumentedStore(stores.identities, 'identities', watch),
+    settings: instrumentedStore(stores.settings, 'settings', watch),
+    usage: instrumentedStore(stores.usage, 'usage', watch),
+  }
+}

@@ -38,11 +38,12 @@ import { createKnowledge } from './knowledge'
 import { createSecretBox } from '../security/secret-box'
 import { allowedNetworksOf } from '../tools/web/web-tools'
 import { serverSecret } from '../security/session-secret'
-import { openStores, type AppStores } from '../stores'
+import { openStores } from '../stores'
 import { BackgroundJobManager } from '../jobs/manager'
 import { JobLiveHub } from '../jobs/live-hub'
 import { ThreadTitles } from '../threads/titles'
 import { writeJobIntoThread } from '../threads/write-back'
+import { createMessageQueue } from './message-queue'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { OidcSignIn } from '../auth/oidc/oidc-sign-in'
 import { loadOidcProviders } from '../auth/oidc/provider-config'
@@ -61,7 +62,7 @@ import { StreamSlots } from '../http/stream-slots'
 import { AppMetrics } from '../metrics/app-metrics'
 import { isCataloguedModel } from '../models/model-catalog'
 import { StatusHistory } from '../metrics/status-history'
-import { instrumentedStore, type StoreCallWatcher } from '../metrics/instrumented-store'
+import { allWatchers, watchStores } from '../metrics/instrumented-store'
 import { startTelemetry, traceJobStoreCalls } from './telemetry'
 import type { ServerRuntime } from './current'
 
@@ -204,6 +205,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     workflowRuns: stores.workflowRuns,
     loadWorkflow: id => stores.workflows.getWorkflow(id),
     runOutputs: (jobId, userId) => runOutputFiles(workspaces, jobId, userId),
+    // Messages sent to a running answer come from its conversation's queue (created below, before any job runs).
+    steeringFor: job => messageQueue.steeringFor(job),
   })
 
   // Subagents: the `task` tool starts child jobs through this manager.
@@ -229,12 +232,14 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     for (const jobId of jobIds) await workspaces.deleteRunFiles(jobId)
   })
 
-  jobs.runs.onJobFinished(async (job, endpoint) => {
-    if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
-  })
-
   // Schedules and failure handlers start runs as the workflow's owner, checked like a run from the form.
   const personal = new PersonalSettings(stores.settings)
+  // What a person lines up while an answer runs starts when it ends well (after its text is in the thread).
+  const messageQueue = createMessageQueue({ threads: stores.threads, jobs, config, accounts, personal, memories, knowledge, secretBox: createSecretBox(secret, 'message-queue'), logger: consola.withTag('threads') })
+  jobs.runs.onJobFinished(async (job, endpoint) => {
+    if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
+    await messageQueue.afterAnswer(job)
+  })
   const { schedules: workflowSchedules, failureWebhooks: workflowFailureWebhooks } = createWorkflowAutomation({ config, stores, jobs, accounts, personal, secretBox: createSecretBox(secret, 'workflow-failure-webhooks'), logger: jobsLogger, tools: processTools })
 
   // A deleted account's data goes first: its jobs, threads, workflows and their runs, then what it kept with tools.
@@ -301,6 +306,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   return {
     jobs,
     threads: stores.threads,
+    messageQueue,
     workflows: stores.workflows,
     workflowSchedules,
     runTools: processTools,
@@ -336,9 +342,12 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       if (stores.space) reclaimTimer = setInterval(reclaimSpace, config.backgroundJobs.reclaimSpaceIntervalMs)
       reclaimTimer?.unref()
       if (config.workflows.enabled) workflowSchedules.start()
+      // Queued sends cut short are finished once the answers they follow are running again.
       const resume = () => jobs.recoverInterruptedJobs()
         .then(count => count > 0 && jobsLogger.info(`Resumed ${count} job(s) interrupted by the last shutdown.`))
         .catch(error => jobsLogger.error('Could not resume interrupted jobs', error))
+        .then(() => messageQueue.recover())
+        .catch(error => jobsLogger.error('Could not pick up the conversations\' queues', error))
       // Resumed runs' spans are recorded too: with traces exported, they start once tracing has.
       if (telemetry.exporting) void telemetry.ready.then(resume)
       else void resume()
@@ -349,31 +358,6 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       await stop()
       await Promise.all([stores.close(), telemetry.close()])
     },
-  }
-}
-
-/** One watcher that tells each of `watchers`. */
-function allWatchers(watchers: StoreCallWatcher[]): StoreCallWatcher {
-  if (watchers.length === 1) return watchers[0]!
-  return (store, operation) => {
-    const ends = watchers.map(watch => watch(store, operation))
-    return failed => ends.forEach(end => end(failed))
-  }
-}
-
-/** `stores` with every call reported to `watch`, by store (each role of the account backend by its own name). */
-function watchStores(stores: AppStores, watch: StoreCallWatcher): AppStores {
-  return {
-    ...stores,
-    jobs: instrumentedStore(stores.jobs, 'jobs', watch),
-    threads: instrumentedStore(stores.threads, 'threads', watch),
-    workflows: instrumentedStore(stores.workflows, 'workflows', watch),
-    workflowRuns: instrumentedStore(stores.workflowRuns, 'workflow_runs', watch),
-    accounts: instrumentedStore(stores.accounts, 'accounts', watch),
-    tokens: instrumentedStore(stores.tokens, 'tokens', watch),
-    identities: instrumentedStore(stores.identities, 'identities', watch),
-    settings: instrumentedStore(stores.settings, 'settings', watch),
-    usage: instrumentedStore(stores.usage, 'usage', watch),
   }
 }
 

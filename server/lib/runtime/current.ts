@@ -2,6 +2,7 @@
  * This process's runtime: the job manager, the stores and the accounts, built by createServerRuntime at
  * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
  */
+import type { MessageQueue } from '../threads/message-queue'
 import type { WebPush } from '../jobs/web-push'
 import type { AccountService } from '../auth/accounts'
 import type { OidcSignIn } from '../auth/oidc/oidc-sign-in'
@@ -29,6 +30,8 @@ import type { LiveEventStreams } from '../http/live-events'
 export interface ServerRuntime {
   jobs: BackgroundJobManager
   threads: ThreadStore
+  /** Conversations' message queues (what is sent while an answer runs). */
+  messageQueue: MessageQueue
   workflows: WorkflowStore
   /** Workflows' inbound webhooks. */
   workflowWebhooks: WorkflowWebhooks

@@ -57,6 +57,7 @@ export function checkAttachmentQuota(kept: number, adding: number, quotas: Stora
 /** `store`, refusing a new thread for a user who keeps `threadsPerUser` already. */
 export function withThreadQuota(store: ThreadStore, quotas: StorageQuotas): ThreadStore {
   return {
+    queue: store.queue,
     createThread: async (input) => {
       const kept = await store.listThreads(input.userId, { limit: quotas.threadsPerUser })
       if (kept.length >= quotas.threadsPerUser) throw new StorageQuotaError('threads', quotas.threadsPerUser)

@@ -54,7 +54,7 @@ export const messageVersionSchema = z.object({ content: messageContent.optional(
 export type SendThreadMessageInput = z.output<typeof threadMessageSchema>
 /** What a new version of a message is made with. */
 export type MessageVersionInput = z.output<typeof messageVersionSchema>
-type AnswerInput = Omit<SendThreadMessageInput, 'content' | 'compareWith'> & {
+export type AnswerInput = Omit<SendThreadMessageInput, 'content' | 'compareWith'> & {
   principal: JobPrincipal
   userApiKey?: string
   /** The person's custom instructions: the system message when the chat has no prompt of its own. */
@@ -74,6 +74,36 @@ type Dependencies = { jobs: BackgroundJobManager, threads: ThreadStore, config: 
 
 /** The question an answer is for: one already stored (another answer), or new text (with files: new ones, or an edited question's) under a parent. */
 type Question = { stored: ThreadMessage } | { content: string, parentId: string, files?: AcceptedAttachment[], keptFiles?: MessageAttachment[] }
+
+/** The ids a send must use (a queued message's: fixed before anything is stored, so a send cut short is finished with them). */
+interface FixedIds {
+  questionId: string
+  answerId: string
+  jobId: string
+}
+
+/**
+ * Sends a queued message (threads/message-queue.ts) after the last message of the branch on view,
+ * with the ids it was given: what a send cut short by a crash stored (the question, its answer's
+ * message) is used again, and a job already started is not started again (its id is taken).
+ * Throws admission's refusals before anything new is stored.
+ */
+export async function sendWithIds(dependencies: Dependencies, thread: ChatThread, input: { content: string } & AnswerInput, ids: FixedIds): Promise<SentThreadMessage | { alreadyStarted: true }> {
+  const all = await dependencies.threads.listMessages(thread.id)
+  const question = all.find(message => message.id === ids.questionId)
+  if (await dependencies.jobs.store.getJob(ids.jobId)) {
+    // Started before a crash: its answer's message is told its job (idempotent).
+    await dependencies.threads.updateMessage(ids.answerId, { jobId: ids.jobId })
+    return { alreadyStarted: true }
+  }
+  if (question) {
+    const tree = messageTree(thread.id, all)
+    const parentId = tree.parentOf.get(question.id)!
+    return answer(dependencies, thread, all, pathTo(tree, thread.id, parentId).map(id => tree.byId.get(id)!), { stored: question }, input, [input.model], ids)
+  }
+  const branch = threadPath(thread, all)
+  return answer(dependencies, thread, all, branch, { content: input.content, parentId: branch.at(-1)?.id ?? thread.id }, input, [input.model], ids)
+}
 
 /**
  * Sends `input` in `thread` for `input.principal`, after the last message of the branch on view.
@@ -117,7 +147,7 @@ export async function addMessageVersion(dependencies: Dependencies, thread: Chat
  * Stores the question (unless stored, with its new files) and an empty assistant message for each
  * model's answer (siblings: versions of one answer), the first made the branch on view.
  */
-async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, newFiles: AcceptedAttachment[], models: string[], shape: ChatRequestShape) {
+async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, newFiles: AcceptedAttachment[], models: string[], shape: ChatRequestShape, ids?: FixedIds) {
   const { threads } = dependencies
   const now = Date.now()
   let userMessage: ThreadMessage
@@ -130,7 +160,7 @@ async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: Th
       await threads.addAttachment({ attachment, bytes: file.bytes, threadId: thread.id, userId: thread.userId, now })
       attachments.push(attachment)
     }
-    userMessage = await threads.appendMessage({ threadId: thread.id, parentId: question.parentId, role: 'user', content: question.content, now, ...(attachments.length ? { attachments } : {}) })
+    userMessage = await threads.appendMessage({ ...(ids ? { id: ids.questionId } : {}), threadId: thread.id, parentId: question.parentId, role: 'user', content: question.content, now, ...(attachments.length ? { attachments } : {}) })
   }
   const messages = threadHistory(before, userMessage, shape.systemPrompt)
   if (all.length === 0 && thread.title === 'New chat') await threads.renameThread(thread.id, titleFromMessage(userMessage.content), now)
@@ -138,8 +168,10 @@ async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: Th
   // Answers side by side carry the turn they share in their ids (versions.ts reads it back).
   const turn = crypto.randomUUID()
   for (const [index, model] of models.entries()) {
-    const id = models.length > 1 ? sideBySideAnswerId(turn, index) : crypto.randomUUID()
-    assistantMessages.push(await threads.appendMessage({ id, threadId: thread.id, parentId: userMessage.id, role: 'assistant', content: '', model, status: 'streaming', now: now + 1 + index }))
+    const id = ids?.answerId ?? (models.length > 1 ? sideBySideAnswerId(turn, index) : crypto.randomUUID())
+    // A send cut short after storing its answer's message goes on with that message.
+    const stored = ids ? all.find(message => message.id === id) : undefined
+    assistantMessages.push(stored ?? await threads.appendMessage({ id, threadId: thread.id, parentId: userMessage.id, role: 'assistant', content: '', model, status: 'streaming', now: now + 1 + index }))
   }
   await threads.setActiveMessage(thread.id, assistantMessages[0]!.id)
   return { userMessage, assistantMessages, messages }
@@ -151,7 +183,7 @@ async function storeTurn(dependencies: Dependencies, thread: ChatThread, all: Th
  * before anything is stored, so a refusal stores nothing; a job that then fails to start marks its
  * message as failed (the first one's failure is thrown, the others' are returned with their message).
  */
-async function answer(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, input: AnswerInput, models: string[] = [input.model]): Promise<SentThreadMessage> {
+async function answer(dependencies: Dependencies, thread: ChatThread, all: ThreadMessage[], before: ThreadMessage[], question: Question, input: AnswerInput, models: string[] = [input.model], ids?: FixedIds): Promise<SentThreadMessage> {
   const { jobs, threads, config } = dependencies
   checkMessageQuota(all.length, ('stored' in question ? 0 : 1) + models.length, config.limits)
   assertClientToolsFree(input.clientTools)
@@ -168,7 +200,7 @@ async function answer(dependencies: Dependencies, thread: ChatThread, all: Threa
       admissions.push(await jobs.admit(input.principal, { models: [model], firstRequest, together: models.length - index }))
       resolveChatEndpoint(model, config, input.userApiKey)
     }
-    stored = await storeTurn(dependencies, thread, all, before, question, newFiles, models, shape)
+    stored = await storeTurn(dependencies, thread, all, before, question, newFiles, models, shape, ids)
   } catch (error) {
     // Nothing was started: the budget the starts reserved is free again.
     for (const admission of admissions) admission.budget.close()
@@ -181,6 +213,7 @@ async function answer(dependencies: Dependencies, thread: ChatThread, all: Threa
     try {
       const job = await jobs.startChatJob({
         principal: input.principal,
+        ...(ids ? { jobId: ids.jobId } : {}),
         threadId: thread.id,
         messageId: assistantMessage.id,
         userApiKey: input.userApiKey,

@@ -19,6 +19,7 @@ export function messageUpdateFromJob(job: BackgroundJob): ThreadMessageUpdate {
     error: job.error,
     finishReason: job.finishReason,
     ...(job.usage ? { usage: job.usage } : {}),
+    ...(job.steers?.length ? { steers: job.steers } : {}),
     jobId: job.id,
   }
 }

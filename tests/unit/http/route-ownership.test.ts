@@ -37,6 +37,7 @@ const ROUTE_PARAMETERS: Array<{ route: RegExp, parameter: string, check: keyof t
   { route: /^threads\/\[id\]/, parameter: 'id', check: 'thread' },
   { route: /^threads\/\[id\]\/messages\/\[messageId\]/, parameter: 'messageId', check: 'thread', note: 'a message of the owned conversation' },
   { route: /^threads\/\[id\]\/attachments\/\[attachmentId\]/, parameter: 'attachmentId', check: 'thread', note: 'a file of the owned conversation' },
+  { route: /^threads\/\[id\]\/queue\/\[item\]/, parameter: 'item', check: 'thread', note: 'a queued message of the owned conversation (another thread\'s: 404)' },
   { route: /^jobs\/\[id\]/, parameter: 'id', check: 'job' },
   { route: /^jobs\/\[id\]\/input\/\[requestId\]/, parameter: 'requestId', check: 'job', note: 'looked up under the owned job' },
   { route: /^workflows\/\[id\]/, parameter: 'id', check: 'workflow' },

@@ -4,6 +4,7 @@
  * and not here fails `npm test`'s typecheck), and compared with the Convex validators and the
  * SQLite columns (a field added to a store and not the type, or the other way round, fails here).
  */
+import type { StoredQueuedMessage } from '../../../server/lib/stores/threads/message-queue-store'
 import type Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import schema, { chatSettings, jobError, jobStatus, messageAttachment, messageFeedback, usage } from '../../../convex/schema'
@@ -55,7 +56,7 @@ const job = fieldsOf<BackgroundJob>({
   id: true, userId: true, threadId: true, messageId: true, type: true, model: true, status: true, content: true,
   reasoning: true, chunksReceived: true, activeToolCalls: true, toolRounds: true, workflowState: true, usage: true,
   error: true, finishReason: true, startedAt: true, updatedAt: true, completedAt: true, resumeCount: true,
-  request: true, checkpoint: true, apiKeyCiphertext: true, listedContentLength: true, eventSeq: true,
+  request: true, checkpoint: true, apiKeyCiphertext: true, listedContentLength: true, eventSeq: true, steers: true,
 })
 const jobStatuses = membersOf<JobStatus>({ streaming: true, complete: true, error: true, aborted: true, rejected: true })
 const jobTypes = membersOf<BackgroundJob['type']>({ chat: true, workflow: true })
@@ -68,7 +69,7 @@ const notification = fieldsOf<JobNotification>({ id: true, userId: true, jobId: 
 const thread = fieldsOf<ChatThread>({ id: true, userId: true, title: true, createdAt: true, updatedAt: true, activeMessageId: true, pinned: true, folderId: true, settings: true })
 const message = fieldsOf<ThreadMessage>({
   id: true, threadId: true, role: true, content: true, createdAt: true, parentId: true, attachments: true, model: true, jobId: true, status: true,
-  reasoning: true, toolCalls: true, error: true, finishReason: true, usage: true, feedback: true,
+  reasoning: true, toolCalls: true, error: true, finishReason: true, usage: true, feedback: true, steers: true,
 })
 const attachment = fieldsOf<MessageAttachment>({ id: true, name: true, mediaType: true, kind: true, size: true })
 const workflow = fieldsOf<SavedWorkflow>({ id: true, userId: true, name: true, definition: true, createdAt: true, updatedAt: true, version: true })
@@ -134,6 +135,12 @@ describe('shapes in shared/types match every store', () => {
     const roles = membersOf<ThreadMessage['role']>({ user: true, assistant: true })
     expect(sqliteCheck('thread_messages', 'role')).toEqual(roles)
     expect(literalsOf(schema.tables.thread_messages.validator.fields.role)).toEqual(roles)
+  })
+
+  it('queued messages (sqlite keeps the text, model, tools and sealed key as one JSON body)', () => {
+    const queued = fieldsOf<StoredQueuedMessage>({ id: true, threadId: true, userId: true, content: true, model: true, tools: true, position: true, createdAt: true, updatedAt: true, steerJobId: true, blocked: true, sending: true, apiKeyCiphertext: true })
+    expect(convexFields('thread_queue')).toEqual(stored(queued, { rename: { id: 'item_id' } }))
+    expect(sqliteColumns('thread_queue')).toEqual(stored(queued, { elsewhere: ['content', 'model', 'tools', 'apiKeyCiphertext'], storageOnly: ['body'] }))
   })
 
   it('files sent with messages', () => {

@@ -5,7 +5,10 @@
  * - before a round's tools run: the assistant turn that asked for them (awaited);
  * - before each call that is not idempotent begins: its id (awaited; a call whose mark cannot be
  *   stored is not run);
- * - after each completed tool round: the conversation so far.
+ * - after each completed tool round: the conversation so far;
+ * - when the person's messages to the running answer go in (a steer, at a round boundary): the
+ *   conversation with them and the steers given, before the model is asked (awaited), so a
+ *   resumed run has them and never gives them twice.
  * A resumed run finishes the interrupted round (resume-plan.ts): finished calls keep their result,
  * a begun call with side effects is reported "interrupted, not retried", every other call runs.
  * Where text goes and where checkpoints are kept differ per kind of run: `AgentRunJournal`.
@@ -15,7 +18,7 @@ import type { ToolCallRecord } from '../../tools/run-tool-calls'
 import type { ChatMessage } from '../../openrouter/types'
 import { interruptedRoundOf, type ResumePlan } from '../resume-plan'
 import { toolCallView } from './tool-call-view'
-import type { ActiveToolCall, JobCheckpoint, PendingToolRound } from '../../../../shared/types/job'
+import type { ActiveToolCall, JobCheckpoint, JobSteer, PendingToolRound } from '../../../../shared/types/job'
 
 /** Where one kind of run keeps what the agent run journals. */
 export interface AgentRunJournal {
@@ -27,6 +30,8 @@ export interface AgentRunJournal {
   toolCall(call: ActiveToolCall): void
   /** How much text the run has made so far, for checkpoints. */
   textLengths(): { content: number, reasoning: number }
+  /** Steers went into the conversation (`saved`: its checkpoint with them is stored). */
+  steered?(steers: readonly JobSteer[], saved: boolean): void
 }
 
 /** Everything one checkpointed agent run needs. */
@@ -50,6 +55,7 @@ class AgentProgress {
   rounds: number
   toolRounds: number
   pending: (PendingToolRound & { started: string[] }) | undefined
+  steered: JobSteer[]
   /** The pending round's checkpoint was not stored: its calls with side effects do not run. */
   unsaved = false
 
@@ -57,6 +63,7 @@ class AgentProgress {
     this.messages = resume?.messages ?? initialMessages
     this.rounds = resume?.rounds ?? 0
     this.toolRounds = resume?.toolRounds ?? 0
+    this.steered = [...resume?.steered ?? []]
     const interrupted = resume?.interruptedRound
     if (interrupted) {
       this.pending = { round: interrupted.round, assistant: interrupted.assistant, contentLength: lengths.content, reasoningLength: lengths.reasoning, started: [...interrupted.started ?? []] }
@@ -64,7 +71,8 @@ class AgentProgress {
   }
 
   checkpoint(lengths: { content: number, reasoning: number }): JobCheckpoint {
-    const base = { messages: this.messages, rounds: this.rounds, toolRounds: this.toolRounds, contentLength: lengths.content, reasoningLength: lengths.reasoning }
+    const base: JobCheckpoint = { messages: this.messages, rounds: this.rounds, toolRounds: this.toolRounds, contentLength: lengths.content, reasoningLength: lengths.reasoning }
+    if (this.steered.length) base.steered = structuredClone(this.steered)
     return this.pending ? { ...base, pendingToolRound: structuredClone(this.pending) } : base
   }
 }
@@ -106,6 +114,15 @@ function journalingCallbacks(options: AgentRunOptions, progress: AgentProgress):
       if (progress.unsaved || !progress.pending) throw new Error(UNRECORDED_START)
       progress.pending.started.push(call.id)
       if (!await save()) throw new Error(UNRECORDED_START)
+    },
+    onSteered: async ({ round, steers, messages }) => {
+      const at = Date.now()
+      const content = journal.textLengths().content
+      const given = steers.map(steer => ({ id: steer.id, content: steer.content, round, contentOffset: content, at }))
+      progress.steered.push(...given)
+      progress.messages = [...messages]
+      // Taken into the conversation (and given on) only once the checkpoint that has them is stored.
+      journal.steered?.(given, await save().catch(() => false))
     },
     onToolCallStart: (call) => {
       options.tools.started(call.name)

@@ -7,7 +7,7 @@
 import { expandAttachments } from '../../attachments/attachments'
 import { chatClientOptions } from '../../models/chat-endpoint'
 import type { ChatEndpoint } from '../../openrouter/chat-client'
-import type { ToolExecutionLoopResult } from '../../agent/tool-loop'
+import type { LoopSteer, ToolExecutionLoopResult } from '../../agent/tool-loop'
 import { followSignal } from '../../follow-signal'
 import type { ResumePlan } from '../resume-plan'
 import type { JobRunOutcome, RunResult } from './end'
@@ -25,10 +25,23 @@ export type { JobLogger } from './harness'
 /** How a run ended. `interrupted`: stopped by shutdown or a lost lease, left to resume. */
 export type ChatJobOutcome = JobRunOutcome
 
+/**
+ * Where a chat run reads what its person sends it while it runs (their conversation's queue, see
+ * threads/message-queue.ts): read at each round boundary.
+ */
+export interface RunSteering {
+  /** Messages handed to this run, less those in `given` (already in its conversation: their queue entries go). */
+  take(given: ReadonlySet<string>): Promise<LoopSteer[]>
+  /** These are in the run's stored checkpoint now: they leave the queue. */
+  delivered(ids: readonly string[]): Promise<void>
+}
+
 /** Everything one chat run needs. */
 export interface ChatJobRunOptions extends JobRunOptions {
   endpoint: ChatEndpoint
   resume?: ResumePlan
+  /** Where messages sent to the running answer come from (none: it takes none). */
+  steering?: RunSteering
 }
 
 /** The run's model requests with the files its conversation names, each read once per run. */
@@ -109,16 +122,26 @@ async function openRun(harness: JobRunHarness, options: ChatJobRunOptions, text:
   const startState: BackgroundJob = { ...job, content: text.content, reasoning: text.reasoning, activeToolCalls }
   if (resume) {
     startState.resumeCount = job.resumeCount + 1
-    await store.updateRunState(job.id, { content: text.content, reasoning: text.reasoning, resumeCount: startState.resumeCount })
+    // The steers its checkpoint has are the ones its conversation has (one shown but not kept there is given again).
+    startState.steers = resume.steered ?? []
+    await store.updateRunState(job.id, { content: text.content, reasoning: text.reasoning, resumeCount: startState.resumeCount, steers: startState.steers })
     await store.updateJob(job.id, { activeToolCalls })
     await options.tools.ready()
   }
   await harness.openLive(startState, resume !== undefined)
 }
 
-/** A chat job's journal: checkpoints on the job's record, finished calls in its tool rounds. */
-function chatJournal(harness: JobRunHarness, text: ChatText): AgentRunJournal {
+/** A chat job's journal: checkpoints on the job's record, finished calls in its tool rounds, steers shown and taken from the queue. */
+function chatJournal(harness: JobRunHarness, text: ChatText, steering: RunSteering | undefined, given: Set<string>): AgentRunJournal {
   return {
+    steered: (steers, saved) => {
+      for (const steer of steers) {
+        given.add(steer.id)
+        harness.events.steer(steer)
+      }
+      // Unsaved, they stay queued: a crash resumes from before them and gives them again; this run does not (`given`).
+      if (saved) void steering?.delivered(steers.map(steer => steer.id)).catch(() => {})
+    },
     save: checkpoint => harness.events.checkpoint(checkpoint),
     recorded: (round, record) => harness.events.toolExecution(round, record),
     toolCall: call => harness.events.toolCall(call),
@@ -146,11 +169,12 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
   const text = new ChatText(harness, options)
   await openRun(harness, options, text)
   const { toolExecution } = config.backgroundJobs
+  const given = new Set((resume?.steered ?? []).map(steer => steer.id))
   const result = signal.aborted
     ? undefined
     : await runCheckpointedAgent({
         resume,
-        journal: chatJournal(harness, text),
+        journal: chatJournal(harness, text, options.steering, given),
         tools: harness.agentTools(),
         isIdempotent: name => options.tools.get(name)?.idempotent === true,
         loop: {
@@ -170,6 +194,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
           toolAccess: options.toolAccess,
           credentials: options.credentials,
           expandMessages: expandFiles(options.readAttachment),
+          ...(options.steering ? { takeSteers: () => options.steering!.take(given) } : {}),
           maxRounds: toolExecution.maxRounds,
           maxToolsPerRound: toolExecution.maxToolsPerRound,
           maxOfferedTools: toolExecution.maxOfferedTools,

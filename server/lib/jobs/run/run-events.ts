@@ -10,7 +10,7 @@ import { withToolExecution } from '../../stores/jobs/job-record'
 import type { JobLiveHub, JobTerminal } from '../live-hub'
 import { publicWorkflowState } from '../public-job'
 import type { ThrottledJobWriter } from '../writer'
-import type { ActiveToolCall, JobCheckpoint, PublicJob, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
+import type { ActiveToolCall, JobCheckpoint, JobSteer, PublicJob, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
 import type { WorkflowState } from '../../../../shared/types/workflow'
 
 /** What a finished call leaves in the job's record: what the model got, not how it is shown. */
@@ -21,15 +21,17 @@ export function executionOf(record: ToolCallRecord): ToolExecutionRecord {
 /** One job's event sink (see the module comment). */
 export class JobRunEvents {
   private toolRounds: ToolRoundRecord[]
+  private steers: JobSteer[]
 
   constructor(
     private readonly jobId: string,
     private readonly hub: JobLiveHub,
     private readonly writer: ThrottledJobWriter,
     private readonly store: JobStore,
-    start: { toolRounds: ToolRoundRecord[] },
+    start: { toolRounds: ToolRoundRecord[], steers?: JobSteer[] },
   ) {
     this.toolRounds = start.toolRounds
+    this.steers = start.steers ?? []
   }
 
   /**
@@ -58,6 +60,15 @@ export class JobRunEvents {
     this.toolRounds = withToolExecution(this.toolRounds, round, execution)
     this.hub.setToolRounds(this.jobId, this.toolRounds)
     void this.writer.enqueue(() => this.store.updateRunState(this.jobId, { toolExecution: { round, execution } }))
+  }
+
+  /** The model read a message the person sent the running answer: viewers see it, the job's record keeps it. */
+  steer(steer: JobSteer): void {
+    if (this.steers.some(kept => kept.id === steer.id)) return
+    this.steers = [...this.steers, steer]
+    this.hub.addSteer(this.jobId, steer)
+    const steers = this.steers
+    void this.writer.enqueue(() => this.store.updateRunState(this.jobId, { steers }))
   }
 
   /** Where a chat job resumes; `true` once stored. */

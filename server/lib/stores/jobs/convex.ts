@@ -103,13 +103,14 @@ export function createConvexJobStore(options: ConvexJobStoreOptions): JobStore &
       return read ? { events: read.events.map(decodeJobEvent), lastSeq: read.lastSeq, status: read.status } : null
     },
     async updateRunState(jobId, update) {
-      const { workflowState, checkpoint, now: at, ...fields } = update
+      const { workflowState, checkpoint, steers, now: at, ...fields } = update
       const now = at ?? Date.now()
       const write = (workflow?: { state: string, parts: Array<{ path: string, body: string }>, knownAt?: number }) => client.mutation(api.jobs.updateRunState, {
         secret,
         jobId,
         ...fields,
         checkpoint: checkpoint === null ? null : checkpoint ? JSON.stringify(checkpoint) : undefined,
+        ...(steers ? { steers: JSON.stringify(steers) } : {}),
         ...(workflow ? { workflow } : {}),
         now,
         owner,

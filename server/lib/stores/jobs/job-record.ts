@@ -68,6 +68,7 @@ export function applyRunState(job: BackgroundJob, update: JobRunStateUpdate): vo
   if (update.content !== undefined) job.content = update.content
   if (update.reasoning !== undefined) job.reasoning = update.reasoning
   if (update.resumeCount !== undefined) job.resumeCount = update.resumeCount
+  if (update.steers) job.steers = update.steers
   if (update.workflowState) job.workflowState = update.workflowState
   job.updatedAt = update.now ?? Date.now()
 }

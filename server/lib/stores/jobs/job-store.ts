@@ -5,7 +5,7 @@
  * tests/support/job-store-contract.ts pins this down for every store.
  */
 import type {
-  ActiveToolCall, BackgroundJob, ChatJobRequest, JobCheckpoint, JobError, JobNotification, JobStatus, JobType,
+  ActiveToolCall, BackgroundJob, ChatJobRequest, JobCheckpoint, JobError, JobNotification, JobStatus, JobSteer, JobType,
   ToolExecutionRecord, ToolRoundRecord,
 } from '../../../../shared/types/job'
 import type { WorkflowState } from '../../../../shared/types/workflow'
@@ -79,6 +79,8 @@ export interface JobRunStateUpdate {
   content?: string
   reasoning?: string
   resumeCount?: number
+  /** Every message the person sent the running answer so far (replaces the list). */
+  steers?: JobSteer[]
   /** A workflow run's whole state (the stores write only its parts that changed). */
   workflowState?: WorkflowState
   now?: number

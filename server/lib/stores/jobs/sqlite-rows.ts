@@ -32,6 +32,7 @@ export interface JobRow {
   request: string | null
   checkpoint: string | null
   api_key_ciphertext: string | null
+  steers: string | null
 }
 
 /** A row of `job_notifications`. */
@@ -80,6 +81,7 @@ export function toJob(row: JobRow, partsOf?: (jobId: string) => Map<string, stri
   }
   if (row.event_seq > 0) job.eventSeq = row.event_seq
   if (row.usage) job.usage = JSON.parse(row.usage)
+  if (row.steers) job.steers = JSON.parse(row.steers)
   if (row.error) job.error = JSON.parse(row.error)
   if (row.finish_reason) job.finishReason = row.finish_reason
   if (row.completed_at !== null) job.completedAt = row.completed_at

@@ -55,6 +55,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
         content = coalesce(@content, content),
         reasoning = coalesce(@reasoning, reasoning),
         resume_count = coalesce(@resumeCount, resume_count),
+        steers = coalesce(@steers, steers),
         workflow_state = coalesce(@workflowState, workflow_state),
         updated_at = @now
       WHERE id = @id AND status = 'streaming'`),
@@ -124,6 +125,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
       content: update.content ?? null,
       reasoning: update.reasoning ?? null,
       resumeCount: update.resumeCount ?? null,
+      steers: json(update.steers),
       workflowState: state?.root ?? null,
       now,
     }).changes > 0

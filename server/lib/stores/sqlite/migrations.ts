@@ -5,6 +5,7 @@
  * shared/types.
  */
 import { KNOWLEDGE_TABLES, KNOWLEDGE_VECTOR_TABLES } from '../knowledge/sqlite-schema'
+import { MESSAGE_QUEUE_TABLES } from '../threads/sqlite-queue-schema'
 
 /** Ordered migrations; index + 1 is the version. */
 export const SQLITE_MIGRATIONS: readonly string[] = [
@@ -394,4 +395,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   KNOWLEDGE_TABLES,
   // Their passages' embeddings (the same file).
   KNOWLEDGE_VECTOR_TABLES,
+  // Conversations' message queues, and what people sent running answers (threads/sqlite-queue-schema.ts).
+  MESSAGE_QUEUE_TABLES,
 ]

@@ -4,6 +4,7 @@ import type { ConvexFunctionClient } from '../jobs/convex'
 import type { ChatThread, ThreadMessage } from '../../../../shared/types/thread'
 import type { ThreadStore } from './thread-store'
 import { searchTerms, snippetAround } from '../../../../shared/search-terms'
+import { createConvexMessageQueue } from './message-queue-convex'
 
 /** Bytes per stored chunk of a file (a Convex document holds at most 1 MiB). */
 const ATTACHMENT_CHUNK_BYTES = 512 * 1024
@@ -12,6 +13,7 @@ const ATTACHMENT_CHUNK_BYTES = 512 * 1024
 export function createConvexThreadStore(options: { client: ConvexFunctionClient, secret: string }): ThreadStore {
   const { client, secret } = options
   return {
+    queue: createConvexMessageQueue(options),
     async createThread({ userId, title, id, now = Date.now() }) {
       return await client.mutation(api.threads.create, { secret, threadId: id ?? crypto.randomUUID(), userId, title: title?.trim() || 'New chat', now }) as ChatThread
     },
@@ -87,6 +89,7 @@ export function createConvexThreadStore(options: { client: ConvexFunctionClient,
         finishReason: update.finishReason,
         usage: update.usage,
         jobId: update.jobId,
+        steers: update.steers?.length ? JSON.stringify(update.steers) : undefined,
       })
     },
     async getMessage(messageId) {

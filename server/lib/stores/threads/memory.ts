@@ -2,6 +2,7 @@
 import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
 import type { StoredAttachment, ThreadStore } from './thread-store'
 import { matchesAll, searchTerms, snippetAround } from '../../../../shared/search-terms'
+import { createMemoryMessageQueue } from './message-queue-memory'
 
 /** Creates an empty in-memory thread store. */
 export function createMemoryThreadStore(): ThreadStore {
@@ -10,8 +11,10 @@ export function createMemoryThreadStore(): ThreadStore {
   let sequence = 0
   const order = new Map<string, number>()
   const attachments = new Map<string, StoredAttachment>()
+  const queue = createMemoryMessageQueue()
 
   return {
+    queue,
     async createThread({ userId, title, id, now = Date.now() }) {
       const thread: ChatThread = { id: id ?? crypto.randomUUID(), userId, title: title?.trim() || 'New chat', createdAt: now, updatedAt: now }
       if (threads.has(thread.id)) throw new Error(`Thread ${thread.id} already exists.`)
@@ -79,6 +82,7 @@ export function createMemoryThreadStore(): ThreadStore {
       if (!threads.delete(threadId)) return false
       for (const message of messages.values()) if (message.threadId === threadId) messages.delete(message.id)
       for (const stored of attachments.values()) if (stored.threadId === threadId) attachments.delete(stored.attachment.id)
+      queue.dropThread(threadId)
       return true
     },
     async addAttachment({ now = Date.now(), ...input }) {

@@ -8,6 +8,7 @@ import type { StoredAttachment, ThreadPatch, ThreadStore } from './thread-store'
 import type { MessageFeedback } from '../../../../shared/types/personal'
 import type { AttachmentKind } from '../../../../shared/types/attachment'
 import { ftsQuery, searchTerms } from '../../../../shared/search-terms'
+import { createSqliteMessageQueue } from './message-queue-sqlite'
 
 interface ThreadRow { id: string, user_id: string, title: string, created_at: number, updated_at: number, active_message_id: string | null, pinned: number, folder_id: string | null, settings: string | null }
 interface MessageRow {
@@ -27,6 +28,7 @@ interface MessageRow {
   finish_reason: string | null
   usage: string | null
   feedback: string | null
+  steers: string | null
 }
 
 interface AttachmentRow { id: string, thread_id: string, user_id: string, name: string, media_type: string, kind: AttachmentKind, size: number, created_at: number, bytes: Buffer }
@@ -52,6 +54,7 @@ function toMessage(row: MessageRow): ThreadMessage {
   if (row.error !== null) message.error = JSON.parse(row.error)
   if (row.finish_reason !== null) message.finishReason = row.finish_reason
   if (row.usage !== null) message.usage = JSON.parse(row.usage)
+  if (row.steers !== null) message.steers = JSON.parse(row.steers)
   if (row.feedback !== null) message.feedback = JSON.parse(row.feedback)
   return message
 }
@@ -97,6 +100,7 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
         error = coalesce(@error, error),
         finish_reason = coalesce(@finishReason, finish_reason),
         usage = coalesce(@usage, usage),
+        steers = coalesce(@steers, steers),
         job_id = coalesce(@jobId, job_id)
       WHERE id = @id`),
   }
@@ -132,6 +136,7 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
   })
 
   return {
+    queue: createSqliteMessageQueue(db),
     async createThread({ userId, title, id, now = Date.now() }) {
       const thread: ChatThread = { id: id ?? crypto.randomUUID(), userId, title: title?.trim() || 'New chat', createdAt: now, updatedAt: now }
       statements.insertThread.run(thread)
@@ -178,6 +183,7 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
         error: update.error ? JSON.stringify(update.error) : null,
         finishReason: update.finishReason ?? null,
         usage: update.usage ? JSON.stringify(update.usage) : null,
+        steers: update.steers?.length ? JSON.stringify(update.steers) : null,
         jobId: update.jobId ?? null,
       }).changes > 0
     },

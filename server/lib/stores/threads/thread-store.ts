@@ -2,12 +2,13 @@
 import type { ChatThread, ThreadMessage, ThreadSearchHit } from '../../../../shared/types/thread'
 import type { MessageAttachment } from '../../../../shared/types/attachment'
 import type { ChatSettings, MessageFeedback } from '../../../../shared/types/personal'
+import type { MessageQueueStore } from './message-queue-store'
 
 /** A message before it is stored. */
 export type NewThreadMessage = Omit<ThreadMessage, 'id' | 'createdAt'> & { id?: string, now?: number }
 
 /** What an ended job writes back into its assistant message. */
-export type ThreadMessageUpdate = Partial<Pick<ThreadMessage, 'content' | 'status' | 'reasoning' | 'toolCalls' | 'error' | 'finishReason' | 'usage' | 'jobId'>>
+export type ThreadMessageUpdate = Partial<Pick<ThreadMessage, 'content' | 'status' | 'reasoning' | 'toolCalls' | 'error' | 'finishReason' | 'usage' | 'jobId' | 'steers'>>
 
 /** What `updateThread` changes: `null` clears a field. Never moves the thread in the list (unlike a rename or a message). */
 export interface ThreadPatch {
@@ -32,6 +33,8 @@ export interface StoredAttachment {
 
 /** Storage of threads and messages (memory, sqlite, Convex), the same contract for each. */
 export interface ThreadStore {
+  /** Messages lined up in each conversation while an answer runs (gone with their thread). */
+  readonly queue: MessageQueueStore
   createThread(input: { userId: string, title?: string, id?: string, now?: number }): Promise<ChatThread>
   getThread(threadId: string): Promise<ChatThread | null>
   /** A user's threads, pinned first, then most recently active first; with `folderId`, only that folder's. */
@@ -47,7 +50,7 @@ export interface ThreadStore {
   readAttachment(attachmentId: string): Promise<StoredAttachment | null>
   /** The bytes of every file `userId` keeps (for their storage quota). */
   attachmentBytes(userId: string): Promise<number>
-  /** Deletes the thread, its messages and its files. */
+  /** Deletes the thread, its messages, its files and its queue. */
   deleteThread(threadId: string): Promise<boolean>
   /** Adds a message and marks the thread active. */
   appendMessage(message: NewThreadMessage): Promise<ThreadMessage>
