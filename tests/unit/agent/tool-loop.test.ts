@@ -416,3 +416,57 @@ describe('executeToolLoop', () => {
     expect(result.toolRounds[0]!.toolCalls[0]).toMatchObject({ status: 'refused', error: expect.stringContaining('needs its user\'s approval, and nobody can answer') })
   })
 })
+
+describe('executeToolLoop: messages sent to the running answer (steers)', () => {
+  it('gives them to the model at the next round boundary, as the person\'s turns after the tool results, recorded before that request goes', async () => {
+    fake.script([
+      toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"6*7"}' }]),
+      textReply('Using what I have: 42.'),
+    ])
+    const waiting = [{ id: 'steer-1', content: 'stop searching, use what you have' }]
+    const order: string[] = []
+    const result = await executeToolLoop(params({
+      // Asked before every request; the message is handed over once.
+      takeSteers: async () => waiting.splice(0),
+      callbacks: {
+        onSteered: async ({ round, steers, messages }) => {
+          order.push(`steered before request ${round}: ${steers.map(steer => steer.id).join()}`)
+          expect(messages.at(-1)).toEqual({ role: 'user', content: 'stop searching, use what you have' })
+        },
+        beforeModelRequest: ({ round }) => {
+          order.push(`request ${round}`)
+        },
+      },
+    }))
+    expect(result).toMatchObject({ finishReason: 'stop', finalContent: 'Using what I have: 42.' })
+    // Already there at the first boundary: it goes with the first request, after the question.
+    expect(order).toEqual(['steered before request 1: steer-1', 'request 1', 'request 2'])
+    const [first, second] = fake.requests.slice(-2)
+    expect(first!.body.messages.map(message => message.role)).toEqual(['user', 'user'])
+    expect(lastMessage(first!)).toEqual({ role: 'user', content: 'stop searching, use what you have' })
+    // Given once: the next request has it where it was read, not again at the end.
+    expect(second!.body.messages.filter(message => message.role === 'user' && message.content === 'stop searching, use what you have')).toHaveLength(1)
+    expect(lastMessage(second!).role).toBe('tool')
+    expect(result.messages.filter(message => message.role === 'user')).toHaveLength(2)
+  })
+
+  it('reads a steer that arrives while a tool runs after that tool\'s result', async () => {
+    const waiting: Array<{ id: string, content: string }> = []
+    registerServerTool({ type: 'function', function: { name: 'slow_search', parameters: { type: 'object', properties: {} } } }, () => {
+      waiting.push({ id: 'steer-2', content: 'that is enough' })
+      return 'three results'
+    }, { runtime: 'server', override: true })
+    fake.script([toolCallReply([{ id: 'call_s', name: 'slow_search', arguments: '{}' }]), textReply('Fine.')])
+    const steered: number[] = []
+    await executeToolLoop(params({ takeSteers: async () => waiting.splice(0), callbacks: { onSteered: async ({ round }) => { steered.push(round) } } }))
+    expect(steered).toEqual([2])
+    const roles = fake.requests.at(-1)!.body.messages.map(message => message.role)
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'user'])
+  })
+
+  it('goes on without steers when reading them fails', async () => {
+    fake.script([textReply('Hello.')])
+    const result = await executeToolLoop(params({ takeSteers: () => Promise.reject(new Error('store down')) }))
+    expect(result).toMatchObject({ finishReason: 'stop', finalContent: 'Hello.' })
+  })
+})

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { runChatJob } from '../../../../server/lib/jobs/run/chat'
+import { runChatJob, type RunSteering } from '../../../../server/lib/jobs/run/chat'
 import { JobLiveHub } from '../../../../server/lib/jobs/live-hub'
 import { planResume, UNKNOWN_OUTCOME_ERROR, type ResumePlan } from '../../../../server/lib/jobs/resume-plan'
 import { registerServerTool } from '../../../../server/lib/tools/registry'
@@ -36,8 +36,27 @@ async function createJob(): Promise<BackgroundJob> {
   })
 }
 
-function run(job: BackgroundJob, signal = new AbortController().signal, resume?: ResumePlan) {
-  return runChatJob({ tools: processTools, job, store, hub, config, signal, resume, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
+function run(job: BackgroundJob, signal = new AbortController().signal, resume?: ResumePlan, steering?: RunSteering) {
+  return runChatJob({ tools: processTools, job, store, hub, config, signal, resume, steering, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
+}
+
+/** A queue with `waiting` handed to the run; what it was told went, in order. */
+function steeringOf(waiting: Array<{ id: string, content: string }>): RunSteering & { delivered: ReturnType<typeof vi.fn>, passedBy: string[] } {
+  const passedBy: string[] = []
+  const delivered = vi.fn(async (ids: readonly string[]) => {
+    for (const id of ids) waiting.splice(waiting.findIndex(item => item.id === id), 1)
+  })
+  return {
+    passedBy,
+    delivered,
+    take: async (given) => {
+      for (const item of waiting.filter(item => given.has(item.id))) {
+        passedBy.push(item.id)
+        waiting.splice(waiting.indexOf(item), 1)
+      }
+      return waiting.filter(item => !given.has(item.id))
+    },
+  }
 }
 
 describe('runChatJob', () => {
@@ -223,6 +242,56 @@ describe('exactly once across a restart', () => {
     expect(await run(job)).toBe('complete')
     expect(sendEmail).not.toHaveBeenCalled()
     expect((await store.getJob(job.id))!.toolRounds[0]!.toolCalls[0]!.result).toMatch(/could not record that this call was starting/)
+  })
+})
+
+describe('steering a running answer', () => {
+  it('checkpoints a steer before the model reads it, shows it to viewers and on the job, then takes it from the queue', async () => {
+    const waiting: Array<{ id: string, content: string }> = []
+    fake.script([
+      toolCallReply([{ id: 'call_1', name: 'calculate', arguments: '{"expression":"2+3"}' }], { text: 'Searching.' }),
+      textReply('Five.'),
+    ])
+    const job = await createJob()
+    const checkpoints: JobCheckpoint[] = []
+    const update = store.updateRunState.bind(store)
+    store.updateRunState = async (id, change) => {
+      if (change.checkpoint) checkpoints.push(structuredClone(change.checkpoint))
+      return update(id, change)
+    }
+    // Handed over while the first round's tool runs.
+    registerServerTool({ type: 'function', function: { name: 'calculate', parameters: { type: 'object', properties: {} } }, runtime: 'server' }, () => {
+      waiting.splice(0, 0, { id: 'steer-1', content: 'use what you have' })
+      return '5'
+    }, { override: true })
+    const queue = steeringOf(waiting)
+    expect(await run(job, undefined, undefined, queue)).toBe('complete')
+    const withSteer = checkpoints.find(checkpoint => checkpoint.steered?.length)!
+    expect(withSteer.steered).toEqual([{ id: 'steer-1', content: 'use what you have', round: 2, contentOffset: 'Searching.'.length, at: expect.any(Number) }])
+    expect(withSteer.messages.at(-1)).toEqual({ role: 'user', content: 'use what you have' })
+    expect(queue.delivered).toHaveBeenCalledWith(['steer-1'])
+    expect(waiting).toEqual([])
+    const stored = (await store.getJob(job.id))!
+    expect(stored.steers).toEqual(withSteer.steered)
+    expect(stored.content).toBe('Searching.\n\nFive.')
+    expect(fake.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'user', content: 'use what you have' })
+  })
+
+  it('a resumed run shows the steers its checkpoint has, and passes by (taking out) their queue entries instead of giving them again', async () => {
+    const job = await createJob()
+    const steer = { id: 'steer-1', content: 'use what you have', round: 2, contentOffset: 0, at: 1 }
+    const checkpoint: JobCheckpoint = { messages: [{ role: 'user', content: 'Do three things' }, { role: 'user', content: 'use what you have' }], rounds: 1, toolRounds: 0, contentLength: 0, reasoningLength: 0, steered: [steer] }
+    await store.updateRunState(job.id, { checkpoint })
+    const plan = planResume((await store.getJob(job.id))!) as ResumePlan
+    expect(plan.steered).toEqual([steer])
+    const waiting = [{ id: 'steer-1', content: 'use what you have' }]
+    const queue = steeringOf(waiting)
+    fake.script([textReply('Done.')])
+    expect(await run((await store.getJob(job.id))!, undefined, plan, queue)).toBe('complete')
+    expect(queue.passedBy).toEqual(['steer-1'])
+    const sent = fake.requests.at(-1)!.body.messages
+    expect(sent.filter(message => message.role === 'user' && message.content === 'use what you have')).toHaveLength(1)
+    expect((await store.getJob(job.id))!.steers).toEqual([steer])
   })
 })
 

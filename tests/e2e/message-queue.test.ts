@@ -1,0 +1,269 @@
+/**
+ * A conversation's message queue and steering (issue 55), end to end on the built server with the
+ * fake OpenRouter: messages queued while an answer runs start after it, once, in the person's order;
+ * "Send now" hands one to the running answer, which the model reads at its next round boundary,
+ * once; and both hold across a kill -9 of the server.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { roleChunk } from '../../server/lib/openrouter/chunks'
+import { fakeChunkMeta, gatedTextReply, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest, type StreamStep } from '../support/fake-openrouter'
+import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
+import { useAppServers, useBuiltApp } from '../support/built-app'
+import type { QueuedMessage } from '../../shared/types/message-queue'
+import type { ThreadWithMessages } from '../../shared/types/thread'
+
+const MODEL = 'openai/gpt-4o-mini'
+const stall: FakeReply = { type: 'stream', steps: [{ chunk: roleChunk(fakeChunkMeta) }, { stall: true }] }
+
+const fake = useFakeOpenRouter()
+let root: string
+
+function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    NUXT_OPENROUTER_BASE_URL: fake.url,
+    NUXT_OPENROUTER_API_KEY: 'sk-or-v1-message-queue-test-key',
+    NUXT_OPENROUTER_RETRY_BASE_DELAY_MS: '10',
+    NUXT_SESSION_PASSWORD: 'a-message-queue-test-session-password-long-enough',
+    ...extra,
+  }
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'or3-message-queue-'))
+})
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true })
+})
+
+/** The person's last turn of a request (a question, or a message sent to the running answer). */
+const lastUser = (request: RecordedRequest) => String(request.body.messages.findLast(message => message.role === 'user')?.content ?? '')
+/** Whether a request is an answer's (not a title's, which comes with a system prompt of its own). */
+const isTitle = (request: RecordedRequest) => String(request.body.messages[0]?.content ?? '').includes('title')
+const answerRequests = (since: number) => fake.requests.slice(since).filter(request => !isTitle(request))
+/** Answer requests since `since` whose conversation has the person's turn `text`. */
+const askedWith = (since: number, text: string) => answerRequests(since).filter(request => request.body.messages.some(message => message.role === 'user' && message.content === text))
+/** Answer requests since `since` asking `text` (the person's last turn). */
+const asked = (since: number, text: string) => answerRequests(since).filter(request => lastUser(request) === text)
+
+/** `reply` held after its first step until `gate` opens. */
+function held(reply: FakeReply, gate: Promise<unknown>): FakeReply {
+  if (reply.type !== 'stream') return reply
+  const [first, ...rest] = reply.steps
+  return { type: 'stream', steps: [first!, { until: gate } as StreamStep, ...rest] }
+}
+
+async function newThread(client: SessionClient): Promise<string> {
+  const created = await client.post('/api/threads', {})
+  expect(created.status).toBe(201)
+  return (await created.json()).id
+}
+
+async function send(client: SessionClient, threadId: string, content: string): Promise<{ jobId: string }> {
+  const sent = await client.post(`/api/threads/${threadId}/messages`, { content, model: MODEL })
+  expect(sent.status).toBe(202)
+  return sent.json()
+}
+
+async function queue(client: SessionClient, threadId: string, content: string): Promise<QueuedMessage[]> {
+  const queued = await client.post(`/api/threads/${threadId}/queue`, { content, model: MODEL })
+  expect(queued.status).toBe(201)
+  return (await queued.json()).items
+}
+
+/** Waits until the conversation has `answers` answers, all ended, and nothing queued. */
+async function settled(client: SessionClient, threadId: string, answers: number): Promise<ThreadWithMessages> {
+  let view!: ThreadWithMessages
+  await vi.waitFor(async () => {
+    view = await client.json<ThreadWithMessages>(`/api/threads/${threadId}`)
+    const ended = view.messages.filter(message => message.role === 'assistant' && message.status !== 'streaming')
+    expect(ended).toHaveLength(answers)
+    expect(view.messages.filter(message => message.role === 'assistant')).toHaveLength(answers)
+    expect(view.queue).toBeUndefined()
+  }, { timeout: 30_000, interval: 50 })
+  return view
+}
+
+describe('the queue on one server', () => {
+  const app = useBuiltApp(() => serverEnv())
+
+  it('starts queued messages after the running answer, once each, in the order the person left them (edited, moved, one removed)', async () => {
+    const alice = new SessionClient(app.url)
+    const threadId = await newThread(alice)
+    const first = gatedTextReply(['Thinking about it', ' — done.'])
+    const before = fake.requests.length
+    fake.script(request => lastUser(request) === 'first' ? first.reply : textReply(`re: ${lastUser(request)}`))
+    await send(alice, threadId, 'first')
+    await vi.waitFor(() => expect(asked(before, 'first')).toHaveLength(1), { timeout: 10_000, interval: 20 })
+
+    const [second] = await queue(alice, threadId, 'second')
+    await queue(alice, threadId, 'third')
+    const items = await queue(alice, threadId, 'fourth')
+    expect(items.map(item => item.content)).toEqual(['second', 'third', 'fourth'])
+    const [, third, fourth] = items
+    // Edited, moved to the front, and one removed.
+    expect((await alice.fetch(`/api/threads/${threadId}/queue/${third!.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'third, edited' }) })).status).toBe(200)
+    const reordered = await alice.fetch(`/api/threads/${threadId}/queue`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order: [fourth!.id, third!.id, second!.id] }) })
+    expect((await reordered.json()).items.map((item: QueuedMessage) => item.content)).toEqual(['fourth', 'third, edited', 'second'])
+    expect((await alice.fetch(`/api/threads/${threadId}/queue/${second!.id}`, { method: 'DELETE' })).status).toBe(200)
+    // The conversation's view carries its queue (another tab shows it at its next read).
+    const view = await alice.json<ThreadWithMessages>(`/api/threads/${threadId}`)
+    expect(view.queue?.map(item => item.content)).toEqual(['fourth', 'third, edited'])
+    expect(view.queue?.[0]).not.toHaveProperty('apiKeyCiphertext')
+    // Nothing of the queue went upstream while the answer ran.
+    expect(asked(before, 'fourth')).toEqual([])
+
+    first.openAll()
+    const done = await settled(alice, threadId, 3)
+    expect(done.messages.map(message => message.role === 'user' ? message.content : message.status)).toEqual(['first', 'complete', 'fourth', 'complete', 'third, edited', 'complete'])
+    // The queued message's id is its question's.
+    expect(done.messages[2]!.id).toBe(fourth!.id)
+    expect(asked(before, 'fourth')).toHaveLength(1)
+    expect(asked(before, 'third, edited')).toHaveLength(1)
+    expect(asked(before, 'second')).toEqual([])
+    // The later answer was asked with the conversation before it.
+    expect(asked(before, 'third, edited')[0]!.body.messages.map(message => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user'])
+  })
+
+  it('refuses what it cannot take with a message saying what to fix, and never shows one person\'s queue to another', async () => {
+    const alice = new SessionClient(app.url)
+    const bob = new SessionClient(app.url)
+    const threadId = await newThread(alice)
+    const empty = await alice.post(`/api/threads/${threadId}/queue`, { content: '   ', model: MODEL })
+    expect(empty.status).toBe(400)
+    expect((await empty.json()).message).toMatch(/write a message/)
+    const extra = await alice.post(`/api/threads/${threadId}/queue`, { content: 'hi', model: MODEL, attachments: [] })
+    expect(extra.status).toBe(400)
+    // With an answer running, messages wait (in a conversation with no answer yet, one would start at once).
+    const gate = gatedTextReply(['Still going', '.'])
+    fake.script(() => gate.reply)
+    await send(alice, threadId, 'hold on')
+    const items: QueuedMessage[] = []
+    for (let index = 0; index < 20; index++) items.splice(0, items.length, ...await queue(alice, threadId, `message ${index}`))
+    const full = await alice.post(`/api/threads/${threadId}/queue`, { content: 'one too many', model: MODEL })
+    expect(full.status).toBe(409)
+    expect((await full.json()).message).toMatch(/20 messages waiting/)
+    const order = await alice.fetch(`/api/threads/${threadId}/queue`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order: [items[0]!.id] }) })
+    expect(order.status).toBe(400)
+    // Bob: the conversation and its queued messages are as unknown ones.
+    expect((await bob.fetch(`/api/threads/${threadId}/queue`)).status).toBe(404)
+    expect((await bob.fetch(`/api/threads/${threadId}/queue/${items[0]!.id}`, { method: 'DELETE' })).status).toBe(404)
+    const bobsThread = await newThread(bob)
+    expect((await bob.fetch(`/api/threads/${bobsThread}/queue/${items[0]!.id}`, { method: 'DELETE' })).status).toBe(404)
+    expect((await bob.post(`/api/threads/${bobsThread}/queue/${items[0]!.id}/send`, {})).status).toBe(404)
+    // Alice stops her answer: the queue pauses (nothing starts on its own) and stays hers.
+    const { jobs } = await alice.json('/api/jobs')
+    expect((await alice.post(`/api/jobs/${jobs[0].id}/abort`, {})).status).toBe(200)
+    gate.openAll()
+    await waitForJobEnd(alice, jobs[0].id)
+    const view = await alice.json<ThreadWithMessages>(`/api/threads/${threadId}`)
+    expect(view.queue).toHaveLength(20)
+    expect(view.messages.filter(message => message.role === 'user')).toHaveLength(1)
+  })
+
+  it('"Send now" hands a message to the running answer: the model reads it after the tool round, once, and the answer keeps it', async () => {
+    const alice = new SessionClient(app.url)
+    const threadId = await newThread(alice)
+    let openGate!: () => void
+    const gate = new Promise<void>(resolve => (openGate = resolve))
+    const before = fake.requests.length
+    fake.script((request) => {
+      if (request.body.messages.some(message => message.role === 'tool')) return textReply('Using what I have: 42.')
+      return held(toolCallReply([{ id: 'call_calc', name: 'calculate', arguments: '{"expression":"6*7"}' }], { text: 'Searching. ' }), gate)
+    })
+    const { jobId } = await send(alice, threadId, 'search everything')
+    await vi.waitFor(() => expect(answerRequests(before)).toHaveLength(1), { timeout: 10_000, interval: 20 })
+    const [steer] = await queue(alice, threadId, 'stop searching, use what you have')
+    const sent = await alice.post(`/api/threads/${threadId}/queue/${steer!.id}/send`, {})
+    expect(sent.status).toBe(202)
+    expect(await sent.json()).toEqual({ steered: true })
+    // Handed over, not editable any more.
+    const edit = await alice.fetch(`/api/threads/${threadId}/queue/${steer!.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'changed' }) })
+    expect(edit.status).toBe(409)
+    openGate()
+    const job = await waitForJobEnd(alice, jobId)
+    expect(job).toMatchObject({ status: 'complete', content: 'Searching. \n\nUsing what I have: 42.' })
+    expect(job.steers).toEqual([expect.objectContaining({ id: steer!.id, content: 'stop searching, use what you have', round: 2, contentOffset: 'Searching. '.length })])
+    // The model's second request has it after the tool's result, once.
+    const second = answerRequests(before)[1]!
+    expect(second.body.messages.map(message => message.role)).toEqual(['user', 'assistant', 'tool', 'user'])
+    expect(askedWith(before, 'stop searching, use what you have')).toHaveLength(1)
+    // It is part of the answer, not a question of its own, and the queue is empty.
+    const view = await settled(alice, threadId, 1)
+    expect(view.messages.map(message => message.role)).toEqual(['user', 'assistant'])
+    expect(view.messages[1]!.steers).toEqual(job.steers)
+    // A later question is asked with it where the model read it.
+    const later = fake.requests.length
+    fake.script(() => textReply('Sure.'))
+    await waitForJobEnd(alice, (await send(alice, threadId, 'thanks')).jobId)
+    expect(answerRequests(later)[0]!.body.messages.map(message => [message.role, message.content])).toEqual([
+      ['user', 'search everything'], ['assistant', 'Searching.'], ['user', 'stop searching, use what you have'], ['assistant', 'Using what I have: 42.'], ['user', 'thanks'],
+    ])
+  })
+})
+
+describe('across a kill -9', () => {
+  const servers = useAppServers()
+  const freshDataDir = () => {
+    const dir = join(root, `data-${crypto.randomUUID()}`)
+    mkdirSync(dir)
+    return dir
+  }
+
+  it('runs a message queued behind an answer the server was killed in, once, after the restart', async () => {
+    const env = serverEnv({ NUXT_DATA_DIR: freshDataDir() })
+    const before = fake.requests.length
+    fake.script(request => lastUser(request) === 'first' ? stall : textReply(`re: ${lastUser(request)}`))
+    const first = await servers.start(env)
+    const alice = new SessionClient(first.url)
+    const threadId = await newThread(alice)
+    await send(alice, threadId, 'first')
+    await vi.waitFor(() => expect(askedWith(before, 'first')).toHaveLength(1), { timeout: 10_000, interval: 20 })
+    await queue(alice, threadId, 'second')
+    await first.stop('SIGKILL')
+
+    fake.script(request => textReply(`re: ${lastUser(request)}`))
+    const second = await servers.start(env)
+    const again = new SessionClient(second.url)
+    again.cookie = alice.cookie
+    const view = await settled(again, threadId, 2)
+    expect(view.messages.map(message => message.role === 'user' ? message.content : message.status)).toEqual(['first', 'complete', 'second', 'complete'])
+    expect(asked(before, 'second')).toHaveLength(1)
+  }, 90_000)
+
+  it('a steer the running answer took before the kill reaches the model once after it, and its queue entry is gone', async () => {
+    const env = serverEnv({ NUXT_DATA_DIR: freshDataDir() })
+    let openGate!: () => void
+    const gate = new Promise<void>(resolve => (openGate = resolve))
+    const before = fake.requests.length
+    // The request after the tool round stalls on the first server: it is killed there, the steer already read.
+    fake.script(request => request.body.messages.some(message => message.role === 'tool')
+      ? stall
+      : held(toolCallReply([{ id: 'call_calc', name: 'calculate', arguments: '{"expression":"1+1"}' }]), gate))
+    const first = await servers.start(env)
+    const alice = new SessionClient(first.url)
+    const threadId = await newThread(alice)
+    const { jobId } = await send(alice, threadId, 'plan a trip')
+    await vi.waitFor(() => expect(answerRequests(before)).toHaveLength(1), { timeout: 10_000, interval: 20 })
+    const [steer] = await queue(alice, threadId, 'only trains, please')
+    expect(await (await alice.post(`/api/threads/${threadId}/queue/${steer!.id}/send`, {})).json()).toEqual({ steered: true })
+    openGate()
+    await vi.waitFor(() => expect(askedWith(before, 'only trains, please')).toHaveLength(1), { timeout: 10_000, interval: 20 })
+    await first.stop('SIGKILL')
+
+    fake.script(() => textReply('Trains it is.'))
+    const second = await servers.start(env)
+    const again = new SessionClient(second.url)
+    again.cookie = alice.cookie
+    const job = await waitForJobEnd(again, jobId, 30_000)
+    expect(job).toMatchObject({ status: 'complete', resumeCount: 1 })
+    expect(job.steers).toEqual([expect.objectContaining({ id: steer!.id, content: 'only trains, please' })])
+    // The resumed request has it once, where it was read; it was not sent again as a question.
+    const resumed = answerRequests(before).at(-1)!
+    expect(resumed.body.messages.filter(message => message.role === 'user').map(message => message.content)).toEqual(['plan a trip', 'only trains, please'])
+    const view = await settled(again, threadId, 1)
+    expect(view.messages.map(message => message.role)).toEqual(['user', 'assistant'])
+  }, 90_000)
+})
