@@ -5,6 +5,7 @@ import { userApiKeyOf } from '../lib/http/user-api-key'
 import { messageBodyBytes } from '../lib/http/read-json-body'
 import { addMessageVersion, messageVersionSchema, sendThreadMessage as sendMessage, threadMessageSchema } from '../lib/threads/send-message'
 import { viewThread as viewBranch } from '../lib/threads/versions'
+import { currentServerRuntime } from '../lib/runtime/current'
 import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
 
 /**
@@ -41,8 +42,8 @@ export async function sendThreadMessage(event: H3Event, thread: ChatThread, vers
 /** A conversation with the messages of the branch on view and their versions, and its queued messages; with `show`, the branch through that message first (404 when not in it). */
 export async function viewThread(event: H3Event, thread: ChatThread, show?: string): Promise<ThreadWithMessages> {
   try {
-    const [view, queue] = await Promise.all([viewBranch(useThreadStore(), thread, show), queueOf(thread.id)])
-    return queue ? { ...view, queue } : view
+    const [view, queue] = await Promise.all([viewBranch(useThreadStore(), thread, show), currentServerRuntime()?.messageQueue.list(thread.id)])
+    return queue?.length ? { ...view, queue } : view
   } catch (error) {
     throwHttpError(event, error)
   }

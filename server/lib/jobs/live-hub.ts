@@ -14,10 +14,9 @@
  * Each job's state, its batch and the way its events go out are live-job.ts; this is the registry
  * of live jobs, the load-scaled window, viewers' subscriptions and the grace after the end.
  */
-import type { ActiveToolCall, JobSteer, PublicJob, ToolRoundRecord } from '../../../shared/types/job'
-import type { WorkflowState } from '../../../shared/types/workflow'
+import type { ActiveToolCall, PublicJob, ToolRoundRecord } from '../../../shared/types/job'
 import type { JobInputRequest } from '../../../shared/types/input-request'
-import type { JobSnapshotEvent } from '../../../shared/types/job-events'
+import type { JobSnapshotEvent, JobSteerEvent, JobWorkflowStateEvent } from '../../../shared/types/job-events'
 import { EventLoopLoad } from './event-loop-load'
 import { ReplayLog, type ReplayAnswer } from './replay-log'
 import { LiveJob, type JobListener, type JobTerminal } from './live-job'
@@ -178,20 +177,15 @@ export class JobLiveHub {
     this.jobs.get(jobId)?.publish({ type: 'tool-call', toolCall })
   }
 
-  /** The model read a message the person sent the running answer. */
-  addSteer(jobId: string, steer: JobSteer): void {
-    this.jobs.get(jobId)?.publish({ type: 'steer', steer })
-  }
-
   /** Keeps the snapshot's completed tool rounds current (no event: `tool-call` events carry the news). */
   setToolRounds(jobId: string, toolRounds: ToolRoundRecord[]): void {
     const live = this.jobs.get(jobId)
     if (live) live.job = { ...live.job, toolRounds }
   }
 
-  /** A workflow moved on. */
-  updateWorkflowState(jobId: string, workflowState: WorkflowState): void {
-    this.jobs.get(jobId)?.publish({ type: 'workflow-state', workflowState })
+  /** A workflow moved on, or the model read a message the person sent the running answer. */
+  publish(jobId: string, event: JobWorkflowStateEvent | JobSteerEvent): void {
+    this.jobs.get(jobId)?.publish(event)
   }
 
   /** The job asks its user something, or a request changed (claimed, answered, expired). */

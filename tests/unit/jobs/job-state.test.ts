@@ -64,7 +64,7 @@ function produce(steps: Step[], batchSize: number, ending?: 'complete' | 'error'
     if (item.kind === 'text') hub.appendText('job-1', { content: item.content, reasoning: item.reasoning }, ++chunks)
     if (item.kind === 'tool') hub.updateToolCall('job-1', { id: item.id, name: 'calculate', arguments: '{}', round: 1, status: item.status })
     if (item.kind === 'ask') hub.updateInputRequest('job-1', request(item.id, item.status))
-    if (item.kind === 'state') hub.updateWorkflowState('job-1', workflowState(item.node))
+    if (item.kind === 'state') hub.publish('job-1', { type: 'workflow-state', workflowState: workflowState(item.node) })
   }
   if (ending) hub.finish('job-1', { status: ending, completedAt: 5 })
   else hub.flush('job-1')

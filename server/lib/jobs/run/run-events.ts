@@ -66,7 +66,7 @@ export class JobRunEvents {
   steer(steer: JobSteer): void {
     if (this.steers.some(kept => kept.id === steer.id)) return
     this.steers = [...this.steers, steer]
-    this.hub.addSteer(this.jobId, steer)
+    this.hub.publish(this.jobId, { type: 'steer', steer })
     const steers = this.steers
     void this.writer.enqueue(() => this.store.updateRunState(this.jobId, { steers }))
   }
@@ -84,7 +84,7 @@ export class JobRunEvents {
 
   /** Shows viewers a workflow state that is not kept (live step text between transitions). */
   showWorkflowState(state: WorkflowState): void {
-    this.hub.updateWorkflowState(this.jobId, publicWorkflowState(state))
+    this.hub.publish(this.jobId, { type: 'workflow-state', workflowState: publicWorkflowState(state) })
   }
 
   /**

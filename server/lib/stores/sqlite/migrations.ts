@@ -395,6 +395,5 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   KNOWLEDGE_TABLES,
   // Their passages' embeddings (the same file).
   KNOWLEDGE_VECTOR_TABLES,
-  // Conversations' message queues, and what people sent running answers (threads/sqlite-queue-schema.ts).
-  MESSAGE_QUEUE_TABLES,
+  MESSAGE_QUEUE_TABLES, // conversations' queues and what was sent to running answers (threads/sqlite-queue-schema.ts)
 ]

@@ -1,5 +1,5 @@
 /** New text for a waiting message (`{ content }`): `{ items }`; 409 once it is being sent or was handed to the answer. */
 export default defineEventHandler(async (event) => {
   const thread = await requireOwned(event, 'thread', getRouterParam(event, 'id'))
-  return editQueued(event, thread, getRouterParam(event, 'item') ?? '')
+  return threadQueue(event, thread).edit(getRouterParam(event, 'item') ?? '')
 })

@@ -4,7 +4,7 @@
  */
 export default defineEventHandler(async (event) => {
   const thread = await requireOwned(event, 'thread', getRouterParam(event, 'id'))
-  const queued = await queueMessage(event, thread)
+  const queued = await threadQueue(event, thread).add()
   setResponseStatus(event, 201)
   return queued
 })

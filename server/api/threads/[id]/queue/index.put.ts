@@ -1,5 +1,5 @@
 /** Reorders the waiting messages (`{ order: [id, …] }`, each once): `{ items }`. */
 export default defineEventHandler(async (event) => {
   const thread = await requireOwned(event, 'thread', getRouterParam(event, 'id'))
-  return reorderQueue(event, thread)
+  return threadQueue(event, thread).reorder()
 })

@@ -4,7 +4,7 @@
  */
 export default defineEventHandler(async (event) => {
   const thread = await requireOwned(event, 'thread', getRouterParam(event, 'id'))
-  const result = await sendQueuedNow(event, thread, getRouterParam(event, 'item') ?? '')
+  const result = await threadQueue(event, thread).sendNow(getRouterParam(event, 'item') ?? '')
   setResponseStatus(event, 202)
   return result
 })
