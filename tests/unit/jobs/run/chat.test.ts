@@ -40,6 +40,17 @@ function run(job: BackgroundJob, signal = new AbortController().signal, resume?:
   return runChatJob({ tools: processTools, job, store, hub, config, signal, resume, steering, endpoint: { baseUrl: fake.url, apiKey: 'sk-test', label: 'OpenRouter' } })
 }
 
+/** Every checkpoint the store is given from now on, in order. */
+function recordCheckpoints(): JobCheckpoint[] {
+  const checkpoints: JobCheckpoint[] = []
+  const update = store.updateRunState.bind(store)
+  store.updateRunState = async (id, change) => {
+    if (change.checkpoint) checkpoints.push(structuredClone(change.checkpoint))
+    return update(id, change)
+  }
+  return checkpoints
+}
+
 /** A queue with `waiting` handed to the run; what it was told went, in order. */
 function steeringOf(waiting: Array<{ id: string, content: string }>): RunSteering & { delivered: ReturnType<typeof vi.fn>, passedBy: string[] } {
   const passedBy: string[] = []
@@ -67,12 +78,7 @@ describe('runChatJob', () => {
       textReply('It is 5.'),
     ])
     const job = await createJob()
-    const checkpoints: JobCheckpoint[] = []
-    const update = store.updateRunState.bind(store)
-    store.updateRunState = async (id, change) => {
-      if (change.checkpoint) checkpoints.push(structuredClone(change.checkpoint))
-      return update(id, change)
-    }
+    const checkpoints = recordCheckpoints()
     expect(await run(job)).toBe('complete')
     const stored = (await store.getJob(job.id))!
     expect(stored).toMatchObject({ status: 'complete', content: 'Let me check.\n\nIt is 5.', finishReason: 'stop' })
@@ -253,12 +259,7 @@ describe('steering a running answer', () => {
       textReply('Five.'),
     ])
     const job = await createJob()
-    const checkpoints: JobCheckpoint[] = []
-    const update = store.updateRunState.bind(store)
-    store.updateRunState = async (id, change) => {
-      if (change.checkpoint) checkpoints.push(structuredClone(change.checkpoint))
-      return update(id, change)
-    }
+    const checkpoints = recordCheckpoints()
     // Handed over while the first round's tool runs.
     registerServerTool({ type: 'function', function: { name: 'calculate', parameters: { type: 'object', properties: {} } }, runtime: 'server' }, () => {
       waiting.splice(0, 0, { id: 'steer-1', content: 'use what you have' })
