@@ -5,6 +5,7 @@ import { userApiKeyOf } from '../lib/http/user-api-key'
 import { messageBodyBytes } from '../lib/http/read-json-body'
 import { addMessageVersion, messageVersionSchema, sendThreadMessage as sendMessage, threadMessageSchema } from '../lib/threads/send-message'
 import { viewThread as viewBranch } from '../lib/threads/versions'
+import { artifactPageHeaders } from '../lib/threads/artifacts'
 import { currentServerRuntime } from '../lib/runtime/current'
 import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
 
@@ -52,11 +53,17 @@ export async function viewThread(event: H3Event, thread: ChatThread, show?: stri
 /**
  * Sends stored bytes as a file: never rendered by the browser as a page of this app (its own CSP
  * with `sandbox`, no sniffing), named for a download. A message's attachment (`inline`, an image
- * as itself, else text; it never changes under its id), or a file a model wrote (`text`: shown as
- * plain text, else downloaded; never cached).
+ * as itself, else text; it never changes under its id), a file a model wrote (`text`: shown as
+ * plain text, else downloaded; never cached), or an HTML artifact of an answer (`artifact`: a page
+ * in a sandbox of its own, see `artifactPageHeaders`).
  */
-export function serveFile(event: H3Event, file: { name: string, bytes: Uint8Array }, as: { kind: 'attachment', mediaType?: string } | { kind: 'written', inline: boolean }): Buffer {
+export function serveFile(event: H3Event, file: { name: string, bytes: Uint8Array }, as: { kind: 'attachment', mediaType?: string } | { kind: 'written', inline: boolean } | { kind: 'artifact', network: boolean }): Buffer {
   const { name, bytes } = file
+  if (as.kind === 'artifact') {
+    const appOrigins = [getRequestURL(event).origin, event.context.site.appOrigin]
+    setResponseHeaders(event, { ...artifactPageHeaders(as.network, appOrigins), 'Content-Length': String(bytes.byteLength), 'Content-Disposition': `inline; filename*=UTF-8''${encodeURIComponent(name)}` })
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
   const attachment = as.kind === 'attachment'
   const inline = attachment || as.inline
   setResponseHeaders(event, {

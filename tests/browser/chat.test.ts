@@ -203,6 +203,8 @@ describe('chat in the browser', () => {
       if (width < 800) await page.getByRole('button', { name: 'Open the sidebar' }).click()
       const item = page.locator('.threads__item').first()
       await item.waitFor()
+      // Measured once the sidebar has slid in (a busy machine's slow frames caught it half way).
+      await page.evaluate(() => Promise.all(document.getAnimations().filter(animation => animation.effect?.getComputedTiming().iterations !== Infinity).map(animation => animation.finished.catch(() => {}))))
       await item.hover()
       const sidebar = (await page.locator('#sidebar').boundingBox())!
       // Its ⋯ button lies inside the row, and its menu (Rename, Delete…) inside the window.

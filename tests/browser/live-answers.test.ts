@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
@@ -57,7 +59,8 @@ async function freshPage(): Promise<Page> {
   context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
   // On the app's pages only (a blank page's storage is not open to scripts).
   await context.addInitScript((model) => {
-    if (location.protocol === 'http:') localStorage.setItem('or3:model', model)
+    // Not in a sandboxed frame (an answer's page), which has no storage.
+    if (location.protocol === 'http:' && window === window.top) localStorage.setItem('or3:model', model)
   }, MODEL)
   context.on('page', page => pageProblems.push(watchForProblems(page)))
   return context.newPage()
@@ -172,6 +175,79 @@ describe('answers acted on while they stream', () => {
     await page.getByTestId('message-assistant').nth(2).and(page.locator('[data-status=complete]')).waitFor({ timeout: 20_000 })
     await expect.poll(() => page.getByTestId('message-queue').count()).toBe(0)
     expect(await answerOf(page).getByTestId('message-content').innerText()).toContain('Answer to Monday, edited.')
+  })
+
+  it('opens a page an answer built in a sandbox: no cookies, no app API, no navigating the app, no network until allowed; an SVG and versions too', async () => {
+    // A server that counts what reaches it: the page's only way out, when allowed.
+    const beacon = createServer((request, response) => {
+      beaconHits.push(request.url ?? '')
+      response.setHeader('access-control-allow-origin', '*')
+      response.end('ok')
+    })
+    const beaconHits: string[] = []
+    await new Promise<void>(resolve => beacon.listen(0, '127.0.0.1', resolve))
+    const beaconUrl = `http://127.0.0.1:${(beacon.address() as AddressInfo).port}/beacon`
+    try {
+      const probe = (version: string) => ['```html', `<!doctype html><html><head><title>Probe page</title></head><body><h1>Probe ${version}</h1><p id="cookie">…</p><p id="api">…</p><p id="net">…</p><p id="nav">…</p>`,
+        '<script>',
+        'const show = (id, text) => { document.getElementById(id).textContent = text }',
+        'try { show("cookie", "read: " + document.cookie) } catch (error) { show("cookie", "blocked") }',
+        'fetch("/api/threads", { credentials: "include" }).then(r => show("api", "status " + r.status), () => show("api", "blocked"))',
+        `fetch(${JSON.stringify(beaconUrl)}).then(() => show("net", "reached"), () => show("net", "blocked"))`,
+        'try { top.location.href = "https://example.com/" ; show("nav", "navigated") } catch (error) { show("nav", "blocked") }',
+        '</script></body></html>', '```'].join('\n')
+      const svg = '```svg\n<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><title>Dot</title><circle cx="20" cy="20" r="10" fill="teal"/><script>parent.postMessage("svg ran", "*")</script></svg>\n```'
+      fake.script(request => textReply(request.body.messages.filter(message => message.role === 'user').length > 1 ? `Changed it.\n\n${probe('v2')}` : `Here it is.\n\n${probe('v1')}\n\n${svg}\n\n\`\`\`mermaid\nflowchart LR\n  Ask --> Answer\n\`\`\``))
+      const page = await freshPage()
+      const appUrl = await ask(page, 'Build me a probe page')
+      await ended(page, 'complete')
+      await page.getByTestId('open-artifact-0').click()
+      const frame = page.frameLocator('[data-testid=artifact-frame]')
+      await expect.poll(() => frame.locator('#api').innerText()).toBe('blocked')
+      expect(await frame.locator('h1').innerText()).toBe('Probe v1')
+      expect(await frame.locator('#cookie').innerText()).toBe('blocked')
+      await expect.poll(() => frame.locator('#net').innerText()).toBe('blocked')
+      expect(await frame.locator('#nav').innerText()).toBe('blocked')
+      expect(page.url()).toBe(appUrl)
+      expect(beaconHits).toEqual([])
+      expect(await axeViolationsInBothSchemes(page, '[data-testid=artifact-panel]')).toEqual([])
+      // Allowed: the network, and only that (still no session, still no app window).
+      await page.getByTestId('artifact-network').click()
+      await expect.poll(() => frame.locator('#net').innerText()).toBe('reached')
+      expect(beaconHits).toEqual(['/beacon'])
+      expect(await frame.locator('#api').innerText()).toBe('blocked')
+      expect(page.url()).toBe(appUrl)
+      await page.keyboard.press('Escape')
+
+      // The SVG opens as an image: its script never runs.
+      const messages: string[] = []
+      await page.exposeFunction('recordMessage', (text: string) => messages.push(text))
+      await page.evaluate(() => window.addEventListener('message', event => (window as unknown as { recordMessage: (text: string) => void }).recordMessage(String(event.data))))
+      await page.getByTestId('open-artifact-1').click()
+      await page.getByTestId('artifact-image').waitFor()
+      expect(await page.getByTestId('artifact-image').getAttribute('alt')).toBe('Dot')
+      await page.keyboard.press('Escape')
+      // A Mermaid diagram is drawn (the package loads now, the first time) and shown as an image too.
+      await page.getByTestId('open-artifact-2').click()
+      await expect.poll(() => page.getByTestId('artifact-image').getAttribute('src'), { timeout: 20_000 }).toMatch(/^data:image\/svg\+xml/)
+      expect(decodeURIComponent((await page.getByTestId('artifact-image').getAttribute('src'))!)).toContain('Answer')
+      await page.keyboard.press('Escape')
+
+      // A later answer changes the page: its panel has both versions, the newest first on view.
+      await page.getByTestId('composer-input').fill('Change the heading')
+      await page.getByTestId('composer-input').press('Enter')
+      await page.getByTestId('message-assistant').nth(1).and(page.locator('[data-status=complete]')).waitFor()
+      await page.getByTestId('message-assistant').nth(1).getByTestId('open-artifact-0').click()
+      await expect.poll(() => frame.locator('h1').innerText()).toBe('Probe v2')
+      expect(await page.getByTestId('artifact-versions').innerText()).toContain('Version 2 of 2')
+      await page.getByTestId('artifact-versions').getByRole('button', { name: 'Previous version' }).click()
+      await expect.poll(() => frame.locator('h1').innerText()).toBe('Probe v1')
+      await page.getByTestId('artifact-code').click()
+      expect(await page.getByTestId('artifact-source').innerText()).toContain('<title>Probe page</title>')
+      expect(messages).toEqual([])
+    } finally {
+      await new Promise(resolve => beacon.close(resolve))
+    }
   })
 
   it('keeps the focus in the composer after the first message of a new chat: Esc stops the answer, typing goes on there', async () => {

@@ -1,8 +1,9 @@
 /**
- * A conversation's message queue and steering (issue 55), end to end on the built server with the
- * fake OpenRouter: messages queued while an answer runs start after it, once, in the person's order;
+ * While an answer runs, and what it builds (issue 55), end to end on the built server with the fake
+ * OpenRouter: messages queued while an answer runs start after it, once, in the person's order;
  * "Send now" hands one to the running answer, which the model reads at its next round boundary,
- * once; and both hold across a kill -9 of the server.
+ * once; both hold across a kill -9 of the server. And an HTML page an answer built is served in a
+ * sandbox of its own, to its owner and through a share link only.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { roleChunk } from '../../server/lib/openrouter/chunks'
 import { fakeChunkMeta, gatedTextReply, textReply, toolCallReply, useFakeOpenRouter, type FakeReply, type RecordedRequest, type StreamStep } from '../support/fake-openrouter'
-import { SessionClient, waitForJobEnd } from '../support/job-stream-client'
+import { registerAccount, SessionClient, waitForJobEnd } from '../support/job-stream-client'
 import { useAppServers, useBuiltApp } from '../support/built-app'
 import type { QueuedMessage } from '../../shared/types/message-queue'
 import type { ThreadWithMessages } from '../../shared/types/thread'
@@ -86,9 +87,10 @@ async function settled(client: SessionClient, threadId: string, answers: number)
   return view
 }
 
-describe('the queue on one server', () => {
-  const app = useBuiltApp(() => serverEnv())
+/** One server for the tests that need no restart. */
+const app = useBuiltApp(() => serverEnv())
 
+describe('the queue on one server', () => {
   it('starts queued messages after the running answer, once each, in the order the person left them (edited, moved, one removed)', async () => {
     const alice = new SessionClient(app.url)
     const threadId = await newThread(alice)
@@ -201,6 +203,47 @@ describe('the queue on one server', () => {
     expect(answerRequests(later)[0]!.body.messages.map(message => [message.role, message.content])).toEqual([
       ['user', 'search everything'], ['assistant', 'Searching.'], ['user', 'stop searching, use what you have'], ['assistant', 'Using what I have: 42.'], ['user', 'thanks'],
     ])
+  })
+})
+
+describe('pages an answer built', () => {
+  it('serves an answer\'s HTML page in a sandbox of its own (no network unless asked), to its owner and a share link\'s viewers only', async () => {
+    // An account: share links are for accounts (the first one registered is this server's admin).
+    const alice = await registerAccount(app.url, 'Page builder')
+    const threadId = await newThread(alice)
+    const html = '<!doctype html><html><head><title>Menu</title></head><body><script>document.title = "ran"</script>Soup</body></html>'
+    fake.script(() => textReply(`Here.\n\n\`\`\`html\n${html}\n\`\`\`\n\n\`\`\`svg\n<svg xmlns="http://www.w3.org/2000/svg"></svg>\n\`\`\``))
+    await waitForJobEnd(alice, (await send(alice, threadId, 'make a menu page')).jobId)
+    const answer = (await settled(alice, threadId, 1)).messages[1]!
+    const pageAt = `/api/threads/${threadId}/messages/${answer.id}/artifacts`
+    const served = await alice.fetch(`${pageAt}/0`)
+    expect(served.status).toBe(200)
+    expect(await served.text()).toBe(html)
+    expect(served.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    const policy = served.headers.get('content-security-policy')!
+    expect(policy).toMatch(/^sandbox allow-scripts allow-forms;/)
+    expect(policy).not.toContain('allow-same-origin')
+    expect(policy).toContain('default-src \'none\'')
+    // Named by origin: 'self' would name the page's own (opaque) origin, and no frame could hold it.
+    expect(policy).toContain(`frame-ancestors ${app.url}`)
+    expect(served.headers.get('x-frame-options')).toBe('SAMEORIGIN')
+    expect(served.headers.get('cache-control')).toBe('private, no-store')
+    const open = await alice.fetch(`${pageAt}/0?network=1`)
+    expect(open.headers.get('content-security-policy')).toContain('default-src * data: blob:')
+    expect(open.headers.get('content-security-policy')).toMatch(/^sandbox allow-scripts allow-forms;/)
+    // Only pages: the SVG (shown as an image in the app), a number past the end or not a number is none.
+    for (const index of ['1', '2', 'x', '-1', '00000000000000000000001']) expect((await alice.fetch(`${pageAt}/${index}`)).status).toBe(404)
+    // Not another person's: the conversation is unknown to them.
+    const bob = new SessionClient(app.url)
+    expect((await bob.fetch(`${pageAt}/0`)).status).toBe(404)
+    // Through a share link: the snapshot's answer, in the same sandbox.
+    const share = await (await alice.post(`/api/threads/${threadId}/share`, {})).json()
+    const token = String(share.url).split('/share/')[1]
+    const shared = await alice.fetch(`/api/shared/${token}/artifacts/${answer.id}/0`)
+    expect(shared.status).toBe(200)
+    expect(shared.headers.get('content-security-policy')).toMatch(/^sandbox allow-scripts allow-forms;/)
+    expect((await alice.fetch(`/api/shared/${token}/artifacts/${crypto.randomUUID()}/0`)).status).toBe(404)
+    expect((await alice.fetch(`/api/shared/${'x'.repeat(32)}/artifacts/${answer.id}/0`)).status).toBe(404)
   })
 })
 
