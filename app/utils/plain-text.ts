@@ -18,3 +18,26 @@ export function plainPreview(markdown: string, maxChars = 140): string {
     .trim()
   return text.length > maxChars ? `${text.slice(0, maxChars - 1).trimEnd()}…` : text
 }
+
+/** Characters of an answer read aloud at most. */
+export const MAX_SPOKEN_CHARS = 20_000
+
+/**
+ * An answer as it is read aloud: its words without its code blocks (code is not read out), in
+ * plain text (see `plainPreview`), at most `MAX_SPOKEN_CHARS`.
+ */
+export function speakableText(markdown: string): string {
+  const kept: string[] = []
+  let fence: string | undefined
+  for (const line of markdown.slice(0, MAX_SPOKEN_CHARS * 4).split('\n')) {
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1]
+    if (fence) {
+      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined
+    } else if (marker) {
+      fence = marker
+    } else {
+      kept.push(line)
+    }
+  }
+  return plainPreview(kept.join('\n'), MAX_SPOKEN_CHARS)
+}

@@ -1,6 +1,6 @@
-/** The queue under the composer: queueing while an answer runs, and each queued message's actions; steers shown in an answer. */
+/** The queue under the composer: queueing while an answer runs, and each queued message's actions; steers shown in an answer; reading an answer aloud. */
 import { flushPromises, mount } from '@vue/test-utils'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import ChatComposer from '../../app/components/ChatComposer.vue'
 import ChatMessage from '../../app/components/ChatMessage.vue'
 import QueuedMessages from '../../app/components/QueuedMessages.vue'
@@ -100,5 +100,30 @@ describe('an answer that was steered', () => {
     const order = wrapper.findAll('[data-testid=call], [data-testid=message-steer]').map(node => node.attributes('data-testid') === 'call' ? node.text() : 'steer')
     expect(order).toEqual(['c1', 'steer', 'c2'])
     expect(wrapper.find('[data-testid=message-steer]').text()).toBe('You, while it ran only trains')
+  })
+})
+
+describe('reading an answer aloud', () => {
+  it('speaks its words without its code in the app\'s language, stops on a second press, and is not offered without speech synthesis', async () => {
+    const spoken: Array<{ text: string, lang: string }> = []
+    const synthesis = { speak: vi.fn((utterance: { text: string, lang: string }) => spoken.push({ text: utterance.text, lang: utterance.lang })), cancel: vi.fn() }
+    vi.stubGlobal('speechSynthesis', synthesis)
+    vi.stubGlobal('SpeechSynthesisUtterance', class { lang = ''; onend?: () => void; onerror?: () => void; constructor(readonly text: string) {} })
+    const content = '## Plan\n\nBoil the **water**.\n\n```python\nprint("not read")\n```\n\nThen [serve](https://example.com) it.'
+    const wrapper = mount(ChatMessage, { props: { message: { id: 'a', role: 'assistant', content, status: 'complete' } } })
+    await flushPromises()
+    const button = wrapper.find('[data-testid=read-aloud]')
+    expect(button.text()).toBe('Read aloud')
+    await button.trigger('click')
+    expect(spoken).toEqual([{ text: 'Plan Boil the water. Then serve it.', lang: 'en' }])
+    expect(wrapper.find('[data-testid=read-aloud]').text()).toBe('Stop reading')
+    expect(wrapper.find('[data-testid=read-aloud]').attributes('aria-pressed')).toBe('true')
+    await wrapper.find('[data-testid=read-aloud]').trigger('click')
+    expect(synthesis.cancel).toHaveBeenCalled()
+    expect(wrapper.find('[data-testid=read-aloud]').text()).toBe('Read aloud')
+    vi.unstubAllGlobals()
+    const without = mount(ChatMessage, { props: { message: { id: 'b', role: 'assistant', content, status: 'complete' } } })
+    await flushPromises()
+    expect(without.find('[data-testid=read-aloud]').exists()).toBe(false)
   })
 })
