@@ -17,6 +17,7 @@
  * - openrouter: the upstream's wire format and client; tools: the registry and every tool source
  *   (they speak the wire format's tool definition); attachments: files as model message parts;
  *   knowledge: knowledge bases, their documents' reading and indexing, and `search_knowledge`;
+ *   voice: dictation made into text by the operator's speech-to-text endpoint;
  *   models: which endpoint answers a model (and the offline demo model, which reads attachments).
  * - agent: the tool loop; workflows: the graph, its validation and its executor, which runs agents;
  *   jobs: runs of both as durable background jobs.
@@ -29,7 +30,7 @@ const LIB_FLOORS = [
   ['stores'],
   ['openrouter'],
   ['tools'],
-  ['attachments', 'knowledge'],
+  ['attachments', 'knowledge', 'voice'],
   ['models'],
   ['agent'],
   ['workflows'],

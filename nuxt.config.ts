@@ -135,8 +135,8 @@ export default defineNuxtConfig({
         'frame-ancestors': ["'none'"],
         'upgrade-insecure-requests': false,
       },
-      // The location tool runs in the page (with the person's consent); every other feature stays off.
-      permissionsPolicy: { geolocation: ['self'] },
+      // The location tool and dictation run in the page (each with the person's consent); every other feature stays off.
+      permissionsPolicy: { geolocation: ['self'], microphone: ['self'] },
       referrerPolicy: 'no-referrer',
       xFrameOptions: 'DENY',
       xContentTypeOptions: 'nosniff',

@@ -22,6 +22,8 @@ const app = useBuiltApp(() => ({
   NUXT_OPENROUTER_API_KEY: 'sk-or-v1-live-answers-test-key',
   NUXT_DEMO_MODEL_ENABLED: 'false',
   NUXT_THREADS_GENERATE_TITLES: 'false',
+  // Dictation through the fake's /audio/transcriptions.
+  NUXT_VOICE_TRANSCRIPTION_MODEL: 'whisper-1',
   NUXT_LIMITS_ROLES_GUEST_MODELS: `${MODEL},${OTHER}`,
   // Thirteen answers at once for one guest (the jobs page test).
   NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '16',
@@ -248,6 +250,25 @@ describe('answers acted on while they stream', () => {
     } finally {
       await new Promise(resolve => beacon.close(resolve))
     }
+  })
+
+  it('dictates into the composer: the microphone records, the server\'s speech-to-text writes it down, and the words join the draft', async () => {
+    const page = await freshPage()
+    await page.goto(`${app.url}/`)
+    const composer = page.getByTestId('composer-input')
+    await expect.poll(() => composer.isEnabled()).toBe(true)
+    await composer.fill('Note:')
+    const before = fake.transcriptionRequests.length
+    await page.getByTestId('dictate').click()
+    // Recorded for a second (the status counts it), then stopped.
+    await expect.poll(() => page.getByTestId('dictation-state').innerText()).toContain('0:01')
+    expect(await page.getByTestId('dictate').getAttribute('aria-label')).toBe('Stop dictation')
+    await page.getByTestId('dictate').click()
+    await expect.poll(() => composer.inputValue()).toMatch(/^Note: Heard \d+ bytes of audio\/webm\.$/)
+    expect(fake.transcriptionRequests.slice(before)).toEqual([expect.objectContaining({ model: 'whisper-1', language: 'en', fileType: 'audio/webm' })])
+    expect(fake.transcriptionRequests.at(-1)!.bytes).toBeGreaterThan(0)
+    await expect.poll(() => page.getByTestId('dictation-state').count()).toBe(0)
+    expect(await page.getByTestId('dictate').getAttribute('aria-label')).toBe('Dictate')
   })
 
   it('keeps the focus in the composer after the first message of a new chat: Esc stops the answer, typing goes on there', async () => {

@@ -37,11 +37,12 @@ describe('security headers', () => {
     for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`)
     expect(response.headers.get('x-content-type-options')).toBe('nosniff')
     expect(response.headers.get('x-frame-options')).toBe('DENY')
-    // The page may ask for the location (the browser tool, with consent); camera and microphone stay off.
+    // The page may ask for the location (the browser tool) and the microphone (dictation), each with
+    // the person's consent, for itself only (never a frame it holds); the camera stays off.
     const features = response.headers.get('permissions-policy') ?? ''
     expect(features).toContain('geolocation=(self)')
+    expect(features).toContain('microphone=(self)')
     expect(features).toContain('camera=()')
-    expect(features).toContain('microphone=()')
     expect(response.headers.get('referrer-policy')).toBe('no-referrer')
     expect(response.headers.get('x-powered-by')).toBeNull()
     // Every page load gets a nonce of its own.

@@ -3,7 +3,8 @@
  * OpenRouter: messages queued while an answer runs start after it, once, in the person's order;
  * "Send now" hands one to the running answer, which the model reads at its next round boundary,
  * once; both hold across a kill -9 of the server. And an HTML page an answer built is served in a
- * sandbox of its own, to its owner and through a share link only.
+ * sandbox of its own, to its owner and through a share link only. Dictation is made into text by
+ * the operator's speech-to-text endpoint, bounded.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -87,8 +88,8 @@ async function settled(client: SessionClient, threadId: string, answers: number)
   return view
 }
 
-/** One server for the tests that need no restart. */
-const app = useBuiltApp(() => serverEnv())
+/** One server for the tests that need no restart (with dictation through the fake's speech-to-text). */
+const app = useBuiltApp(() => serverEnv({ NUXT_VOICE_TRANSCRIPTION_MODEL: 'whisper-1', NUXT_VOICE_AUDIO_BYTES: '20000' }))
 
 describe('the queue on one server', () => {
   it('starts queued messages after the running answer, once each, in the order the person left them (edited, moved, one removed)', async () => {
@@ -244,6 +245,29 @@ describe('pages an answer built', () => {
     expect(shared.headers.get('content-security-policy')).toMatch(/^sandbox allow-scripts allow-forms;/)
     expect((await alice.fetch(`/api/shared/${token}/artifacts/${crypto.randomUUID()}/0`)).status).toBe(404)
     expect((await alice.fetch(`/api/shared/${'x'.repeat(32)}/artifacts/${answer.id}/0`)).status).toBe(404)
+  })
+})
+
+describe('dictation', () => {
+  it('makes a recording into text through the speech-to-text endpoint, and refuses what it cannot take saying what to fix', async () => {
+    const alice = new SessionClient(app.url)
+    expect(await alice.json('/api/voice/transcriptions')).toEqual({ available: true })
+    const recording = Buffer.alloc(3_000, 1).toString('base64')
+    const heard = await alice.post('/api/voice/transcriptions', { audio: recording, mediaType: 'audio/webm;codecs=opus', language: 'de' })
+    expect(heard.status).toBe(200)
+    expect(await heard.json()).toEqual({ text: 'Heard 3000 bytes of audio/webm.' })
+    expect(fake.transcriptionRequests.at(-1)).toEqual({ authorization: 'Bearer sk-or-v1-message-queue-test-key', model: 'whisper-1', language: 'de', fileType: 'audio/webm', bytes: 3_000 })
+    const refused = async (body: unknown) => {
+      const response = await alice.post('/api/voice/transcriptions', body)
+      return { status: response.status, message: String((await response.json()).message) }
+    }
+    expect(await refused({ audio: '%%%', mediaType: 'audio/webm' })).toMatchObject({ status: 400, message: expect.stringContaining('base64') })
+    expect(await refused({ audio: recording, mediaType: 'text/html' })).toMatchObject({ status: 415, message: expect.stringContaining('audio/webm') })
+    expect(await refused({ audio: recording, mediaType: 'audio/webm', language: 'not a language' })).toMatchObject({ status: 400, message: expect.stringContaining('language') })
+    // Past NUXT_VOICE_AUDIO_BYTES (20,000 here): refused while the body is read, and another person is answered meanwhile.
+    const big = alice.post('/api/voice/transcriptions', { audio: Buffer.alloc(40_000, 1).toString('base64'), mediaType: 'audio/webm' })
+    expect((await new SessionClient(app.url).fetch('/api/health')).status).toBe(200)
+    expect((await big).status).toBe(413)
   })
 })
 

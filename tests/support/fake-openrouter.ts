@@ -72,6 +72,8 @@ export interface FakeOpenRouter {
   embeddingRequests: Array<{ headers: IncomingHttpHeaders, model: string, inputs: number }>
   /** Makes /embeddings answer 503 (true) or vectors again (false). */
   embeddingsDown: (down: boolean) => void
+  /** Every POST /audio/transcriptions (speech to text): its key, model, language and file; each is answered `{ text: "Heard <bytes> bytes of <type>" }`. */
+  transcriptionRequests: Array<{ authorization?: string, model: string, language?: string, fileType: string, bytes: number }>
   /** Replace the script for the following requests. */
   script: (replies: ReplyScript) => void
   /** Resolves when request N (0-based) has ended on the server side. */
@@ -126,6 +128,7 @@ export async function startFakeOpenRouter(initial: ReplyScript = [], options: { 
   const requests: RecordedRequest[] = []
   const modelRequests: IncomingHttpHeaders[] = []
   const embeddingRequests: FakeOpenRouter['embeddingRequests'] = []
+  const transcriptionRequests: FakeOpenRouter['transcriptionRequests'] = []
   let embeddingsDown = false
   const settledWaiters = new Map<number, Array<(record: RecordedRequest) => void>>()
   const settledRecords = new Map<number, RecordedRequest>()
@@ -162,6 +165,19 @@ export async function startFakeOpenRouter(initial: ReplyScript = [], options: { 
         return
       }
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(fakeEmbeddingsAnswer(body.model ?? '', body.input ?? '')))
+      return
+    }
+    if (request.method === 'POST' && path === '/audio/transcriptions') {
+      // A Whisper-style endpoint: multipart form with the model and the recording.
+      const raw = await new Promise<Buffer>((resolve) => {
+        const parts: Buffer[] = []
+        request.on('data', (part: Buffer) => parts.push(part)).on('end', () => resolve(Buffer.concat(parts)))
+      })
+      const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': request.headers['content-type'] ?? '' } }).formData()
+      const file = form.get('file') as File | null
+      const language = form.get('language')
+      transcriptionRequests.push({ authorization: request.headers.authorization, model: String(form.get('model') ?? ''), ...(language ? { language: String(language) } : {}), fileType: file?.type ?? '', bytes: file?.size ?? 0 })
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ text: ` Heard ${file?.size ?? 0} bytes of ${file?.type ?? 'nothing'}. ` }))
       return
     }
     if (request.method !== 'POST' || path !== '/chat/completions') {
@@ -205,6 +221,7 @@ export async function startFakeOpenRouter(initial: ReplyScript = [], options: { 
     requests,
     modelRequests,
     embeddingRequests,
+    transcriptionRequests,
     embeddingsDown: (down) => {
       embeddingsDown = down
     },

@@ -15,6 +15,7 @@ import { group, milliseconds, positiveInt, setting, siteUrl, trustedProxies } fr
 import { roleLimits } from './role-limit-settings'
 import { toolSettings } from './tool-settings'
 import { knowledgeSettings } from './knowledge-settings'
+import { voiceSettings } from './voice-settings'
 
 const { features } = or3Config
 
@@ -114,6 +115,7 @@ export const serverConfigSchema = z.object({
   }),
   tools: toolSettings(),
   knowledge: knowledgeSettings(),
+  voice: voiceSettings(),
   mcp: group({
     configFile: setting(z.string().trim(), '',
       'A JSON or YAML file listing MCP servers (`{"mcpServers": {…}}`, see Tools → MCP servers); empty: none.'),

@@ -44,6 +44,7 @@ import { JobLiveHub } from '../jobs/live-hub'
 import { ThreadTitles } from '../threads/titles'
 import { writeJobIntoThread } from '../threads/write-back'
 import { createMessageQueue } from './message-queue'
+import { Transcriptions } from '../voice/transcriptions'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { OidcSignIn } from '../auth/oidc/oidc-sign-in'
 import { loadOidcProviders } from '../auth/oidc/provider-config'
@@ -307,6 +308,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     jobs,
     threads: stores.threads,
     messageQueue,
+    // Dictation through the operator's speech-to-text endpoint (none named: the browser's own recognition).
+    transcriptions: new Transcriptions({ model: config.voice.transcriptionModel, baseUrl: config.voice.transcriptionBaseUrl || config.openrouter.baseUrl, apiKey: config.voice.transcriptionApiKey || config.openrouter.apiKey, audioBytes: config.voice.audioBytes, timeoutMs: config.voice.timeoutMs, perMinute: config.voice.perMinute }, stores.limiterFor),
     workflows: stores.workflows,
     workflowSchedules,
     runTools: processTools,

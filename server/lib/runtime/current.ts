@@ -3,6 +3,7 @@
  * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
  */
 import type { MessageQueue } from '../threads/message-queue'
+import type { Transcriptions } from '../voice/transcriptions'
 import type { WebPush } from '../jobs/web-push'
 import type { AccountService } from '../auth/accounts'
 import type { OidcSignIn } from '../auth/oidc/oidc-sign-in'
@@ -32,6 +33,8 @@ export interface ServerRuntime {
   threads: ThreadStore
   /** Conversations' message queues (what is sent while an answer runs). */
   messageQueue: MessageQueue
+  /** Dictation made into text by the operator's speech-to-text endpoint. */
+  transcriptions: Transcriptions
   workflows: WorkflowStore
   /** Workflows' inbound webhooks. */
   workflowWebhooks: WorkflowWebhooks

@@ -24,7 +24,8 @@ export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}; install it with "apt-get install chromium-headless-shell" (or set CHROMIUM_PATH).`)
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    // A fake microphone (a beep) that needs no permission prompt: dictation is tested as people use it.
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'],
   })
   const newContext = browser.newContext.bind(browser)
   const newPage = browser.newPage.bind(browser)
