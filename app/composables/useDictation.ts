@@ -46,7 +46,8 @@ export function useDictation() {
 
   /** Whether dictation can be offered here (the server's transcription, or the browser's recognition). */
   async function available(): Promise<boolean> {
-    serverTranscribes ??= $fetch<{ available: boolean }>('/api/voice/transcriptions').then(answer => answer.available, () => false)
+    // Any failure (no server, an old one without the route) means no: the browser's recognition, if any.
+    serverTranscribes ??= Promise.resolve().then(() => $fetch<{ available: boolean }>('/api/voice/transcriptions')).then(answer => answer.available, () => false)
     return (canRecord() && await serverTranscribes) || recognitionClass() !== undefined
   }
 

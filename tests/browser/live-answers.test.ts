@@ -217,7 +217,7 @@ describe('answers acted on while they stream', () => {
       await page.getByTestId('artifact-network').click()
       await expect.poll(() => frame.locator('#net').innerText()).toBe('reached')
       expect(beaconHits).toEqual(['/beacon'])
-      expect(await frame.locator('#api').innerText()).toBe('blocked')
+      await expect.poll(() => frame.locator('#api').innerText()).toBe('blocked')
       expect(page.url()).toBe(appUrl)
       await page.keyboard.press('Escape')
 
