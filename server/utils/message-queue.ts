@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { userApiKeyOf } from '../lib/http/user-api-key'
 import { queueEditSchema, queueMessageSchema, queueOrderSchema, type MessageQueue } from '../lib/threads/message-queue'
-import { currentServerRuntime } from '../lib/runtime/current'
+import { startedServerRuntime } from '../lib/runtime/current'
 import type { QueuedMessage } from '../../shared/types/message-queue'
 import type { ChatThread, SentThreadMessage } from '../../shared/types/thread'
 
@@ -10,9 +10,7 @@ type Items = Promise<{ items: QueuedMessage[] }>
 
 /** This process's message queues (503 while the server starts). */
 function useMessageQueue(): MessageQueue {
-  const runtime = currentServerRuntime()
-  if (!runtime) throw createError({ statusCode: 503, statusMessage: 'The server is starting; try again in a moment.' })
-  return runtime.messageQueue
+  return startedServerRuntime().messageQueue
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ShareLinks } from '../lib/threads/share-links'
 import type { AnswerFeedback } from '../lib/threads/feedback'
 import type { BackgroundJobManager } from '../lib/jobs/manager'
 import type { JobListener } from '../lib/jobs/live-hub'
-import { currentServerRuntime, type ServerRuntime } from '../lib/runtime/current'
+import { startedServerRuntime } from '../lib/runtime/current'
 import type { ToolSources } from '../lib/tools/tool-sources'
 import type { LiveEventStreams } from '../lib/http/live-events'
 import type { ThreadStore } from '../lib/stores/threads/thread-store'
@@ -23,11 +23,7 @@ import type { AppMetrics } from '../lib/metrics/app-metrics'
 import type { StatusHistory } from '../lib/metrics/status-history'
 import { isScrapeToken } from '../lib/metrics/scrape-token'
 
-function useServerRuntime(): ServerRuntime {
-  const runtime = currentServerRuntime()
-  if (!runtime) throw createError({ statusCode: 503, statusMessage: 'The server is starting; try again in a moment.' })
-  return runtime
-}
+const useServerRuntime = startedServerRuntime
 
 /** A person's own preferences, chat presets and folders (`settings`), share links (`shares`), ratings of answers (`feedback`), all their data as a zip (`archive`), the devices they get pushes on (`push`), what the assistant remembers about them (`memory`) and their knowledge bases and those shared with their groups (`knowledge`). */
 export function usePersonal(): { settings: PersonalSettings, shares: ShareLinks, feedback: AnswerFeedback, archive: (userId: string) => ReadableStream<Uint8Array>, push: WebPush, memory: Memories, knowledge: KnowledgeBases } {

@@ -1,19 +1,15 @@
 import { consola } from 'consola'
-import { createError, getQuery, getRequestProtocol, getRequestURL, getRouterParam, useSession, type H3Event } from 'h3'
+import { getQuery, getRequestProtocol, getRequestURL, getRouterParam, useSession, type H3Event } from 'h3'
 import type { ProviderSignInError } from '../../shared/types/account'
 import { AuthError } from '../lib/auth/auth-errors'
 import { OidcSignInError, PENDING_SIGN_IN_MS, type PendingSignIn } from '../lib/auth/oidc/oidc-sign-in'
 import type { StoredAccount } from '../lib/stores/accounts/account-store'
 import { serverSecret } from '../lib/security/session-secret'
-import { currentServerRuntime } from '../lib/runtime/current'
+import { startedServerRuntime } from '../lib/runtime/current'
 
 const log = () => consola.withTag('auth')
 
-function runtime() {
-  const current = currentServerRuntime()
-  if (!current) throw createError({ statusCode: 503, statusMessage: 'The server is starting; try again in a moment.' })
-  return current
-}
+const runtime = startedServerRuntime
 
 /**
  * The sign-in a browser started at an identity provider, kept in a cookie of its own (sealed, ten

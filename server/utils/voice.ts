@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import { z } from 'zod'
 import { throwHttpError } from '../lib/http/domain-errors'
-import { currentServerRuntime } from '../lib/runtime/current'
+import { startedServerRuntime } from '../lib/runtime/current'
 import type { Transcriptions } from '../lib/voice/transcriptions'
 
 /** What the composer sends to be transcribed: the recording (base64), its type, and the language spoken. */
@@ -12,9 +12,7 @@ const dictationSchema = z.object({
 }).strict()
 
 function useTranscriptions(): Transcriptions {
-  const runtime = currentServerRuntime()
-  if (!runtime) throw createError({ statusCode: 503, statusMessage: 'The server is starting; try again in a moment.' })
-  return runtime.transcriptions
+  return startedServerRuntime().transcriptions
 }
 
 /**

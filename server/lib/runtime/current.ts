@@ -2,7 +2,10 @@
  * This process's runtime: the job manager, the stores and the accounts, built by createServerRuntime at
  * start-up. One place holds it; server/utils/runtime.ts is how routes reach it.
  */
+import { DomainError, type HttpAnswer } from '../domain-error'
 import type { MessageQueue } from '../threads/message-queue'
+import type { ThreadAnswerContext } from '../threads/send-message'
+import type { ChatThread } from '../../../shared/types/thread'
 import type { Transcriptions } from '../voice/transcriptions'
 import type { WebPush } from '../jobs/web-push'
 import type { AccountService } from '../auth/accounts'
@@ -31,6 +34,8 @@ import type { LiveEventStreams } from '../http/live-events'
 export interface ServerRuntime {
   jobs: BackgroundJobManager
   threads: ThreadStore
+  /** What a conversation's answers are asked with now: its owner's instructions, memories, groups' instructions, its knowledge. */
+  answerContext: (thread: ChatThread) => Promise<ThreadAnswerContext>
   /** Conversations' message queues (what is sent while an answer runs). */
   messageQueue: MessageQueue
   /** Dictation made into text by the operator's speech-to-text endpoint. */
@@ -87,5 +92,23 @@ export function setServerRuntime(next: ServerRuntime | undefined): void {
 
 /** The runtime, or undefined while the server is starting or stopping. */
 export function currentServerRuntime(): ServerRuntime | undefined {
+  return runtime
+}
+
+/** A request that came before the runtime was built (or after it was closed): 503, try again. */
+export class ServerStartingError extends DomainError {
+  override name = 'ServerStartingError'
+  constructor() {
+    super('The server is starting; try again in a moment.')
+  }
+
+  httpAnswer(): HttpAnswer {
+    return { statusCode: 503, statusMessage: this.message, message: this.message }
+  }
+}
+
+/** The runtime, for a request; a `ServerStartingError` (503) while there is none. */
+export function startedServerRuntime(): ServerRuntime {
+  if (!runtime) throw new ServerStartingError()
   return runtime
 }
