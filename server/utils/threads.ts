@@ -6,7 +6,7 @@ import { messageBodyBytes } from '../lib/http/read-json-body'
 import { addMessageVersion, messageVersionSchema, sendThreadMessage as sendMessage, threadMessageSchema } from '../lib/threads/send-message'
 import { viewThread as viewBranch } from '../lib/threads/versions'
 import { artifactPageHeaders } from '../lib/threads/artifacts'
-import { currentServerRuntime } from '../lib/runtime/current'
+import { startedServerRuntime } from '../lib/runtime/current'
 import type { ChatThread, SentThreadMessage, ThreadWithMessages } from '../../shared/types/thread'
 
 /**
@@ -23,15 +23,9 @@ export async function sendThreadMessage(event: H3Event, thread: ChatThread, vers
   const user = await requireSessionUser(event)
   const dependencies = { jobs: useBackgroundJobs(), threads: useThreadStore(), config: useServerConfig(event) }
   try {
-    const personal = usePersonal()
-    const bases = thread.settings?.knowledgeBaseIds ?? []
-    const [{ customInstructions }, memories, team] = await Promise.all([
-      personal.settings.preferences(thread.userId),
-      personal.memory.promptFor(thread.userId),
-      useAccounts().groups.chatSettingsOf(thread.userId),
-    ])
-    const knowledgeFor = bases.length ? (question: string) => personal.knowledge.promptFor(thread.userId, bases, question) : undefined
-    const answering = { ...input, principal: jobPrincipal(event, useServerConfig(event), user, thread.userId), userApiKey: userApiKeyOf(event), instructions: customInstructions, memories, knowledgeFor, team: team.instructions }
+    // The same context a queued message is asked with; the language is the request's (the principal's).
+    const { locale: _theirs, ...context } = await startedServerRuntime().answerContext(thread)
+    const answering = { ...input, ...context, principal: jobPrincipal(event, useServerConfig(event), user, thread.userId), userApiKey: userApiKeyOf(event) }
     return versionOf === undefined
       ? await sendMessage(dependencies, thread, { ...answering, content: input.content! })
       : await addMessageVersion(dependencies, thread, versionOf, answering)
@@ -43,8 +37,8 @@ export async function sendThreadMessage(event: H3Event, thread: ChatThread, vers
 /** A conversation with the messages of the branch on view and their versions, and its queued messages; with `show`, the branch through that message first (404 when not in it). */
 export async function viewThread(event: H3Event, thread: ChatThread, show?: string): Promise<ThreadWithMessages> {
   try {
-    const [view, queue] = await Promise.all([viewBranch(useThreadStore(), thread, show), currentServerRuntime()?.messageQueue.list(thread.id)])
-    return queue?.length ? { ...view, queue } : view
+    const [view, queue] = await Promise.all([viewBranch(useThreadStore(), thread, show), startedServerRuntime().messageQueue.list(thread.id)])
+    return queue.length ? { ...view, queue } : view
   } catch (error) {
     throwHttpError(event, error)
   }

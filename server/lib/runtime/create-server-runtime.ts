@@ -43,7 +43,7 @@ import { BackgroundJobManager } from '../jobs/manager'
 import { JobLiveHub } from '../jobs/live-hub'
 import { ThreadTitles } from '../threads/titles'
 import { writeJobIntoThread } from '../threads/write-back'
-import { createMessageQueue } from './message-queue'
+import { answerContextOf, createMessageQueue } from './message-queue'
 import { Transcriptions } from '../voice/transcriptions'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { OidcSignIn } from '../auth/oidc/oidc-sign-in'
@@ -236,7 +236,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   // Schedules and failure handlers start runs as the workflow's owner, checked like a run from the form.
   const personal = new PersonalSettings(stores.settings)
   // What a person lines up while an answer runs starts when it ends well (after its text is in the thread).
-  const messageQueue = createMessageQueue({ threads: stores.threads, jobs, config, accounts, personal, memories, knowledge, secretBox: createSecretBox(secret, 'message-queue'), logger: consola.withTag('threads') })
+  const answerContext = answerContextOf({ accounts, personal, memories, knowledge })
+  const messageQueue = createMessageQueue({ threads: stores.threads, jobs, config, accounts, answerContext, secretBox: createSecretBox(secret, 'message-queue'), logger: consola.withTag('threads') })
   jobs.runs.onJobFinished(async (job, endpoint) => {
     if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
     await messageQueue.afterAnswer(job)
@@ -307,6 +308,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   return {
     jobs,
     threads: stores.threads,
+    answerContext,
     messageQueue,
     // Dictation through the operator's speech-to-text endpoint (none named: the browser's own recognition).
     transcriptions: new Transcriptions({ model: config.voice.transcriptionModel, baseUrl: config.voice.transcriptionBaseUrl || config.openrouter.baseUrl, apiKey: config.voice.transcriptionApiKey || config.openrouter.apiKey, audioBytes: config.voice.audioBytes, timeoutMs: config.voice.timeoutMs, perMinute: config.voice.perMinute }, stores.limiterFor),

@@ -23,7 +23,7 @@ import { sendWithIds, type AnswerInput } from './send-message'
 import { threadPath } from './versions'
 import { MAX_QUEUED_MESSAGES, type QueuedMessage } from '../../../shared/types/message-queue'
 import type { BackgroundJob } from '../../../shared/types/job'
-import type { ChatThread, SentThreadMessage } from '../../../shared/types/thread'
+import type { ChatThread, SentThreadMessage, ThreadMessage } from '../../../shared/types/thread'
 
 /** What the composer queues (`POST /api/threads/:id/queue`). */
 export const queueMessageSchema = z.object({
@@ -57,6 +57,12 @@ export interface MessageQueueOptions {
 const STALE_SEND_MS = 30_000
 /** Threads picked up after a restart, at most. */
 const RECOVERED_THREADS = 1_000
+
+/** Whether the newest answer of the branch on view ended well (a conversation without one counts as well). */
+function lastAnswerEndedWell(thread: ChatThread, messages: ThreadMessage[]): boolean {
+  const last = threadPath(thread, messages).findLast(message => message.role === 'assistant')
+  return !last || last.status === 'complete'
+}
 
 /** A queued message as the app sees it (without the sealed key). */
 function publicItem({ apiKeyCiphertext: _key, ...item }: StoredQueuedMessage): QueuedMessage {
@@ -129,7 +135,7 @@ export class MessageQueue {
   async sendNow(thread: ChatThread, id: string): Promise<{ steered: true } | { sent: SentThreadMessage }> {
     const item = await this.itemOf(thread, id)
     if (item.sending) throw this.alreadySending()
-    const running = await this.runningAnswer(thread)
+    const running = await this.runningAnswer(await this.options.threads.listMessages(thread.id))
     if (running) {
       if (!await this.options.threads.queue.update(id, { steerJobId: running, blocked: null })) throw this.alreadySending()
       return { steered: true }
@@ -207,11 +213,12 @@ export class MessageQueue {
       if (Date.now() - cutShort.updatedAt < STALE_SEND_MS) return undefined
       return this.send(thread, cutShort)
     }
-    if (await this.runningAnswer(thread)) return undefined
+    const messages = await this.options.threads.listMessages(thread.id)
+    if (await this.runningAnswer(messages)) return undefined
     // No answer runs: a message handed to one that ended is an ordinary waiting one now.
     const item = id ? items.find(candidate => candidate.id === id) : items[0]
     if (!item) return undefined
-    if (!id && !await this.lastAnswerEndedWell(thread)) return undefined
+    if (!id && !lastAnswerEndedWell(thread, messages)) return undefined
     const sending = { answerId: crypto.randomUUID(), jobId: crypto.randomUUID() }
     if (!await queue.claim(item.id, sending)) return undefined
     return this.send(thread, { ...item, sending })
@@ -241,22 +248,14 @@ export class MessageQueue {
     }
   }
 
-  /** The job of the answer running in `thread` now, if one runs. */
-  private async runningAnswer(thread: ChatThread): Promise<string | undefined> {
-    const messages = await this.options.threads.listMessages(thread.id)
+  /** The job of the answer running among a thread's `messages` now, if one runs. */
+  private async runningAnswer(messages: readonly ThreadMessage[]): Promise<string | undefined> {
     for (const message of messages) {
       if (message.role !== 'assistant' || message.status !== 'streaming' || !message.jobId) continue
       const job = await this.options.jobs.store.getJob(message.jobId)
       if (job?.status === 'streaming') return job.id
     }
     return undefined
-  }
-
-  /** Whether the newest answer of the branch on view ended well (a conversation without one counts as well). */
-  private async lastAnswerEndedWell(thread: ChatThread): Promise<boolean> {
-    const branch = threadPath(thread, await this.options.threads.listMessages(thread.id))
-    const last = branch.findLast(message => message.role === 'assistant')
-    return !last || last.status === 'complete'
   }
 
   private async itemOf(thread: ChatThread, id: string): Promise<StoredQueuedMessage> {

@@ -14,12 +14,13 @@ import { threadHistory } from './history'
 import { chatRequestShape, type ChatRequestShape } from './chat-request'
 import { titleFromMessage } from './titles'
 import type { ChatThread, SentThreadMessage, ThreadMessage } from '../../../shared/types/thread'
-import { MessageVersionError, messageTree, pathTo, sideBySideAnswerId, threadPath } from './versions'
+import { MessageVersionError, messageTree, pathTo, sideBySideAnswerId, threadPath, type MessageTree } from './versions'
 import { z } from 'zod'
 import { MAX_SIDE_BY_SIDE } from '../../../shared/limits'
 import { assertClientToolsFree, clientToolsSchema } from '../tools/client-tools'
 import { acceptAttachments, incomingAttachmentSchema, type AcceptedAttachment } from '../attachments/attachments'
 import type { MessageAttachment } from '../../../shared/types/attachment'
+import type { AppLocale } from '../../../shared/locales'
 
 const answerFields = {
   model: z.string().trim().min(1, 'choose a model').max(200),
@@ -72,8 +73,19 @@ export type AnswerInput = Omit<SendThreadMessageInput, 'content' | 'compareWith'
 }
 type Dependencies = { jobs: BackgroundJobManager, threads: ThreadStore, config: ServerConfig }
 
+/**
+ * What every answer of a thread is asked with besides the question, as its owner is now (the same
+ * for a message sent from the composer and one sent from the queue), and the language they read.
+ */
+export type ThreadAnswerContext = Pick<AnswerInput, 'instructions' | 'memories' | 'team' | 'knowledgeFor'> & { locale?: AppLocale }
+
 /** The question an answer is for: one already stored (another answer), or new text (with files: new ones, or an edited question's) under a parent. */
 type Question = { stored: ThreadMessage } | { content: string, parentId: string, files?: AcceptedAttachment[], keptFiles?: MessageAttachment[] }
+
+/** The messages from the start of the conversation to `messageId`, oldest first. */
+function branchTo(tree: MessageTree, threadId: string, messageId: string): ThreadMessage[] {
+  return pathTo(tree, threadId, messageId).map(id => tree.byId.get(id)!)
+}
 
 /** The ids a send must use (a queued message's: fixed before anything is stored, so a send cut short is finished with them). */
 interface FixedIds {
@@ -98,8 +110,7 @@ export async function sendWithIds(dependencies: Dependencies, thread: ChatThread
   }
   if (question) {
     const tree = messageTree(thread.id, all)
-    const parentId = tree.parentOf.get(question.id)!
-    return answer(dependencies, thread, all, pathTo(tree, thread.id, parentId).map(id => tree.byId.get(id)!), { stored: question }, input, [input.model], ids)
+    return answer(dependencies, thread, all, branchTo(tree, thread.id, tree.parentOf.get(question.id)!), { stored: question }, input, [input.model], ids)
   }
   const branch = threadPath(thread, all)
   return answer(dependencies, thread, all, branch, { content: input.content, parentId: branch.at(-1)?.id ?? thread.id }, input, [input.model], ids)
@@ -130,7 +141,7 @@ export async function addMessageVersion(dependencies: Dependencies, thread: Chat
   const tree = messageTree(thread.id, all)
   const target = tree.byId.get(messageId)
   if (!target) throw new MessageVersionError('This conversation has no such message.', 404)
-  const history = (id: string) => pathTo(tree, thread.id, id).map(id => tree.byId.get(id)!)
+  const history = (id: string) => branchTo(tree, thread.id, id)
   if (target.role === 'user') {
     if (input.content === undefined) throw new MessageVersionError('content: write the new text of the question.', 400)
     const parentId = tree.parentOf.get(target.id)!
