@@ -17,8 +17,9 @@
  * - openrouter: the upstream's wire format and client; tools: the registry and every tool source
  *   (they speak the wire format's tool definition); attachments: files as model message parts;
  *   knowledge: knowledge bases, their documents' reading and indexing, and `search_knowledge`;
- *   voice: dictation made into text by the operator's speech-to-text endpoint;
- *   models: which endpoint answers a model (and the offline demo model, which reads attachments).
+ *   voice: dictation and read aloud by the operator's speech endpoints;
+ *   models: which endpoint answers a model (and the offline demo model, which reads attachments);
+ *   images: `generate_image`, pictures made by an image model kept as a conversation's files.
  * - agent: the tool loop; workflows: the graph, its validation and its executor, which runs agents;
  *   jobs: runs of both as durable background jobs.
  * - threads: conversations, whose messages start jobs and keep their answers; auth: accounts,
@@ -31,7 +32,7 @@ const LIB_FLOORS = [
   ['openrouter'],
   ['tools'],
   ['attachments', 'knowledge', 'voice'],
-  ['models'],
+  ['models', 'images'],
   ['agent'],
   ['workflows'],
   ['jobs'],

@@ -312,8 +312,9 @@ export const updateMessage = serverMutation({
     usage: v.optional(usage),
     jobId: v.optional(v.string()),
     steers: v.optional(v.string()),
+    attachments: v.optional(v.array(messageAttachment)),
   },
-  handler: async (ctx, { messageId, toolCalls, finishReason, jobId, steers, ...fields }) => {
+  handler: async (ctx, { messageId, toolCalls, finishReason, jobId, steers, attachments, ...fields }) => {
     const message = await findMessage(ctx, messageId)
     if (!message) return false
     let patch: Partial<Doc<'thread_messages'>> = {}
@@ -329,6 +330,7 @@ export const updateMessage = serverMutation({
     if (fields.usage !== undefined) patch.usage = fields.usage
     if (jobId !== undefined) patch.job_id = jobId
     if (steers !== undefined) patch.steers = steers
+    if (attachments !== undefined) patch.attachments = attachments
     await ctx.db.patch(message._id, patch)
     return true
   },

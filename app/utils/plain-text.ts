@@ -41,3 +41,22 @@ export function speakableText(markdown: string): string {
   }
   return plainPreview(kept.join('\n'), MAX_SPOKEN_CHARS)
 }
+
+/**
+ * `text` in parts of at most `maxChars` characters for a speech service, each ending at a sentence's
+ * end where one fits (else at a space, else cut), in order, none empty.
+ */
+export function speechParts(text: string, maxChars: number): string[] {
+  const parts: string[] = []
+  let rest = text.trim()
+  while (rest.length > maxChars) {
+    const window = rest.slice(0, maxChars + 1)
+    let cut = Math.max(window.lastIndexOf('. '), window.lastIndexOf('! '), window.lastIndexOf('? '), window.lastIndexOf('。'))
+    cut = cut > maxChars / 3 ? cut + 1 : window.lastIndexOf(' ')
+    if (cut <= 0) cut = maxChars
+    parts.push(rest.slice(0, cut).trim())
+    rest = rest.slice(cut).trim()
+  }
+  if (rest) parts.push(rest)
+  return parts.filter(Boolean)
+}

@@ -2,7 +2,6 @@ import type { H3Event } from 'h3'
 import { z } from 'zod'
 import { throwHttpError } from '../lib/http/domain-errors'
 import { startedServerRuntime } from '../lib/runtime/current'
-import type { Transcriptions } from '../lib/voice/transcriptions'
 
 /** What the composer sends to be transcribed: the recording (base64), its type, and the language spoken. */
 const dictationSchema = z.object({
@@ -11,29 +10,50 @@ const dictationSchema = z.object({
   language: z.string().trim().regex(/^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?$/, 'language: a language tag such as en or pt-BR').optional(),
 }).strict()
 
-function useTranscriptions(): Transcriptions {
-  return startedServerRuntime().transcriptions
-}
+/** What "Read aloud" sends: one part of an answer's words. */
+const speechSchema = z.object({
+  text: z.string().min(1, 'text: there is nothing to read').max(10_000, 'text: send a long answer in parts'),
+}).strict()
 
 /**
- * Dictation for the session's person: whether the server transcribes (`available`; else the
+ * Voice for the session's person. Dictation: whether the server transcribes (`available`; else the
  * browser's own recognition is used), and `transcribe`, which reads the body's recording (bounded by
- * `voice.audioBytes` while it is read) and answers `{ text }`; 400 / 413 / 415 / 429 / 502 / 503 / 504
+ * `voice.audioBytes` while it is read) and answers `{ text }`. Read aloud: whether the server speaks
+ * (`available`, with the characters one part may have; else the browser's own voice reads), and
+ * `speak`, which answers one part's audio. Refusals are 400 / 413 / 415 / 429 / 502 / 503 / 504,
  * saying what went wrong.
  */
-export function speechToText(event: H3Event) {
+export function voiceFor(event: H3Event) {
+  const runtime = () => startedServerRuntime()
   return {
-    available: (): { available: boolean } => ({ available: useTranscriptions().available }),
-    transcribe: async (): Promise<{ text: string }> => {
-      const user = await requireSessionUser(event)
-      const transcriptions = useTranscriptions()
-      // Base64 is 4/3 of the bytes, plus the rest of the body.
-      const input = await readJsonBody(event, dictationSchema, { maxBytes: Math.ceil(useServerConfig(event).voice.audioBytes * 4 / 3) + 1_024 })
-      try {
-        return { text: await transcriptions.transcribe(user.id, Buffer.from(input.audio, 'base64'), input.mediaType, input.language) }
-      } catch (error) {
-        throwHttpError(event, error)
-      }
+    dictation: {
+      available: (): { available: boolean } => ({ available: runtime().transcriptions.available }),
+      transcribe: async (): Promise<{ text: string }> => {
+        const user = await requireSessionUser(event)
+        const { transcriptions } = runtime()
+        // Base64 is 4/3 of the bytes, plus the rest of the body.
+        const input = await readJsonBody(event, dictationSchema, { maxBytes: Math.ceil(useServerConfig(event).voice.audioBytes * 4 / 3) + 1_024 })
+        try {
+          return { text: await transcriptions.transcribe(user.id, Buffer.from(input.audio, 'base64'), input.mediaType, input.language) }
+        } catch (error) {
+          throwHttpError(event, error)
+        }
+      },
+    },
+    readAloud: {
+      available: (): { available: boolean, chars: number } => ({ available: runtime().speech.available, chars: runtime().speech.chars }),
+      speak: async (): Promise<Buffer> => {
+        const user = await requireSessionUser(event)
+        const { speech } = runtime()
+        const input = await readJsonBody(event, speechSchema, { maxBytes: 64 * 1024 })
+        try {
+          const { audio, mediaType } = await speech.speak(user.id, input.text)
+          setResponseHeaders(event, { 'Content-Type': mediaType, 'Content-Length': String(audio.byteLength), 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' })
+          return Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength)
+        } catch (error) {
+          throwHttpError(event, error)
+        }
+      },
     },
   }
 }

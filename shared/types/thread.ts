@@ -46,7 +46,7 @@ export interface ThreadMessage {
    * stored before them.
    */
   parentId?: string
-  /** User messages: the files sent with it. */
+  /** User messages: the files sent with it; assistant messages: the images its answer made (`generate_image`). */
   attachments?: MessageAttachment[]
   /** Assistant messages: the model that answered and the job that produced the answer. */
   model?: string

@@ -17,11 +17,11 @@ export interface ToolSummary {
 /**
  * What a tool can reach beyond computing an answer, named so policy rules can gate it
  * (`capability:internet_access`): the open internet, the conversation's workspace files, code
- * execution in a sandbox, starting subagents, keeping memories about the person, searching knowledge bases. Guests get none of these unless a rule allows it.
+ * execution in a sandbox, starting subagents, keeping memories about the person, searching knowledge bases, making images (which cost credits). Guests get none of these unless a rule allows it.
  */
-export type ToolCapability = 'internet_access' | 'workspace' | 'code_execution' | 'subagents' | 'memory' | 'knowledge'
+export type ToolCapability = 'internet_access' | 'workspace' | 'code_execution' | 'subagents' | 'memory' | 'knowledge' | 'image_generation'
 
-export const TOOL_CAPABILITIES: readonly ToolCapability[] = ['internet_access', 'workspace', 'code_execution', 'subagents', 'memory', 'knowledge']
+export const TOOL_CAPABILITIES: readonly ToolCapability[] = ['internet_access', 'workspace', 'code_execution', 'subagents', 'memory', 'knowledge', 'image_generation']
 
 /**
  * A tool the browser runs, as the app declares it when it starts a job: offered to the model like

@@ -88,8 +88,12 @@ async function settled(client: SessionClient, threadId: string, answers: number)
   return view
 }
 
+/** The account of this server's tests that need one (sign-up closes after the first, its admin). */
+let account: Promise<SessionClient> | undefined
+const signedIn = () => (account ??= registerAccount(app.url, 'Builder'))
+
 /** One server for the tests that need no restart (with dictation through the fake's speech-to-text). */
-const app = useBuiltApp(() => serverEnv({ NUXT_VOICE_TRANSCRIPTION_MODEL: 'whisper-1', NUXT_VOICE_AUDIO_BYTES: '20000' }))
+const app = useBuiltApp(() => serverEnv({ NUXT_VOICE_TRANSCRIPTION_MODEL: 'whisper-1', NUXT_VOICE_AUDIO_BYTES: '20000', NUXT_IMAGES_MODEL: 'fake/image-model', NUXT_VOICE_SPEECH_MODEL: 'tts-1', NUXT_VOICE_SPEECH_CHARS: '200' }))
 
 describe('the queue on one server', () => {
   it('starts queued messages after the running answer, once each, in the order the person left them (edited, moved, one removed)', async () => {
@@ -210,7 +214,7 @@ describe('the queue on one server', () => {
 describe('pages an answer built', () => {
   it('serves an answer\'s HTML page in a sandbox of its own (no network unless asked), to its owner and a share link\'s viewers only', async () => {
     // An account: share links are for accounts (the first one registered is this server's admin).
-    const alice = await registerAccount(app.url, 'Page builder')
+    const alice = await signedIn()
     const threadId = await newThread(alice)
     const html = '<!doctype html><html><head><title>Menu</title></head><body><script>document.title = "ran"</script>Soup</body></html>'
     fake.script(() => textReply(`Here.\n\n\`\`\`html\n${html}\n\`\`\`\n\n\`\`\`svg\n<svg xmlns="http://www.w3.org/2000/svg"></svg>\n\`\`\``))
@@ -248,6 +252,60 @@ describe('pages an answer built', () => {
   })
 })
 
+describe('images', () => {
+  it('keeps what the image model makes as the answer\'s file: served to its owner sandboxed, in a share with files, to nobody else', async () => {
+    const alice = await signedIn()
+    const threadId = await newThread(alice)
+    const before = fake.imageRequests.length
+    fake.imageReply('png')
+    fake.script((request) => {
+      if (request.body.messages.some(message => message.role === 'tool')) return textReply('An orange square, as asked.')
+      return toolCallReply([{ id: 'call_img', name: 'generate_image', arguments: '{"prompt":"an orange square"}' }])
+    })
+    const job = await waitForJobEnd(alice, (await send(alice, threadId, 'make me an orange square')).jobId)
+    expect(job.status).toBe('complete')
+    expect(fake.imageRequests.slice(before)).toEqual([{ authorization: 'Bearer sk-or-v1-message-queue-test-key', model: 'fake/image-model', prompt: 'an orange square', sourceImages: 0 }])
+    const answer = (await settled(alice, threadId, 1)).messages[1]!
+    expect(answer.attachments).toEqual([expect.objectContaining({ kind: 'image', mediaType: 'image/png', name: 'an-orange-square.png' })])
+    const fileAt = `/api/threads/${threadId}/attachments/${answer.attachments![0]!.id}`
+    const served = await alice.fetch(fileAt)
+    expect(served.status).toBe(200)
+    expect(served.headers.get('content-type')).toBe('image/png')
+    expect(served.headers.get('content-security-policy')).toContain('sandbox')
+    expect((await new SessionClient(app.url).fetch(fileAt)).status).toBe(404)
+    // The model was told the person sees it, and how to change it.
+    const toolTurn = fake.requests.findLast(request => request.body.messages.some(message => message.role === 'tool'))!.body.messages.find(message => message.role === 'tool')
+    expect(JSON.parse(String(toolTurn?.content)).note).toContain(`edit "${answer.attachments![0]!.id}"`)
+    // A share with files carries the answer's image.
+    const share = await (await alice.post(`/api/threads/${threadId}/share`, { includeAttachments: true })).json()
+    const token = String(share.url).split('/share/')[1]
+    const view = await alice.json<{ messages: Array<{ attachments?: Array<{ id: string }> }> }>(`/api/shared/${token}`)
+    expect(view.messages[1]!.attachments).toEqual([expect.objectContaining({ id: answer.attachments![0]!.id })])
+    expect((await alice.fetch(`/api/shared/${token}/attachments/${answer.attachments![0]!.id}`)).status).toBe(200)
+  })
+
+  it('draws offline with the demo model, as an SVG that runs nothing; a guest may not make images', async () => {
+    const alice = await signedIn()
+    const threadId = await newThread(alice)
+    const before = fake.imageRequests.length
+    const sent = await alice.post(`/api/threads/${threadId}/messages`, { content: 'Draw a house by the sea at sunset', model: 'or3/offline-demo' })
+    const job = await waitForJobEnd(alice, (await sent.json()).jobId)
+    expect(job.content).toContain('Here is your picture: a drawing of the sun, the sea and a house, at sunset.')
+    const answer = (await settled(alice, threadId, 1)).messages[1]!
+    expect(answer.attachments).toEqual([expect.objectContaining({ mediaType: 'image/svg+xml' })])
+    const served = await alice.fetch(`/api/threads/${threadId}/attachments/${answer.attachments![0]!.id}`)
+    expect(served.headers.get('content-type')).toBe('image/svg+xml')
+    expect(served.headers.get('content-security-policy')).toMatch(/default-src 'none'.*sandbox/)
+    expect(await served.text()).not.toMatch(/<script|\son\w+=/i)
+    expect(fake.imageRequests.length).toBe(before)
+    // A guest: the tool is not theirs (it costs credits), and the demo says what it can do instead.
+    const guest = new SessionClient(app.url)
+    const guestThread = await newThread(guest)
+    const guestJob = await waitForJobEnd(guest, (await (await guest.post(`/api/threads/${guestThread}/messages`, { content: 'Draw a house by the sea', model: 'or3/offline-demo' })).json()).jobId)
+    expect(guestJob.activeToolCalls).toEqual([])
+  })
+})
+
 describe('dictation', () => {
   it('makes a recording into text through the speech-to-text endpoint, and refuses what it cannot take saying what to fix', async () => {
     const alice = new SessionClient(app.url)
@@ -268,6 +326,24 @@ describe('dictation', () => {
     const big = alice.post('/api/voice/transcriptions', { audio: Buffer.alloc(40_000, 1).toString('base64'), mediaType: 'audio/webm' })
     expect((await new SessionClient(app.url).fetch('/api/health')).status).toBe(200)
     expect((await big).status).toBe(413)
+  })
+
+  it('reads a part of an answer aloud through the text-to-speech endpoint, and refuses what it cannot take saying what to fix', async () => {
+    const alice = new SessionClient(app.url)
+    expect(await alice.json('/api/voice/speech')).toEqual({ available: true, chars: 200 })
+    const spoken = await alice.post('/api/voice/speech', { text: 'Boil the water.' })
+    expect(spoken.status).toBe(200)
+    expect(spoken.headers.get('content-type')).toBe('audio/wav')
+    expect(spoken.headers.get('cache-control')).toBe('private, no-store')
+    expect((await spoken.arrayBuffer()).byteLength).toBeGreaterThan(44)
+    expect(fake.speechRequests.at(-1)).toEqual({ authorization: 'Bearer sk-or-v1-message-queue-test-key', model: 'tts-1', voice: 'alloy', input: 'Boil the water.' })
+    const refused = async (body: unknown) => {
+      const response = await alice.post('/api/voice/speech', body)
+      return { status: response.status, message: String((await response.json()).message) }
+    }
+    expect(await refused({ text: 'x'.repeat(201) })).toMatchObject({ status: 413, message: expect.stringContaining('at most 200 characters') })
+    expect(await refused({ text: '' })).toMatchObject({ status: 400, message: expect.stringContaining('nothing to read') })
+    expect(await refused({ text: 'hi', voice: 'other' })).toMatchObject({ status: 400 })
   })
 })
 

@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib'
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { useFileFixture } from './file-fixture'
 import type { AddressInfo } from 'node:net'
@@ -74,6 +75,15 @@ export interface FakeOpenRouter {
   embeddingsDown: (down: boolean) => void
   /** Every POST /audio/transcriptions (speech to text): its key, model, language and file; each is answered `{ text: "Heard <bytes> bytes of <type>" }`. */
   transcriptionRequests: Array<{ authorization?: string, model: string, language?: string, fileType: string, bytes: number }>
+  /**
+   * Every chat completion that asked for images (`modalities` with "image"): answered, outside the
+   * script, with a small PNG (the fake image model), or what `imageReply` says.
+   */
+  imageRequests: Array<{ authorization?: string, model: string, prompt: string, sourceImages: number }>
+  /** Every POST /audio/speech (text to speech): its key, model, voice and text; each is answered with a short silent WAV. */
+  speechRequests: Array<{ authorization?: string, model: string, voice: string, input: string }>
+  /** How the fake image model answers from now on: a PNG (default), a link, an oversized image, or an error. */
+  imageReply: (reply: 'png' | 'link' | 'huge' | 'error') => void
   /** Replace the script for the following requests. */
   script: (replies: ReplyScript) => void
   /** Resolves when request N (0-based) has ended on the server side. */
@@ -86,6 +96,54 @@ export const FAKE_MODELS = [
   { id: 'anthropic/claude-sonnet-4', name: 'Anthropic: Claude Sonnet 4', context_length: 200000, pricing: { prompt: '0.000003', completion: '0.000015' }, supported_parameters: ['tools', 'tool_choice', 'reasoning'] },
   { id: 'meta-llama/llama-3-8b-instruct', name: 'Meta: Llama 3 8B', context_length: 8192, pricing: { prompt: '0.00000003', completion: '0.00000006' }, supported_parameters: ['max_tokens'] },
 ]
+
+/** An 8×8 PNG in one colour, as the fake image model draws. */
+export function fakePng(): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320 ^ (c >>> 1) : c >>> 1
+    return c >>> 0
+  })
+  const crc = (bytes: Buffer) => {
+    let c = 0xFFFFFFFF
+    for (const byte of bytes) c = crcTable[(c ^ byte) & 0xFF]! ^ (c >>> 8)
+    return (c ^ 0xFFFFFFFF) >>> 0
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
+    const length = Buffer.alloc(4)
+    length.writeUInt32BE(data.length)
+    const sum = Buffer.alloc(4)
+    sum.writeUInt32BE(crc(body))
+    return Buffer.concat([length, body, sum])
+  }
+  const header = Buffer.alloc(13)
+  header.writeUInt32BE(8, 0)
+  header.writeUInt32BE(8, 4)
+  header[8] = 8
+  header[9] = 2
+  const rows = Buffer.concat(Array.from({ length: 8 }, () => Buffer.from([0, ...Array.from({ length: 8 }, () => [240, 120, 40]).flat()])))
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))])
+}
+
+/** A silent WAV of `ms` milliseconds (8 kHz, 8-bit mono), as the fake speech model reads. */
+export function silentWav(ms = 300): Buffer {
+  const samples = Math.round(8 * ms)
+  const header = Buffer.alloc(44)
+  header.write('RIFF', 0, 'ascii')
+  header.writeUInt32LE(36 + samples, 4)
+  header.write('WAVEfmt ', 8, 'ascii')
+  header.writeUInt32LE(16, 16)
+  header.writeUInt16LE(1, 20)
+  header.writeUInt16LE(1, 22)
+  header.writeUInt32LE(8_000, 24)
+  header.writeUInt32LE(8_000, 28)
+  header.writeUInt16LE(1, 32)
+  header.writeUInt16LE(8, 34)
+  header.write('data', 36, 'ascii')
+  header.writeUInt32LE(samples, 40)
+  return Buffer.concat([header, Buffer.alloc(samples, 128)])
+}
 
 const meta: ChunkMeta = { id: 'gen-fake-1', model: 'fake/model', created: 1_763_800_000, provider: 'Fake' }
 
@@ -129,6 +187,9 @@ export async function startFakeOpenRouter(initial: ReplyScript = [], options: { 
   const modelRequests: IncomingHttpHeaders[] = []
   const embeddingRequests: FakeOpenRouter['embeddingRequests'] = []
   const transcriptionRequests: FakeOpenRouter['transcriptionRequests'] = []
+  const imageRequests: FakeOpenRouter['imageRequests'] = []
+  const speechRequests: FakeOpenRouter['speechRequests'] = []
+  let imageReply: Parameters<FakeOpenRouter['imageReply']>[0] = 'png'
   let embeddingsDown = false
   const settledWaiters = new Map<number, Array<(record: RecordedRequest) => void>>()
   const settledRecords = new Map<number, RecordedRequest>()
@@ -180,12 +241,33 @@ export async function startFakeOpenRouter(initial: ReplyScript = [], options: { 
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ text: ` Heard ${file?.size ?? 0} bytes of ${file?.type ?? 'nothing'}. ` }))
       return
     }
+    if (request.method === 'POST' && path === '/audio/speech') {
+      const body = JSON.parse(await readBody(request) || '{}') as { model?: string, voice?: string, input?: string }
+      speechRequests.push({ authorization: request.headers.authorization, model: body.model ?? '', voice: body.voice ?? '', input: body.input ?? '' })
+      response.writeHead(200, { 'Content-Type': 'audio/wav' }).end(silentWav())
+      return
+    }
     if (request.method !== 'POST' || path !== '/chat/completions') {
       response.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { code: 404, message: 'Not found' } }))
       return
     }
 
     const rawBody = await readBody(request)
+    const asked = JSON.parse(rawBody || '{}') as { model?: string, modalities?: string[], messages?: Array<{ content?: unknown }> }
+    if (asked.modalities?.includes('image')) {
+      const parts = Array.isArray(asked.messages?.[0]?.content) ? asked.messages[0].content as Array<{ type?: string, text?: string }> : []
+      imageRequests.push({ authorization: request.headers.authorization, model: asked.model ?? '', prompt: parts.find(part => part.type === 'text')?.text ?? '', sourceImages: parts.filter(part => part.type === 'image_url').length })
+      if (imageReply === 'error') {
+        response.writeHead(402, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { code: 402, message: 'fake: insufficient credits' } }))
+        return
+      }
+      const url = imageReply === 'link' ? 'https://images.example/picture.png' : `data:image/png;base64,${(imageReply === 'huge' ? Buffer.concat([fakePng(), Buffer.alloc(12 * 1024 * 1024)]) : fakePng()).toString('base64')}`
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({
+        choices: [{ message: { role: 'assistant', content: 'Here is an orange square.', images: [{ type: 'image_url', image_url: { url } }] }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 12, completion_tokens: 1290, total_tokens: 1302, cost: 0.039 },
+      }))
+      return
+    }
     const record: RecordedRequest = { method: request.method, path, headers: request.headers, body: JSON.parse(rawBody || '{}'), clientDisconnected: false, stepsWritten: 0 }
     const index = requestCount++
     if (keep) requests.push(record)
@@ -222,6 +304,11 @@ export async function startFakeOpenRouter(initial: ReplyScript = [], options: { 
     modelRequests,
     embeddingRequests,
     transcriptionRequests,
+    imageRequests,
+    speechRequests,
+    imageReply: (reply) => {
+      imageReply = reply
+    },
     embeddingsDown: (down) => {
       embeddingsDown = down
     },

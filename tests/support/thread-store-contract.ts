@@ -231,5 +231,16 @@ export function describeThreadStoreContract(name: string, createStore: () => Thr
       expect((await store.getMessage(answer.id))?.steers).toEqual(steers)
       expect((await store.listMessages(thread.id))[0]?.steers).toEqual(steers)
     })
+
+    it('keeps the images an answer made as its files', async () => {
+      const thread = await store.createThread({ userId: 'a', now: 1 })
+      const answer = await store.appendMessage({ threadId: thread.id, role: 'assistant', content: '', model: 'm', status: 'streaming', now: 2 })
+      const attachments = [{ id: 'img_1', name: 'sunset.png', mediaType: 'image/png', kind: 'image' as const, size: 12 }]
+      expect(await store.updateMessage(answer.id, { status: 'complete', content: 'Here.', attachments })).toBe(true)
+      expect((await store.getMessage(answer.id))?.attachments).toEqual(attachments)
+      // A later write without them leaves them.
+      expect(await store.updateMessage(answer.id, { content: 'Here it is.' })).toBe(true)
+      expect((await store.listMessages(thread.id))[0]?.attachments).toEqual(attachments)
+    })
   })
 }

@@ -1,5 +1,5 @@
 /** Whether dictation is transcribed by the server here (`{ available }`); otherwise the composer uses the browser's own recognition. */
 export default defineEventHandler(async (event) => {
   await requireSessionUser(event)
-  return speechToText(event).available()
+  return voiceFor(event).dictation.available()
 })

@@ -16,6 +16,7 @@ import { roleLimits } from './role-limit-settings'
 import { toolSettings } from './tool-settings'
 import { knowledgeSettings } from './knowledge-settings'
 import { voiceSettings } from './voice-settings'
+import { imageSettings } from './image-settings'
 
 const { features } = or3Config
 
@@ -116,6 +117,7 @@ export const serverConfigSchema = z.object({
   tools: toolSettings(),
   knowledge: knowledgeSettings(),
   voice: voiceSettings(),
+  images: imageSettings(),
   mcp: group({
     configFile: setting(z.string().trim(), '',
       'A JSON or YAML file listing MCP servers (`{"mcpServers": {…}}`, see Tools → MCP servers); empty: none.'),

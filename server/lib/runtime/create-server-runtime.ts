@@ -44,7 +44,8 @@ import { JobLiveHub } from '../jobs/live-hub'
 import { ThreadTitles } from '../threads/titles'
 import { writeJobIntoThread } from '../threads/write-back'
 import { answerContextOf, createMessageQueue } from './message-queue'
-import { Transcriptions } from '../voice/transcriptions'
+import { voiceServices } from '../voice/voice-services'
+import { registerImages } from './images'
 import { AccountService, type PasswordHasher } from '../auth/accounts'
 import { OidcSignIn } from '../auth/oidc/oidc-sign-in'
 import { loadOidcProviders } from '../auth/oidc/provider-config'
@@ -215,6 +216,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     const task = new Subagents({ manager: jobs, store: stores.jobs, roleOf: userId => accounts.roleOf(userId) }, config.tools.subagents).tool()
     registerServerTool(task.definition, task.handler, { ...task.options, override: true, source: { kind: 'builtin' } })
   }
+  // Images: `generate_image` keeps what the operator's image model makes as the conversation's files.
+  registerImages(config, stores, jobs)
 
   // A job of a thread is written into its assistant message when it ends; a conversation's first
   // answer is followed by a short title its model writes, counted against the person's budget.
@@ -311,7 +314,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     answerContext,
     messageQueue,
     // Dictation through the operator's speech-to-text endpoint (none named: the browser's own recognition).
-    transcriptions: new Transcriptions({ model: config.voice.transcriptionModel, baseUrl: config.voice.transcriptionBaseUrl || config.openrouter.baseUrl, apiKey: config.voice.transcriptionApiKey || config.openrouter.apiKey, audioBytes: config.voice.audioBytes, timeoutMs: config.voice.timeoutMs, perMinute: config.voice.perMinute }, stores.limiterFor),
+    ...voiceServices(config, stores.limiterFor),
     workflows: stores.workflows,
     workflowSchedules,
     runTools: processTools,

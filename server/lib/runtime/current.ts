@@ -7,6 +7,7 @@ import type { MessageQueue } from '../threads/message-queue'
 import type { ThreadAnswerContext } from '../threads/send-message'
 import type { ChatThread } from '../../../shared/types/thread'
 import type { Transcriptions } from '../voice/transcriptions'
+import type { Speech } from '../voice/speech'
 import type { WebPush } from '../jobs/web-push'
 import type { AccountService } from '../auth/accounts'
 import type { OidcSignIn } from '../auth/oidc/oidc-sign-in'
@@ -40,6 +41,8 @@ export interface ServerRuntime {
   messageQueue: MessageQueue
   /** Dictation made into text by the operator's speech-to-text endpoint. */
   transcriptions: Transcriptions
+  /** Read aloud by the operator's text-to-speech endpoint. */
+  speech: Speech
   workflows: WorkflowStore
   /** Workflows' inbound webhooks. */
   workflowWebhooks: WorkflowWebhooks

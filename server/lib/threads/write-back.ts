@@ -8,9 +8,19 @@
 import type { ThreadStore } from '../stores/threads/thread-store'
 import type { BackgroundJob } from '../../../shared/types/job'
 import type { ThreadMessageUpdate } from '../stores/threads/thread-store'
+import type { MessageAttachment } from '../../../shared/types/attachment'
+import { GENERATE_IMAGE_TOOL, generatedImagesOf } from '../../../shared/images'
+
+/** The images a job's `generate_image` calls kept in its conversation, as the answer's files. */
+export function imagesMadeBy(job: BackgroundJob): MessageAttachment[] {
+  return job.toolRounds.flatMap(round => round.toolCalls)
+    .filter(call => call.name === GENERATE_IMAGE_TOOL && !call.error)
+    .flatMap(call => generatedImagesOf(call.result).images)
+}
 
 /** What an ended job writes into its assistant message. */
 export function messageUpdateFromJob(job: BackgroundJob): ThreadMessageUpdate {
+  const images = imagesMadeBy(job)
   return {
     status: job.status,
     content: job.content,
@@ -20,6 +30,7 @@ export function messageUpdateFromJob(job: BackgroundJob): ThreadMessageUpdate {
     finishReason: job.finishReason,
     ...(job.usage ? { usage: job.usage } : {}),
     ...(job.steers?.length ? { steers: job.steers } : {}),
+    ...(images.length ? { attachments: images } : {}),
     jobId: job.id,
   }
 }

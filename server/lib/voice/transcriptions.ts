@@ -21,16 +21,16 @@ export interface TranscriptionSettings {
   perMinute: number
 }
 
-/** A dictation that could not be made into text, in words a person can act on. */
-export class TranscriptionError extends DomainError {
-  override name = 'TranscriptionError'
-  constructor(message: string, readonly statusCode: 400 | 413 | 415 | 429 | 502 | 503 | 504, readonly retryAfterSeconds?: number) {
+/** A dictation or a reading aloud that could not be made, in words a person can act on; `refusedBy` names the rate that refused it (429). */
+export class VoiceError extends DomainError {
+  override name = 'VoiceError'
+  constructor(message: string, readonly statusCode: 400 | 413 | 415 | 429 | 502 | 503 | 504, readonly retryAfterSeconds?: number, readonly refusedBy = 'dictations_user') {
     super(message)
   }
 
   httpAnswer(): HttpAnswer {
-    const texts = { 400: 'Bad request', 413: 'Too large', 415: 'Unsupported audio', 429: 'Too many requests', 502: 'Transcription failed', 503: 'Dictation is off', 504: 'Transcription timed out' }
-    return { statusCode: this.statusCode, statusMessage: texts[this.statusCode], message: this.message, ...(this.retryAfterSeconds ? { retryAfterSeconds: this.retryAfterSeconds } : {}), ...(this.statusCode === 429 ? { refusedBy: 'dictations_user' } : {}) }
+    const texts = { 400: 'Bad request', 413: 'Too large', 415: 'Unsupported audio', 429: 'Too many requests', 502: 'Voice service failed', 503: 'Not set up', 504: 'Voice service timed out' }
+    return { statusCode: this.statusCode, statusMessage: texts[this.statusCode], message: this.message, ...(this.retryAfterSeconds ? { retryAfterSeconds: this.retryAfterSeconds } : {}), ...(this.statusCode === 429 ? { refusedBy: this.refusedBy } : {}) }
   }
 }
 
@@ -50,13 +50,13 @@ export class Transcriptions {
   /** `audio` (of `mediaType`) as text, for `userId`; `language` (a BCP 47 tag) helps the model. */
   async transcribe(userId: string, audio: Uint8Array, mediaType: string, language?: string): Promise<string> {
     const { settings } = this
-    if (!this.available) throw new TranscriptionError('Dictation by the server is not set up here (NUXT_VOICE_TRANSCRIPTION_MODEL); the browser\'s own recognition is used where it has one.', 503)
+    if (!this.available) throw new VoiceError('Dictation by the server is not set up here (NUXT_VOICE_TRANSCRIPTION_MODEL); the browser\'s own recognition is used where it has one.', 503)
     const type = mediaType.split(';', 1)[0]!.trim().toLowerCase()
-    if (!(AUDIO_TYPES as readonly string[]).includes(type)) throw new TranscriptionError(`mediaType: send one of ${AUDIO_TYPES.join(', ')}.`, 415)
-    if (audio.byteLength === 0) throw new TranscriptionError('audio: the recording is empty; speak, then stop.', 400)
-    if (audio.byteLength > settings.audioBytes) throw new TranscriptionError(`The recording is larger than ${Math.round(settings.audioBytes / 1024 / 1024)} MiB; dictate in shorter parts.`, 413)
+    if (!(AUDIO_TYPES as readonly string[]).includes(type)) throw new VoiceError(`mediaType: send one of ${AUDIO_TYPES.join(', ')}.`, 415)
+    if (audio.byteLength === 0) throw new VoiceError('audio: the recording is empty; speak, then stop.', 400)
+    if (audio.byteLength > settings.audioBytes) throw new VoiceError(`The recording is larger than ${Math.round(settings.audioBytes / 1024 / 1024)} MiB; dictate in shorter parts.`, 413)
     const wait = await takePoint(this.limiter, userId)
-    if (wait !== undefined) throw new TranscriptionError(`At most ${settings.perMinute} dictations a minute; try again in ${wait} s.`, 429, wait)
+    if (wait !== undefined) throw new VoiceError(`At most ${settings.perMinute} dictations a minute; try again in ${wait} s.`, 429, wait)
     const form = new FormData()
     form.set('model', settings.model)
     form.set('file', new Blob([new Uint8Array(audio)], { type }), `dictation.${type.split('/')[1]!.replace('x-', '')}`)
@@ -70,18 +70,18 @@ export class Transcriptions {
         signal: AbortSignal.timeout(settings.timeoutMs),
       })
     } catch (error) {
-      if (error instanceof DOMException && error.name === 'TimeoutError') throw new TranscriptionError(`The transcription service did not answer within ${Math.round(settings.timeoutMs / 1000)} s; try again.`, 504)
-      throw new TranscriptionError('The transcription service could not be reached; try again later.', 502)
+      if (error instanceof DOMException && error.name === 'TimeoutError') throw new VoiceError(`The transcription service did not answer within ${Math.round(settings.timeoutMs / 1000)} s; try again.`, 504)
+      throw new VoiceError('The transcription service could not be reached; try again later.', 502)
     }
     const body = await response.text().catch(() => '')
-    if (!response.ok) throw new TranscriptionError(`The transcription service answered ${response.status}; try again later.`, 502)
+    if (!response.ok) throw new VoiceError(`The transcription service answered ${response.status}; try again later.`, 502)
     let text: unknown
     try {
       text = (JSON.parse(body) as { text?: unknown }).text
     } catch {
       text = undefined
     }
-    if (typeof text !== 'string') throw new TranscriptionError('The transcription service answered without text.', 502)
+    if (typeof text !== 'string') throw new VoiceError('The transcription service answered without text.', 502)
     return text.trim().slice(0, 100_000)
   }
 }

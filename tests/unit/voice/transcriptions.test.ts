@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Transcriptions, TranscriptionError, type TranscriptionSettings } from '../../../server/lib/voice/transcriptions'
+import { Transcriptions, VoiceError, type TranscriptionSettings } from '../../../server/lib/voice/transcriptions'
 import { memoryLimiters } from '../../../server/lib/stores/rate-limits/limiters'
-import { useFakeOpenRouter } from '../../support/fake-openrouter'
+import { silentWav, useFakeOpenRouter } from '../../support/fake-openrouter'
+import { Speech, type SpeechSettings } from '../../../server/lib/voice/speech'
 
 const fake = useFakeOpenRouter()
 const settings = (overrides: Partial<TranscriptionSettings> = {}): TranscriptionSettings => ({ model: 'whisper-1', baseUrl: fake.url, apiKey: 'sk-voice-test', audioBytes: 1_000, timeoutMs: 5_000, perMinute: 3, ...overrides })
@@ -12,8 +13,8 @@ const audio = new Uint8Array(120).fill(7)
 /** The refusal `promise` ends with: its status and message. */
 async function refusal(promise: Promise<unknown>): Promise<{ status: number, message: string }> {
   const error = await promise.then(() => undefined, (caught: unknown) => caught)
-  expect(error).toBeInstanceOf(TranscriptionError)
-  const answer = (error as TranscriptionError).httpAnswer()
+  expect(error).toBeInstanceOf(VoiceError)
+  const answer = (error as VoiceError).httpAnswer()
   return { status: answer.statusCode, message: answer.message }
 }
 
@@ -63,5 +64,36 @@ describe('Transcriptions', () => {
       server.closeAllConnections()
       await new Promise(resolve => server.close(resolve))
     }
+  })
+})
+
+describe('Speech', () => {
+  const speechSettings = (overrides: Partial<SpeechSettings> = {}): SpeechSettings => ({ model: 'tts-1', voice: 'nova', baseUrl: fake.url, apiKey: 'sk-speech-test', chars: 200, timeoutMs: 5_000, perMinute: 2, ...overrides })
+
+  it('sends one part to /audio/speech with the model and voice, and answers its audio', async () => {
+    const speech = new Speech(speechSettings(), memoryLimiters)
+    expect(speech.available).toBe(true)
+    const { audio, mediaType } = await speech.speak('u1', '  Hello there.  ')
+    expect(mediaType).toBe('audio/wav')
+    expect(Buffer.from(audio).equals(silentWav())).toBe(true)
+    expect(fake.speechRequests.at(-1)).toEqual({ authorization: 'Bearer sk-speech-test', model: 'tts-1', voice: 'nova', input: 'Hello there.' })
+  })
+
+  it('refuses before sending: off, nothing to read, a part too long, past the rate (per person); and says so when the service fails', async () => {
+    const sent = fake.speechRequests.length
+    expect(await refusal(new Speech(speechSettings({ model: '' }), memoryLimiters).speak('u', 'hi'))).toMatchObject({ status: 503, message: expect.stringContaining('NUXT_VOICE_SPEECH_MODEL') })
+    const speech = new Speech(speechSettings(), memoryLimiters)
+    expect(await refusal(speech.speak('u', '   '))).toMatchObject({ status: 400 })
+    expect(await refusal(speech.speak('u', 'x'.repeat(201)))).toMatchObject({ status: 413, message: expect.stringContaining('at most 200 characters') })
+    expect(fake.speechRequests.length).toBe(sent)
+    await speech.speak('busy', 'one')
+    await speech.speak('busy', 'two')
+    const limited = await new Promise<VoiceError>(resolve => speech.speak('busy', 'three').catch(resolve))
+    expect(limited.httpAnswer()).toMatchObject({ statusCode: 429, refusedBy: 'speech_user' })
+    expect((await speech.speak('other', 'four')).audio.byteLength).toBeGreaterThan(0)
+    const html = new Speech(speechSettings(), memoryLimiters, async () => new Response('<html>', { headers: { 'content-type': 'text/html' } }))
+    expect(await refusal(html.speak('u', 'hi'))).toMatchObject({ status: 502, message: expect.stringContaining('not audio') })
+    const failing = new Speech(speechSettings(), memoryLimiters, async () => new Response('no', { status: 500 }))
+    expect(await refusal(failing.speak('u', 'hi'))).toMatchObject({ status: 502, message: expect.stringContaining('500') })
   })
 })

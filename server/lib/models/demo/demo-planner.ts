@@ -6,6 +6,7 @@ import { evaluateExpression } from '../../tools/builtin/expression-evaluator'
 import { describeWorkbenchResult, workbenchCallFor } from './demo-workbench'
 import { describeMemoryResult, memoryCallFor } from './demo-memory'
 import { describeKnowledgeResult, knowledgeCallFor } from './demo-knowledge'
+import { describeImageResult, imageCallFor } from './demo-images'
 import { REVISED_MARK, stepAnswer, YES_OR_NO_QUESTION } from './demo-steps'
 
 /**
@@ -213,7 +214,7 @@ function describeResult(name: string, args: Record<string, unknown>, content: st
   } catch {
     return `\`${name}\` says: ${content}`
   }
-  const workbench = describeWorkbenchResult(name, data) ?? describeMemoryResult(name, data) ?? describeKnowledgeResult(name, data)
+  const workbench = describeWorkbenchResult(name, data) ?? describeMemoryResult(name, data) ?? describeKnowledgeResult(name, data) ?? describeImageResult(name, data)
   if (workbench !== undefined) return workbench
   switch (name) {
     case 'get_current_time':
@@ -293,6 +294,7 @@ function workbenchIdeas(offered: ReadonlySet<string>): string[] {
     offered.has('run_code') && '"Run `[1, 2, 3].map(n => n * n)`"',
     offered.has('write') && '"Save \"buy milk\" as todo.md", then "What files do I have?"',
     offered.has('web_fetch') && '"Fetch https://example.org"',
+    offered.has('generate_image') && '"Draw a sunset over the sea"',
   ].filter((idea): idea is string => Boolean(idea))
 }
 
@@ -364,7 +366,8 @@ export function planDemoReply(request: Pick<ChatCompletionRequest, 'messages' | 
   if (echo) return { kind: 'text', text: text.slice(echo[0].length) }
   const lastUserAt = messages.lastIndexOf(lastUser!)
   const previousAnswer = messages.slice(0, lastUserAt).reverse().find(message => message.role === 'assistant' && typeof message.content === 'string' && message.content.trim() !== '')
-  const workbench = memoryCallFor(text, offered) ?? workbenchCallFor(text, offered, previousAnswer ? messageText(previousAnswer) : undefined)
+  const afterPicture = Boolean(previousAnswer && /^Here (?:is your picture|it is, changed)/.test(messageText(previousAnswer)))
+  const workbench = memoryCallFor(text, offered) ?? workbenchCallFor(text, offered, previousAnswer ? messageText(previousAnswer) : undefined) ?? imageCallFor(text, offered, afterPicture)
   if (workbench) return { kind: 'tool-calls', calls: [workbench] }
   const writing = writingAsked(text, offered)
   if (writing) return { kind: 'text', text: writing }

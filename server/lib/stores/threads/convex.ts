@@ -90,6 +90,7 @@ export function createConvexThreadStore(options: { client: ConvexFunctionClient,
         usage: update.usage,
         jobId: update.jobId,
         steers: update.steers?.length ? JSON.stringify(update.steers) : undefined,
+        attachments: update.attachments?.length ? update.attachments : undefined,
       })
     },
     async getMessage(messageId) {

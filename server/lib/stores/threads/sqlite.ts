@@ -101,6 +101,7 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
         finish_reason = coalesce(@finishReason, finish_reason),
         usage = coalesce(@usage, usage),
         steers = coalesce(@steers, steers),
+        attachments = coalesce(@attachments, attachments),
         job_id = coalesce(@jobId, job_id)
       WHERE id = @id`),
   }
@@ -184,6 +185,7 @@ export function createSqliteThreadStore(options: { path: string }): ThreadStore 
         finishReason: update.finishReason ?? null,
         usage: update.usage ? JSON.stringify(update.usage) : null,
         steers: update.steers?.length ? JSON.stringify(update.steers) : null,
+        attachments: update.attachments?.length ? JSON.stringify(update.attachments) : null,
         jobId: update.jobId ?? null,
       }).changes > 0
     },

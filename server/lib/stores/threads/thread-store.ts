@@ -8,7 +8,7 @@ import type { MessageQueueStore } from './message-queue-store'
 export type NewThreadMessage = Omit<ThreadMessage, 'id' | 'createdAt'> & { id?: string, now?: number }
 
 /** What an ended job writes back into its assistant message. */
-export type ThreadMessageUpdate = Partial<Pick<ThreadMessage, 'content' | 'status' | 'reasoning' | 'toolCalls' | 'error' | 'finishReason' | 'usage' | 'jobId' | 'steers'>>
+export type ThreadMessageUpdate = Partial<Pick<ThreadMessage, 'content' | 'status' | 'reasoning' | 'toolCalls' | 'error' | 'finishReason' | 'usage' | 'jobId' | 'steers' | 'attachments'>>
 
 /** What `updateThread` changes: `null` clears a field. Never moves the thread in the list (unlike a rename or a message). */
 export interface ThreadPatch {

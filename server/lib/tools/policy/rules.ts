@@ -104,7 +104,7 @@ export function policyDenial(rules: readonly ToolPolicyRule[], principal: Policy
   if (deny) return `denied by the tool policy${deny.name ? ` "${deny.name}"` : ''} for ${describe(principal)}`
   if (applying.some(rule => rule.effect === 'allow')) return undefined
   if (principal.role === 'guest' && !isBuiltIn(tool)) return 'guests may use only the built-in tools unless the tool policy allows more; sign in to use it'
-  if (principal.role === 'guest' && (tool.capabilities?.length ?? 0) > 0) return `guests may not use tools with ${tool.capabilities!.map(capability => capability.replace('_', ' ')).join(', ')} unless the tool policy allows it; sign in to use it`
+  if (principal.role === 'guest' && (tool.capabilities?.length ?? 0) > 0) return `guests may not use tools with ${tool.capabilities!.map(capability => capability.replaceAll('_', ' ')).join(', ')} unless the tool policy allows it; sign in to use it`
   return undefined
 }
 

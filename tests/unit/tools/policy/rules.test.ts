@@ -89,7 +89,7 @@ describe('capabilities in the policy', () => {
     const dir = mkdtempSync(join(tmpdir(), 'or3-policy-capability-'))
     const file = join(dir, 'policy.json')
     writeFileSync(file, JSON.stringify({ rules: [{ effect: 'deny', tools: ['capability:teleport'] }] }))
-    expect(() => loadToolPolicyFile(file)).toThrow(/capability:<internet_access\|workspace\|code_execution\|subagents\|memory\|knowledge>/)
+    expect(() => loadToolPolicyFile(file)).toThrow(/capability:<internet_access\|workspace\|code_execution\|subagents\|memory\|knowledge\|image_generation>/)
   })
 })
 
