@@ -19,7 +19,9 @@ function askServer(): void {
     .then((answer) => {
       serverVoice.value = answer
     }, () => {
+      // Not known (offline, or no $fetch in a component test): the browser's voice reads; the next page asks again.
       serverVoice.value = { available: false, chars: 0 }
+      asked = undefined
     })
 }
 

@@ -12,6 +12,8 @@ export interface ToolSummary {
   unavailable?: string
   /** What it can reach beyond answering (the policy's `capability:<name>` patterns). */
   capabilities?: ToolCapability[]
+  /** An MCP tool with an app: its calls show the server's interactive page under them. */
+  app?: true
 }
 
 /**

@@ -1,10 +1,14 @@
 import { readFile } from 'node:fs/promises'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
-import { gatedTextReply, textReply, useFakeOpenRouter } from '../support/fake-openrouter'
+import { gatedTextReply, textReply, toolCallReply, useFakeOpenRouter } from '../support/fake-openrouter'
+import { counterAppOverStdio } from '../support/mcp-servers'
 import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, startChat, useChromium, watchForProblems } from './helpers/browser'
 
 // Answers the person acts on while they stream: leaving and coming back, two pages, Stop and Esc,
@@ -17,6 +21,19 @@ const MODEL = 'openai/gpt-4o-mini'
 /** A second model, for answers side by side. */
 const OTHER = 'anthropic/claude-sonnet-4'
 const fake = useFakeOpenRouter()
+/** The tests' MCP App server, and a policy that lets guests use it: one of its tools asks for approval, one is denied. */
+const mcpDir = mkdtempSync(join(tmpdir(), 'or3-live-answers-'))
+const mcpFile = join(mcpDir, 'mcp.json')
+const policyFile = join(mcpDir, 'policy.json')
+writeFileSync(mcpFile, JSON.stringify({ mcpServers: { apps: { command: process.execPath, args: counterAppOverStdio().args } } }))
+writeFileSync(policyFile, JSON.stringify({ rules: [
+  { effect: 'allow', tools: ['source:mcp/apps'], roles: ['guest'] },
+  { effect: 'approve', tools: ['apps__reset_counter'] },
+  { effect: 'deny', tools: ['apps__secret_numbers'] },
+  // Pictures from the fake image model (guests need a rule: they cost credits).
+  { effect: 'allow', tools: ['generate_image'], roles: ['guest'] },
+] }))
+afterAll(() => rmSync(mcpDir, { recursive: true, force: true }))
 const app = useBuiltApp(() => ({
   NUXT_OPENROUTER_BASE_URL: fake.url,
   NUXT_OPENROUTER_API_KEY: 'sk-or-v1-live-answers-test-key',
@@ -27,6 +44,9 @@ const app = useBuiltApp(() => ({
   NUXT_LIMITS_ROLES_GUEST_MODELS: `${MODEL},${OTHER}`,
   // Thirteen answers at once for one guest (the jobs page test).
   NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '16',
+  NUXT_MCP_CONFIG_FILE: mcpFile,
+  NUXT_TOOLS_POLICY_FILE: policyFile,
+  NUXT_IMAGES_MODEL: 'fake/image-model',
 }))
 const browser = useChromium()
 let context: BrowserContext
@@ -250,6 +270,62 @@ describe('answers acted on while they stream', () => {
     } finally {
       await new Promise(resolve => beacon.close(resolve))
     }
+  })
+
+  it('shows an MCP App under its call: it gets the call\'s input and result, and its calls go through the policy (confirmed, denied) without the app\'s cookies or API', async () => {
+    fake.script((request) => {
+      if (request.body.messages.some(message => message.role === 'tool')) return textReply('Here is your counter.')
+      return toolCallReply([{ id: 'call_counter', name: 'apps__show_counter', arguments: '{"start":5}' }])
+    })
+    const page = await freshPage()
+    await ask(page, 'Show me a counter')
+    await ended(page, 'complete')
+    const view = page.frameLocator('[data-testid=mcp-app-frame]')
+    await expect.poll(() => view.locator('#count').innerText(), { timeout: 20_000 }).toBe('5')
+    expect(await view.locator('#input').innerText()).toBe('input {"start":5}')
+    expect(await view.locator('#log').innerText()).toContain('host or3-chat')
+    // It sized itself (150 px asked).
+    await expect.poll(() => page.getByTestId('mcp-app-frame').evaluate(frame => (frame as HTMLElement).style.height)).toBe('150px')
+    // A tool only the app may call.
+    await view.locator('#plus').click()
+    await expect.poll(() => view.locator('#count').innerText()).toBe('6')
+    // One the policy asks approval for: the person confirms it in the app first.
+    await view.locator('#reset').click()
+    await page.getByTestId('mcp-app-confirm').waitFor()
+    expect(await page.getByTestId('mcp-app-confirm').innerText()).toContain('apps__reset_counter')
+    expect(await axeViolationsInBothSchemes(page, '[data-testid=messages]')).toEqual([])
+    await page.getByTestId('mcp-app-run').click()
+    await expect.poll(() => view.locator('#count').innerText()).toBe('0')
+    // One it denies.
+    await view.locator('#secret').click()
+    await expect.poll(() => view.locator('#log').innerText()).toContain('secret_numbers refused: You cannot use apps__secret_numbers')
+    // No cookies, no app API (the sandbox and its CSP).
+    await view.locator('#escape').click()
+    await expect.poll(() => view.locator('#log').innerText()).toContain('no api')
+    expect(await view.locator('#log').innerText()).toContain('no cookies')
+    // What it says goes into the composer for the person to send.
+    await view.locator('#say').click()
+    await expect.poll(() => page.getByTestId('composer-input').inputValue()).toBe('The counter says 0')
+    expect(await sidewaysScroll(page)).toBe(0)
+    await screenshot(page, 'mcp-app')
+  })
+
+  it('shows a picture the image model made under the call that made it, kept with the conversation', async () => {
+    fake.imageReply('png')
+    fake.script((request) => {
+      if (request.body.messages.some(message => message.role === 'tool')) return textReply('Here is an orange square.')
+      return toolCallReply([{ id: 'call_img', name: 'generate_image', arguments: '{"prompt":"an orange square"}' }])
+    })
+    const page = await freshPage()
+    const url = await ask(page, 'Make me an orange square')
+    await ended(page, 'complete')
+    const image = page.getByTestId('made-image')
+    await expect.poll(() => image.evaluate(element => (element as HTMLImageElement).naturalWidth)).toBe(8)
+    expect(await image.getAttribute('alt')).toBe('an orange square')
+    // Stored with the conversation: a fresh load shows it too.
+    await page.goto(url)
+    await expect.poll(() => page.getByTestId('made-image').evaluate(element => (element as HTMLImageElement).naturalWidth)).toBe(8)
+    expect(await axeViolationsInBothSchemes(page, '[data-testid=messages]')).toEqual([])
   })
 
   it('dictates into the composer: the microphone records, the server\'s speech-to-text writes it down, and the words join the draft', async () => {

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { freePort } from './free-port'
 
 const require = createRequire(import.meta.url)
@@ -15,6 +16,11 @@ export const EVERYTHING_ENTRY = join(dirname(require.resolve('@modelcontextproto
 
 /** The entry script of server-memory (a knowledge graph kept in the file MEMORY_FILE_PATH names). */
 export const MEMORY_ENTRY = join(dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist', 'index.js')
+
+/** The tests' MCP App server (tests/fixtures/mcp/app-server.mjs: a counter page and its tools) over stdio, as an MCP config entry. */
+export function counterAppOverStdio(name = 'apps') {
+  return { name, transport: 'stdio' as const, command: process.execPath, args: [fileURLToPath(new URL('../fixtures/mcp/app-server.mjs', import.meta.url))], env: {}, enabled: true, timeoutMs: 5_000, maxTotalTimeoutMs: 30_000 }
+}
 
 /** server-everything over stdio, as an MCP config entry. */
 export function everythingOverStdio(name = 'everything') {

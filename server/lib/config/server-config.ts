@@ -127,6 +127,8 @@ export const serverConfigSchema = z.object({
       'Let admins add MCP servers that run a command on this machine (stdio) from the Admin page; off: admins add Streamable HTTP URLs only, commands come from the config file.'),
     userConnectionIdleMs: setting(milliseconds, 600_000,
       "How long a person's own connection to an MCP server that uses their credentials stays open unused."),
+    appCallsPerMinute: setting(z.number().int().min(1).max(10_000), 60,
+      'Calls one person\'s MCP App pages (a tool\'s interactive view) may make to their servers per minute, each checked by the tool policy and its approvals.'),
   }),
   workflows: group({
     enabled: setting(z.boolean(), features.workflows.enabled,

@@ -19,6 +19,7 @@ import { McpServerCatalog } from '../tools/mcp/admin-servers'
 import { loadMcpConfigFile } from '../tools/mcp/config'
 import { McpCredentialConsents } from '../tools/mcp/consents'
 import { McpServers } from '../tools/mcp/servers'
+import { McpApps } from '../tools/mcp/app-calls'
 import { loadToolPolicyFile, ToolPolicy } from '../tools/policy/tool-policy'
 import { deferServerToolsReady, listServerTools, onServerToolsChanged, registerServerTool } from '../tools/registry'
 import { processTools } from '../tools/run-tools'
@@ -313,8 +314,10 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     threads: stores.threads,
     answerContext,
     messageQueue,
-    // Dictation through the operator's speech-to-text endpoint (none named: the browser's own recognition).
+    // Dictation and read aloud through the operator's speech endpoints (none named: the browser's own).
     ...voiceServices(config, stores.limiterFor),
+    // MCP Apps: a tool's page under its call, whose calls back are checked like the model's.
+    mcpApps: new McpApps({ channel: name => mcp.appChannel(name), credentialsFor: userId => credentials.forUser(userId), accessFor: async userId => toolPolicy.accessFor(await accounts.policyPrincipal(userId)), limiterFor: stores.limiterFor, callsPerMinute: config.mcp.appCallsPerMinute, timeoutMs: config.mcp.connectTimeoutMs }),
     workflows: stores.workflows,
     workflowSchedules,
     runTools: processTools,

@@ -8,6 +8,7 @@ import type { ThreadAnswerContext } from '../threads/send-message'
 import type { ChatThread } from '../../../shared/types/thread'
 import type { Transcriptions } from '../voice/transcriptions'
 import type { Speech } from '../voice/speech'
+import type { McpApps } from '../tools/mcp/app-calls'
 import type { WebPush } from '../jobs/web-push'
 import type { AccountService } from '../auth/accounts'
 import type { OidcSignIn } from '../auth/oidc/oidc-sign-in'
@@ -43,6 +44,8 @@ export interface ServerRuntime {
   transcriptions: Transcriptions
   /** Read aloud by the operator's text-to-speech endpoint. */
   speech: Speech
+  /** MCP Apps: a tool's interactive page, and the calls it makes back. */
+  mcpApps: McpApps
   workflows: WorkflowStore
   /** Workflows' inbound webhooks. */
   workflowWebhooks: WorkflowWebhooks

@@ -142,6 +142,7 @@ export function registerServerTool<TArgs = Record<string, unknown>>(
     unavailable: options.unavailable,
     requiresCredentials: credentialNeeds(name, options.requiresCredentials ?? definition.requiresCredentials),
     capabilities: capabilitiesOf(name, definition.capabilities),
+    ...(options.app ? { app: options.app } : {}),
   })
   const isZod = typeof rawParameters === 'object' && rawParameters !== null && '_zod' in rawParameters
   registry.set(name, { tool, validate, zodSchema: isZod ? (rawParameters as z.ZodType) : undefined })

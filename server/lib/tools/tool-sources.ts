@@ -127,7 +127,7 @@ export class ToolSources {
           : missing.length > 0
             ? `It needs ${missing.map(need => `"${need}"`).join(', ')}: add ${missing.length === 1 ? 'it' : 'them'} in Settings → Credentials.`
             : (tool.source?.kind === 'mcp' && tool.source.name ? authorization.get(tool.source.name) : undefined) ?? tool.unavailable?.()
-        return { name: tool.name, description: tool.description, parameters: tool.parameters, runtime: tool.runtime, ...(tool.source ? { source: tool.source } : {}), ...(tool.capabilities.length > 0 ? { capabilities: tool.capabilities } : {}), ...(unavailable ? { unavailable } : {}) }
+        return { name: tool.name, description: tool.description, parameters: tool.parameters, runtime: tool.runtime, ...(tool.source ? { source: tool.source } : {}), ...(tool.capabilities.length > 0 ? { capabilities: tool.capabilities } : {}), ...(unavailable ? { unavailable } : {}), ...(tool.app?.resourceUri ? { app: true as const } : {}) }
       })
     const dynamic = this.parts.dynamicTools
     return {

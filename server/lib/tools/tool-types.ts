@@ -2,6 +2,7 @@ import type { InputCodeBlock } from '../../../shared/types/input-request'
 import type { z } from 'zod'
 import type { JsonSchemaObject } from '../openrouter/types'
 import type { ToolCapability } from '../../../shared/types/tool'
+import type { McpAppLink } from './mcp/apps'
 
 /** Where a tool may run: only in the browser, only on the server, or on either. */
 export type ToolRuntime = 'client' | 'server' | 'hybrid'
@@ -142,6 +143,8 @@ export interface RegisterServerToolOptions {
   requiresCredentials?: string[]
   /** Overrides `definition.needsApproval`. */
   needsApproval?: boolean
+  /** An MCP tool's MCP Apps link: its page, and whether the model, the page or both may call it. */
+  app?: McpAppLink
 }
 
 /**
@@ -198,4 +201,6 @@ export interface RegisteredServerTool {
   requiresCredentials: string[]
   /** What it reaches beyond answering; empty when nothing. */
   capabilities: ToolCapability[]
+  /** See `RegisterServerToolOptions.app`. */
+  app?: McpAppLink
 }

@@ -59,7 +59,8 @@ export function watchForProblems(page: Page): { errors: string[], dialogs: strin
   const problems = { errors: [] as string[], dialogs: [] as string[], csp: [] as string[] }
   page.on('pageerror', error => problems.errors.push(error.message))
   page.on('console', (message) => {
-    if (message.location().url.includes('/artifacts/')) return
+    // An answer's page or an MCP App's, whose sandbox is meant to refuse what it tries.
+    if (/\/artifacts\/|\/tool-calls\/[^/]+\/app/.test(message.location().url)) return
     if (/Content Security Policy/i.test(message.text())) problems.csp.push(message.text())
   })
   page.on('dialog', (dialog) => {

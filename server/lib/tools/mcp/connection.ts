@@ -14,7 +14,7 @@
  * reason, into the same backoff and breaker; while idle, a `ping` every `pingIntervalMs` notices
  * a server that went away (or a child that hangs) before a call does.
  */
-import { Client, type AuthProvider, type FetchLike, type OAuthClientProvider, type Tool } from '@modelcontextprotocol/client'
+import { Client, type AuthProvider, type FetchLike, type OAuthClientProvider, type ReadResourceResult, type Tool } from '@modelcontextprotocol/client'
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { errorText, isStaleSession, networkCode, NEVER_SENT_CODES, STREAM_TROUBLE } from './connection-errors'
 import { listAllTools, openTransport } from './transports'
@@ -25,6 +25,7 @@ import { McpToolSet } from './tool-set'
 import type { McpServerStatus } from '../../../../shared/types/tool'
 import { ToolUnavailableError, type ToolExecutionContext } from '../tool-types'
 import { answerElicitation, type ElicitingCall } from './elicitation'
+import { MCP_APP_MIME_TYPE, MCP_APPS_EXTENSION } from './apps'
 
 /** Where log lines go (consola in the server). */
 export interface McpLogger {
@@ -192,6 +193,18 @@ export class McpServerConnection {
     }
   }
 
+  /** Reads a resource of the server (an MCP App's page), within the call timeout. */
+  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    const client = this.client
+    if (this.state !== 'ready' || !client) throw new ToolUnavailableError(this.unavailableReason())
+    try {
+      return await client.readResource({ uri }, { signal, timeout: this.config.timeoutMs })
+    } catch (error) {
+      if (signal?.aborted) throw error
+      throw new Error(`MCP server "${this.config.name}": ${errorText(error)}`)
+    }
+  }
+
   /** Closes the session (a stdio child is stopped) and withdraws its tools. */
   async close(): Promise<void> {
     this.closing = true
@@ -248,7 +261,8 @@ export class McpServerConnection {
     this.nextRetryAt = undefined
     const client = new Client({ name: 'or3-chat', version: '1.0.0' }, {
       // Questions a tool asks while it runs reach the person its job runs for (elicitation.ts).
-      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
+      // MCP Apps: its tools' pages are shown under their calls (apps.ts).
+      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME_TYPE] } } },
       listChanged: {
         // Refreshed here, at once: a call whose server changed its tools meanwhile waits for the
         // new list, so the job's next round is offered a tool the call just added.
@@ -292,13 +306,10 @@ export class McpServerConnection {
       this.options.logger.info(`MCP server "${this.config.name}"${this.options.label ? ` (${this.options.label})` : ''} is ready with ${this.toolCount} tool(s).`)
     } catch (error) {
       await client.close().catch(() => {})
-      this.failed(this.withStderr(errorText(error)))
+      // With the stdio child's last stderr line when it said something (why it exited at start).
+      const reason = errorText(error)
+      this.failed(this.config.transport === 'stdio' && this.lastStderr ? `${reason}; it last printed: ${this.lastStderr.slice(0, 300)}` : reason)
     }
-  }
-
-  /** The reason, with the stdio child's last stderr line when it said something (why it exited at start). */
-  private withStderr(reason: string): string {
-    return this.config.transport === 'stdio' && this.lastStderr ? `${reason}; it last printed: ${this.lastStderr.slice(0, 300)}` : reason
   }
 
   /** Pings the server while no call is under way, every `pingIntervalMs` (0: never). */

@@ -12,7 +12,7 @@
  * before anything is sent, and their connection authenticates with their own tokens.
  */
 import { isDeepStrictEqual } from 'node:util'
-import type { Tool } from '@modelcontextprotocol/client'
+import type { ReadResourceResult, Tool } from '@modelcontextprotocol/client'
 import type { ToolCredentials, ToolExecutionContext } from '../tool-types'
 import { fillCredentials, signsInPerPerson, type McpServerConfig } from './config'
 import type { McpAuthorizations } from './oauth/authorizations'
@@ -142,7 +142,17 @@ export class McpPerUserServer {
     await Promise.all(open.map(({ connection }) => connection.close()))
   }
 
-  private async call(tool: string, args: Record<string, unknown>, context: ToolExecutionContext): Promise<string> {
+  /** Calls `tool` (its MCP name) through the caller's own connection. */
+  call(tool: string, args: Record<string, unknown>, context: Pick<ToolExecutionContext, 'userId' | 'credentials' | 'signal' | 'askUser'>): Promise<string> {
+    return this.throughOwnConnection(context, connection => connection.call(tool, args, context))
+  }
+
+  /** Reads a resource (an MCP App's page) through the caller's own connection. */
+  readResource(uri: string, context: Pick<ToolExecutionContext, 'userId' | 'credentials' | 'signal'>): Promise<ReadResourceResult> {
+    return this.throughOwnConnection(context, connection => connection.readResource(uri, context.signal))
+  }
+
+  private async throughOwnConnection<T>(context: Pick<ToolExecutionContext, 'userId' | 'credentials'>, run: (connection: McpServerConnection) => Promise<T>): Promise<T> {
     // Nothing is sent for a person who has not authorised it: the message says where to.
     const needed = await this.authorizationNeeded(context.userId)
     if (needed) {
@@ -158,7 +168,7 @@ export class McpPerUserServer {
     entry.active++
     try {
       await entry.connection.whenSettled()
-      return await entry.connection.call(tool, args, context)
+      return await run(entry.connection)
     } catch (error) {
       // Refused for want of scope (or the refresh was refused) meanwhile: say what the person can do, not the transport's words.
       const needed = await this.authorizationNeeded(context.userId)

@@ -11,6 +11,7 @@ import { credentialPlaceholders, fillCredentials, oauthOf, signsInPerPerson, typ
 import { McpAuthorizations, type McpAuthorizationsOptions, type OAuthServer } from './oauth/authorizations'
 import { McpServerConnection, type McpConnectionOptions } from './connection'
 import { McpPerUserServer } from './per-user'
+import type { McpAppChannel } from './app-calls'
 import { mcpTarget, type McpCredentialConsents } from './consents'
 import type { ToolCredentials } from '../tool-types'
 import type { McpServerOrigin, McpServerStatus } from '../../../../shared/types/tool'
@@ -192,6 +193,17 @@ export class McpServers {
   /** The running server of that name. */
   get(name: string): McpServerHandle | undefined {
     return this.running.get(name)?.connection
+  }
+
+  /** How an MCP App of the server of that name reads its page and calls its tools for a person (through their own connection where they have one). */
+  appChannel(name: string): McpAppChannel | undefined {
+    const connection = this.get(name)
+    if (!connection) return undefined
+    if (connection instanceof McpPerUserServer) return connection
+    return {
+      readResource: (uri, context) => connection.readResource(uri, context.signal),
+      call: (tool, args, context) => connection.call(tool, args, { signal: context.signal }),
+    }
   }
 
   /** Who configured the server of that name, if it runs. */

@@ -1,6 +1,7 @@
 /**
  * One MCP server's tools in the registry: each listed tool registered as `<server>__<tool>` with
- * its schema, annotations and source, replaced when the list changes and withdrawn when it goes.
+ * its schema, annotations, source and MCP Apps link (a tool only its page may call is registered
+ * switched off, so no model is offered it), replaced when the list changes and withdrawn when it goes.
  * How a call reaches the server is the owner's: one shared connection, or the caller's own.
  */
 import type { Tool } from '@modelcontextprotocol/client'
@@ -9,6 +10,7 @@ import type { ToolExecutionContext } from '../tool-types'
 import type { JsonSchemaObject } from '../../openrouter/types'
 import type { McpServerConfig } from './config'
 import { mcpToolNames } from './tool-names'
+import { appLinkOf } from './apps'
 import type { McpServerStatus } from '../../../../shared/types/tool'
 
 /** The schema as the registry takes it: an object schema, without a `$schema` the validator may not know. */
@@ -57,9 +59,11 @@ export class McpToolSet {
         return
       }
       const annotations = tool.annotations ?? {}
+      const app = appLinkOf(this.config.name, tool)
       try {
         registerServerTool(
-          { type: 'function', function: { name, description: tool.description ?? tool.title ?? `${tool.name} (MCP server ${this.config.name})`, parameters: toParameters(tool.inputSchema) } },
+          // A tool only its app's page may call is kept (for the page) but never offered to a model.
+          { type: 'function', function: { name, description: tool.description ?? tool.title ?? `${tool.name} (MCP server ${this.config.name})`, parameters: toParameters(tool.inputSchema) }, ...(!app.visibility.includes('model') ? { enabled: false } : {}) },
           (args, context) => this.call(tool.name, args, context),
           {
             runtime: 'server',
@@ -70,6 +74,7 @@ export class McpToolSet {
             source: { kind: 'mcp', name: this.config.name },
             unavailable: this.unavailable,
             requiresCredentials: this.requiresCredentials,
+            app,
           },
         )
         registered.push(name)
