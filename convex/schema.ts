@@ -270,6 +270,7 @@ export default defineSchema({
     created_at: v.number(),
     updated_at: v.number(),
     steer_job_id: v.optional(v.string()),
+    steer_node_id: v.optional(v.string()),
     blocked: v.optional(v.string()),
     sending: v.optional(v.object({ answerId: v.string(), jobId: v.string() })),
   })

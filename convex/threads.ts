@@ -383,7 +383,7 @@ function toQueued(row: Doc<'thread_queue'>) {
   return {
     id: row.item_id, threadId: row.thread_id, userId: row.user_id, position: row.position, content: row.content, model: row.model, createdAt: row.created_at, updatedAt: row.updated_at,
     ...(row.tools ? { tools: row.tools } : {}), ...(row.api_key_ciphertext ? { apiKeyCiphertext: row.api_key_ciphertext } : {}),
-    ...(row.steer_job_id ? { steerJobId: row.steer_job_id } : {}), ...(row.blocked ? { blocked: row.blocked } : {}), ...(row.sending ? { sending: row.sending } : {}),
+    ...(row.steer_job_id ? { steerJobId: row.steer_job_id } : {}), ...(row.steer_node_id ? { steerNodeId: row.steer_node_id } : {}), ...(row.blocked ? { blocked: row.blocked } : {}), ...(row.sending ? { sending: row.sending } : {}),
   }
 }
 
@@ -408,12 +408,14 @@ export const queueAdd = serverMutation({
   args: {
     itemId: v.string(), threadId: v.string(), userId: v.string(), position: v.number(), content: v.string(), model: v.string(),
     tools: v.optional(v.array(v.string())), apiKeyCiphertext: v.optional(v.string()), now: v.number(),
+    steerJobId: v.optional(v.string()), steerNodeId: v.optional(v.string()),
   },
   handler: async (ctx, args) => {
     if (await findQueued(ctx, args.itemId)) throw new Error(`Queued message ${args.itemId} already exists.`)
     await ctx.db.insert('thread_queue', {
       item_id: args.itemId, thread_id: args.threadId, user_id: args.userId, position: args.position, content: args.content, model: args.model,
       tools: args.tools, api_key_ciphertext: args.apiKeyCiphertext, created_at: args.now, updated_at: args.now,
+      ...(args.steerJobId ? { steer_job_id: args.steerJobId } : {}), ...(args.steerNodeId ? { steer_node_id: args.steerNodeId } : {}),
     })
   },
 })

@@ -22,6 +22,8 @@ export interface QueuedMessage {
   updatedAt: number
   /** "Send now" while `steerJobId` ran: handed to that answer at its next round boundary. */
   steerJobId?: string
+  /** A message to a workflow's running agent step (kept in its run's queue, `run:<jobId>`): the step's id. */
+  steerNodeId?: string
   /** Why it did not start when its turn came (a budget, a cap): it waits for "Send now". */
   blocked?: string
   /**

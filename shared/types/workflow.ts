@@ -1,6 +1,6 @@
 /** Workflows: a saved definition per user, and the progress of a run (kept on its job). */
 import type { WorkflowDefinition } from '../schemas/workflow'
-import type { ActiveToolCall, JobCheckpoint, ToolExecutionRecord } from './job'
+import type { ActiveToolCall, JobCheckpoint, ToolExecutionRecord, JobSteer } from './job'
 import type { Usage } from './chat'
 
 export type { WorkflowBodyNode, WorkflowCallNode, WorkflowDefinition, WorkflowEdge, WorkflowInput, WorkflowLoopNode, WorkflowNode, WorkflowNodeKind } from '../schemas/workflow'
@@ -68,6 +68,8 @@ export interface WorkflowNodeState {
   iterations?: WorkflowIterationState[]
   /** A workflow step's child run: the workflow as it was when the step began, and its steps. */
   child?: WorkflowChildRun
+  /** An agent step: what the person sent it from the run view while it ran, where its model read them. */
+  steers?: JobSteer[]
 }
 
 /** The run a workflow step made of another workflow, kept on the step (a restart resumes it from here). */

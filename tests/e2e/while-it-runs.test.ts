@@ -88,6 +88,38 @@ async function settled(client: SessionClient, threadId: string, answers: number)
   return view
 }
 
+
+/** A workflow whose agent step may call the calculator once, then a summary. */
+const steeredFlow = {
+  version: 1,
+  name: 'Research, steered',
+  defaultModel: MODEL,
+  nodes: [
+    { id: 'start', kind: 'start' },
+    { id: 'research', kind: 'agent', systemPrompt: 'RESEARCH: use your tools.', prompt: '{{prompt}}', tools: ['calculate'], maxToolRounds: 2 },
+    { id: 'out', kind: 'output' },
+  ],
+  edges: [{ from: 'start', to: 'research' }, { from: 'research', to: 'out' }],
+}
+const isResearch = (request: RecordedRequest) => String(request.body.messages[0]?.content ?? '').startsWith('RESEARCH')
+
+/** Saves the steered workflow and starts a run of it; its job's id. */
+async function startSteeredRun(client: SessionClient, prompt: string): Promise<string> {
+  const saved = await client.post('/api/workflows', { definition: steeredFlow })
+  expect(saved.status).toBe(201)
+  const started = await client.post(`/api/workflows/${(await saved.json()).id}/run`, { prompt })
+  expect(started.status).toBe(202)
+  return (await started.json()).jobId
+}
+
+/** Waits until step `nodeId` of run `jobId` is running. */
+async function stepRunning(client: SessionClient, jobId: string, nodeId: string): Promise<void> {
+  await vi.waitFor(async () => {
+    const job = await client.json<{ workflowState?: { nodeStates: Record<string, { status: string }> } }>(`/api/jobs/${jobId}`)
+    expect(job.workflowState?.nodeStates[nodeId]?.status).toBe('running')
+  }, { timeout: 15_000, interval: 50 })
+}
+
 /** The account of this server's tests that need one (sign-up closes after the first, its admin). */
 let account: Promise<SessionClient> | undefined
 const signedIn = () => (account ??= registerAccount(app.url, 'Builder'))
@@ -208,6 +240,41 @@ describe('the queue on one server', () => {
     expect(answerRequests(later)[0]!.body.messages.map(message => [message.role, message.content])).toEqual([
       ['user', 'search everything'], ['assistant', 'Searching.'], ['user', 'stop searching, use what you have'], ['assistant', 'Using what I have: 42.'], ['user', 'thanks'],
     ])
+  })
+})
+
+describe('steering a workflow step', () => {
+  it('hands a message to a running agent step from the run view: its model reads it after the tool round, once, and the step keeps it', async () => {
+    const alice = await signedIn()
+    let openGate!: () => void
+    const gate = new Promise<void>(resolve => (openGate = resolve))
+    const before = fake.requests.length
+    fake.script((request) => {
+      if (request.body.messages.some(message => message.role === 'tool')) return textReply('Using trains: 42.')
+      return held(toolCallReply([{ id: 'call_calc', name: 'calculate', arguments: '{"expression":"6*7"}' }]), gate)
+    })
+    const jobId = await startSteeredRun(alice, 'plan a trip')
+    await vi.waitFor(() => expect(fake.requests.slice(before).filter(isResearch)).toHaveLength(1), { timeout: 15_000, interval: 20 })
+    await stepRunning(alice, jobId, 'research')
+    // Only a running agent step of one's own run: not another step, not someone else's run, not nothing.
+    expect((await alice.post(`/api/jobs/${jobId}/steps/out/steer`, { content: 'x' })).status).toBe(409)
+    expect((await new SessionClient(app.url).post(`/api/jobs/${jobId}/steps/research/steer`, { content: 'x' })).status).toBe(404)
+    expect((await alice.post(`/api/jobs/${jobId}/steps/research/steer`, { content: '   ' })).status).toBe(400)
+    const sent = await alice.post(`/api/jobs/${jobId}/steps/research/steer`, { content: 'only trains, please' })
+    expect(sent.status).toBe(202)
+    const { id } = await sent.json()
+    openGate()
+    const job = await waitForJobEnd(alice, jobId)
+    expect(job.status).toBe('complete')
+    // The step's second request has it after the tool's result, once.
+    const research = fake.requests.slice(before).filter(isResearch)
+    expect(research).toHaveLength(2)
+    expect(research[1]!.body.messages.map(message => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user'])
+    expect(research[1]!.body.messages.at(-1)!.content).toBe('only trains, please')
+    const state = (await alice.json<{ workflowState: { nodeStates: Record<string, { steers?: Array<{ id: string, content: string, round: number }> }> } }>(`/api/jobs/${jobId}`)).workflowState
+    expect(state.nodeStates.research!.steers).toEqual([expect.objectContaining({ id, content: 'only trains, please', round: 2 })])
+    // Read, so no longer waiting anywhere: a step that has ended takes no more.
+    expect((await alice.post(`/api/jobs/${jobId}/steps/research/steer`, { content: 'too late' })).status).toBe(409)
   })
 })
 
@@ -408,5 +475,29 @@ describe('across a kill -9', () => {
     expect(resumed.body.messages.filter(message => message.role === 'user').map(message => message.content)).toEqual(['plan a trip', 'only trains, please'])
     const view = await settled(again, threadId, 1)
     expect(view.messages.map(message => message.role)).toEqual(['user', 'assistant'])
+  }, 90_000)
+
+  it('a message sent to a workflow step before the kill reaches its model once after the restart', async () => {
+    const env = serverEnv({ NUXT_DATA_DIR: freshDataDir() })
+    const before = fake.requests.length
+    // The step's first request stalls on the first server: the message waits, unread, when it is killed.
+    fake.script(() => stall)
+    const first = await servers.start(env)
+    const alice = await registerAccount(first.url, 'Steerer')
+    const jobId = await startSteeredRun(alice, 'plan a trip')
+    await vi.waitFor(() => expect(fake.requests.slice(before).filter(isResearch)).toHaveLength(1), { timeout: 15_000, interval: 20 })
+    await stepRunning(alice, jobId, 'research')
+    expect((await alice.post(`/api/jobs/${jobId}/steps/research/steer`, { content: 'only trains, please' })).status).toBe(202)
+    await first.stop('SIGKILL')
+
+    fake.script(request => (request.body.messages.some(message => message.role === 'user' && message.content === 'only trains, please') ? textReply('Trains it is.') : textReply('No word from you.')))
+    const second = await servers.start(env)
+    const again = new SessionClient(second.url)
+    again.cookie = alice.cookie
+    const job = await waitForJobEnd(again, jobId, 30_000)
+    expect(job).toMatchObject({ status: 'complete', resumeCount: 1 })
+    const after = fake.requests.slice(before).filter(isResearch).slice(1)
+    expect(after.filter(request => request.body.messages.filter(message => message.content === 'only trains, please').length === 1)).toHaveLength(after.length)
+    expect(job.workflowState?.nodeStates.research?.steers).toEqual([expect.objectContaining({ content: 'only trains, please' })])
   }, 90_000)
 })

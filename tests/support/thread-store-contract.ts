@@ -223,6 +223,16 @@ export function describeThreadStoreContract(name: string, createStore: () => Thr
       expect(await store.queue.threadsWithItems(10)).toEqual([other.id])
     })
 
+    it('keeps a workflow run\'s steers in the run\'s own queue, each naming its step, edits keeping it', async () => {
+      const steer = { id: 'w1', threadId: 'run:job-9', userId: 'a', content: 'focus on prices', model: 'workflow', position: 1, createdAt: 1, updatedAt: 1, steerJobId: 'job-9', steerNodeId: 'research' }
+      await store.queue.add(steer)
+      expect(await store.queue.list('run:job-9')).toEqual([steer])
+      expect(await store.queue.update('w1', { content: 'focus on prices only' }, 2)).toBe(true)
+      expect(await store.queue.get('w1')).toMatchObject({ content: 'focus on prices only', steerJobId: 'job-9', steerNodeId: 'research' })
+      expect(await store.queue.remove('w1')).toBe(true)
+      expect(await store.queue.list('run:job-9')).toEqual([])
+    })
+
     it('keeps what was sent to a running answer with the message it wrote', async () => {
       const thread = await store.createThread({ userId: 'a', now: 1 })
       const answer = await store.appendMessage({ threadId: thread.id, role: 'assistant', content: '', model: 'm', status: 'streaming', now: 2 })

@@ -70,8 +70,8 @@ export interface RunServices {
   runOutputs?: (jobId: string, userId: string) => OutputFileAccess
   /** The tool registry runs read and run tools through (the process's: `processTools`). */
   tools: RunTools
-  /** Where a chat job reads the messages its person sends it while it runs (none: it takes none). */
-  steeringFor?: (job: BackgroundJob) => RunSteering | undefined
+  /** Where a chat job (or a workflow's agent step `nodeId`) reads the messages its person sends it while it runs (none: it takes none). */
+  steeringFor?: (job: BackgroundJob, nodeId?: string) => RunSteering | undefined
 }
 
 /** What the runs need besides the services: the manager's collaborators. */
@@ -211,7 +211,7 @@ export class LocalRuns {
       budget = given.budget
       const { role } = given
       return job.type === 'workflow'
-        ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey), loadWorkflow: this.options.loadWorkflow, runOutputs: this.options.runOutputs, ...await this.options.roleLimits.forRole(role ?? 'user', job.userId).then(limits => ({ modelCallLimit: limits.workflowModelCalls, stepLimit: limits.workflowSteps })) })
+        ? runWorkflowJob({ ...common, budget, role, endpointFor: model => resolveChatEndpoint(model, this.options.config, how.userKey), loadWorkflow: this.options.loadWorkflow, runOutputs: this.options.runOutputs, stepSteering: nodeId => this.options.steeringFor?.(job, nodeId), ...await this.options.roleLimits.forRole(role ?? 'user', job.userId).then(limits => ({ modelCallLimit: limits.workflowModelCalls, stepLimit: limits.workflowSteps })) })
         : runChatJob({ ...common, budget, role, endpoint: how.endpoint!, resume: how.resume, steering: this.options.steeringFor?.(job) })
     }).catch(async (error) => {
       // The runners are written not to throw; if one does, the job still must not stay `streaming`.

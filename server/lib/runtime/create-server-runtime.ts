@@ -20,6 +20,7 @@ import { loadMcpConfigFile } from '../tools/mcp/config'
 import { McpCredentialConsents } from '../tools/mcp/consents'
 import { McpServers } from '../tools/mcp/servers'
 import { McpApps } from '../tools/mcp/app-calls'
+import { WorkflowSteers } from '../jobs/workflow-steers'
 import { loadToolPolicyFile, ToolPolicy } from '../tools/policy/tool-policy'
 import { deferServerToolsReady, listServerTools, onServerToolsChanged, registerServerTool } from '../tools/registry'
 import { processTools } from '../tools/run-tools'
@@ -183,6 +184,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   // Knowledge bases: documents indexed in the background, searched by `search_knowledge` in the conversations they are attached to.
   const { knowledge, indexer: knowledgeIndexer, basesOf } = createKnowledge(config, stores, { groupsOf: async userId => (await accounts.policyPrincipal(userId)).groups ?? [], internetDenial, logger: consola.withTag('knowledge') })
 
+  const workflowSteers = new WorkflowSteers(stores.threads.queue, stores.jobs)
   const { sseBatching } = config.backgroundJobs
   const hub = new JobLiveHub({ batchingEnabled: sseBatching.enabled, batchIntervalMs: sseBatching.intervalMs, batchSize: sseBatching.batchSize, adaptive: sseBatching.adaptive, observer: metrics })
   const jobs = new BackgroundJobManager({
@@ -208,8 +210,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     workflowRuns: stores.workflowRuns,
     loadWorkflow: id => stores.workflows.getWorkflow(id),
     runOutputs: (jobId, userId) => runOutputFiles(workspaces, jobId, userId),
-    // Messages sent to a running answer come from its conversation's queue (created below, before any job runs).
-    steeringFor: job => messageQueue.steeringFor(job),
+    // Messages sent to a running answer come from its conversation's queue (created below, before any job runs); to a workflow's agent step, from its run's.
+    steeringFor: (job, nodeId) => (nodeId ? workflowSteers.steeringFor(job, nodeId) : messageQueue.steeringFor(job)),
   })
 
   // Subagents: the `task` tool starts child jobs through this manager.
@@ -245,6 +247,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   jobs.runs.onJobFinished(async (job, endpoint) => {
     if (await writeJobIntoThread(stores.threads, job) && endpoint) titles.after(job, endpoint)
     await messageQueue.afterAnswer(job)
+    await workflowSteers.afterRun(job)
   })
   const { schedules: workflowSchedules, failureWebhooks: workflowFailureWebhooks } = createWorkflowAutomation({ config, stores, jobs, accounts, personal, secretBox: createSecretBox(secret, 'workflow-failure-webhooks'), logger: jobsLogger, tools: processTools })
 
@@ -314,6 +317,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     threads: stores.threads,
     answerContext,
     messageQueue,
+    workflowSteers,
     // Dictation and read aloud through the operator's speech endpoints (none named: the browser's own).
     ...voiceServices(config, stores.limiterFor),
     // MCP Apps: a tool's page under its call, whose calls back are checked like the model's.
@@ -357,7 +361,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
       const resume = () => jobs.recoverInterruptedJobs()
         .then(count => count > 0 && jobsLogger.info(`Resumed ${count} job(s) interrupted by the last shutdown.`))
         .catch(error => jobsLogger.error('Could not resume interrupted jobs', error))
-        .then(() => messageQueue.recover())
+        .then(() => Promise.all([messageQueue.recover(), workflowSteers.recover()]))
         .catch(error => jobsLogger.error('Could not pick up the conversations\' queues', error))
       // Resumed runs' spans are recorded too: with traces exported, they start once tracing has.
       if (telemetry.exporting) void telemetry.ready.then(resume)

@@ -9,6 +9,7 @@ import type { ChatThread } from '../../../shared/types/thread'
 import type { Transcriptions } from '../voice/transcriptions'
 import type { Speech } from '../voice/speech'
 import type { McpApps } from '../tools/mcp/app-calls'
+import type { WorkflowSteers } from '../jobs/workflow-steers'
 import type { WebPush } from '../jobs/web-push'
 import type { AccountService } from '../auth/accounts'
 import type { OidcSignIn } from '../auth/oidc/oidc-sign-in'
@@ -44,6 +45,8 @@ export interface ServerRuntime {
   transcriptions: Transcriptions
   /** Read aloud by the operator's text-to-speech endpoint. */
   speech: Speech
+  /** Messages to workflows' running agent steps. */
+  workflowSteers: WorkflowSteers
   /** MCP Apps: a tool's interactive page, and the calls it makes back. */
   mcpApps: McpApps
   workflows: WorkflowStore

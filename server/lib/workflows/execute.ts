@@ -356,6 +356,8 @@ class WorkflowRun {
       },
       save: (checkpoint) => {
         this.state.agentSteps = { ...this.state.agentSteps, [nodeId]: structuredClone(checkpoint) }
+        // What the person sent the step while it ran, as the run view shows it (the checkpoint is not shown).
+        if ((checkpoint.steered?.length ?? 0) !== (this.state.nodeStates[nodeId]?.steers?.length ?? 0)) this.setNode(nodeId, { steers: structuredClone(checkpoint.steered) })
         return this.changed()
       },
       resume: this.state.agentSteps?.[nodeId],

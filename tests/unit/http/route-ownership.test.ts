@@ -41,6 +41,7 @@ const ROUTE_PARAMETERS: Array<{ route: RegExp, parameter: string, check: keyof t
   { route: /^jobs\/\[id\]/, parameter: 'id', check: 'job' },
   { route: /^jobs\/\[id\]\/input\/\[requestId\]/, parameter: 'requestId', check: 'job', note: 'looked up under the owned job' },
   { route: /^jobs\/\[id\]\/tool-calls\/\[callId\]/, parameter: 'callId', check: 'job', note: 'a tool call of the owned job' },
+  { route: /^jobs\/\[id\]\/steps\/\[nodeId\]/, parameter: 'nodeId', check: 'job', note: 'a step of the owned workflow run' },
   { route: /^workflows\/\[id\]/, parameter: 'id', check: 'workflow' },
   { route: /^workflows\/\[id\]\/schedules\/\[scheduleId\]/, parameter: 'scheduleId', check: 'workflow', note: 'a schedule of the owned workflow' },
   { route: /^workflows\/\[id\]\/versions\/\[version\]/, parameter: 'version', check: 'workflow', note: 'a version of the owned workflow' },

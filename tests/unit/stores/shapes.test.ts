@@ -137,10 +137,10 @@ describe('shapes in shared/types match every store', () => {
     expect(literalsOf(schema.tables.thread_messages.validator.fields.role)).toEqual(roles)
   })
 
-  it('queued messages (sqlite keeps the text, model, tools and sealed key as one JSON body)', () => {
-    const queued = fieldsOf<StoredQueuedMessage>({ id: true, threadId: true, userId: true, content: true, model: true, tools: true, position: true, createdAt: true, updatedAt: true, steerJobId: true, blocked: true, sending: true, apiKeyCiphertext: true })
+  it('queued messages (sqlite keeps the text, model, tools, sealed key and steered step as one JSON body)', () => {
+    const queued = fieldsOf<StoredQueuedMessage>({ id: true, threadId: true, userId: true, content: true, model: true, tools: true, position: true, createdAt: true, updatedAt: true, steerJobId: true, steerNodeId: true, blocked: true, sending: true, apiKeyCiphertext: true })
     expect(convexFields('thread_queue')).toEqual(stored(queued, { rename: { id: 'item_id' } }))
-    expect(sqliteColumns('thread_queue')).toEqual(stored(queued, { elsewhere: ['content', 'model', 'tools', 'apiKeyCiphertext'], storageOnly: ['body'] }))
+    expect(sqliteColumns('thread_queue')).toEqual(stored(queued, { elsewhere: ['content', 'model', 'tools', 'apiKeyCiphertext', 'steerNodeId'], storageOnly: ['body'] }))
   })
 
   it('files sent with messages', () => {

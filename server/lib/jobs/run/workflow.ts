@@ -5,6 +5,7 @@
  * start recorded first. An interrupted run resumes from its completed nodes and its steps'
  * checkpoints. Never throws.
  */
+import type { RunSteering } from './chat'
 import { executeToolLoop, type ToolLoopCallbacks } from '../../agent/tool-loop'
 import { chatClientOptions } from '../../models/chat-endpoint'
 import type { ChatEndpoint } from '../../openrouter/chat-client'
@@ -48,6 +49,8 @@ export interface WorkflowJobRunOptions extends JobRunOptions {
   stepLimit?: number
   /** A run's workspace, for the step outputs too long for its record (none: they stay in the record). */
   runOutputs?: (jobId: string, userId: string) => OutputFileAccess
+  /** Where an agent step reads the messages its person sends it from the run view (none: it takes none). */
+  stepSteering?: (nodeId: string) => RunSteering | undefined
 }
 
 /** How often live node text is pushed to viewers (it is persisted on node transitions). */
@@ -94,7 +97,7 @@ class LiveStepText {
 }
 
 /** An agent step's journal: its checkpoint and finished calls go into the run state (`hooks.save`). */
-function stepJournal(hooks: AgentStepHooks, text: () => string): AgentRunJournal {
+function stepJournal(hooks: AgentStepHooks, text: () => string, steering: RunSteering | undefined, given: Set<string>): AgentRunJournal {
   let executions: ToolExecutionRecord[] = hooks.resume?.executions ?? []
   let last: JobCheckpoint | undefined = hooks.resume
   const save = (checkpoint: JobCheckpoint) => {
@@ -111,6 +114,11 @@ function stepJournal(hooks: AgentStepHooks, text: () => string): AgentRunJournal
     },
     toolCall: call => hooks.onToolCall(call),
     textLengths: () => ({ content: text().length, reasoning: 0 }),
+    // In the step's stored checkpoint (the run view shows them from there) before their entries go; unsaved, a resumed step gives them again.
+    steered: (steers, saved) => {
+      for (const steer of steers) given.add(steer.id)
+      if (saved) void steering?.delivered(steers.map(steer => steer.id)).catch(() => {})
+    },
   }
 }
 
@@ -187,9 +195,11 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
   const { controller: step, dispose } = followSignal(nodeSignal)
   let overLimit: string | undefined
   const messages = [{ role: 'system' as const, content: request.system }, { role: 'user' as const, content: request.prompt }].filter(message => message.content !== '')
+  const steering = options.stepSteering?.(node.id)
+  const given = new Set((resume?.steered ?? []).map(steer => steer.id))
   const result = await runCheckpointedAgent({
     resume,
-    journal: stepJournal(hooks, () => text),
+    journal: stepJournal(hooks, () => text, steering, given),
     tools: harness.agentTools(),
     isIdempotent: name => options.tools.get(name)?.idempotent === true,
     loop: {
@@ -198,6 +208,7 @@ async function runAgentStep(context: WorkflowJobContext, node: Extract<WorkflowN
       initialMessages: messages,
       people: options.inputs ? toolCallPeople(options.inputs, options.job, [], `node:${node.id}:`) : undefined,
       maxRounds: node.maxToolRounds ?? 0,
+      ...(steering ? { takeSteers: () => steering.take(given) } : {}),
       callbacks: context.metered(request.model, {
         onTextDelta: (delta: string) => {
           if (overLimit) return

@@ -13,7 +13,7 @@ export function createConvexMessageQueue({ client, secret }: { client: ConvexFun
       return await client.query(api.threads.queueGet, { secret, itemId: id }) as StoredQueuedMessage | null
     },
     async add(item) {
-      await client.mutation(api.threads.queueAdd, { secret, itemId: item.id, threadId: item.threadId, userId: item.userId, position: item.position, content: item.content, model: item.model, tools: item.tools, apiKeyCiphertext: item.apiKeyCiphertext, now: item.createdAt })
+      await client.mutation(api.threads.queueAdd, { secret, itemId: item.id, threadId: item.threadId, userId: item.userId, position: item.position, content: item.content, model: item.model, tools: item.tools, apiKeyCiphertext: item.apiKeyCiphertext, now: item.createdAt, steerJobId: item.steerJobId, steerNodeId: item.steerNodeId })
     },
     async update(id, patch, now = Date.now()) {
       return client.mutation(api.threads.queueUpdate, { secret, itemId: id, now, ...patch })

@@ -16,13 +16,14 @@ interface QueueRow {
 }
 
 /** What the `body` column holds: the parts of a queued message that are only read whole. */
-type QueueBody = Pick<StoredQueuedMessage, 'content' | 'model' | 'tools' | 'apiKeyCiphertext'>
+type QueueBody = Pick<StoredQueuedMessage, 'content' | 'model' | 'tools' | 'apiKeyCiphertext' | 'steerNodeId'>
 
 function toItem(row: QueueRow): StoredQueuedMessage {
   const body = JSON.parse(row.body) as QueueBody
   const item: StoredQueuedMessage = { id: row.id, threadId: row.thread_id, userId: row.user_id, position: row.position, createdAt: row.created_at, updatedAt: row.updated_at, content: body.content, model: body.model }
   if (body.tools) item.tools = body.tools
   if (body.apiKeyCiphertext) item.apiKeyCiphertext = body.apiKeyCiphertext
+  if (body.steerNodeId) item.steerNodeId = body.steerNodeId
   if (row.steer_job_id !== null) item.steerJobId = row.steer_job_id
   if (row.blocked !== null) item.blocked = row.blocked
   if (row.sending !== null) item.sending = JSON.parse(row.sending)
@@ -30,7 +31,7 @@ function toItem(row: QueueRow): StoredQueuedMessage {
 }
 
 function bodyOf(item: QueueBody): string {
-  return JSON.stringify({ content: item.content, model: item.model, ...(item.tools ? { tools: item.tools } : {}), ...(item.apiKeyCiphertext ? { apiKeyCiphertext: item.apiKeyCiphertext } : {}) })
+  return JSON.stringify({ content: item.content, model: item.model, ...(item.tools ? { tools: item.tools } : {}), ...(item.apiKeyCiphertext ? { apiKeyCiphertext: item.apiKeyCiphertext } : {}), ...(item.steerNodeId ? { steerNodeId: item.steerNodeId } : {}) })
 }
 
 /** The queue on `db` (the thread store's connection, migrated). */
