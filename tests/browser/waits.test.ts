@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { useBuiltApp } from '../support/built-app'
-import { screenshot, useChromium, watchForProblems } from './helpers/browser'
+import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
 
 // A job that waits for its person, in a real browser on the offline demo model: the tool policy
 // makes `calculate` ask first; the approval shows in every tab of the person, and approving it in
@@ -62,6 +62,44 @@ describe('a job that waits for its person, in the browser', () => {
       expect(problems.errors).toEqual([])
       expect(problems.csp).toEqual([])
     }
+    await context.close()
+  })
+
+  it('tells a workflow\'s running agent step something from the run view, which its model reads at its next step', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 800 } })
+    const page = await context.newPage()
+    const problems = watchForProblems(page)
+    await page.goto(`${app.url}/workflows`)
+    const jobId = await page.evaluate(async () => {
+      const definition = {
+        version: 1, name: 'Sum, steered', defaultModel: 'or3/offline-demo',
+        nodes: [{ id: 'start', kind: 'start' }, { id: 'sum', kind: 'agent', prompt: '{{prompt}}', tools: ['calculate'], maxToolRounds: 2 }, { id: 'out', kind: 'output' }],
+        edges: [{ from: 'start', to: 'sum' }, { from: 'sum', to: 'out' }],
+      }
+      const saved = await (await fetch('/api/workflows', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition }) })).json() as { id: string }
+      return (await (await fetch(`/api/workflows/${saved.id}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'What is 6*7?' }) })).json() as { jobId: string }).jobId
+    })
+    await page.goto(`${app.url}/workflows/runs/${jobId}`)
+    // The step waits for the approval of its calculation: it runs, and can be told something.
+    const step = page.locator('[data-testid=run-node][data-node=sum]')
+    await step.getByTestId('step-steer-input').waitFor()
+    await step.getByTestId('step-steer-input').fill('show the working, please')
+    await step.getByTestId('step-steer-send').click()
+    await step.getByTestId('step-steer-waiting').waitFor()
+    expect(await step.getByTestId('step-steer-waiting').innerText()).toContain('show the working, please')
+    expect(await axeViolationsInBothSchemes(page, '[data-testid=run-node]')).toEqual([])
+    expect(await sidewaysScroll(page)).toBe(0)
+    await screenshot(page, 'workflow-step-steer')
+    // Approved, the step goes on: its model reads the message before its next request.
+    const card = page.locator('[data-testid=input-request][data-kind=approval]')
+    await card.waitFor()
+    await card.getByTestId('approve').click()
+    await step.getByTestId('step-steer-read').waitFor()
+    expect(await step.getByTestId('step-steer-read').innerText()).toContain('show the working, please')
+    await page.locator('[data-testid=run-status][data-status=complete]').waitFor()
+    expect(await step.getByTestId('step-steer-input').count()).toBe(0)
+    expect(problems.errors).toEqual([])
+    expect(problems.csp).toEqual([])
     await context.close()
   })
 
