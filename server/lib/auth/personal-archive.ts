@@ -62,7 +62,7 @@ export function conversationMarkdown(title: string, messages: readonly ThreadMes
     const who = message.role === 'user' ? 'You' : `Assistant${message.model ? ` (${message.model})` : ''}`
     lines.push(`## ${who}${version} — ${new Date(message.createdAt).toISOString()}`, '')
     lines.push(message.content || '_(no text)_', '')
-    for (const file of message.attachments ?? []) lines.push(`- Attached: [${file.name}](files/${file.id}-${file.name})`)
+    for (const file of message.attachments ?? []) lines.push(`- ${message.role === 'user' ? 'Attached' : 'Made'}: [${file.name}](files/${file.id}-${file.name})`)
     if (message.attachments?.length) lines.push('')
   }
   return lines.join('\n')
