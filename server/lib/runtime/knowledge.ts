@@ -12,6 +12,7 @@ import { KnowledgeBases } from '../knowledge/knowledge-bases'
 import { KnowledgeIndexer } from '../knowledge/indexer'
 import { createEmbedder } from '../knowledge/embeddings'
 import { PassageSearch } from '../knowledge/passage-search'
+import { createReranker } from '../knowledge/rerank'
 import { searchKnowledgeTool } from '../knowledge/knowledge-tool'
 import { registerServerTool } from '../tools/registry'
 import { guardedPageFetcher, webRequestLimiter } from '../tools/web/web-tools'
@@ -44,7 +45,10 @@ export function createKnowledge(config: ServerConfig, stores: Pick<AppStores, 'k
   const embedder = settings.embeddingsModel
     ? createEmbedder({ baseUrl: settings.embeddingsBaseUrl || config.openrouter.baseUrl, apiKey: settings.embeddingsApiKey || config.openrouter.apiKey, model: settings.embeddingsModel, batch: settings.embeddingsBatch, timeoutMs: settings.embeddingsTimeoutMs })
     : undefined
-  const search = new PassageSearch(store, embedder, message => logger.warn(message))
+  const reranker = settings.rerankModel
+    ? createReranker({ baseUrl: settings.rerankBaseUrl || settings.embeddingsBaseUrl || config.openrouter.baseUrl, apiKey: settings.rerankApiKey || settings.embeddingsApiKey || config.openrouter.apiKey, model: settings.rerankModel, timeoutMs: settings.rerankTimeoutMs })
+    : undefined
+  const search = new PassageSearch(store, embedder, message => logger.warn(message), reranker ? { reranker, candidates: settings.rerankCandidates } : undefined)
   const knowledge = new KnowledgeBases(store, stores.workspaces, { ...settings, enabled }, groupsOf, () => indexer?.nudge(), { pages, search })
   indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...settings, leaseMs: settings.indexLeaseMs, embedder }, logger)
   const basesOf = async (userId: string, threadId: string) => {

@@ -10,6 +10,7 @@ import { createEmbedder, EmbeddingError, type Embedder } from '../../../server/l
 import { KnowledgeIndexer } from '../../../server/lib/knowledge/indexer'
 import { KnowledgeBases } from '../../../server/lib/knowledge/knowledge-bases'
 import { fuseByRank, PassageSearch } from '../../../server/lib/knowledge/passage-search'
+import { createReranker } from '../../../server/lib/knowledge/rerank'
 import { createMemoryKnowledgeStore } from '../../../server/lib/stores/knowledge/memory'
 import { createSqliteKnowledgeStore } from '../../../server/lib/stores/knowledge/sqlite'
 import { createMemoryWorkspaceStore } from '../../../server/lib/stores/workspaces/memory'
@@ -22,6 +23,9 @@ import { join } from 'node:path'
 /** What the endpoint answers next: the fake model's vectors, or whatever a test sets. */
 let answer: (body: { model: string, input: string[] }) => { status: number, body: string } = body => ({ status: 200, body: JSON.stringify(fakeEmbeddingsAnswer(body.model, body.input)) })
 const seen: Array<{ headers: IncomingHttpHeaders, inputs: number }> = []
+/** What the rerank endpoint answers next (the fake cross-encoder: the candidates in reverse), and what it was asked. */
+let rerankAnswer: (body: { query: string, documents: string[] }) => { status: number, body: string } = body => ({ status: 200, body: JSON.stringify({ results: body.documents.map((_, index) => ({ index, relevance_score: index / body.documents.length })).reverse() }) })
+const reranks: Array<{ authorization?: string, model: string, query: string, documents: string[] }> = []
 let server: Server
 let baseUrl = ''
 
@@ -29,7 +33,12 @@ beforeAll(async () => {
   server = createServer(async (request, response) => {
     const parts: Buffer[] = []
     for await (const part of request) parts.push(part as Buffer)
-    const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { model: string, input: string[] }
+    const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { model: string, input: string[], query: string, documents: string[] }
+    if (request.url === '/v1/rerank') {
+      reranks.push({ authorization: request.headers.authorization, model: body.model, query: body.query, documents: body.documents })
+      const reply = rerankAnswer(body)
+      return void response.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body)
+    }
     seen.push({ headers: request.headers, inputs: body.input.length })
     if (request.url !== '/v1/embeddings') return void response.writeHead(404).end('{}')
     const { status, body: text } = answer(body)
@@ -79,6 +88,39 @@ describe('the embeddings client', () => {
     await expect(embedderOf({ timeoutMs: 1_000 }).embed(['slow'])).rejects.toThrow(/did not answer within 1000 ms/)
     await expect(createEmbedder({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm', batch: 1, timeoutMs: 5_000 }).embed(['x'])).rejects.toThrow(/could not be reached/)
     answer = fakeModel
+  })
+})
+
+describe('a rerank model', () => {
+  const hit = (seq: number): KnowledgeHit => ({ id: `d:${seq}`, documentId: 'd', baseId: 'b', seq, text: `passage ${seq}`, documentName: 'd', score: 1 })
+  const fused = [hit(1), hit(2), hit(3), hit(4)]
+  const store = { search: async () => fused } as unknown as ConstructorParameters<typeof PassageSearch>[0]
+  const reranker = (settings: Partial<Parameters<typeof createReranker>[0]> = {}) => createReranker({ baseUrl, apiKey: 'sk-rerank-key', model: 'fake/rerank', timeoutMs: 5_000, ...settings })
+
+  it('puts the fused candidates in its order with its scores, asked with the question and their texts', async () => {
+    reranks.length = 0
+    const search = new PassageSearch(store, undefined, () => {}, { reranker: reranker(), candidates: 4 })
+    const hits = await search.search(['b'], 'which passage?', 3)
+    expect(hits.map(item => item.seq)).toEqual([4, 3, 2])
+    expect(hits[0]!.score).toBe(0.75)
+    expect(reranks).toEqual([{ authorization: 'Bearer sk-rerank-key', model: 'fake/rerank', query: 'which passage?', documents: ['passage 1', 'passage 2', 'passage 3', 'passage 4'] }])
+  })
+
+  it('keeps the fused order when the endpoint fails or answers what it was not asked, saying why without the key', async () => {
+    const warnings: string[] = []
+    const search = new PassageSearch(store, undefined, message => warnings.push(message), { reranker: reranker(), candidates: 4 })
+    for (const reply of [{ status: 500, body: '{"error":"down"}' }, { status: 200, body: '{"results":[{"index":9,"relevance_score":1}]}' }, { status: 200, body: '{"results":[{"index":0,"relevance_score":"high"}]}' }, { status: 200, body: 'not json' }]) {
+      rerankAnswer = () => reply
+      expect((await search.search(['b'], 'q', 3)).map(item => item.seq)).toEqual([1, 2, 3])
+    }
+    expect(warnings).toEqual([
+      expect.stringContaining('answered 500'),
+      expect.stringContaining('an index it was not given'),
+      expect.stringContaining('not a number'),
+      expect.stringContaining('other than JSON'),
+    ])
+    expect(warnings.join(' ')).not.toContain('sk-rerank-key')
+    rerankAnswer = body => ({ status: 200, body: JSON.stringify({ results: body.documents.map((_, index) => ({ index, relevance_score: index / body.documents.length })).reverse() }) })
   })
 })
 
