@@ -41,7 +41,7 @@ describe('the built app', () => {
       read: ['workspace'], write: ['workspace'], edit: ['workspace'], ls: ['workspace'], glob: ['workspace'], grep: ['workspace'],
       run_code: ['code_execution', 'workspace'], propose_tool: ['code_execution'], run_my_tool: ['code_execution'], web_fetch: ['internet_access'],
       bash: ['code_execution', 'workspace'], task: ['subagents'],
-      remember: ['memory'], recall: ['memory'], forget: ['memory'], search_knowledge: ['knowledge'],
+      remember: ['memory'], recall: ['memory'], forget: ['memory'], search_knowledge: ['knowledge'], generate_image: ['image_generation'],
     })
     // A guest (this test's session) may use none of them.
     for (const name of Object.keys(workbench)) expect(tools.find(tool => tool.name === name)!.unavailable).toMatch(/^You cannot use this tool: guests may not use tools with /)

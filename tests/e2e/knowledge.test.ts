@@ -245,6 +245,33 @@ describe('knowledge bases', () => {
     expect((await ann.fetch(`/api/knowledge/${base.id}/documents/${first!.id}/file`)).headers.get('content-disposition')).toContain('office.txt')
   }, 60_000)
 
+  it('adds a file the model wrote in a conversation\'s workspace, again as a new version when it changed; never another person\'s', async () => {
+    const written = await ask(ann, 'Save "Parking is free for staff on weekends." as notes/parking.md', [])
+    expect(written.status).toBe('complete')
+    const threadId = written.threadId
+    const base = await (await ann.post('/api/knowledge', { name: 'From chats' })).json() as KnowledgeBaseView
+    const add = (client: SessionClient, body: unknown) => client.post(`/api/knowledge/${base.id}/workspace-files`, body)
+    expect((await add(ann, { threadId, path: 'notes/parking.md' })).status).toBe(202)
+    const [document] = await indexed(ann, base.id, 1)
+    expect(document).toMatchObject({ name: 'parking.md', status: 'ready', passages: 1 })
+    expect((await add(ann, { threadId, path: 'notes/parking.md' })).status).toBe(200)
+    // Refusals that say what to fix: no such file, a path above the workspace, another person's conversation or base.
+    expect((await add(ann, { threadId, path: 'notes/missing.md' })).status).toBe(404)
+    const above = await add(ann, { threadId, path: '../../etc/passwd' })
+    expect(above.status).toBe(400)
+    expect((await above.json()).message).toContain('above the workspace')
+    expect((await add(bob, { threadId, path: 'notes/parking.md' })).status).toBe(404)
+    const bobThread = (await ask(bob, 'Save "mine" as mine.md', [])).threadId
+    expect((await add(ann, { threadId: bobThread, path: 'mine.md' })).status).toBe(404)
+    // Changed (written again, here in another conversation), added again: a new version of the same document.
+    const again = await ask(ann, 'Save "Parking costs 2 euros on weekends." as notes/parking.md', [])
+    expect((await add(ann, { threadId: again.threadId, path: 'notes/parking.md' })).status).toBe(202)
+    const [changed] = await indexed(ann, base.id, 1)
+    expect(changed!.id).toBe(document!.id)
+    const view = await ann.json<KnowledgeDocumentView>(`/api/knowledge/${base.id}/documents/${document!.id}`)
+    expect(view.passages.map(passage => passage.text)).toEqual(['Parking costs 2 euros on weekends.'])
+  }, 60_000)
+
   it('adds a web page through web_fetch\'s guard, again as a new version, and refuses what is not a document or not allowed', async () => {
     const base = await (await ann.post('/api/knowledge', { name: 'Intranet' })).json() as KnowledgeBaseView
     const added = await ann.post(`/api/knowledge/${base.id}/pages`, { url: `${siteUrl}/policy.html` })

@@ -10,6 +10,8 @@
  * owner's key of its own (`knowledge:<owner>`), so it counts against the knowledge limits, not the
  * person's workspace quota.
  */
+import { threadWorkspaceId } from '../tools/workspace/workspaces'
+import { workspacePath } from '../tools/workspace/paths'
 import { createHash } from 'node:crypto'
 import { KNOWLEDGE_DESCRIPTION_MAX, KNOWLEDGE_FILE_TYPES, KNOWLEDGE_NAME_MAX, type KnowledgeBaseView, type KnowledgeFileType, type KnowledgeDocument, type KnowledgeDocumentView, type KnowledgeHit, type KnowledgeList, type KnowledgeShare } from '../../../shared/types/knowledge'
 import { RefusalError } from '../domain-error'
@@ -199,6 +201,19 @@ export class KnowledgeBases {
     const type = knowledgeFileTypeOf('', page.contentType)
     if (!type) throw new RefusalError(`${page.url} is ${page.contentType.split(';')[0] || 'of no type'}; a knowledge base takes web pages, PDF, Word, Markdown, text and CSV.`, 415)
     return this.addDocument(userId, baseId, { name: pageName(page.url, type), bytes: page.body, type })
+  }
+
+  /**
+   * Adds a file of a conversation's workspace (one the model or the person wrote there; the caller
+   * checked the conversation is `userId`'s) to a base: named by its file name, so adding it again
+   * after it changed makes a new version of the same document, and the same bytes change nothing.
+   */
+  async addWorkspaceFile(userId: string, baseId: string, threadId: string, rawPath: string): Promise<{ document: KnowledgeDocument, changed: boolean }> {
+    await this.open(userId, baseId, 'edit')
+    const path = workspacePath(rawPath)
+    const file = await this.files.readFile(threadWorkspaceId(threadId), path)
+    if (!file) throw new RefusalError(`This conversation has no file ${path}.`, 404)
+    return this.addDocument(userId, baseId, { name: path.split('/').pop()!, bytes: file.bytes })
   }
 
   /** The file of a document's current version, or null when it is gone. */

@@ -77,6 +77,8 @@ const BODY_IDS: Array<{ file: string, field: string, check: RegExp }> = [
   // The conversation a chat job works in (its workspace): server/utils/jobs.ts checks it.
   { file: 'server/utils/jobs.ts', field: '_threadId', check: /requireOwned\(event, 'thread', request\._threadId\)/ },
   { file: 'server/api/workflows/[id]/run.post.ts', field: 'rerunOf', check: /requireOwned\(event, 'workflowRun', body\.rerunOf\)/ },
+  // The conversation whose workspace file goes into a knowledge base.
+  { file: 'server/api/knowledge/[base]/workspace-files.post.ts', field: 'threadId', check: /requireOwned\(event, 'thread', input\.threadId\)/ },
   // The jobs a live connection is asked to carry: only the connection's person's own (else `job-gone`, like a 404).
   { file: 'server/lib/runtime/create-server-runtime.ts', field: 'watch[].jobId', check: /job\?\.userId === userId \? job : null/ },
 ]
