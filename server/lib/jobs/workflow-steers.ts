@@ -12,20 +12,9 @@ import type { RunSteering } from './run/chat'
 import { RefusalError } from '../domain-error'
 import { MAX_QUEUED_MESSAGES } from '../../../shared/types/message-queue'
 import type { BackgroundJob } from '../../../shared/types/job'
-import type { WorkflowState } from '../../../shared/types/workflow'
 
 /** The queue key of a run's steers. */
 const queueOf = (jobId: string) => `run:${jobId}`
-
-/** The state of step `nodeId` of a run, inside loops' iterations and child runs too (scoped ids `a.b`). */
-function stepState(state: WorkflowState | undefined, nodeId: string) {
-  if (!state) return undefined
-  const direct = state.nodeStates[nodeId]
-  if (direct) return direct
-  const dot = nodeId.indexOf('.')
-  if (dot < 0) return undefined
-  return stepState(state.nodeStates[nodeId.slice(0, dot)]?.child?.state, nodeId.slice(dot + 1))
-}
 
 export class WorkflowSteers {
   constructor(private readonly queue: MessageQueueStore, private readonly jobs: Pick<JobStore, 'getJob'>) {}
@@ -34,9 +23,9 @@ export class WorkflowSteers {
   async send(job: BackgroundJob, nodeId: string, content: string): Promise<{ id: string }> {
     const current = await this.jobs.getJob(job.id)
     if (current?.type !== 'workflow' || current.status !== 'streaming') throw new RefusalError('This run has ended; there is no step to send to.', 409)
-    const step = stepState(current.workflowState, nodeId)
-    const node = current.request?.workflow?.definition.nodes.find(candidate => candidate.id === nodeId.split('.')[0])
-    if (!step || step.status !== 'running' || (!nodeId.includes('.') && node?.kind !== 'agent')) throw new RefusalError(`Step "${nodeId.slice(0, 100)}" is not an agent step running now; send to one while it runs.`, 409)
+    // A step of the run's own graph (the run view's steps; not one inside a loop or a child run).
+    const node = current.request?.workflow?.definition.nodes.find(candidate => candidate.id === nodeId)
+    if (node?.kind !== 'agent' || current.workflowState?.nodeStates[nodeId]?.status !== 'running') throw new RefusalError(`Step "${nodeId.slice(0, 100)}" is not an agent step running now; send to one while it runs.`, 409)
     const items = await this.queue.list(queueOf(job.id))
     if (items.length >= MAX_QUEUED_MESSAGES) throw new RefusalError(`This run already has ${MAX_QUEUED_MESSAGES} messages waiting for its steps; wait for them to be read.`, 409)
     const now = Date.now()
