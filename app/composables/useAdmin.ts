@@ -7,6 +7,7 @@ export function useAdmin() {
   const accounts = ref<Account[]>([])
   const signup = ref<SignupPolicy>('closed')
   const publicShareLinks = ref(false)
+  const twoStepRequired = ref<AdminSettings['twoStepRequired']>('off')
   const feedback = ref<FeedbackReport | null>(null)
   const limits = ref<RoleLimitsView | null>(null)
   const usage = ref<{ day: string, rows: UserUsageRow[] }>({ day: '', rows: [] })
@@ -22,6 +23,7 @@ export function useAdmin() {
     accounts.value = list
     signup.value = settings.signup
     publicShareLinks.value = settings.publicShareLinks
+    twoStepRequired.value = settings.twoStepRequired
     feedback.value = ratings
     limits.value = roleLimits
     usage.value = today
@@ -43,6 +45,11 @@ export function useAdmin() {
     publicShareLinks.value = open
   }
 
+  /** Who must use two-step sign-in with their password (refused until the admin uses it: 409). */
+  async function setTwoStepRequired(required: AdminSettings['twoStepRequired']): Promise<void> {
+    twoStepRequired.value = (await $fetch<AdminSettings>('/api/admin/settings', { method: 'PUT', body: { twoStepRequired: required } })).twoStepRequired
+  }
+
   async function createAccount(input: { name: string, password: string, role: Account['role'] }): Promise<void> {
     await $fetch('/api/admin/users', { method: 'POST', body: input })
     await refresh()
@@ -62,5 +69,5 @@ export function useAdmin() {
     return $fetch<CreatedInvite & { url: string }>('/api/admin/invites', { method: 'POST' })
   }
 
-  return { accounts, signup, publicShareLinks, feedback, limits, usage, refresh, setSignup, setPublicShareLinks, setLimits, createAccount, updateAccount, deleteAccount, createInvite }
+  return { accounts, signup, publicShareLinks, twoStepRequired, setTwoStepRequired, feedback, limits, usage, refresh, setSignup, setPublicShareLinks, setLimits, createAccount, updateAccount, deleteAccount, createInvite }
 }

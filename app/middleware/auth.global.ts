@@ -11,5 +11,7 @@ export default defineNuxtRouteMiddleware(async (to) => {
   // A guest may open the sign-in page; an account holder has nothing to do there.
   if (to.path === '/login') return signedIn && state.user?.role !== 'guest' ? navigateTo('/') : undefined
   if (!signedIn) return navigateTo({ path: '/login', query: to.fullPath === '/' ? {} : { next: to.fullPath } })
+  // The admin requires two-step sign-in of this account, which has not set it up: that comes first.
+  if (state.twoStepPending && to.path !== '/two-step') return navigateTo('/two-step')
   if ((to.path === '/admin' || to.path.startsWith('/admin/')) && state.user?.role !== 'admin') return navigateTo('/')
 })

@@ -6,6 +6,8 @@ declare module 'h3' {
     principal?: SessionPrincipal | null
     /** The identity provider the request's session was signed in through (set with `principal`). */
     sessionVia?: string
+    /** The admin requires two-step sign-in of the session's account, which has not set it up (set with `principal`). */
+    twoStepPending?: boolean
   }
 }
 

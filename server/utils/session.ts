@@ -74,6 +74,8 @@ async function resolvePrincipal(event: H3Event, newGuest = true): Promise<Sessio
       throw error
     }
     event.context.sessionVia = data.via
+    // Signed in with a password where the admin requires two-step sign-in, and not set up: that comes first.
+    if (!data.via && await accounts.twoStepPolicy.pending(principal.id, principal.role)) event.context.twoStepPending = true
     if (needsRenewal(holder.renewedAt, config.session.maxAge, now)) {
       const account = await accounts.getAccount(principal.id)
       if (account) await writeSessionData(event, accountSessionData(account, now, data.via))
@@ -102,11 +104,15 @@ async function resolvePrincipal(event: H3Event, newGuest = true): Promise<Sessio
  * account is disabled or deleted. With `newGuest: false` a guest session already held counts but
  * none is started (a share link's anonymous reader gets no session).
  */
-export async function requireSessionUser(event: H3Event, options: { role?: 'admin', optional: true, newGuest?: boolean }): Promise<SessionPrincipal | null>
+export async function requireSessionUser(event: H3Event, options: { role?: 'admin', optional: true, newGuest?: boolean, twoStepSetup?: true }): Promise<SessionPrincipal | null>
 /** The signed-in principal (see above), never null. */
-export async function requireSessionUser(event: H3Event, options?: { role?: 'admin', optional?: false }): Promise<SessionPrincipal>
-/** The implementation of both forms above. */
-export async function requireSessionUser(event: H3Event, options: { role?: 'admin', optional?: boolean, newGuest?: boolean } = {}): Promise<SessionPrincipal | null> {
+export async function requireSessionUser(event: H3Event, options?: { role?: 'admin', optional?: false, twoStepSetup?: true }): Promise<SessionPrincipal>
+/**
+ * The implementation of both forms above. A session the admin's two-step requirement holds (the
+ * account has not set it up) gets 403 `two-step-required` from every route but those that set it up,
+ * say who is signed in, or sign out (`twoStepSetup`).
+ */
+export async function requireSessionUser(event: H3Event, options: { role?: 'admin', optional?: boolean, newGuest?: boolean, twoStepSetup?: true } = {}): Promise<SessionPrincipal | null> {
   let principal: SessionPrincipal | null
   try {
     principal = event.context.principal !== undefined ? event.context.principal : await resolvePrincipal(event, options.newGuest ?? true)
@@ -119,6 +125,7 @@ export async function requireSessionUser(event: H3Event, options: { role?: 'admi
     if (options.optional) return null
     throwHttpError(event, new AuthError('not-signed-in', 'Sign in first: this server needs an account (or an API token in "Authorization: Bearer").'))
   }
+  if (event.context.twoStepPending && !options.twoStepSetup) throwHttpError(event, new AuthError('two-step-required', 'Your admin requires two-step sign-in: set it up in Settings → Security (an authenticator app) to go on.'))
   if (options.role === 'admin' && principal.role !== 'admin') throwHttpError(event, new AuthError('not-admin', 'Only an admin may do this.'))
   return principal
 }

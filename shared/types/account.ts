@@ -58,6 +58,8 @@ export interface AuthState {
   providers: Array<{ id: string, name: string }>
   /** Whether the name-and-password form signs people in (off: only the providers, and the break-glass admin). */
   passwords: boolean
+  /** The admin requires two-step sign-in of this account, which has not set it up: that comes first (Settings). */
+  twoStepPending?: boolean
 }
 
 /** Why a sign-in through an identity provider did not work (`/login?signInError=…`), each with its message on the page. */
@@ -69,6 +71,8 @@ export interface AdminSettings {
   signup: SignupPolicy
   /** Share links open for anyone with them (default false: for this server's signed-in accounts only). */
   publicShareLinks: boolean
+  /** Who must use two-step sign-in with their password: nobody (`off`), `admins`, or `everyone`. */
+  twoStepRequired: 'off' | 'admins' | 'everyone'
 }
 
 /** Limits on account fields, shown by the forms. */

@@ -124,6 +124,41 @@ describe('accounts', () => {
     expect(await (await client().post('/api/auth/login', { name: 'Tess', password })).json()).toMatchObject({ user: { name: 'Tess' } })
   })
 
+  it('lets an admin require two-step sign-in: a person without it may only set it up (or sign out) until they have, API tokens go on', async () => {
+    expect((await admin.post('/api/admin/users', { name: 'Rhea', password, role: 'user' })).status).toBe(201)
+    const rhea = await signIn('Rhea')
+    const token = (await (await rhea.post('/api/auth/tokens', { name: 'script', password })).json()).token as string
+    // Only once the admin uses it: their own sign-in is never the one it surprises.
+    const early = await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ twoStepRequired: 'everyone' }) })
+    expect(early.status).toBe(409)
+    expect((await early.json()).message).toContain('for yourself first')
+    const adminSetup = await admin.json('/api/me/two-step/setup', { method: 'POST' })
+    expect((await admin.post('/api/me/two-step/confirm', { code: new TOTP({ secret: Secret.fromBase32(adminSetup.secret) }).generate() })).status).toBe(200)
+    const set = await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ twoStepRequired: 'everyone' }) })
+    expect(set.status).toBe(200)
+    expect(await set.json()).toMatchObject({ twoStepRequired: 'everyone' })
+    // Rhea's session, already open: held at once, saying why and where.
+    const held = await rhea.fetch('/api/threads')
+    expect(held.status).toBe(403)
+    expect(await held.json()).toMatchObject({ data: { reason: 'two-step-required' }, message: expect.stringContaining('two-step sign-in') })
+    expect(await rhea.json('/api/auth/me')).toMatchObject({ user: { name: 'Rhea' }, twoStepPending: true })
+    expect((await rhea.fetch('/api/me/preferences')).status).toBe(200)
+    // A token she made before goes on working (it is not a password sign-in).
+    expect((await fetch(`${app.url}/api/threads`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
+    // Set up, she is let through; a fresh sign-in asks for the code as for anyone with it.
+    const setup = await rhea.json('/api/me/two-step/setup', { method: 'POST' })
+    expect((await rhea.post('/api/me/two-step/confirm', { code: new TOTP({ secret: Secret.fromBase32(setup.secret) }).generate() })).status).toBe(200)
+    expect((await rhea.fetch('/api/threads')).status).toBe(200)
+    expect((await rhea.json('/api/auth/me')).twoStepPending).toBeUndefined()
+    expect(await (await client().post('/api/auth/login', { name: 'Rhea', password })).json()).toEqual({ twoStepRequired: true })
+    // Off again: nobody is held.
+    expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ twoStepRequired: 'off' }) })).status).toBe(200)
+    expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ twoStepRequired: 'sometimes' }) })).status).toBe(400)
+    // The admin's own two-step off again (the next time step's code: each is good once), for the tests after this one.
+    const off = await admin.fetch('/api/me/two-step', { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password, code: new TOTP({ secret: Secret.fromBase32(adminSetup.secret) }).generate({ timestamp: Date.now() + 30_000 }) }) })
+    expect(off.status).toBe(200)
+  })
+
   it('answers a wrong password and an unknown name alike, rotates the session on sign-in and ends it on sign-out', async () => {
     const wrong = await client().post('/api/auth/login', { name: 'Ada', password: 'not the password' })
     const unknown = await client().post('/api/auth/login', { name: 'Nobody', password: 'not the password' })
@@ -153,7 +188,7 @@ describe('accounts', () => {
     expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'invite' }) })).status).toBe(200)
     // What GET answers, PUT takes back as it is.
     const settings = await admin.json('/api/admin/settings')
-    expect(settings).toEqual({ signup: 'invite', publicShareLinks: false })
+    expect(settings).toEqual({ signup: 'invite', publicShareLinks: false, twoStepRequired: 'off' })
     expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(settings) })).status).toBe(200)
     expect((await client().post('/api/auth/register', { name: 'Bea', password })).status).toBe(403)
     const invite = await (await admin.post('/api/admin/invites', {})).json()

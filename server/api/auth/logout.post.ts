@@ -9,7 +9,7 @@ const bodySchema = z.object({ everywhere: z.boolean().optional() }).strict()
  */
 export default defineEventHandler(async (event) => {
   const body = await readJsonBody(event, bodySchema, { allowEmpty: true })
-  const user = await requireSessionUser(event, { optional: true })
+  const user = await requireSessionUser(event, { optional: true, twoStepSetup: true })
   const providerSignOut = user && user.role !== 'guest' ? await signInSteps.provider.signOutUrl(event) : undefined
   if (body.everywhere && user && user.role !== 'guest') await useAccounts().endAllSessions(user.id)
   await setSessionAccount(event, null)

@@ -4,6 +4,7 @@
  * admin may change. Sessions themselves (cookies) are the facade's; this
  * decides who someone is and whether a session of theirs still counts.
  */
+import { TwoStepPolicy } from './two-step-policy'
 import { randomBytes } from 'node:crypto'
 import type { Account, Role, SessionPrincipal } from '../../../shared/types/account'
 import type { RoleLimitTable } from '../../../shared/types/limits'
@@ -107,6 +108,8 @@ export class AccountService {
   readonly tokens: PersonalApiTokens
   /** A code from an authenticator app after the password, for accounts that turned it on. */
   readonly twoStep: TwoStepSignIn
+  /** Whether the admin requires it, and of whom (two-step-policy.ts). */
+  readonly twoStepPolicy: TwoStepPolicy
   /** Usage today, for each person and for the admin. */
   readonly usage: UsageReports
   /** The admin's sign-up policy and invites. */
@@ -129,6 +132,10 @@ export class AccountService {
       issuer: settings.siteName ?? 'OR3 Chat',
       confirmPassword: (userId, password, wrong) => this.confirmPassword(userId, password, wrong),
       limiterFor: settings.limiterFor,
+    })
+    this.twoStepPolicy = new TwoStepPolicy(stores.settings, {
+      hasPassword: async userId => Boolean((await stores.accounts.getAccount(userId))?.passwordHash),
+      twoStepOn: userId => this.twoStep.isEnabled(userId),
     })
     this.usage = new UsageReports(stores, this.limits, async id => (await this.groups.groupsOf(id)).map(group => group.name))
     this.signups = new SignupSettings(stores, settings.inviteTtlMs)

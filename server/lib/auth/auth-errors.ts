@@ -15,6 +15,7 @@ export const AUTH_REFUSALS = {
   'bad-invite': 403,
   'not-admin': 403,
   'not-allowed': 403,
+  'two-step-required': 403,
   'passwords-off': 403,
   'already-set-up': 409,
   'name-taken': 409,

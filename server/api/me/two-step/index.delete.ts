@@ -6,6 +6,8 @@ const body = z.object({ password: z.string().min(1).max(256), code: z.string().t
 export default defineEventHandler(async (event) => {
   const user = await requireSessionUser(event)
   const { password, code } = await readJsonBody(event, body)
-  await useAccounts().twoStep.disable(user.id, password, code)
+  const accounts = useAccounts()
+  await accounts.twoStep.disable(user.id, password, code)
+  accounts.twoStepPolicy.forget(user.id)
   return { enabled: false }
 })

@@ -2,7 +2,7 @@ import type { TwoStepSetup } from '~~/shared/types/account'
 
 /** A new authenticator secret for the session user (in force once confirmed with a code); for accounts that sign in with a password. */
 export default defineEventHandler(async (event): Promise<TwoStepSetup> => {
-  const user = await requireSessionUser(event)
+  const user = await requireSessionUser(event, { twoStepSetup: true })
   const accounts = useAccounts()
   const account = await accounts.getAccount(user.id)
   if (!account) throw createError({ statusCode: 403, statusMessage: 'Not allowed', message: 'Two-step sign-in is for accounts: sign up first.' })
