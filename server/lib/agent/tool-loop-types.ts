@@ -1,4 +1,5 @@
 /** What the tool loop takes, reports as it goes, and returns (the seed's ToolExecutionLoop shapes). */
+import type { RunTools } from '../tools/run-tools'
 import type { ToolCallPeople, ToolCallRecord } from '../tools/run-tool-calls'
 import type { ClientToolDeclaration } from '../../../shared/types/tool'
 import type { ToolAccessCheck } from '../tools/policy/tool-policy'
@@ -73,6 +74,8 @@ export interface ToolExecutionLoopParams {
   client: ChatClientOptions
   /** Extra request fields passed through (tool_choice, parallel_tool_calls, max_tokens, reasoning, temperature…). */
   request?: Omit<Partial<ChatCompletionRequest>, 'model' | 'messages' | 'stream' | 'tools'>
+  /** The tool registry it offers, checks and runs tools from (default: this process's, `processTools`). */
+  tools?: RunTools
   /** Names of server tools to offer; default every enabled one. An empty list offers none. */
   toolNames?: readonly string[]
   /** False offers no tools at all (tool execution switched off). */

@@ -9,7 +9,7 @@ import { formatDuration, OpenRouterError } from '../openrouter/errors'
 import { addUsage, emptyUsage } from '../openrouter/usage'
 import type { ChatCompletionRequest, ChatMessage, ChatToolCall, FinishReason, ReasoningDetail, StreamedToolCall } from '../openrouter/types'
 import type { AssistantMessage, InterruptedToolRound, ToolExecutionLoopParams, ToolExecutionLoopResult, ToolLoopCallbacks, ToolLoopFinishReason, ToolRoundResult } from './tool-loop-types'
-import { getEnabledDefinitions, whenServerToolsReady } from '../tools/registry'
+import { processTools } from '../tools/run-tools'
 import { approvalNeeded, policyToolNamed, type ToolAccessCheck } from '../tools/policy/tool-policy'
 import { followSignal } from '../follow-signal'
 import { answerFindTools, FIND_TOOLS, selectOfferedTools } from './tool-selection'
@@ -102,7 +102,17 @@ class OfferedTools {
 
   /** Why the principal may not use `name`, if they may not (the policy as last read). */
   denial(name: string): string | undefined {
-    return this.access?.(policyToolNamed(name))
+    return this.access?.(policyToolNamed(name, this.registry.get))
+  }
+
+  /** Whether a call to `name` waits for its user's approval (the tool asks, or the policy as last read does). */
+  needsApproval(name: string): boolean {
+    return approvalNeeded(name, this.access, this.registry.get)
+  }
+
+  /** The registry the loop's tools come from. */
+  get registry() {
+    return this.params.tools ?? processTools
   }
 
   /** Reads the policy and the registry again: what the next request offers. */
@@ -119,7 +129,7 @@ class OfferedTools {
 
   private enabled(): OpenRouterToolDefinition[] {
     if (this.params.toolsEnabled === false) return []
-    return [...getEnabledDefinitions(this.params.toolNames), ...this.clientTools].filter(tool => this.denial(tool.function.name) === undefined)
+    return [...this.registry.definitions(this.params.toolNames), ...this.clientTools].filter(tool => this.denial(tool.function.name) === undefined)
   }
 }
 
@@ -139,7 +149,7 @@ interface StreamedRound {
  * the model answer, and the loop reports `tool_limit`.
  */
 export async function executeToolLoop(params: ToolExecutionLoopParams): Promise<ToolExecutionLoopResult> {
-  await whenServerToolsReady()
+  await (params.tools ?? processTools).ready()
   return new ToolLoop(params).run()
 }
 
@@ -309,7 +319,8 @@ class ToolLoop {
     return runToolCalls(calls, {
       round,
       browserTools: tools.browserTools,
-      needsApproval: name => approvalNeeded(name, tools.access),
+      needsApproval: name => tools.needsApproval(name),
+      execute: tools.registry.run,
       people: params.people,
       holdDeadline,
       offered: tools.offered,

@@ -62,6 +62,8 @@ export interface RunToolCallsOptions {
   beforeExecute?: (call: StreamedToolCall) => Promise<void>
   onStart?: (call: StreamedToolCall, startedAt: number) => void
   onFinish?: (record: ToolCallRecord) => void
+  /** How a registry tool runs (default: this process's registry). */
+  execute?: typeof executeServerTool
 }
 
 /** The tool message content for a failed call; the model sees this and can recover. */
@@ -140,7 +142,7 @@ async function runApproved(call: StreamedToolCall, startedAt: number, options: R
   } catch (caught) {
     return refusal(call, startedAt, `not run: ${(caught as Error).message}`)
   }
-  const outcome = await executeServerTool(call.name, call.arguments, { ...options.context, toolCallId: call.id, signal: options.signal, ...(askUser ? { askUser } : {}), ...(options.holdDeadline ? { holdRoundDeadline: options.holdDeadline } : {}) })
+  const outcome = await (options.execute ?? executeServerTool)(call.name, call.arguments, { ...options.context, toolCallId: call.id, signal: options.signal, ...(askUser ? { askUser } : {}), ...(options.holdDeadline ? { holdRoundDeadline: options.holdDeadline } : {}) })
   return {
     id: call.id,
     name: call.name,

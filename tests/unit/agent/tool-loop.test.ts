@@ -37,6 +37,28 @@ beforeEach(() => {
 })
 
 describe('executeToolLoop', () => {
+  it('offers, checks and runs the tools of the registry it is given, not the process\'s', async () => {
+    const ran: string[] = []
+    const tool = { name: 'private_lookup', description: 'Looks something up in a registry of its own.', parameters: { type: 'object' as const, properties: {} }, runtime: 'server' as const, enabled: true, idempotent: true, needsApproval: false, handler: () => 'found', requiresCredentials: [], capabilities: [] }
+    const tools = {
+      get: (name: string) => (name === tool.name ? tool : undefined),
+      definitions: () => [{ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: tool.parameters } }],
+      ready: async () => {},
+      run: async (name: string) => {
+        ran.push(name)
+        return { result: 'found it', toolName: name, timedOut: false, executionTimeMs: 1 }
+      },
+    }
+    fake.script([toolCallReply([{ id: 'call_private', name: 'private_lookup', arguments: '{}' }]), textReply('Found it.')])
+    const before = fake.requests.length
+    const result = await executeToolLoop(params({ tools }))
+    expect(result.finalContent).toBe('Found it.')
+    expect(ran).toEqual(['private_lookup'])
+    // Only its tools were offered: the process's built-ins (get_current_time…) were not.
+    expect(fake.requests[before]!.body.tools?.map(item => item.function.name)).toEqual(['private_lookup'])
+    expect(toolMessages(fake.requests[before + 1]!)[0]!.content).toBe('found it')
+  })
+
   it('with 200 tools offers the most relevant ones and find_tools, and what find_tools finds is callable from the next round', async () => {
     for (let index = 0; index < 196; index++) {
       registerServerTool({ type: 'function', function: { name: `filler_${index}`, description: `Does unrelated task number ${index}.`, parameters: { type: 'object', properties: {} } } }, () => 'filler', { runtime: 'server', override: true })

@@ -187,6 +187,7 @@ export async function runChatJob(options: ChatJobRunOptions): Promise<ChatJobOut
           endpoint: options.endpoint,
           client: chatClientOptions(config),
           request: request.fields,
+          tools: options.tools,
           toolNames: request.toolNames,
           toolsEnabled: toolExecution.enabled,
           clientTools: request.clientTools,

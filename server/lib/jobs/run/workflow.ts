@@ -169,6 +169,7 @@ class WorkflowJobContext {
       client: chatClientOptions(config),
       // The role's output clamp, set when the run was created.
       request: job.request!.fields,
+      tools: this.options.tools,
       toolAccess: this.options.toolAccess,
       credentials: this.options.credentials,
       maxToolsPerRound: config.backgroundJobs.toolExecution.maxToolsPerRound,

@@ -6,6 +6,7 @@
  * change reaches this instance at once and the others within `CACHE_MS`, and a running job from
  * its next round.
  */
+import type { RegisteredServerTool } from '../tool-types'
 import { readOperatorFile } from '../../config/operator-file'
 import type { SettingsReadWrite } from '../../stores/settings/settings-store'
 import { policyDenial, policyNeedsApproval, toolPolicySchema, type PolicyPrincipal, type PolicyTool, type ToolPolicyRule } from './rules'
@@ -53,8 +54,8 @@ export interface ToolAccessCheck {
 }
 
 /** What the policy looks at of the registered tool `name` (its name alone when none is registered). */
-export function policyToolNamed(name: string): PolicyTool {
-  const tool = getServerTool(name)
+export function policyToolNamed(name: string, get: (name: string) => RegisteredServerTool | undefined = getServerTool): PolicyTool {
+  const tool = get(name)
   return { name, source: tool?.source, capabilities: tool?.capabilities }
 }
 
@@ -62,8 +63,8 @@ export function policyToolNamed(name: string): PolicyTool {
  * Whether a call to `name` waits for its user's approval: the tool asks for it (`needsApproval`),
  * or an `approve` rule of `access` does. The one answer for chat tool loops and workflow tool steps.
  */
-export function approvalNeeded(name: string, access: ToolAccessCheck | undefined): boolean {
-  return getServerTool(name)?.needsApproval === true || access?.needsApproval?.(policyToolNamed(name)) === true
+export function approvalNeeded(name: string, access: ToolAccessCheck | undefined, get: (name: string) => RegisteredServerTool | undefined = getServerTool): boolean {
+  return get(name)?.needsApproval === true || access?.needsApproval?.(policyToolNamed(name, get)) === true
 }
 
 export class ToolPolicy {
