@@ -143,6 +143,7 @@ export function registerServerTool<TArgs = Record<string, unknown>>(
     requiresCredentials: credentialNeeds(name, options.requiresCredentials ?? definition.requiresCredentials),
     capabilities: capabilitiesOf(name, definition.capabilities),
     ...(options.app ? { app: options.app } : {}),
+    ...(options.groups?.length ? { groups: [...options.groups] } : {}),
   })
   const isZod = typeof rawParameters === 'object' && rawParameters !== null && '_zod' in rawParameters
   registry.set(name, { tool, validate, zodSchema: isZod ? (rawParameters as z.ZodType) : undefined })

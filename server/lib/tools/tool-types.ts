@@ -145,6 +145,8 @@ export interface RegisterServerToolOptions {
   needsApproval?: boolean
   /** An MCP tool's MCP Apps link: its page, and whether the model, the page or both may call it. */
   app?: McpAppLink
+  /** The groups it is for (its MCP server's `groups`); absent: everyone the policy lets. */
+  groups?: readonly string[]
 }
 
 /**
@@ -203,4 +205,6 @@ export interface RegisteredServerTool {
   capabilities: ToolCapability[]
   /** See `RegisterServerToolOptions.app`. */
   app?: McpAppLink
+  /** See `RegisterServerToolOptions.groups`. */
+  groups?: readonly string[]
 }

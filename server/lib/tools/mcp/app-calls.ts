@@ -108,7 +108,7 @@ export class McpApps {
     const target = listServerTools().find(tool => tool.app?.server === app.server && tool.app.tool === name)
     if (!target?.app?.visibility.includes('app')) throw new McpAppError(`The app of ${toolName} may not call "${name.slice(0, 100)}": it is not a tool of its server that apps may call.`, 403)
     const access = await this.options.accessFor(userId)
-    const denied = access({ name: target.name, source: target.source, capabilities: target.capabilities })
+    const denied = access({ name: target.name, source: target.source, capabilities: target.capabilities, ...(target.groups ? { groups: target.groups } : {}) })
     if (denied) throw new McpAppError(`You cannot use ${target.name}: ${denied}.`, 403)
     if (!confirmed && approvalNeeded(target.name, access)) throw new McpAppError(`${target.name} runs only once you confirm it.`, 409, { confirm: { tool: target.name, arguments: args } })
     const wait = await takePoint(this.limiter, userId)

@@ -23,6 +23,8 @@ const common = {
   pingIntervalMs: z.number().int().min(0).max(3_600_000).optional(),
   /** Only these of its tools are registered (default: all). */
   tools: z.array(z.string().min(1).max(128)).max(1_000).optional(),
+  /** Offered only to members of these groups (Admin → Groups; admins too); default: everyone the tool policy lets. */
+  groups: z.array(z.string().trim().min(1).max(64)).min(1).max(50).optional(),
 }
 
 const stdioServer = z.object({

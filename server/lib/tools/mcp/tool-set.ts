@@ -75,6 +75,7 @@ export class McpToolSet {
             unavailable: this.unavailable,
             requiresCredentials: this.requiresCredentials,
             app,
+            ...(this.config.groups ? { groups: this.config.groups } : {}),
           },
         )
         registered.push(name)

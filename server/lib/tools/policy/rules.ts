@@ -54,6 +54,8 @@ export interface PolicyTool {
   source?: ToolSourceRef
   /** What it reaches beyond its answer. */
   capabilities?: readonly ToolCapability[]
+  /** The groups it is for (an MCP server's `groups`), when it is not for everyone. */
+  groups?: readonly string[]
 }
 
 /** Whether `text` matches the glob `glob` (`*`: any run of characters, `?`: one character). */
@@ -102,6 +104,9 @@ export function policyDenial(rules: readonly ToolPolicyRule[], principal: Policy
   const applying = rules.filter(rule => appliesTo(rule, principal) && rule.tools.some(pattern => patternMatches(pattern, tool)))
   const deny = applying.find(rule => rule.effect === 'deny')
   if (deny) return `denied by the tool policy${deny.name ? ` "${deny.name}"` : ''} for ${describe(principal)}`
+  if (tool.groups && principal.role !== 'admin' && !tool.groups.some(group => principal.groups?.some(mine => mine.toLowerCase() === group.toLowerCase()))) {
+    return `it is for the group${tool.groups.length > 1 ? 's' : ''} ${tool.groups.join(', ')}; ask an admin to add you`
+  }
   if (applying.some(rule => rule.effect === 'allow')) return undefined
   if (principal.role === 'guest' && !isBuiltIn(tool)) return 'guests may use only the built-in tools unless the tool policy allows more; sign in to use it'
   if (principal.role === 'guest' && (tool.capabilities?.length ?? 0) > 0) return `guests may not use tools with ${tool.capabilities!.map(capability => capability.replaceAll('_', ' ')).join(', ')} unless the tool policy allows it; sign in to use it`

@@ -56,7 +56,7 @@ export interface ToolAccessCheck {
 /** What the policy looks at of the registered tool `name` (its name alone when none is registered). */
 export function policyToolNamed(name: string, get: (name: string) => RegisteredServerTool | undefined = getServerTool): PolicyTool {
   const tool = get(name)
-  return { name, source: tool?.source, capabilities: tool?.capabilities }
+  return { name, source: tool?.source, capabilities: tool?.capabilities, ...(tool?.groups ? { groups: tool.groups } : {}) }
 }
 
 /**

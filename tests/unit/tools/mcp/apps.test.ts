@@ -37,6 +37,15 @@ afterAll(async () => {
 })
 
 describe('an MCP server with an app', () => {
+  it('marks every tool of a server for some groups with them', async () => {
+    const forFinance = new McpServers({ logger, connectTimeoutMs: 20_000 })
+    await forFinance.apply([{ config: { ...counterAppOverStdio('ledger'), groups: ['Finance'] }, origin: 'file' }])
+    await vi.waitFor(() => expect(forFinance.statuses()[0]!.state).toBe('ready'), { timeout: 20_000, interval: 50 })
+    expect(getServerTool('ledger__show_counter')?.groups).toEqual(['Finance'])
+    expect(getServerTool('apps__show_counter')?.groups).toBeUndefined()
+    await forFinance.close()
+  })
+
   it('links the tool to its page; a tool only the app may call is kept but never offered to a model', () => {
     expect(getServerTool('apps__show_counter')?.app).toEqual({ server: 'apps', tool: 'show_counter', resourceUri: 'ui://counter/view', visibility: ['model', 'app'] })
     expect(getServerTool('apps__increment')).toMatchObject({ enabled: false, app: { visibility: ['app'] } })

@@ -62,6 +62,17 @@ describe('tool policy rules', () => {
   })
 })
 
+describe('an MCP server for some groups', () => {
+  it('is for their members (case aside) and admins only, and a deny rule still wins for them', () => {
+    const finance: PolicyTool = { name: 'ledger__balance', source: { kind: 'mcp', name: 'ledger' }, groups: ['Finance'] }
+    expect(policyDenial([], { ...ada, groups: ['finance'] }, finance)).toBeUndefined()
+    expect(policyDenial([], bob, finance)).toMatch(/for the group Finance; ask an admin to add you/)
+    expect(policyDenial([], { ...bob, groups: ['Sales'] }, finance)).toMatch(/group Finance/)
+    expect(policyDenial([], admin, finance)).toBeUndefined()
+    expect(policyDenial([{ effect: 'deny', tools: ['source:mcp/ledger'], users: ['Ada'] }], { ...ada, groups: ['Finance'] }, finance)).toMatch(/denied by the tool policy/)
+  })
+})
+
 describe('capabilities in the policy', () => {
   const fetchTool: PolicyTool = { name: 'web_fetch', source: { kind: 'builtin' }, capabilities: ['internet_access'] }
   const runCode: PolicyTool = { name: 'run_code', source: { kind: 'builtin' }, capabilities: ['code_execution', 'workspace'] }
