@@ -4,7 +4,7 @@
  * (its size, one vector per text, the same dimension throughout, finite numbers); the key goes in
  * the Authorization header and nowhere else (never in an error or a log line).
  */
-import { readTextUpTo } from '../bounded-body'
+import { postJson } from './json-endpoint'
 import { unitLength } from '../stores/knowledge/vector-math'
 
 export interface EmbedderSettings {
@@ -60,31 +60,12 @@ function vectorsOf(body: unknown, count: number): Float32Array[] {
 
 export function createEmbedder(settings: EmbedderSettings, fetcher: typeof fetch = fetch): Embedder {
   const url = `${settings.baseUrl.replace(/\/+$/, '')}/embeddings`
-  const headers: Record<string, string> = { 'content-type': 'application/json' }
-  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`
   const request = async (texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> => {
-    const timeout = AbortSignal.timeout(settings.timeoutMs)
-    let response: Response
-    try {
-      response = await fetcher(url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ model: settings.model, input: texts.map(text => text.slice(0, MAX_TEXT_CHARS)) }),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      })
-    } catch (error) {
-      if (timeout.aborted) throw new EmbeddingError(`The embeddings endpoint did not answer within ${settings.timeoutMs} ms.`)
-      throw new EmbeddingError(`The embeddings endpoint could not be reached (${(error as Error).message}).`)
-    }
-    const text = await readTextUpTo(response, MAX_RESPONSE_BYTES)
-    if (text === undefined) throw new EmbeddingError(`The embeddings endpoint answered with more than ${MAX_RESPONSE_BYTES} bytes.`)
-    if (!response.ok) throw new EmbeddingError(`The embeddings endpoint answered ${response.status}: ${text.slice(0, 200)}`)
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch {
-      throw new EmbeddingError('The embeddings endpoint answered with something other than JSON.')
-    }
+    const body = await postJson({
+      url, apiKey: settings.apiKey, fetcher, signal, timeoutMs: settings.timeoutMs, maxBytes: MAX_RESPONSE_BYTES,
+      body: { model: settings.model, input: texts.map(text => text.slice(0, MAX_TEXT_CHARS)) },
+      what: 'The embeddings endpoint', fail: message => new EmbeddingError(message),
+    })
     return vectorsOf(body, texts.length)
   }
   return {

@@ -6,7 +6,7 @@
  * one known index each, finite scores), the time; the key goes in the Authorization header only.
  * A failure leaves the fused order (the search goes on, the operator is told why).
  */
-import { readTextUpTo } from '../bounded-body'
+import { postJson } from './json-endpoint'
 
 export interface RerankerSettings {
   /** The endpoint's base URL (`…/v1`); `/rerank` is added. */
@@ -51,35 +51,16 @@ function rankingOf(body: unknown, count: number): Array<{ index: number, score: 
 
 export function createReranker(settings: RerankerSettings, fetcher: typeof fetch = fetch): Reranker {
   const url = `${settings.baseUrl.replace(/\/+$/, '')}/rerank`
-  const headers: Record<string, string> = { 'content-type': 'application/json' }
-  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`
   return {
     model: settings.model,
     async rerank(query, texts, signal) {
       const documents = texts.slice(0, MAX_RERANK_CANDIDATES).map(text => text.slice(0, MAX_TEXT_CHARS))
       if (documents.length === 0) return []
-      const timeout = AbortSignal.timeout(settings.timeoutMs)
-      let response: Response
-      try {
-        response = await fetcher(url, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ model: settings.model, query: query.slice(0, MAX_TEXT_CHARS), documents, top_n: documents.length }),
-          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-        })
-      } catch (error) {
-        if (timeout.aborted) throw new RerankError(`The rerank endpoint did not answer within ${settings.timeoutMs} ms.`)
-        throw new RerankError(`The rerank endpoint could not be reached (${(error as Error).message}).`)
-      }
-      const text = await readTextUpTo(response, MAX_RESPONSE_BYTES)
-      if (text === undefined) throw new RerankError(`The rerank endpoint answered with more than ${MAX_RESPONSE_BYTES} bytes.`)
-      if (!response.ok) throw new RerankError(`The rerank endpoint answered ${response.status}: ${text.slice(0, 200)}`)
-      let body: unknown
-      try {
-        body = JSON.parse(text)
-      } catch {
-        throw new RerankError('The rerank endpoint answered with something other than JSON.')
-      }
+      const body = await postJson({
+        url, apiKey: settings.apiKey, fetcher, signal, timeoutMs: settings.timeoutMs, maxBytes: MAX_RESPONSE_BYTES,
+        body: { model: settings.model, query: query.slice(0, MAX_TEXT_CHARS), documents, top_n: documents.length },
+        what: 'The rerank endpoint', fail: message => new RerankError(message),
+      })
       return rankingOf(body, documents.length)
     },
   }
