@@ -115,6 +115,8 @@ export interface McpServerSettings {
   maxTotalTimeoutMs: number
   /** Only these of its tools are registered (absent: all). */
   tools?: string[]
+  /** Offered only to members of these groups (and admins); absent: everyone the policy lets. */
+  groups?: string[]
   /** Its connection state (absent while it is not running, e.g. a saved secret could not be read). */
   status?: McpServerStatus
   /** Why it is not running, when the cause is its saved settings. */

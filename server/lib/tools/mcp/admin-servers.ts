@@ -298,6 +298,7 @@ function settingsView(config: McpServerConfig, origin: McpServerSettings['origin
     timeoutMs: config.timeoutMs,
     maxTotalTimeoutMs: config.maxTotalTimeoutMs,
     ...(config.tools ? { tools: config.tools } : {}),
+    ...(config.groups ? { groups: config.groups } : {}),
     ...(status ? { status } : {}),
   }
   return config.transport === 'http'
