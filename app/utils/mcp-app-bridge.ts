@@ -40,7 +40,7 @@ export function openableLink(url: unknown): string | undefined {
 export function messageTextOf(params: Record<string, unknown>): string | undefined {
   const content = params.content
   const blocks = Array.isArray(content) ? content : [content]
-  const text = blocks.map(block => (block && typeof block === 'object' && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string' ? (block as { text: string }).text : '')).join('\n').trim()
+  const text = blocks.map(block => (block && typeof block === 'object' && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string' ? (block as { text: string }).text : '')).filter(Boolean).join('\n').trim()
   return text ? text.slice(0, 10_000) : undefined
 }
 
