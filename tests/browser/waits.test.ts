@@ -79,10 +79,15 @@ describe('a job that waits for its person, in the browser', () => {
       const saved = await (await fetch('/api/workflows', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition }) })).json() as { id: string }
       return (await (await fetch(`/api/workflows/${saved.id}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'What is 6*7?' }) })).json() as { jobId: string }).jobId
     })
+    expect(jobId, 'the run started').toMatch(/^[\w-]+$/)
     await page.goto(`${app.url}/workflows/runs/${jobId}`)
-    // The step waits for the approval of its calculation: it runs, and can be told something.
+    // The step waits for the approval of its calculation (its card shows on every page): it runs, and can be told something.
+    const card = page.locator('[data-testid=input-request][data-kind=approval]')
+    await card.waitFor({ timeout: 60_000 })
     const step = page.locator('[data-testid=run-node][data-node=sum]')
-    await step.getByTestId('step-steer-input').waitFor()
+    // What the run view shows of the step, should its field not come (said in the failure).
+    const seen = async () => `step ${await step.getAttribute('data-status').catch(() => 'absent')}, run ${await page.getByTestId('run-status').getAttribute('data-status').catch(() => 'absent')}`
+    await expect.poll(async () => (await step.getByTestId('step-steer-input').count()) > 0 ? 'shown' : await seen(), { timeout: 60_000 }).toBe('shown')
     await step.getByTestId('step-steer-input').fill('show the working, please')
     await step.getByTestId('step-steer-send').click()
     await step.getByTestId('step-steer-waiting').waitFor()
@@ -91,8 +96,6 @@ describe('a job that waits for its person, in the browser', () => {
     expect(await sidewaysScroll(page)).toBe(0)
     await screenshot(page, 'workflow-step-steer')
     // Approved, the step goes on: its model reads the message before its next request.
-    const card = page.locator('[data-testid=input-request][data-kind=approval]')
-    await card.waitFor()
     await card.getByTestId('approve').click()
     await step.getByTestId('step-steer-read').waitFor()
     expect(await step.getByTestId('step-steer-read').innerText()).toContain('show the working, please')
