@@ -123,3 +123,54 @@ export function renderMarkdown(text: string, imageHosts: readonly string[] = [],
   const env: RenderEnv = { imageHosts, highlight }
   return markdown.render(text, env)
 }
+
+/**
+ * `text` as its top-level blocks (a paragraph, a list, a code block, a table, a heading…), each its
+ * own source lines, where markdown-it's block parser ends one. Link reference definitions
+ * (`[x]: https://…`) are read from the whole text and returned, so a block can use one defined in
+ * another. One pass of the block parser: linear in the text.
+ */
+export function markdownBlocks(text: string): { blocks: string[], references: Record<string, unknown> } {
+  // What markdown-it's own first step does to its input.
+  const source = text.replace(/\r\n?/g, '\n').replaceAll('\0', '\uFFFD')
+  const env: { references?: Record<string, unknown> } = {}
+  const tokens: Array<{ level: number, nesting: number, map: [number, number] | null }> = []
+  markdown.block.parse(source, markdown, env, tokens as Parameters<typeof markdown.block.parse>[3])
+  const lines = source.split('\n')
+  const blocks: string[] = []
+  for (const token of tokens) {
+    if (token.level !== 0 || token.nesting < 0) continue
+    // A rule that does not say where its block is: the text is rendered whole.
+    if (!token.map) return { blocks: [source], references: env.references ?? {} }
+    blocks.push(lines.slice(token.map[0], token.map[1]).join('\n'))
+  }
+  return { blocks, references: env.references ?? {} }
+}
+
+/**
+ * A message's markdown as the HTML of each of its top-level blocks (see `markdownBlocks`), for a
+ * renderer that keeps what it rendered: `rendered` maps a block's source to its HTML, is read for
+ * the blocks seen before and left holding this text's blocks only. While an answer streams, only
+ * its last block changes, so only that block is parsed, highlighted and put in the page again,
+ * not the whole answer on every delta. Empty `rendered` when what a block renders to changes
+ * otherwise (math or a code language loaded).
+ */
+export function renderMarkdownBlocks(text: string, rendered: Map<string, string>, imageHosts: readonly string[] = [], highlight?: RenderEnv['highlight']): string[] {
+  const { blocks, references } = markdownBlocks(text)
+  const hasReferences = Object.keys(references).length > 0
+  const html = blocks.map((block) => {
+    // A block that may use a reference defined elsewhere renders with them (and is not kept).
+    if (hasReferences) return markdown.render(block, { imageHosts, highlight, references: { ...references } })
+    let known = rendered.get(block)
+    if (known === undefined) {
+      known = markdown.render(block, { imageHosts, highlight })
+      rendered.set(block, known)
+    }
+    return known
+  })
+  const current = new Set(blocks)
+  for (const block of rendered.keys()) {
+    if (!current.has(block)) rendered.delete(block)
+  }
+  return html
+}

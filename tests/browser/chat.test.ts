@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
 import { screenshot, startChat, useChromium, watchForProblems } from './helpers/browser'
+import { useProfiles } from './helpers/profiles'
 
 // The chat UI in a real browser, against the built app on the offline demo model (no keys).
 
@@ -9,6 +10,7 @@ import { screenshot, startChat, useChromium, watchForProblems } from './helpers/
 // on a fake model the test holds mid-answer; here the demo model streams quickly.
 const app = useBuiltApp({ NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
 const browser = useChromium()
+const profiles = useProfiles(browser)
 let context: BrowserContext
 
 let pageProblems: ReturnType<typeof watchForProblems>[] = []
@@ -21,7 +23,7 @@ afterEach(() => {
 
 /** A fresh browser profile (its own session: its own threads and jobs); each of its pages is watched for CSP violations. */
 async function freshPage(): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+  context = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
   context.on('page', page => pageProblems.push(watchForProblems(page)))
   return context.newPage()
 }
@@ -53,7 +55,6 @@ describe('chat in the browser', () => {
     expect(await usage.innerText()).toMatch(/^\d[\d,]* tokens$/)
     expect(problems.errors).toEqual([])
     expect(problems.csp).toEqual([])
-    await context.close()
   })
 
   it('renders an XSS payload as harmless text and runs nothing', async () => {
@@ -71,7 +72,6 @@ describe('chat in the browser', () => {
     await page.waitForTimeout(300)
     expect(problems.dialogs).toEqual([])
     await screenshot(page, 'xss-as-text')
-    await context.close()
   })
 
   it('shows an image from another site as a link and never fetches it (no exfiltration through answers)', async () => {
@@ -90,11 +90,10 @@ describe('chat in the browser', () => {
     await page.waitForTimeout(300)
     expect(elsewhere).toEqual([])
     expect(problems.csp).toEqual([])
-    await context.close()
   })
 
   it('works at phone width: the sidebar folds behind a labelled menu button, reachable by keyboard', async () => {
-    context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+    context = await profiles.fresh({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
     const page = await context.newPage()
     await ask(page, 'What is 6*7?')
     await answer(page).and(page.locator('[data-status=complete]')).waitFor()
@@ -116,7 +115,6 @@ describe('chat in the browser', () => {
     await expect.poll(() => sidebar.boundingBox().then(box => box?.x)).toBe(0)
     expect(await page.getByTestId('new-chat').isVisible()).toBe(true)
     await screenshot(page, 'phone-sidebar')
-    await context.close()
   })
 
   it('installs a shipped workflow, runs it on the demo model, and watches every step finish', async () => {
@@ -161,7 +159,6 @@ describe('chat in the browser', () => {
     await other.getByTestId('run-status').and(other.locator('[data-status=complete]')).waitFor()
     expect(problems.errors).toEqual([])
     expect(problems.csp).toEqual([])
-    await context.close()
   })
 
   it('keeps the composer focused after sending, and keeps the draft without leaving an empty conversation when a first send fails', async () => {
@@ -187,7 +184,6 @@ describe('chat in the browser', () => {
     expect(page.url()).toBe(`${app.url}/`)
     await expect.poll(() => page.locator('.threads__item').count()).toBe(1)
     await page.unroute('**/api/threads/*/messages')
-    await context.close()
   })
 
   for (const width of [1200, 390]) {
@@ -222,7 +218,6 @@ describe('chat in the browser', () => {
       const list = page.locator('.sidebar__threads')
       expect(await list.evaluate(element => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0)
       await screenshot(page, `sidebar-long-title-${width}`)
-      await context.close()
     })
   }
 
@@ -247,7 +242,6 @@ describe('chat in the browser', () => {
     await expect.poll(() => toggle.getAttribute('data-theme-choice')).toBe('dark')
     await toggle.click()
     expect(await background()).toBe('rgb(255, 255, 255)')
-    await context.close()
   })
 
   it('finds a conversation by a word of its answer from the sidebar search, and opens it', async () => {
@@ -268,7 +262,6 @@ describe('chat in the browser', () => {
     await page.getByTestId('search-empty').waitFor()
     await page.getByTestId('thread-search').press('Escape')
     await expect.poll(() => page.locator('.threads__item').count()).toBe(2)
-    await context.close()
   })
 
   it('highlights a code block under the CSP, with its language and a Copy button that works', async () => {
@@ -285,7 +278,6 @@ describe('chat in the browser', () => {
     await screenshot(page, 'code-block')
     expect(problems.errors).toEqual([])
     expect(problems.csp).toEqual([])
-    await context.close()
   })
 
   it('shows a message sent in one tab in another tab of the same conversation, without a reload', async () => {
@@ -299,7 +291,6 @@ describe('chat in the browser', () => {
     await page.getByTestId('composer-input').press('Enter')
     await other.getByTestId('message-user').filter({ hasText: 'And what is 4+5?' }).waitFor()
     await expect.poll(() => other.getByTestId('message-assistant').nth(1).getByTestId('message-content').innerText().catch(() => '')).toContain('9')
-    await context.close()
   })
 
   it('follows the first code and math answer of a page to its end (highlighting and KaTeX arrive after the text)', async () => {
@@ -316,7 +307,6 @@ describe('chat in the browser', () => {
     await expect.poll(() => scroller.evaluate(element => element.scrollHeight - element.scrollTop - element.clientHeight)).toBeLessThan(80)
     // Followed to the end: "Jump to latest" goes once the scroll that got there is handled.
     await expect.poll(() => page.getByTestId('jump-to-latest').count()).toBe(0)
-    await context.close()
   })
 
   it('opens the command palette with Ctrl+K: goes to jobs, and to a conversation by its title', async () => {
@@ -342,7 +332,6 @@ describe('chat in the browser', () => {
     await page.keyboard.press('Control+k')
     await page.keyboard.press('Escape')
     await palette.waitFor({ state: 'detached' })
-    await context.close()
   })
 
   for (const width of [1200, 390]) {
@@ -391,7 +380,6 @@ describe('chat in the browser', () => {
       expect(await answer(page).getByTestId('versions').innerText()).toContain('1 / 2')
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
       expect(problems.errors).toEqual([])
-      await context.close()
     })
   }
 
@@ -423,7 +411,6 @@ describe('chat in the browser', () => {
     await screenshot(page, 'attachments')
     expect(problems.errors).toEqual([])
     expect(problems.csp).toEqual([])
-    await context.close()
   })
 
   it('typesets math under the CSP (KaTeX and its fonts from this app)', async () => {
@@ -441,6 +428,5 @@ describe('chat in the browser', () => {
     expect(fonts.every(font => font === `200 ${app.url}`)).toBe(true)
     expect(problems.errors).toEqual([])
     expect(problems.csp).toEqual([])
-    await context.close()
   })
 })

@@ -3,7 +3,7 @@ import { mount } from '@vue/test-utils'
 import { describe, expect, it, vi } from 'vitest'
 import ChatMessage from '../../app/components/ChatMessage.vue'
 import MarkdownContent from '../../app/components/MarkdownContent.vue'
-import { renderMarkdown } from '../../app/utils/markdown'
+import { markdownBlocks, renderMarkdown, renderMarkdownBlocks } from '../../app/utils/markdown'
 
 describe('markdown rendering', () => {
   it('renders code blocks, lists and tables', () => {
@@ -35,6 +35,49 @@ describe('markdown rendering', () => {
     const html = renderMarkdown('I saved todo.md and app.py; see example.com, https://example.org/docs or write to team@example.com.')
     expect([...html.matchAll(/href="([^"]+)"/g)].map(match => match[1])).toEqual(['https://example.org/docs', 'mailto:team@example.com'])
     expect(html).toContain('I saved todo.md and app.py; see example.com,')
+  })
+})
+
+describe('an answer rendered block by block (what a streaming answer re-renders)', () => {
+  const documents = [
+    'Intro line one\nline two\n\n```ts\nconst a = 1 < 2\n\nconst b = 3\n```\n\n- one\n\n- two, loose\n   continued\n\n3. three\n4. four\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n>\n> twice\n\nTitle\n---\n\n## Heading\n***\n    indented code\n\nend',
+    'See [the docs][d] and [more][m].\n\nLater [d].\n\n[d]: https://example.com/docs "Docs"\n[m]: https://example.org',
+    'crlf\r\nline\r\n\r\nnext\0 block',
+    '',
+  ]
+
+  it('splits where the block parser ends a block, and renders to what the whole text renders to', () => {
+    expect(markdownBlocks(documents[0]!).blocks.map(block => block.split('\n')[0])).toEqual(['Intro line one', '```ts', '- one', '3. three', '| a | b |', '> quoted', 'Title', '## Heading', '***', '    indented code', 'end'])
+    for (const text of documents) expect(renderMarkdownBlocks(text, new Map()).join(''), JSON.stringify(text.slice(0, 20))).toBe(renderMarkdown(text))
+  })
+
+  it('renders a block once while the text after it grows, and forgets blocks that are gone', () => {
+    const highlighted: string[] = []
+    const highlight = (code: string) => {
+      highlighted.push(code)
+      return `<pre class="shiki">${code}</pre>`
+    }
+    const rendered = new Map<string, string>()
+    const answer = 'Here is code:\n\n```js\nlet x = 1\n```\n\nAnd then some words'
+    const first = renderMarkdownBlocks(answer.slice(0, -6), rendered, [], highlight)
+    const next = renderMarkdownBlocks(answer, rendered, [], highlight)
+    expect(highlighted).toEqual(['let x = 1\n'])
+    expect(next.slice(0, 2)).toEqual(first.slice(0, 2))
+    expect(next[2]).toContain('And then some words')
+    expect([...rendered.keys()]).toEqual(['Here is code:', '```js\nlet x = 1\n```', 'And then some words'])
+    renderMarkdownBlocks('Something else', rendered, [], highlight)
+    expect([...rendered.keys()]).toEqual(['Something else'])
+  })
+
+  it('keeps the elements of the blocks before the one that changes', async () => {
+    const wrapper = mount(MarkdownContent, { props: { text: '# Title\n\nFirst paragraph.\n\nSecond' } })
+    const heading = wrapper.find('h1').element
+    const paragraph = wrapper.findAll('p')[0]!.element
+    await wrapper.setProps({ text: '# Title\n\nFirst paragraph.\n\nSecond, and more of it' })
+    expect(wrapper.find('h1').element).toBe(heading)
+    expect(wrapper.findAll('p')[0]!.element).toBe(paragraph)
+    expect(wrapper.findAll('p')[1]!.text()).toBe('Second, and more of it')
+    expect(wrapper.text()).toContain('First paragraph.')
   })
 })
 
