@@ -3,11 +3,11 @@
  * dark, at desktop and phone width, with content in it (an answer with a tool card and code, a
  * finished job), fails on any critical or serious violation; and no page scrolls sideways at 390 px.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
 import { axeAudit, blocking } from './helpers/axe'
-import { coldPageLoad, sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
+import { coldPageLoad, sidewaysScroll, useChromium, visit, watchForProblems } from './helpers/browser'
 
 // The Status page samples every 2 s here (15 s by default), so its live update shows within seconds.
 const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-accessibility-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5', NUXT_METRICS_STATUS_SAMPLE_SECONDS: '2' })
@@ -73,6 +73,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close()
+})
+
+// The tests move through the app in one page, as a person does (see `visit`): each starts at the
+// desktop width in light, whatever the one before it left.
+beforeEach(async () => {
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await page.emulateMedia({ colorScheme: 'light' })
 })
 
 
@@ -153,7 +160,7 @@ describe('every page passes axe (no critical or serious violation) and fits a ph
   ]
   for (const [name, path, loaded] of pages) {
     it(`${name}, in light and dark at 1280 and 390 px`, async () => {
-      await page.goto(`${app.url}${path()}`)
+      await visit(page, app.url, path())
       expect(await auditEverySchemeAndWidth(loaded)).toEqual({})
     }, 120_000)
   }
@@ -165,7 +172,7 @@ describe('every page passes axe (no critical or serious violation) and fits a ph
  * focusable elements); closes it with Esc after each. A pop-up's colours are the same at either
  * width, so dark (where only colours change) is audited once. Returns the problems by combination.
  */
-async function auditPopUp(open: () => Promise<void>, ready: string): Promise<Record<string, string[]>> {
+async function auditPopUp(open: () => Promise<void>, ready: string, putBack?: () => Promise<void>): Promise<Record<string, string[]>> {
   const found: Record<string, string[]> = {}
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 844 })
@@ -177,6 +184,7 @@ async function auditPopUp(open: () => Promise<void>, ready: string): Promise<Rec
       if (problems.length > 0) found[`${scheme} ${width}`] = problems
       await page.keyboard.press('Escape')
       await page.locator(ready).first().waitFor({ state: 'hidden' })
+      await putBack?.()
       await transitionsEnded()
     }
   }
@@ -187,14 +195,21 @@ async function auditPopUp(open: () => Promise<void>, ready: string): Promise<Rec
 
 describe('every pop-up and menu, open, passes axe in both schemes and widths', () => {
   const narrow = () => (page.viewportSize()?.width ?? 1280) < 768
-  const popUps: Array<[string, () => Promise<void>, string]> = [
+  /** Each pop-up: its name, how it is opened, what shows it is open, and what puts the page back after Esc closed it. */
+  const popUps: Array<[string, () => Promise<void>, string, (() => Promise<void>)?]> = [
     ['the model picker', () => page.getByTestId('model-picker').click(), '[data-testid=model-picker-list] [role=option]'],
     ['the command palette', () => page.keyboard.press('Control+k'), '[data-testid=command-palette] [role=option]'],
     ['a conversation\'s ⋯ menu', async () => {
       const menuButton = page.getByRole('button', { name: 'Open the sidebar' })
       if (narrow() && await menuButton.getAttribute('aria-expanded') !== 'true') await menuButton.click()
       await page.locator('#sidebar .threads__item').first().getByRole('button', { name: /^More for / }).click()
-    }, '[role=menu] [role=menuitem]'],
+    }, '[role=menu] [role=menuitem]', async () => {
+      // The phone's drawer the menu was opened in is closed again (the next pop-up is opened on the page).
+      if (narrow()) {
+        await page.keyboard.press('Escape')
+        await page.getByRole('button', { name: 'Open the sidebar' }).and(page.locator('[aria-expanded=false]')).waitFor()
+      }
+    }],
     ['the chat settings', () => page.getByTestId('open-chat-settings').click(), '[data-testid=chat-settings]'],
     ['the composer\'s # list of knowledge bases', async () => {
       await page.getByTestId('composer-input').fill('')
@@ -202,18 +217,18 @@ describe('every pop-up and menu, open, passes axe in both schemes and widths', (
     }, '[data-testid=composer-knowledge] [role=option]'],
     ['the share dialog', () => page.getByTestId('share-chat').click(), '[data-testid=share-dialog]'],
   ]
-  for (const [name, open, ready] of popUps) {
+  for (const [name, open, ready, putBack] of popUps) {
     it(name, async () => {
-      await page.goto(`${app.url}${chatPath}`)
+      await visit(page, app.url, chatPath)
       await page.getByTestId('composer-input').waitFor()
-      expect(await auditPopUp(open, ready)).toEqual({})
+      expect(await auditPopUp(open, ready, putBack)).toEqual({})
     }, 120_000)
   }
 })
 
 describe('states beyond a page at rest pass axe too', () => {
   it('a workflow open with an agent step chosen (its retry policy), what happens when a run fails, and the schedule form with its next runs', async () => {
-    await page.goto(`${app.url}/workflows`)
+    await visit(page, app.url, '/workflows')
     await page.locator('[data-testid^=install-]').first().waitFor()
     await page.getByTestId('new-workflow').click()
     const pane = page.locator('.vue-flow__pane')
@@ -233,7 +248,7 @@ describe('states beyond a page at rest pass axe too', () => {
   }, 120_000)
 
   it('a running answer waiting for an approval (its card and its tool card)', async () => {
-    await page.goto(`${app.url}/admin`)
+    await visit(page, app.url, '/admin')
     await page.getByTestId('signup-policy').waitFor()
     const setRules = (rules: unknown[]) => page.evaluate(async (body) => {
       const response = await fetch('/api/admin/tool-policy', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: body }) })
@@ -241,7 +256,7 @@ describe('states beyond a page at rest pass axe too', () => {
     }, rules)
     await setRules([{ effect: 'approve', tools: ['calculate'] }])
     try {
-      await page.goto(`${app.url}/`)
+      await visit(page, app.url, '/')
       await page.getByTestId('composer-input').fill('What is 6*7?')
       await page.getByTestId('composer-input').press('Enter')
       await page.waitForURL(/\/chat\/[\w-]+$/)
@@ -254,7 +269,7 @@ describe('states beyond a page at rest pass axe too', () => {
   }, 120_000)
 
   it('a workflow run\'s view, finished', async () => {
-    await page.goto(`${app.url}/workflows`)
+    await visit(page, app.url, '/workflows')
     await page.locator('[data-testid^=install-]').first().waitFor()
     const jobId = await page.evaluate(async () => {
       const { examples } = await (await fetch('/api/workflows/examples')).json() as { examples: Array<{ definition: unknown }> }
@@ -263,17 +278,17 @@ describe('states beyond a page at rest pass axe too', () => {
       const run = await (await fetch(`/api/workflows/${id}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'What is 12 * 7? Show the working step by step, and say how you checked the result twice over' }) })).json() as { jobId: string }
       return run.jobId
     })
-    await page.goto(`${app.url}/workflows/runs/${jobId}`)
+    await visit(page, app.url, `/workflows/runs/${jobId}`)
     await page.locator('[data-testid=run-status]:not([data-status=streaming]):not([data-status=connecting])').waitFor({ timeout: 60_000 })
     expect(await auditEverySchemeAndWidth('[data-testid=run-node]')).toEqual({})
   }, 120_000)
 
   it('Jobs with a workflow run listed, and Admin with a backup listed (records become cards on a phone)', async () => {
-    await page.goto(`${app.url}/jobs`)
+    await visit(page, app.url, '/jobs')
     await page.locator('[data-testid=job-row]').filter({ hasText: 'workflow' }).first().waitFor()
     expect(await auditEverySchemeAndWidth('[data-testid=job-row]')).toEqual({})
     await page.setViewportSize({ width: 1280, height: 844 })
-    await page.goto(`${app.url}/admin`)
+    await visit(page, app.url, '/admin')
     await page.getByTestId('back-up-now').click()
     await page.getByTestId('backup-row').first().waitFor()
     expect(await auditEverySchemeAndWidth('[data-testid=backup-row]')).toEqual({})
@@ -291,7 +306,7 @@ const coldLoad = async (path: string, ready: string) => coldPageLoad(browser, aw
 
 describe('the Status page (issue 35)', () => {
   it("updates what it shows as the server's figures change, without a reload", async () => {
-    await page.goto(`${app.url}/admin/status`)
+    await visit(page, app.url, '/admin/status')
     await page.getByTestId('status-models').waitFor()
     const demoRequests = async () => Number((await page.getByTestId('status-models').locator('tr', { hasText: 'or3/offline-demo' }).locator('td').first().textContent())?.replaceAll(',', ''))
     const before = await demoRequests()
@@ -323,7 +338,7 @@ describe('page weight (issue 29; the times are printed, not asserted)', () => {
     expect(conversation.katexLoaded).toBe(false)
 
     // An answer with a formula loads KaTeX (its chunk and stylesheet) and typesets it.
-    await page.goto(`${app.url}${chatPath}`)
+    await visit(page, app.url, chatPath)
     await page.getByTestId('composer-input').fill('say Euler: $e^{i\\pi} + 1 = 0$')
     await page.getByTestId('composer-input').press('Enter')
     await page.getByTestId('message-assistant').nth(2).locator('.katex').waitFor()
@@ -359,7 +374,7 @@ describe('the first day of a team (issue 29)', () => {
   it('keeps a closed phone sidebar out of the tab order, and moves the focus in and out with it', async () => {
     await page.emulateMedia({ colorScheme: 'light' })
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.goto(`${app.url}/`)
+    await visit(page, app.url, '/')
     await page.getByTestId('composer-input').waitFor()
     const sidebar = page.getByTestId('sidebar')
     expect(await sidebar.getAttribute('inert')).not.toBeNull()
@@ -388,7 +403,7 @@ describe('the first day of a team (issue 29)', () => {
 
   for (const policy of ['closed', 'invite', 'open'] as const) {
     it(`lets an invited person create an account when sign-up is "${policy}"`, async () => {
-      await page.goto(`${app.url}/admin`)
+      await visit(page, app.url, '/admin')
       await page.getByTestId('signup-policy').waitFor()
       const invite = await page.evaluate(async (signup) => {
         const set = await fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup }) })

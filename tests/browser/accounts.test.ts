@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { useBuiltApp } from '../support/built-app'
 import { useFileFixture } from '../support/file-fixture'
 import { axeViolationsInBothSchemes, screenshot, useChromium, watchForProblems } from './helpers/browser'
+import { useProfiles } from './helpers/profiles'
 import { startEverythingOverHttp } from '../support/mcp-servers'
 import { Secret, TOTP } from 'otpauth'
 
@@ -11,10 +12,11 @@ import { Secret, TOTP } from 'otpauth'
 const remote = useFileFixture('The MCP server over HTTP', startEverythingOverHttp, server => server.stop())
 const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'false', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
 const browser = useChromium()
+const profiles = useProfiles(browser)
 
 describe('accounts in the browser', () => {
   it('first-run setup → chat → sign out → sign in on a second profile → the conversation is there', async () => {
-    const first = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const first = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
     const page = await first.newPage()
     const problems = watchForProblems(page)
     await page.goto(`${app.url}/`)
@@ -39,7 +41,7 @@ describe('accounts in the browser', () => {
     // Signed out, the API is closed to this browser too.
     expect(await page.evaluate(async () => (await fetch('/api/threads')).status)).toBe(401)
 
-    const second = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const second = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
     const other = await second.newPage()
     const otherProblems = watchForProblems(other)
     await other.goto(`${app.url}${conversation}`)
@@ -57,12 +59,10 @@ describe('accounts in the browser', () => {
 
     expect(problems.csp).toEqual([])
     expect(otherProblems.csp).toEqual([])
-    await first.close()
-    await second.close()
   })
 
   it('an admin adds an MCP server on the Admin page; an open Settings page shows its tools without a reload', async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const context = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
     const page = await context.newPage()
     const problems = watchForProblems(page)
     await page.goto(`${app.url}/login`)
@@ -111,12 +111,11 @@ describe('accounts in the browser', () => {
 
     expect(problems.csp).toEqual([])
     expect(settingsProblems.csp).toEqual([])
-    await context.close()
   }, 90_000)
 
   it('an admin resets a password in a masked field of a dialog, and the person signs in with the new one only', async () => {
     const signIn = async (name: string, password: string) => {
-      const context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+      const context = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
       const page = await context.newPage()
       await page.goto(`${app.url}/login`)
       await page.locator('input[name=name]').fill(name)
@@ -146,7 +145,6 @@ describe('accounts in the browser', () => {
     await dialog.waitFor({ state: 'detached' })
     await expect.poll(() => page.getByTestId('toast').allInnerTexts()).toContainEqual(expect.stringContaining('Grace\'s password was changed'))
     expect(problems.dialogs).toEqual([])
-    await context.close()
 
     const old = await signIn('Grace', 'first password of grace')
     await old.page.getByTestId('login-problem').waitFor()
@@ -157,7 +155,7 @@ describe('accounts in the browser', () => {
   }, 90_000)
 
   it('a person turns on two-step sign-in from a QR code in Settings, keeps the recovery codes, and signs in with a code from the app', async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const context = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
     const page = await context.newPage()
     const problems = watchForProblems(page)
     await page.goto(`${app.url}/login`)
@@ -178,9 +176,8 @@ describe('accounts in the browser', () => {
     await expect.poll(() => page.getByTestId('two-step-on').innerText()).toContain('10 recovery codes left')
     expect(await axeViolationsInBothSchemes(page, '[data-testid=two-step]')).toEqual([])
     expect(problems.errors).toEqual([])
-    await context.close()
 
-    const other = await browser.newContext({ viewport: { width: 390, height: 844 } })
+    const other = await profiles.fresh({ viewport: { width: 390, height: 844 } })
     const phone = await other.newPage()
     await phone.goto(`${app.url}/login`)
     await phone.locator('input[name=name]').fill('Grace')
@@ -195,11 +192,10 @@ describe('accounts in the browser', () => {
     await code.fill(codeAt(30_000))
     await phone.getByTestId('two-step-submit').click()
     await phone.waitForURL(`${app.url}/`)
-    await other.close()
   }, 90_000)
 
   it('a person the admin requires two-step sign-in of sets it up first, on a page of its own, then goes on to the app', async () => {
-    const adminContext = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const adminContext = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
     const adminPage = await adminContext.newPage()
     await adminPage.goto(`${app.url}/login`)
     await adminPage.locator('input[name=name]').fill('Ada')
@@ -218,7 +214,7 @@ describe('accounts in the browser', () => {
     await adminPage.getByRole('option', { name: 'Required for everyone' }).click()
     await expect.poll(() => adminPage.evaluate(async () => ((await (await fetch('/api/admin/settings')).json()) as { twoStepRequired: string }).twoStepRequired)).toBe('everyone')
 
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } })
+    const context = await profiles.fresh({ viewport: { width: 390, height: 844 } })
     const page = await context.newPage()
     const problems = watchForProblems(page)
     await page.goto(`${app.url}/login`)
@@ -240,11 +236,9 @@ describe('accounts in the browser', () => {
     await page.waitForURL(`${app.url}/`)
     await page.getByTestId('composer-input').waitFor()
     expect(problems.errors).toEqual([])
-    await context.close()
     // Back to nobody held, and the admin's own two-step off, for what follows.
     expect(await adminPage.evaluate(async () => (await fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ twoStepRequired: 'off' }) })).status)).toBe(200)
     const offCode = new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + 30_000 })
     expect(await adminPage.evaluate(async code => (await fetch('/api/me/two-step', { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'correct horse battery', code }) })).status, offCode)).toBe(200)
-    await adminContext.close()
   }, 90_000)
 })

@@ -8,9 +8,11 @@ import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
 import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
+import { useProfiles } from './helpers/profiles'
 
 const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
 const browser = useChromium()
+const profiles = useProfiles(browser)
 
 const PAGES = ['/', '/settings', '/knowledge', '/jobs', '/workflows', '/workflows/runs']
 
@@ -30,7 +32,7 @@ async function auditPages(page: Page, label: string): Promise<string[]> {
 describe('the app in German and in Arabic', () => {
   it('speaks the browser\'s language, says the server\'s refusals in it, keeps the person\'s choice across devices, and mirrors for Arabic', async () => {
     // A German browser on the first visit: the setup page is German, and so is the page's language.
-    const first = await browser.newContext({ locale: 'de-DE', viewport: { width: 1280, height: 900 } })
+    const first = await profiles.fresh({ locale: 'de-DE', viewport: { width: 1280, height: 900 } })
     const page = await first.newPage()
     const problems = watchForProblems(page)
     await page.goto(`${app.url}/`)
@@ -83,7 +85,7 @@ describe('the app in German and in Arabic', () => {
     await screenshot(page, 'language-ar-phone-sidebar')
 
     // Another device whose browser speaks English: once the person signs in, the app is Arabic.
-    const second = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } })
+    const second = await profiles.fresh({ locale: 'en-US', viewport: { width: 1280, height: 900 } })
     const other = await second.newPage()
     const otherProblems = watchForProblems(other)
     await other.goto(`${app.url}/login`)
@@ -97,7 +99,5 @@ describe('the app in German and in Arabic', () => {
     expect(await auditPages(other, 'ar 1280')).toEqual([])
 
     expect([...problems.errors, ...problems.csp, ...otherProblems.errors, ...otherProblems.csp]).toEqual([])
-    await first.close()
-    await second.close()
   }, 240_000)
 })

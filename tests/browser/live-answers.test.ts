@@ -10,6 +10,7 @@ import { useBuiltApp } from '../support/built-app'
 import { gatedTextReply, textReply, toolCallReply, useFakeOpenRouter } from '../support/fake-openrouter'
 import { counterAppOverStdio } from '../support/mcp-servers'
 import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, startChat, useChromium, watchForProblems } from './helpers/browser'
+import { useProfiles } from './helpers/profiles'
 
 // Answers the person acts on while they stream: leaving and coming back, two pages, Stop and Esc,
 // the toast of an answer that ended elsewhere, the jobs page, "Jump to latest". The model is the
@@ -49,6 +50,7 @@ const app = useBuiltApp(() => ({
   NUXT_IMAGES_MODEL: 'fake/image-model',
 }))
 const browser = useChromium()
+const profiles = useProfiles(browser)
 let context: BrowserContext
 let pageProblems: ReturnType<typeof watchForProblems>[] = []
 let answers: Array<ReturnType<typeof gatedTextReply>> = []
@@ -57,7 +59,6 @@ afterEach(async () => {
   // An answer a test left waiting ends, so its job frees its slot.
   for (const answer of answers) answer.openAll()
   answers = []
-  await context?.close()
   const problems = pageProblems.flatMap(page => [...page.errors, ...page.csp])
   pageProblems = []
   expect(problems).toEqual([])
@@ -78,12 +79,13 @@ function nextAnswer(parts: string[]): ReturnType<typeof gatedTextReply> {
 
 /** A fresh browser profile (a guest of its own) that picks the fake's model; its pages are watched for errors and CSP violations. */
 async function freshPage(): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
-  // On the app's pages only (a blank page's storage is not open to scripts).
-  await context.addInitScript((model) => {
-    // Not in a sandboxed frame (an answer's page), which has no storage.
-    if (location.protocol === 'http:' && window === window.top) localStorage.setItem('or3:model', model)
-  }, MODEL)
+  context = await profiles.fresh({ viewport: { width: 1200, height: 820 } }, async (made) => {
+    // On the app's pages only (a blank page's storage is not open to scripts).
+    await made.addInitScript((model) => {
+      // Not in a sandboxed frame (an answer's page), which has no storage.
+      if (location.protocol === 'http:' && window === window.top) localStorage.setItem('or3:model', model)
+    }, MODEL)
+  })
   context.on('page', page => pageProblems.push(watchForProblems(page)))
   return context.newPage()
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
 import { useChromium, watchForProblems } from './helpers/browser'
+import { useProfiles } from './helpers/profiles'
 
 // A tour of every page, as a newcomer sees it, in light and dark, to make the README's screenshots:
 // it runs with DOCS_SCREENSHOTS=1 (writing them to docs/) or TOUR=1 (to screenshots/tour). What it
@@ -12,6 +13,7 @@ import { useChromium, watchForProblems } from './helpers/browser'
 
 const app = useBuiltApp({ NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
 const browser = useChromium()
+const profiles = useProfiles(browser)
 
 const target = process.env.DOCS_SCREENSHOTS === '1'
   ? resolve(import.meta.dirname, '../../docs')
@@ -48,7 +50,7 @@ async function askAndWait(page: Page, text: string): Promise<void> {
 describe.runIf(process.env.DOCS_SCREENSHOTS === '1' || process.env.TOUR === '1')('a tour of the app in light and dark', () => {
   for (const theme of ['light', 'dark'] as const) {
     it(`shows chat, conversations, jobs, workflows and settings in ${theme}`, async () => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: theme })
+      const context = await profiles.fresh({ viewport: { width: 1280, height: 800 }, colorScheme: theme })
       const page = await context.newPage()
       const problems = watchForProblems(page)
       // The person's pick, as the sidebar's toggle keeps it.
@@ -112,7 +114,6 @@ describe.runIf(process.env.DOCS_SCREENSHOTS === '1' || process.env.TOUR === '1')
 
       expect(problems.errors).toEqual([])
       expect(problems.csp).toEqual([])
-      await context.close()
     })
   }
 })

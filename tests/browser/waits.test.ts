@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { useBuiltApp } from '../support/built-app'
 import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
+import { useProfiles } from './helpers/profiles'
 
 // A job that waits for its person, in a real browser on the offline demo model: the tool policy
 // makes `calculate` ask first; the approval shows in every tab of the person, and approving it in
@@ -16,10 +17,11 @@ writeFileSync(policy, JSON.stringify({ rules: [{ name: 'ask before calculating',
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const app = useBuiltApp({ NUXT_TOOLS_POLICY_FILE: policy })
 const browser = useChromium()
+const profiles = useProfiles(browser)
 
 describe('a job that waits for its person, in the browser', () => {
   it('shows the approval in a second tab, and approving it there finishes the answer in the first', async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
+    const context = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
     const first = await context.newPage()
     const firstProblems = watchForProblems(first)
     await first.goto(`${app.url}/`)
@@ -62,11 +64,10 @@ describe('a job that waits for its person, in the browser', () => {
       expect(problems.errors).toEqual([])
       expect(problems.csp).toEqual([])
     }
-    await context.close()
   })
 
   it('tells a workflow\'s running agent step something from the run view, which its model reads at its next step', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 800 } })
+    const context = await profiles.fresh({ viewport: { width: 390, height: 800 } })
     const page = await context.newPage()
     const problems = watchForProblems(page)
     await page.goto(`${app.url}/workflows`)
@@ -103,11 +104,10 @@ describe('a job that waits for its person, in the browser', () => {
     expect(await step.getByTestId('step-steer-input').count()).toBe(0)
     expect(problems.errors).toEqual([])
     expect(problems.csp).toEqual([])
-    await context.close()
   })
 
   it('tells the model a denied call was not run', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 800 } })
+    const context = await profiles.fresh({ viewport: { width: 390, height: 800 } })
     const page = await context.newPage()
     await page.goto(`${app.url}/`)
     await page.getByTestId('composer-input').fill('What is 12*12?')
@@ -120,11 +120,10 @@ describe('a job that waits for its person, in the browser', () => {
     await answer.and(page.locator('[data-status=complete]')).waitFor()
     await page.locator('[data-testid=tool-card][data-tool=calculate]').locator('[data-slot=trigger]').click()
     expect(await page.locator('[data-testid=tool-card][data-tool=calculate]').innerText()).toContain('declined')
-    await context.close()
   })
 
   it('runs a browser tool in the tab: the location after "Allow", the time zone at once', async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 820 }, geolocation: { latitude: 52.520008, longitude: 13.404954, accuracy: 30 }, permissions: ['geolocation'], timezoneId: 'Asia/Tokyo' })
+    const context = await profiles.fresh({ viewport: { width: 1200, height: 820 }, geolocation: { latitude: 52.520008, longitude: 13.404954, accuracy: 30 }, permissions: ['geolocation'], timezoneId: 'Asia/Tokyo' })
     const page = await context.newPage()
     const problems = watchForProblems(page)
     await page.goto(`${app.url}/`)
@@ -147,6 +146,5 @@ describe('a job that waits for its person, in the browser', () => {
     expect(await second.getByTestId('message-content').innerText()).toContain('Asia/Tokyo')
     expect(problems.errors).toEqual([])
     expect(problems.csp).toEqual([])
-    await context.close()
   })
 })

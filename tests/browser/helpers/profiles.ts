@@ -11,7 +11,7 @@
  * of local and session storage, IndexedDB, Cache Storage and service workers. Only the HTTP cache
  * stays (the built files are immutable, named by their hash).
  */
-import { afterAll } from 'vitest'
+import { afterAll, afterEach, beforeEach } from 'vitest'
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core'
 
 /** What `Storage.clearDataForOrigin` clears: everything of a site but the HTTP cache. */
@@ -21,18 +21,24 @@ const SITE_DATA = 'cookies,local_storage,indexeddb,cache_storage,service_workers
 const TEST_EVENTS = ['page', 'request', 'response', 'requestfailed', 'requestfinished', 'console', 'dialog', 'weberror', 'serviceworker'] as const
 
 interface KeptProfile {
+  /** Its options, as `fresh` was given them. */
+  key: string
+  options: BrowserContextOptions
   context: BrowserContext
   /** The origins its pages were on since it was last emptied. */
   origins: Set<string>
+  /** Handed out in the current test (a test may use several profiles at once). */
+  inUse: boolean
 }
 
 export interface Profiles {
   /**
-   * A context with nothing of a person's in it (see the file's comment): the same options give the
-   * same context back, emptied. Leave it open (the file's end closes it); a test that closes it
-   * gets a new one next time.
+   * A context with nothing of a person's in it (see the file's comment): one an earlier test used
+   * with the same options, emptied, else a new one (then `prepare` runs on it first: init scripts
+   * cannot be taken off a context, so add them there). Several in one test are several profiles.
+   * Leave it open (the file's end closes it); one a test closes is not handed out again.
    */
-  fresh: (options?: BrowserContextOptions) => Promise<BrowserContext>
+  fresh: (options?: BrowserContextOptions, prepare?: (context: BrowserContext) => Promise<void>) => Promise<BrowserContext>
 }
 
 function rememberOrigins(profile: KeptProfile): void {
@@ -48,11 +54,13 @@ async function empty(profile: KeptProfile): Promise<void> {
   for (const event of TEST_EVENTS) context.removeAllListeners(event)
   rememberOrigins(profile)
   await context.clearCookies()
+  // Back to what its options say (permissions and a position given there are overrides too).
   await context.clearPermissions()
+  if (profile.options.permissions) await context.grantPermissions(profile.options.permissions)
+  await context.setGeolocation(profile.options.geolocation ?? null)
   await context.unrouteAll({ behavior: 'ignoreErrors' })
-  await context.setExtraHTTPHeaders({})
-  await context.setOffline(false)
-  await context.setGeolocation(null)
+  await context.setExtraHTTPHeaders(profile.options.extraHTTPHeaders ?? {})
+  await context.setOffline(profile.options.offline ?? false)
   if (profile.origins.size === 0) return
   const blank = await context.newPage()
   try {
@@ -65,27 +73,37 @@ async function empty(profile: KeptProfile): Promise<void> {
   profile.origins.clear()
 }
 
-/** Fresh profiles for this file's tests (see the file's comment); every context is closed after them. */
+/** Fresh profiles for this file's tests (see the file's comment): their pages are closed after each test, their contexts after the file. */
 export function useProfiles(browser: Browser): Profiles {
-  const kept = new Map<string, KeptProfile>()
+  const kept: KeptProfile[] = []
+  beforeEach(() => {
+    for (const profile of kept) profile.inUse = false
+  })
+  // A test's pages close with it, as its context did (their streams and timers stop).
+  afterEach(async () => {
+    await Promise.all(kept.flatMap(profile => profile.context.pages().map(page => page.close())))
+  })
   afterAll(async () => {
-    await Promise.all([...kept.values()].map(profile => profile.context.close().catch(() => {})))
-    kept.clear()
+    await Promise.all(kept.map(profile => profile.context.close().catch(() => {})))
+    kept.length = 0
   })
   return {
-    async fresh(options = {}) {
+    async fresh(options = {}, prepare) {
       const key = JSON.stringify(options)
-      const known = kept.get(key)
+      const known = kept.find(profile => profile.key === key && !profile.inUse)
       if (known) {
+        known.inUse = true
         await empty(known)
         return known.context
       }
-      const profile: KeptProfile = { context: await browser.newContext(options), origins: new Set() }
+      const profile: KeptProfile = { key, options, context: await browser.newContext(options), origins: new Set(), inUse: true }
       rememberOrigins(profile)
       profile.context.on('close', () => {
-        if (kept.get(key) === profile) kept.delete(key)
+        const index = kept.indexOf(profile)
+        if (index >= 0) kept.splice(index, 1)
       })
-      kept.set(key, profile)
+      kept.push(profile)
+      await prepare?.(profile.context)
       return profile.context
     },
   }
