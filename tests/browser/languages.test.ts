@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
-import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
+import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, visit, watchForProblems } from './helpers/browser'
 import { useProfiles } from './helpers/profiles'
 
 const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
@@ -20,7 +20,7 @@ const PAGES = ['/', '/settings', '/knowledge', '/jobs', '/workflows', '/workflow
 async function auditPages(page: Page, label: string): Promise<string[]> {
   const problems: string[] = []
   for (const path of PAGES) {
-    await page.goto(`${app.url}${path}`)
+    await visit(page, app.url, path)
     await page.locator('main h1, main [data-testid=composer-input]').first().waitFor()
     problems.push(...(await axeViolationsInBothSchemes(page, 'body')).map(problem => `${label} ${path}: ${problem}`))
     const sideways = await sidewaysScroll(page)

@@ -98,8 +98,24 @@ export async function visit(page: Page, appUrl: string, path: string): Promise<v
   // Already there: the page stays as it is (the router would refuse the same place again).
   if (page.url() === `${appUrl}${path}`) return
   const failure = await page.evaluate(async (to) => {
-    const app = (document.querySelector('#__nuxt') as unknown as { __vue_app__: { config: { globalProperties: { $router: { push: (to: string) => Promise<unknown> } } } } }).__vue_app__
-    const outcome = await app.config.globalProperties.$router.push(to)
+    interface NuxtInPage { hook: (name: string, run: () => void) => () => void }
+    const app = (document.querySelector('#__nuxt') as unknown as { __vue_app__: { config: { globalProperties: { $router: { push: (to: string) => Promise<unknown> }, $nuxt: NuxtInPage } } } }).__vue_app__
+    const { $router: router, $nuxt: nuxt } = app.config.globalProperties
+    // Nuxt shows the page before until the next one has loaded (its Suspense): the move ends with
+    // Nuxt's page:finish, not with the router's (a page of the same component may not fire it: the
+    // wait gives up after a while, and the caller waits for what it needs to see).
+    let stop = () => {}
+    const finished = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 10_000)
+      const unhook = nuxt.hook('page:finish', () => resolve())
+      stop = () => {
+        clearTimeout(timer)
+        unhook()
+      }
+    })
+    const outcome = await router.push(to)
+    if (!outcome) await finished
+    stop()
     return outcome ? String(outcome) : undefined
   }, path)
   // A guard that refused or redirected the move says so (a navigation failure); the page is where it is.
