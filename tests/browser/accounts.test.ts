@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { useBuiltApp } from '../support/built-app'
 import { useFileFixture } from '../support/file-fixture'
-import { axeViolationsInBothSchemes, screenshot, useChromium, watchForProblems } from './helpers/browser'
+import { axeViolationsInBothSchemes, screenshot, useChromium, visit, watchForProblems } from './helpers/browser'
 import { useProfiles } from './helpers/profiles'
 import { startEverythingOverHttp } from '../support/mcp-servers'
 import { Secret, TOTP } from 'otpauth'
@@ -77,7 +77,7 @@ describe('accounts in the browser', () => {
     await expect.poll(() => settings.getByTestId('tool-list').innerText()).toContain('get_current_time')
     expect(await settings.getByTestId('tool-list').innerText()).not.toContain('remote__echo')
 
-    await page.goto(`${app.url}/admin`)
+    await visit(page, app.url, '/admin')
     const form = page.getByTestId('mcp-admin-form')
     // Examples are words under each field, never placeholders that read like values already filled in.
     await form.getByLabel('Name', { exact: true }).waitFor()
@@ -126,7 +126,7 @@ describe('accounts in the browser', () => {
     const { context, page } = await signIn('Ada', 'correct horse battery')
     const problems = watchForProblems(page)
     await page.waitForURL(`${app.url}/`)
-    await page.goto(`${app.url}/admin`)
+    await visit(page, app.url, '/admin')
     const add = page.locator('form.admin__add')
     await add.getByLabel('Name').fill('Grace')
     await add.getByLabel('Password').fill('first password of grace')
@@ -209,7 +209,7 @@ describe('accounts in the browser', () => {
     })
     const adminCode = new TOTP({ secret: Secret.fromBase32(secret) }).generate()
     expect(await adminPage.evaluate(async code => (await fetch('/api/me/two-step/confirm', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) })).status, adminCode)).toBe(200)
-    await adminPage.goto(`${app.url}/admin`)
+    await visit(adminPage, app.url, '/admin')
     await adminPage.getByTestId('two-step-required').click()
     await adminPage.getByRole('option', { name: 'Required for everyone' }).click()
     await expect.poll(() => adminPage.evaluate(async () => ((await (await fetch('/api/admin/settings')).json()) as { twoStepRequired: string }).twoStepRequired)).toBe('everyone')

@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
-import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, startChat, useChromium, watchForProblems } from './helpers/browser'
+import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, startChat, useChromium, visit, watchForProblems } from './helpers/browser'
 
 const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-everyday-browser-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
 const browser = useChromium()
@@ -50,7 +50,7 @@ afterAll(async () => {
 
 describe('everyday chat in the browser', () => {
   it('sets custom instructions, then pins, files, tunes, rates and shares a conversation at desktop width', async () => {
-    await page.goto(`${app.url}/settings`)
+    await visit(page, app.url, '/settings')
     await page.getByTestId('custom-instructions').fill('I sail small boats. Answer briefly.')
     await page.getByTestId('display-name').fill('Captain Root')
     await page.getByTestId('save-profile').click()
@@ -183,7 +183,7 @@ describe('everyday chat in the browser', () => {
     await expect.poll(async () => [await page.getByTestId('message-user').count(), await page.getByTestId('message-assistant').count()]).toEqual([1, 1])
 
     // Listed in Settings, and revoked there.
-    await page.goto(`${app.url}/settings`)
+    await visit(page, app.url, '/settings')
     await page.getByTestId('share-list').waitFor()
     page.once('dialog', dialog => void dialog.accept())
     await page.getByTestId('share-list').getByRole('button', { name: /^Revoke the link/ }).click()
@@ -216,7 +216,7 @@ describe('everyday chat in the browser', () => {
     const report = (await api('/api/admin/feedback')).body
     expect(report.recentDown.map((item: { reason?: string }) => item.reason)).toEqual(['Show the working', 'Too long'])
     await page.setViewportSize({ width: 1280, height: 820 })
-    await page.goto(`${app.url}/admin`)
+    await visit(page, app.url, '/admin')
     await page.getByTestId('admin-feedback').waitFor()
     await page.getByTestId('feedback-recent').scrollIntoViewIfNeeded()
     await shoot(page, 'admin-feedback')
@@ -260,7 +260,7 @@ describe('everyday chat in the browser', () => {
     await page.getByTestId('composer-input').press('Enter')
     await expect.poll(async () => (await answer().getByTestId('message-content').textContent()) ?? '', { timeout: 30_000 }).toMatch(/"words":4/)
 
-    await page.goto(`${app.url}/settings#my-tools`)
+    await visit(page, app.url, '/settings#my-tools')
     const listed = page.getByTestId('my-tools').locator('[data-tool="word_count"]')
     await listed.getByText('Approved').waitFor()
     await listed.getByText('Code').click()
@@ -270,7 +270,7 @@ describe('everyday chat in the browser', () => {
 
   it('puts a handbook in a knowledge base, attaches it to a new conversation with #, and opens the passage the answer cites', async () => {
     await page.setViewportSize({ width: 1280, height: 820 })
-    await page.goto(`${app.url}/knowledge`)
+    await visit(page, app.url, '/knowledge')
     await page.getByTestId('knowledge-name').fill('Handbook')
     await page.getByTestId('knowledge-create').click()
     await page.waitForURL(/\/knowledge\/kb-[\w-]+$/)

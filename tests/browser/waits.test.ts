@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { useBuiltApp } from '../support/built-app'
-import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
+import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, visit, watchForProblems } from './helpers/browser'
 import { useProfiles } from './helpers/profiles'
 
 // A job that waits for its person, in a real browser on the offline demo model: the tool policy
@@ -81,7 +81,7 @@ describe('a job that waits for its person, in the browser', () => {
       return (await (await fetch(`/api/workflows/${saved.id}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'What is 6*7?' }) })).json() as { jobId: string }).jobId
     })
     expect(jobId, 'the run started').toMatch(/^[\w-]+$/)
-    await page.goto(`${app.url}/workflows/runs/${jobId}`)
+    await visit(page, app.url, `/workflows/runs/${jobId}`)
     // The step waits for the approval of its calculation (its card shows on every page): it runs, and can be told something.
     const card = page.locator('[data-testid=input-request][data-kind=approval]')
     await card.waitFor({ timeout: 60_000 })

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
 import { textReply, useFakeOpenRouter, type RecordedRequest } from '../support/fake-openrouter'
-import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, watchForProblems } from './helpers/browser'
+import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, visit, watchForProblems } from './helpers/browser'
 import { useProfiles } from './helpers/profiles'
 
 const MODEL = 'openai/gpt-4o-mini'
@@ -159,7 +159,7 @@ describe('the workflow canvas', () => {
     expect((await page.getByTestId('run-output').innerText()).length).toBeGreaterThan(0)
 
     // The runs list has it; it opens the same run view.
-    await page.goto(`${app.url}/workflows/runs`)
+    await visit(page, app.url, '/workflows/runs')
     const row = page.getByTestId('run-row').filter({ has: page.locator(`a[href$="${runId}"]`) })
     await row.waitFor()
     expect(await row.getAttribute('data-status')).toBe('complete')
@@ -247,11 +247,11 @@ describe('the workflow canvas', () => {
 
     // At a phone's width the editor fits: nothing scrolls sideways.
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.goto(`${app.url}/workflows`)
+    await visit(page, app.url, '/workflows')
     await page.getByTestId('workflow-editor').waitFor()
     expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0)
     expect(await axeViolationsInBothSchemes(page, 'main')).toEqual([])
-    await page.goto(`${app.url}/workflows/runs`)
+    await visit(page, app.url, '/workflows/runs')
     await page.getByTestId('run-row').first().waitFor()
     expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0)
   }, 180_000)
@@ -450,10 +450,10 @@ describe('the workflow canvas', () => {
     expect(await axeViolationsInBothSchemes(page, '[data-testid=workflow-webhook]')).toEqual([])
     const called = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'From a webhook' }) })
     expect(called.status).toBe(202)
-    await page.goto(`${app.url}${(await called.json()).runPath}`)
+    await visit(page, app.url, (await called.json()).runPath)
     await page.getByTestId('run-status').and(page.locator('[data-status=complete]')).waitFor({ timeout: 60_000 })
     // Back on the page, it says the webhook is on, and never shows the URL again.
-    await page.goto(`${app.url}/workflows`)
+    await visit(page, app.url, '/workflows')
     await page.getByRole('tab', { name: 'Automate' }).click()
     await webhook.getByRole('heading').filter({ hasText: '(on)' }).waitFor()
     expect(await page.content()).not.toContain(url.split('.').pop()!)

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { useBuiltApp } from '../support/built-app'
-import { axeViolationsInBothSchemes, sidewaysScroll, useChromium } from './helpers/browser'
+import { axeViolationsInBothSchemes, sidewaysScroll, useChromium, visit } from './helpers/browser'
 import { useProfiles } from './helpers/profiles'
 
 const app = useBuiltApp()
@@ -129,7 +129,7 @@ describe('workflows you keep', () => {
       const saved = await (await fetch('/api/workflows', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ definition }) })).json() as { id: string }
       return (await (await fetch(`/api/workflows/${saved.id}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'go' }) })).json() as { jobId: string }).jobId
     })
-    await page.goto(`${app.url}/workflows/runs/${failedId}`)
+    await visit(page, app.url, `/workflows/runs/${failedId}`)
     await page.locator('[data-testid=run-status][data-status=error]').waitFor({ timeout: 60_000 })
     const failedStep = page.locator('[data-testid=run-node][data-node=sum]')
     await failedStep.getByTestId('resume-from').click()

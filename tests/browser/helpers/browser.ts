@@ -99,6 +99,8 @@ export async function visit(page: Page, appUrl: string, path: string): Promise<v
   if (page.url() === `${appUrl}${path}`) return
   const failure = await page.evaluate(async (to) => {
     interface NuxtInPage { hook: (name: string, run: () => void) => () => void }
+    /** Vue Router's NavigationFailureType.cancelled. */
+    const CANCELLED = 8
     const app = (document.querySelector('#__nuxt') as unknown as { __vue_app__: { config: { globalProperties: { $router: { push: (to: string) => Promise<unknown> }, $nuxt: NuxtInPage } } } }).__vue_app__
     const { $router: router, $nuxt: nuxt } = app.config.globalProperties
     // Nuxt shows the page before until the next one has loaded (its Suspense): the move ends with
@@ -113,10 +115,16 @@ export async function visit(page: Page, appUrl: string, path: string): Promise<v
         unhook()
       }
     })
-    const outcome = await router.push(to)
+    // A move the page itself started meanwhile (a page putting its state in the address once it
+    // has loaded) cancels this one: it is made again after it.
+    let outcome: unknown
+    for (let attempt = 0; attempt < 5; attempt++) {
+      outcome = await router.push(to)
+      if ((outcome as { type?: number } | undefined)?.type !== CANCELLED) break
+    }
     if (!outcome) await finished
     stop()
-    return outcome ? String(outcome) : undefined
+    return outcome ? `${(outcome as Error).message}` : undefined
   }, path)
   // A guard that refused or redirected the move says so (a navigation failure); the page is where it is.
   if (failure) throw new Error(`The app did not go to ${path}: ${failure}`)
