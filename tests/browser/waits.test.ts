@@ -71,6 +71,9 @@ describe('a job that waits for its person, in the browser', () => {
     const page = await context.newPage()
     const problems = watchForProblems(page)
     await page.goto(`${app.url}/workflows`)
+    // The page has its guest session once it shows (its first request made it): a request sent
+    // before that would make a guest of its own, and the run would be someone else's to this page.
+    await page.locator('[data-testid^=install-]').first().waitFor()
     const jobId = await page.evaluate(async () => {
       const definition = {
         version: 1, name: 'Sum, steered', defaultModel: 'or3/offline-demo',

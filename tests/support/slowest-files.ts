@@ -34,6 +34,10 @@ export default class SlowestFiles implements Reporter {
     }).sort((a, b) => b.ms - a.ms).slice(0, SHOWN)
     if (timed.length === 0) return
     const lines = timed.map(item => `  ${(item.ms / 1000).toFixed(1).padStart(7)} s  (from ${seconds(item.from)} s to ${seconds(item.to)} s)  ${item.file}`)
-    process.stdout.write(`\nThe ${timed.length} slowest test files (run time; when, from the run's start):\n${lines.join('\n')}\n`)
+    // Where the run's end went: the last files to end, and the end itself (after them, the type
+    // check run beside the suite, when it is still going).
+    const last = modules.map(module => ({ file: `${module.project.name}: ${module.relativeModuleId}`, to: this.ended.get(module.moduleId + module.project.name) ?? 0 }))
+      .sort((a, b) => b.to - a.to).slice(0, 3).map(item => `${item.file} at ${seconds(item.to).trim()} s`)
+    process.stdout.write(`\nThe ${timed.length} slowest test files (run time; when, from the run's start):\n${lines.join('\n')}\nThe last to end: ${last.join(', ')}; the run ended at ${seconds(performance.now()).trim()} s.\n`)
   }
 }

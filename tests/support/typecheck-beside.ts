@@ -20,6 +20,7 @@ export function typecheckWanted(): boolean {
 
 /** Starts the type check; `finished()` resolves when it passed and throws the checkers' report when it did not. */
 export function startTypecheck(): { finished: () => Promise<void> } {
+  const startedAt = performance.now()
   const checker = spawn(process.execPath, [join(root, 'scripts/typecheck.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
   let report = ''
   const keep = (chunk: Buffer) => {
@@ -32,7 +33,11 @@ export function startTypecheck(): { finished: () => Promise<void> } {
       report += String(error)
       resolve(1)
     })
-    checker.on('close', code => resolve(code ?? 1))
+    checker.on('close', (code) => {
+      // Said when it ends, so a run's log shows what the check took beside the files.
+      process.stdout.write(`\n[type check] ${code === 0 ? 'passed' : 'failed'} in ${((performance.now() - startedAt) / 1000).toFixed(0)} s\n`)
+      resolve(code ?? 1)
+    })
   })
   return {
     async finished() {

@@ -13,6 +13,7 @@
  */
 import { afterAll, afterEach, beforeEach } from 'vitest'
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core'
+import { screenshot } from './browser'
 
 /** What `Storage.clearDataForOrigin` clears: everything of a site but the HTTP cache. */
 const SITE_DATA = 'cookies,local_storage,indexeddb,cache_storage,service_workers,file_systems,websql,shared_storage,storage_buckets'
@@ -79,9 +80,20 @@ export function useProfiles(browser: Browser): Profiles {
   beforeEach(() => {
     for (const profile of kept) profile.inUse = false
   })
-  // A test's pages close with it, as its context did (their streams and timers stop).
-  afterEach(async () => {
-    await Promise.all(kept.flatMap(profile => profile.context.pages().map(page => page.close())))
+  // A test's pages close with it, as its context did (their streams and timers stop). A failed
+  // test's pages say first what they showed (their text, and a screenshot under screenshots/):
+  // on a loaded CI machine that is all there is to read a flake from.
+  afterEach(async ({ task }) => {
+    const pages = kept.flatMap(profile => profile.context.pages())
+    if (task.result?.state === 'fail') {
+      for (const [index, page] of pages.entries()) {
+        const text = await page.locator('body').innerText({ timeout: 2_000 }).catch(() => '(not readable)')
+        const name = `failed-${task.name.replace(/\W+/g, '-').slice(0, 60)}-${index + 1}`
+        await screenshot(page, name).catch(() => {})
+        console.error(`--- page ${index + 1} of "${task.name}" at ${page.url()} (screenshots/${name}.png), its text:\n${text.slice(0, 2_000)}`)
+      }
+    }
+    await Promise.all(pages.map(page => page.close()))
   })
   afterAll(async () => {
     await Promise.all(kept.map(profile => profile.context.close().catch(() => {})))
