@@ -10,7 +10,7 @@ import { axeAudit, blocking } from './helpers/axe'
 import { coldPageLoad, sidewaysScroll, useChromium, visit, watchForProblems } from './helpers/browser'
 
 // The Status page samples every 2 s here (15 s by default), so its live update shows within seconds.
-const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-accessibility-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5', NUXT_METRICS_STATUS_SAMPLE_SECONDS: '2' })
+const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-accessibility-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0', NUXT_METRICS_STATUS_SAMPLE_SECONDS: '2' })
 const browser = useChromium()
 let context: BrowserContext
 let page: Page

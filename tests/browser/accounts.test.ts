@@ -10,7 +10,7 @@ import { Secret, TOTP } from 'otpauth'
 // account, chat, sign out, sign in from a second browser profile and find the conversation there.
 
 const remote = useFileFixture('The MCP server over HTTP', startEverythingOverHttp, server => server.stop())
-const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'false', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
+const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'false', NUXT_LIMITS_ROLES_GUEST_MODELS: 'or3/offline-demo', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0' })
 const browser = useChromium()
 const profiles = useProfiles(browser)
 

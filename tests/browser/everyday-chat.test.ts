@@ -11,7 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { useBuiltApp } from '../support/built-app'
 import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, startChat, useChromium, visit, watchForProblems } from './helpers/browser'
 
-const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-everyday-browser-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
+const app = useBuiltApp({ NUXT_SESSION_PASSWORD: 'an-everyday-browser-test-password-long-enough', NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0' })
 const browser = useChromium()
 let context: BrowserContext
 let page: Page

@@ -10,7 +10,7 @@ import { useBuiltApp } from '../support/built-app'
 import { axeViolationsInBothSchemes, screenshot, sidewaysScroll, useChromium, visit, watchForProblems } from './helpers/browser'
 import { useProfiles } from './helpers/profiles'
 
-const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
+const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'false', NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0' })
 const browser = useChromium()
 const profiles = useProfiles(browser)
 

@@ -15,7 +15,7 @@ const policy = join(dir, 'policy.json')
 writeFileSync(policy, JSON.stringify({ rules: [{ name: 'ask before calculating', effect: 'approve', tools: ['calculate'] }] }))
 // After hooks run last-registered first: the server has stopped before its policy file goes.
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const app = useBuiltApp({ NUXT_TOOLS_POLICY_FILE: policy })
+const app = useBuiltApp({ NUXT_TOOLS_POLICY_FILE: policy, NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0' })
 const browser = useChromium()
 const profiles = useProfiles(browser)
 
@@ -101,8 +101,9 @@ describe('a job that waits for its person, in the browser', () => {
     await screenshot(page, 'workflow-step-steer')
     // Approved, the step goes on: its model reads the message before its next request.
     await card.getByTestId('approve').click()
-    await step.getByTestId('step-steer-read').waitFor()
-    expect(await step.getByTestId('step-steer-read').innerText()).toContain('show the working, please')
+    // (Once the step has ended, what it was told folds away with its details: present, maybe not shown.)
+    await step.getByTestId('step-steer-read').waitFor({ state: 'attached' })
+    expect(await step.getByTestId('step-steer-read').textContent()).toContain('show the working, please')
     await page.locator('[data-testid=run-status][data-status=complete]').waitFor()
     expect(await step.getByTestId('step-steer-input').count()).toBe(0)
     expect(problems.errors).toEqual([])

@@ -19,7 +19,7 @@ const app = useBuiltApp(() => ({
   NUXT_OPENROUTER_BASE_URL: fake.url,
   NUXT_OPENROUTER_API_KEY: 'sk-or-v1-canvas-test-key',
   NUXT_OPENROUTER_RETRY_BASE_DELAY_MS: '10',
-  NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '2',
+  NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0',
   NUXT_THREADS_GENERATE_TITLES: 'false',
   NUXT_LIMITS_ROLES_GUEST_MODELS: `or3/offline-demo,${MODEL}`,
 }))

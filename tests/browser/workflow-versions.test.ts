@@ -9,7 +9,7 @@ import { useBuiltApp } from '../support/built-app'
 import { axeViolationsInBothSchemes, sidewaysScroll, useChromium, visit } from './helpers/browser'
 import { useProfiles } from './helpers/profiles'
 
-const app = useBuiltApp()
+const app = useBuiltApp({ NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '0' })
 const browser = useChromium()
 const profiles = useProfiles(browser)
 
