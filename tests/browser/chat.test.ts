@@ -8,7 +8,7 @@ import { useProfiles } from './helpers/profiles'
 
 // Answers acted on while they stream (Stop, Esc, leaving, two pages) are in live-answers.test.ts,
 // on a fake model the test holds mid-answer; here the demo model streams quickly.
-const app = useBuiltApp({ NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '5' })
+const app = useBuiltApp({ NUXT_DEMO_MODEL_TOKEN_DELAY_MS: '1' })
 const browser = useChromium()
 const profiles = useProfiles(browser)
 let context: BrowserContext
