@@ -15,8 +15,8 @@ import { afterAll, afterEach, beforeEach } from 'vitest'
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core'
 import { screenshot } from './browser'
 
-/** What `Storage.clearDataForOrigin` clears: everything of a site but the HTTP cache. */
-const SITE_DATA = 'cookies,local_storage,indexeddb,cache_storage,service_workers,file_systems,websql,shared_storage,storage_buckets'
+/** What `Storage.clearDataForOrigin` clears: a site's storage (its cookies go with `clearCookies`, which Playwright waits for). */
+const SITE_DATA = 'local_storage,indexeddb,cache_storage,service_workers,file_systems,websql,shared_storage,storage_buckets'
 
 /** Events a test may listen to on a context; an emptied context forgets their listeners. */
 const TEST_EVENTS = ['page', 'request', 'response', 'requestfailed', 'requestfinished', 'console', 'dialog', 'weberror', 'serviceworker'] as const
