@@ -8,7 +8,6 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { useAppServers, useDataDirs } from '../support/built-app'
 import { gatedTextReply, textReply, useFakeOpenRouter } from '../support/fake-openrouter'
 import { startChat, useChromium } from './helpers/browser'
-import { useProfiles } from './helpers/profiles'
 
 const MODEL = 'openai/gpt-4o-mini'
 const fake = useFakeOpenRouter()
@@ -22,11 +21,11 @@ const servers = useAppServers(() => ({
   NUXT_LIMITS_ROLES_GUEST_MODELS: MODEL,
 }))
 const browser = useChromium()
-const profiles = useProfiles(browser)
 let context: BrowserContext | undefined
 let appUrl = ''
 
 afterEach(async () => {
+  await context?.close()
   context = undefined
 })
 
@@ -43,7 +42,7 @@ describe('many tabs on one shared live connection', () => {
     const gated = gatedTextReply(['Paragraph 1 before the crash.\n\n', 'Never sent.'])
     // The first request is cut by the crash; the resumed run asks again and gets the whole answer.
     fake.script([gated.reply, textReply(RESUMED, { pieceSize: 8, delayMs: 5 })])
-    context = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
+    context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
     await context.addInitScript((model) => {
       if (location.protocol === 'http:') localStorage.setItem('or3:model', model)
     }, MODEL)
@@ -83,7 +82,7 @@ describe('many tabs on one shared live connection', () => {
     await servers.start().then(app => (appUrl = app.url))
     const gated = gatedTextReply(['Part one for the tabs. ', 'Part two after the leader left. ', 'The end.'])
     fake.script([gated.reply])
-    context = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
+    context = await browser.newContext({ viewport: { width: 1200, height: 820 } })
     await context.addInitScript((model) => {
       // As in a browser without SharedWorker.
       Object.defineProperty(window, 'SharedWorker', { value: undefined, configurable: true })

@@ -26,8 +26,9 @@ export function startTypecheck(): { finished: () => Promise<void> } {
   const startedAt = performance.now()
   // At the lowest priority (`nice -n 19`, where the system has it): the check takes only the CPU
   // the test files leave idle (their waits on servers, timers and pages), never theirs.
-  const command = existsSync('/usr/bin/nice') ? ['/usr/bin/nice', ['-n', '19', process.execPath, join(root, 'scripts/typecheck.mjs')]] as const : [process.execPath, [join(root, 'scripts/typecheck.mjs')]] as const
-  const checker = spawn(command[0], [...command[1]], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  const check = [process.execPath, join(root, 'scripts/typecheck.mjs')]
+  const [command, ...args] = existsSync('/usr/bin/nice') ? ['/usr/bin/nice', '-n', '19', ...check] : check
+  const checker = spawn(command!, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
   let report = ''
   const keep = (chunk: Buffer) => {
     if (report.length < REPORT_CHARS) report += chunk.toString('utf8')
