@@ -14,6 +14,8 @@ import { describeAccountStoreContract } from '../tests/support/account-store-con
 import { withAccountCache } from '../server/lib/stores/accounts/cached'
 import { createConvexWorkspaceStore } from '../server/lib/stores/workspaces/convex'
 import { describeWorkspaceStoreContract } from '../tests/support/workspace-store-contract'
+import { createConvexKnowledgeStore } from '../server/lib/stores/knowledge/convex'
+import { describeKnowledgeStoreContract } from '../tests/support/knowledge-store-contract'
 
 const modules = import.meta.glob('./**/*.ts')
 const secret = 'a-convex-test-server-secret-of-enough-length'
@@ -41,3 +43,5 @@ describeAccountStoreContract('convex (convex-test)', () => createConvexAccountBa
 describeAccountStoreContract('convex with the account cache (convex-test)', () => withAccountCache(createConvexAccountBackend({ client: testClient(), secret }), 60_000))
 
 describeWorkspaceStoreContract('convex (convex-test)', () => createConvexWorkspaceStore({ client: testClient(), secret }))
+
+describeKnowledgeStoreContract('convex (convex-test)', () => createConvexKnowledgeStore({ client: testClient(), secret }))

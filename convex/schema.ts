@@ -4,6 +4,7 @@
  */
 import { defineSchema, defineTable } from 'convex/server'
 import { v } from 'convex/values'
+import { knowledgeTables } from './lib/knowledgeTables'
 
 /** A file a message names (see shared/types/attachment.ts). */
 export const messageAttachment = v.object({
@@ -46,6 +47,8 @@ export const usage = v.object({
 })
 
 export default defineSchema({
+  ...knowledgeTables,
+
   background_jobs: defineTable({
     /** The job's id as the app knows it (a UUID chosen by the server). */
     job_id: v.string(),

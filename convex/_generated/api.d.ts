@@ -12,12 +12,14 @@
   import type * as accounts from "../accounts.js";
 import type * as inputRequests from "../inputRequests.js";
 import type * as jobs from "../jobs.js";
+import type * as knowledge from "../knowledge.js";
 import type * as leases from "../leases.js";
 import type * as lib_jobBlobs from "../lib/jobBlobs.js";
 import type * as lib_jobEvents from "../lib/jobEvents.js";
 import type * as lib_jobRecords from "../lib/jobRecords.js";
 import type * as lib_jobSlots from "../lib/jobSlots.js";
 import type * as lib_jobText from "../lib/jobText.js";
+import type * as lib_knowledgeTables from "../lib/knowledgeTables.js";
 import type * as lib_messageParts from "../lib/messageParts.js";
 import type * as lib_serverGuard from "../lib/serverGuard.js";
 import type * as notifications from "../notifications.js";
@@ -39,12 +41,14 @@ import type * as workspaces from "../workspaces.js";
     "accounts": typeof accounts,
 "inputRequests": typeof inputRequests,
 "jobs": typeof jobs,
+"knowledge": typeof knowledge,
 "leases": typeof leases,
 "lib/jobBlobs": typeof lib_jobBlobs,
 "lib/jobEvents": typeof lib_jobEvents,
 "lib/jobRecords": typeof lib_jobRecords,
 "lib/jobSlots": typeof lib_jobSlots,
 "lib/jobText": typeof lib_jobText,
+"lib/knowledgeTables": typeof lib_knowledgeTables,
 "lib/messageParts": typeof lib_messageParts,
 "lib/serverGuard": typeof lib_serverGuard,
 "notifications": typeof notifications,

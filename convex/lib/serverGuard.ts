@@ -4,7 +4,7 @@
  * A browser holding the deployment URL alone can read and change nothing.
  */
 import { v, type ObjectType, type PropertyValidators } from 'convex/values'
-import { mutation, query, type MutationCtx, type QueryCtx } from '../_generated/server'
+import { action, mutation, query, type ActionCtx, type MutationCtx, type QueryCtx } from '../_generated/server'
 
 function sameSecret(given: string, expected: string): boolean {
   // Constant-time for equal lengths; length differences leak only the length.
@@ -37,6 +37,17 @@ export function serverQuery<Args extends PropertyValidators, Result>(definition:
 /** A public mutation callable only with the server secret. */
 export function serverMutation<Args extends PropertyValidators, Result>(definition: { args: Args, handler: (ctx: MutationCtx, args: ObjectType<Args>) => Promise<Result> }) {
   return mutation({
+    args: { ...definition.args, secret: v.string() },
+    handler: async (ctx, { secret, ...args }: any): Promise<Result> => {
+      assertServerSecret(secret)
+      return definition.handler(ctx, args as ObjectType<Args>)
+    },
+  })
+}
+
+/** A public action callable only with the server secret (for what only an action may do: a vector search). */
+export function serverAction<Args extends PropertyValidators, Result>(definition: { args: Args, handler: (ctx: ActionCtx, args: ObjectType<Args>) => Promise<Result> }) {
+  return action({
     args: { ...definition.args, secret: v.string() },
     handler: async (ctx, { secret, ...args }: any): Promise<Result> => {
       assertServerSecret(secret)

@@ -15,8 +15,8 @@ import { registerAccount, SessionClient, waitForJobEnd } from '../support/job-st
 import { startBuiltApp, useAppServers, useDataDirs, type RunningApp } from '../support/built-app'
 import { docxBomb, docxOf, pdfOf } from '../support/documents'
 import type { KnowledgeBaseView, KnowledgeDocument, KnowledgeDocumentView, KnowledgeList } from '../../shared/types/knowledge'
+import { ask, citedLinks, encode, indexed, passageAt, upload } from '../support/knowledge-client'
 
-const DEMO = 'or3/offline-demo'
 let app: RunningApp
 let fake: FakeOpenRouter
 let admin: SessionClient
@@ -28,44 +28,6 @@ let siteUrl = ''
 let pageVersion = 1
 /** A .docx zip bomb, made before any request: seconds of compressing between two requests would let the server close the idle keep-alive connection just as the next one starts on it. */
 let bomb: Uint8Array
-
-const encode = (text: string) => new TextEncoder().encode(text)
-const upload = (client: SessionClient, baseId: string, name: string, bytes: Uint8Array) => client.post(`/api/knowledge/${baseId}/documents`, { name, data: Buffer.from(bytes).toString('base64') })
-
-/** Waits until every document of the base is indexed (ready or failed), and returns them. */
-async function indexed(client: SessionClient, baseId: string, count: number): Promise<KnowledgeDocument[]> {
-  let documents: KnowledgeDocument[] = []
-  await vi.waitFor(async () => {
-    documents = (await client.json<{ documents: KnowledgeDocument[] }>(`/api/knowledge/${baseId}`)).documents
-    expect(documents).toHaveLength(count)
-    expect(documents.filter(document => document.status === 'queued' || document.status === 'indexing')).toEqual([])
-  }, { timeout: 60_000, interval: 100 })
-  return documents
-}
-
-/** Asks `content` in a new conversation with `bases` attached, and waits for the answer. */
-async function ask(client: SessionClient, content: string, bases: string[], model = DEMO) {
-  const thread = await (await client.post('/api/threads', {})).json()
-  if (bases.length) {
-    const patched = await client.fetch(`/api/threads/${thread.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { knowledgeBaseIds: bases } }) })
-    if (patched.status !== 200) throw new Error(`attaching answered ${patched.status}: ${await patched.text()}`)
-  }
-  const sent = await client.post(`/api/threads/${thread.id}/messages`, { content, model })
-  if (sent.status !== 202) throw new Error(`sending answered ${sent.status}: ${await sent.text()}`)
-  return waitForJobEnd(client, (await sent.json()).jobId, 60_000)
-}
-
-/** The knowledge links an answer cites. */
-const citedLinks = (content: string) => [...content.matchAll(/\]\((\/knowledge\/[^)\s]+)\)/g)].map(match => match[1]!)
-
-/** The passage a cited link points at, read through the API as the document page reads it. */
-async function passageAt(client: SessionClient, link: string) {
-  const url = new URL(link, 'http://x')
-  const [, , baseId, documentId] = url.pathname.split('/')
-  const seq = Number(url.searchParams.get('passage'))
-  const view = await client.json<KnowledgeDocumentView>(`/api/knowledge/${baseId}/documents/${documentId}?from=${seq}`)
-  return { document: view.document, passage: view.passages[0]! }
-}
 
 beforeAll(async () => {
   bomb = docxBomb(200)

@@ -10,7 +10,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { gatedTextReply, textReply, useFakeOpenRouter } from '../support/fake-openrouter'
-import { JobView, SessionClient, waitForJobEnd, watchJob } from '../support/job-stream-client'
+import { JobView, registerAccount, SessionClient, waitForJobEnd, watchJob } from '../support/job-stream-client'
+import { ask, citedLinks, encode, indexed, passageAt, upload } from '../support/knowledge-client'
+import type { KnowledgeBaseView, KnowledgeDocumentView } from '../../shared/types/knowledge'
 import { useAppServers, type RunningApp } from '../support/built-app'
 import { startTestDeployment, type ConvexHttpBackend } from '../support/convex-http-backend'
 
@@ -34,6 +36,9 @@ const servers = useAppServers(() => ({
   NUXT_CONVEX_URL: convex.url,
   NUXT_CONVEX_SERVER_SECRET: convex.secret,
   NUXT_LIMITS_ROLES_GUEST_JOBS_AT_ONCE: '10',
+  NUXT_THREADS_GENERATE_TITLES: 'false',
+  // Knowledge bases searched by meaning too: the fake upstream's embeddings, vectors in Convex's vector index.
+  NUXT_KNOWLEDGE_EMBEDDINGS_MODEL: 'fake/embed',
 }))
 
 const question = (text = 'Tell me a story') => ({ model: MODEL, messages: [{ role: 'user', content: text }] })
@@ -152,6 +157,35 @@ describe('two instances on one Convex deployment', () => {
     await expect.poll(async () => (await onB.json('/api/notifications')).notifications.map((note: { jobId: string }) => note.jobId)).toContain(unwatched)
     expect((await onB.json('/api/notifications')).notifications.map((note: { jobId: string }) => note.jobId)).not.toContain(watched)
   })
+
+  it('keeps knowledge bases on Convex: a document added on A is indexed once, found on B by meaning and by words, replaced, and deleted', async () => {
+    const kim = await registerAccount(a.url, 'Kim')
+    const kimOnB = new SessionClient(b.url)
+    kimOnB.cookie = kim.cookie
+    const created = await kim.post('/api/knowledge', { name: 'Fleet' })
+    expect(created.status).toBe(201)
+    const base: KnowledgeBaseView = await created.json()
+    const fleet = (cars: string) => encode(`# Fleet\n\n## Cars\n\n${cars}\n\n## Pay\n\nSalaries are paid on the last day of the month.`)
+    expect((await upload(kim, base.id, 'fleet.md', fleet('Company cars are returned with a full tank.'))).status).toBe(202)
+    const [document] = await indexed(kimOnB, base.id, 1)
+    expect(document).toMatchObject({ name: 'fleet.md', status: 'ready', passages: 2 })
+
+    // No word of this question is in the passage: only its vector (car = automobile) finds it.
+    const byMeaning = await ask(kimOnB, 'What do I do with the automobile?', [base.id])
+    expect((await passageAt(kim, citedLinks(byMeaning.content)[0]!)).passage.text).toContain('Company cars are returned with a full tank.')
+    const byWords = await ask(kimOnB, 'When are salaries paid?', [base.id])
+    expect((await passageAt(kimOnB, citedLinks(byWords.content)[0]!)).passage.text).toContain('last day of the month')
+
+    // A changed file is a new version: its passages replace the old ones, on both instances.
+    expect((await upload(kimOnB, base.id, 'fleet.md', fleet('Pool cars are booked online.'))).status).toBe(202)
+    await expect.poll(async () => (await kim.json<KnowledgeDocumentView>(`/api/knowledge/${base.id}/documents/${document!.id}`)).passages.map(passage => passage.text).join(' '), { timeout: 60_000 }).toContain('Pool cars are booked online.')
+    const replaced = await ask(kim, 'What do I do with the automobile?', [base.id])
+    expect(replaced.content).not.toContain('full tank')
+    expect((await passageAt(kim, citedLinks(replaced.content)[0]!)).passage.text).toContain('Pool cars are booked online.')
+
+    expect((await kim.fetch(`/api/knowledge/${base.id}`, { method: 'DELETE' })).status).toBe(204)
+    expect((await kimOnB.fetch(`/api/knowledge/${base.id}`)).status).toBe(404)
+  }, 120_000)
 
   it('stays within Convex\'s limits in every call', () => {
     expect(convex.calls.failures).toEqual([])

@@ -1,5 +1,5 @@
 /**
- * What every knowledge store does (memory, sqlite): bases listed for their owner and the groups
+ * What every knowledge store does (memory, sqlite, Convex): bases listed for their owner and the groups
  * they are shared with, documents' indexing claimed by one holder and ended in one step only by
  * it and only for the version it claimed, search ranked by BM25 within the bases asked for, and
  * deleting a base or an owner taking everything of theirs.
@@ -104,6 +104,54 @@ export function describeKnowledgeStoreContract(name: string, open: () => Knowled
       // Words that are operators to a search engine are words here.
       expect(await store.search(['a'], '" OR * NEAR( AND -', 5)).toEqual([])
       expect(await store.search([], 'meals', 5)).toEqual([])
+      await store.close()
+    })
+
+    it('finds the passages nearest a vector, of the model asked for, in the bases asked for, and only a document\'s current version', async () => {
+      const store = open()
+      for (const id of ['a', 'b']) await store.saveBase(baseOf(id, 'ann'))
+      const texts = ['Company cars are returned with a full tank.', 'Wages are paid on the last day of the month.', 'The office closes at six.']
+      const index = async (id: string, base: string, passages: string[], model = 'fake-embed', hash = `hash-${id}`) => {
+        await store.saveDocument({ ...documentOf(id, base, hash), updatedAt: T + 1 })
+        expect(await store.claimIndexing(id, hash, 'me', T + 10_000, T + 1)).toBe(true)
+        expect(await store.finishIndexing(id, hash, 'me', { status: 'ready', passages: passages.map(text => ({ text })), vectors: { model, values: passages.map(vectorOf) } }, T + 2)).toBe(true)
+      }
+      await index('policy', 'a', texts)
+      await index('elsewhere', 'b', ['Automobile rules of base b.'])
+      await index('other-model', 'a', ['Vehicle rules by another model.'], 'another-embed')
+
+      const nearest = await store.searchVectors(['a'], 'fake-embed', vectorOf('automobile'), 2)
+      expect(nearest[0]).toMatchObject({ id: 'policy:0', documentName: 'policy.md', baseId: 'a', text: texts[0] })
+      expect(nearest[0]!.score).toBeGreaterThan(nearest[1]?.score ?? -1)
+      expect(nearest.every(hit => hit.documentId === 'policy')).toBe(true)
+      expect((await store.searchVectors(['a', 'b'], 'fake-embed', vectorOf('vehicle'), 3)).map(hit => hit.id)).toContain('elsewhere:0')
+      expect((await store.searchVectors(['a'], 'another-embed', vectorOf('vehicle'), 3)).map(hit => hit.id)).toEqual(['other-model:0'])
+      expect(await store.searchVectors([], 'fake-embed', vectorOf('vehicle'), 3)).toEqual([])
+
+      // A new version replaces the old one's passages and vectors once its indexing ends, not before.
+      await store.saveDocument({ ...documentOf('policy', 'a', 'v2'), updatedAt: T + 3 })
+      expect((await store.search(['a'], 'tank', 5)).map(hit => hit.id)).toEqual(['policy:0'])
+      await store.claimIndexing('policy', 'v2', 'me', T + 10_000, T + 3)
+      await store.finishIndexing('policy', 'v2', 'me', { status: 'ready', passages: [{ text: 'Pool cars are booked online.' }], vectors: { model: 'fake-embed', values: [vectorOf('Pool cars are booked online.')] } }, T + 4)
+      expect(await store.search(['a'], 'tank', 5)).toEqual([])
+      expect((await store.search(['a'], 'booked', 5)).map(hit => hit.text)).toEqual(['Pool cars are booked online.'])
+      expect((await store.searchVectors(['a'], 'fake-embed', vectorOf('automobile'), 5)).map(hit => hit.text)).toEqual(['Pool cars are booked online.'])
+      expect(await store.readPassages('policy', 0, 10)).toEqual([{ id: 'policy:0', documentId: 'policy', baseId: 'a', seq: 0, text: 'Pool cars are booked online.' }])
+      await store.close()
+    })
+
+    it('keeps a document\'s passages in order across many, and reads them from a place', async () => {
+      const store = open()
+      await store.saveBase(baseOf('a', 'ann'))
+      await store.saveDocument(documentOf('long', 'a'))
+      await store.claimIndexing('long', 'hash-long', 'me', T + 10_000, T)
+      const passages = Array.from({ length: 250 }, (_, index) => ({ text: `Passage number ${index} about ${index % 2 ? 'trains' : 'meals'}.`, page: 1 + Math.floor(index / 10) }))
+      expect(await store.finishIndexing('long', 'hash-long', 'me', { status: 'ready', passages, pages: 25 }, T)).toBe(true)
+      expect(await store.getBase('a')).toMatchObject({ documents: 1, passages: 250 })
+      const read = await store.readPassages('long', 120, 50)
+      expect(read.map(passage => passage.seq)).toEqual(Array.from({ length: 50 }, (_, index) => 120 + index))
+      expect(read[0]).toMatchObject({ text: 'Passage number 120 about meals.', page: 13 })
+      expect(await store.search(['a'], 'trains', 4)).toHaveLength(4)
       await store.close()
     })
 

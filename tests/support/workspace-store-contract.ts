@@ -35,6 +35,17 @@ export function describeWorkspaceStoreContract(name: string, open: () => Workspa
       expect(Buffer.from(read!.bytes).equals(Buffer.from(large))).toBe(true)
     })
 
+    it('keeps only a view\'s own bytes (a Node Buffer is a window on a larger shared buffer)', async () => {
+      store = open()
+      const pooled = Buffer.from('just these bytes')
+      const window = new Uint8Array(new TextEncoder().encode('before|the middle|after').buffer, 7, 10)
+      expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.byteLength)
+      await store.writeFile({ workspaceId: 'thread:v', userId: 'u3', path: 'pooled.txt', bytes: pooled })
+      await store.writeFile({ workspaceId: 'thread:v', userId: 'u3', path: 'window.txt', bytes: window })
+      expect(new TextDecoder().decode((await store.readFile('thread:v', 'pooled.txt'))!.bytes)).toBe('just these bytes')
+      expect(new TextDecoder().decode((await store.readFile('thread:v', 'window.txt'))!.bytes)).toBe('the middle')
+    })
+
     it('deletes one file, a workspace, and a person\'s files everywhere', async () => {
       store = open()
       for (const [workspaceId, userId, path] of [['thread:a', 'u1', 'a.txt'], ['thread:a', 'u1', 'b.txt'], ['thread:b', 'u1', 'c.txt'], ['thread:c', 'u2', 'd.txt']] as const) {

@@ -7,7 +7,6 @@
  */
 import type { ServerConfig } from '../config/server-config'
 import type { AppStores } from '../stores'
-import { createMemoryKnowledgeStore } from '../stores/knowledge/memory'
 import { KnowledgeBases } from '../knowledge/knowledge-bases'
 import { KnowledgeIndexer } from '../knowledge/indexer'
 import { createEmbedder } from '../knowledge/embeddings'
@@ -35,9 +34,8 @@ export interface KnowledgeParts {
 export function createKnowledge(config: ServerConfig, stores: Pick<AppStores, 'knowledge' | 'workspaces' | 'threads' | 'limiterFor'>, parts: KnowledgeParts): RuntimeKnowledge {
   const { groupsOf, logger } = parts
   const settings = config.knowledge
-  // Without a store of its own (Convex, for now) knowledge is off: an empty store is never written, only refused before.
-  const enabled = settings.enabled && stores.knowledge !== undefined
-  const store = stores.knowledge ?? createMemoryKnowledgeStore()
+  const enabled = settings.enabled
+  const store = stores.knowledge
   let indexer: KnowledgeIndexer | undefined
   // Web pages come through web_fetch's guard, counted with the person's web requests.
   const pages = config.tools.web.fetch ? { fetch: guardedPageFetcher(config.tools.web, webRequestLimiter(config.tools.web, stores.limiterFor)), denial: parts.internetDenial } : undefined

@@ -5,6 +5,7 @@
 import type { KnowledgeStore } from './knowledge/knowledge-store'
 import { createMemoryKnowledgeStore } from './knowledge/memory'
 import { createSqliteKnowledgeStore } from './knowledge/sqlite'
+import { createConvexKnowledgeStore } from './knowledge/convex'
 import { join } from 'node:path'
 import type { ServerConfig } from '../config/server-config'
 import { createConvexJobStore } from './jobs/convex'
@@ -64,8 +65,8 @@ export interface AppStores {
   settings: SettingsStore
   /** Each principal's daily usage, for budgets. */
   usage: UsageLedger
-  /** Knowledge bases, their documents and passages (not on Convex yet: there knowledge bases are off). */
-  knowledge?: KnowledgeStore
+  /** Knowledge bases, their documents and passages. */
+  knowledge: KnowledgeStore
   /** Where rate-limit counters live: shared by every instance on Convex, else this process's memory. */
   limiterFor: LimiterFactory
   /** With sqlite: the file's free pages, given back in small steps (Convex frees its own). */
@@ -83,7 +84,7 @@ export function openStores(config: ServerConfig): AppStores {
     workflows: withWorkflowQuota(stores.workflows, config.limits),
     ...accountStoresOf(accounts),
     close: async () => {
-      await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), stores.workflowRuns.close(), stores.workspaces.close(), stores.knowledge?.close(), accounts.close()])
+      await Promise.all([stores.jobs.close(), stores.threads.close(), stores.workflows.close(), stores.workflowRuns.close(), stores.workspaces.close(), stores.knowledge.close(), accounts.close()])
       stores.space?.close()
     },
   }
@@ -108,7 +109,7 @@ function openBackend(config: ServerConfig): Backend {
     case 'convex': {
       const client = createConvexHttpClient({ url: config.convex.url, timeoutMs: config.convex.requestTimeoutMs })
       const secret = config.convex.serverSecret
-      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs, pulseMs: config.convex.pulseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), workflowRuns: createConvexWorkflowRunStore({ client, secret }), workspaces: createConvexWorkspaceStore({ client, secret }), accounts: withAccountCache(createConvexAccountBackend({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
+      return { jobs: createConvexJobStore({ client, secret, leaseMs: config.convex.leaseMs, pulseMs: config.convex.pulseMs }), threads: createConvexThreadStore({ client, secret }), workflows: createConvexWorkflowStore({ client, secret }), workflowRuns: createConvexWorkflowRunStore({ client, secret }), workspaces: createConvexWorkspaceStore({ client, secret }), knowledge: createConvexKnowledgeStore({ client, secret }), accounts: withAccountCache(createConvexAccountBackend({ client, secret }), CONVEX_ACCOUNT_CACHE_MS), limiterFor: convexLimiters(client, secret) }
     }
   }
 }

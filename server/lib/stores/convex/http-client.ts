@@ -38,5 +38,6 @@ export function createConvexHttpClient(options: ConvexClientOptions): ConvexFunc
   return {
     query: (query, ...args) => client.query(query, ...args),
     mutation: (mutation, ...args) => client.mutation(mutation, args[0] as never, { skipQueue: true }),
+    action: (action, ...args) => client.action(action, ...args),
   }
 }

@@ -21,6 +21,7 @@ import { splitWorkflowState } from '../../../../shared/workflow-state-parts'
 export interface ConvexFunctionClient {
   query<Query extends FunctionReference<'query'>>(query: Query, ...args: OptionalRestArgs<Query>): Promise<FunctionReturnType<Query>>
   mutation<Mutation extends FunctionReference<'mutation'>>(mutation: Mutation, ...args: OptionalRestArgs<Mutation>): Promise<FunctionReturnType<Mutation>>
+  action<Action extends FunctionReference<'action'>>(action: Action, ...args: OptionalRestArgs<Action>): Promise<FunctionReturnType<Action>>
 }
 
 /** Options of the Convex store. */

@@ -1,17 +1,14 @@
 /** Knowledge bases in this process's memory (tests, and the `memory` backend): BM25 over the passages of the bases searched. */
 import type { KnowledgeBase, KnowledgeDocument, KnowledgeHit, KnowledgePassage } from '../../../../shared/types/knowledge'
-import { foldText } from '../../../../shared/search-terms'
 import type { KnowledgeStore, KnowledgeUsage, PassageVectors, StoredKnowledgeBase } from './knowledge-store'
 import { dot } from './vector-math'
-import { knowledgeSearchWords, stemOf } from './search-words'
+import { knowledgeSearchWords, searchStems, stemOf } from './search-words'
 
 interface Lease { holder: string, until: number }
 
 /** BM25's usual constants. */
 const K1 = 1.2
 const B = 0.75
-
-const stemsOf = (text: string) => (foldText(text).match(/[\p{L}\p{N}]+/gu) ?? []).map(stemOf)
 
 export function createMemoryKnowledgeStore(): KnowledgeStore {
   const bases = new Map<string, KnowledgeBase>()
@@ -101,7 +98,7 @@ export function createMemoryKnowledgeStore(): KnowledgeStore {
       const wanted = new Set(knowledgeSearchWords(query).map(stemOf))
       if (wanted.size === 0 || baseIds.length === 0) return []
       const searched = new Set(baseIds)
-      const candidates = [...documents.values()].filter(document => searched.has(document.baseId)).flatMap(document => (passages.get(document.id) ?? []).map(passage => ({ passage, document, stems: stemsOf(`${passage.heading ?? ''} ${passage.text}`) })))
+      const candidates = [...documents.values()].filter(document => searched.has(document.baseId)).flatMap(document => (passages.get(document.id) ?? []).map(passage => ({ passage, document, stems: searchStems(`${passage.heading ?? ''} ${passage.text}`) })))
       if (candidates.length === 0) return []
       const averageLength = candidates.reduce((sum, candidate) => sum + candidate.stems.length, 0) / candidates.length
       const holding = new Map<string, number>()

@@ -32,3 +32,8 @@ export function knowledgeFtsQuery(words: readonly string[]): string {
 export function stemOf(word: string): string {
   return stemmer(word)
 }
+
+/** The Porter stems of every word of `text`, folded: what a passage is searched by where the engine does not stem (memory, Convex). */
+export function searchStems(text: string): string[] {
+  return (foldText(text).match(/[\p{L}\p{N}]+/gu) ?? []).map(word => stemOf(word.slice(0, MAX_WORD_CHARS)))
+}

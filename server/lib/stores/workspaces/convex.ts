@@ -37,8 +37,9 @@ export function createConvexWorkspaceStore(options: { client: ConvexFunctionClie
       const blobId = crypto.randomUUID()
       let chunks = 0
       for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) {
-        const piece = bytes.slice(offset, offset + CHUNK_BYTES)
-        await client.mutation(api.workspaces.putChunk, { secret, workspaceId, blobId, index: chunks++, bytes: piece.buffer })
+        // A copy of just these bytes: `bytes` may be a view of a larger buffer (a Node Buffer from its pool), whose `.buffer` is all of it.
+        const piece = bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + Math.min(offset + CHUNK_BYTES, bytes.byteLength))
+        await client.mutation(api.workspaces.putChunk, { secret, workspaceId, blobId, index: chunks++, bytes: piece as ArrayBuffer })
       }
       return client.mutation(api.workspaces.commit, { secret, workspaceId, userId, path, size: bytes.byteLength, blobId, chunks, now })
     },
