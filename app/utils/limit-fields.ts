@@ -10,6 +10,9 @@ export const LIMIT_FIELDS: ReadonlyArray<{ key: keyof RoleLimits, label: string,
   { key: 'maxOutputTokens', label: 'maxOutputTokens', hint: 'noLimit' },
   { key: 'workflowModelCalls', label: 'workflowModelCalls', hint: 'workflowModelCallsHint' },
   { key: 'workflowSteps', label: 'workflowSteps', hint: 'workflowStepsHint' },
+  { key: 'knowledgeDocuments', label: 'knowledgeDocuments', hint: 'knowledgeOwned' },
+  { key: 'knowledgeMegabytes', label: 'knowledgeMegabytes', hint: 'knowledgeOwned' },
+  { key: 'knowledgePassages', label: 'knowledgePassages', hint: 'knowledgePassagesHint' },
 ]
 
 /** The limits a form's fields hold (text from inputs), as the API takes them: only those filled in. */

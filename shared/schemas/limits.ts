@@ -14,6 +14,9 @@ export const roleLimitsPatch = z.object({
   maxOutputTokens: count(10_000_000),
   workflowModelCalls: count(100_000).min(1, 'must be at least 1'),
   workflowSteps: count(100_000).min(1, 'must be at least 1'),
+  knowledgeDocuments: count(1_000_000).min(1, 'must be at least 1'),
+  knowledgeMegabytes: count(1_000_000).min(1, 'must be at least 1'),
+  knowledgePassages: count(100_000_000).min(1, 'must be at least 1'),
 }).partial().strict()
 
 /** The body of `PUT /api/admin/limits`: changes per role (a role left out keeps its defaults). */

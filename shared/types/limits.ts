@@ -19,6 +19,12 @@ export interface RoleLimits {
   workflowModelCalls: number
   /** Steps one workflow run may run at most, loops' iterations and child workflows' steps counted (each step × attempts). */
   workflowSteps: number
+  /** Documents one person may keep in the knowledge bases they own (whoever added them). */
+  knowledgeDocuments: number
+  /** Megabytes (MiB) of documents one person may keep in the knowledge bases they own. */
+  knowledgeMegabytes: number
+  /** Passages (about a thousand characters each) one person's documents may be cut into, in all. */
+  knowledgePassages: number
 }
 
 /** Every role's limits. */

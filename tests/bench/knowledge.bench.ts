@@ -44,7 +44,7 @@ describe('knowledge bases', () => {
     const store = createSqliteKnowledgeStore({ path: join(dir, 'or3.sqlite') })
     try {
       let indexer: KnowledgeIndexer
-      const knowledge = new KnowledgeBases(store, createMemoryWorkspaceStore(), { enabled: true, fileBytes: 50e6, bytesPerPerson: 1e9, documentsPerPerson: 1e5, basesPerPerson: 10 }, async () => [], () => indexer.nudge())
+      const knowledge = new KnowledgeBases(store, createMemoryWorkspaceStore(), { enabled: true, fileBytes: 50e6, basesPerPerson: 10, perOwner: async () => ({ documents: 1e5, bytes: 1e9, passages: 1e8 }) }, async () => [], () => indexer.nudge())
       indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { parseTimeoutMs: 120_000, parseMemoryMb: 512, passagesPerDocument: 20_000, leaseMs: 30_000 })
       const manual = await knowledge.create('bench', { name: 'Manual' })
       const pages = Array.from({ length: 300 }, (_, index) => Array.from({ length: 30 }, () => sentence(9)).join('\n') + `\nPage ${index + 1}`)

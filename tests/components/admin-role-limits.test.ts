@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import AdminRoleLimits from '../../app/components/AdminRoleLimits.vue'
 import type { RoleLimits, RoleLimitsView } from '../../shared/types/limits'
 
-const role = (models: string, dailyTokens: number): RoleLimits => ({ models, jobsAtOnce: 5, jobStartsPerMinute: 20, dailyTokens, dailyCost: 0, maxOutputTokens: 16_384, workflowModelCalls: 200, workflowSteps: 1_000 })
+const role = (models: string, dailyTokens: number): RoleLimits => ({ models, jobsAtOnce: 5, jobStartsPerMinute: 20, dailyTokens, dailyCost: 0, maxOutputTokens: 16_384, workflowModelCalls: 200, workflowSteps: 1_000, knowledgeDocuments: 1_000, knowledgeMegabytes: 200, knowledgePassages: 200_000 })
 const defaults = { admin: role('*', 0), user: role('*', 2_000_000), guest: role('or3/offline-demo', 200_000) }
 const view: RoleLimitsView = { defaults, overrides: { user: { dailyTokens: 500_000 } }, effective: { ...defaults, user: role('*', 500_000) } }
 

@@ -31,6 +31,8 @@ export interface IndexerSettings {
   embedder?: Embedder
   /** Waits before the second and third embedding try (tests shorten them). */
   embeddingRetryMs?: readonly number[]
+  /** Why a document cut into `count` passages may not be kept (its owner's passages limit), or undefined. */
+  passagesRefusal?: (document: KnowledgeDocument, count: number) => Promise<string | undefined>
 }
 
 /** Waits before the second and third try of an embedding request. */
@@ -164,6 +166,8 @@ export class KnowledgeIndexer {
       const passages = passagesOf(read)
       if (passages.length === 0) return { status: 'failed' as const, error: 'No text was found in it (a scanned PDF has images, not text).' }
       if (passages.length > passagesPerDocument) return { status: 'failed' as const, error: `It has more than ${passagesPerDocument.toLocaleString('en')} passages, more than one document may hold. Split it into parts.` }
+      const refusal = await this.settings.passagesRefusal?.(document, passages.length)
+      if (refusal) return { status: 'failed' as const, error: refusal }
       const vectors = await this.embed(document, passages.map(passage => passage.heading ? `${passage.heading}\n${passage.text}` : passage.text))
       if (vectors === STOPPED) return undefined
       return { status: 'ready' as const, passages, ...(read.kind === 'pages' ? { pages: read.pages.length } : {}), ...(vectors ? { vectors } : {}) }

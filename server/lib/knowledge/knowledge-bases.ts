@@ -15,18 +15,31 @@ import { workspacePath } from '../tools/workspace/paths'
 import { createHash } from 'node:crypto'
 import { KNOWLEDGE_DESCRIPTION_MAX, KNOWLEDGE_FILE_TYPES, KNOWLEDGE_NAME_MAX, type KnowledgeBaseView, type KnowledgeFileType, type KnowledgeDocument, type KnowledgeDocumentView, type KnowledgeHit, type KnowledgeList, type KnowledgeShare } from '../../../shared/types/knowledge'
 import { RefusalError } from '../domain-error'
+import type { RoleLimits } from '../../../shared/types/limits'
 import type { KnowledgeStore, StoredKnowledgeBase } from '../stores/knowledge/knowledge-store'
 import type { WorkspaceStore } from '../stores/workspaces/workspace-store'
 import { knowledgeFileTypeOf } from './read-document'
 import { passageLink, sourceOf } from './passage-links'
 import { PassageSearch } from './passage-search'
 
+/** What one person may keep in the bases they own (their role's knowledge limits, or more from a group of theirs). */
+export interface KnowledgeOwnerLimits {
+  documents: number
+  bytes: number
+  passages: number
+}
+
+/** The knowledge limits among a person's limits. */
+export function knowledgeLimitsOf(limits: Pick<RoleLimits, 'knowledgeDocuments' | 'knowledgeMegabytes' | 'knowledgePassages'>): KnowledgeOwnerLimits {
+  return { documents: limits.knowledgeDocuments, bytes: limits.knowledgeMegabytes * 1024 * 1024, passages: limits.knowledgePassages }
+}
+
 export interface KnowledgeLimits {
   enabled: boolean
   fileBytes: number
-  bytesPerPerson: number
-  documentsPerPerson: number
   basesPerPerson: number
+  /** What the owner of a base may keep. */
+  perOwner: (ownerId: string) => Promise<KnowledgeOwnerLimits>
   /** Passages searched with a question and put into its instructions (0: none). */
   passagesUpFront?: number
 }
@@ -139,6 +152,19 @@ export class KnowledgeBases {
   }
 
   /**
+   * Why a version of `document` cut into `count` passages may not be kept: its owner would pass the
+   * passages their role and groups allow (its earlier version's passages, replaced, not counted).
+   * Checked when its indexing has cut it, before it is embedded.
+   */
+  async passagesRefusal(document: KnowledgeDocument, count: number): Promise<string | undefined> {
+    const base = await this.store.getBase(document.baseId)
+    if (!base) return undefined
+    const [usage, owner] = await Promise.all([this.store.usage(base.ownerId), this.limits.perOwner(base.ownerId)])
+    if (usage.passages - document.passages + count <= owner.passages) return undefined
+    return `It has ${count.toLocaleString('en')} passages; with them the owner of this base would keep more than the ${owner.passages.toLocaleString('en')} passages their role and groups allow. Delete some documents, then add it again.`
+  }
+
+  /**
    * Adds a file to a base, to be indexed in the background. A file of a name the base has is a new
    * version of that document (the same bytes again change nothing and are not indexed again).
    */
@@ -152,9 +178,10 @@ export class KnowledgeBases {
     const contentHash = createHash('sha256').update(file.bytes).digest('hex')
     const existing = (await this.store.listDocuments(baseId)).find(document => document.name === name)
     if (existing?.contentHash === contentHash && existing.status !== 'failed') return { document: existing, changed: false }
-    const usage = await this.store.usage(base.ownerId)
-    if (!existing && usage.documents >= this.limits.documentsPerPerson) throw new RefusalError(`The owner of this base keeps ${usage.documents} documents, the most one person may. Delete some first.`, 409)
-    if (usage.bytes - (existing?.bytes ?? 0) + file.bytes.byteLength > this.limits.bytesPerPerson) throw new RefusalError(`This would take the owner of this base past the ${megabytes(this.limits.bytesPerPerson)} of documents one person may keep. Delete some first.`, 409)
+    const [usage, owner] = await Promise.all([this.store.usage(base.ownerId), this.limits.perOwner(base.ownerId)])
+    if (!existing && usage.documents >= owner.documents) throw new RefusalError(`The owner of this base keeps ${usage.documents.toLocaleString('en')} documents, the most their role and groups allow. Delete some first.`, 409)
+    if (usage.bytes - (existing?.bytes ?? 0) + file.bytes.byteLength > owner.bytes) throw new RefusalError(`This would take the owner of this base past the ${megabytes(owner.bytes)} of documents their role and groups allow. Delete some first.`, 409)
+    if (usage.passages - (existing?.passages ?? 0) >= owner.passages) throw new RefusalError(`The owner of this base keeps ${usage.passages.toLocaleString('en')} passages, the most their role and groups allow. Delete some documents first.`, 409)
     const now = this.now()
     const document: KnowledgeDocument = {
       id: existing?.id ?? `kd-${crypto.randomUUID()}`,

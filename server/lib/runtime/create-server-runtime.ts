@@ -182,7 +182,8 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   // Memory: what the model keeps about a person who turned it on (remember, recall, forget).
   const memories = registerMemory(stores.settings, config.tools.memory, { principalOf: userId => accounts.policyPrincipal(userId), accessFor: principal => toolPolicy.accessFor(principal) })
   // Knowledge bases: documents indexed in the background, searched by `search_knowledge` in the conversations they are attached to.
-  const { knowledge, indexer: knowledgeIndexer, basesOf } = createKnowledge(config, stores, { groupsOf: async userId => (await accounts.policyPrincipal(userId)).groups ?? [], internetDenial, logger: consola.withTag('knowledge') })
+  const ownerLimits = async (ownerId: string) => accounts.limits.forRole((await accounts.policyPrincipal(ownerId)).role, ownerId)
+  const { knowledge, indexer: knowledgeIndexer, basesOf } = createKnowledge(config, stores, { groupsOf: async userId => (await accounts.policyPrincipal(userId)).groups ?? [], ownerLimits, internetDenial, logger: consola.withTag('knowledge') })
 
   const workflowSteers = new WorkflowSteers(stores.threads.queue, stores.jobs)
   const { sseBatching } = config.backgroundJobs

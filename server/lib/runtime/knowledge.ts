@@ -7,7 +7,8 @@
  */
 import type { ServerConfig } from '../config/server-config'
 import type { AppStores } from '../stores'
-import { KnowledgeBases } from '../knowledge/knowledge-bases'
+import { KnowledgeBases, knowledgeLimitsOf } from '../knowledge/knowledge-bases'
+import type { RoleLimits } from '../../../shared/types/limits'
 import { KnowledgeIndexer } from '../knowledge/indexer'
 import { createEmbedder } from '../knowledge/embeddings'
 import { PassageSearch } from '../knowledge/passage-search'
@@ -26,6 +27,8 @@ export interface RuntimeKnowledge {
 /** What the knowledge bases need of the rest of the runtime. */
 export interface KnowledgeParts {
   groupsOf: (userId: string) => Promise<readonly string[]>
+  /** A base owner's limits (their role's, or more from their groups): what they may keep is among them. */
+  ownerLimits: (ownerId: string) => Promise<RoleLimits>
   /** Why a person may not reach the internet (the tool policy on `capability:internet_access`), or undefined. */
   internetDenial: (userId: string) => Promise<string | undefined>
   logger: { warn: (message: string, ...rest: unknown[]) => void, info: (message: string, ...rest: unknown[]) => void }
@@ -47,8 +50,8 @@ export function createKnowledge(config: ServerConfig, stores: Pick<AppStores, 'k
     ? createReranker({ baseUrl: settings.rerankBaseUrl || settings.embeddingsBaseUrl || config.openrouter.baseUrl, apiKey: settings.rerankApiKey || settings.embeddingsApiKey || config.openrouter.apiKey, model: settings.rerankModel, timeoutMs: settings.rerankTimeoutMs })
     : undefined
   const search = new PassageSearch(store, embedder, message => logger.warn(message), reranker ? { reranker, candidates: settings.rerankCandidates } : undefined)
-  const knowledge = new KnowledgeBases(store, stores.workspaces, { ...settings, enabled }, groupsOf, () => indexer?.nudge(), { pages, search })
-  indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...settings, leaseMs: settings.indexLeaseMs, embedder }, logger)
+  const knowledge = new KnowledgeBases(store, stores.workspaces, { ...settings, enabled, perOwner: async ownerId => knowledgeLimitsOf(await parts.ownerLimits(ownerId)) }, groupsOf, () => indexer?.nudge(), { pages, search })
+  indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...settings, leaseMs: settings.indexLeaseMs, embedder, passagesRefusal: (document, count) => knowledge.passagesRefusal(document, count) }, logger)
   const basesOf = async (userId: string, threadId: string) => {
     if (!enabled) return []
     const thread = await stores.threads.getThread(threadId)

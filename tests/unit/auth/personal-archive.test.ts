@@ -22,7 +22,7 @@ async function setUp() {
   const workspaces = new Workspaces(createMemoryWorkspaceStore(), { bytesPerUser: 1e6, filesPerUser: 100, fileBytes: 1e5 })
   const userTools = new UserTools(accounts)
   const memories = new Memories(accounts, { enabled: true, perPerson: 10, promptChars: 1_000 })
-  const knowledge = new KnowledgeBases(createMemoryKnowledgeStore(), createMemoryWorkspaceStore(), { enabled: true, fileBytes: 1e6, bytesPerPerson: 1e7, documentsPerPerson: 10, basesPerPerson: 5 }, async () => [])
+  const knowledge = new KnowledgeBases(createMemoryKnowledgeStore(), createMemoryWorkspaceStore(), { enabled: true, fileBytes: 1e6, basesPerPerson: 5, perOwner: async () => ({ documents: 10, bytes: 1e7, passages: 1e5 }) }, async () => [])
   const ann = (await accounts.createAccount({ name: 'Ann', passwordHash: 'x', role: 'user' }))!
   const bob = (await accounts.createAccount({ name: 'Bob', passwordHash: 'x', role: 'user' }))!
   for (const [who, words] of [[ann.id, 'sailing'], [bob.id, 'gardening']] as const) {

@@ -47,7 +47,7 @@ describe('runtime config', () => {
       breakGlassAdmin: '',
     })
     expect(config.limits).toMatchObject({ jobContentChars: 1_000_000, workflowStepChars: 200_000, threadsPerUser: 1_000, messagesPerThread: 1_000, workflowsPerUser: 200, jobStartsPerIpPerMinute: 60, bodyBytesInFlightPerIp: 48 * 1024 * 1024, bodyBytesInFlight: 512 * 1024 * 1024, fairShare: 0.5, trustProxy: false })
-    expect(config.limits.roles.guest).toEqual({ models: 'or3/offline-demo', jobsAtOnce: 2, jobStartsPerMinute: 10, dailyTokens: 200_000, dailyCost: 0, maxOutputTokens: 4_096, workflowModelCalls: 50, workflowSteps: 100 })
+    expect(config.limits.roles.guest).toEqual({ models: 'or3/offline-demo', jobsAtOnce: 2, jobStartsPerMinute: 10, dailyTokens: 200_000, dailyCost: 0, maxOutputTokens: 4_096, workflowModelCalls: 50, workflowSteps: 100, knowledgeDocuments: 20, knowledgeMegabytes: 10, knowledgePassages: 5_000 })
     expect(config.csrf).toEqual({ allowedOrigins: '' })
     expect(config.dataDir).toBe('.data')
     expect(config.public).toEqual({

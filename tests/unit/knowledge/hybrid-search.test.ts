@@ -135,7 +135,7 @@ describe('reciprocal rank fusion', () => {
 })
 
 const HANDBOOK = '# Handbook\n\n## Fleet\n\nCompany cars are booked through the fleet desk on the second floor.\n\n## Expenses\n\nMeals are refunded up to 40 euros a day.\n\n## Time off\n\nEveryone has 25 vacation days a year.'
-const LIMITS = { enabled: true, fileBytes: 1_000_000, bytesPerPerson: 2_000_000, documentsPerPerson: 5, basesPerPerson: 3 }
+const LIMITS = { enabled: true, fileBytes: 1_000_000, basesPerPerson: 3, perOwner: async () => ({ documents: 5, bytes: 2_000_000, passages: 100_000 }) }
 const INDEXING = { parseTimeoutMs: 30_000, parseMemoryMb: 128, passagesPerDocument: 1_000, leaseMs: 10_000, embeddingRetryMs: [0, 0] }
 
 for (const [name, openStore] of [['memory', () => createMemoryKnowledgeStore()], ['sqlite', () => createSqliteKnowledgeStore({ path: join(mkdtempSync(join(tmpdir(), 'or3-hybrid-')), 'app.sqlite') })]] as const) {

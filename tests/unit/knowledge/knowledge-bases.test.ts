@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { KnowledgeBases } from '../../../server/lib/knowledge/knowledge-bases'
+import { KnowledgeBases, type KnowledgeOwnerLimits } from '../../../server/lib/knowledge/knowledge-bases'
 import { KnowledgeIndexer } from '../../../server/lib/knowledge/indexer'
 import { searchKnowledgeTool, withKnowledgeBases, withKnowledgeGate } from '../../../server/lib/knowledge/knowledge-tool'
 import { createMemoryKnowledgeStore } from '../../../server/lib/stores/knowledge/memory'
@@ -7,7 +7,7 @@ import { createMemoryWorkspaceStore } from '../../../server/lib/stores/workspace
 import type { ToolAccessCheck } from '../../../server/lib/tools/policy/tool-policy'
 import { docxOf, pdfOf } from '../../support/documents'
 
-const LIMITS = { enabled: true, fileBytes: 1_000_000, bytesPerPerson: 2_000_000, documentsPerPerson: 5, basesPerPerson: 3 }
+const LIMITS = { enabled: true, fileBytes: 1_000_000, basesPerPerson: 3, perOwner: async () => ({ documents: 5, bytes: 2_000_000, passages: 100_000 }) }
 const INDEXING = { parseTimeoutMs: 30_000, parseMemoryMb: 128, passagesPerDocument: 1_000, leaseMs: 10_000 }
 const text = (value: string) => new TextEncoder().encode(value)
 const HANDBOOK = '# Handbook\n\n## Travel\n\nBook trains for any trip under 500 km.\n\n## Expenses\n\nMeals are refunded up to 40 euros a day.'
@@ -95,6 +95,36 @@ describe('knowledge bases', () => {
     await knowledge.create('ann', { name: 'Three' })
     await expect(knowledge.create('ann', { name: 'Four' })).rejects.toMatchObject({ statusCode: 409 })
     expect((await knowledge.addDocument('ann', base.id, { name: '../../etc/n0.txt', bytes: text('note 0') })).changed).toBe(false)
+  })
+
+  it('counts what a base holds against its owner\'s limits (their role\'s, or a group\'s larger ones), passages when a document is cut', async () => {
+    const allowed: Record<string, KnowledgeOwnerLimits> = { ann: { documents: 2, bytes: 1_000_000, passages: 3 }, bob: { documents: 100, bytes: 1_000_000, passages: 1_000 } }
+    const store = createMemoryKnowledgeStore()
+    let indexer: KnowledgeIndexer
+    const knowledge = new KnowledgeBases(store, createMemoryWorkspaceStore(), { ...LIMITS, perOwner: async owner => allowed[owner]! }, async userId => (userId === 'bob' ? ['Sales'] : []), () => indexer.nudge())
+    indexer = new KnowledgeIndexer(store, document => knowledge.readFile(document), { ...INDEXING, passagesRefusal: (document, count) => knowledge.passagesRefusal(document, count) })
+    const base = await knowledge.create('ann', { name: 'Shared', sharedWith: [{ group: 'Sales', access: 'edit' }] })
+    await knowledge.addDocument('ann', base.id, { name: 'a.md', bytes: text('# A\n\nThe first note.') })
+    // Bob adds to Ann's base: it counts against Ann, not Bob.
+    await knowledge.addDocument('bob', base.id, { name: 'b.md', bytes: text('# B\n\nThe second note.') })
+    await expect(knowledge.addDocument('bob', base.id, { name: 'c.md', bytes: text('# C\n\nOne too many.') })).rejects.toMatchObject({ statusCode: 409, message: expect.stringContaining('their role and groups allow') })
+    await indexer.whenIdle()
+
+    // A group of Ann's gives more documents (taken at once); her passages stay at 3.
+    allowed.ann = { ...allowed.ann!, documents: 10 }
+    const long = text('# Long\n\n## One\n\nFirst part.\n\n## Two\n\nSecond part.\n\n## Three\n\nThird part.')
+    const { document } = await knowledge.addDocument('bob', base.id, { name: 'long.md', bytes: long })
+    await indexer.whenIdle()
+    expect(await store.getDocument(document.id)).toMatchObject({ status: 'failed', passages: 0, error: expect.stringMatching(/^It has 3 passages; with them the owner of this base would keep more than the 3 passages their role and groups allow/) })
+    expect((await store.usage('ann')).passages).toBe(2)
+    // More passages allowed: the same file again is indexed.
+    allowed.ann = { ...allowed.ann!, passages: 10 }
+    expect((await knowledge.addDocument('bob', base.id, { name: 'long.md', bytes: long })).changed).toBe(true)
+    await indexer.whenIdle()
+    expect(await store.getDocument(document.id)).toMatchObject({ status: 'ready', passages: 3 })
+    // At the limit, nothing more is added until documents go.
+    allowed.ann = { ...allowed.ann!, passages: 5 }
+    await expect(knowledge.addDocument('ann', base.id, { name: 'd.md', bytes: text('# D\n\nMore.') })).rejects.toMatchObject({ statusCode: 409, message: expect.stringContaining('passages') })
   })
 
   it('picks up, after a crash, a document whose indexer died, and indexes it once', async () => {
