@@ -192,6 +192,29 @@ describe('knowledge bases', () => {
     expect((await bob.fetch(`/api/knowledge/${handbook.id}`, { method: 'DELETE' })).status).toBe(403)
   }, 120_000)
 
+  it('counts documents against their owner\'s limits: the role\'s, or more from a group of theirs, with where each comes from', async () => {
+    const json = (body: unknown) => ({ method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const bobId = (await admin.json<Array<{ id: string, name: string }>>('/api/admin/users')).find(user => user.name === 'Bob')!.id
+    expect((await admin.fetch('/api/admin/limits', json({ user: { knowledgeDocuments: 1 } }))).status).toBe(200)
+    try {
+      const base = await (await bob.post('/api/knowledge', { name: 'Bob notes' })).json() as KnowledgeBaseView
+      expect((await upload(bob, base.id, 'one.txt', encode('The first note.'))).status).toBe(202)
+      const refused = await upload(bob, base.id, 'two.txt', encode('The second note.'))
+      expect(refused.status).toBe(409)
+      expect(await refused.text()).toContain('the most their role and groups allow')
+      // Sales (Bob's group) gives three.
+      expect((await admin.fetch('/api/admin/groups/Sales', json({ limits: { knowledgeDocuments: 3, knowledgePassages: 500_000 } }))).status).toBe(200)
+      await expect.poll(async () => (await upload(bob, base.id, 'two.txt', encode('The second note.'))).status, { timeout: 15_000 }).toBe(202)
+      const view = await admin.json<{ limits: { knowledgeDocuments: number }, sources: Record<string, string> }>(`/api/admin/users/${bobId}/groups`)
+      expect(view.limits.knowledgeDocuments).toBe(3)
+      expect(view.sources).toMatchObject({ knowledgeDocuments: 'group:Sales', knowledgePassages: 'group:Sales', knowledgeMegabytes: 'role:user' })
+      expect((await bob.fetch(`/api/knowledge/${base.id}`, { method: 'DELETE' })).status).toBe(204)
+    } finally {
+      await admin.fetch('/api/admin/limits', json({}))
+      await admin.fetch('/api/admin/groups/Sales', json({}))
+    }
+  }, 60_000)
+
   it('does not index the same file again, and indexes a changed one once', async () => {
     const base = await (await ann.post('/api/knowledge', { name: 'Notes' })).json() as KnowledgeBaseView
     expect((await upload(ann, base.id, 'office.txt', encode('The office opens at eight.'))).status).toBe(202)
