@@ -28,6 +28,8 @@ export interface GroupMembership {
   manual: string[]
   /** From the identity provider's groups claim at the last sign-in. */
   provider: string[]
+  /** Given by the identity provider's provisioning (SCIM). */
+  scim: string[]
 }
 
 /** A person's limits with where each comes from: the role, or the group that gives more. */

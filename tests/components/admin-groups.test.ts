@@ -22,7 +22,7 @@ describe('the groups form', () => {
         return groups.at(-1)
       }
       if (url === '/api/admin/users/u1/groups') {
-        return { membership: { manual: ['research'], provider: ['staff'] }, groups: ['research'], limits: { models: '*', jobsAtOnce: 3, jobStartsPerMinute: 10, dailyTokens: 0, dailyCost: 0, maxOutputTokens: 0, workflowModelCalls: 50, workflowSteps: 100, knowledgeDocuments: 1_000, knowledgeMegabytes: 200, knowledgePassages: 200_000 }, sources: { models: 'group:research', jobsAtOnce: 'role:user', jobStartsPerMinute: 'role:user', dailyTokens: 'role:user', dailyCost: 'role:user', maxOutputTokens: 'role:user', workflowModelCalls: 'role:user', workflowSteps: 'role:user', knowledgeDocuments: 'role:user', knowledgeMegabytes: 'group:research', knowledgePassages: 'role:user' } }
+        return { membership: { manual: ['research'], provider: ['staff'], scim: ['ops'] }, groups: ['research'], limits: { models: '*', jobsAtOnce: 3, jobStartsPerMinute: 10, dailyTokens: 0, dailyCost: 0, maxOutputTokens: 0, workflowModelCalls: 50, workflowSteps: 100, knowledgeDocuments: 1_000, knowledgeMegabytes: 200, knowledgePassages: 200_000 }, sources: { models: 'group:research', jobsAtOnce: 'role:user', jobStartsPerMinute: 'role:user', dailyTokens: 'role:user', dailyCost: 'role:user', maxOutputTokens: 'role:user', workflowModelCalls: 'role:user', workflowSteps: 'role:user', knowledgeDocuments: 'role:user', knowledgeMegabytes: 'group:research', knowledgePassages: 'role:user' } }
       }
       throw new Error(`unexpected ${url}`)
     })
@@ -39,6 +39,7 @@ describe('the groups form', () => {
     wrapper.findComponent({ name: 'Select' }).vm.$emit('update:modelValue', 'u1')
     await flushPromises()
     expect(wrapper.find('[data-testid=provider-groups]').text()).toContain('staff')
+    expect(wrapper.find('[data-testid=scim-groups]').text()).toContain('ops')
     expect(wrapper.find('[data-testid=effective-models]').text()).toContain('group research')
     expect(wrapper.find('[data-testid=effective-jobsAtOnce]').text()).toContain('role user')
     wrapper.unmount()

@@ -116,9 +116,10 @@ export class Groups {
   async membershipOf(accountId: string): Promise<GroupMembership> {
     try {
       const stored = JSON.parse(await this.settings.getSetting(memberKey(accountId)) ?? '{}') as Partial<GroupMembership>
-      return { manual: Array.isArray(stored.manual) ? stored.manual : [], provider: Array.isArray(stored.provider) ? stored.provider : [] }
+      const list = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [])
+      return { manual: list(stored.manual), provider: list(stored.provider), scim: list(stored.scim) }
     } catch {
-      return { manual: [], provider: [] }
+      return { manual: [], provider: [], scim: [] }
     }
   }
 
@@ -128,8 +129,8 @@ export class Groups {
     if (groups.length === 0) return []
     let names = this.membership.get(accountId)
     if (!names) {
-      const { manual, provider } = await this.membershipOf(accountId)
-      names = [...new Set([...manual, ...provider].map(item => item.toLowerCase()))]
+      const { manual, provider, scim } = await this.membershipOf(accountId)
+      names = [...new Set([...manual, ...provider, ...scim].map(item => item.toLowerCase()))]
       this.membership.set(accountId, names)
     }
     return groups.filter(group => names.includes(group.name.toLowerCase()))
@@ -158,6 +159,17 @@ export class Groups {
     const clean = [...new Set(names.map(name => name.trim()).filter(name => groupName.safeParse(name).success))].slice(0, 100)
     if ((await this.membershipOf(accountId)).provider.join('\n') === clean.join('\n')) return
     await this.locks.run(memberKey(accountId), async () => this.writeMembership(accountId, { ...await this.membershipOf(accountId), provider: clean }))
+  }
+
+  /** Provisioning (SCIM) adds `accountId` to the groups `add` names and takes it out of those `remove` names. */
+  async changeScimMembership(accountId: string, change: { add?: readonly string[], remove?: readonly string[] }): Promise<void> {
+    const removed = new Set((change.remove ?? []).map(name => name.toLowerCase()))
+    await this.locks.run(memberKey(accountId), async () => {
+      const membership = await this.membershipOf(accountId)
+      const kept = membership.scim.filter(name => !removed.has(name.toLowerCase()))
+      const scim = [...new Map([...kept, ...change.add ?? []].map(name => [name.toLowerCase(), name])).values()].slice(0, 200)
+      if (scim.join('\n') !== membership.scim.join('\n')) await this.writeMembership(accountId, { ...membership, scim })
+    })
   }
 
   /** Forgets `accountId`'s groups (its account was deleted). */

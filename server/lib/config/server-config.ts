@@ -205,6 +205,10 @@ export const serverConfigSchema = z.object({
       'Sign-in and sign-up with a name and password. Off: people sign in only through the identity providers; the first-run admin and the break-glass admin (`…_BREAK_GLASS_ADMIN`) still sign in with a password.'),
     breakGlassAdmin: setting(z.string().trim().max(200), '',
       'With passwords off: the name of the one admin account that may still sign in with its password, for when the identity provider is down.'),
+    scimToken: setting(z.union([z.literal(''), z.string().min(32, 'must be empty (provisioning off) or at least 32 characters')]), '',
+      'The bearer token an identity provider (Entra ID, Okta…) provisions people and groups with over SCIM 2.0 at `/scim/v2`; empty: provisioning is off (404). Keep it secret; it is compared as a hash and never logged. See docs/accounts.md.'),
+    scimRole: setting(z.enum(['user', 'admin']), 'user',
+      'The role of an account provisioned over SCIM.'),
   }),
   limits: group({
     jobContentChars: setting(z.number().int().min(1_000), 1_000_000,

@@ -62,7 +62,7 @@ export async function readJsonBody<T extends z.ZodType>(event: H3Event, schema: 
   const contentType = getRequestHeader(event, 'content-type') ?? ''
   const declaredLength = Number(getRequestHeader(event, 'content-length') ?? 0)
   const hasBody = declaredLength > 0 || getRequestHeader(event, 'transfer-encoding') !== undefined || http2StreamHasBody(event)
-  if (hasBody && !/^application\/json\s*(;|$)/i.test(contentType)) {
+  if (hasBody && !/^application\/(?:scim\+)?json\s*(;|$)/i.test(contentType)) {
     throw createError({ statusCode: 415, statusMessage: 'Send the body as JSON with "Content-Type: application/json".' })
   }
   if (declaredLength > maxBytes) throw tooLarge(event, maxBytes)

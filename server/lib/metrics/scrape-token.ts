@@ -1,14 +1,2 @@
-/** Whether a scrape of `/metrics` carries the operator's token (NUXT_METRICS_TOKEN). */
-import { createHash, timingSafeEqual } from 'node:crypto'
-
-const digest = (value: string) => createHash('sha256').update(value).digest()
-
-/**
- * Whether `authorization` is `Bearer <token>` with the configured `token` (compared in constant
- * time, over digests so the length does not show either). An empty `token` accepts nothing.
- */
-export function isScrapeToken(authorization: string | undefined, token: string): boolean {
-  if (!token || !authorization) return false
-  const given = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
-  return given !== undefined && timingSafeEqual(digest(given), digest(token))
-}
+/** Whether a scrape of `/metrics` carries the operator's token (NUXT_METRICS_TOKEN): a bearer token compared in constant time. */
+export { isBearerToken as isScrapeToken } from '../security/bearer-token'

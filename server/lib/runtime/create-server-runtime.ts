@@ -37,6 +37,7 @@ import { UserTools } from '../tools/user-tools/user-tools'
 import { registerMemory, withMemoryGate } from '../tools/memory/memory-tools'
 import { withKnowledgeGate } from '../knowledge/knowledge-tool'
 import { createKnowledge } from './knowledge'
+import { scimProvisioning } from './scim'
 import { createSecretBox } from '../security/secret-box'
 import { allowedNetworksOf } from '../tools/web/web-tools'
 import { serverSecret } from '../security/session-secret'
@@ -182,8 +183,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   // Memory: what the model keeps about a person who turned it on (remember, recall, forget).
   const memories = registerMemory(stores.settings, config.tools.memory, { principalOf: userId => accounts.policyPrincipal(userId), accessFor: principal => toolPolicy.accessFor(principal) })
   // Knowledge bases: documents indexed in the background, searched by `search_knowledge` in the conversations they are attached to.
-  const ownerLimits = async (ownerId: string) => accounts.limits.forRole((await accounts.policyPrincipal(ownerId)).role, ownerId)
-  const { knowledge, indexer: knowledgeIndexer, basesOf } = createKnowledge(config, stores, { groupsOf: async userId => (await accounts.policyPrincipal(userId)).groups ?? [], ownerLimits, internetDenial, logger: consola.withTag('knowledge') })
+  const { knowledge, indexer: knowledgeIndexer, basesOf } = createKnowledge(config, stores, { groupsOf: async userId => (await accounts.policyPrincipal(userId)).groups ?? [], ownerLimits: async ownerId => accounts.limits.forRole((await accounts.policyPrincipal(ownerId)).role, ownerId), internetDenial, logger: consola.withTag('knowledge') })
 
   const workflowSteers = new WorkflowSteers(stores.threads.queue, stores.jobs)
   const { sseBatching } = config.backgroundJobs
@@ -336,6 +336,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     knowledge,
     shares,
     feedback: new AnswerFeedback(stores.threads),
+    scim: scimProvisioning(config, stores, accounts, jobs),
     backups: config.backgroundJobs.storageProvider === 'sqlite'
       ? new DataBackups({ dataDir: config.dataDir, outDir: config.backups.dir || join(config.dataDir, BACKUPS_DIR), app: { name: packageJson.name, version: packageJson.version } })
       : null,

@@ -11,6 +11,7 @@ import type { Speech } from '../voice/speech'
 import type { McpApps } from '../tools/mcp/app-calls'
 import type { WorkflowSteers } from '../jobs/workflow-steers'
 import type { WebPush } from '../jobs/web-push'
+import type { ScimProvisioning } from '../auth/scim/scim-provisioning'
 import type { AccountService } from '../auth/accounts'
 import type { OidcSignIn } from '../auth/oidc/oidc-sign-in'
 import type { PersonalSettings } from '../threads/personal-settings'
@@ -62,6 +63,8 @@ export interface ServerRuntime {
   runTools: RunTools
   /** Accounts, sessions' validity, API tokens, invites. */
   accounts: AccountService
+  /** Provisioning over SCIM; null when the operator set no token. */
+  scim: ScimProvisioning | null
   /** Sign-in through the operator's OpenID Connect providers. */
   oidc: OidcSignIn
   /** People's preferences, chat presets and folders. */

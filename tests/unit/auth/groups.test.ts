@@ -54,7 +54,7 @@ describe('a person\'s limits with their groups', () => {
     expect(await groups.remove('ops')).toBe(false)
     expect((await groups.groupsOf('bob')).map(item => item.name)).toEqual(['not-a-group-yet'])
     await groups.forget('ann')
-    expect(await groups.membershipOf('ann')).toEqual({ manual: [], provider: [] })
+    expect(await groups.membershipOf('ann')).toEqual({ manual: [], provider: [], scim: [] })
   })
 
   it('keeps at most the groups a server may have, and a changed group keeps its name and creation', async () => {
@@ -93,8 +93,8 @@ describe('changes at once', () => {
     const [a, b] = [new Groups(store), new Groups(store)]
     await Promise.all(Array.from({ length: 10 }, (_, index) => (index % 2 === 0 ? a : b).save(`team-${index}`, {})))
     expect((await new Groups(store).list()).map(group => group.name).sort()).toEqual(Array.from({ length: 10 }, (_, index) => `team-${index}`).sort())
-    await Promise.all([a.setManual('ann', ['team-1']), b.setFromProvider('ann', ['team-2'])])
-    expect(await new Groups(store).membershipOf('ann')).toEqual({ manual: ['team-1'], provider: ['team-2'] })
+    await Promise.all([a.setManual('ann', ['team-1']), b.setFromProvider('ann', ['team-2']), a.changeScimMembership('ann', { add: ['team-3'] })])
+    expect(await new Groups(store).membershipOf('ann')).toEqual({ manual: ['team-1'], provider: ['team-2'], scim: ['team-3'] })
   })
 })
 
