@@ -3,8 +3,8 @@ export interface CredentialService {
   service: string
   /** Tools that declare they need it. */
   tools: string[]
-  /** Each key: `mine` (set by this person), `everyone` (set by an admin for everyone), `server` (set server-wide by the operator), or null (not set). */
-  keys: Array<{ key: string, set: 'mine' | 'everyone' | 'server' | null }>
+  /** Each key: `mine` (set by this person), `group` (set by an admin for a group of theirs, `group` naming it), `everyone` (set by an admin for everyone), `server` (set server-wide by the operator), or null (not set). */
+  keys: Array<{ key: string, set: 'mine' | 'group' | 'everyone' | 'server' | null, group?: string }>
 }
 
 /** A person's authorisation with an OAuth-protected MCP server, as Settings → Connections shows it (tokens never leave the server). */

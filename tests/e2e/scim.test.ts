@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { gatedTextReply, useFakeOpenRouter } from '../support/fake-openrouter'
-import { registerAccount } from '../support/job-stream-client'
+import { registerAccount, type SessionClient } from '../support/job-stream-client'
 import { useBuiltApp } from '../support/built-app'
 
 const TOKEN = 'scim-token-of-the-identity-provider-0123456789'
@@ -19,6 +19,8 @@ const scim = (path: string, init: { method?: string, body?: unknown, token?: str
   headers: { ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? TOKEN}` }), ...(init.body !== undefined ? { 'content-type': 'application/scim+json' } : {}) },
   ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) } : {}),
 })
+/** The first account: the admin. */
+let root: SessionClient
 const patch = (...Operations: unknown[]) => ({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations })
 
 describe('SCIM provisioning', () => {
@@ -34,7 +36,7 @@ describe('SCIM provisioning', () => {
   })
 
   it('creates, matches and deactivates people: a deactivated person\'s cookie, token and running answer end at once', async () => {
-    const root = await registerAccount(app.url, 'Root')
+    root = await registerAccount(app.url, 'Root')
     expect((await root.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signup: 'open' }) })).status).toBe(200)
     const eve = await registerAccount(app.url, 'eve@example.com')
     const token = (await (await eve.post('/api/auth/tokens', { name: 'script', password: 'a long enough password' })).json()).token as string
@@ -73,6 +75,25 @@ describe('SCIM provisioning', () => {
     expect((await scim(`Users/${dana.id}`, { method: 'DELETE' })).status).toBe(204)
     expect((await scim(`Users/${dana.id}`)).status).toBe(404)
     expect((await root.json<Array<{ name: string }>>('/api/admin/users')).map(user => user.name)).not.toContain('dana@example.com')
+  })
+
+  it('keeps an admin\'s credentials for a group with the group: moved with a provider\'s rename, gone with its delete', async () => {
+    const put = (group: string, values: Record<string, string>) => root.fetch(`/api/admin/groups/${encodeURIComponent(group)}/credentials/github`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values }) })
+    const keys = async (group: string) => (await root.json<{ services: Array<{ service: string, keys: Array<{ set: string | null }> }> }>(`/api/admin/groups/${encodeURIComponent(group)}/credentials`)).services.find(item => item.service === 'github')?.keys ?? []
+    const created = await (await scim('Groups', { method: 'POST', body: { displayName: 'Platform' } })).json() as { id: string }
+    expect((await put('Platform', { token: 'ghp_platform_secret' })).status).toBe(200)
+    expect(await keys('Platform')).toEqual([{ key: 'token', set: 'group' }])
+    expect((await put('No such group', { token: 'x' })).status).toBe(404)
+    const member = await registerAccount(app.url, 'member@example.com')
+    expect((await member.fetch('/api/admin/groups/Platform/credentials')).status).toBe(403)
+
+    await scim(`Groups/${created.id}`, { method: 'PATCH', body: patch({ op: 'Replace', path: 'displayName', value: 'Platform Team' }) })
+    expect(await keys('Platform Team')).toEqual([{ key: 'token', set: 'group' }])
+    expect((await root.fetch('/api/admin/groups/Platform/credentials')).status).toBe(404)
+    expect((await scim(`Groups/${created.id}`, { method: 'DELETE' })).status).toBe(204)
+    // A new group of the same name starts with none of the old one's values.
+    await scim('Groups', { method: 'POST', body: { displayName: 'Platform Team' } })
+    expect(await keys('Platform Team')).toEqual([])
   })
 
   it('refuses a hostile filter and an oversized body with a message, and answers another client meanwhile', async () => {

@@ -58,8 +58,12 @@ export function mergeLimits(role: Role, base: RoleLimits, groups: readonly Group
   return { limits, sources, groups: groups.map(group => group.name) }
 }
 
+/** A group deleted, or renamed (what is kept under its name follows it). */
+export type GroupChange = { removed: string } | { renamed: string, to: string }
+
 /** Groups and their members. */
 export class Groups {
+  private readonly listeners: Array<(change: GroupChange) => Promise<void>> = []
   private readonly membership = new LRUCache<string, string[]>({ max: 10_000, ttl: CACHE_MS })
   private cachedGroups: { groups: Group[], at: number } | undefined
   /** Every change is a read, a change and a write: under a lock, so two admins (or an admin and a sign-in) at once both count. */
@@ -72,6 +76,12 @@ export class Groups {
   async list(): Promise<Group[]> {
     if (this.cachedGroups && this.now() - this.cachedGroups.at < CACHE_MS) return this.cachedGroups.groups
     return this.read()
+  }
+
+  /** The group named `name` (any case), or undefined. */
+  async named(name: string): Promise<Group | undefined> {
+    const wanted = name.trim().toLowerCase()
+    return (await this.list()).find(group => group.name.toLowerCase() === wanted)
   }
 
   /** The groups as stored now (not from the cache). */
@@ -103,13 +113,38 @@ export class Groups {
 
   /** Deletes group `name` (its members keep their other groups); false when there is none. */
   async remove(name: string): Promise<boolean> {
-    return this.locks.run(GROUPS, async () => {
+    const removed = await this.locks.run(GROUPS, async () => {
       const groups = await this.read()
-      const kept = groups.filter(group => group.name.toLowerCase() !== name.trim().toLowerCase())
-      if (kept.length === groups.length) return false
-      await this.write(kept)
-      return true
+      const gone = groups.find(group => group.name.toLowerCase() === name.trim().toLowerCase())
+      if (gone) await this.write(groups.filter(group => group !== gone))
+      return gone
     })
+    if (removed) await this.tell({ removed: removed.name })
+    return removed !== undefined
+  }
+
+  /** Renames group `from` to `to`, keeping what it gives; 409 when another group has that name, false when there is no `from`. */
+  async rename(from: string, to: string): Promise<boolean> {
+    const clean = groupName.parse(to)
+    const renamed = await this.locks.run(GROUPS, async () => {
+      const groups = await this.read()
+      const group = groups.find(item => item.name.toLowerCase() === from.toLowerCase())
+      if (!group) return undefined
+      if (groups.some(item => item !== group && item.name.toLowerCase() === clean.toLowerCase())) throw new AuthError('name-taken', `A group named ${clean} exists.`)
+      await this.write(groups.map(item => (item === group ? { ...group, name: clean } : item)))
+      return group.name
+    })
+    if (renamed && renamed !== clean) await this.tell({ renamed, to: clean })
+    return renamed !== undefined
+  }
+
+  /** Calls `listener` after each group is deleted or renamed (credentials kept for a group follow it). */
+  onChanged(listener: (change: GroupChange) => Promise<void>): void {
+    this.listeners.push(listener)
+  }
+
+  private async tell(change: GroupChange): Promise<void> {
+    for (const listener of this.listeners) await listener(change)
   }
 
   /** Where `accountId`'s groups come from (names as stored, existing or not). */

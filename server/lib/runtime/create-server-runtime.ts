@@ -114,15 +114,15 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   const webPush = new WebPush({ enabled: config.push.enabled, settings: stores.settings, secretBox: createSecretBox(secret, 'web-push'), guard: { allowed: allowedNetworksOf(config.tools.web) }, subject: config.push.subject || (config.siteUrl.startsWith('https://') ? config.siteUrl : 'mailto:push@localhost'), logger: jobsLogger })
   if (config.push.enabled) stores.jobs = pushingNotes(stores.jobs, webPush, jobsLogger)
 
-  // Tools: who may use which (a policy file that cannot be used stops start-up here, naming the
-  // rule and field), credentials (the operator's file and each user's own, sealed), and the feed
-  // that tells open pages the tools changed.
+  // Tools: who may use which (a policy file that cannot be used stops start-up here, naming the rule and field),
+  // credentials (the operator's file, an admin's for everyone or a group, each user's own, sealed), the feed of tool changes.
   const toolPolicy = new ToolPolicy(stores.settings, config.tools.policyFile ? loadToolPolicyFile(config.tools.policyFile) : [], config.tools.policyFile || null)
   const credentials = new CredentialVault({
     settings: stores.settings,
     secretBox: createSecretBox(secret, 'tool-credentials'),
     serverWide: config.tools.credentialsFile ? loadCredentialsFile(config.tools.credentialsFile) : {},
     needs: () => listServerTools().flatMap(tool => tool.requiresCredentials.map(need => ({ tool: tool.name, need }))),
+    groupsOf: async userId => (await accounts.groups.groupsOf(userId)).map(group => group.name),
   })
   const toolChanges = new ToolChangeFeed()
   const stopFollowingRegistry = onServerToolsChanged(toolChanges.notify)
@@ -161,8 +161,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   // Accounts: each role's limits, which the job manager asks on every start.
   const { auth } = config
   const accounts = new AccountService(stores, options.passwords, {
-    signInAttemptsPerIpPerMinute: auth.signInAttemptsPerIpPerMinute,
-    signInFailuresPerAccount: auth.signInFailuresPerAccount,
+    signInAttemptsPerIpPerMinute: auth.signInAttemptsPerIpPerMinute, signInFailuresPerAccount: auth.signInFailuresPerAccount,
     sessionsPerIpPerMinute: auth.sessionsPerIpPerMinute,
     signupsPerIpPerHour: auth.signupsPerIpPerHour,
     limiterFor: stores.limiterFor,
@@ -173,6 +172,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     breakGlassAdmin: auth.breakGlassAdmin,
     twoStepBox: createSecretBox(secret, 'two-step'),
   })
+  accounts.groups.onChanged(change => credentials.groupChanged(change))
   // Sign-in through the operator's identity providers (a file that cannot be used stops start-up here, saying what to fix).
   const oidc = new OidcSignIn(loadOidcProviders(auth.oidcConfigFile, options.env ?? process.env))
 

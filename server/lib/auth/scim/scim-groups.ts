@@ -25,7 +25,7 @@ const MAX_MEMBERS = 10_000
 const FILTERABLE = new Set(['displayname', 'externalid', 'id', 'members.value'])
 
 export interface ScimGroupParts {
-  groups: Pick<Groups, 'list' | 'save' | 'remove' | 'changeScimMembership'>
+  groups: Pick<Groups, 'list' | 'save' | 'remove' | 'rename' | 'changeScimMembership'>
   settings: Pick<SettingsStore, 'getSetting' | 'setSetting' | 'deleteSettings'>
   /** Whether an account of this id exists (members that are not are left out). */
   accountExists: (id: string) => Promise<boolean>
@@ -198,9 +198,7 @@ export class ScimGroups {
     if (group.name === name) return
     const all = await this.parts.groups.list()
     if (group.name.toLowerCase() !== name.toLowerCase() && all.some(other => other.name.toLowerCase() === name.toLowerCase())) throw new ScimError(409, `A group named ${name} exists.`, 'uniqueness')
-    const { limits, description, defaultModel, instructions } = group
-    await this.parts.groups.save(name, { description, limits, ...(defaultModel ? { defaultModel } : {}), ...(instructions ? { instructions } : {}) })
-    if (group.name.toLowerCase() !== name.toLowerCase()) await this.parts.groups.remove(group.name)
+    await this.parts.groups.rename(group.name, name)
     const ids = await this.ids()
     delete ids[group.name.toLowerCase()]
     await this.writeIds({ ...ids, [name.toLowerCase()]: id })

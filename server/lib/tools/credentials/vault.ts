@@ -1,7 +1,9 @@
 /**
- * Credentials tools use (`context.credentials.get('github', 'token')`), in two scopes: server-wide
- * (the operator's credentials file, `tools.credentialsFile`) and per user (entered by the user in
- * Settings). A call sees its own user's values over the server-wide ones, never another user's.
+ * Credentials tools use (`context.credentials.get('github', 'token')`): server-wide (the
+ * operator's credentials file, `tools.credentialsFile`), an admin's for everyone, an admin's for a
+ * group (shared by its members), and each user's own (entered in Settings). A call sees its own
+ * user's values, else their groups' (by group name), else everyone's, else the server-wide ones;
+ * never another user's.
  *
  * Per-user values are kept in the account store's settings, one sealed blob per user
  * (AES-256-GCM under a key derived from the server secret, like the job API keys): the store
@@ -61,10 +63,18 @@ export interface CredentialVaultOptions {
   serverWide: CredentialMap
   /** The services and keys tools ask for now (for Settings to list), with the tools that need them. */
   needs: () => Array<{ tool: string, need: string }>
+  /** The groups a user is in (their values shared with the group come after their own). */
+  groupsOf?: (userId: string) => Promise<readonly string[]>
 }
 
 /** Where an admin's values "for everyone" are kept: a scope beside the users' (not a user id any account can have). */
 export const EVERYONE = '*everyone'
+/** Where an admin's values for group `name` are kept (names compared case-insensitively). */
+const groupScope = (name: string) => `*group:${name.toLowerCase()}`
+const isGroupScope = (scope: string) => scope.startsWith('*group:')
+
+/** A layer of values below a scope's own, and how `describe` says a key set there. */
+interface Layer { values: CredentialMap, set: 'group' | 'everyone' | 'server', group?: string }
 
 export class CredentialVault {
   constructor(private readonly options: CredentialVaultOptions) {}
@@ -75,10 +85,10 @@ export class CredentialVault {
     return { get: (service, key) => serverWide[service]?.[key], has: service => Object.keys(serverWide[service] ?? {}).length > 0 }
   }
 
-  /** What a call of `userId` may use: their own values, else an admin's for everyone, else the operator's. */
+  /** What a call of `userId` may use: their own values, else their groups' (by name), else an admin's for everyone, else the operator's. */
   async forUser(userId: string): Promise<ToolCredentials> {
-    const [own, everyone] = await Promise.all([this.read(userId), userId === EVERYONE ? ({} as CredentialMap) : this.read(EVERYONE)])
-    const layers = [own, everyone, this.options.serverWide]
+    const [own, below] = await Promise.all([this.read(userId), this.layersBelow(userId)])
+    const layers = [own, ...below.map(layer => layer.values)]
     return {
       get: (service, key) => layers.map(layer => layer[service]?.[key]).find(value => value !== undefined),
       has: service => layers.some(layer => Object.keys(layer[service] ?? {}).length > 0),
@@ -86,12 +96,14 @@ export class CredentialVault {
   }
 
   /**
-   * Every service tools ask for or `userId` has set, with which keys are set where (never the
-   * values): `mine`, `everyone` (an admin's for everyone), `server` (the operator's), or null.
-   * With `EVERYONE`, the admin's view of the values for everyone.
+   * Every service tools ask for or `scope` has set, with which keys are set where (never the
+   * values): `mine`, `group` (an admin's for one of the person's groups, named), `everyone` (an
+   * admin's for everyone), `server` (the operator's), or null. For `EVERYONE` or a group's scope,
+   * the admin's view of those values (their own set as `everyone` or `group`).
    */
-  async describe(userId: string): Promise<CredentialService[]> {
-    const [own, everyone] = await Promise.all([this.read(userId), userId === EVERYONE ? ({} as CredentialMap) : this.read(EVERYONE)])
+  async describe(scope: string): Promise<CredentialService[]> {
+    const [own, below] = await Promise.all([this.read(scope), this.layersBelow(scope)])
+    const ownSet = scope === EVERYONE ? 'everyone' as const : isGroupScope(scope) ? 'group' as const : 'mine' as const
     const services = new Map<string, { keys: Set<string>, tools: Set<string> }>()
     const entry = (service: string) => services.get(service) ?? services.set(service, { keys: new Set(), tools: new Set() }).get(service)!
     for (const { tool, need } of this.options.needs()) {
@@ -101,20 +113,29 @@ export class CredentialVault {
       if (key) item.keys.add(key)
     }
     for (const [service, keys] of Object.entries(own)) for (const key of Object.keys(keys)) entry(service).keys.add(key)
-    // Keys set for everyone or server-wide show where they are set (their values never leave the server).
-    for (const [service, item] of services) {
-      for (const key of [...Object.keys(everyone[service] ?? {}), ...Object.keys(this.options.serverWide[service] ?? {})]) item.keys.add(key)
-    }
+    // Keys set below show where they are set (their values never leave the server).
+    for (const [service, item] of services) for (const layer of below) for (const key of Object.keys(layer.values[service] ?? {})) item.keys.add(key)
     return [...services.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([service, { keys, tools }]) => ({
       service,
       tools: [...tools].sort(),
-      keys: [...keys].sort().map(key => ({
-        key,
-        set: own[service]?.[key] !== undefined
-          ? (userId === EVERYONE ? 'everyone' as const : 'mine' as const)
-          : everyone[service]?.[key] !== undefined ? 'everyone' as const : this.options.serverWide[service]?.[key] !== undefined ? 'server' as const : null,
-      })),
+      keys: [...keys].sort().map((key) => {
+        if (own[service]?.[key] !== undefined) return { key, set: ownSet }
+        const layer = below.find(item => item.values[service]?.[key] !== undefined)
+        return { key, set: layer?.set ?? null, ...(layer?.group ? { group: layer.group } : {}) }
+      }),
     }))
+  }
+
+  /** The layers a scope's own values come before: a person's groups', everyone's (not for everyone itself), the operator's. */
+  private async layersBelow(scope: string): Promise<Layer[]> {
+    const person = scope !== EVERYONE && !isGroupScope(scope)
+    const groups = person && this.options.groupsOf ? [...await this.options.groupsOf(scope)].sort((a, b) => a.localeCompare(b)) : []
+    const [everyone, ...ofGroups] = await Promise.all([scope === EVERYONE ? {} as CredentialMap : this.read(EVERYONE), ...groups.map(group => this.read(groupScope(group)))])
+    return [
+      ...groups.map((group, index) => ({ values: ofGroups[index]!, set: 'group' as const, group })),
+      { values: everyone!, set: 'everyone' as const },
+      { values: this.options.serverWide, set: 'server' as const },
+    ]
   }
 
   /** Sets the user's values for `service` (other keys of it are kept; an empty value removes its key). */
@@ -153,6 +174,28 @@ export class CredentialVault {
   /** Removes the values for everyone of `service`. */
   removeForEveryone(service: string): Promise<CredentialService[]> {
     return this.remove(EVERYONE, service)
+  }
+
+  /** An admin's view of the values for group `name`. */
+  describeForGroup(name: string): Promise<CredentialService[]> {
+    return this.describe(groupScope(name))
+  }
+
+  /** Sets values for group `name` (an admin's): used by its members who have not set their own. */
+  setForGroup(name: string, service: string, values: Record<string, string>): Promise<CredentialService[]> {
+    return this.set(groupScope(name), service, values)
+  }
+
+  /** Removes the values for group `name` of `service`. */
+  removeForGroup(name: string, service: string): Promise<CredentialService[]> {
+    return this.remove(groupScope(name), service)
+  }
+
+  /** Follows a group's change: its values go with it when it is deleted, and move with a rename. */
+  async groupChanged(change: { removed: string } | { renamed: string, to: string }): Promise<void> {
+    const from = 'removed' in change ? change.removed : change.renamed
+    if ('to' in change && from.toLowerCase() !== change.to.toLowerCase()) await this.write(groupScope(change.to), await this.read(groupScope(from)))
+    if (!('to' in change) || from.toLowerCase() !== change.to.toLowerCase()) await this.write(groupScope(from), {})
   }
 
   /** Deletes everything the user saved (their account is being deleted). */

@@ -84,3 +84,53 @@ describe('tool credentials', () => {
     expect((await credentials.forUser('bob')).has('github')).toBe(false)
   })
 })
+
+describe('credentials for a group', () => {
+  it('gives a group\'s values to its members under their own and over everyone\'s, says which group, and follows the group when it is renamed or deleted', async () => {
+    const settings = createMemoryAccountBackend()
+    const memberships: Record<string, string[]> = { ada: ['Sales', 'Ops'], bob: [] }
+    const credentials = new CredentialVault({
+      settings,
+      secretBox: createSecretBox('a-test-server-secret-of-enough-length', 'tool-credentials'),
+      serverWide: { weather: { key: 'server-weather-key' } },
+      needs: () => [{ tool: 'github_issues', need: 'github/token' }, { tool: 'forecast', need: 'weather' }],
+      groupsOf: async userId => memberships[userId] ?? [],
+    })
+    await credentials.setForEveryone('github', { token: 'everyone-token' })
+    await credentials.setForGroup('sales', 'github', { token: 'sales-token' })
+    await credentials.setForGroup('Ops', 'github', { token: 'ops-token' })
+    await credentials.setForGroup('Ops', 'weather', { key: 'ops-weather' })
+    // Groups by name: Ops before Sales; a person's own value first.
+    expect((await credentials.forUser('ada')).get('github', 'token')).toBe('ops-token')
+    expect((await credentials.forUser('ada')).get('weather', 'key')).toBe('ops-weather')
+    expect((await credentials.forUser('bob')).get('github', 'token')).toBe('everyone-token')
+    expect((await credentials.forUser('bob')).get('weather', 'key')).toBe('server-weather-key')
+    await credentials.set('ada', 'github', { token: 'adas-own' })
+    expect((await credentials.forUser('ada')).get('github', 'token')).toBe('adas-own')
+    expect(await credentials.describe('ada')).toEqual([
+      { service: 'github', tools: ['github_issues'], keys: [{ key: 'token', set: 'mine' }] },
+      { service: 'weather', tools: ['forecast'], keys: [{ key: 'key', set: 'group', group: 'Ops' }] },
+    ])
+    // The admin's view of a group's values.
+    expect(await credentials.describeForGroup('SALES')).toEqual([
+      { service: 'github', tools: ['github_issues'], keys: [{ key: 'token', set: 'group' }] },
+      { service: 'weather', tools: ['forecast'], keys: [{ key: 'key', set: 'server' }] },
+    ])
+    // Sealed like a person's.
+    expect(await settings.getSetting('credentials:*group:sales')).not.toContain('sales-token')
+
+    // Renamed, the values move; deleted, they go (a new group of the old name starts with none).
+    await credentials.groupChanged({ renamed: 'Ops', to: 'Operations' })
+    memberships.ada = ['Operations']
+    await credentials.remove('ada', 'github')
+    expect((await credentials.forUser('ada')).get('github', 'token')).toBe('ops-token')
+    expect(await credentials.describeForGroup('Ops')).toEqual([
+      { service: 'github', tools: ['github_issues'], keys: [{ key: 'token', set: 'everyone' }] },
+      { service: 'weather', tools: ['forecast'], keys: [{ key: 'key', set: 'server' }] },
+    ])
+    await credentials.groupChanged({ removed: 'Operations' })
+    expect((await credentials.forUser('ada')).get('github', 'token')).toBe('everyone-token')
+    await credentials.removeForGroup('sales', 'github')
+    expect(await credentials.describeForGroup('sales')).toEqual(await credentials.describeForGroup('nobody'))
+  })
+})
