@@ -11,6 +11,8 @@ import type { RoleLimitTable } from '../../../shared/types/limits'
 import type { AccountGroupView } from '../../../shared/types/groups'
 import { accountNameKey, LastAdminError, type AccountPatch, type AccountStore, type ApiTokenStore, type IdentityStore, type StoredAccount } from '../stores/accounts/account-store'
 import { PersonalApiTokens } from './personal-api-tokens'
+import { DirectorySignIn } from './ldap/directory-sign-in'
+import { LdapDirectory, type LdapSettings } from './ldap/ldap-directory'
 import { UsageReports } from './usage-reports'
 import { hashInviteCode, SignupSettings } from './signup-settings'
 import { AttemptLimits, type AttemptLimitSettings } from './attempt-limits'
@@ -49,6 +51,8 @@ export interface AccountSettings extends AttemptLimitSettings {
   passwords?: boolean
   /** With passwords off: the admin account that still may. */
   breakGlassAdmin?: string
+  /** An LDAP directory whose people sign in with the same form (off without a URL). */
+  ldap?: LdapSettings
   /** Seals two-step sign-in secrets (default: a key of this process only, for tests). */
   twoStepBox?: SecretBox
   /** The name authenticator apps show for this server (default "OR3 Chat"). */
@@ -121,6 +125,8 @@ export class AccountService {
   /** Whether people may sign up and sign in with a name and password (the sign-in page shows the form). */
   readonly passwordsAllowed: boolean
   private readonly breakGlassKey: string | undefined
+  /** Sign-in against the operator's LDAP directory, when there is one. */
+  private readonly directory: DirectorySignIn | undefined
 
   constructor(private readonly stores: AccountServiceStores, private readonly passwords: PasswordHasher, settings: AccountSettings) {
     this.attempts = new AttemptLimits(settings)
@@ -142,6 +148,7 @@ export class AccountService {
 
     this.passwordsAllowed = settings.passwords ?? true
     this.breakGlassKey = settings.breakGlassAdmin ? accountNameKey(settings.breakGlassAdmin) : undefined
+    this.directory = settings.ldap?.url ? new DirectorySignIn(new LdapDirectory(settings.ldap), this.identities) : undefined
   }
 
   /**
@@ -233,8 +240,16 @@ export class AccountService {
     const account = await this.stores.accounts.findAccountByName(name)
     // An account without a password (it signs in through its identity provider) is checked against the decoy, and fails like a wrong password.
     const matches = await this.passwords.verify(account?.passwordHash || await this.decoy(), password) && Boolean(account?.passwordHash)
-    // A failure keeps the count taken before the check (whether or not the account exists, so both look alike).
-    if (!account || !matches) throw new AuthError('bad-credentials', WRONG_CREDENTIALS)
+    if (!account || !matches) {
+      // Not a local password: the directory's person of that name, when there is a directory (its people sign in even with local passwords off).
+      const fromDirectory = await this.directory?.signIn(name, password)
+      if (fromDirectory) {
+        await this.attempts.signInSucceeded(key)
+        return fromDirectory
+      }
+      // A failure keeps the count taken before the check (whether or not the account exists, so both look alike).
+      throw new AuthError('bad-credentials', WRONG_CREDENTIALS)
+    }
     // With passwords off only the break-glass admin signs in here (and says so only after the password matched).
     if (!this.passwordsAllowed && !(account.role === 'admin' && accountNameKey(account.name) === this.breakGlassKey)) throw new AuthError('passwords-off', PASSWORDS_OFF)
     await this.attempts.signInSucceeded(key)

@@ -15,6 +15,7 @@ import { group, milliseconds, positiveInt, setting, siteUrl, trustedProxies } fr
 import { roleLimits } from './role-limit-settings'
 import { toolSettings } from './tool-settings'
 import { knowledgeSettings } from './knowledge-settings'
+import { ldapSettings } from './ldap-settings'
 import { voiceSettings } from './voice-settings'
 import { imageSettings } from './image-settings'
 
@@ -209,6 +210,7 @@ export const serverConfigSchema = z.object({
       'The bearer token an identity provider (Entra ID, Okta…) provisions people and groups with over SCIM 2.0 at `/scim/v2`; empty: provisioning is off (404). Keep it secret; it is compared as a hash and never logged. See docs/accounts.md.'),
     scimRole: setting(z.enum(['user', 'admin']), 'user',
       'The role of an account provisioned over SCIM.'),
+    ldap: ldapSettings(),
   }),
   limits: group({
     jobContentChars: setting(z.number().int().min(1_000), 1_000_000,

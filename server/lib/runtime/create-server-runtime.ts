@@ -168,7 +168,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
     tokensPerUser: auth.tokensPerUser,
     inviteTtlMs: Math.round(auth.inviteTtlHours * 3_600_000),
     roleLimits: config.limits.roles,
-    passwords: auth.passwords,
+    passwords: auth.passwords, ldap: auth.ldap,
     breakGlassAdmin: auth.breakGlassAdmin,
     twoStepBox: createSecretBox(secret, 'two-step'),
   })

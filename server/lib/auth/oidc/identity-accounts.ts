@@ -15,8 +15,11 @@ const MAX_NAME = 60
 /** Tries at a free name ("Ada", "Ada 2", …) before one with a random tail. */
 const NAME_TRIES = 20
 
+/** What signing a provider's person in reads of the provider (an OpenID provider's config, or the directory's). */
+export type IdentityProvider = Pick<OidcProviderConfig, 'id' | 'name' | 'roles' | 'groupsClaim' | 'linkByEmail'>
+
 /** The role `identity` gets from `provider`'s role claim: undefined without a mapping, null when it maps to none. */
-export function mappedRole(provider: OidcProviderConfig, identity: VerifiedIdentity): Account['role'] | null | undefined {
+export function mappedRole(provider: Pick<IdentityProvider, 'roles'>, identity: VerifiedIdentity): Account['role'] | null | undefined {
   const roles = provider.roles
   if (!roles) return undefined
   const values = new Set(identity.claimValues(roles.claim))
@@ -30,7 +33,7 @@ export class IdentityAccounts {
   constructor(private readonly stores: { accounts: AccountStore, identities: IdentityStore }, private readonly groups?: { setFromProvider(accountId: string, names: readonly string[]): Promise<void> }) {}
 
   /** The account `identity` signs in to (created or linked on a first sign-in); 403 when it may not. */
-  async signIn(provider: OidcProviderConfig, identity: VerifiedIdentity, now = Date.now()): Promise<StoredAccount> {
+  async signIn(provider: IdentityProvider, identity: VerifiedIdentity, now = Date.now()): Promise<StoredAccount> {
     const role = mappedRole(provider, identity)
     if (role === null) throw new AuthError('not-allowed', `Your ${provider.name} account is not in a group allowed to use this app. Ask your administrator.`)
     const linked = await this.stores.identities.findIdentity(provider.id, identity.subject)
@@ -51,7 +54,7 @@ export class IdentityAccounts {
     return account
   }
 
-  private async linkOrCreate(provider: OidcProviderConfig, identity: VerifiedIdentity, role: Account['role'], now: number): Promise<StoredAccount | null> {
+  private async linkOrCreate(provider: IdentityProvider, identity: VerifiedIdentity, role: Account['role'], now: number): Promise<StoredAccount | null> {
     // Only a verified e-mail, and only where the operator said so: an unverified one could be anyone's.
     if (provider.linkByEmail && identity.email && identity.emailVerified) {
       const existing = await this.stores.accounts.findAccountByName(identity.email)
@@ -62,7 +65,7 @@ export class IdentityAccounts {
   }
 
   /** Links the identity to `accountId`; when another sign-in of the same person linked it first, that link wins (and `created` goes). */
-  private async link(provider: OidcProviderConfig, identity: VerifiedIdentity, accountId: string, now: number, created?: StoredAccount): Promise<StoredAccount | null> {
+  private async link(provider: IdentityProvider, identity: VerifiedIdentity, accountId: string, now: number, created?: StoredAccount): Promise<StoredAccount | null> {
     if (await this.stores.identities.linkIdentity({ provider: provider.id, subject: identity.subject, accountId, email: identity.email, now })) {
       return created ?? this.stores.accounts.getAccount(accountId)
     }
