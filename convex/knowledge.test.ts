@@ -63,6 +63,19 @@ describe('knowledge bases on Convex', () => {
     expect((await store.readPassages('big', 1_499, 5))[0]!.text).toMatch(/^Beta passage 1499/)
     await t.finishAllScheduledFunctions(() => {})
     expect(await rowsOf(t)).toEqual({ passages: 1_500, vectors: 1_500, versions: 1, documents: 1 })
+    // The base's totals are kept on it (a list of bases reads no documents), in step with each change.
+    expect(await store.getBase('a')).toMatchObject({ documents: 1, passages: 1_500, bytes: 100 })
+    await store.saveDocument({ ...documentOf('small', 'a'), bytes: 40 })
+    await store.claimIndexing('small', 'hash-small', 'me', T + 60_000, T + 2)
+    await store.finishIndexing('small', 'hash-small', 'me', { status: 'ready', passages: [{ text: 'One.' }, { text: 'Two.' }] }, T + 2)
+    expect(await store.getBase('a')).toMatchObject({ documents: 2, passages: 1_502, bytes: 140 })
+    await store.saveDocument({ ...documentOf('small', 'a', 'again'), bytes: 10, passages: 2 })
+    await store.claimIndexing('small', 'again', 'me', T + 60_000, T + 3)
+    await store.finishIndexing('small', 'again', 'me', { status: 'failed', error: 'No text was found in it.' }, T + 3)
+    expect(await store.getBase('a')).toMatchObject({ documents: 2, passages: 1_500, bytes: 110 })
+    await store.deleteDocument('big')
+    expect(await store.getBase('a')).toMatchObject({ documents: 1, passages: 0, bytes: 10 })
+    expect((await store.listBases({ ownerId: 'ann', groups: [] }))[0]).toMatchObject({ documents: 1, passages: 0, bytes: 10 })
   })
 
   it('never finds what an indexer that died while writing had staged, and drops it when the next indexing ends', async () => {

@@ -15,7 +15,7 @@ import { knowledgeShare, knowledgeVectorTable, vectorTableFor, type KnowledgeVec
 
 /** Rows one scheduled pass deletes (passages of ~1 kB, vectors of up to 16 kB: far under a transaction's limits). */
 const ROWS_PER_PASS = 200
-/** Documents one base has at most for its totals (the server's per-person limit is 1,000). */
+/** Documents one listing (a base's, an owner's usage) reads at most; the server's per-person limits are lower. */
 const DOCUMENTS_SCAN = 5_000
 /** Candidates a search reads per base before dropping those not of a live version. */
 const SEARCH_READ_FACTOR = 3
@@ -65,8 +65,7 @@ const passageOf = (row: Doc<'knowledge_passages'>) => ({
   ...(row.page ? { page: row.page } : {}),
 })
 
-async function withTotals(ctx: Reader, base: Doc<'knowledge_bases'>) {
-  const documents = await ctx.db.query('knowledge_documents').withIndex('by_base_and_name', q => q.eq('base_key', base.key)).take(DOCUMENTS_SCAN)
+function withTotals(base: Doc<'knowledge_bases'>) {
   return {
     id: base.key,
     ownerId: base.owner_id,
@@ -75,10 +74,17 @@ async function withTotals(ctx: Reader, base: Doc<'knowledge_bases'>) {
     sharedWith: base.shared_with,
     createdAt: base.created_at,
     updatedAt: base.updated_at,
-    documents: documents.length,
-    bytes: documents.reduce((sum, row) => sum + row.bytes, 0),
-    passages: documents.reduce((sum, row) => sum + row.passages, 0),
+    documents: base.documents,
+    bytes: base.bytes,
+    passages: base.passages,
   }
+}
+
+/** Adds to a base's totals (a base already deleted has none to keep). */
+async function count(ctx: MutationCtx, baseKey: string, change: { documents?: number, bytes?: number, passages?: number }): Promise<void> {
+  const base = await findBase(ctx, baseKey)
+  if (!base) return
+  await ctx.db.patch(base._id, { documents: base.documents + (change.documents ?? 0), bytes: base.bytes + (change.bytes ?? 0), passages: base.passages + (change.passages ?? 0) })
 }
 
 /** The document's row when `holder` holds its indexing of `contentHash`, else null. */
@@ -99,7 +105,7 @@ export const saveBase = serverMutation({
     const fields = { owner_id: base.ownerId, name: base.name, description: base.description, shared_with: base.sharedWith, created_at: base.createdAt, updated_at: base.updatedAt }
     const existing = await findBase(ctx, base.id)
     if (existing) await ctx.db.patch(existing._id, { ...fields, owner_id: existing.owner_id, created_at: existing.created_at })
-    else await ctx.db.insert('knowledge_bases', { key: base.id, ...fields })
+    else await ctx.db.insert('knowledge_bases', { key: base.id, ...fields, documents: 0, bytes: 0, passages: 0 })
     for (const row of await ctx.db.query('knowledge_base_groups').withIndex('by_base', q => q.eq('base_key', base.id)).collect()) await ctx.db.delete(row._id)
     for (const group of new Set(base.sharedWith.map(share => share.group.toLowerCase()))) await ctx.db.insert('knowledge_base_groups', { group_key: group, base_key: base.id })
   },
@@ -109,7 +115,7 @@ export const getBase = serverQuery({
   args: { id: v.string() },
   handler: async (ctx, { id }) => {
     const base = await findBase(ctx, id)
-    return base ? withTotals(ctx, base) : null
+    return base ? withTotals(base) : null
   },
 })
 
@@ -125,8 +131,7 @@ export const listBases = serverQuery({
         if (base) found.set(base.key, base)
       }
     }
-    const bases = await Promise.all([...found.values()].map(base => withTotals(ctx, base)))
-    return bases.sort((a, b) => a.name.localeCompare(b.name))
+    return [...found.values()].map(withTotals).sort((a, b) => a.name.localeCompare(b.name))
   },
 })
 
@@ -152,6 +157,7 @@ export const saveDocument = serverMutation({
     const existing = await findDocumentRow(ctx, document.id)
     if (existing) await ctx.db.patch(existing._id, fields)
     else await ctx.db.insert('knowledge_documents', { key: document.id, ...fields, created_at: document.createdAt })
+    await count(ctx, document.baseId, { documents: existing ? 0 : 1, bytes: document.bytes - (existing?.bytes ?? 0), passages: document.passages - (existing?.passages ?? 0) })
   },
 })
 
@@ -178,6 +184,7 @@ export const deleteDocument = serverMutation({
     const row = await findDocumentRow(ctx, id)
     if (!row) return
     await ctx.db.delete(row._id)
+    await count(ctx, row.base_key, { documents: -1, bytes: -row.bytes, passages: -row.passages })
     await ctx.scheduler.runAfter(0, internal.knowledge.dropVersions, { documentKey: id })
   },
 })
@@ -233,6 +240,7 @@ export const finishIndexing = serverMutation({
   handler: async (ctx, { id, contentHash, holder, version, status, error, passages, pages, now }) => {
     const row = await heldDocument(ctx, id, contentHash, holder)
     if (!row) return false
+    await count(ctx, row.base_key, { passages: (status === 'ready' ? passages : 0) - row.passages })
     await ctx.db.patch(row._id, {
       status, error: status === 'failed' ? error : undefined, passages: status === 'ready' ? passages : 0, pages: status === 'ready' ? pages : undefined,
       live_version: status === 'ready' ? version : undefined, updated_at: now, lease_holder: undefined, lease_until: undefined,

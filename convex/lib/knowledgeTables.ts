@@ -51,6 +51,10 @@ export const knowledgeTables = {
     shared_with: v.array(knowledgeShare),
     created_at: v.number(),
     updated_at: v.number(),
+    /** Its totals, kept in step by every change of its documents (a list of bases reads no documents). */
+    documents: v.number(),
+    bytes: v.number(),
+    passages: v.number(),
   }).index('by_key', ['key']).index('by_owner', ['owner_id']),
 
   /** One row per group a base is shared with (its name folded to lower case), to list a group's bases. */
