@@ -45,6 +45,9 @@ describe('runtime config', () => {
       oidcConfigFile: '',
       passwords: true,
       breakGlassAdmin: '',
+      scimToken: '',
+      scimRole: 'user',
+      ldap: { url: '', startTls: false, caFile: '', bindDn: '', bindPassword: '', searchBase: '', searchFilter: '(uid={{username}})', nameAttribute: 'uid', emailAttribute: 'mail', groupsAttribute: 'memberOf', groupSearchBase: '', groupSearchFilter: '(|(member={{dn}})(uniqueMember={{dn}}))', adminGroups: '', timeoutMs: 5_000 },
     })
     expect(config.limits).toMatchObject({ jobContentChars: 1_000_000, workflowStepChars: 200_000, threadsPerUser: 1_000, messagesPerThread: 1_000, workflowsPerUser: 200, jobStartsPerIpPerMinute: 60, bodyBytesInFlightPerIp: 48 * 1024 * 1024, bodyBytesInFlight: 512 * 1024 * 1024, fairShare: 0.5, trustProxy: false })
     expect(config.limits.roles.guest).toEqual({ models: 'or3/offline-demo', jobsAtOnce: 2, jobStartsPerMinute: 10, dailyTokens: 200_000, dailyCost: 0, maxOutputTokens: 4_096, workflowModelCalls: 50, workflowSteps: 100, knowledgeDocuments: 20, knowledgeMegabytes: 10, knowledgePassages: 5_000 })
