@@ -4,10 +4,10 @@
  * off with one break-glass admin. The protocol itself runs against a real provider in
  * tests/e2e/identity-providers.test.ts.
  */
-import { scryptSync, randomBytes, timingSafeEqual } from 'node:crypto'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { testServerConfig } from '../../support/server-config'
-import { AccountService, type PasswordHasher } from '../../../server/lib/auth/accounts'
+import { AccountService } from '../../../server/lib/auth/accounts'
+import { testPasswordHasher } from '../../support/password-hasher'
 import { AuthError } from '../../../server/lib/auth/auth-errors'
 import { IdentityAccounts, mappedRole } from '../../../server/lib/auth/oidc/identity-accounts'
 import { OidcConfigError, parseOidcProviders, type OidcProviderConfig } from '../../../server/lib/auth/oidc/provider-config'
@@ -16,16 +16,7 @@ import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/
 import { accountStoresOf } from '../../../server/lib/stores'
 import type { AccountBackend } from '../../../server/lib/stores/accounts/account-store'
 
-const hasher: PasswordHasher = {
-  async hash(password) {
-    const salt = randomBytes(8).toString('hex')
-    return `${salt}:${scryptSync(password, salt, 16, { N: 1024 }).toString('hex')}`
-  },
-  async verify(hash, password) {
-    const [salt, digest] = hash.split(':') as [string, string]
-    return timingSafeEqual(Buffer.from(digest, 'hex'), scryptSync(password, salt, 16, { N: 1024 }))
-  },
-}
+const hasher = testPasswordHasher
 const settings = { signInAttemptsPerIpPerMinute: 100, signInFailuresPerAccount: 5, sessionsPerIpPerMinute: 10, tokensPerUser: 2, inviteTtlMs: 60_000, roleLimits: testServerConfig().limits.roles }
 
 async function refusal(promise: Promise<unknown>): Promise<AuthError> {

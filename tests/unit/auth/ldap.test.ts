@@ -4,26 +4,17 @@
  * accounts linked to their entry with their groups and role, and everything that must fail
  * failing with the same words as a wrong password (or a 503 when the directory cannot be asked).
  */
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto'
 import { createServer, type Server, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AccountService, type PasswordHasher } from '../../../server/lib/auth/accounts'
+import { AccountService } from '../../../server/lib/auth/accounts'
+import { testPasswordHasher } from '../../support/password-hasher'
 import { escapeFilterValue, firstRdnValue, type LdapSettings } from '../../../server/lib/auth/ldap/ldap-directory'
 import { accountStoresOf } from '../../../server/lib/stores'
 import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/memory'
 import { DIRECTORY_SUFFIX, PEOPLE, SERVICE_DN, SERVICE_PASSWORD, startTestDirectory, type TestDirectory } from '../../support/ldap-server'
 import { testServerConfig } from '../../support/server-config'
 
-const hasher: PasswordHasher = {
-  async hash(password) {
-    const salt = randomBytes(8).toString('hex')
-    return `${salt}:${scryptSync(password, salt, 16, { N: 1024 }).toString('hex')}`
-  },
-  async verify(hash, password) {
-    const [salt, digest] = hash.split(':') as [string, string]
-    return timingSafeEqual(Buffer.from(digest, 'hex'), scryptSync(password, salt, 16, { N: 1024 }))
-  },
-}
+const hasher = testPasswordHasher
 
 let directory: TestDirectory
 beforeAll(async () => {

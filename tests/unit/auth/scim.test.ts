@@ -4,9 +4,9 @@
  * matched, deactivated (sessions, tokens and running jobs ended), renamed and deleted, and groups
  * whose provisioned members get the group's limits.
  */
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { AccountService, type PasswordHasher } from '../../../server/lib/auth/accounts'
+import { AccountService } from '../../../server/lib/auth/accounts'
+import { testPasswordHasher } from '../../support/password-hasher'
 import { parseScimFilter } from '../../../server/lib/auth/scim/scim-filter'
 import { readScimPatch } from '../../../server/lib/auth/scim/scim-patch'
 import { ScimError, SCIM_SCHEMAS } from '../../../server/lib/auth/scim/scim-protocol'
@@ -15,16 +15,7 @@ import { accountStoresOf } from '../../../server/lib/stores'
 import { createMemoryAccountBackend } from '../../../server/lib/stores/accounts/memory'
 import { testServerConfig } from '../../support/server-config'
 
-const hasher: PasswordHasher = {
-  async hash(password) {
-    const salt = randomBytes(8).toString('hex')
-    return `${salt}:${scryptSync(password, salt, 16, { N: 1024 }).toString('hex')}`
-  },
-  async verify(hash, password) {
-    const [salt, digest] = hash.split(':') as [string, string]
-    return timingSafeEqual(Buffer.from(digest, 'hex'), scryptSync(password, salt, 16, { N: 1024 }))
-  },
-}
+const hasher = testPasswordHasher
 const settings = { signInAttemptsPerIpPerMinute: 100, signInFailuresPerAccount: 5, sessionsPerIpPerMinute: 10, tokensPerUser: 2, inviteTtlMs: 60_000, roleLimits: testServerConfig().limits.roles }
 const BASE = 'https://chat.example.com/scim/v2'
 const patchOf = (...Operations: unknown[]) => ({ schemas: [SCIM_SCHEMAS.patch], Operations })
