@@ -119,6 +119,22 @@ describe('SCIM provisioning', () => {
     expect((await call('GET', 'Users', undefined, { filter: 'userName eq "kim.new@example.com"' })).body).toMatchObject({ totalResults: 0 })
   })
 
+  it('deactivates once more when a crash came between stopping the jobs and disabling the account (the provider retries)', async () => {
+    const { call, accounts, store, stopped } = setUp()
+    const kim = await accounts.createAccount('kim@example.com', 'a long password', 'user')
+    const updateAccount = accounts.updateAccount.bind(accounts)
+    accounts.updateAccount = async () => {
+      accounts.updateAccount = updateAccount
+      throw new Error('the process died here')
+    }
+    await expect(call('PATCH', `Users/${kim.id}`, patchOf({ op: 'Replace', path: 'active', value: 'False' }))).rejects.toThrow('the process died here')
+    expect(stopped).toEqual([kim.id])
+    expect(await store.getAccount(kim.id)).toMatchObject({ disabled: false })
+    expect(await call('PATCH', `Users/${kim.id}`, patchOf({ op: 'Replace', path: 'active', value: 'False' }))).toMatchObject({ status: 200, body: { active: false } })
+    expect(stopped).toEqual([kim.id, kim.id])
+    expect(await store.getAccount(kim.id)).toMatchObject({ disabled: true })
+  })
+
   it('never changes the break-glass admin, and keeps the last admin', async () => {
     const { call, accounts } = setUp({ breakGlassAdmin: 'Keeper' })
     const keeper = await accounts.createAccount('Keeper', 'a long password', 'admin')

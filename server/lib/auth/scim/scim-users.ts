@@ -211,8 +211,9 @@ export class ScimUsers {
       if (value === null) delete record[key]
       else if (value !== undefined) record[key] = value
     }
-    if (record.userName.toLowerCase() !== (before?.userName ?? account.name).toLowerCase() && await this.findByUserName(record.userName)) {
-      throw new ScimError(409, `A user named ${record.userName} exists.`, 'uniqueness')
+    if (record.userName.toLowerCase() !== (before?.userName ?? account.name).toLowerCase()) {
+      const holder = await this.findByUserName(record.userName)
+      if (holder && holder.id !== account.id) throw new ScimError(409, `A user named ${record.userName} exists.`, 'uniqueness')
     }
     if (record.externalId && record.externalId !== before?.externalId) {
       const holder = await this.findByExternalId(record.externalId)
@@ -223,8 +224,10 @@ export class ScimUsers {
     await this.parts.settings.setSetting(nameKey(record.userName), account.id)
     if (record.externalId) await this.parts.settings.setSetting(externalKey(record.externalId), account.id)
     if (active !== undefined && active === account.disabled) {
-      await this.parts.setDisabled(account.id, !active)
+      // Jobs stop before the account is disabled: a crash between the two leaves it active, so the
+      // provider's retry does both again (the other order would leave its jobs running for good).
       if (!active) await this.parts.stopJobs(account.id)
+      await this.parts.setDisabled(account.id, !active)
     }
   }
 
