@@ -88,9 +88,11 @@ export function useProfiles(browser: Browser): Profiles {
     if (task.result?.state === 'fail') {
       for (const [index, page] of pages.entries()) {
         const text = await page.locator('body').innerText({ timeout: 2_000 }).catch(() => '(not readable)')
+        // What the page told the person last (a failed request's toast says why), before its text, which is cut.
+        const toasts = await page.getByTestId('toast').allInnerTexts().catch(() => [])
         const name = `failed-${task.name.replace(/\W+/g, '-').slice(0, 60)}-${index + 1}`
         await screenshot(page, name).catch(() => {})
-        console.error(`--- page ${index + 1} of "${task.name}" at ${page.url()} (screenshots/${name}.png), its text:\n${text.slice(0, 2_000)}`)
+        console.error(`--- page ${index + 1} of "${task.name}" at ${page.url()} (screenshots/${name}.png), its toasts: ${JSON.stringify(toasts)}, its text:\n${text.slice(0, 4_000)}`)
       }
     }
     await Promise.all(pages.map(page => page.close()))
