@@ -42,7 +42,6 @@ function discovery(path: string, base: string) {
   switch (path) {
     case 'ServiceProviderConfig': return {
       schemas: [SCIM_SCHEMAS.serviceProviderConfig],
-      documentationUri: 'https://github.com/or3/or3-chat/blob/main/docs/accounts.md#provisioning-scim',
       patch: { supported: true },
       bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
       filter: { supported: true, maxResults: SCIM_MAX_PAGE },
