@@ -21,7 +21,7 @@ import type { WorkflowSchedules } from '../lib/workflows/schedules'
 import type { WorkflowToolLookup } from '../lib/workflows/validate'
 import type { AppMetrics } from '../lib/metrics/app-metrics'
 import type { StatusHistory } from '../lib/metrics/status-history'
-import { isScrapeToken } from '../lib/metrics/scrape-token'
+import { isBearerToken } from '../lib/security/bearer-token'
 
 const useServerRuntime = startedServerRuntime
 
@@ -67,7 +67,7 @@ export async function useMonitoring(event: H3Event, as: 'scraper' | 'admin'): Pr
     return { metrics, status }
   }
   if (!useServerConfig(event).metrics.enabled) throw createError({ statusCode: 404, statusMessage: 'Metrics are off; set NUXT_METRICS_ENABLED=true to serve them.' })
-  if (!isScrapeToken(getRequestHeader(event, 'authorization'), useServerConfig(event).metrics.token)) await requireSessionUser(event, { role: 'admin' })
+  if (!isBearerToken(getRequestHeader(event, 'authorization'), useServerConfig(event).metrics.token)) await requireSessionUser(event, { role: 'admin' })
   return { metrics, status }
 }
 

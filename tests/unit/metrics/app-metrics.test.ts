@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { AppMetrics, MAX_MODELS, MAX_TOOL_NAMES, OTHER_LABEL, type MetricSources } from '../../../server/lib/metrics/app-metrics'
 import { observedCallbacks } from '../../../server/lib/jobs/run/observed-callbacks'
-import { isScrapeToken } from '../../../server/lib/metrics/scrape-token'
+import { isBearerToken } from '../../../server/lib/security/bearer-token'
 import { instrumentedStore } from '../../../server/lib/metrics/instrumented-store'
 import { UNOBSERVED, type JobObserver } from '../../../server/lib/jobs/job-observer'
 
@@ -150,16 +150,16 @@ describe('AppMetrics', () => {
   })
 })
 
-describe('isScrapeToken', () => {
+describe('isBearerToken (the scrape token)', () => {
   const token = 'a'.repeat(40)
   it('accepts only "Bearer <the token>", and nothing when no token is set', () => {
-    expect(isScrapeToken(`Bearer ${token}`, token)).toBe(true)
-    expect(isScrapeToken(`bearer ${token}`, token)).toBe(true)
-    expect(isScrapeToken(`Bearer ${token}x`, token)).toBe(false)
-    expect(isScrapeToken(token, token)).toBe(false)
-    expect(isScrapeToken(undefined, token)).toBe(false)
-    expect(isScrapeToken('Bearer ', '')).toBe(false)
-    expect(isScrapeToken('Bearer anything', '')).toBe(false)
+    expect(isBearerToken(`Bearer ${token}`, token)).toBe(true)
+    expect(isBearerToken(`bearer ${token}`, token)).toBe(true)
+    expect(isBearerToken(`Bearer ${token}x`, token)).toBe(false)
+    expect(isBearerToken(token, token)).toBe(false)
+    expect(isBearerToken(undefined, token)).toBe(false)
+    expect(isBearerToken('Bearer ', '')).toBe(false)
+    expect(isBearerToken('Bearer anything', '')).toBe(false)
   })
 })
 
