@@ -189,6 +189,18 @@ describe('SCIM provisioning', () => {
     expect((await call('GET', `Groups/${sales.id}`)).status).toBe(404)
   })
 
+  it('takes over a group an admin made: its externalId, members and name set by the provider, a taken name refused', async () => {
+    const { call, accounts } = setUp()
+    const ann = await accounts.createAccount('ann@example.com', 'a long password', 'user')
+    await accounts.groups.save('Support', { description: 'Made by an admin', limits: { jobsAtOnce: 7 } })
+    await accounts.groups.save('Ops', {})
+    const [support] = (await call('GET', 'Groups', undefined, { filter: 'displayName eq "Support"' })).body.Resources as Array<{ id: string }>
+    expect((await call('PATCH', `Groups/${support!.id}`, patchOf({ op: 'replace', path: 'externalId', value: 'ext-support' }))).body).toMatchObject({ displayName: 'Support', externalId: 'ext-support', members: [] })
+    expect((await call('PATCH', `Groups/${support!.id}`, patchOf({ op: 'replace', path: 'displayName', value: 'OPS' }))).body).toMatchObject({ scimType: 'uniqueness' })
+    expect((await call('PUT', `Groups/${support!.id}`, { displayName: 'Support Desk', members: [{ value: ann.id }] })).body).toMatchObject({ displayName: 'Support Desk', members: [{ value: ann.id }] })
+    expect((await accounts.groups.groupsOf(ann.id)).map(group => [group.name, group.description, group.limits.jobsAtOnce])).toEqual([['Support Desk', 'Made by an admin', 7]])
+  })
+
   it('answers discovery, and refuses what it does not serve in SCIM\'s words', async () => {
     const { call } = setUp()
     expect((await call('GET', 'ServiceProviderConfig')).body).toMatchObject({ patch: { supported: true }, filter: { supported: true }, bulk: { supported: false } })

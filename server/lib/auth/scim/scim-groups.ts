@@ -11,7 +11,7 @@ import type { SettingsStore } from '../../stores/settings/settings-store'
 import type { Groups } from '../groups'
 import { parseScimFilter, type ScimComparison } from './scim-filter'
 import { readScimPatch, scimText } from './scim-patch'
-import { ScimError, scimList, scimPage, SCIM_SCHEMAS, type ScimListQuery } from './scim-protocol'
+import { asScimError, ScimError, scimList, scimPage, SCIM_SCHEMAS, type ScimListQuery } from './scim-protocol'
 
 interface ScimGroupRecord {
   name: string
@@ -84,8 +84,8 @@ export class ScimGroups {
     const resource = (body ?? {}) as { displayName?: unknown, externalId?: unknown, members?: unknown }
     await this.find(id)
     await this.rename(id, nameFrom(resource.displayName))
-    const record = await this.record(id)
-    await this.write(id, { ...record!, ...(resource.externalId ? { externalId: scimText(resource.externalId, 'externalId') } : { externalId: undefined }) })
+    const record = await this.recordOf(id)
+    await this.write(id, { ...record, externalId: resource.externalId ? scimText(resource.externalId, 'externalId') : undefined })
     await this.setMembers(id, memberIds(resource.members), 'replace')
     return this.get(id, base)
   }
@@ -101,8 +101,7 @@ export class ScimGroups {
       } else if (operation.path === 'displayname') {
         await this.rename(id, nameFrom(operation.value))
       } else if (operation.path === 'externalid') {
-        const record = (await this.record(id))!
-        await this.write(id, { ...record, externalId: operation.op === 'remove' ? undefined : scimText(operation.value, 'externalId') })
+        await this.write(id, { ...await this.recordOf(id), externalId: operation.op === 'remove' ? undefined : scimText(operation.value, 'externalId') })
       } else if (operation.path !== 'id' && !operation.path.startsWith('urn:')) {
         throw new ScimError(400, `A group's "${operation.path}" is not kept here: displayName, externalId and members are.`, 'invalidPath')
       }
@@ -135,7 +134,7 @@ export class ScimGroups {
   /** Takes a deleted account out of its groups' member lists. */
   async forgetMember(accountId: string, scimNames: readonly string[]): Promise<void> {
     for (const { id } of await this.groupsOf(accountId, scimNames)) {
-      const record = (await this.record(id))!
+      const record = await this.recordOf(id)
       await this.write(id, { ...record, members: record.members.filter(member => member !== accountId) })
     }
   }
@@ -178,7 +177,7 @@ export class ScimGroups {
 
   /** Adds, removes or replaces the group's provisioned members, and each member's groups with them. */
   private async setMembers(id: string, ids: readonly string[], how: 'add' | 'remove' | 'replace'): Promise<void> {
-    const record = (await this.record(id)) ?? { name: (await this.find(id)).group.name, members: [] }
+    const record = await this.recordOf(id)
     const before = new Set(record.members)
     let after: Set<string>
     if (how === 'remove') after = new Set(record.members.filter(member => !ids.includes(member)))
@@ -196,13 +195,12 @@ export class ScimGroups {
   private async rename(id: string, name: string): Promise<void> {
     const { group } = await this.find(id)
     if (group.name === name) return
-    const all = await this.parts.groups.list()
-    if (group.name.toLowerCase() !== name.toLowerCase() && all.some(other => other.name.toLowerCase() === name.toLowerCase())) throw new ScimError(409, `A group named ${name} exists.`, 'uniqueness')
-    await this.parts.groups.rename(group.name, name)
+    // Another group of that name: Groups refuses it (409), as SCIM's `uniqueness`.
+    await asScimError(this.parts.groups.rename(group.name, name))
     const ids = await this.ids()
     delete ids[group.name.toLowerCase()]
     await this.writeIds({ ...ids, [name.toLowerCase()]: id })
-    const record = (await this.record(id)) ?? { name: group.name, members: [] }
+    const record = await this.recordOf(id, group)
     for (const member of record.members) await this.parts.groups.changeScimMembership(member, { remove: [group.name], add: [name] })
     await this.write(id, { ...record, name })
   }
@@ -219,6 +217,11 @@ export class ScimGroups {
   private async record(id: string): Promise<ScimGroupRecord | null> {
     const raw = await this.parts.settings.getSetting(recordKey(id))
     return raw ? JSON.parse(raw) as ScimGroupRecord : null
+  }
+
+  /** The group's record; none yet (an admin's group a provider has not changed): its name and no provisioned members. */
+  private async recordOf(id: string, group?: Group): Promise<ScimGroupRecord> {
+    return (await this.record(id)) ?? { name: (group ?? (await this.find(id)).group).name, members: [] }
   }
 
   private async write(id: string, record: ScimGroupRecord): Promise<void> {

@@ -3,6 +3,7 @@
  * people and groups (Entra ID, Okta): its schema names, errors, list answers and the bounded
  * reading of a list request's query.
  */
+import { AuthError } from '../auth-errors'
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json'
 
@@ -28,6 +29,16 @@ export class ScimError extends Error {
   override name = 'ScimError'
   constructor(readonly status: number, message: string, readonly scimType?: ScimErrorType) {
     super(message)
+  }
+}
+
+/** `work`, with the account service's refusals as SCIM errors: a name taken is `uniqueness`, the last active admin `mutability`. */
+export async function asScimError<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    if (!(error instanceof AuthError)) throw error
+    throw new ScimError(error.statusCode, error.message, error.refusal === 'name-taken' ? 'uniqueness' : error.statusCode === 409 ? 'mutability' : undefined)
   }
 }
 

@@ -5,11 +5,10 @@
  * and a body out; the route does the transport (server/utils/scim.ts).
  */
 import type { AccountService } from '../accounts'
-import { AuthError } from '../auth-errors'
 import type { AccountStore } from '../../stores/accounts/account-store'
 import type { SettingsStore } from '../../stores/settings/settings-store'
 import { ScimGroups } from './scim-groups'
-import { ScimError, scimList, scimListQuery, SCIM_MAX_PAGE, SCIM_SCHEMAS } from './scim-protocol'
+import { asScimError, ScimError, scimList, scimListQuery, SCIM_MAX_PAGE, SCIM_SCHEMAS } from './scim-protocol'
 import { ScimUsers } from './scim-users'
 
 /** One SCIM request, as the route read it. */
@@ -59,16 +58,6 @@ function discovery(path: string, base: string) {
       { id: SCIM_SCHEMAS.group, name: 'Group', attributes: ['displayName', 'externalId', 'members'].map(name => ({ name })) },
     ], 2, 1)
     default: return undefined
-  }
-}
-
-/** `work`, with the account service's refusals (the last active admin: 409) as SCIM errors. */
-async function asScimError<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work
-  } catch (error) {
-    if (error instanceof AuthError) throw new ScimError(error.statusCode, error.message, error.statusCode === 409 ? 'mutability' : undefined)
-    throw error
   }
 }
 
