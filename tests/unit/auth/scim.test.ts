@@ -194,7 +194,7 @@ describe('SCIM provisioning', () => {
     const ann = await accounts.createAccount('ann@example.com', 'a long password', 'user')
     await accounts.groups.save('Support', { description: 'Made by an admin', limits: { jobsAtOnce: 7 } })
     await accounts.groups.save('Ops', {})
-    const [support] = (await call('GET', 'Groups', undefined, { filter: 'displayName eq "Support"' })).body.Resources as Array<{ id: string }>
+    const [support] = ((await call('GET', 'Groups', undefined, { filter: 'displayName eq "Support"' })).body as { Resources: Array<{ id: string }> }).Resources
     expect((await call('PATCH', `Groups/${support!.id}`, patchOf({ op: 'replace', path: 'externalId', value: 'ext-support' }))).body).toMatchObject({ displayName: 'Support', externalId: 'ext-support', members: [] })
     expect((await call('PATCH', `Groups/${support!.id}`, patchOf({ op: 'replace', path: 'displayName', value: 'OPS' }))).body).toMatchObject({ scimType: 'uniqueness' })
     expect((await call('PUT', `Groups/${support!.id}`, { displayName: 'Support Desk', members: [{ value: ann.id }] })).body).toMatchObject({ displayName: 'Support Desk', members: [{ value: ann.id }] })
