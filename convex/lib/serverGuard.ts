@@ -23,35 +23,28 @@ export function assertServerSecret(secret: string): void {
   if (!sameSecret(secret, expected)) throw new Error('Unauthorized: this function may only be called by the OR3 server.')
 }
 
-/** A public query callable only with the server secret. */
-export function serverQuery<Args extends PropertyValidators, Result>(definition: { args: Args, handler: (ctx: QueryCtx, args: ObjectType<Args>) => Promise<Result> }) {
-  return query({
+/** A function's definition with the server secret added to its arguments and checked before its handler runs. */
+function withServerSecret<Ctx, Args extends PropertyValidators, Result>(definition: { args: Args, handler: (ctx: Ctx, args: ObjectType<Args>) => Promise<Result> }) {
+  return {
     args: { ...definition.args, secret: v.string() },
-    handler: async (ctx, { secret, ...args }: any): Promise<Result> => {
+    handler: async (ctx: Ctx, { secret, ...args }: any): Promise<Result> => {
       assertServerSecret(secret)
       return definition.handler(ctx, args as ObjectType<Args>)
     },
-  })
+  }
+}
+
+/** A public query callable only with the server secret. */
+export function serverQuery<Args extends PropertyValidators, Result>(definition: { args: Args, handler: (ctx: QueryCtx, args: ObjectType<Args>) => Promise<Result> }) {
+  return query(withServerSecret(definition))
 }
 
 /** A public mutation callable only with the server secret. */
 export function serverMutation<Args extends PropertyValidators, Result>(definition: { args: Args, handler: (ctx: MutationCtx, args: ObjectType<Args>) => Promise<Result> }) {
-  return mutation({
-    args: { ...definition.args, secret: v.string() },
-    handler: async (ctx, { secret, ...args }: any): Promise<Result> => {
-      assertServerSecret(secret)
-      return definition.handler(ctx, args as ObjectType<Args>)
-    },
-  })
+  return mutation(withServerSecret(definition))
 }
 
 /** A public action callable only with the server secret (for what only an action may do: a vector search). */
 export function serverAction<Args extends PropertyValidators, Result>(definition: { args: Args, handler: (ctx: ActionCtx, args: ObjectType<Args>) => Promise<Result> }) {
-  return action({
-    args: { ...definition.args, secret: v.string() },
-    handler: async (ctx, { secret, ...args }: any): Promise<Result> => {
-      assertServerSecret(secret)
-      return definition.handler(ctx, args as ObjectType<Args>)
-    },
-  })
+  return action(withServerSecret(definition))
 }
