@@ -3,7 +3,9 @@ import { getQuery, getRequestProtocol, getRequestURL, getRouterParam, useSession
 import type { ProviderSignInError } from '../../shared/types/account'
 import { AuthError } from '../lib/auth/auth-errors'
 import { OidcSignInError, PENDING_SIGN_IN_MS, type PendingSignIn } from '../lib/auth/oidc/oidc-sign-in'
+import { PASSKEY_CEREMONY_MS, passkeySite } from '../lib/auth/passkeys'
 import type { StoredAccount } from '../lib/stores/accounts/account-store'
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/types'
 import { serverSecret } from '../lib/security/session-secret'
 import { startedServerRuntime } from '../lib/runtime/current'
 
@@ -129,12 +131,18 @@ const secondStep = {
     await session.update({ userId: account.id, version: account.sessionVersion })
   },
 
-  async finish(event: H3Event, code: string): Promise<StoredAccount> {
+  /** Whose password was right, for a second step by passkey (undefined: none in the last five minutes). */
+  async pendingUser(event: H3Event): Promise<string | undefined> {
+    return (await pendingSecondStep(event)).data.userId
+  },
+
+  /** Checks the second step (`check`: a code, or a passkey's answer) for the account whose password was right; answers it. */
+  async finish(event: H3Event, check: (userId: string) => Promise<unknown>): Promise<StoredAccount> {
     const session = await pendingSecondStep(event)
     const { userId, version } = session.data
     if (!userId) throw new AuthError('not-signed-in', 'Sign in with your name and password first: the code is asked after them, for five minutes.')
     const accounts = useAccounts()
-    await accounts.twoStep.check(userId, code)
+    await check(userId)
     await session.clear()
     const account = await accounts.getAccount(userId)
     // The password changed, the account was disabled or deleted meanwhile: the first step no longer holds.
@@ -144,9 +152,59 @@ const secondStep = {
   },
 }
 
+/** A passkey sign-in's challenge, between its options and its answer: a sealed cookie of its own, sent only to the passkey routes. */
+function pendingPasskey(event: H3Event) {
+  const config = useServerConfig(event)
+  return useSession<{ challenge?: string, afterPassword?: boolean }>(event, {
+    name: `${config.session.name}-passkey`,
+    password: serverSecret(config),
+    maxAge: PASSKEY_CEREMONY_MS / 1000,
+    cookie: { httpOnly: true, sameSite: 'strict', path: '/api/auth/passkey', secure: getRequestProtocol(event) === 'https' },
+  })
+}
+
+/**
+ * Passkeys (lib/auth/passkeys.ts) for the routes, bound to the origin the app is served at: a
+ * sign-in by passkey alone, the second step after a password, and adding one in Settings.
+ */
+const passkey = {
+  /** Options for the browser: any of this site's passkeys, or (`afterPassword`) one of the account whose password was just right. */
+  async signInOptions(event: H3Event, afterPassword: boolean) {
+    const site = passkeySite(event.context.site.appOrigin)
+    const userId = afterPassword ? await secondStep.pendingUser(event) : undefined
+    if (afterPassword && !userId) throw new AuthError('not-signed-in', 'Sign in with your name and password first: the passkey is asked after them, for five minutes.')
+    const options = await useAccounts().passkeys.signInOptions(site, userId)
+    const session = await pendingPasskey(event)
+    await session.clear()
+    await session.update({ challenge: options.challenge, afterPassword })
+    return options
+  },
+
+  /** Checks the browser's answer; answers the account to start a session for (the challenge is used up, whatever the answer). */
+  async signIn(event: H3Event, response: AuthenticationResponseJSON): Promise<StoredAccount> {
+    const session = await pendingPasskey(event)
+    const { challenge, afterPassword } = session.data
+    await session.clear()
+    if (!challenge) throw new AuthError('passkey-setup', 'Start the passkey sign-in again: it is older than five minutes, or was not started here.')
+    const accounts = useAccounts()
+    await accounts.attempts.beforeProviderSignIn(event.context.clientAddress)
+    const site = passkeySite(event.context.site.appOrigin)
+    if (afterPassword) return secondStep.finish(event, userId => accounts.passkeys.signIn(site, challenge, response, userId))
+    return accounts.passkeys.signIn(site, challenge, response)
+  },
+
+  registrationOptions(event: H3Event, userId: string, accountName: string) {
+    return useAccounts().passkeys.registrationOptions(userId, accountName, passkeySite(event.context.site.appOrigin))
+  },
+
+  register(event: H3Event, userId: string, response: RegistrationResponseJSON, name: string | undefined) {
+    return useAccounts().passkeys.register(userId, response, name, passkeySite(event.context.site.appOrigin))
+  },
+}
+
 /**
  * The steps of signing in besides a name and password: through the operator's identity providers
- * (`provider`), and the code a password sign-in asks for next when the account turned on two-step
- * sign-in (`secondStep`).
+ * (`provider`), the code or passkey a password sign-in asks for next when the account turned on
+ * two-step sign-in (`secondStep`), and passkeys (`passkey`).
  */
-export const signInSteps = { provider: providerSignIn, secondStep }
+export const signInSteps = { provider: providerSignIn, secondStep, passkey }

@@ -30,3 +30,42 @@ export const signUpBody = z.object({
   /** Signing up from a guest session: the new account keeps the guest's conversations, workflows and jobs. */
   keepGuestData: z.boolean().optional(),
 }).strict()
+
+/**
+ * What a browser's WebAuthn call answers (`@simplewebauthn/browser`'s JSON form), bounded before
+ * anything reads it: base64url fields only, each at most 64 kB (an attestation with its
+ * certificates fits), the client's extension results as a small object.
+ */
+const base64url = (max: number) => z.string().max(max).regex(/^[A-Za-z0-9_-]*$/, 'must be base64url')
+const webAuthnBase = {
+  id: base64url(1_400).min(1),
+  rawId: base64url(1_400).min(1),
+  type: z.literal('public-key'),
+  clientExtensionResults: z.record(z.string().max(64), z.unknown()).refine(value => Object.keys(value).length <= 16, 'has too many entries'),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+}
+export const passkeyRegistrationBody = z.object({
+  name: z.string().trim().max(64).optional(),
+  response: z.object({
+    ...webAuthnBase,
+    response: z.object({
+      clientDataJSON: base64url(8_000),
+      attestationObject: base64url(65_536),
+      authenticatorData: base64url(65_536).optional(),
+      transports: z.array(z.enum(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'])).max(8).optional(),
+      publicKeyAlgorithm: z.number().int().optional(),
+      publicKey: base64url(8_000).optional(),
+    }),
+  }),
+}).strict()
+export const passkeySignInBody = z.object({
+  response: z.object({
+    ...webAuthnBase,
+    response: z.object({
+      clientDataJSON: base64url(8_000),
+      authenticatorData: base64url(8_000),
+      signature: base64url(2_000),
+      userHandle: base64url(200).optional(),
+    }),
+  }),
+}).strict()

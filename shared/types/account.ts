@@ -84,9 +84,13 @@ export const ACCOUNT_LIMITS = {
   tokenNameMax: 64,
 } as const
 
-/** `GET /api/me/two-step`: whether a code from an authenticator app is asked after the password. */
+/** `GET /api/me/two-step`: whether a second step is asked after the password (an authenticator app's code or a passkey). */
 export interface TwoStepStatus {
   enabled: boolean
+  /** An authenticator app is set up. */
+  app?: boolean
+  /** Passkeys the account has (each signs in alone, or is the second step after the password). */
+  passkeys?: number
   /** Recovery codes not used yet. */
   recoveryCodesLeft?: number
   enabledAt?: number
@@ -101,4 +105,22 @@ export interface TwoStepSetup {
 /** `POST /api/auth/login` when the account has two-step sign-in: the password was right, a code is asked next (`POST /api/auth/two-step`). */
 export interface SecondStepNeeded {
   twoStepRequired: true
+  /** What may be the second step: a code (from the app, or a recovery code) and/or one of the account's passkeys. */
+  methods: Array<'code' | 'passkey'>
+}
+
+/** `GET /api/me/passkeys`: one of the account's passkeys, as its owner sees it (never its key). */
+export interface PasskeySummary {
+  id: string
+  name: string
+  createdAt: number
+  lastUsedAt?: number
+  /** Synced between the person's devices (a password manager, iCloud Keychain, Google Password Manager). */
+  synced: boolean
+}
+
+/** `POST /api/me/passkeys`: the passkey just added, and the recovery codes when it is the account's first second step (shown this once). */
+export interface PasskeyAdded {
+  passkey: PasskeySummary
+  recoveryCodes?: string[]
 }

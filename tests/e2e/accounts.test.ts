@@ -89,7 +89,7 @@ describe('accounts', () => {
     // The password alone gives no session, only the question for a code.
     const session = client()
     const first = await session.post('/api/auth/login', { name: 'Tess', password })
-    expect(await first.json()).toEqual({ twoStepRequired: true })
+    expect(await first.json()).toEqual({ twoStepRequired: true, methods: ['code'] })
     expect((await session.json('/api/auth/me')).user).toBeNull()
     expect((await session.fetch('/api/threads')).status).toBe(401)
     // A code without the password first is refused; a wrong one too.
@@ -150,7 +150,7 @@ describe('accounts', () => {
     expect((await rhea.post('/api/me/two-step/confirm', { code: new TOTP({ secret: Secret.fromBase32(setup.secret) }).generate() })).status).toBe(200)
     expect((await rhea.fetch('/api/threads')).status).toBe(200)
     expect((await rhea.json('/api/auth/me')).twoStepPending).toBeUndefined()
-    expect(await (await client().post('/api/auth/login', { name: 'Rhea', password })).json()).toEqual({ twoStepRequired: true })
+    expect(await (await client().post('/api/auth/login', { name: 'Rhea', password })).json()).toEqual({ twoStepRequired: true, methods: ['code'] })
     // Off again: nobody is held.
     expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ twoStepRequired: 'off' }) })).status).toBe(200)
     expect((await admin.fetch('/api/admin/settings', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ twoStepRequired: 'sometimes' }) })).status).toBe(400)

@@ -22,6 +22,7 @@ import { RoleLimitPolicy } from './role-limits'
 import { IdentityAccounts } from './oidc/identity-accounts'
 import { Groups } from './groups'
 import { TwoStepSignIn } from './two-step'
+import { Passkeys } from './passkeys'
 import { createSecretBox, type SecretBox } from '../security/secret-box'
 import type { SettingsStore } from '../stores/settings/settings-store'
 import type { UsageLedger } from '../stores/usage/usage-ledger'
@@ -86,6 +87,11 @@ function badInvite(invite: string | undefined): AuthError {
 const WRONG_CREDENTIALS = 'That name and password do not match an account.'
 const PASSWORDS_OFF = 'This server signs people in through its identity provider: use the button on the sign-in page.'
 
+/** With passwords off only the break-glass admin signs in with one (or with its passkey). */
+function refuseIfPasswordsOff(account: StoredAccount, passwordsAllowed: boolean, breakGlassKey: string | undefined): void {
+  if (!passwordsAllowed && !(account.role === 'admin' && accountNameKey(account.name) === breakGlassKey)) throw new AuthError('passwords-off', PASSWORDS_OFF)
+}
+
 /** The stores the account service works over. */
 export interface AccountServiceStores {
   accounts: AccountStore
@@ -110,8 +116,10 @@ export class AccountService {
 
   /** Each person's API tokens (a token is minted only with the account's password). */
   readonly tokens: PersonalApiTokens
-  /** A code from an authenticator app after the password, for accounts that turned it on. */
+  /** A code from an authenticator app (or a passkey) after the password, for accounts that turned it on. */
   readonly twoStep: TwoStepSignIn
+  /** Passkeys: a sign-in alone, or the second step after the password. */
+  readonly passkeys: Passkeys
   /** Whether the admin requires it, and of whom (two-step-policy.ts). */
   readonly twoStepPolicy: TwoStepPolicy
   /** Usage today, for each person and for the admin. */
@@ -134,10 +142,26 @@ export class AccountService {
     this.identities = new IdentityAccounts(stores, this.groups)
     this.limits = new RoleLimitPolicy(stores.settings, settings.roleLimits, Date.now, this.groups)
     this.tokens = new PersonalApiTokens(stores, settings.tokensPerUser, (userId, password, wrong) => this.confirmPassword(userId, password, wrong))
+    const confirmPassword = (userId: string, password: string, wrong: string) => this.confirmPassword(userId, password, wrong)
     this.twoStep = new TwoStepSignIn(stores.settings, settings.twoStepBox ?? createSecretBox(randomBytes(32).toString('hex'), 'two-step'), {
       issuer: settings.siteName ?? 'OR3 Chat',
-      confirmPassword: (userId, password, wrong) => this.confirmPassword(userId, password, wrong),
+      confirmPassword,
+      passkeysOf: userId => this.passkeys.count(userId),
       limiterFor: settings.limiterFor,
+    })
+    this.passkeys = new Passkeys(stores.settings, {
+      rpName: settings.siteName ?? 'OR3 Chat',
+      confirmPassword,
+      adding: userId => this.twoStep.passkeyAdding(userId),
+      removed: userId => this.twoStep.passkeyRemoved(userId),
+      // A passkey alone signs in a local account as its password would (with passwords off, only the break-glass admin).
+      signInAccount: async (userId) => {
+        const account = await stores.accounts.getAccount(userId)
+        if (!account?.passwordHash) throw new AuthError('bad-passkey', 'That passkey is not of an account here. Sign in another way.')
+        refuseIfPasswordsOff(account, this.passwordsAllowed, this.breakGlassKey)
+        if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
+        return account
+      },
     })
     this.twoStepPolicy = new TwoStepPolicy(stores.settings, {
       hasPassword: async userId => Boolean((await stores.accounts.getAccount(userId))?.passwordHash),
@@ -251,7 +275,7 @@ export class AccountService {
       throw new AuthError('bad-credentials', WRONG_CREDENTIALS)
     }
     // With passwords off only the break-glass admin signs in here (and says so only after the password matched).
-    if (!this.passwordsAllowed && !(account.role === 'admin' && accountNameKey(account.name) === this.breakGlassKey)) throw new AuthError('passwords-off', PASSWORDS_OFF)
+    refuseIfPasswordsOff(account, this.passwordsAllowed, this.breakGlassKey)
     await this.attempts.signInSucceeded(key)
     if (account.disabled) throw new AuthError('disabled', 'This account is disabled. Ask the admin of this server.')
     return account

@@ -8,6 +8,7 @@ export const AUTH_REFUSALS = {
   'bad-credentials': 401,
   'bad-token': 401,
   'bad-code': 401,
+  'bad-passkey': 401,
   'disabled': 403,
   'wrong-password': 403,
   'setup-code': 403,
@@ -26,6 +27,10 @@ export const AUTH_REFUSALS = {
   'two-step-setup': 400,
   'two-step-on': 409,
   'two-step-off': 409,
+  'passkey-setup': 400,
+  'passkey-site': 409,
+  'too-many-passkeys': 409,
+  'unknown-passkey': 404,
   'too-many-attempts': 429,
 } as const
 
@@ -44,7 +49,7 @@ export class AuthError extends DomainError {
   }
 
   httpAnswer(): HttpAnswer {
-    const statusMessages: Record<number, string> = { 400: 'Bad request', 401: 'Sign-in required', 403: 'Not allowed', 409: 'Conflict', 429: 'Too many attempts' }
+    const statusMessages: Record<number, string> = { 400: 'Bad request', 401: 'Sign-in required', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 429: 'Too many attempts' }
     const i18n = { key: `auth.${this.refusal.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase())}`, params: this.retryAfterSeconds !== undefined ? { seconds: this.retryAfterSeconds } : undefined }
     return { statusCode: this.statusCode, statusMessage: statusMessages[this.statusCode] ?? 'Refused', message: this.message, i18n, data: { reason: this.refusal }, retryAfterSeconds: this.retryAfterSeconds, ...(this.refusal === 'too-many-attempts' ? { refusedBy: 'auth_attempts' } : {}) }
   }

@@ -18,12 +18,15 @@ import type { Workspaces } from '../tools/workspace/workspaces'
 import type { UserTools } from '../tools/user-tools/user-tools'
 import type { Memories } from '../tools/memory/memories'
 import type { KnowledgeBases } from '../knowledge/knowledge-bases'
+import type { Passkeys } from './passkeys'
 
 /** Where a person's data is read from. */
 export interface PersonalArchiveSources {
   accounts: Pick<AccountStore, 'getAccount'>
   /** The identity-provider sign-ins linked to the account. */
   identities: Pick<IdentityStore, 'listIdentities'>
+  /** The account's passkeys (names and dates; their public keys are of no use elsewhere). */
+  passkeys: Pick<Passkeys, 'list'>
   threads: ThreadStore
   workflows: WorkflowStore
   workflowRuns: WorkflowRunStore
@@ -93,6 +96,7 @@ async function* archiveEntries(sources: PersonalArchiveSources, userId: string, 
     data: json({
       account: account ? { id: account.id, name: account.name, role: account.role, createdAt: new Date(account.createdAt).toISOString() } : { id: userId, guest: true },
       signInProviders: account ? (await sources.identities.listIdentities(userId)).map(identity => ({ provider: identity.provider, subject: identity.subject, email: identity.email, linkedAt: new Date(identity.createdAt).toISOString(), lastSignInAt: new Date(identity.lastSignInAt).toISOString() })) : [],
+      passkeys: account ? (await sources.passkeys.list(userId)).map(key => ({ name: key.name, synced: key.synced, addedAt: new Date(key.createdAt).toISOString(), lastUsedAt: key.lastUsedAt ? new Date(key.lastUsedAt).toISOString() : null })) : [],
       preferences: await sources.personal.preferences(userId),
       presets: await sources.personal.presets(userId),
       folders: await sources.personal.folders(userId),

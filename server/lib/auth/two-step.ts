@@ -1,15 +1,16 @@
 /**
  * Two-step sign-in for accounts with a password: after the password, a code from an
  * authenticator app (TOTP, RFC 6238 through `otpauth`: 6 digits, 30 s, SHA-1, as every app
- * reads it) or one of ten single-use recovery codes.
+ * reads it), one of the account's passkeys (passkeys.ts), or one of ten single-use recovery codes.
  *
- * Kept per account in the settings store: the secret sealed with the server's key (a copy of the
- * store does not give it), the last time step used (a code is good once: a code seen by someone
+ * Kept per account in the settings store: the app's secret sealed with the server's key (a copy of
+ * the store does not give it), the last time step used (a code is good once: a code seen by someone
  * looking over a shoulder cannot be used again), and the recovery codes' SHA-256 hashes (shown
- * once, when made). Every check is a read and a write under the store's lock, so two sign-ins with
- * the same code at once on two instances let one in. Wrong codes are counted per account (five in
- * fifteen minutes, then refused with Retry-After, even a right one), whoever sends them; a right
- * code forgets them.
+ * once, when the first second step is set up: the app or a passkey). Two-step sign-in is on while
+ * the account has the app or a passkey. Every check is a read and a write under the store's lock,
+ * so two sign-ins with the same code at once on two instances let one in. Wrong codes are counted
+ * per account (five in fifteen minutes, then refused with Retry-After, even a right one), whoever
+ * sends them; a right code forgets them.
  */
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
@@ -31,8 +32,8 @@ const WRONG_CODES = 5
 const WRONG_CODE_WINDOW_S = 15 * 60
 
 interface TwoStepState {
-  /** The TOTP secret (base32), sealed. */
-  secret: string
+  /** The TOTP secret (base32), sealed; none while only passkeys are the second step. */
+  secret?: string
   /** The last time step a code was accepted for. */
   lastStep: number
   /** SHA-256 (hex) of each unused recovery code. */
@@ -76,11 +77,14 @@ export class TwoStepSignIn {
       issuer: string
       /** Refuses (403, `wrong` as its words) unless `password` is the account's, counted like a sign-in. */
       confirmPassword: (userId: string, password: string, wrong: string) => Promise<void>
+      /** How many passkeys the account has (each is a second step too). */
+      passkeysOf: (userId: string) => Promise<number>
       limiterFor?: LimiterFactory
       now?: () => number
     },
   ) {
     this.confirmPassword = options.confirmPassword
+    this.passkeysOf = options.passkeysOf
     this.issuer = options.issuer
     this.now = options.now ?? Date.now
     this.locks = new SettingLocks(settings, crypto.randomUUID(), { ttlMs: 10_000, attempts: 80, now: this.now, busyMessage: 'Two-step sign-in is being changed elsewhere; try again in a moment.' })
@@ -90,30 +94,37 @@ export class TwoStepSignIn {
   private readonly issuer: string
   private readonly now: () => number
   private readonly confirmPassword: (userId: string, password: string, wrong: string) => Promise<void>
+  private readonly passkeysOf: (userId: string) => Promise<number>
 
   private state(userId: string): Promise<TwoStepState | null> {
     return readJsonSetting<TwoStepState | null>(this.settings, stateKey(userId), null)
   }
 
   async status(userId: string): Promise<TwoStepStatus> {
-    const state = await this.state(userId)
-    return state ? { enabled: true, recoveryCodesLeft: state.recovery.length, enabledAt: state.enabledAt } : { enabled: false }
+    const [state, passkeys] = await Promise.all([this.state(userId), this.passkeysOf(userId)])
+    const app = Boolean(state?.secret)
+    if (!state || (!app && passkeys === 0)) return { enabled: false, app: false, passkeys }
+    return { enabled: true, app, passkeys, recoveryCodesLeft: state.recovery.length, enabledAt: state.enabledAt }
   }
 
+  /** Whether a password sign-in asks for a second step: the account has the app or a passkey. */
   async isEnabled(userId: string): Promise<boolean> {
-    return (await this.state(userId)) !== null
+    return (await this.status(userId)).enabled
   }
 
   /** A new secret to add to an authenticator app (not in force until `confirm`ed with a code from it). */
   async begin(userId: string, accountName: string): Promise<TwoStepSetup> {
-    if (await this.isEnabled(userId)) throw new AuthError('two-step-on', 'Two-step sign-in is already on. Turn it off first to set up another app.')
+    if ((await this.state(userId))?.secret) throw new AuthError('two-step-on', 'An authenticator app is already set up. Turn it off first to set up another app.')
     const secret = new Secret({ size: 20 }).base32
     const pending: PendingSetup = { secret: this.box.seal(secret), expiresAt: this.now() + SETUP_MS }
     await this.settings.setSetting(setupKey(userId), JSON.stringify(pending))
     return { secret, uri: totp(secret, accountName, this.issuer).toString() }
   }
 
-  /** Turns two-step sign-in on with a code from the app just set up; answers the recovery codes (shown this once). */
+  /**
+   * Turns the app on with a code from it; answers the recovery codes when it is the account's first
+   * second step (shown this once; with a passkey already, the codes made then go on working).
+   */
   async confirm(userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
     return this.locks.run(stateKey(userId), async () => {
       const pending = await readJsonSetting<PendingSetup | null>(this.settings, setupKey(userId), null)
@@ -122,12 +133,42 @@ export class TwoStepSignIn {
       // Read once: a second reading could fall into the next time step and find the code too old.
       const step = this.stepOf(secret, normalise(code))
       await this.countWrong(userId, async () => step !== undefined)
-      const codes = recoveryCodes()
-      const state: TwoStepState = { secret: pending!.secret, lastStep: step!, recovery: codes.map(item => hash(normalise(item))), enabledAt: this.now() }
+      const kept = await this.keptState(userId)
+      const codes = kept ? [] : recoveryCodes()
+      const state: TwoStepState = { ...(kept ?? { recovery: codes.map(item => hash(normalise(item))), enabledAt: this.now() }), secret: pending!.secret, lastStep: step! }
       await this.settings.setSetting(stateKey(userId), JSON.stringify(state))
       await this.settings.setSetting(setupKey(userId), 'null')
       return { recoveryCodes: codes }
     })
+  }
+
+  /**
+   * A passkey is being added: answers recovery codes to show (and keeps their hashes) when the
+   * account had no second step yet; undefined when it has (its codes go on working). Called before
+   * the passkey is stored: a crash between the two leaves codes that count for nothing (no second
+   * step is on), and the next passkey makes new ones.
+   */
+  async passkeyAdding(userId: string): Promise<string[] | undefined> {
+    return this.locks.run(stateKey(userId), async () => {
+      if (await this.keptState(userId)) return undefined
+      const codes = recoveryCodes()
+      const state: TwoStepState = { lastStep: 0, recovery: codes.map(item => hash(normalise(item))), enabledAt: this.now() }
+      await this.settings.setSetting(stateKey(userId), JSON.stringify(state))
+      return codes
+    })
+  }
+
+  /** A passkey was removed: with no app and no passkey left, two-step sign-in is off (its recovery codes go). */
+  async passkeyRemoved(userId: string): Promise<void> {
+    await this.locks.run(stateKey(userId), async () => {
+      if (!(await this.state(userId))?.secret && await this.passkeysOf(userId) === 0) await this.settings.setSetting(stateKey(userId), 'null')
+    })
+  }
+
+  /** The state when a second step is on (the app or a passkey), else null (none, or codes left from an interrupted set-up). */
+  private async keptState(userId: string): Promise<TwoStepState | null> {
+    const state = await this.state(userId)
+    return state && (state.secret || await this.passkeysOf(userId) > 0) ? state : null
   }
 
   /**
@@ -137,12 +178,12 @@ export class TwoStepSignIn {
    */
   async check(userId: string, code: string): Promise<'app' | 'recovery'> {
     return this.locks.run(stateKey(userId), async () => {
-      const state = await this.state(userId)
+      const state = await this.keptState(userId)
       if (!state) throw new AuthError('two-step-off', 'Two-step sign-in is not on for this account.')
       const typed = normalise(code)
       let used: 'app' | 'recovery' | undefined
       await this.countWrong(userId, async () => {
-        const secret = this.box.open(state.secret)
+        const secret = state.secret ? this.box.open(state.secret) : undefined
         const step = secret ? this.stepOf(secret, typed) : undefined
         if (step !== undefined && step > state.lastStep) {
           state.lastStep = step
@@ -160,11 +201,15 @@ export class TwoStepSignIn {
     })
   }
 
-  /** New recovery codes (the old ones stop working), after a good code from the app or a recovery code. */
-  async renewRecoveryCodes(userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
-    await this.check(userId, code)
+  /**
+   * New recovery codes (the old ones stop working), after a good code from the app, a recovery
+   * code, or the account's password (a person with passkeys only has no code to give).
+   */
+  async renewRecoveryCodes(userId: string, proof: { code: string } | { password: string }): Promise<{ recoveryCodes: string[] }> {
+    if ('code' in proof) await this.check(userId, proof.code)
+    else await this.confirmPassword(userId, proof.password, 'That is not your password; your recovery codes are unchanged.')
     return this.locks.run(stateKey(userId), async () => {
-      const state = await this.state(userId)
+      const state = await this.keptState(userId)
       if (!state) throw new AuthError('two-step-off', 'Two-step sign-in is not on for this account.')
       const codes = recoveryCodes()
       await this.settings.setSetting(stateKey(userId), JSON.stringify({ ...state, recovery: codes.map(item => hash(normalise(item))) }))
@@ -172,14 +217,22 @@ export class TwoStepSignIn {
     })
   }
 
-  /** Turns two-step sign-in off, with the account's password and a code (from the app or a recovery code). */
+  /**
+   * Turns the authenticator app off, with the account's password and a code (from the app or a
+   * recovery code). With passkeys left, two-step sign-in stays on with them (and the recovery
+   * codes); otherwise it is off.
+   */
   async disable(userId: string, password: string, code: string): Promise<void> {
     await this.confirmPassword(userId, password, 'That is not your password; two-step sign-in stays on.')
     await this.check(userId, code)
-    await this.settings.deleteSettings(`two-step:${userId}:`)
+    await this.locks.run(stateKey(userId), async () => {
+      const state = await this.state(userId)
+      const { secret: _dropped, ...rest } = state ?? { recovery: [], lastStep: 0, enabledAt: 0 }
+      await this.settings.setSetting(stateKey(userId), await this.passkeysOf(userId) > 0 ? JSON.stringify(rest) : 'null')
+    })
   }
 
-  /** Forgets an account's two-step sign-in (the account was deleted, or an admin reset its password). */
+  /** Forgets an account's two-step sign-in, its passkeys too (the account was deleted, or an admin reset its password). */
   deleteUser(userId: string): Promise<void> {
     return this.settings.deleteSettings(`two-step:${userId}:`)
   }

@@ -271,7 +271,7 @@ export function createServerRuntime(config: ServerConfig, options: ServerRuntime
   })
   accounts.onAccountDeleted(userId => shares.deleteUser(userId))
   accounts.onAccountDeleted(userId => personal.deleteUser(userId))
-  const archives = new PersonalArchives({ accounts: stores.accounts, identities: stores.identities, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, workspaces, userTools, memories, knowledge, maxThreads: config.limits.threadsPerUser })
+  const archives = new PersonalArchives({ accounts: stores.accounts, identities: stores.identities, passkeys: accounts.passkeys, threads: stores.threads, workflows: stores.workflows, workflowRuns: stores.workflowRuns, personal, workspaces, userTools, memories, knowledge, maxThreads: config.limits.threadsPerUser })
 
   const streams = new StreamSlots(config.backgroundJobs.streams)
   const liveEvents = new LiveEventStreams({

@@ -40,7 +40,7 @@ async function setUp() {
   await personal.setPreferences(ann.id, { displayName: 'Captain Ann' })
   await accounts.linkIdentity({ provider: 'corp', subject: 'ann-at-corp', accountId: ann.id, email: 'ann@corp.example', now: Date.UTC(2026, 10, 1) })
   await accounts.linkIdentity({ provider: 'corp', subject: 'bob-at-corp', accountId: bob.id, email: 'bob@corp.example', now: Date.UTC(2026, 10, 1) })
-  const archives = new PersonalArchives({ accounts, identities: accounts, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, memories, knowledge, maxThreads: 1_000 })
+  const archives = new PersonalArchives({ accounts, identities: accounts, passkeys: { list: async () => [] }, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, memories, knowledge, maxThreads: 1_000 })
   return { archives, ann, bob }
 }
 

@@ -14,7 +14,7 @@ function setUp(start = Date.UTC(2026, 10, 28, 12)) {
   const store = createMemoryAccountBackend()
   let now = start
   const clock = { advance: (ms: number) => { now += ms }, now: () => now }
-  const options = { issuer: 'OR3 Test', confirmPassword: async (_userId: string, password: string, wrong: string) => { if (password !== 'right') throw new AuthError('wrong-password', wrong) }, now: clock.now }
+  const options = { issuer: 'OR3 Test', confirmPassword: async (_userId: string, password: string, wrong: string) => { if (password !== 'right') throw new AuthError('wrong-password', wrong) }, passkeysOf: async () => 0, now: clock.now }
   const box = createSecretBox('a-test-server-secret-that-is-long-enough', 'two-step')
   return { store, clock, twoStep: new TwoStepSignIn(store, box, options), another: () => new TwoStepSignIn(store, box, options) }
 }
@@ -24,7 +24,7 @@ const reason = (promise: Promise<unknown>) => promise.then(() => 'accepted', (er
 describe('two-step sign-in', () => {
   it('is set up from a secret the app reads, and on only once a code from it is given; the secret is sealed in the store', async () => {
     const { store, clock, twoStep } = setUp()
-    expect(await twoStep.status('ann')).toEqual({ enabled: false })
+    expect(await twoStep.status('ann')).toMatchObject({ enabled: false, app: false })
     const { secret, uri } = await twoStep.begin('ann', 'Ann')
     expect(uri).toMatch(new RegExp(`^otpauth://totp/OR3%20Test:Ann\\?issuer=OR3%20Test&secret=${secret}&algorithm=SHA1&digits=6&period=30$`))
     expect(await reason(twoStep.confirm('ann', '000000'))).toBe('bad-code')
@@ -63,7 +63,7 @@ describe('two-step sign-in', () => {
     expect(await reason(twoStep.check('ann', recoveryCodes[0]!))).toBe('bad-code')
     expect(await twoStep.status('ann')).toMatchObject({ recoveryCodesLeft: 9 })
     // New codes replace the old ones.
-    const renewed = await twoStep.renewRecoveryCodes('ann', recoveryCodes[1]!)
+    const renewed = await twoStep.renewRecoveryCodes('ann', { code: recoveryCodes[1]! })
     expect(await reason(twoStep.check('ann', recoveryCodes[2]!))).toBe('bad-code')
     expect(await twoStep.check('ann', renewed.recoveryCodes[0]!)).toBe('recovery')
   })

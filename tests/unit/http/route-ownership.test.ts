@@ -52,6 +52,7 @@ const ROUTE_PARAMETERS: Array<{ route: RegExp, parameter: string, check: keyof t
   { route: /^me\/presets\/\[id\]/, parameter: 'id', check: 'ownThing' },
   { route: /^me\/tools\/\[name\]/, parameter: 'name', check: 'ownThing' },
   { route: /^me\/memory\/\[id\]/, parameter: 'id', check: 'ownThing', note: 'a memory in the session user\'s own book (kept under their id)' },
+  { route: /^me\/passkeys\/\[id\]/, parameter: 'id', check: 'ownThing', note: 'a passkey among the session user\'s own (kept under their id)' },
   { route: /^auth\/tokens\/\[id\]/, parameter: 'id', check: 'ownThing' },
   { route: /^credentials\/\[service\]/, parameter: 'service', check: 'ownThing' },
   { route: /^mcp-consents\/\[server\]/, parameter: 'server', check: 'ownThing' },
