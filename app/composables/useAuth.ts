@@ -1,4 +1,6 @@
-import type { AuthState, SessionPrincipal } from '../../shared/types/account'
+import { startAuthentication } from '@simplewebauthn/browser'
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/types'
+import type { AuthState, SecondStepNeeded, SessionPrincipal } from '../../shared/types/account'
 
 /**
  * Who is signed in, and signing in, up and out. The state comes from `GET /api/auth/me` once per
@@ -12,12 +14,26 @@ export function useAuth() {
     return state.value
   }
 
-  /** Signs in with a password; answers 'code' when the account asks for a code from its authenticator app next (`signInWithCode`). */
-  async function signIn(name: string, password: string): Promise<'signed-in' | 'code'> {
-    const answer = await $fetch<{ twoStepRequired?: boolean }>('/api/auth/login', { method: 'POST', body: { name, password } })
-    if (answer.twoStepRequired) return 'code'
+  /**
+   * Signs in with a password; when the account asks for a second step, answers what it may be
+   * (a code: `signInWithCode`; a passkey: `signInWithPasskey(true)`), else 'signed-in'.
+   */
+  async function signIn(name: string, password: string): Promise<'signed-in' | SecondStepNeeded['methods']> {
+    const answer = await $fetch<Partial<SecondStepNeeded>>('/api/auth/login', { method: 'POST', body: { name, password } })
+    if (answer.twoStepRequired) return answer.methods ?? ['code']
     await refresh()
     return 'signed-in'
+  }
+
+  /**
+   * Signs in with a passkey the browser holds for this site: alone, or (`afterPassword`) as the
+   * second step of the password just given. The browser asks the person (a fingerprint, a PIN).
+   */
+  async function signInWithPasskey(afterPassword = false): Promise<void> {
+    const options = await $fetch<PublicKeyCredentialRequestOptionsJSON>('/api/auth/passkey/options', { method: 'POST', body: afterPassword ? { afterPassword } : {} })
+    const response = await startAuthentication({ optionsJSON: options })
+    await $fetch('/api/auth/passkey', { method: 'POST', body: { response } })
+    await refresh()
   }
 
   /** The second step of a password sign-in: a code from the authenticator app, or a recovery code. */
@@ -40,5 +56,5 @@ export function useAuth() {
   }
 
   const user = computed<SessionPrincipal | null>(() => state.value?.user ?? null)
-  return { state, user, refresh, signIn, signInWithCode, signUp, signOut }
+  return { state, user, refresh, signIn, signInWithCode, signInWithPasskey, signUp, signOut }
 }

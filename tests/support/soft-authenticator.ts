@@ -55,7 +55,8 @@ export class SoftAuthenticator {
       sha256(rpId), Buffer.from([this.flags(FLAG_ATTESTED)]), Buffer.alloc(4),
       Buffer.alloc(16), Buffer.from([0, rawId.length]), rawId, Buffer.from(isoCBOR.encode(cose)),
     ])
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', attestation.fmt ?? 'none'], ['attStmt', attestation.attStmt ?? new Map()], ['authData', new Uint8Array(authData)]]))
+    const fields = new Map<string, unknown>([['fmt', attestation.fmt ?? 'none'], ['attStmt', attestation.attStmt ?? new Map()], ['authData', new Uint8Array(authData)]])
+    const attestationObject = isoCBOR.encode(fields as Parameters<typeof isoCBOR.encode>[0])
     const id = b64(rawId)
     this.credentials.push({ id, rpId, privateKey, userHandle: options.user.id, counter: 0 })
     return {
