@@ -125,7 +125,7 @@ export async function requireSessionUser(event: H3Event, options: { role?: 'admi
     if (options.optional) return null
     throwHttpError(event, new AuthError('not-signed-in', 'Sign in first: this server needs an account (or an API token in "Authorization: Bearer").'))
   }
-  if (event.context.twoStepPending && !options.twoStepSetup) throwHttpError(event, new AuthError('two-step-required', 'Your admin requires two-step sign-in: set it up in Settings → Security (an authenticator app) to go on.'))
+  if (event.context.twoStepPending && !options.twoStepSetup) throwHttpError(event, new AuthError('two-step-required', 'Your admin requires two-step sign-in: set it up in Settings → Two-step sign-in (an authenticator app or a passkey) to go on.'))
   if (options.role === 'admin' && principal.role !== 'admin') throwHttpError(event, new AuthError('not-admin', 'Only an admin may do this.'))
   return principal
 }

@@ -3,13 +3,15 @@
  * and invites, sign-in and sign-out, sessions that end when the admin disables an account or
  * resets its password, API tokens, per-role models, sign-in rate limits, two devices on one
  * account; two-step sign-in (a code from an authenticator app after the password, good once; recovery
- * codes; wrong codes counted while others sign in); then a server with guests on, where a guest gets
+ * codes; wrong codes counted while others sign in); passkeys (real WebAuthn answers from a software
+ * authenticator, at localhost: a domain name); then a server with guests on, where a guest gets
  * only the demo model.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { Secret, TOTP } from 'otpauth'
 import { SessionClient } from '../support/job-stream-client'
 import { useBuiltApp } from '../support/built-app'
+import { SoftAuthenticator } from '../support/soft-authenticator'
 
 const app = useBuiltApp({
   NUXT_SESSION_PASSWORD: 'an-accounts-test-session-password-long-enough',
@@ -122,6 +124,73 @@ describe('accounts', () => {
     const { user } = await session.json('/api/auth/me')
     expect((await admin.fetch(`/api/admin/users/${user.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }) })).status).toBe(200)
     expect(await (await client().post('/api/auth/login', { name: 'Tess', password })).json()).toMatchObject({ user: { name: 'Tess' } })
+  })
+
+  it('signs in with a passkey alone and as the second step, at a domain name only, each answer once, and refuses hostile answers with 400 while others are answered', async () => {
+    // WebAuthn binds a passkey to a domain name: localhost here, the same server.
+    const site = app.url.replace('127.0.0.1', 'localhost')
+    expect((await admin.post('/api/admin/users', { name: 'Pia', password, role: 'user' })).status).toBe(201)
+    const atAddress = await (await signIn('Pia')).post('/api/me/passkeys/options', {})
+    expect(atAddress.status).toBe(409)
+    expect((await atAddress.json()).message).toMatch(/domain name/)
+
+    const pia = new SessionClient(site)
+    expect((await pia.post('/api/auth/login', { name: 'Pia', password })).status).toBe(200)
+    const device = new SoftAuthenticator(site)
+    const creation = await pia.json('/api/me/passkeys/options', { method: 'POST' })
+    expect(creation).toMatchObject({ rp: { id: 'localhost', name: 'OR3 Chat' }, user: { name: 'Pia' }, attestation: 'none' })
+    const added = await pia.post('/api/me/passkeys', { name: 'Laptop', response: device.create(creation) })
+    expect(added.status, await added.clone().text()).toBe(200)
+    const { passkey, recoveryCodes } = await added.json()
+    expect(recoveryCodes).toHaveLength(10)
+    expect(await pia.json('/api/me/passkeys')).toEqual([expect.objectContaining({ id: passkey.id, name: 'Laptop' })])
+
+    // Alone: no name, no password; the same answer again finds its challenge used up.
+    const visitor = new SessionClient(site)
+    const asked = await (await visitor.post('/api/auth/passkey/options', {})).json()
+    expect(asked).toMatchObject({ rpId: 'localhost', userVerification: 'required' })
+    const answer = device.get(asked)
+    const alone = await visitor.post('/api/auth/passkey', { response: answer })
+    expect(alone.status, await alone.clone().text()).toBe(200)
+    expect((await visitor.json('/api/auth/me')).user).toMatchObject({ name: 'Pia' })
+    const replayed = await visitor.post('/api/auth/passkey', { response: answer })
+    expect(replayed.status).toBe(400)
+    expect((await replayed.json()).message).toMatch(/Start the passkey sign-in again/)
+
+    // After the password: the answer says a passkey may be the second step, and only Pia's are offered.
+    const second = new SessionClient(site)
+    expect(await (await second.post('/api/auth/login', { name: 'Pia', password })).json()).toEqual({ twoStepRequired: true, methods: ['passkey', 'code'] })
+    expect((await second.json('/api/auth/me')).user).toBeNull()
+    const stepOptions = await (await second.post('/api/auth/passkey/options', { afterPassword: true })).json()
+    expect(stepOptions.allowCredentials).toEqual([expect.objectContaining({ id: passkey.id })])
+    expect((await second.post('/api/auth/passkey', { response: device.get(stepOptions) })).status).toBe(200)
+    expect((await second.json('/api/auth/me')).user).toMatchObject({ name: 'Pia' })
+    // The second step without a password first.
+    expect((await new SessionClient(site).post('/api/auth/passkey/options', { afterPassword: true })).status).toBe(401)
+
+    // Hostile answers are 400 naming the field (never read further), while another client is answered.
+    const attacker = new SessionClient(site)
+    await attacker.post('/api/auth/passkey/options', {})
+    const hostile: unknown[] = [
+      { response: { ...answer, response: { ...answer.response, signature: 'A'.repeat(100_000) } } },
+      { response: { ...answer, id: 'not base64url!' } },
+      { response: { ...answer, clientExtensionResults: Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`k${index}`, index])) } },
+      { response: answer, more: true },
+      { response: { ...answer, type: 'password' } },
+    ]
+    const [answered, ...refused] = await Promise.all([admin.fetch('/api/auth/me'), ...hostile.map(body => attacker.post('/api/auth/passkey', body))])
+    expect(answered.status).toBe(200)
+    for (const response of refused) {
+      expect(response.status).toBe(400)
+      expect((await response.json()).message).toMatch(/response|more|body/i)
+    }
+    const bigAttestation = await pia.post('/api/me/passkeys', { response: { ...device.create(creation), response: { clientDataJSON: 'A', attestationObject: 'A'.repeat(70_000) } } })
+    expect(bigAttestation.status).toBe(400)
+
+    // Removing it needs the password; then the password alone signs in again.
+    expect((await pia.fetch(`/api/me/passkeys/${passkey.id}`, { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'wrong password' }) })).status).toBe(403)
+    expect((await pia.fetch(`/api/me/passkeys/${passkey.id}`, { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }) })).status).toBe(200)
+    expect(await (await client().post('/api/auth/login', { name: 'Pia', password })).json()).toMatchObject({ user: { name: 'Pia' } })
   })
 
   it('lets an admin require two-step sign-in: a person without it may only set it up (or sign out) until they have, API tokens go on', async () => {

@@ -17,7 +17,7 @@ export interface ReceivedEvent {
 export class SessionClient {
   /** The `cookie` header this client sends (its session); copy it to act as the same user elsewhere. */
   cookie = ''
-  /** The session's companions (`or3-session-second-step`: a sign-in waiting for its code), sent with it. */
+  /** The session's companions (`or3-session-second-step`: a sign-in waiting for its code; `or3-session-passkey`: a passkey sign-in's challenge), sent with it. */
   private readonly companions = new Map<string, string>()
 
   constructor(readonly baseUrl: string) {}
@@ -31,10 +31,11 @@ export class SessionClient {
     const setCookies = response.headers.getSetCookie()
     const setCookie = setCookies.find(value => value.startsWith('or3-session='))
     if (setCookie) this.cookie = setCookie.split(';')[0]!
-    for (const value of setCookies.filter(item => item.startsWith('or3-session-second-step='))) {
+    for (const value of setCookies.filter(item => /^or3-session-(second-step|passkey)=/.test(item))) {
       const pair = value.split(';')[0]!
-      if (pair.endsWith('=')) this.companions.delete('second-step')
-      else this.companions.set('second-step', pair)
+      const name = pair.slice(0, pair.indexOf('='))
+      if (pair.endsWith('=')) this.companions.delete(name)
+      else this.companions.set(name, pair)
     }
     return response
   }

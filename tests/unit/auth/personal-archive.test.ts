@@ -40,7 +40,7 @@ async function setUp() {
   await personal.setPreferences(ann.id, { displayName: 'Captain Ann' })
   await accounts.linkIdentity({ provider: 'corp', subject: 'ann-at-corp', accountId: ann.id, email: 'ann@corp.example', now: Date.UTC(2026, 10, 1) })
   await accounts.linkIdentity({ provider: 'corp', subject: 'bob-at-corp', accountId: bob.id, email: 'bob@corp.example', now: Date.UTC(2026, 10, 1) })
-  const archives = new PersonalArchives({ accounts, identities: accounts, passkeys: { list: async () => [] }, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, memories, knowledge, maxThreads: 1_000 })
+  const archives = new PersonalArchives({ accounts, identities: accounts, passkeys: { list: async () => [{ id: 'credential-id', name: 'Work laptop', createdAt: Date.UTC(2026, 10, 2), synced: true }] }, threads, workflows, workflowRuns: createMemoryWorkflowRunStore(), personal, workspaces, userTools, memories, knowledge, maxThreads: 1_000 })
   return { archives, ann, bob }
 }
 
@@ -59,7 +59,7 @@ describe('a person\'s archive', () => {
     expect(decode(files[names.find(name => name.endsWith('/workspace/notes/sailing.md'))!])).toBe('# sailing')
     expect(JSON.parse(decode(files['tools.json']))).toEqual([expect.objectContaining({ name: 'sailing_tool', code: '"sailing"' })])
     expect(JSON.parse(decode(files['memory.json']))).toEqual({ enabled: false, memories: [expect.objectContaining({ text: 'Likes sailing', source: 'person' })] })
-    expect(JSON.parse(decode(files['account.json']))).toMatchObject({ account: { name: 'Ann', role: 'user' }, preferences: { displayName: 'Captain Ann' }, signInProviders: [{ provider: 'corp', subject: 'ann-at-corp', email: 'ann@corp.example', linkedAt: '2026-11-01T00:00:00.000Z' }] })
+    expect(JSON.parse(decode(files['account.json']))).toMatchObject({ account: { name: 'Ann', role: 'user' }, preferences: { displayName: 'Captain Ann' }, signInProviders: [{ provider: 'corp', subject: 'ann-at-corp', email: 'ann@corp.example', linkedAt: '2026-11-01T00:00:00.000Z' }], passkeys: [{ name: 'Work laptop', synced: true, addedAt: '2026-11-02T00:00:00.000Z', lastUsedAt: null }] })
     const markdown = names.find(name => name.endsWith('conversation.md'))!
     expect(markdown).toMatch(/^conversations\/\d{4}-\d{2}-\d{2}-about-sailing-[\w-]+\/conversation\.md$/)
     expect(decode(files[markdown])).toContain('Tell me about sailing')
