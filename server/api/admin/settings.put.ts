@@ -19,7 +19,7 @@ export default defineEventHandler(async (event) => {
   const accounts = useAccounts()
   // Required of others only once the admin who requires it uses it: their own sign-in is never the one it surprises.
   if (body.twoStepRequired && body.twoStepRequired !== 'off' && (await accounts.getAccount(admin.id))?.passwordHash && !await accounts.twoStep.isEnabled(admin.id)) {
-    throw createError({ statusCode: 409, statusMessage: 'Conflict', message: 'Set up two-step sign-in for yourself first (Settings → Security), then require it of others.' })
+    throw createError({ statusCode: 409, statusMessage: 'Conflict', message: 'Set up two-step sign-in for yourself first (Settings → Two-step sign-in: an authenticator app or a passkey), then require it of others.' })
   }
   if (body.signup) await useAccounts().signups.setPolicy(body.signup)
   if (body.publicShareLinks !== undefined) await usePersonal().shares.setOpenToAnyone(body.publicShareLinks)
