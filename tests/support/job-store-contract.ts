@@ -184,6 +184,12 @@ export function describeJobStoreContract(name: string, createProvider: () => Job
       expect((await store.listJobs({ streaming: true })).map(job => job.userId).sort()).toEqual(['user-a', 'user-b'])
     })
 
+    it('lists notifications newest first, the later added first of two made in the same millisecond', async () => {
+      for (const body of ['first', 'second', 'third']) await store.notifications.add({ userId: 'user-t', jobId: 'j', threadId: 't', kind: 'job-error', title: 'Failed', body, now: 1_000 })
+      await store.notifications.add({ userId: 'user-t', jobId: 'j', threadId: 't', kind: 'job-error', title: 'Failed', body: 'older', now: 500 })
+      expect((await store.notifications.list('user-t')).map(item => item.body)).toEqual(['third', 'second', 'first', 'older'])
+    })
+
     it('deletes finished jobs older than the cutoff, with their notifications, and keeps running ones', async () => {
       const expired = await store.createJob(jobInput({ now: 1 }))
       const recent = await store.createJob(jobInput({ now: 2 }))

@@ -16,12 +16,6 @@
  */
 import { createHash } from 'node:crypto'
 import { isIP } from 'node:net'
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server'
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransportFuture,
@@ -29,13 +23,19 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/types'
-import { decodeAttestationObject, isoBase64URL } from '@simplewebauthn/server/helpers'
 import type { PasskeySummary } from '../../../shared/types/account'
 import type { StoredAccount } from '../stores/accounts/account-store'
 import type { SettingsStore } from '../stores/settings/settings-store'
 import { readJsonSetting } from '../stores/settings/settings-store'
 import { SettingLocks } from '../stores/settings/setting-locks'
 import { AuthError } from './auth-errors'
+
+/**
+ * WebAuthn's checks, loaded with the first passkey request rather than at every start (they bring
+ * an ASN.1 and X.509 stack: about 50 ms of a server's start-up).
+ */
+const webAuthn = () => import('@simplewebauthn/server')
+const webAuthnHelpers = () => import('@simplewebauthn/server/helpers')
 
 /** Passkeys one account may have. */
 export const MAX_PASSKEYS = 10
@@ -132,6 +132,7 @@ export class Passkeys {
   async registrationOptions(userId: string, accountName: string, site: PasskeySite): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const { keys } = await this.stored(userId)
     if (keys.length >= MAX_PASSKEYS) throw new AuthError('too-many-passkeys', `An account may have ${MAX_PASSKEYS} passkeys. Remove one you no longer use first.`)
+    const { generateRegistrationOptions } = await webAuthn()
     const options = await generateRegistrationOptions({
       rpName: this.options.rpName,
       rpID: site.rpId,
@@ -155,6 +156,7 @@ export class Passkeys {
     if (!pending || pending.expiresAt <= this.now()) throw new AuthError('passkey-setup', 'Add the passkey again: the request is older than five minutes, or was never started.')
     // Used once, whatever the answer.
     await this.settings.setSetting(setupKey(userId), 'null')
+    const [{ verifyRegistrationResponse }, { decodeAttestationObject, isoBase64URL }] = await Promise.all([webAuthn(), webAuthnHelpers()])
     let attestation: ReturnType<typeof decodeAttestationObject>
     try {
       attestation = decodeAttestationObject(isoBase64URL.toBuffer(response.response.attestationObject))
@@ -221,6 +223,7 @@ export class Passkeys {
   async signInOptions(site: PasskeySite, userId?: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const keys = userId ? (await this.stored(userId)).keys : []
     if (userId && keys.length === 0) throw new AuthError('unknown-passkey', 'This account has no passkey. Use the code from your authenticator app, or a recovery code.')
+    const { generateAuthenticationOptions } = await webAuthn()
     return generateAuthenticationOptions({
       rpID: site.rpId,
       allowCredentials: keys.map(key => ({ id: key.id, transports: key.transports })),
@@ -241,6 +244,7 @@ export class Passkeys {
   }
 
   private async verifySignIn(site: PasskeySite, challenge: string, response: AuthenticationResponseJSON, userId?: string): Promise<string> {
+    const [{ verifyAuthenticationResponse }, { isoBase64URL }] = await Promise.all([webAuthn(), webAuthnHelpers()])
     const handle = response.response.userHandle ? new TextDecoder().decode(isoBase64URL.toBuffer(response.response.userHandle)) : undefined
     const owner = userId ?? handle
     if (!owner || (userId && handle && handle !== userId)) throw refusedPasskey(userId ? 'it belongs to another account' : 'it does not name an account here')

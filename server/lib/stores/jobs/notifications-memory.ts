@@ -13,7 +13,9 @@ export function createMemoryNotifications(): JobNotificationStore & { deleteFor(
       return { ...notification }
     },
     async list(userId, options = {}) {
+      // Newest first; of two made in the same millisecond, the later added (as SQLite's rowid and Convex's creation time order them).
       return [...notifications.values()]
+        .reverse()
         .filter(item => item.userId === userId && (!options.unreadOnly || item.readAt === undefined))
         .sort((a, b) => b.createdAt - a.createdAt)
         .slice(0, listLimit(options.limit))

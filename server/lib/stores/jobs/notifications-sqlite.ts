@@ -10,8 +10,8 @@ export function createSqliteNotifications(db: Database): JobNotificationStore {
   const statements = {
     insert: db.prepare(`INSERT INTO job_notifications (id, user_id, job_id, thread_id, kind, title, body, created_at)
       VALUES (@id, @userId, @jobId, @threadId, @kind, @title, @body, @createdAt)`),
-    list: db.prepare<[string, number], NotificationRow>('SELECT * FROM job_notifications WHERE user_id = ? ORDER BY created_at DESC LIMIT ?'),
-    listUnread: db.prepare<[string, number], NotificationRow>('SELECT * FROM job_notifications WHERE user_id = ? AND read_at IS NULL ORDER BY created_at DESC LIMIT ?'),
+    list: db.prepare<[string, number], NotificationRow>('SELECT * FROM job_notifications WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?'),
+    listUnread: db.prepare<[string, number], NotificationRow>('SELECT * FROM job_notifications WHERE user_id = ? AND read_at IS NULL ORDER BY created_at DESC, rowid DESC LIMIT ?'),
     markRead: db.prepare('UPDATE job_notifications SET read_at = ? WHERE user_id = ? AND id = ? AND read_at IS NULL'),
     markAllRead: db.prepare('UPDATE job_notifications SET read_at = ? WHERE user_id = ? AND read_at IS NULL'),
   }
