@@ -9,8 +9,12 @@
  */
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
-import { Client, InvalidCredentialsError, ResultCodeError, SizeLimitExceededError, type Entry } from 'ldapts'
+import type { Client, Entry } from 'ldapts'
 import { DomainError, type HttpAnswer } from '../../domain-error'
+
+/** ldapts, loaded with the first directory sign-in (a server without a directory never reads it). */
+let ldapts: Promise<typeof import('ldapts')> | undefined
+const loadLdapts = () => (ldapts ??= import('ldapts'))
 
 /** The directory settings (config/ldap-settings.ts). */
 export interface LdapSettings {
@@ -105,6 +109,7 @@ export class LdapDirectory {
   async verify(name: string, password: string): Promise<DirectoryPerson | null> {
     if (!name.trim() || !password || name.length > MAX_NAME_CHARS || password.length > MAX_PASSWORD_CHARS) return null
     const { settings } = this
+    const { Client, InvalidCredentialsError, ResultCodeError } = await loadLdapts()
     const tlsOptions = () => ({ ...(this.ca ? { ca: this.ca } : {}), rejectUnauthorized: true })
     // TLS options only for ldaps:// (given for ldap://, ldapts speaks TLS at once to a plain port; StartTLS gets its own below).
     const client = new Client({ url: settings.url, timeout: settings.timeoutMs, connectTimeout: settings.timeoutMs, ...(settings.url.startsWith('ldaps:') ? { tlsOptions: tlsOptions() } : {}) })
@@ -139,6 +144,7 @@ export class LdapDirectory {
   }
 
   private async serviceBind(client: Client): Promise<void> {
+    const { InvalidCredentialsError } = await loadLdapts()
     try {
       await client.bind(this.settings.bindDn, this.settings.bindPassword)
     } catch (error) {
@@ -149,6 +155,7 @@ export class LdapDirectory {
 
   /** The one entry the filter finds for `name`, or null (none, or more than one). */
   private async find(client: Client, name: string): Promise<Entry | null> {
+    const { SizeLimitExceededError } = await loadLdapts()
     const { settings } = this
     const attributes = [settings.nameAttribute, settings.emailAttribute, 'entryUUID', 'objectGUID', ...(settings.groupsAttribute ? [settings.groupsAttribute] : [])]
     try {
@@ -167,6 +174,7 @@ export class LdapDirectory {
   }
 
   private async groupsOf(client: Client, entry: Entry): Promise<string[]> {
+    const { SizeLimitExceededError } = await loadLdapts()
     const { settings } = this
     const dns = settings.groupsAttribute ? texts(entry[settings.groupsAttribute]) : []
     if (settings.groupSearchBase) {

@@ -4,7 +4,7 @@
  * the provider's published keys), issuer, audience and expiry verified by the library. Each provider's metadata is discovered on first
  * use and kept; a provider that cannot be reached is tried again on the next sign-in.
  */
-import * as client from 'openid-client'
+import type { Configuration } from 'openid-client'
 import type { OidcProviderConfig } from './provider-config'
 
 /** What a browser keeps (sealed, for ten minutes) between leaving for the provider and coming back. */
@@ -50,9 +50,13 @@ function claimStrings(value: unknown): string[] {
   return []
 }
 
+/** openid-client, loaded with the first provider sign-in (a server without providers never reads it). */
+let openidClient: Promise<typeof import('openid-client')> | undefined
+const loadOpenidClient = () => (openidClient ??= import('openid-client'))
+
 /** The configured providers and what signing in through them takes. */
 export class OidcSignIn {
-  private readonly discovered = new Map<string, Promise<client.Configuration>>()
+  private readonly discovered = new Map<string, Promise<Configuration>>()
   private readonly byId: Map<string, OidcProviderConfig>
 
   constructor(readonly providers: readonly OidcProviderConfig[]) {
@@ -74,6 +78,7 @@ export class OidcSignIn {
   async begin(id: string, redirectUri: string, returnTo: string, now = Date.now()): Promise<{ url: string, pending: PendingSignIn }> {
     const provider = this.provider(id)
     const config = await this.configuration(provider)
+    const client = await loadOpenidClient()
     const codeVerifier = client.randomPKCECodeVerifier()
     const state = client.randomState()
     const nonce = client.randomNonce()
@@ -101,6 +106,7 @@ export class OidcSignIn {
     if (!pending || now - pending.startedAt > PENDING_SIGN_IN_MS) throw new OidcSignInError('expired', 'This sign-in was not started here or took too long. Start it again from the sign-in page.')
     const provider = this.provider(pending.provider)
     const config = await this.configuration(provider)
+    const client = await loadOpenidClient()
     let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>
     try {
       tokens = await client.authorizationCodeGrant(config, callbackUrl, {
@@ -141,7 +147,7 @@ export class OidcSignIn {
     const provider = this.byId.get(id)
     if (!provider) return undefined
     try {
-      const config = await this.configuration(provider)
+      const [config, client] = await Promise.all([this.configuration(provider), loadOpenidClient()])
       if (!config.serverMetadata().end_session_endpoint) return undefined
       return client.buildEndSessionUrl(config, { client_id: provider.clientId, post_logout_redirect_uri: postLogoutRedirectUri }).href
     } catch {
@@ -149,15 +155,17 @@ export class OidcSignIn {
     }
   }
 
-  private configuration(provider: OidcProviderConfig): Promise<client.Configuration> {
+  private configuration(provider: OidcProviderConfig): Promise<Configuration> {
     let found = this.discovered.get(provider.id)
     if (!found) {
       // The ID token's signature is checked against the provider's keys even though it comes
       // straight from the token endpoint (openid-client skips that by default, as OIDC allows).
-      const execute = [client.enableNonRepudiationChecks, ...(provider.allowHttp ? [client.allowInsecureRequests] : [])]
-      found = client.discovery(new URL(provider.issuer), provider.clientId, provider.clientSecret, provider.clientSecret ? client.ClientSecretPost(provider.clientSecret) : client.None(), {
-        execute,
-        timeout: PROVIDER_TIMEOUT_SECONDS,
+      found = loadOpenidClient().then((client) => {
+        const execute = [client.enableNonRepudiationChecks, ...(provider.allowHttp ? [client.allowInsecureRequests] : [])]
+        return client.discovery(new URL(provider.issuer), provider.clientId, provider.clientSecret, provider.clientSecret ? client.ClientSecretPost(provider.clientSecret) : client.None(), {
+          execute,
+          timeout: PROVIDER_TIMEOUT_SECONDS,
+        })
       }).then((config) => {
         // The token and userinfo requests get the same bound as discovery.
         config.timeout = PROVIDER_TIMEOUT_SECONDS
