@@ -10,8 +10,11 @@ import SlowestFiles from './tests/support/slowest-files'
 // `convex` runs the convex/ functions under convex-test (the edge runtime Convex uses);
 // `e2e` runs the real app, built once per run, and talks to it over HTTP; `browser` drives that
 // app in Debian's Chromium through playwright-core.
-// Two files at a time (the CI machine has two cores): the app builds in the background while the
-// other projects' files run first, then the app's files run two at a time, longest first.
+// Three files at a time on the two-core CI machine: the app builds in the background while the
+// other projects' files run first, then the app's files run, longest first. The middle of a run is
+// CPU-bound either way; its last minutes are e2e files that mostly wait (on timers, restarts,
+// other processes), where two workers left ~100 of the run's core-seconds idle and a third fills
+// them (606 s → 563 s for the same tree).
 // Waits on a condition (expect.poll) give a loaded machine time: they end as soon as it holds, so
 // a long limit costs nothing when the machine is fast (Vitest's default is 1 s).
 const patient = { poll: { timeout: 30_000 } }
@@ -35,7 +38,7 @@ const appProject = {
 
 export default defineConfig({
   test: {
-    maxWorkers: 2,
+    maxWorkers: 3,
     // Every run ends with its ten slowest files (tests/support/slowest-files.ts).
     reporters: ['default', new SlowestFiles()],
     sequence: { sequencer: AppFilesLast },

@@ -14,6 +14,17 @@ const app = useBuiltApp({ NUXT_AUTH_GUESTS: 'false', NUXT_LIMITS_ROLES_GUEST_MOD
 const browser = useChromium()
 const profiles = useProfiles(browser)
 
+/** A page of a new desktop profile, signed in as the admin (Ada, made by the first test). */
+async function signedInAdmin() {
+  const page = await (await profiles.fresh({ viewport: { width: 1200, height: 820 } })).newPage()
+  await page.goto(`${app.url}/login`)
+  await page.locator('input[name=name]').fill('Ada')
+  await page.locator('input[name=password]').fill('correct horse battery')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL(`${app.url}/`)
+  return page
+}
+
 describe('accounts in the browser', () => {
   it('first-run setup → chat → sign out → sign in on a second profile → the conversation is there', async () => {
     const first = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
@@ -195,13 +206,7 @@ describe('accounts in the browser', () => {
   }, 90_000)
 
   it('a person the admin requires two-step sign-in of sets it up first, on a page of its own, then goes on to the app', async () => {
-    const adminContext = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
-    const adminPage = await adminContext.newPage()
-    await adminPage.goto(`${app.url}/login`)
-    await adminPage.locator('input[name=name]').fill('Ada')
-    await adminPage.locator('input[name=password]').fill('correct horse battery')
-    await adminPage.getByRole('button', { name: 'Sign in' }).click()
-    await adminPage.waitForURL(`${app.url}/`)
+    const adminPage = await signedInAdmin()
     // Hugo's account; the admin's own two-step first (the API, as the Settings test above did it by hand), then the requirement on the Admin page.
     const secret = await adminPage.evaluate(async () => {
       await fetch('/api/admin/users', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Hugo', password: 'a password of hugo', role: 'user' }) })
@@ -245,13 +250,7 @@ describe('accounts in the browser', () => {
   it('a person adds a passkey in Settings (Chromium\'s virtual authenticator), signs in with it alone and as the second step after the password, and removes it', async () => {
     // WebAuthn binds a passkey to a domain name: the app is opened at localhost here (an IP address cannot have one).
     const site = app.url.replace('127.0.0.1', 'localhost')
-    const adminContext = await profiles.fresh({ viewport: { width: 1200, height: 820 } })
-    const adminPage = await adminContext.newPage()
-    await adminPage.goto(`${app.url}/login`)
-    await adminPage.locator('input[name=name]').fill('Ada')
-    await adminPage.locator('input[name=password]').fill('correct horse battery')
-    await adminPage.getByRole('button', { name: 'Sign in' }).click()
-    await adminPage.waitForURL(`${app.url}/`)
+    const adminPage = await signedInAdmin()
     expect(await adminPage.evaluate(async () => (await fetch('/api/admin/users', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Lin', password: 'a password of lin', role: 'user' }) })).status)).toBe(201)
     // At an IP address the page says passkeys cannot be used, and offers none.
     await visit(adminPage, app.url, '/settings')

@@ -2,7 +2,7 @@
  * Test order: the files that mostly wait (the MCP conformance scenarios) first, then the other
  * files that do not need the built app (they run while it builds, see
  * app-build-first.ts), then those that do, longest first across both of their projects so the
- * two workers finish together. Longest: the last run's duration in this checkout; on a fresh
+ * workers finish together. Longest: the last run's duration in this checkout; on a fresh
  * clone (CI has no results cache), the times of a full run on the 2-core machine kept in
  * app-file-times.json (`node scripts/app-file-times.mjs` writes them); for a file not there yet,
  * an estimate from its size at what a byte of such a file took (a browser file about 7 ms a
