@@ -87,6 +87,9 @@ export function passkeySite(appOrigin: string): PasskeySite {
   return { rpId: host, origin: url.origin }
 }
 
+const tooManyPasskeys = () => new AuthError('too-many-passkeys', `An account may have ${MAX_PASSKEYS} passkeys. Remove one you no longer use first.`)
+const unknownPasskey = () => new AuthError('unknown-passkey', 'There is no such passkey on your account (it may have been removed).')
+
 /** Any failure of the WebAuthn checks, as one refusal a person can act on. */
 function refusedPasskey(reason: string): AuthError {
   return new AuthError('bad-passkey', `That passkey was not accepted (${reason.slice(0, 200)}). Try again, or use another way to sign in.`)
@@ -131,7 +134,7 @@ export class Passkeys {
   /** The options for the browser's `navigator.credentials.create`, for a new passkey of `userId` (its answer within five minutes). */
   async registrationOptions(userId: string, accountName: string, site: PasskeySite): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const { keys } = await this.stored(userId)
-    if (keys.length >= MAX_PASSKEYS) throw new AuthError('too-many-passkeys', `An account may have ${MAX_PASSKEYS} passkeys. Remove one you no longer use first.`)
+    if (keys.length >= MAX_PASSKEYS) throw tooManyPasskeys()
     const { generateRegistrationOptions } = await webAuthn()
     const options = await generateRegistrationOptions({
       rpName: this.options.rpName,
@@ -176,7 +179,7 @@ export class Passkeys {
     const passkey = await this.locks.run(listKey(userId), async () => {
       const list = await this.stored(userId)
       if (list.keys.some(key => key.id === credential.id)) throw new AuthError('already-set-up', 'That passkey is already added to your account.')
-      if (list.keys.length >= MAX_PASSKEYS) throw new AuthError('too-many-passkeys', `An account may have ${MAX_PASSKEYS} passkeys. Remove one you no longer use first.`)
+      if (list.keys.length >= MAX_PASSKEYS) throw tooManyPasskeys()
       const key: StoredPasskey = {
         id: credential.id,
         publicKey: isoBase64URL.fromBuffer(credential.publicKey),
@@ -197,7 +200,7 @@ export class Passkeys {
     return this.locks.run(listKey(userId), async () => {
       const list = await this.stored(userId)
       const key = list.keys.find(item => item.id === id)
-      if (!key) throw new AuthError('unknown-passkey', 'There is no such passkey on your account (it may have been removed).')
+      if (!key) throw unknownPasskey()
       key.name = name.trim().slice(0, 64) || key.name
       await this.settings.setSetting(listKey(userId), JSON.stringify(list))
       return summary(key)
@@ -210,7 +213,7 @@ export class Passkeys {
     await this.locks.run(listKey(userId), async () => {
       const list = await this.stored(userId)
       const kept = list.keys.filter(item => item.id !== id)
-      if (kept.length === list.keys.length) throw new AuthError('unknown-passkey', 'There is no such passkey on your account (it may have been removed).')
+      if (kept.length === list.keys.length) throw unknownPasskey()
       await this.settings.setSetting(listKey(userId), JSON.stringify({ ...list, keys: kept }))
     })
     await this.options.removed(userId)

@@ -62,6 +62,9 @@ function recoveryCodes(): string[] {
   })
 }
 
+/** How recovery codes are kept: each one's SHA-256 as typed codes are normalised. */
+const storedCodes = (codes: readonly string[]) => codes.map(item => hash(normalise(item)))
+
 function totp(secret: string, label: string, issuer: string): TOTP {
   return new TOTP({ issuer, label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: PERIOD_S })
 }
@@ -135,7 +138,7 @@ export class TwoStepSignIn {
       await this.countWrong(userId, async () => step !== undefined)
       const kept = await this.keptState(userId)
       const codes = kept ? [] : recoveryCodes()
-      const state: TwoStepState = { ...(kept ?? { recovery: codes.map(item => hash(normalise(item))), enabledAt: this.now() }), secret: pending!.secret, lastStep: step! }
+      const state: TwoStepState = { ...(kept ?? { recovery: storedCodes(codes), enabledAt: this.now() }), secret: pending!.secret, lastStep: step! }
       await this.settings.setSetting(stateKey(userId), JSON.stringify(state))
       await this.settings.setSetting(setupKey(userId), 'null')
       return { recoveryCodes: codes }
@@ -152,7 +155,7 @@ export class TwoStepSignIn {
     return this.locks.run(stateKey(userId), async () => {
       if (await this.keptState(userId)) return undefined
       const codes = recoveryCodes()
-      const state: TwoStepState = { lastStep: 0, recovery: codes.map(item => hash(normalise(item))), enabledAt: this.now() }
+      const state: TwoStepState = { lastStep: 0, recovery: storedCodes(codes), enabledAt: this.now() }
       await this.settings.setSetting(stateKey(userId), JSON.stringify(state))
       return codes
     })
@@ -212,7 +215,7 @@ export class TwoStepSignIn {
       const state = await this.keptState(userId)
       if (!state) throw new AuthError('two-step-off', 'Two-step sign-in is not on for this account.')
       const codes = recoveryCodes()
-      await this.settings.setSetting(stateKey(userId), JSON.stringify({ ...state, recovery: codes.map(item => hash(normalise(item))) }))
+      await this.settings.setSetting(stateKey(userId), JSON.stringify({ ...state, recovery: storedCodes(codes) }))
       return { recoveryCodes: codes }
     })
   }
