@@ -14,6 +14,7 @@ import { readSmallJobBlob, writeJobBlob } from './lib/jobBlobs'
 import { freeSlot, parkSlot, refusedCap, SLOT_GRACE_MS, takeSlot } from './lib/jobSlots'
 import { jobError, jobStatus, usage } from './schema'
 import { appendJobEvents, deleteJobEvents, readJobEvents, storedEvent, type StoredEventArg } from './lib/jobEvents'
+import { STOPPED_CALL_ERROR } from '../shared/job-state'
 
 const owner = v.optional(v.string())
 
@@ -322,7 +323,7 @@ export const finish = serverMutation({
     await freeSlot(ctx, args.jobId)
     for (const row of await ctx.db.query('job_tool_calls').withIndex('by_job_and_position', q => q.eq('job_id', args.jobId)).collect()) {
       if (row.active && (row.status === 'pending' || row.status === 'running')) {
-        await ctx.db.patch(row._id, { status: 'error', error: 'stopped before it finished', finished_at: args.now })
+        await ctx.db.patch(row._id, { status: 'error', error: STOPPED_CALL_ERROR, finished_at: args.now })
       }
     }
     return true

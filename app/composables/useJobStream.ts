@@ -1,5 +1,5 @@
 import { onScopeDispose, ref, watch, type Ref } from 'vue'
-import { applyJobEvent, emptyJobView, isFinished, type JobView } from '../utils/job-events'
+import { viewAfterEvent, emptyJobView, isFinished, type JobView } from '../utils/job-events'
 import type { JobStreamEvent } from '../../shared/types/job-events'
 import { liveEvents } from '../utils/live-events'
 
@@ -37,7 +37,7 @@ export function useJobStream(jobId: Ref<string | undefined>, options: { createEv
 
   /** Applies one event of job `id`; true when the job has ended (the caller stops watching). */
   function apply(id: string, event: JobStreamEvent, eventId: string | undefined): boolean {
-    const after = applyJobEvent(view.value ?? emptyJobView(id), event, eventId)
+    const after = viewAfterEvent(view.value ?? emptyJobView(id), event, eventId)
     view.value = after
     reconnecting.value = false
     if (event.type === 'status' || (event.type === 'snapshot' && isFinished(after))) {

@@ -7,7 +7,7 @@ import type { JobStreamEvent } from '../../shared/types/job-events'
 import type { ActiveToolCall, JobError, JobStatus, PublicJob } from '../../shared/types/job'
 import type { WorkflowNodeState, WorkflowState } from '../../shared/types/workflow'
 import type { JobInputRequest } from '../../shared/types/input-request'
-import { applyJobEvent as foldJobEvent, emptyPublicJob } from '#shared/job-state'
+import { applyJobEvent, emptyPublicJob } from '#shared/job-state'
 import { formatNumber, formatTime, tr } from './i18n'
 
 /** One tool call card's data: the server's tool call record. */
@@ -69,12 +69,13 @@ function viewOf(job: PublicJob, status: JobView['status'], lastEventId?: string)
 }
 
 /**
- * Applies one event with the one fold of job events (shared/job-state.ts). A delta that does not
- * continue the text exactly is ignored (the stream then resyncs with a snapshot on its next
- * connect). Until the first event that says so, a view stays `connecting`.
+ * The view after one event: the job from the one fold of job events (shared/job-state.ts), with the
+ * view's connection state and event id. A delta that does not continue the text exactly is ignored
+ * (the stream then resyncs with a snapshot on its next connect). Until the first event that says
+ * so, a view stays `connecting`.
  */
-export function applyJobEvent(view: JobView, event: JobStreamEvent, id?: string): JobView {
-  const job = foldJobEvent(view.job, event)
+export function viewAfterEvent(view: JobView, event: JobStreamEvent, id?: string): JobView {
+  const job = applyJobEvent(view.job, event)
   if (job === view.job && event.type === 'delta') return view
   const stillConnecting = view.status === 'connecting' && (event.type === 'tool-call' || event.type === 'input-request')
   return viewOf(job, stillConnecting ? 'connecting' : job.status, id ?? view.lastEventId)

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { defineComponent, effectScope, h, nextTick, ref } from 'vue'
 import { useJobStream } from '../../app/composables/useJobStream'
 import LiveAssistantMessage from '../../app/components/LiveAssistantMessage.vue'
-import { applyJobEvent, describeOutcome, emptyJobView } from '../../app/utils/job-events'
+import { viewAfterEvent, describeOutcome, emptyJobView } from '../../app/utils/job-events'
 import type { JobStreamEvent } from '../../shared/types/job-events'
 
 /** An EventSource stand-in the test drives: it records the URL and lets events be emitted. */
@@ -43,13 +43,13 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
-describe('applyJobEvent', () => {
+describe('viewAfterEvent', () => {
   it('appends deltas that continue the text and ignores ones that would leave a gap or repeat text', () => {
-    let view = applyJobEvent(emptyJobView('job-1'), { type: 'snapshot', ...job('Hello') } as unknown as JobStreamEvent, 'a-0')
-    view = applyJobEvent(view, { type: 'delta', content: ', world', contentOffset: 5, reasoningOffset: 0, chunksReceived: 2 }, 'a-1')
+    let view = viewAfterEvent(emptyJobView('job-1'), { type: 'snapshot', ...job('Hello') } as unknown as JobStreamEvent, 'a-0')
+    view = viewAfterEvent(view, { type: 'delta', content: ', world', contentOffset: 5, reasoningOffset: 0, chunksReceived: 2 }, 'a-1')
     expect(view.content).toBe('Hello, world')
-    expect(applyJobEvent(view, { type: 'delta', content: ', world', contentOffset: 5, reasoningOffset: 0, chunksReceived: 2 }).content).toBe('Hello, world')
-    expect(applyJobEvent(view, { type: 'delta', content: '!', contentOffset: 99, reasoningOffset: 0, chunksReceived: 3 }).content).toBe('Hello, world')
+    expect(viewAfterEvent(view, { type: 'delta', content: ', world', contentOffset: 5, reasoningOffset: 0, chunksReceived: 2 }).content).toBe('Hello, world')
+    expect(viewAfterEvent(view, { type: 'delta', content: '!', contentOffset: 99, reasoningOffset: 0, chunksReceived: 3 }).content).toBe('Hello, world')
     expect(view.lastEventId).toBe('a-1')
   })
 })

@@ -19,7 +19,7 @@ import type { JobInputRequest } from '../../../shared/types/input-request'
 import type { JobSnapshotEvent, JobSteerEvent, JobWorkflowStateEvent } from '../../../shared/types/job-events'
 import { EventLoopLoad } from './event-loop-load'
 import { ReplayLog, type ReplayAnswer } from './replay-log'
-import { LiveJob, type JobListener, type JobTerminal } from './live-job'
+import { LiveJob, type JobListener, type JobRecorder, type JobTerminal } from './live-job'
 import type { JobEventId, JobStreamEvent, SequencedJobEvent } from './stream-events'
 import { UNOBSERVED, type JobObserver } from './job-observer'
 
@@ -65,8 +65,8 @@ export interface LiveRun {
   baseAttempt?: number
   /** Another instance runs the job; a relay feeds its stored events in (`relayEvent`). */
   relayed?: boolean
-  /** Gets every numbered event, in order (the writer, which stores them). */
-  record?: (event: SequencedJobEvent) => void
+  /** Gets every numbered event, in order, with the job it leaves (the writer, which stores them). */
+  record?: JobRecorder
 }
 
 /** A viewer attached to a live job: where its resume stands, and what to send. */

@@ -17,6 +17,9 @@ import type { JobObserver } from './job-observer'
 /** Receives every event of a job after subscribing. */
 export type JobListener = (event: SequencedJobEvent) => void
 
+/** Receives every event of a job this process runs, with the job as the fold of its events leaves it. */
+export type JobRecorder = (event: SequencedJobEvent, job: PublicJob) => void
+
 /** How a job ended, as the status event reports it. */
 export interface JobTerminal {
   status: Exclude<JobStatus, 'streaming'>
@@ -30,7 +33,7 @@ export interface JobTerminal {
 export class LiveJob {
   /** The job as viewers have been sent it (text still in the batch excluded). */
   job: PublicJob
-  record: ((event: SequencedJobEvent) => void) | undefined
+  record: JobRecorder | undefined
   /** Another instance runs it: its events come from that instance's log (`relay`), under their ids. */
   readonly relayed: boolean
   finished = false
@@ -48,7 +51,7 @@ export class LiveJob {
   /** The last snapshot made, reused (one frame in memory) while nothing has changed since. */
   private snapshotCache: { job: PublicJob, reason?: JobSnapshotEvent['reason'], sequenced: SequencedJobEvent } | undefined
 
-  constructor(job: PublicJob, readonly log: ReplayLog, run: { record?: (event: SequencedJobEvent) => void, relayed?: boolean }, private readonly observer: JobObserver, previous?: LiveJob) {
+  constructor(job: PublicJob, readonly log: ReplayLog, run: { record?: JobRecorder, relayed?: boolean }, private readonly observer: JobObserver, previous?: LiveJob) {
     this.job = job
     this.record = run.record
     this.relayed = run.relayed ?? false
@@ -61,7 +64,7 @@ export class LiveJob {
   emit(event: JobStreamEvent): SequencedJobEvent {
     const sequenced = this.log.append(event)
     this.job = applyJobEvent(this.job, event)
-    this.record?.(sequenced)
+    this.record?.(sequenced, this.job)
     return this.deliver(sequenced)
   }
 

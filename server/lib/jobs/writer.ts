@@ -5,14 +5,14 @@
  * `sizeThreshold` bytes are waiting. Tool-call and terminal events flush at once. All writes of a
  * job go through one queue, so they land in the order they were made.
  *
- * A run feeds it the events its viewers got (`record`, from the live hub): their text, tool calls
- * and the events themselves go into the store together, so the stored row and the stored run log
- * agree at every write, and the log holds exactly the events (with their ids) viewers were sent.
+ * A run feeds it the events its viewers got (`record`, from the live hub), each with the job the
+ * one fold of job events (shared/job-state.ts) leaves: their text, the job's tool calls and the
+ * events themselves go into the store together, so the stored row and the stored run log agree at
+ * every write, and the log holds exactly the events (with their ids) viewers were sent.
  * Before each write the hub is asked to send the text still in its batch (`beforeFlush`).
  */
 import type { JobStore } from '../stores/jobs/job-store'
-import type { ActiveToolCall } from '../../../shared/types/job'
-import { upsertToolCall } from '../../../shared/job-state'
+import type { ActiveToolCall, PublicJob } from '../../../shared/types/job'
 import type { SequencedJobEvent } from './stream-events'
 import { toStoredEvents } from './run-log'
 
@@ -38,8 +38,6 @@ export class ThrottledJobWriter {
   private failures = 0
   /** Events viewers got since the last write. */
   private events: SequencedJobEvent[] = []
-  /** The job's tool calls as the recorded events describe them. */
-  private calls: ActiveToolCall[]
   private disposed = false
   private flushing = false
   /** Called before each write (the hub sends the text in its batch, which comes back through `record`). */
@@ -50,20 +48,20 @@ export class ThrottledJobWriter {
     private readonly jobId: string,
     private readonly policy: FlushPolicy,
     private readonly onWriteError: (error: unknown) => void = () => {},
-    start: { chunksReceived?: number, activeToolCalls?: ActiveToolCall[] } = {},
+    start: { chunksReceived?: number } = {},
     /** Called when the store refuses a write (the job ended, or another instance owns it now). */
     private readonly onRefused: () => void = () => {},
   ) {
     this.chunksReceived = start.chunksReceived ?? 0
-    this.calls = start.activeToolCalls ?? []
   }
 
   /**
-   * An event viewers got: kept for the run log, its text and tool calls for the row. Text waits for
-   * the flush window; a tool call, a snapshot and an input request are written at once; a
-   * workflow state rides with the next write (its checkpoint writes at once anyway).
+   * An event viewers got, and the job it left: the event is kept for the run log, its text and the
+   * job's tool calls for the row. Text waits for the flush window; a tool call, a snapshot and an
+   * input request are written at once; a workflow state rides with the next write (its checkpoint
+   * writes at once anyway).
    */
-  record(item: SequencedJobEvent): void {
+  record(item: SequencedJobEvent, job: Pick<PublicJob, 'activeToolCalls'>): void {
     if (this.disposed) return
     const { event } = item
     this.events.push(item)
@@ -72,11 +70,9 @@ export class ThrottledJobWriter {
         this.addText(event, event.chunksReceived)
         return
       case 'tool-call':
-        this.calls = upsertToolCall(this.calls, event.toolCall)
-        void this.setActiveToolCalls(this.calls)
+        void this.setActiveToolCalls(job.activeToolCalls)
         return
       case 'snapshot':
-        this.calls = event.job.activeToolCalls
         void this.flush()
         return
       case 'workflow-state':

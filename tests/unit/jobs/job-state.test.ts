@@ -55,9 +55,11 @@ function produce(steps: Step[], batchSize: number, ending?: 'complete' | 'error'
   const hub = new JobLiveHub({ batchIntervalMs: 1_000_000, batchSize, adaptive: false })
   const events: SequencedJobEvent[] = []
   const views: PublicJob[] = []
-  hub.open(startJob(), { attempt: 0, record: (event) => {
+  // What the writer stores with each event is the job the hub's fold left, which viewers are shown.
+  hub.open(startJob(), { attempt: 0, record: (event, job) => {
+    expect(job).toBe(hub.snapshot('job-1'))
     events.push(event)
-    views.push(hub.snapshot('job-1')!)
+    views.push(job)
   } })
   let chunks = 0
   for (const item of steps) {

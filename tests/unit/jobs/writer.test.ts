@@ -109,7 +109,7 @@ describe('ThrottledJobWriter', () => {
     const hub = new JobLiveHub({ batchIntervalMs: 1_000_000, batchSize: 100, adaptive: false })
     const writer = new ThrottledJobWriter(counting, jobId, policy)
     writer.beforeFlush = () => hub.flush(jobId)
-    hub.open((await store.getJob(jobId))!, { attempt: 0, record: event => writer.record(event) })
+    hub.open((await store.getJob(jobId))!, { attempt: 0, record: (event, job) => writer.record(event, job) })
     hub.appendText(jobId, { content: 'Hel' }, 1)
     // Still in the hub's batch: the writer's flush sends it first, so viewers and the store agree.
     hub.appendText(jobId, { content: 'lo' }, 2)

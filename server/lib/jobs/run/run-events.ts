@@ -41,7 +41,7 @@ export class JobRunEvents {
    */
   open(job: PublicJob, run: { attempt: number, resumed: boolean, baseAttempt?: number }): void {
     this.writer.beforeFlush = () => this.hub.flush(this.jobId)
-    this.hub.open(job, { ...run, record: event => this.writer.record(event) })
+    this.hub.open(job, { ...run, record: (event, job) => this.writer.record(event, job) })
   }
 
   /** Streamed text (viewers get it batched; the store in throttled writes). */

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { BackgroundJob, JobError, ToolExecutionRecord, ToolRoundRecord } from '../../../../shared/types/job'
 import { MAX_KEPT_JOB_EVENTS, type CreateJobInput, type JobEnd, type JobFinalState, type JobProgressUpdate, type JobRunStateUpdate } from './job-store'
 import type { StoredJobEvent } from '../../../../shared/types/job-events'
+import { endOpenToolCalls } from '../../../../shared/job-state'
 
 /** A fresh `streaming` record. */
 export function newJobRecord(input: CreateJobInput): BackgroundJob {
@@ -93,17 +94,10 @@ export function applyEnd(job: BackgroundJob, end: JobEnd): void {
   const now = final.now ?? Date.now()
   job.updatedAt = now
   job.completedAt = now
-  job.activeToolCalls = settleActiveCalls(job.activeToolCalls, now)
+  job.activeToolCalls = endOpenToolCalls(job.activeToolCalls, now)
   delete job.checkpoint
   // The key is only needed while the job may still resume.
   delete job.apiKeyCiphertext
-}
-
-/** Calls still pending or running when their job ended did not finish. */
-export function settleActiveCalls(calls: BackgroundJob['activeToolCalls'], now: number): BackgroundJob['activeToolCalls'] {
-  return calls.map(call => call.status === 'pending' || call.status === 'running'
-    ? { ...call, status: 'error', error: 'stopped before it finished', finishedAt: now }
-    : call)
 }
 
 /** Running jobs first, then newest first. */

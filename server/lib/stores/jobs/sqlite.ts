@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto'
 import type { BackgroundJob, JobStatus, ToolRoundRecord } from '../../../../shared/types/job'
 import { listLimit, MAX_KEPT_JOB_EVENTS, type JobEnd, type JobProgressUpdate, type JobRunStateUpdate, type JobStore } from './job-store'
 import { openSqliteDatabase } from '../sqlite/database'
-import { encodeJobEvent, finalStateOf, settleActiveCalls, withToolExecution } from './job-record'
+import { encodeJobEvent, finalStateOf, withToolExecution } from './job-record'
+import { endOpenToolCalls } from '../../../../shared/job-state'
 import { createSqliteInputRequests } from './input-requests-sqlite'
 import { createSqliteNotifications } from './notifications-sqlite'
 import { LRUCache } from 'lru-cache'
@@ -177,7 +178,7 @@ export function createSqliteJobStore(options: SqliteJobStoreOptions): JobStore {
     }).changes > 0
     if (changed) {
       const calls = JSON.parse(statements.activeCalls.get(jobId)!.active_tool_calls) as BackgroundJob['activeToolCalls']
-      const settled = settleActiveCalls(calls, now)
+      const settled = endOpenToolCalls(calls, now)
       if (settled.some((call, index) => call !== calls[index])) statements.setActiveCalls.run(JSON.stringify(settled), jobId)
     }
     return changed
