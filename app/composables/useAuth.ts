@@ -1,6 +1,7 @@
 import { startAuthentication } from '@simplewebauthn/browser'
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/types'
 import type { AuthState, SecondStepNeeded, SessionPrincipal } from '../../shared/types/account'
+import { inBrowserCeremony } from '../utils/passkeys'
 
 /**
  * Who is signed in, and signing in, up and out. The state comes from `GET /api/auth/me` once per
@@ -31,7 +32,7 @@ export function useAuth() {
    */
   async function signInWithPasskey(afterPassword = false): Promise<void> {
     const options = await $fetch<PublicKeyCredentialRequestOptionsJSON>('/api/auth/passkey/options', { method: 'POST', body: afterPassword ? { afterPassword } : {} })
-    const response = await startAuthentication({ optionsJSON: options })
+    const response = await inBrowserCeremony(() => startAuthentication({ optionsJSON: options }))
     await $fetch('/api/auth/passkey', { method: 'POST', body: { response } })
     await refresh()
   }

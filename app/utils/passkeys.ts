@@ -14,10 +14,27 @@ export function passkeysPossibleHere(): boolean {
  * Words for a passkey ceremony the browser ended (`@simplewebauthn/browser` errors): the person
  * cancelled or let it time out, or the device already holds a passkey for this account.
  */
-export function passkeyProblem(error: unknown): string {
+function passkeyProblem(error: unknown): string {
   const failed = error as { name?: string, code?: string, cause?: { name?: string } } | null
   const name = failed?.cause?.name ?? failed?.name
   if (failed?.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED' || name === 'InvalidStateError') return tr('passkeys.alreadyOnDevice')
   if (name === 'NotAllowedError' || name === 'AbortError') return tr('passkeys.cancelled')
   return error instanceof Error ? error.message : tr('passkeys.cancelled')
+}
+
+/** The browser's part of a passkey ceremony ended without a passkey; the message says why in the person's words. */
+export class PasskeyCeremonyError extends Error {
+  override readonly name = 'PasskeyCeremonyError'
+}
+
+/**
+ * Runs the browser's part of a passkey ceremony (`startRegistration`, `startAuthentication`): what
+ * it throws becomes a `PasskeyCeremonyError`, so a caller tells it from the server's answers.
+ */
+export async function inBrowserCeremony<T>(ceremony: () => Promise<T>): Promise<T> {
+  try {
+    return await ceremony()
+  } catch (error) {
+    throw new PasskeyCeremonyError(passkeyProblem(error), { cause: error })
+  }
 }

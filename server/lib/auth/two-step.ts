@@ -65,6 +65,11 @@ function recoveryCodes(): string[] {
 /** How recovery codes are kept: each one's SHA-256 as typed codes are normalised. */
 const storedCodes = (codes: readonly string[]) => codes.map(item => hash(normalise(item)))
 
+/** Whether a second step is on: the kept state has the app, or the account has a passkey (codes alone, left by an interrupted set-up, are not). */
+function inForce(state: TwoStepState | null, passkeys: number): state is TwoStepState {
+  return Boolean(state && (state.secret || passkeys > 0))
+}
+
 function totp(secret: string, label: string, issuer: string): TOTP {
   return new TOTP({ issuer, label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: PERIOD_S })
 }
@@ -105,9 +110,8 @@ export class TwoStepSignIn {
 
   async status(userId: string): Promise<TwoStepStatus> {
     const [state, passkeys] = await Promise.all([this.state(userId), this.passkeysOf(userId)])
-    const app = Boolean(state?.secret)
-    if (!state || (!app && passkeys === 0)) return { enabled: false, app: false, passkeys }
-    return { enabled: true, app, passkeys, recoveryCodesLeft: state.recovery.length, enabledAt: state.enabledAt }
+    if (!inForce(state, passkeys)) return { enabled: false, app: false, passkeys }
+    return { enabled: true, app: Boolean(state.secret), passkeys, recoveryCodesLeft: state.recovery.length, enabledAt: state.enabledAt }
   }
 
   /** Whether a password sign-in asks for a second step: the account has the app or a passkey. */
@@ -164,14 +168,15 @@ export class TwoStepSignIn {
   /** A passkey was removed: with no app and no passkey left, two-step sign-in is off (its recovery codes go). */
   async passkeyRemoved(userId: string): Promise<void> {
     await this.locks.run(stateKey(userId), async () => {
-      if (!(await this.state(userId))?.secret && await this.passkeysOf(userId) === 0) await this.settings.setSetting(stateKey(userId), 'null')
+      if (!inForce(await this.state(userId), await this.passkeysOf(userId))) await this.settings.setSetting(stateKey(userId), 'null')
     })
   }
 
   /** The state when a second step is on (the app or a passkey), else null (none, or codes left from an interrupted set-up). */
   private async keptState(userId: string): Promise<TwoStepState | null> {
     const state = await this.state(userId)
-    return state && (state.secret || await this.passkeysOf(userId) > 0) ? state : null
+    // The app alone decides without counting passkeys.
+    return state && (state.secret || inForce(state, await this.passkeysOf(userId))) ? state : null
   }
 
   /**
