@@ -1,15 +1,18 @@
 import { defineNuxtModule } from 'nuxt/kit'
 
-/** The names of nuxt-auth-utils the server uses (password hashing, the sealed session), by the file that exports them. */
+/**
+ * The names of nuxt-auth-utils the server uses (the sealed session), by the file that exports them.
+ * Its password hashing is made the same way in server/lib/auth/password-hashing.ts, which loads the
+ * hashing library with the first password rather than at every start.
+ */
 const USED = {
-  'runtime/server/utils/password': ['hashPassword', 'verifyPassword'],
   'runtime/server/utils/session': ['replaceUserSession', 'clearUserSession'],
 }
 
 /**
  * nuxt-auth-utils auto-imports every one of its server utilities and ~50 OAuth handlers into each
- * route; the app uses four of them (and has its own `requireSessionUser` beside the module's
- * `requireUserSession`). This keeps its folders out of Nitro's auto-imports and imports the four
+ * route; the app uses two of them (and has its own `requireSessionUser` beside the module's
+ * `requireUserSession`). This keeps its folders out of Nitro's auto-imports and imports the two
  * by name, so a route cannot call one of the module's helpers by accident.
  */
 export default defineNuxtModule({

@@ -94,11 +94,11 @@ describe('architecture', () => {
     expect(floors.flat().filter(folder => !folders.includes(folder)), 'LIB_FLOORS names a folder that is gone').toEqual([])
   })
 
-  it('auto-imports only the four names of nuxt-auth-utils the server uses (modules/auth-utils-imports.ts)', () => {
+  it('auto-imports only the two names of nuxt-auth-utils the server uses (modules/auth-utils-imports.ts)', () => {
     // Written by `nuxt prepare` (npm install's postinstall, and `nuxt typecheck` before the tests).
     const declarations = readFileSync(join(root, '.nuxt/types/nitro-imports.d.ts'), 'utf8')
     const names = [...declarations.matchAll(/const (\w+): typeof import\('[^']*nuxt-auth-utils[^']*'\)/g)].map(match => match[1]).sort()
-    expect(names).toEqual(['clearUserSession', 'hashPassword', 'replaceUserSession', 'verifyPassword'])
+    expect(names).toEqual(['clearUserSession', 'replaceUserSession'])
   })
 
   it('has the app import values of shared/ through #shared (a relative path does not resolve in the server render)', () => {

@@ -27,7 +27,7 @@ import { createSecretBox, type SecretBox } from '../security/secret-box'
 import type { SettingsStore } from '../stores/settings/settings-store'
 import type { UsageLedger } from '../stores/usage/usage-ledger'
 
-/** Hashing passwords (scrypt, from nuxt-auth-utils in the server; anything alike in tests). */
+/** Hashing passwords (scrypt as nuxt-auth-utils makes them in the server, auth/password-hashing.ts; anything alike in tests). */
 export interface PasswordHasher {
   hash(password: string): Promise<string>
   verify(hash: string, password: string): Promise<boolean>
