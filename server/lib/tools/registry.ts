@@ -2,12 +2,12 @@
  * The server tool registry: one module-scoped map of tools that background chat jobs and
  * workflows execute. Nitro plugins register tools at start-up; `execute-tool.ts` runs them.
  */
+import type { ValidateFunction } from 'ajv'
 import type { z } from 'zod'
 import {
   assertValidToolName,
-  lazyArgumentsValidator,
+  compileArgumentsValidator,
   releaseArgumentsValidator,
-  type ArgumentsValidator,
   toJsonSchemaParameters,
 } from './tool-schema'
 import { TOOL_RUNTIMES, type RegisteredServerTool, type RegisterServerToolOptions, type ServerToolDefinition, type ServerToolHandler, type ToolRuntime } from './tool-types'
@@ -23,7 +23,7 @@ const MAX_TIMEOUT_MS = 2_147_483_647
 /** A registered tool with its compiled argument checks. */
 export interface RegistryEntry {
   tool: RegisteredServerTool
-  validate: ArgumentsValidator
+  validate: ValidateFunction
   /** Present for zod-defined tools: refinements and transforms JSON Schema cannot express. */
   zodSchema?: z.ZodType
 }
@@ -123,7 +123,7 @@ export function registerServerTool<TArgs = Record<string, unknown>>(
 
   const rawParameters = definition.function.parameters
   const parameters = toJsonSchemaParameters(name, rawParameters)
-  const validate = lazyArgumentsValidator(name, parameters)
+  const validate = compileArgumentsValidator(name, parameters)
 
   const previous = registry.get(name)
   if (previous) releaseArgumentsValidator(previous.tool.parameters)

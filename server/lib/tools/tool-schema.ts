@@ -59,32 +59,6 @@ export function compileArgumentsValidator(toolName: string, schema: JsonSchemaOb
   }
 }
 
-/** A tool's argument check, as Ajv's validators are called: `errors` says why the last call failed. */
-export interface ArgumentsValidator {
-  (args: unknown): boolean
-  errors?: ErrorObject[] | null
-}
-
-/**
- * A validator for a registered tool's parameters, compiled at its first use: most of the tools a
- * server registers are never called in a given process, and compiling each at start was about a
- * twentieth of a start's CPU. The schema is checked at once all the same (against JSON Schema's
- * meta-schema, and compiled at once when it has a `$ref`, which only compiling resolves), so a
- * registration with a bad schema still throws with the tool's name.
- */
-export function lazyArgumentsValidator(toolName: string, schema: JsonSchemaObject): ArgumentsValidator {
-  if (JSON.stringify(schema).includes('"$ref"')) return compileArgumentsValidator(toolName, schema)
-  if (!ajv.validateSchema(schema)) throw new TypeError(`Tool "${toolName}": invalid parameters schema: ${ajv.errorsText(ajv.errors)}`)
-  let compiled: ValidateFunction | undefined
-  const validate: ArgumentsValidator = (args) => {
-    compiled ??= compileArgumentsValidator(toolName, schema)
-    const valid = compiled(args) as boolean
-    validate.errors = compiled.errors
-    return valid
-  }
-  return validate
-}
-
 /** Forgets a compiled validator so an unregistered tool leaves nothing behind. */
 export function releaseArgumentsValidator(schema: JsonSchemaObject): void {
   ajv.removeSchema(schema)
