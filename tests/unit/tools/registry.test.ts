@@ -82,6 +82,9 @@ describe('registration', () => {
     ['a name over 64 characters', namedTool('x'.repeat(65)), /Invalid tool name/],
     ['parameters that are not an object schema', { type: 'function', function: { name: 'arr', parameters: { type: 'array' } } }, /must describe an object/],
     ['an invalid JSON schema', { type: 'function', function: { name: 'bad', parameters: { type: 'object', properties: { a: { type: 'no-such-type' } } } } }, /invalid parameters schema/],
+    // A validator is compiled at a tool's first call; these are still found when it registers.
+    ['a pattern that is not a regular expression', { type: 'function', function: { name: 'bad', parameters: { type: 'object', properties: { a: { type: 'string', pattern: '(' } } } } }, /invalid parameters schema/],
+    ['a $ref to nothing', { type: 'function', function: { name: 'bad', parameters: { type: 'object', properties: { a: { $ref: '#/definitions/missing' } } } } }, /invalid parameters schema/],
     ['a missing function block', { type: 'function' }, /shape/],
     ['a wrong definition type', { type: 'retrieval', function: { name: 'r' } }, /definition.type must be "function"/],
   ])('throws a clear error for %s', (_label, definition, message) => {
