@@ -1,4 +1,3 @@
-import { startAuthentication } from '@simplewebauthn/browser'
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/types'
 import type { AuthState, SecondStepNeeded, SessionPrincipal } from '../../shared/types/account'
 import { inBrowserCeremony } from '../utils/passkeys'
@@ -31,7 +30,11 @@ export function useAuth() {
    * second step of the password just given. The browser asks the person (a fingerprint, a PIN).
    */
   async function signInWithPasskey(afterPassword = false): Promise<void> {
-    const options = await $fetch<PublicKeyCredentialRequestOptionsJSON>('/api/auth/passkey/options', { method: 'POST', body: afterPassword ? { afterPassword } : {} })
+    // The WebAuthn helpers load with the sign-in page that offers passkeys, not with every page (this composable is on all of them).
+    const [options, { startAuthentication }] = await Promise.all([
+      $fetch<PublicKeyCredentialRequestOptionsJSON>('/api/auth/passkey/options', { method: 'POST', body: afterPassword ? { afterPassword } : {} }),
+      import('@simplewebauthn/browser'),
+    ])
     const response = await inBrowserCeremony(() => startAuthentication({ optionsJSON: options }))
     await $fetch('/api/auth/passkey', { method: 'POST', body: { response } })
     await refresh()

@@ -192,14 +192,17 @@ export interface ColdLoad {
 
 /**
  * Loads `url` in a new context (an empty cache; `storageState` carries a session over) and says what
- * it cost once `ready` shows: compressed script bytes, their count, first contentful paint, and when.
+ * it cost once every selector of `ready` shows: compressed script bytes, their count, first
+ * contentful paint, and when. `ready` should name everything the page's content loads scripts for
+ * (highlighted code, typeset math): what loads after it is not counted, so a measure taken while
+ * those were still on their way would come out lighter some runs than others.
  */
-export async function coldPageLoad(browser: Browser, storageState: Awaited<ReturnType<BrowserContext['storageState']>>, url: string, ready: string): Promise<ColdLoad> {
+export async function coldPageLoad(browser: Browser, storageState: Awaited<ReturnType<BrowserContext['storageState']>>, url: string, ready: string | string[]): Promise<ColdLoad> {
   const cold = await browser.newContext({ viewport: { width: 1280, height: 800 }, storageState })
   try {
     const fresh = await cold.newPage()
     await fresh.goto(url)
-    await fresh.locator(ready).first().waitFor()
+    for (const selector of [ready].flat()) await fresh.locator(selector).first().waitFor()
     return await fresh.evaluate(() => {
       // Each script once (a module preloaded and then imported is listed twice).
       const byName = new Map((performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(entry => /\.m?js(?:\?|$)/.test(entry.name)).map(entry => [entry.name, entry]))
