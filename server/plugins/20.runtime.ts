@@ -4,9 +4,10 @@ import { scryptPasswords } from '../lib/auth/password-hashing'
 
 /**
  * Builds this process's runtime (lib/runtime/create-server-runtime.ts) with nuxt-auth-utils'
- * password hashing (its scrypt options; lib/auth/password-hashing.ts), installs it for the routes, and starts it. On SIGTERM/SIGINT every run stops
- * at its checkpoint at once: the HTTP server waits for open connections before Nitro's `close`,
- * and live job streams never end on their own. `close` then closes the stores.
+ * password hashing (its scrypt options; lib/auth/password-hashing.ts), installs it for the routes,
+ * and starts it. On SIGTERM/SIGINT every run stops at its checkpoint at once: the HTTP server waits
+ * for open connections before Nitro's `close`, and live job streams never end on their own. `close`
+ * then closes the stores.
  */
 export default defineNitroPlugin((nitroApp) => {
   const runtime = createServerRuntime(useServerConfig(), { passwords: scryptPasswords(useRuntimeConfig().hash?.scrypt), port: process.env.PORT, env: process.env })
